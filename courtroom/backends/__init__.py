@@ -1,0 +1,23 @@
+"""Backends: the one door to a model. Heavy implementations are imported only when built."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from courtroom.backends.base import Backend
+from courtroom.backends.scripted import ScriptedBackend, Truncated, Unparseable
+
+__all__ = ["Backend", "ScriptedBackend", "Truncated", "Unparseable", "make_backend", "BACKENDS"]
+
+BACKENDS = ("transformers", "scripted")
+
+
+def make_backend(name: str = "transformers", **options: Any) -> Backend:
+    """Build a backend by name; `transformers` imports torch only here."""
+    if name == "transformers":
+        from courtroom.backends.transformers import TransformersBackend
+
+        return TransformersBackend(**options)
+    if name == "scripted":
+        return ScriptedBackend(**options)
+    raise ValueError(f"unknown backend {name!r}; choose one of {list(BACKENDS)}")

@@ -1,0 +1,466 @@
+"""Outlines-constrained generation on a transformers model, batched, with prompt-prefix KV reuse.
+
+One call serves a batch of heterogeneous requests: different prompts, output types and sampling
+settings. The decoding loop is our own rather than `model.generate`, because a lockstep batch
+mixes rows that (a) reuse different cached prompt prefixes of different lengths, (b) follow
+different grammars, and (c) sample with their own seeded generators. Constraints come from
+Outlines' engines (see `constraints.py`).
+
+The flow of one batch:
+1. tokenize every prompt with the chat template;
+2. look up each row's longest cached prefix (per case, `prefix_cache.py`);
+3. prefill only the uncached tokens, in one forward pass, with each row's cached KV right-aligned
+   in the batch cache, and store the new prompt KV back into the prefix cache;
+4. *choice* rows are scored, not sampled: the log-probability of every option's tokens is summed
+   and normalised, which gives the option probabilities (they sum to 1);
+5. *JSON* rows decode token by token under their Outlines logits processor until EOS or the limit.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from courtroom.backends.base import Backend
+from courtroom.backends.constraints import DEFAULT_ENGINE, ConstraintCompiler
+from courtroom.backends.prefix_cache import PrefixCache, Segment
+from courtroom.generation import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
+from courtroom.models import LoadedModel, load_model
+
+
+@dataclass
+class BackendStats:
+    """Counters for benchmarks: how much work the backend actually did."""
+
+    calls: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    computed_prompt_tokens: int = 0
+    generated_tokens: int = 0
+    forward_passes: int = 0
+    seconds: float = 0.0
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+    decode_steps: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class _Row:
+    index: int
+    request: GenerationRequest
+    spec: OutputSpec
+    ids: list[int]
+    reused: int = 0
+    processor: Any = None
+    generator: Any = None
+    generated: list[int] = field(default_factory=list)
+    position: int = 0
+    finish: str | None = None
+
+
+class TransformersBackend(Backend):
+    """The real model door: transformers for the model, Outlines for the constraints."""
+
+    name = "transformers"
+
+    def __init__(
+        self,
+        model: str = "default",
+        *,
+        device: str = "auto",
+        dtype: str = "auto",
+        engine: str = DEFAULT_ENGINE,
+        max_batch_size: int = 16,
+        prefix_cache: bool = True,
+        loaded: LoadedModel | None = None,
+    ) -> None:
+        self.model_name = model
+        self.device_request = device
+        self.dtype_request = dtype
+        self.engine = engine
+        self.max_batch_size = max_batch_size
+        self.use_prefix_cache = prefix_cache
+        self.stats = BackendStats()
+        self._loaded = loaded
+        self._compiler: ConstraintCompiler | None = None
+        self._prefix_cache = PrefixCache()
+        self._option_ids: dict[str, list[list[int]]] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+    @property
+    def is_loaded(self) -> bool:
+        """True once the model weights are in memory."""
+        return self._loaded is not None
+
+    @property
+    def loaded(self) -> LoadedModel:
+        """The model, loaded on first use."""
+        if self._loaded is None:
+            self._loaded = load_model(self.model_name, self.device_request, self.dtype_request)
+        return self._loaded
+
+    @property
+    def compiler(self) -> ConstraintCompiler:
+        """The constraint compiler of this model's tokenizer and the chosen engine."""
+        if self._compiler is None:
+            lm = self.loaded
+            self._compiler = ConstraintCompiler(lm.model, lm.tokenizer, self.engine,
+                                                fingerprint=f"{lm.source.location}:{len(lm.tokenizer)}")
+        return self._compiler
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"backend": self.name, "model": self.model_name, "engine": self.engine,
+                                "prefix_cache": self.use_prefix_cache}
+        if self._loaded is not None:
+            info.update(model_location=self._loaded.source.location, device=self._loaded.device,
+                        dtype=self._loaded.dtype)
+        return info
+
+    def release(self, cache_group: str) -> None:
+        self._prefix_cache.release(cache_group)
+
+    @property
+    def prefix_cache(self) -> PrefixCache:
+        """The cached prompt prefixes, per group."""
+        return self._prefix_cache
+
+    # -- the door ------------------------------------------------------------------------------
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
+        self.check_requests(requests)  # before any model loads
+        responses: list[GenerationResponse] = []
+        for start in range(0, len(requests), self.max_batch_size):
+            responses.extend(self._generate_batch(list(requests[start:start + self.max_batch_size])))
+        return responses
+
+    def render(self, request: GenerationRequest) -> str:
+        """The prompt text of a request, as the model sees it."""
+        tokenizer = self.loaded.tokenizer
+        messages = [m.model_dump() for m in request.messages]
+        if getattr(tokenizer, "chat_template", None):
+            return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
+
+    def tokenize(self, request: GenerationRequest) -> list[int]:
+        """The prompt token ids of a request."""
+        return list(self.loaded.tokenizer(self.render(request), add_special_tokens=False)["input_ids"])
+
+    def _generate_batch(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
+        import torch
+
+        start = time.perf_counter()
+        rows = [_Row(i, r, r.spec, self.tokenize(r)) for i, r in enumerate(requests)]
+        with torch.inference_mode():
+            prefill_start = time.perf_counter()
+            last_logits, cache, mask, positions = self._prefill(rows)
+            self.stats.prefill_seconds += time.perf_counter() - prefill_start
+            values: dict[int, tuple[Any, str, dict[str, float] | None, str | None, int]] = {}
+            choice = [i for i, r in enumerate(rows) if r.spec.kind == "choice" and r.request.constrained]
+            decode = [i for i in range(len(rows)) if i not in set(choice)]
+            if choice:
+                values.update(self._score_choices([rows[i] for i in choice], last_logits[choice],
+                                                  _select(cache, choice), mask[choice], positions[choice]))
+            if decode:
+                decode_start = time.perf_counter()
+                self._decode([rows[i] for i in decode], last_logits[decode],
+                             _select(cache, decode) if len(decode) < len(rows) else cache,
+                             mask[decode], positions[decode])
+                self.stats.decode_seconds += time.perf_counter() - decode_start
+                for i in decode:
+                    values[i] = self._finish_decoded(rows[i])
+        seconds = time.perf_counter() - start
+        self.stats.calls += 1
+        self.stats.requests += len(rows)
+        self.stats.seconds += seconds
+        responses = []
+        for i, row in enumerate(rows):
+            value, raw, probs, error, completion = values[i]
+            finish = row.finish or "stop"
+            responses.append(GenerationResponse(
+                value=value, raw=raw, prompt_tokens=len(row.ids), cached_prompt_tokens=row.reused,
+                completion_tokens=completion, seconds=seconds, batch_size=len(rows), option_probs=probs,
+                finish_reason=finish if error else "stop", error=error, schema_key=row.spec.key,
+            ))
+        return responses
+
+    # -- prefill -------------------------------------------------------------------------------
+    def _prefill(self, rows: list[_Row]) -> tuple[Any, Any, Any, Any]:
+        """Compute the uncached prompt tokens of every row; return last logits, cache, mask, positions."""
+        import torch
+        from transformers import DynamicCache
+
+        lm = self.loaded
+        device = lm.device
+        if self.use_prefix_cache:
+            self._prefill_shared_prefixes(rows)
+        matches = []
+        for row in rows:
+            group = row.request.cache_group
+            if self.use_prefix_cache and group is not None:
+                match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1)
+            else:
+                match = None
+            row.reused = match.length if match else 0
+            matches.append(match)
+        batch = len(rows)
+        past_len = max(r.reused for r in rows)
+        new_lens = [len(r.ids) - r.reused for r in rows]
+        new_len = max(new_lens)
+        pad_id = lm.tokenizer.pad_token_id
+        input_ids = torch.full((batch, new_len), pad_id, dtype=torch.long)
+        position_ids = torch.zeros((batch, new_len), dtype=torch.long)
+        mask = torch.zeros((batch, past_len + new_len), dtype=torch.long)
+        for b, row in enumerate(rows):
+            n = new_lens[b]
+            input_ids[b, new_len - n:] = torch.tensor(row.ids[row.reused:], dtype=torch.long)
+            position_ids[b, new_len - n:] = torch.arange(row.reused, len(row.ids))
+            mask[b, past_len - row.reused:past_len] = 1
+            mask[b, past_len + new_len - n:] = 1
+            row.position = len(row.ids)
+        past = None
+        if past_len > 0:
+            past = DynamicCache(ddp_cache_data=self._stack_past(matches, rows, past_len), config=lm.model.config)
+        else:
+            past = DynamicCache(config=lm.model.config)
+        out = lm.model(
+            input_ids=input_ids.to(device), attention_mask=mask.to(device), position_ids=position_ids.to(device),
+            past_key_values=past, use_cache=True, logits_to_keep=1,
+        )
+        self.stats.forward_passes += 1
+        self.stats.prompt_tokens += sum(len(r.ids) for r in rows if r.index >= 0)  # probes are not prompts
+        self.stats.computed_prompt_tokens += sum(new_lens)
+        cache = out.past_key_values
+        if self.use_prefix_cache:
+            self._store_prompts(rows, cache, past_len, new_len, new_lens)
+        next_positions = torch.tensor([r.position for r in rows], dtype=torch.long)
+        return out.logits[:, -1, :].float(), cache, mask.to(device), next_positions
+
+    def _prefill_shared_prefixes(self, rows: list[_Row], min_tokens: int = 16) -> None:
+        """Rows of one group that share an uncached prefix (a case's first turns, a jury voting at
+        once) would each compute it; compute it once, store it, and let the lookup find it."""
+        by_group: dict[str, list[_Row]] = {}
+        for row in rows:
+            if row.request.cache_group is not None:
+                by_group.setdefault(row.request.cache_group, []).append(row)
+        for group, members in by_group.items():
+            if len(members) < 2:
+                continue
+            shared = min(len(m.ids) for m in members) - 1
+            first = members[0].ids
+            for other in members[1:]:
+                shared = min(shared, next((i for i, (a, b) in enumerate(zip(first, other.ids)) if a != b), shared))
+            cached = self._prefix_cache.lookup(group, first, max_length=shared).length
+            if shared - cached >= min_tokens:
+                probe = _Row(-1, members[0].request, members[0].spec, first[:shared + 1])
+                self._prefill([probe])
+
+    def _stack_past(self, matches: list[Any], rows: list[_Row], past_len: int) -> list[tuple[Any, Any]]:
+        """Right-align every row's cached prefix segments into one padded batch KV per layer."""
+        import torch
+
+        template = next(m.segments[0] for m in matches if m is not None and m.length > 0)
+        layers = []
+        for layer, (k0, v0) in enumerate(template):
+            keys = torch.zeros((len(rows), k0.shape[1], past_len, k0.shape[3]), dtype=k0.dtype, device=k0.device)
+            values = torch.zeros((len(rows), v0.shape[1], past_len, v0.shape[3]), dtype=v0.dtype, device=v0.device)
+            for b, match in enumerate(matches):
+                if match is None or match.length == 0:
+                    continue
+                offset = past_len - match.length
+                for segment in match.segments:
+                    k, v = segment[layer]
+                    width = k.shape[2]
+                    keys[b, :, offset:offset + width] = k[0]
+                    values[b, :, offset:offset + width] = v[0]
+                    offset += width
+            layers.append((keys, values))
+        return layers
+
+    def _store_prompts(self, rows: list[_Row], cache: Any, past_len: int, new_len: int, new_lens: list[int]) -> None:
+        total = past_len + new_len
+        for b, row in enumerate(rows):
+            group = row.request.cache_group
+            if group is None:
+                continue
+            start = total - new_lens[b]
+            segment: Segment = [(layer.keys[b:b + 1, :, start:total].clone(), layer.values[b:b + 1, :, start:total].clone())
+                                for layer in cache.layers]
+            self._prefix_cache.insert(group, row.ids, row.reused, segment)
+
+    # -- choices -------------------------------------------------------------------------------
+    def _option_token_ids(self, spec: OutputSpec) -> list[list[int]]:
+        ids = self._option_ids.get(spec.key)
+        if ids is None:
+            tokenizer = self.loaded.tokenizer
+            ids = [list(tokenizer(o, add_special_tokens=False)["input_ids"]) for o in spec.options]
+            if any(a != b and b[:len(a)] == a for a in ids for b in ids):
+                # an option is a token prefix of another: score the end of the turn too
+                ids = [t + [tokenizer.eos_token_id] for t in ids]
+            self._option_ids[spec.key] = ids
+        return ids
+
+    def _score_choices(self, rows: list[_Row], last_logits: Any, cache: Any, mask: Any, positions: Any) -> dict:
+        """Probability of every option of every choice row, from the model's logits."""
+        import torch
+        from transformers import DynamicCache
+
+        device = self.loaded.device
+        first = torch.log_softmax(last_logits, dim=-1)
+        # rows that need more than the first token: one expanded row per (request, option)
+        owners, tails = [], []
+        scores: list[list[float]] = []
+        for b, row in enumerate(rows):
+            option_ids = self._option_token_ids(row.spec)
+            scores.append([float(first[b, ids[0]]) for ids in option_ids])
+            for j, ids in enumerate(option_ids):
+                if len(ids) > 1:
+                    owners.append((b, j))
+                    tails.append(ids)
+        if tails:
+            width = max(len(t) - 1 for t in tails)
+            pad_id = self.loaded.tokenizer.pad_token_id
+            source = torch.tensor([b for b, _ in owners], device=device)
+            expanded = DynamicCache(ddp_cache_data=[(layer.keys.index_select(0, source),
+                                                      layer.values.index_select(0, source)) for layer in cache.layers],
+                                    config=self.loaded.model.config)
+            input_ids = torch.full((len(tails), width), pad_id, dtype=torch.long)
+            tail_mask = torch.zeros((len(tails), width), dtype=torch.long)
+            position_ids = torch.zeros((len(tails), width), dtype=torch.long)
+            for r, ((b, _), ids) in enumerate(zip(owners, tails)):
+                n = len(ids) - 1
+                input_ids[r, :n] = torch.tensor(ids[:-1])
+                tail_mask[r, :n] = 1
+                position_ids[r, :n] = positions[b] + torch.arange(n)
+            full_mask = torch.cat([mask.index_select(0, source), tail_mask.to(device)], dim=1)
+            out = self.loaded.model(input_ids=input_ids.to(device), attention_mask=full_mask,
+                                    position_ids=position_ids.to(device), past_key_values=expanded, use_cache=True)
+            self.stats.forward_passes += 1
+            logprobs = torch.log_softmax(out.logits.float(), dim=-1)
+            for r, ((b, j), ids) in enumerate(zip(owners, tails)):
+                targets = torch.tensor(ids[1:], device=device)
+                scores[b][j] += float(logprobs[r, torch.arange(len(ids) - 1), targets].sum())
+        results = {}
+        for b, row in enumerate(rows):
+            logp = torch.tensor(scores[b], dtype=torch.float64)
+            probs = torch.softmax(logp, dim=0)
+            temperature = row.request.sampling.temperature
+            if temperature == 0:
+                choice = int(torch.argmax(probs))
+            else:
+                generator = _generator(row.request)
+                tempered = torch.softmax(logp / temperature, dim=0)
+                choice = int(torch.multinomial(tempered.float(), 1, generator=generator))
+            option = row.spec.options[choice]
+            option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
+            completion = len(self._option_token_ids(row.spec)[choice])
+            self.stats.generated_tokens += completion
+            results[row.index] = (row.spec.coerce_option(option), option, option_probs, None, completion)
+        return results
+
+    # -- decoding ------------------------------------------------------------------------------
+    def _decode(self, rows: list[_Row], logits: Any, cache: Any, mask: Any, positions: Any) -> None:
+        """Generate token by token for every row until EOS or its limit; rows leave as they finish."""
+        import torch
+
+        lm = self.loaded
+        device = lm.device
+        stop_ids = _stop_token_ids(lm)
+        for row in rows:
+            if row.request.constrained and row.spec.kind == "json":
+                row.processor = self.compiler.processor(row.spec.key, row.spec.schema or "")
+            if row.request.sampling.temperature > 0:
+                row.generator = _generator(row.request)
+        active = list(range(len(rows)))
+        positions = positions.clone()
+        while True:
+            next_tokens = []
+            for slot, r in enumerate(active):
+                row = rows[r]
+                row_logits = logits[slot:slot + 1]
+                if row.processor is not None:
+                    last = row.generated[-1] if row.generated else row.ids[-1]
+                    row_logits = row.processor(torch.tensor([[last]], device=row_logits.device), row_logits.clone())
+                token = _pick(row_logits[0], row.request.sampling.temperature, row.generator)
+                next_tokens.append(token)
+                if token in stop_ids:
+                    row.finish = "stop"
+                else:
+                    row.generated.append(token)
+                    if len(row.generated) >= row.request.sampling.max_new_tokens:
+                        row.finish = "length"
+            keep = [slot for slot, r in enumerate(active) if rows[r].finish is None]
+            self.stats.generated_tokens += len(active)
+            self.stats.decode_steps += 1
+            if not keep:
+                return
+            if len(keep) < len(active):
+                index = torch.tensor(keep, device=device)
+                cache.batch_select_indices(index)
+                mask = mask.index_select(0, index)
+                positions = positions.index_select(0, index.cpu())
+                next_tokens = [next_tokens[s] for s in keep]
+                active = [active[s] for s in keep]
+            tokens = torch.tensor(next_tokens, dtype=torch.long, device=device).unsqueeze(1)
+            mask = torch.cat([mask, torch.ones((len(active), 1), dtype=mask.dtype, device=device)], dim=1)
+            out = lm.model(input_ids=tokens, attention_mask=mask, position_ids=positions.unsqueeze(1).to(device),
+                           past_key_values=cache, use_cache=True)
+            self.stats.forward_passes += 1
+            positions = positions + 1
+            cache = out.past_key_values
+            logits = out.logits[:, -1, :].float()
+
+    def _finish_decoded(self, row: _Row) -> tuple[Any, str, None, str | None, int]:
+        raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
+        if row.finish == "length" and row.request.constrained:
+            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), len(row.generated)
+        try:
+            value = row.spec.parse(raw)
+        except Exception as exc:
+            if row.finish != "length":
+                row.finish = "parse_error"
+            return None, raw, None, str(exc), len(row.generated)
+        return value, raw, None, None, len(row.generated)
+
+
+def _select(cache: Any, index: list[int]) -> Any:
+    """A new cache holding the given batch rows of `cache` (the original is left intact)."""
+    import torch
+    from transformers import DynamicCache
+
+    if not cache.layers or cache.layers[0].keys is None:
+        return cache
+    idx = torch.tensor(index, device=cache.layers[0].keys.device)
+    return DynamicCache(ddp_cache_data=[(layer.keys.index_select(0, idx), layer.values.index_select(0, idx))
+                                        for layer in cache.layers])
+
+
+def _generator(request: GenerationRequest) -> Any:
+    import torch
+
+    generator = torch.Generator()
+    generator.manual_seed(request.sampling.seed if request.sampling.seed is not None else
+                          int(torch.randint(0, 2**62, (1,))))
+    return generator
+
+
+def _pick(logits: Any, temperature: float, generator: Any) -> int:
+    import torch
+
+    if temperature == 0:
+        return int(torch.argmax(logits))
+    probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def _stop_token_ids(lm: LoadedModel) -> set[int]:
+    ids = {lm.tokenizer.eos_token_id}
+    configured = getattr(lm.model.generation_config, "eos_token_id", None)
+    if isinstance(configured, int):
+        ids.add(configured)
+    elif configured:
+        ids.update(configured)
+    return {i for i in ids if i is not None}

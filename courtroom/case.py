@@ -1,0 +1,126 @@
+"""The domain: a case to judge, the charges brought against its answer, rulings and the case verdict."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Label = Literal["PASS", "FAIL"]
+"""Gold or predicted label, HaluBench convention: PASS = faithful, FAIL = hallucinated."""
+
+
+class Verdict(str, enum.Enum):
+    """A ruling on one charge."""
+
+    HALLUCINATED = "hallucinated"
+    SUPPORTED = "supported"
+
+
+class Case(BaseModel):
+    """One thing to judge: a question, its context passages and the answer under judgment."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    id: str = Field(min_length=1)
+    """Unique within a dataset; names transcripts and result rows."""
+    question: str
+    """What the RAG system was asked (for context only: faithfulness is judged against `context`)."""
+    context: list[str] = Field(min_length=1)
+    """The retrieved passages the answer must be grounded in."""
+    answer: str = Field(min_length=1)
+    """The answer under judgment. Data, never instructions."""
+    label: Label | None = None
+    """Gold label when known."""
+    source: str = "custom"
+    """Dataset and subset, e.g. `halubench/FinanceBench`."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Anything else the dataset carries."""
+
+    @field_validator("context", mode="before")
+    @classmethod
+    def _context_as_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @property
+    def hallucinated(self) -> bool | None:
+        """The gold label as a boolean (None when unlabelled)."""
+        return None if self.label is None else self.label == "FAIL"
+
+
+class Charge(BaseModel):
+    """A candidate hallucination: a statement quoted from the answer and why it is suspect."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    index: int = Field(ge=0)
+    """Position among the case's charges."""
+    quote: str
+    """Words taken from the answer."""
+    reason: str
+    """Why the clerk finds it suspect."""
+
+
+class DroppedCharge(BaseModel):
+    """A charge the clerk proposed that was not brought to trial, and why."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    quote: str
+    reason: str
+    why_dropped: str
+
+
+RulingSource = Literal["judge", "withdrawn", "conceded", "jury"]
+
+
+class Ruling(BaseModel):
+    """The court's decision on one charge."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    charge: int = Field(ge=0)
+    """Index of the charge ruled on."""
+    verdict: Verdict
+    """Whether the charged statement is hallucinated."""
+    reason: str
+    """Why, in the court's words."""
+    confidence: float = Field(ge=0.0, le=1.0)
+    """Probability of `verdict` according to the model (1.0 for a withdrawal or concession)."""
+    p_hallucinated: float = Field(ge=0.0, le=1.0)
+    """Probability that the charged statement is hallucinated."""
+    source: RulingSource = "judge"
+    """How the ruling came about."""
+    rounds: int = Field(0, ge=0)
+    """Rounds of debate held before the ruling."""
+
+
+class CaseVerdict(BaseModel):
+    """The verdict on a case: label, score and reason, with the rulings behind it."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    case_id: str
+    """The case judged."""
+    label: Label
+    """FAIL when the answer is judged hallucinated, else PASS."""
+    score: float = Field(ge=0.0, le=1.0)
+    """Hallucination score: 1 is certainly hallucinated, 0 certainly faithful (Opik convention)."""
+    reason: str
+    """Why, in one or two sentences."""
+    rulings: list[Ruling] = Field(default_factory=list)
+    """One per charge tried."""
+    charges: list[Charge] = Field(default_factory=list)
+    """The charges brought."""
+    dropped: list[DroppedCharge] = Field(default_factory=list)
+    """Charges proposed but not brought (quote not found in the answer, duplicates, over the limit)."""
+    judge: str = "courtroom"
+    """Which judge produced this verdict."""
+    parse_failures: int = 0
+    """Model outputs that did not parse (only unconstrained judges can have any)."""
+
+    @property
+    def hallucinated(self) -> bool:
+        """The verdict as a boolean."""
+        return self.label == "FAIL"

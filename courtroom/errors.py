@@ -1,0 +1,47 @@
+"""The error tree of `courtroom`: every error a user can act on names what was wrong and where."""
+
+from __future__ import annotations
+
+
+class CourtroomError(Exception):
+    """Base class of every error raised by `courtroom`."""
+
+
+class ConfigError(CourtroomError):
+    """A YAML file (persona, court) or a setting is malformed; the message names file and field."""
+
+
+class PersonaError(ConfigError):
+    """A persona file does not validate."""
+
+
+class CourtError(ConfigError):
+    """A court file or its debate graph does not validate."""
+
+
+class DatasetError(CourtroomError):
+    """A dataset file or row is malformed; the message names the file, the row and the field."""
+
+
+class OutputTypeError(CourtroomError, TypeError):
+    """An output type cannot become a constraint (a JSON schema or a set of string options)."""
+
+
+class ModelNotFoundError(CourtroomError):
+    """A model name could not be resolved; the message lists everything that was tried."""
+
+
+class BackendError(CourtroomError):
+    """A model backend failed to produce a response."""
+
+
+class TruncatedGenerationError(BackendError):
+    """A constrained generation hit its token limit before the output was complete."""
+
+
+class OutputParseError(BackendError):
+    """An unconstrained generation did not parse or validate as the requested output type."""
+
+
+class ScriptExhaustedError(BackendError):
+    """The scripted fake backend was asked for more outputs than it was given."""

@@ -1,0 +1,229 @@
+"""What crosses the one door to the model: requests, responses and output types.
+
+A request holds chat messages, an output type and sampling settings. The output type is either
+a *choice* (an `Enum` of strings or a `Literal` of strings), answered with the probability of every
+option, or anything pydantic can turn into a JSON schema (a `BaseModel` subclass, `list[...]`, ...),
+answered with a parsed value. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import typing
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from courtroom.errors import OutputParseError, OutputTypeError, TruncatedGenerationError
+
+
+class ChatMessage(BaseModel):
+    """One message of a chat prompt."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    role: Literal["system", "user", "assistant"]
+    """Who speaks."""
+    content: str
+    """What is said."""
+
+
+class Sampling(BaseModel):
+    """Sampling settings of one generation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    temperature: float = Field(0.0, ge=0.0, le=5.0)
+    """0 decodes greedily (deterministic); above 0 samples from the constrained distribution."""
+    max_new_tokens: int = Field(256, ge=1, le=32768)
+    """Hard limit on generated tokens; a JSON output cut off here is reported as truncated."""
+    seed: int | None = None
+    """Seed of this request's own random generator, so sampling does not depend on the batch."""
+
+
+OutputKind = Literal["json", "choice"]
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    """What an output type becomes at the door: a JSON schema or a tuple of string options."""
+
+    output_type: Any
+    kind: OutputKind
+    name: str
+    schema: str | None = None
+    options: tuple[str, ...] = ()
+    key: str = ""
+    _adapter: TypeAdapter[Any] | None = field(default=None, repr=False, compare=False)
+
+    def parse(self, raw: str) -> Any:
+        """Parse raw model text into a value of the output type; raises `OutputParseError`."""
+        if self.kind == "choice":
+            text = raw.strip().strip('"').strip()
+            matches = [o for o in self.options if o.lower() == text.lower()]
+            if not matches:
+                raise OutputParseError(f"{raw!r} is not one of the options {list(self.options)} of {self.name}")
+            return self.coerce_option(matches[0])
+        assert self._adapter is not None
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise OutputParseError(f"output is not valid JSON for {self.name}: {exc}") from exc
+        try:
+            return self._adapter.validate_python(data)
+        except ValidationError as exc:
+            raise OutputParseError(f"output does not validate as {self.name}: {_short(exc)}") from exc
+
+    def coerce_option(self, option: str) -> Any:
+        """Turn an option string into the output type's value (an enum member or the string)."""
+        if isinstance(self.output_type, type) and issubclass(self.output_type, enum.Enum):
+            return self.output_type(option)
+        return option
+
+    def dump(self, value: Any) -> str:
+        """Serialise a value of the output type as the raw text a model would produce."""
+        if self.kind == "choice":
+            return value.value if isinstance(value, enum.Enum) else str(value)
+        assert self._adapter is not None
+        return self._adapter.dump_json(value).decode()
+
+
+def _short(exc: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()[:5])
+
+
+def _type_name(output_type: Any) -> str:
+    return getattr(output_type, "__name__", None) or repr(output_type)
+
+
+def _string_options(output_type: Any) -> tuple[str, ...] | None:
+    if isinstance(output_type, type) and issubclass(output_type, enum.Enum):
+        values = [m.value for m in output_type]
+        return tuple(values) if values and all(isinstance(v, str) for v in values) else None
+    if typing.get_origin(output_type) is Literal:
+        args = typing.get_args(output_type)
+        return tuple(args) if args and all(isinstance(a, str) for a in args) else None
+    return None
+
+
+def _closed(schema: Any) -> Any:
+    """Forbid properties the schema does not name: a model must not invent keys."""
+    if isinstance(schema, dict):
+        closed = {k: _closed(v) for k, v in schema.items()}
+        if closed.get("type") == "object" and "properties" in closed:
+            closed.setdefault("additionalProperties", False)
+        return closed
+    if isinstance(schema, list):
+        return [_closed(v) for v in schema]
+    return schema
+
+
+@lru_cache(maxsize=1024)
+def _cached_spec(output_type: Any) -> OutputSpec:
+    name = _type_name(output_type)
+    options = _string_options(output_type)
+    if options is not None:
+        if len(set(options)) != len(options):
+            raise OutputTypeError(f"output type {name} has duplicate options {list(options)}")
+        key = hashlib.sha256(("choice:" + json.dumps(options)).encode()).hexdigest()[:16]
+        return OutputSpec(output_type, "choice", name, options=options, key=key)
+    try:
+        adapter: TypeAdapter[Any] = TypeAdapter(output_type)
+        schema = json.dumps(_closed(adapter.json_schema()))
+    except Exception as exc:  # pydantic raises several error types for unsupported types
+        raise OutputTypeError(
+            f"output type {name} cannot become a JSON schema ({type(exc).__name__}: {exc}). "
+            "Use a pydantic model, an Enum or Literal of strings, or a JSON-serialisable type."
+        ) from exc
+    key = hashlib.sha256(schema.encode()).hexdigest()[:16]
+    return OutputSpec(output_type, "json", name, schema=schema, key=key, _adapter=adapter)
+
+
+def output_spec(output_type: Any) -> OutputSpec:
+    """Describe an output type for constrained generation, or raise `OutputTypeError` naming it."""
+    try:
+        return _cached_spec(output_type)
+    except TypeError as exc:
+        if isinstance(exc, OutputTypeError):
+            raise
+        # unhashable output types (rare) are described without the cache
+        return _cached_spec.__wrapped__(output_type)
+
+
+class GenerationRequest(BaseModel):
+    """One call at the door: messages, an output type and sampling settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+    messages: tuple[ChatMessage, ...]
+    """The chat prompt. Put what is shared by many requests first: backends reuse its KV cache."""
+    output_type: Any
+    """A pydantic model (or any JSON-schema type), or an Enum/Literal of strings."""
+    sampling: Sampling = Sampling()
+    """Temperature, token limit and seed."""
+    constrained: bool = True
+    """False generates free text and parses it afterwards (the unstructured baseline)."""
+    cache_group: str | None = None
+    """Requests of one group (a case) share cached prompt prefixes; `Backend.release` frees them."""
+    tag: str | None = None
+    """Free label carried into transcripts (for example the persona and move)."""
+
+    @property
+    def spec(self) -> OutputSpec:
+        """The output type as the door sees it."""
+        return output_spec(self.output_type)
+
+
+class GenerationResponse(BaseModel):
+    """What came back for one request."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    value: Any = None
+    """The parsed value (a model instance, an enum member or option string), None on error."""
+    raw: str
+    """The text the model produced."""
+    prompt_tokens: int
+    """Tokens in the prompt."""
+    cached_prompt_tokens: int = 0
+    """Prompt tokens whose KV cache was reused rather than computed."""
+    completion_tokens: int
+    """Tokens generated (for a choice: the tokens of the chosen option)."""
+    seconds: float
+    """Wall time of the backend call that served this request."""
+    batch_size: int = 1
+    """How many requests that call served together."""
+    option_probs: dict[str, float] | None = None
+    """For a choice: the model's probability of every option (sums to 1)."""
+    finish_reason: Literal["stop", "length", "parse_error"] = "stop"
+    """Why generation ended; `length` means the token limit cut the output."""
+    error: str | None = None
+    """What went wrong, when `value` is None."""
+    schema_key: str = ""
+    """Hash of the constraint (JSON schema or option list) that shaped this output."""
+
+    @property
+    def ok(self) -> bool:
+        """True when a value was produced."""
+        return self.error is None
+
+    def unwrap(self) -> Any:
+        """Return the value, or raise the error this response carries."""
+        if self.error is None:
+            return self.value
+        if self.finish_reason == "length":
+            raise TruncatedGenerationError(self.error)
+        raise OutputParseError(self.error)
+
+
+def truncation_message(spec: OutputSpec, max_new_tokens: int) -> str:
+    """The error text of a generation cut off by its token limit."""
+    return (
+        f"generation of {spec.name} stopped at the token limit max_new_tokens={max_new_tokens} "
+        "before the output was complete; raise max_new_tokens or bound the output's string fields "
+        "with max_length"
+    )

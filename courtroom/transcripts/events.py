@@ -1,0 +1,204 @@
+"""The transcript event schema: what happened in one case, append-only, one JSON object per line.
+
+A transcript is the source of truth: replaying its model calls through the same judge rebuilds
+every move, ruling and the verdict (`replay.py`). Prompts are stored once per case as `prompt`
+events and referenced by hash from `model_call` events, so a 3,000-word context is written once,
+not twenty times. The schema is versioned (`SCHEMA_VERSION`) and published by
+`courtroom transcript schema`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timezone
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
+
+SCHEMA_VERSION = 1
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class BaseEvent(BaseModel):
+    """Fields every event carries."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    seq: int = Field(ge=0)
+    """Position in the case's transcript, from 0."""
+    time: datetime = Field(default_factory=utc_now)
+    """When it happened (UTC)."""
+
+
+class CaseStartEvent(BaseEvent):
+    """A case enters the court."""
+
+    event: Literal["case_start"] = "case_start"
+    schema_version: int = SCHEMA_VERSION
+    """Version of this event schema."""
+    case: Case
+    """The case, in full."""
+    judge: str
+    """Which judge tries it (`courtroom` or a baseline name)."""
+    config_hash: str
+    """Hash of the judge's configuration (court, personas); the run manifest holds the full text."""
+
+
+class PromptEvent(BaseEvent):
+    """A chat message stored once and referred to by hash from model calls."""
+
+    event: Literal["prompt"] = "prompt"
+    hash: str
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class ModelCallEvent(BaseEvent):
+    """One request at the model door and its response."""
+
+    event: Literal["model_call"] = "model_call"
+    step: int
+    """Lockstep step at which the call was batched."""
+    purpose: str
+    """What the call was for: `indict`, `move`, `payload`, `verdict`, or a baseline's step."""
+    role: str | None = None
+    """Court role that spoke (clerk, prosecutor, defender, judge, juror...)."""
+    persona: str | None = None
+    """Persona name."""
+    node: str | None = None
+    """Debate-graph node of the turn."""
+    charge: int | None = None
+    round: int | None = None
+    messages: list[str]
+    """Hashes of the prompt's messages (see `prompt` events)."""
+    output_type: str
+    """Name of the requested output type."""
+    schema_key: str
+    """Hash of the constraint (JSON schema or options)."""
+    constrained: bool = True
+    sampling: dict[str, Any]
+    raw: str
+    """What the model produced."""
+    value: Any = None
+    """The parsed value, as JSON."""
+    option_probs: dict[str, float] | None = None
+    """For a choice: the probability of every option."""
+    error: str | None = None
+    finish_reason: str = "stop"
+    prompt_tokens: int
+    cached_prompt_tokens: int = 0
+    completion_tokens: int
+    seconds: float
+    batch_size: int = 1
+
+
+class ChargesEvent(BaseEvent):
+    """The indictment: charges brought, and those proposed but dropped."""
+
+    event: Literal["charges"] = "charges"
+    charges: list[Charge]
+    dropped: list[DroppedCharge] = Field(default_factory=list)
+
+
+class MoveEvent(BaseEvent):
+    """A move made in a trial: who, where in the graph, which move, with what payload."""
+
+    event: Literal["move"] = "move"
+    charge: int
+    round: int
+    node: str
+    role: str
+    persona: str
+    move: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+    forced: bool = False
+    """True when only one move was legal, so no model call chose it."""
+    move_probs: dict[str, float] | None = None
+
+
+class RulingEvent(BaseEvent):
+    """A charge is decided."""
+
+    event: Literal["ruling"] = "ruling"
+    ruling: Ruling
+
+
+class VerdictEvent(BaseEvent):
+    """The case verdict."""
+
+    event: Literal["verdict"] = "verdict"
+    verdict: CaseVerdict
+
+
+class ErrorEvent(BaseEvent):
+    """The case failed; the run goes on."""
+
+    event: Literal["error"] = "error"
+    message: str
+    error_type: str
+    traceback: str = ""
+
+
+class Provenance(BaseModel):
+    """Who changed a verdict, when and why."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    author: str
+    reason: str
+    time: datetime = Field(default_factory=utc_now)
+
+
+class EditEvent(BaseEvent):
+    """A human correction of a charge's ruling; the model's events are never rewritten."""
+
+    event: Literal["edit"] = "edit"
+    charge: int | None
+    """The charge corrected, or None for the case verdict itself."""
+    verdict: Verdict
+    provenance: Provenance
+
+
+Event = Annotated[
+    Union[CaseStartEvent, PromptEvent, ModelCallEvent, ChargesEvent, MoveEvent, RulingEvent, VerdictEvent,
+          ErrorEvent, EditEvent],
+    Field(discriminator="event"),
+]
+EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
+
+
+def parse_event(line: str) -> Any:
+    """Validate one JSONL line as an event."""
+    return EVENT_ADAPTER.validate_json(line)
+
+
+def event_json_schema() -> dict[str, Any]:
+    """The published JSON schema of a transcript line."""
+    schema = EVENT_ADAPTER.json_schema()
+    schema["title"] = f"courtroom transcript event, schema version {SCHEMA_VERSION}"
+    return schema
+
+
+def content_hash(text: str) -> str:
+    """Short stable hash of a prompt or configuration."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def jsonable(value: Any) -> Any:
+    """A parsed model output as plain JSON data."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if hasattr(value, "value") and not isinstance(value, (str, int, float)):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    json.dumps(value)
+    return value

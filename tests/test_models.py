@@ -1,0 +1,52 @@
+"""Model names resolve to sources, and unknown names fail with what was tried, never a hang."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from courtroom.errors import ModelNotFoundError
+from courtroom.models import resolve_model
+
+
+def test_default_is_the_embedded_gguf() -> None:
+    source = resolve_model("default")
+    assert source.kind == "gguf" and source.location.endswith("SmolLM2-135M-Instruct.Q4_1.gguf")
+    assert Path(source.location).is_file()
+
+
+def test_local_gguf_and_directory(tmp_path: Path) -> None:
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    assert resolve_model(str(gguf)).kind == "gguf"
+    (tmp_path / "hf").mkdir()
+    (tmp_path / "hf" / "config.json").write_text(json.dumps({"model_type": "llama"}))
+    assert resolve_model(str(tmp_path / "hf")).kind == "hf_dir"
+    with pytest.raises(ModelNotFoundError, match="no config.json"):
+        resolve_model(str(tmp_path))
+
+
+def test_hub_id_form() -> None:
+    assert resolve_model("Qwen/Qwen2.5-0.5B-Instruct").kind == "hf_id"
+
+
+def test_unknown_name_lists_what_was_tried() -> None:
+    with pytest.raises(ModelNotFoundError) as info:
+        resolve_model("no-such-model")
+    message = str(info.value)
+    assert "alias" in message and "local path" in message and "Hugging Face id" in message
+
+
+def test_unreachable_hub_is_a_clear_error_not_a_hang(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from courtroom.models import load_model
+
+    monkeypatch.setenv("HF_HOME", str(tmp_path))  # nothing cached
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.perf_counter()
+    with pytest.raises(ModelNotFoundError) as info:
+        load_model("courtroom-tests/no-such-model")
+    assert "not cached" in str(info.value) and "HF_HUB_OFFLINE" in str(info.value)
+    assert time.perf_counter() - start < 30
