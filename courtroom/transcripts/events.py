@@ -120,6 +120,11 @@ class MoveEvent(BaseEvent):
     forced: bool = False
     """True when only one move was legal, so no model call chose it."""
     move_probs: dict[str, float] | None = None
+    """The model's probability of every legal move (None when forced)."""
+    evidence_found: bool | None = None
+    """Whether the payload's `evidence` was found in the context (None when there is none)."""
+    error: str | None = None
+    """Why the payload could not be produced (the move still stands)."""
 
 
 class RulingEvent(BaseEvent):

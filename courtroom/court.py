@@ -1,0 +1,196 @@
+"""A court: which personas sit in which roles, the procedure graph, limits and how rulings combine.
+
+Courts are YAML files (`personas/courts/*.yaml` ships `default`, `jury` and `cross_examination`).
+Loading validates everything before any model is touched: the file's fields, the graph (a verdict
+is reachable, every cycle is bounded by the round limit, every move has a payload and a target),
+that every role has a persona, and that every persona loads and renders.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from courtroom.backends.base import Backend
+from courtroom.case import Case
+from courtroom.errors import CourtError, PersonaError
+from courtroom.judges import Judge
+from courtroom.lockstep import Program, Transcript
+from courtroom.moves import payload_model
+from courtroom.personas import Persona, load_persona, shipped_dir
+from courtroom.procedure import GraphSpec, Procedure
+from courtroom.yamlio import Locator, describe_errors, read_yaml
+
+
+class AggregationSpec(BaseModel):
+    """How charge rulings become the case verdict."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    method: Literal["any", "majority", "mean"] = "any"
+    """any: hallucinated if any charge is (score = max P); majority: if most are (score = mean P);
+    mean: if the mean P(hallucinated) over charges reaches the threshold."""
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+    """P(hallucinated) at or above which a ruling (and the `mean` method) says hallucinated."""
+
+
+class CourtSpec(BaseModel):
+    """A court file."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True)
+
+    schema_path: str | None = Field(default=None, alias="$schema")
+    """Optional JSON schema reference for editors (ignored)."""
+    name: str = Field(pattern=r"^[a-z][a-z0-9_\-]*$")
+    """The court's name."""
+    description: str = ""
+    """What kind of procedure this is."""
+    rules: str = Field(min_length=1)
+    """Court rules: the opening of every prompt, shared by all turns of a case (then the case file)."""
+    personas: dict[str, str | list[str]]
+    """Role -> persona name or file (a list for a panel such as the jury)."""
+    clerk: str = "clerk"
+    """The role that draws up the charges."""
+    max_charges: int = Field(3, ge=1, le=10)
+    """At most this many charges are tried per case."""
+    max_rounds: int = Field(3, ge=1, le=10)
+    """Rounds of debate per charge; at the limit, moves that start a new round are illegal."""
+    aggregation: AggregationSpec = AggregationSpec()
+    """How rulings combine into the case verdict."""
+    jury_rule: Literal["majority", "mean"] = "mean"
+    """How jurors' verdicts combine into P(hallucinated): the share voting hallucinated, or their mean P."""
+    on_no_charges: Literal["acquit", "try_whole_answer"] = "acquit"
+    """With no charge brought: judge the answer faithful, or try the whole answer as one charge."""
+    graph: GraphSpec
+    """The procedure of each trial."""
+
+
+def courts_dir() -> Path:
+    """The directory of the shipped courts."""
+    return shipped_dir() / "courts"
+
+
+def find_court_file(name: str) -> Path:
+    """A court by path, or by name among the shipped courts."""
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml"):
+        if path.is_file():
+            return path
+        raise CourtError(f"court file {path} does not exist")
+    candidate = courts_dir() / f"{name}.yaml"
+    if candidate.is_file():
+        return candidate
+    shipped = sorted(p.stem for p in courts_dir().glob("*.yaml"))
+    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped}")
+
+
+class Court(Judge):
+    """The courtroom judge: indictment, a trial per charge over rounds, then the verdict."""
+
+    name = "courtroom"
+
+    def __init__(self, spec: CourtSpec, personas: dict[str, list[Persona]], backend: Backend | None = None, *,
+                 source: str | None = None, **options: Any) -> None:
+        super().__init__(backend, **options)
+        self.spec = spec
+        self.personas = personas
+        self.source = source
+        self.procedure = Procedure(spec.graph)
+
+    # -- loading ---------------------------------------------------------------------------------
+    @classmethod
+    def load(cls, name_or_path: str | Path = "default", backend: Backend | None = None, **options: Any) -> Court:
+        """Load and validate a court by name (shipped) or path; errors name the file, line and field."""
+        path = find_court_file(str(name_or_path))
+        data, locator = read_yaml(path, CourtError)
+        try:
+            spec = CourtSpec.model_validate(data)
+        except ValidationError as exc:
+            raise CourtError(describe_errors(path, exc, locator)) from exc
+        personas = _load_personas(spec, path, locator)
+        _validate(spec, personas, path, locator)
+        return cls(spec, personas, backend, source=str(path), **options)
+
+    @classmethod
+    def default(cls, backend: Backend | None = None, **options: Any) -> Court:
+        """The default court: clerk, prosecutor, defender and judge; 3 charges, 3 rounds."""
+        return cls.load("default", backend, **options)
+
+    # -- what the engine needs --------------------------------------------------------------------
+    def persona(self, role: str) -> Persona:
+        """The persona in a role (the first, for a panel)."""
+        return self.personas[role][0]
+
+    def panel(self, role: str) -> list[Persona]:
+        """Every persona in a role."""
+        return self.personas[role]
+
+    def config(self) -> dict[str, Any]:
+        return {"judge": self.name, "court": self.spec.model_dump(mode="json", by_alias=True),
+                "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
+                             for role, people in self.personas.items()}}
+
+    def program(self, case: Case, transcript: Transcript) -> Program:
+        from courtroom.trial import run_case
+
+        return run_case(self, case, transcript)
+
+    def to_mermaid(self) -> str:
+        """The procedure as a mermaid diagram."""
+        return self.procedure.to_mermaid(title=f"court: {self.spec.name}")
+
+    def describe(self) -> str:
+        """A short text summary of the court."""
+        people = ", ".join(f"{role}: {'/'.join(p.name for p in ps)}" for role, ps in self.personas.items())
+        return (f"{self.spec.name}: {people}; at most {self.spec.max_charges} charges and {self.spec.max_rounds} "
+                f"rounds; aggregation {self.spec.aggregation.method}")
+
+
+def _load_personas(spec: CourtSpec, path: Path, locator: Locator) -> dict[str, list[Persona]]:
+    personas: dict[str, list[Persona]] = {}
+    for role, names in spec.personas.items():
+        listed = [names] if isinstance(names, str) else names
+        if not listed:
+            raise CourtError(f"{path}:{locator.line(['personas', role])}: field personas.{role}: no persona given")
+        loaded = []
+        for index, name in enumerate(listed):
+            where = ["personas", role] + ([] if isinstance(names, str) else [index])
+            try:
+                persona = load_persona(name, [path.parent, path.parent.parent])
+            except PersonaError as exc:
+                raise CourtError(f"{path}:{locator.line(where)}: field {'.'.join(map(str, where))}: {exc}") from exc
+            if persona.role != role:
+                raise CourtError(f"{path}:{locator.line(where)}: field {'.'.join(map(str, where))}: persona "
+                                 f"{persona.name!r} has role {persona.role!r}, but sits as {role!r}")
+            loaded.append(persona)
+        personas[role] = loaded
+    return personas
+
+
+def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, locator: Locator) -> None:
+    procedure = Procedure(spec.graph)
+    problems = [(p.field, p.message) for p in procedure.problems()]
+    for i, edge in enumerate(spec.graph.edges):
+        try:
+            payload_model(edge.payload)
+        except KeyError as exc:
+            problems.append((("graph", "edges", i, "payload"), str(exc.args[0])))
+    for role in sorted(procedure.roles() | {spec.clerk}):
+        if role not in personas:
+            problems.append((("personas",), f"role {role!r} has no persona"))
+    if "jury" in procedure.terminals_used() and "jury" not in personas:
+        problems.append((("personas",), "the graph ends at `jury`, but no personas sit in the `jury` role"))
+    if problems:
+        lines = [f"{path}:{locator.line(field) or ''}: field {'.'.join(map(str, field))}: {message}"
+                 for field, message in problems]
+        raise CourtError("illegal court:\n" + "\n".join(lines))
+
+
+def court_json_schema() -> dict[str, Any]:
+    """JSON Schema of court files, for editors."""
+    schema = CourtSpec.model_json_schema(by_alias=True)
+    schema["title"] = "courtroom court"
+    return schema
+

@@ -1,0 +1,148 @@
+"""Move payloads: the JSON each move carries, and the outputs of the clerk and of a verdict.
+
+A court names a payload per move, either one of the registered models below or an inline list of
+text fields in the court YAML. Reasons come before conclusions and every text field is bounded,
+so constrained decoding always closes the JSON well within the persona's token limit.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from courtroom.case import Verdict
+
+Text = str
+
+
+class Payload(BaseModel):
+    """Base of move payloads."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class Argument(Payload):
+    """An argument about the charge, with the context words it rests on."""
+
+    argument: str = Field(max_length=240)
+    """The argument, in one or two sentences."""
+    evidence: str = Field(max_length=150)
+    """Words copied exactly from the context that the argument rests on, or "none"."""
+
+
+class Reason(Payload):
+    """A short reason, for moves that end the debate (withdraw, concede)."""
+
+    reason: str = Field(max_length=160)
+    """Why, in one sentence."""
+
+
+class RulingReason(Payload):
+    """The judge's reasoning before the verdict."""
+
+    reason: str = Field(max_length=240)
+    """Which argument convinced you and why, in one or two sentences."""
+
+
+class Question(Payload):
+    """A question put to the other side in cross-examination."""
+
+    question: str = Field(max_length=160)
+    """One precise question about the charged statement."""
+
+
+class Testimony(Payload):
+    """An answer to a cross-examination question, with evidence."""
+
+    answer: str = Field(max_length=240)
+    """The answer, in one or two sentences."""
+    evidence: str = Field(max_length=150)
+    """Words copied exactly from the context, or "none"."""
+
+
+class Note(Payload):
+    """A brief remark (for moves that need no argument, such as calling the next round)."""
+
+    note: str = Field(max_length=120)
+    """What remains unclear, in one sentence."""
+
+
+PAYLOADS: dict[str, type[Payload]] = {
+    "argument": Argument, "reason": Reason, "ruling": RulingReason, "question": Question,
+    "testimony": Testimony, "note": Note,
+}
+
+
+class InlineField(BaseModel):
+    """A text field of an inline payload declared in a court file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    description: str
+    max_length: int = Field(200, ge=1, le=2000)
+
+
+class InlinePayload(BaseModel):
+    """A payload declared in a court file: named text fields, generated in the order given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")
+    fields: dict[str, InlineField] = Field(min_length=1)
+
+
+def payload_model(spec: str | InlinePayload) -> type[Payload]:
+    """The pydantic model of a payload named in a court file."""
+    if isinstance(spec, InlinePayload):
+        return _inline_model(spec.model_dump_json())
+    if spec not in PAYLOADS:
+        raise KeyError(f"unknown payload {spec!r}; registered payloads: {sorted(PAYLOADS)}, or declare one inline")
+    return PAYLOADS[spec]
+
+
+@lru_cache(maxsize=128)
+def _inline_model(spec_json: str) -> type[Payload]:
+    spec = InlinePayload.model_validate_json(spec_json)
+    fields: dict[str, Any] = {
+        name: (str, Field(max_length=f.max_length, description=f.description)) for name, f in spec.fields.items()
+    }
+    return create_model(spec.name, __base__=Payload, **fields)
+
+
+def describe_fields(model: type[BaseModel]) -> str:
+    """A bullet list of a payload's fields and what goes in them, for prompts."""
+    lines = []
+    for name, field in model.model_fields.items():
+        limit = next((m.max_length for m in field.metadata if hasattr(m, "max_length")), None)
+        bound = f" (at most {limit} characters)" if limit else ""
+        lines.append(f'- "{name}"{bound}: {field.description or ""}'.rstrip(": "))
+    return "\n".join(lines)
+
+
+class ChargeDraft(BaseModel):
+    """A charge as the clerk proposes it."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    quote: str = Field(max_length=150)
+    """A statement copied exactly from the answer."""
+    reason: str = Field(max_length=150)
+    """Why the context may not support it."""
+
+
+@lru_cache(maxsize=16)
+def indictment_model(max_charges: int) -> type[BaseModel]:
+    """The clerk's output: at most `max_charges` charges (possibly none)."""
+    return create_model(
+        "Indictment",
+        __config__=ConfigDict(extra="forbid"),
+        charges=(list[ChargeDraft], Field(max_length=max_charges)),
+    )
+
+
+VerdictChoice = Literal["hallucinated", "supported"]
+"""The verdict output of a judge or juror: scored, so it comes with probabilities."""
+
+assert set(VerdictChoice.__args__) == {v.value for v in Verdict}  # type: ignore[attr-defined]

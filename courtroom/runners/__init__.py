@@ -1,0 +1,1 @@
+"""Runners: where trials execute (in process, or on Ray actors)."""

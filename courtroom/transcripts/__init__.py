@@ -1,0 +1,1 @@
+"""Transcripts: events, writing, reading, replay and audit."""

@@ -1,0 +1,268 @@
+"""The procedure of one case: indictment, a trial per charge through the court's graph, the verdict.
+
+Written as lockstep programs (see `lockstep.py`): the charges of a case are tried side by side and
+every turn due at the same step, across cases, goes to the backend as one batch. A turn is one to
+three constrained calls: choose a move among the legal ones (scored, so each move has a
+probability; skipped when only one is legal), write the move's payload (JSON under its schema),
+and, when the move ends in a ruling, the verdict (scored: its probability is the confidence).
+
+Every prompt of a case opens with the court rules and the case file, then the charge and the
+debate so far, then the persona's instructions and the task: the shared part comes first, so the
+backend computes it once per case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
+from courtroom.generation import ChatMessage, GenerationRequest, GenerationResponse
+from courtroom.lockstep import Call, Transcript, gather
+from courtroom.moves import ChargeDraft, VerdictChoice, describe_fields, indictment_model, payload_model
+from courtroom.personas import Persona
+from courtroom.procedure import EdgeSpec
+from courtroom.prompts import normalize, quoted_in, render_case_file
+from courtroom.transcripts.events import ChargesEvent, MoveEvent, RulingEvent, jsonable
+
+if TYPE_CHECKING:
+    from courtroom.court import Court
+
+Step = Generator[list[Call], list[GenerationResponse], Any]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One move in the debate record of a charge."""
+
+    round: int
+    role: str
+    persona: str
+    move: str
+    payload: dict[str, Any]
+
+
+# -- prompts --------------------------------------------------------------------------------------
+def system_message(court: Court, case: Case) -> ChatMessage:
+    """Court rules and the case file: identical for every call of a case."""
+    return ChatMessage(role="system", content=f"{court.spec.rules.strip()}\n\n{render_case_file(case)}")
+
+
+def charge_header(charge: Charge) -> str:
+    return (f"CHARGE {charge.index + 1}: the answer states \"{charge.quote}\"\n"
+            f"The clerk's reason for suspicion: {charge.reason}")
+
+
+def debate_record(entries: list[Entry]) -> str:
+    if not entries:
+        return "DEBATE RECORD: nothing has been said yet."
+    lines = ["DEBATE RECORD:"]
+    for e in entries:
+        said = " ".join(f"{key}: {value}" for key, value in e.payload.items())
+        lines.append(f"- Round {e.round}, {e.role} ({e.move}): {said}")
+    return "\n".join(lines)
+
+
+def turn_messages(court: Court, case: Case, persona: Persona, body: str, task: str,
+                  template: dict[str, Any]) -> tuple[ChatMessage, ...]:
+    instructions = persona.render(case={"question": case.question, "answer": case.answer, "context": case.context},
+                                  **template)
+    return (system_message(court, case),
+            ChatMessage(role="user", content=f"{body}\n\n{instructions}\n\n{task}"))
+
+
+def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> str:
+    options = "\n".join(f"- {m.move}: {m.description}" for m in moves)
+    return (f"It is your turn as {role}, round {round} of at most {max_rounds}. Your legal moves:\n{options}\n"
+            "Answer with the name of one move.")
+
+
+def payload_task(edge: EdgeSpec) -> str:
+    model = payload_model(edge.payload)
+    return (f"Your move: {edge.move} ({edge.description}). Write it as a JSON object with these fields, "
+            f"in this order:\n{describe_fields(model)}")
+
+
+def verdict_task(charge: Charge) -> str:
+    return (f"Give your verdict on charge {charge.index + 1}. Answer \"hallucinated\" if the context does not "
+            "support the charged statement, or \"supported\" if the context supports it.")
+
+
+def indictment_task(max_charges: int) -> str:
+    return (f"List at most {max_charges} statements of the answer that the context may not support. Copy each "
+            "statement exactly as it is written in the answer, and give the reason it is suspect. If the context "
+            "supports every statement, return an empty list.\n"
+            'Write JSON: {"charges": [{"quote": "...", "reason": "..."}]}')
+
+
+# -- indictment -----------------------------------------------------------------------------------
+def indict(court: Court, case: Case, transcript: Transcript) -> Step:
+    """The clerk drafts charges; quotes not found in the answer, duplicates and extras are dropped."""
+    clerk = court.persona(court.spec.clerk)
+    k = court.spec.max_charges
+    template = {"charge": {"index": 0, "quote": "", "reason": ""}, "round": 0, "max_rounds": court.spec.max_rounds}
+    request = GenerationRequest(
+        messages=turn_messages(court, case, clerk, "INDICTMENT", indictment_task(k), template),
+        output_type=indictment_model(k), sampling=clerk.sampling, cache_group=case.id)
+    [response] = yield [Call(request, purpose="indict", role=court.spec.clerk, persona=clerk.name)]
+    drafts: list[ChargeDraft] = response.unwrap().charges
+    charges: list[Charge] = []
+    dropped: list[DroppedCharge] = []
+    seen: dict[str, int] = {}
+    for draft in drafts:
+        key = normalize(draft.quote)
+        if not quoted_in(draft.quote, case.answer):
+            dropped.append(DroppedCharge(quote=draft.quote, reason=draft.reason,
+                                         why_dropped="the quote is not in the answer"))
+        elif key in seen:
+            dropped.append(DroppedCharge(quote=draft.quote, reason=draft.reason,
+                                         why_dropped=f"duplicate of charge {seen[key] + 1}"))
+        elif len(charges) >= k:
+            dropped.append(DroppedCharge(quote=draft.quote, reason=draft.reason,
+                                         why_dropped=f"over the limit of {k} charges"))
+        else:
+            seen[key] = len(charges)
+            charges.append(Charge(index=len(charges), quote=draft.quote, reason=draft.reason))
+    if not charges and court.spec.on_no_charges == "try_whole_answer":
+        charges.append(Charge(index=0, quote=case.answer.strip(),
+                              reason="no specific charge was brought; the whole answer is tried"))
+    transcript.add(ChargesEvent, charges=charges, dropped=dropped)
+    return charges, dropped
+
+
+# -- one charge -----------------------------------------------------------------------------------
+def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript) -> Step:
+    """Walk the procedure graph for one charge until a verdict."""
+    procedure = court.procedure
+    max_rounds = court.spec.max_rounds
+    node, round = procedure.start, 1
+    entries: list[Entry] = []
+    while True:
+        role = procedure.role(node)
+        persona = court.persona(role)
+        template = {"charge": charge.model_dump(), "round": round, "max_rounds": max_rounds}
+        body = f"{charge_header(charge)}\n\n{debate_record(entries)}"
+        legal = procedure.legal_moves(node, round, max_rounds)
+        call_info = dict(role=role, persona=persona.name, node=node, charge=charge.index, round=round)
+        move_probs: dict[str, float] | None = None
+        if len(legal) == 1:
+            edge = legal[0]
+        else:
+            request = GenerationRequest(
+                messages=turn_messages(court, case, persona, body, move_task(role, round, max_rounds, legal), template),
+                output_type=Literal[tuple(e.move for e in legal)],  # type: ignore[misc]
+                sampling=persona.sampling, cache_group=case.id)
+            [response] = yield [Call(request, purpose="move", **call_info)]
+            chosen = response.unwrap()
+            move_probs = response.option_probs
+            edge = next(e for e in legal if e.move == chosen)
+        request = GenerationRequest(
+            messages=turn_messages(court, case, persona, body, payload_task(edge), template),
+            output_type=payload_model(edge.payload), sampling=persona.sampling, cache_group=case.id)
+        [response] = yield [Call(request, purpose="payload", **call_info)]
+        payload = jsonable(response.unwrap())
+        evidence = payload.get("evidence")
+        found = None if not evidence or normalize(evidence) == "none" else any(
+            quoted_in(evidence, passage) for passage in case.context)
+        transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=role, persona=persona.name,
+                       move=edge.move, payload=payload, forced=move_probs is None, move_probs=move_probs,
+                       evidence_found=found)
+        entries.append(Entry(round, role, persona.name, edge.move, payload))
+        confidence = 1.0 if move_probs is None else move_probs[edge.move]
+        if edge.to == "acquit":
+            ruling = _ruling(charge, 1.0 - confidence, payload, "withdrawn", round, court)
+        elif edge.to == "convict":
+            ruling = _ruling(charge, confidence, payload, "conceded", round, court)
+        elif edge.to == "ruling":
+            ruling = yield from _rule(court, case, charge, persona, entries, round, call_info, payload)
+        elif edge.to == "jury":
+            ruling = yield from _jury(court, case, charge, entries, round, payload)
+        else:
+            if edge.new_round:
+                round += 1
+            node = edge.to
+            continue
+        transcript.add(RulingEvent, ruling=ruling)
+        return ruling
+
+
+def _ruling(charge: Charge, p_hallucinated: float, payload: dict[str, Any], source: Any, rounds: int,
+            court: Court) -> Ruling:
+    verdict = Verdict.HALLUCINATED if p_hallucinated >= court.spec.aggregation.threshold else Verdict.SUPPORTED
+    reason = str(payload.get("reason") or " ".join(str(v) for v in payload.values()) or source)
+    confidence = p_hallucinated if verdict is Verdict.HALLUCINATED else 1.0 - p_hallucinated
+    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence,
+                  p_hallucinated=p_hallucinated, source=source, rounds=rounds)
+
+
+def _verdict_request(court: Court, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
+                     round: int) -> GenerationRequest:
+    template = {"charge": charge.model_dump(), "round": round, "max_rounds": court.spec.max_rounds}
+    body = f"{charge_header(charge)}\n\n{debate_record(entries)}"
+    return GenerationRequest(messages=turn_messages(court, case, persona, body, verdict_task(charge), template),
+                             output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id)
+
+
+def _rule(court: Court, case: Case, charge: Charge, persona: Persona, entries: list[Entry], round: int,
+          call_info: dict[str, Any], payload: dict[str, Any]) -> Step:
+    request = _verdict_request(court, case, charge, persona, entries, round)
+    [response] = yield [Call(request, purpose="verdict", **call_info)]
+    response.unwrap()
+    p = float((response.option_probs or {}).get("hallucinated", 0.0))
+    return _ruling(charge, p, payload, "judge", round, court)
+
+
+def _jury(court: Court, case: Case, charge: Charge, entries: list[Entry], round: int,
+          payload: dict[str, Any]) -> Step:
+    jurors = court.panel("jury")
+    calls = [Call(_verdict_request(court, case, charge, juror, entries, round), purpose="verdict", role="jury",
+                  persona=juror.name, node="jury", charge=charge.index, round=round) for juror in jurors]
+    responses = yield calls
+    ps = []
+    for response in responses:
+        response.unwrap()
+        ps.append(float((response.option_probs or {}).get("hallucinated", 0.0)))
+    mean_p = sum(ps) / len(ps)
+    votes = sum(p >= court.spec.aggregation.threshold for p in ps)
+    # majority: the share of jurors voting hallucinated; mean: their mean probability
+    p_h = votes / len(ps) if court.spec.jury_rule == "majority" else mean_p
+    reason = (f"the jury voted {votes} of {len(ps)} for hallucinated (mean P(hallucinated) = {mean_p:.2f}); "
+              + " ".join(f"{k}: {v}" for k, v in payload.items()))
+    return _ruling(charge, p_h, {"reason": reason}, "jury", round, court)
+
+
+# -- the case -------------------------------------------------------------------------------------
+def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
+    """Indict, try every charge side by side, and combine the rulings into the case verdict."""
+    charges, dropped = yield from indict(court, case, transcript)
+    if not charges:
+        why = f" ({len(dropped)} proposed charges were dropped)" if dropped else ""
+        return CaseVerdict(case_id=case.id, label="PASS", score=0.0, charges=[], dropped=dropped,
+                           reason=f"No charges were brought: every statement of the answer stands{why}.")
+    rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript) for c in charges])
+    return aggregate(court, case.id, charges, dropped, rulings)
+
+
+def aggregate(court: Court, case_id: str, charges: list[Charge], dropped: list[DroppedCharge],
+              rulings: list[Ruling]) -> CaseVerdict:
+    """The case verdict from the rulings, by the court's aggregation method."""
+    spec = court.spec.aggregation
+    ps = [r.p_hallucinated for r in rulings]
+    guilty = [r for r in rulings if r.verdict is Verdict.HALLUCINATED]
+    if spec.method == "any":
+        score, hallucinated = max(ps), bool(guilty)
+    elif spec.method == "majority":
+        score, hallucinated = sum(ps) / len(ps), len(guilty) * 2 > len(rulings)
+    else:
+        score = sum(ps) / len(ps)
+        hallucinated = score >= spec.threshold
+    if hallucinated:
+        worst = max(guilty or rulings, key=lambda r: r.p_hallucinated)
+        quote = charges[worst.charge].quote
+        reason = f"Charge {worst.charge + 1} (\"{quote}\") is found hallucinated: {worst.reason}"
+    else:
+        reason = (f"{len(rulings) - len(guilty)} of {len(rulings)} charges were found supported"
+                  f" ({spec.method} rule): " + rulings[0].reason)
+    return CaseVerdict(case_id=case_id, label="FAIL" if hallucinated else "PASS", score=score, reason=reason,
+                       rulings=rulings, charges=charges, dropped=dropped)

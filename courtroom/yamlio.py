@@ -1,0 +1,89 @@
+"""YAML files validated by pydantic, with errors that name the file, the line and the field."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from courtroom.errors import ConfigError
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class Locator:
+    """Line numbers of the keys and items of a YAML document, by path."""
+
+    def __init__(self, text: str) -> None:
+        self._lines: dict[tuple[Any, ...], int] = {}
+        try:
+            node = yaml.compose(text)
+        except yaml.YAMLError:
+            node = None
+        if node is not None:
+            self._walk(node, ())
+
+    def _walk(self, node: yaml.Node, path: tuple[Any, ...]) -> None:
+        self._lines[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                child = path + (key.value,)
+                self._walk(value, child)
+                self._lines[child] = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                self._walk(item, path + (index,))
+
+    def line(self, path: Sequence[Any]) -> int | None:
+        """The line of the deepest known part of `path`."""
+        path = tuple(path)
+        while path:
+            if path in self._lines:
+                return self._lines[path]
+            path = path[:-1]
+        return self._lines.get(())
+
+
+def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple[dict[str, Any], Locator]:
+    """Read a YAML mapping; a syntax error or a non-mapping names the file and line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise error(f"{where}: invalid YAML: {problem}") from exc
+    if not isinstance(data, dict):
+        raise error(f"{path}: expected a mapping of fields at the top level, got {type(data).__name__}")
+    return data, Locator(text)
+
+
+def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None) -> str:
+    """One line per validation error: file:line: field: what was expected."""
+    lines = []
+    for e in exc.errors():
+        loc = [part for part in e["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
+        field = ".".join(map(str, loc)) or "<top level>"
+        line = locator.line(loc) if locator else None
+        where = f"{path}:{line}" if line else str(path)
+        got = f" (got {e['input']!r})" if e["type"] not in ("missing",) and not isinstance(e["input"], dict) else ""
+        lines.append(f"{where}: field {field}: {e['msg']}{got}")
+    return "\n".join(lines)
+
+
+def load_model_file(path: str | Path, model: type[ModelT], error: type[ConfigError] = ConfigError,
+                    context: dict[str, Any] | None = None) -> ModelT:
+    """Read a YAML file and validate it as `model`, raising `error` with file, line and field."""
+    data, locator = read_yaml(path, error)
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        raise error(describe_errors(path, exc, locator)) from exc

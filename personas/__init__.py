@@ -1,0 +1,1 @@
+"""The personas and courts shipped with courtroom (YAML files), installed as `courtroom.shipped`."""
