@@ -66,9 +66,12 @@ class SingleJudge(Judge):
         self.sampling = Sampling(max_new_tokens=max_new_tokens, temperature=temperature)
         self.constrained = constrained
 
-    def config(self) -> dict[str, Any]:
-        return {"judge": self.name, "threshold": self.threshold, "sampling": self.sampling.model_dump(),
-                "constrained": self.constrained, "task": self.task, "system": JUDGE_SYSTEM}
+    def options(self) -> dict[str, Any]:
+        return {"threshold": self.threshold, "max_new_tokens": self.sampling.max_new_tokens,
+                "temperature": self.sampling.temperature, "constrained": self.constrained}
+
+    def prompts(self) -> dict[str, str]:
+        return {"system": JUDGE_SYSTEM, "task": self.task}
 
     def request(self, case: Case, seed: int | None = None) -> GenerationRequest:
         sampling = self.sampling if seed is None else self.sampling.model_copy(update={"seed": seed})
@@ -99,8 +102,11 @@ class RailsJudge(Judge):
         super().__init__(backend, **options)
         self.threshold = threshold
 
-    def config(self) -> dict[str, Any]:
-        return {"judge": self.name, "threshold": self.threshold, "task": self.task, "system": JUDGE_SYSTEM}
+    def options(self) -> dict[str, Any]:
+        return {"threshold": self.threshold}
+
+    def prompts(self) -> dict[str, str]:
+        return {"system": JUDGE_SYSTEM, "task": self.task}
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         request = GenerationRequest(messages=_messages(case, self.task), output_type=RailsLabel,

@@ -114,6 +114,14 @@ class Court(Judge):
         return cls(spec, personas, backend, source=str(path), **options)
 
     @classmethod
+    def from_config(cls, config: dict[str, Any], backend: Backend | None = None, **options: Any) -> Court:
+        """Rebuild a court from a run manifest's copy of its file and personas (not from disk)."""
+        spec = CourtSpec.model_validate(config["court"])
+        personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
+        _validate(spec, personas, Path("<manifest>"), Locator(""))
+        return cls(spec, personas, backend, source="<manifest>", **options)
+
+    @classmethod
     def default(cls, backend: Backend | None = None, **options: Any) -> Court:
         """The default court: clerk, prosecutor, defender and judge; 3 charges, 3 rounds."""
         return cls.load("default", backend, **options)

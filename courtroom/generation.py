@@ -78,6 +78,13 @@ class OutputSpec:
         except ValidationError as exc:
             raise OutputParseError(f"output does not validate as {self.name}: {_short(exc)}") from exc
 
+    def validate(self, data: Any) -> Any:
+        """Turn JSON data (as a transcript stores it) back into a value of the output type."""
+        if self.kind == "choice":
+            return self.coerce_option(data)
+        assert self._adapter is not None
+        return self._adapter.validate_python(data)
+
     def coerce_option(self, option: str) -> Any:
         """Turn an option string into the output type's value (an enum member or the string)."""
         if isinstance(self.output_type, type) and issubclass(self.output_type, enum.Enum):

@@ -61,9 +61,22 @@ class Judge(ABC):
     def program(self, case: Case, transcript: Transcript) -> Program:
         """The procedure for one case (a generator of model calls returning the verdict)."""
 
+    def options(self) -> dict[str, Any]:
+        """The constructor options that rebuild this judge (see `from_config`)."""
+        return {}
+
+    def prompts(self) -> dict[str, str]:
+        """The fixed prompt texts of this judge, recorded in the manifest."""
+        return {}
+
     def config(self) -> dict[str, Any]:
         """Everything that determines this judge's behaviour, for the run manifest."""
-        return {"judge": self.name}
+        return {"judge": self.name, "options": self.options(), "prompts": self.prompts()}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], backend: Backend | None = None) -> Judge:
+        """Rebuild a judge from the configuration a run manifest recorded."""
+        return cls(backend, **config.get("options", {}))
 
     def config_hash(self) -> str:
         """Stable hash of `config()`; transcripts carry it."""

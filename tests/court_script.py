@@ -1,0 +1,62 @@
+"""A script for the fake backend that plays a whole court, chosen per role and call kind."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from courtroom.generation import GenerationRequest
+from courtroom.moves import VerdictChoice
+
+MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
+              frozenset({"rule", "next_round"}): "judge", frozenset({"to_jury", "next_round"}): "judge",
+              frozenset({"question", "rest"}): "cross"}
+
+
+@dataclass
+class CourtScript:
+    """Answers court calls: the clerk's charges, each role's move, payloads, and verdict probabilities.
+
+    `moves` maps a role to the moves it makes in order (the last one repeats); `p_hallucinated` is the
+    judge's (or each juror's, in order) probability of `hallucinated`.
+    """
+
+    charges: list[dict[str, str]] | dict[str, list[dict[str, str]]] = field(default_factory=list)
+    moves: dict[str, list[str]] = field(default_factory=dict)
+    p_hallucinated: float | list[float] = 0.8
+    move_p: float = 0.9
+    seen: list[str] = field(default_factory=list)
+    _counts: dict[str, int] = field(default_factory=dict)
+
+    def _next(self, key: str, options: list[Any]) -> Any:
+        n = self._counts.get(key, 0)
+        self._counts[key] = n + 1
+        return options[min(n, len(options) - 1)]
+
+    def __call__(self, request: GenerationRequest) -> Any:
+        spec = request.spec
+        prompt = request.messages[-1].content
+        case_key = request.cache_group or ""
+        if spec.name == "Indictment":
+            self.seen.append("indict")
+            charges = self.charges.get(case_key, []) if isinstance(self.charges, dict) else self.charges
+            return {"charges": charges}
+        if spec.kind == "choice" and set(spec.options) == set(VerdictChoice.__args__):
+            self.seen.append("verdict")
+            p = self.p_hallucinated
+            if isinstance(p, list):
+                p = self._next(f"{case_key}:verdict", p)
+            return {"hallucinated": p, "supported": 1 - p}
+        if spec.kind == "choice":
+            role = MOVE_ROLES[frozenset(spec.options)]
+            charge = re.search(r"CHARGE (\d+)", prompt).group(1)
+            move = self._next(f"{case_key}:{charge}:{role}", self.moves.get(role, [spec.options[0]]))
+            self.seen.append(f"{role}:{move}")
+            return {o: (self.move_p if o == move else (1 - self.move_p) / (len(spec.options) - 1)) for o in spec.options}
+        move = re.search(r"Your move: (\w+)", prompt).group(1)
+        self.seen.append(f"payload:{move}")
+        fields = {name: f"{move} text" for name in spec.output_type.model_fields}
+        if "evidence" in fields:
+            fields["evidence"] = "none"
+        return fields

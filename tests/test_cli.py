@@ -1,0 +1,42 @@
+"""The command line: personas, courts and schemas (no model needed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from courtroom.cli import app
+
+runner = CliRunner()
+
+
+def test_personas_validate_reports_broken_files(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text("name: x\nrole: judge\ndescription: d\ninstructions: hi\ncolour: red\n")
+    result = runner.invoke(app, ["personas", "validate", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "bad.yaml:5" in result.output and "colour" in result.output
+
+
+def test_personas_validate_accepts_the_shipped_personas() -> None:
+    result = runner.invoke(app, ["personas", "validate", "personas"])
+    assert result.exit_code == 0 and result.output.count("ok ") >= 9
+
+
+def test_schemas_are_json() -> None:
+    for command in (["personas", "schema"], ["court", "schema"], ["transcript", "schema"]):
+        result = runner.invoke(app, command)
+        assert result.exit_code == 0
+        assert json.loads(result.output)["title"]
+
+
+def test_court_show_draws_the_graph() -> None:
+    result = runner.invoke(app, ["court", "show", "cross_examination", "--mermaid"])
+    assert result.exit_code == 0
+    assert "flowchart TD" in result.output and "cross -->|question| witness" in result.output
+
+
+def test_unknown_court_is_a_clear_error() -> None:
+    result = runner.invoke(app, ["court", "validate", "no_such_court"])
+    assert result.exit_code == 2 and "unknown court 'no_such_court'" in result.output

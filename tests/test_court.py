@@ -1,0 +1,174 @@
+"""Every path of a trial, on the scripted backend: indictment, withdraw, concede, rulings over rounds,
+the round limit, the jury vote, aggregation, lockstep batching, failing cases and replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom.backends import ScriptedBackend, Truncated
+from courtroom.case import Case, Verdict
+from courtroom.court import Court
+from courtroom.transcripts.replay import replay
+from tests.court_script import CourtScript
+
+CASE = Case(id="c1", question="When was the lighthouse automated?",
+            context=["The Harrow Point lighthouse was first lit in 1874 and automated in 1962."],
+            answer="It was automated in 1926, after its last keeper retired.", label="FAIL")
+CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
+
+
+def court(script: CourtScript, name: str = "default", **options) -> tuple[Court, ScriptedBackend]:
+    backend = ScriptedBackend(script)
+    return Court.load(name, backend, **options), backend
+
+
+def only(events, kind):
+    return [e for e in events if e.event == kind]
+
+
+def test_no_charges_means_faithful_after_one_call() -> None:
+    c, backend = court(CourtScript(charges=[]))
+    verdict = c.judge(CASE)
+    assert verdict.label == "PASS" and verdict.score == 0.0
+    assert "No charges" in verdict.reason
+    assert len(backend.calls) == 1
+
+
+def test_a_quote_not_in_the_answer_is_dropped_and_recorded() -> None:
+    script = CourtScript(charges=[{"quote": "the keeper was paid 10 pounds", "reason": "invented"}, CHARGE, CHARGE])
+    c, _ = court(script, )
+    [outcome] = list(c.run_many([CASE]))
+    [charges] = only(outcome.events, "charges")
+    assert [ch.quote for ch in charges.charges] == ["automated in 1926"]
+    assert [d.why_dropped for d in charges.dropped] == ["the quote is not in the answer", "duplicate of charge 1"]
+
+
+def test_withdrawal_acquits_with_the_move_probability() -> None:
+    c, _ = court(CourtScript(charges=[CHARGE], moves={"prosecutor": ["withdraw"]}, move_p=0.7))
+    verdict = c.judge(CASE)
+    [ruling] = verdict.rulings
+    assert ruling.source == "withdrawn" and ruling.verdict is Verdict.SUPPORTED
+    assert ruling.p_hallucinated == pytest.approx(0.3)
+    assert verdict.label == "PASS"
+
+
+def test_concession_convicts() -> None:
+    c, _ = court(CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["concede"]}))
+    verdict = c.judge(CASE)
+    assert verdict.rulings[0].source == "conceded" and verdict.label == "FAIL"
+    assert verdict.score == pytest.approx(0.9)
+    assert "automated in 1926" in verdict.reason
+
+
+def test_the_judge_rules_with_the_verdict_probability() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=0.2)
+    c, _ = court(script)
+    verdict = c.judge(CASE)
+    [ruling] = verdict.rulings
+    assert ruling.source == "judge" and ruling.rounds == 1
+    assert ruling.verdict is Verdict.SUPPORTED and ruling.confidence == pytest.approx(0.8)
+    assert verdict.label == "PASS" and verdict.score == pytest.approx(0.2)
+
+
+def test_the_round_limit_forces_a_ruling() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                  "judge": ["next_round"]})
+    c, backend = court(script)
+    [outcome] = list(c.run_many([CASE]))
+    moves = only(outcome.events, "move")
+    judge_moves = [m for m in moves if m.role == "judge"]
+    assert [(m.round, m.move, m.forced) for m in judge_moves] == [
+        (1, "next_round", False), (2, "next_round", False), (3, "rule", True)]
+    assert outcome.verdict.rulings[0].rounds == 3
+    # at round 3 no move choice was asked of the judge: only payload and verdict
+    assert script.seen.count("judge:next_round") == 2
+
+
+def test_jury_votes_in_one_batch_and_the_mean_decides() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                  "judge": ["to_jury"]}, p_hallucinated=[0.9, 0.6, 0.3])
+    c, backend = court(script, "jury")
+    verdict = c.judge(CASE)
+    [ruling] = verdict.rulings
+    assert ruling.source == "jury" and ruling.p_hallucinated == pytest.approx(0.6)
+    assert "2 of 3" in ruling.reason
+    assert backend.batches[-1] == 3  # the three jurors were asked together
+
+
+@pytest.mark.parametrize("method, label, score", [("any", "FAIL", 0.9), ("majority", "PASS", 0.5),
+                                                  ("mean", "PASS", 0.5)])
+def test_aggregation_methods(method: str, label: str, score: float) -> None:
+    charges = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"},
+               {"quote": "It was automated", "reason": "check"}]
+    script = CourtScript(charges=charges, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=[0.9, 0.1, 0.5 - 1e-9])
+    c, _ = court(script)
+    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": method})})
+    verdict = c.judge(CASE)
+    assert verdict.label == label
+    assert verdict.score == pytest.approx(score, abs=1e-6)
+
+
+def test_cases_and_charges_advance_in_lockstep() -> None:
+    cases = [CASE.model_copy(update={"id": f"c{i}"}) for i in range(4)]
+    script = CourtScript(charges=[CHARGE, {"quote": "after its last keeper retired", "reason": "invented"}],
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, backend = court(script, window=4)
+    verdicts = c.judge_many(cases)
+    assert [v.case_id for v in verdicts] == ["c0", "c1", "c2", "c3"]
+    assert backend.batches[0] == 4       # four clerks at once
+    assert max(backend.batches) == 8     # two charges of four cases, side by side
+    assert sorted(backend.released) == ["c0", "c1", "c2", "c3"]
+
+
+def test_a_failing_case_does_not_stop_the_others() -> None:
+    good = CourtScript(charges=[], moves={})
+
+    def script(request):
+        if request.cache_group == "bad" and request.spec.name == "Indictment":
+            return Truncated()
+        return good(request)
+
+    c = Court.default(ScriptedBackend(script))
+    outcomes = {o.case.id: o for o in c.run_many([CASE, CASE.model_copy(update={"id": "bad"})])}
+    assert outcomes["c1"].ok
+    bad = outcomes["bad"]
+    assert not bad.ok and bad.error_type == "TruncatedGenerationError" and "max_new_tokens" in bad.error
+    assert bad.events[-1].event == "error" and "Traceback" in bad.events[-1].traceback
+
+
+@pytest.mark.parametrize("name, moves", [
+    ("default", {"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]}),
+    ("jury", {"prosecutor": ["argue", "withdraw"], "defender": ["rebut"], "judge": ["next_round", "to_jury"]}),
+    ("cross_examination", {"prosecutor": ["argue"], "defender": ["rebut"], "cross": ["question"], "judge": ["rule"]}),
+])
+def test_replay_rebuilds_the_debate_and_verdict(name: str, moves: dict) -> None:
+    script = CourtScript(charges=[CHARGE, {"quote": "after its last keeper retired", "reason": "x"}], moves=moves,
+                         p_hallucinated=[0.7, 0.2, 0.4, 0.6])
+    c, _ = court(script, name)
+    [outcome] = list(c.run_many([CASE]))
+    assert outcome.ok
+    result = replay(outcome.events, Court.from_config(c.config()))
+    assert result.matches, result.differences
+    assert result.verdict == outcome.verdict
+
+
+def test_replay_catches_a_tampered_transcript() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, _ = court(script)
+    [outcome] = list(c.run_many([CASE]))
+    events = list(outcome.events)
+    i = next(i for i, e in enumerate(events) if e.event == "model_call" and e.purpose == "verdict")
+    events[i] = events[i].model_copy(update={"option_probs": {"hallucinated": 0.1, "supported": 0.9},
+                                             "value": "supported"})
+    result = replay(events, c)
+    assert not result.matches
+    assert any("ruling" in d for d in result.differences)
+
+
+def test_metric_style_score() -> None:
+    c, _ = court(CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["concede"]}))
+    result = c.score(input=CASE.question, output=CASE.answer, context=CASE.context)
+    assert result.value == pytest.approx(0.9) and result.score == result.value
+    assert "hallucinated" in result.reason
