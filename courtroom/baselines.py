@@ -120,4 +120,153 @@ class RailsJudge(Judge):
                            reason=f"the model answers {response.value!r} (P(hallucinated) = {p_hallucinated:.2f})")
 
 
-BASELINES: dict[str, type[Judge]] = {"single": SingleJudge, "rails": RailsJudge}
+class Candidate(BaseModel):
+    """A candidate hallucination proposed at the first step of the two-step judge."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    statement: str = Field(max_length=150)
+    reasoning: str = Field(max_length=150)
+
+
+class Candidates(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    potential_hallucinations: list[Candidate] = Field(max_length=3)
+
+
+class CandidateScore(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: Reason
+    score: float = Field(ge=0.0, le=1.0)
+
+
+class TwoStepJudge(Judge):
+    """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first
+    hallucinated one. No candidates means faithful."""
+
+    name = "two-step"
+    extract_task = ("List at most 3 statements of the answer that may be hallucinated: not stated in the "
+                    "context, or in conflict with it. Copy each statement from the answer and say why it is "
+                    "suspect. If every statement is supported by the context, return an empty list.")
+    score_task = ("Examine this statement from the answer, which was flagged as a potential hallucination:\n"
+                  "STATEMENT: {statement}\nWHY IT WAS FLAGGED: {reasoning}\n"
+                  "Check it against the context. Score 1.0 if the context does not support it or contradicts it, "
+                  "0.0 if the context supports it. Give a short reason first.")
+
+    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5, **options: Any) -> None:
+        super().__init__(backend, **options)
+        self.threshold = threshold
+
+    def options(self) -> dict[str, Any]:
+        return {"threshold": self.threshold}
+
+    def prompts(self) -> dict[str, str]:
+        return {"system": JUDGE_SYSTEM, "extract": self.extract_task, "score": self.score_task}
+
+    def program(self, case: Case, transcript: Transcript) -> Program:
+        request = GenerationRequest(messages=_messages(case, self.extract_task), output_type=Candidates,
+                                    sampling=Sampling(max_new_tokens=400), cache_group=case.id)
+        [response] = yield [Call(request, purpose="extract", role="judge")]
+        candidates: Candidates = response.unwrap()
+        best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name,
+                           reason="Found no candidates for hallucination.")
+        for candidate in candidates.potential_hallucinations:
+            task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
+            request = GenerationRequest(messages=_messages(case, task), output_type=CandidateScore,
+                                        sampling=Sampling(max_new_tokens=160), cache_group=case.id)
+            [response] = yield [Call(request, purpose="score", role="judge")]
+            scored: CandidateScore = response.unwrap()
+            if scored.score >= self.threshold:
+                return CaseVerdict(case_id=case.id, label="FAIL", score=scored.score, judge=self.name,
+                                   reason=f"\"{candidate.statement}\": {scored.reason}")
+            if scored.score >= best.score:
+                best = CaseVerdict(case_id=case.id, label="PASS", score=scored.score, judge=self.name,
+                                   reason=f"\"{candidate.statement}\": {scored.reason}")
+        return best
+
+
+ContextVerdict = Literal["yes", "no"]
+
+
+class PerContextJudge(Judge):
+    """DeepEval's metric: does the answer agree with each context passage? score = contradicted / passages.
+
+    A passage counts as contradicted when the model's P(no) reaches 0.5; the reported score is the mean
+    P(no) over passages (which also ranks cases for AUROC); the case fails when it exceeds `threshold`.
+    """
+
+    name = "per-context"
+    task = ("Consider only this passage of the context:\nPASSAGE: {passage}\n"
+            "Does the answer agree with this passage, without contradicting it? Answer \"yes\" or \"no\".")
+
+    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5, **options: Any) -> None:
+        super().__init__(backend, **options)
+        self.threshold = threshold
+
+    def options(self) -> dict[str, Any]:
+        return {"threshold": self.threshold}
+
+    def prompts(self) -> dict[str, str]:
+        return {"system": JUDGE_SYSTEM, "task": self.task}
+
+    def program(self, case: Case, transcript: Transcript) -> Program:
+        requests = [GenerationRequest(messages=_messages(case, self.task.format(passage=p)),
+                                      output_type=ContextVerdict, sampling=Sampling(max_new_tokens=4),
+                                      cache_group=case.id) for p in case.context]
+        responses = yield [Call(r, purpose="context", role="judge") for r in requests]
+        p_no = [float((r.unwrap() and r.option_probs or {}).get("no", 0.0)) for r in responses]
+        contradicted = sum(p >= 0.5 for p in p_no)
+        score = sum(p_no) / len(p_no)
+        label = "FAIL" if score > self.threshold else "PASS"
+        return CaseVerdict(case_id=case.id, label=label, score=score, judge=self.name,
+                           reason=f"{contradicted} of {len(p_no)} context passages are contradicted "
+                                  f"(mean P(contradicted) = {score:.2f})")
+
+
+class VoteJudge(Judge):
+    """Self-consistency: N sampled single judges vote; the majority decides, the score is the mean."""
+
+    name = "vote"
+
+    def __init__(self, backend: Backend | None = None, *, votes: int = 5, temperature: float = 0.7,
+                 threshold: float = 0.5, max_new_tokens: int = 200, **options: Any) -> None:
+        super().__init__(backend, **options)
+        self.votes = votes
+        self.single = SingleJudge(backend, threshold=threshold, max_new_tokens=max_new_tokens,
+                                  temperature=temperature)
+
+    def options(self) -> dict[str, Any]:
+        return {"votes": self.votes, "temperature": self.single.sampling.temperature,
+                "threshold": self.single.threshold, "max_new_tokens": self.single.sampling.max_new_tokens}
+
+    def prompts(self) -> dict[str, str]:
+        return self.single.prompts()
+
+    def program(self, case: Case, transcript: Transcript) -> Program:
+        calls = [Call(self.single.request(case, seed=i), purpose=f"vote {i + 1}", role="judge")
+                 for i in range(self.votes)]
+        responses = yield calls
+        scores = [r.unwrap().score for r in responses]
+        guilty = sum(s >= self.single.threshold for s in scores)
+        label = "FAIL" if guilty * 2 > len(scores) else "PASS"
+        return CaseVerdict(case_id=case.id, label=label, score=sum(scores) / len(scores), judge=self.name,
+                           reason=f"{guilty} of {len(scores)} sampled judges found a hallucination")
+
+
+class UnstructuredJudge(SingleJudge):
+    """The single judge without constraints: free text parsed with json.loads, failures counted."""
+
+    name = "unstructured"
+    task = SingleJudge.task + (' Reply with JSON only, in this form: {"reasons": ["..."], "score": 0.0}')
+
+    def __init__(self, backend: Backend | None = None, **options: Any) -> None:
+        options["constrained"] = False
+        super().__init__(backend, **options)
+
+
+BASELINES: dict[str, type[Judge]] = {
+    "single": SingleJudge, "two-step": TwoStepJudge, "rails": RailsJudge, "per-context": PerContextJudge,
+    "vote": VoteJudge, "unstructured": UnstructuredJudge,
+}

@@ -79,6 +79,113 @@ def _make_judge(judge: str, court: str, model: str, backend=None, **options):  #
     return judge_class(judge)(backend, model=model, **options)
 
 
+@app.command()
+def run(
+    dataset: str = typer.Argument(..., help="A .jsonl/.csv/.parquet file, `examples`, or hf:org/name[:split]."),
+    judge: str = typer.Option("courtroom", help="courtroom, single, two-step, rails, per-context, vote, unstructured."),
+    court: str = typer.Option("default", help="Court name or file (courtroom judge)."),
+    model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id."),
+    out: Optional[str] = typer.Option(None, help="Run directory (default runs/<dataset>-<judge>-<model>)."),
+    limit: Optional[int] = typer.Option(None, help="At most N cases (with --balanced: N/2 per label)."),
+    balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
+    seed: int = typer.Option(0, help="Seed of the balanced sample."),
+    source: list[str] = typer.Option([], help="Keep only cases whose source contains this (repeatable)."),
+    field: list[str] = typer.Option([], help="Map a case field to a column: --field question=query (repeatable)."),
+    skip_invalid: bool = typer.Option(False, help="Skip and count invalid rows instead of stopping."),
+    engine: str = typer.Option("xgrammar", help="Constraint engine: xgrammar, llguidance, outlines_core."),
+    window: int = typer.Option(8, help="Cases advanced together in lockstep (the batch window)."),
+    votes: Optional[int] = typer.Option(None, help="Votes of the `vote` judge."),
+    runner: str = typer.Option("local", help="local or ray."),
+    workers: int = typer.Option(1, help="Ray workers (model replicas)."),
+    gpus_per_worker: float = typer.Option(0.0, help="GPUs per Ray worker; a fraction packs replicas on a GPU."),
+    ray_address: Optional[str] = typer.Option(None, help="Join this Ray cluster (default: start a local one)."),
+    device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
+    fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
+) -> None:
+    """Judge a dataset and stream the results to a run directory; re-run to resume."""
+    from pathlib import Path
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from courtroom.datasets import parse_field_map
+    from courtroom.errors import CourtroomError
+    from courtroom.metrics import compute_metrics, metrics_by_source
+    from courtroom.runs import RunSpec, start_run
+    from courtroom.tables import confusion_table, metrics_table
+
+    options = {"votes": votes} if votes is not None else {}
+    try:
+        spec = RunSpec(dataset=dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
+                       sources=source, skip_invalid=skip_invalid, judge=judge, court=court, model=model, engine=engine,
+                       window=window, judge_options=options, runner=runner, workers=workers,
+                       gpus_per_worker=gpus_per_worker, ray_address=ray_address, device=device)
+        name = f"{Path(dataset).stem}-{judge}-{Path(model).stem}".replace(":", "_").replace("/", "_")
+        prepared = start_run(spec, out or f"runs/{name}", fresh=fresh)
+    except CourtroomError as exc:
+        _fail(str(exc))
+    if prepared.report.skipped:
+        err.print(f"[yellow]skipped {len(prepared.report.skipped)} invalid rows[/], first: {prepared.report.skipped[0]}")
+    total, done = len(prepared.cases), len(prepared.finished)
+    console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
+                  + (f" (resuming: {done} already done)" if done else ""))
+    rows = [r for r in prepared.store.rows() if r.case_id in {c.id for c in prepared.cases}]
+    columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[score]}")]
+    interrupted = False
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("judging", total=total, completed=done, score="")
+
+        def on_row(row) -> None:  # noqa: ANN001
+            rows.append(row)
+            m = compute_metrics(rows, resamples=0)
+            bal = m.balanced_accuracy.value
+            progress.update(task, advance=1, score=f"bal.acc {bal:.3f}" if bal is not None else "")
+
+        try:
+            prepared.execute(on_row)
+        except KeyboardInterrupt:
+            interrupted = True
+    rows = [r for r in prepared.store.rows() if r.case_id in {c.id for c in prepared.cases}]
+    overall = compute_metrics(rows)
+    (prepared.store.root / "metrics.json").write_text(overall.model_dump_json(indent=2))
+    console.print(metrics_table(f"{prepared.judge.name} / {model}: {len(rows)} of {total} cases", overall,
+                                metrics_by_source(rows)))
+    console.print(confusion_table(overall))
+    if interrupted:
+        err.print(f"[yellow]interrupted[/]: {len(rows)} of {total} cases are saved; run the same command to resume")
+        raise typer.Exit(130)
+
+
+@app.command()
+def compare(runs: list[str] = typer.Argument(..., help="Run directories; the first is the reference.")) -> None:
+    """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases."""
+    from courtroom.metrics import compute_metrics, mcnemar, paired_bootstrap_difference
+    from courtroom.tables import compare_table
+    from courtroom.transcripts.store import RunStore
+
+    stores = [RunStore(r) for r in runs]
+    for store in stores:
+        if not store.exists():
+            _fail(f"{store.root} is not a run directory (no manifest.json)")
+    rows = [s.rows() for s in stores]
+    manifests = [s.manifest() for s in stores]
+    console.print(compare_table([s.root.name for s in stores], [compute_metrics(r) for r in rows],
+                                [m.judge["judge"] for m in manifests],
+                                [str(m.options.get("model")) for m in manifests]))
+    if len(stores) > 1:
+        table = Table(title=f"paired against {stores[0].root.name} (shared cases)")
+        for column in ("run", "shared", "Δ bal. accuracy [95% CI]", "only ref right", "only run right", "McNemar p"):
+            table.add_column(column, justify="left" if column == "run" else "right")
+        for store, r in zip(stores[1:], rows[1:]):
+            test = mcnemar(rows[0], r)
+            diff = paired_bootstrap_difference(r, rows[0])
+            d = diff["difference"]
+            ci = f" [{diff['low']:+.3f}, {diff['high']:+.3f}]" if diff["low"] is not None else ""
+            table.add_row(store.root.name, str(test.shared), "-" if d is None else f"{d:+.3f}{ci}",
+                          str(test.a_only_correct), str(test.b_only_correct), f"{test.p_value:.4f}")
+        console.print(table)
+
+
 @personas_app.command("validate")
 def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files or directories.")) -> None:
     """Validate persona files; report every broken one with its path, line and field."""

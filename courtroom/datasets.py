@@ -1,8 +1,21 @@
-"""Load cases: the shipped examples and files in the normalized schema of `../shared/data`."""
+"""Load cases from JSONL, CSV and Parquet files, Hugging Face datasets, or the shipped examples.
+
+Columns are mapped onto case fields with `field_map` (the CLI's `--field question=query`); without a
+mapping the normalized schema of `../shared/data` is expected: `id, source, question, context,
+answer, label`. A bad row raises `DatasetError` naming the file, the row and the field, unless
+`skip_invalid` is set, in which case it is skipped and counted.
+
+Labels: `PASS`/`FAIL` (HaluBench convention), `faithful`/`supported`/`factual` (PASS),
+`hallucinated` (FAIL), or a boolean / 0-1 value meaning "hallucinated".
+"""
 
 from __future__ import annotations
 
+import csv
 import json
+import random
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -12,41 +25,223 @@ from pydantic import ValidationError
 from courtroom.case import Case
 from courtroom.errors import DatasetError
 
-
-def _row_error(where: str, exc: ValidationError) -> DatasetError:
-    problems = "; ".join(
-        f"field {'.'.join(map(str, e['loc'])) or '<row>'}: {e['msg']}" for e in exc.errors()[:5]
-    )
-    return DatasetError(f"{where}: {problems}")
+CASE_FIELDS = ("id", "question", "context", "answer", "label", "source")
+PASS_WORDS = {"pass", "faithful", "supported", "factual", "false", "0", "no"}
+FAIL_WORDS = {"fail", "hallucinated", "hallucination", "unsupported", "true", "1", "yes"}
 
 
-def case_from_row(row: dict[str, Any], where: str) -> Case:
-    """Validate one normalized row as a Case; errors name the row and the field."""
+@dataclass
+class LoadReport:
+    """What loading a dataset found."""
+
+    path: str
+    rows: int = 0
+    skipped: list[str] = field(default_factory=list)
+    """One message per invalid row that was skipped."""
+
+
+def normalize_label(value: Any) -> str | None:
+    """Map a label value onto PASS / FAIL (None when there is no label)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return "FAIL" if value else "PASS"
+    if isinstance(value, (int, float)):
+        if value in (0, 1):
+            return "FAIL" if value == 1 else "PASS"
+        raise ValueError(f"numeric label {value!r} must be 0 (faithful) or 1 (hallucinated)")
+    text = str(value).strip().lower()
+    if text in PASS_WORDS:
+        return "PASS"
+    if text in FAIL_WORDS:
+        return "FAIL"
+    raise ValueError(f"label {value!r} is not PASS/FAIL (or faithful/hallucinated, or 0/1)")
+
+
+def _context(value: Any) -> Any:
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("[") and text.endswith("]"):
+            try:
+                parsed = json.loads(text)
+                if isinstance(parsed, list):
+                    return [str(p) for p in parsed]
+            except json.JSONDecodeError:
+                pass
+        return [value]
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    return value
+
+
+def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | None = None,
+                default_source: str = "custom", default_id: str = "") -> Case:
+    """Validate one raw row as a Case; errors name the row and the field."""
     if not isinstance(row, dict):
-        raise DatasetError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        raise DatasetError(f"{where}: expected an object with fields, got {type(row).__name__}")
+    mapping = {name: (field_map or {}).get(name, name) for name in CASE_FIELDS}
+    data: dict[str, Any] = {}
+    for name, column in mapping.items():
+        if column in row and row[column] is not None:
+            data[name] = row[column]
+    for required in ("question", "context", "answer"):
+        if required not in data:
+            hint = f" (mapped from column {mapping[required]!r})" if mapping[required] != required else ""
+            raise DatasetError(f"{where}: missing field {required!r}{hint}; columns present: {sorted(row)}")
     try:
-        return Case.model_validate(row)
+        data["label"] = normalize_label(data.get("label"))
+    except ValueError as exc:
+        raise DatasetError(f"{where}: field 'label': {exc}") from exc
+    data["context"] = _context(data["context"])
+    data["id"] = str(data.get("id") or default_id)
+    data["source"] = str(data.get("source") or default_source)
+    data["question"] = str(data["question"])
+    data["answer"] = str(data["answer"])
+    extra = {k: v for k, v in row.items() if k not in mapping.values()}
+    if extra:
+        data["metadata"] = {k: v for k, v in extra.items() if isinstance(v, (str, int, float, bool)) or v is None}
+    try:
+        return Case.model_validate(data)
     except ValidationError as exc:
-        raise _row_error(where, exc) from exc
+        problems = "; ".join(f"field {'.'.join(map(str, e['loc'])) or '<row>'}: {e['msg']}" for e in exc.errors()[:5])
+        raise DatasetError(f"{where}: {problems}") from exc
 
 
-def load_jsonl(path: str | Path) -> list[Case]:
-    """Cases from a JSONL file in the normalized schema (id, question, context, answer, label, source)."""
-    path = Path(path)
-    cases = []
+def _jsonl_rows(path: Path) -> Iterator[tuple[str, Any]]:
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
+                yield f"{path}:{number}", json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
-            cases.append(case_from_row(row, f"{path}:{number}"))
+                yield f"{path}:{number}", DatasetError(f"{path}:{number}: not valid JSON ({exc.msg})")
+
+
+def _csv_rows(path: Path) -> Iterator[tuple[str, Any]]:
+    csv.field_size_limit(1 << 30)
+    with path.open(encoding="utf-8", newline="") as handle:
+        for number, row in enumerate(csv.DictReader(handle), start=2):  # line 1 is the header
+            yield f"{path}:{number}", row
+
+
+def _parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
+    import pyarrow.parquet as pq
+
+    for number, row in enumerate(pq.read_table(path).to_pylist(), start=1):
+        yield f"{path} row {number}", row
+
+
+def _rows(path: Path) -> Iterator[tuple[str, Any]]:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return _jsonl_rows(path)
+    if suffix in (".csv", ".tsv"):
+        return _csv_rows(path)
+    if suffix == ".parquet":
+        return _parquet_rows(path)
+    raise DatasetError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .csv or .parquet")
+
+
+def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
+              report: LoadReport | None = None) -> list[Case]:
+    """Cases from a JSONL, CSV or Parquet file."""
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such dataset file")
+    return _validate_rows(_rows(path), path.stem, field_map, skip_invalid, report or LoadReport(str(path)))
+
+
+def _validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[str, str] | None,
+                   skip_invalid: bool, report: LoadReport) -> list[Case]:
+    cases: list[Case] = []
+    seen: set[str] = set()
+    for index, (where, row) in enumerate(rows):
+        report.rows += 1
+        try:
+            if isinstance(row, DatasetError):
+                raise row
+            case = row_to_case(row, where, field_map, default_source=stem, default_id=f"{stem}-{index}")
+            if case.id in seen:
+                raise DatasetError(f"{where}: field 'id': duplicate id {case.id!r}")
+        except DatasetError as exc:
+            if not skip_invalid:
+                raise
+            report.skipped.append(str(exc))
+            continue
+        seen.add(case.id)
+        cases.append(case)
     return cases
+
+
+def load_hf(name: str, split: str = "test", field_map: dict[str, str] | None = None, skip_invalid: bool = False,
+            report: LoadReport | None = None) -> list[Case]:
+    """Cases from a Hugging Face dataset repository's parquet files (`hf:org/name[:split]`)."""
+    from huggingface_hub import HfApi, hf_hub_download
+
+    try:
+        files = [f for f in HfApi().list_repo_files(name, repo_type="dataset") if f.endswith(".parquet")]
+    except Exception as exc:  # network errors and 404s come as many exception types
+        raise DatasetError(f"hf:{name}: cannot reach the Hugging Face Hub or no such dataset "
+                           f"({type(exc).__name__}: {exc}); download the data and pass a local file") from exc
+    chosen = [f for f in files if split in Path(f).name or f"/{split}/" in f"/{f}"] or files
+    if not chosen:
+        raise DatasetError(f"hf:{name}: the dataset has no parquet files")
+    rows: list[tuple[str, Any]] = []
+    for file in chosen:
+        local = Path(hf_hub_download(name, file, repo_type="dataset"))
+        rows.extend(_parquet_rows(local))
+    return _validate_rows(rows, name.split("/")[-1], field_map, skip_invalid, report or LoadReport(f"hf:{name}"))
 
 
 def example_cases() -> list[Case]:
     """The hand-written labelled example cases shipped with the package."""
     with resources.as_file(resources.files("courtroom") / "data" / "examples.jsonl") as path:
-        return load_jsonl(path)
+        return load_file(path)
+
+
+def load_jsonl(path: str | Path) -> list[Case]:
+    """Cases from a JSONL file in the normalized schema."""
+    return load_file(path)
+
+
+def load_dataset(spec: str, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
+                 report: LoadReport | None = None) -> list[Case]:
+    """`examples`, a file path, or `hf:org/name[:split]`."""
+    if spec == "examples":
+        return example_cases()
+    if spec.startswith("hf:"):
+        name, _, split = spec[3:].partition(":")
+        return load_hf(name, split or "test", field_map, skip_invalid, report)
+    return load_file(spec, field_map, skip_invalid, report)
+
+
+def select(cases: list[Case], *, limit: int | None = None, balanced: bool = False, seed: int = 0,
+           sources: list[str] | None = None) -> list[Case]:
+    """Filter by source (substring match), then take a seeded label-balanced sample or the first `limit`."""
+    if sources:
+        cases = [c for c in cases if any(s.lower() in c.source.lower() for s in sources)]
+    if not balanced:
+        return cases[:limit] if limit is not None else cases
+    by_label: dict[str, list[Case]] = {"PASS": [], "FAIL": []}
+    for case in cases:
+        if case.label is not None:
+            by_label[case.label].append(case)
+    per_label = min(len(v) for v in by_label.values())
+    if limit is not None:
+        per_label = min(per_label, limit // 2)
+    rng = random.Random(seed)
+    chosen = [c for label in ("PASS", "FAIL") for c in rng.sample(by_label[label], per_label)]
+    rng.shuffle(chosen)
+    return chosen
+
+
+def parse_field_map(items: list[str]) -> dict[str, str]:
+    """`["question=query", "context=passage"]` -> `{"question": "query", "context": "passage"}`."""
+    mapping = {}
+    for item in items:
+        target, sep, column = item.partition("=")
+        if not sep or target not in CASE_FIELDS or not column:
+            raise DatasetError(f"--field {item!r}: expected FIELD=COLUMN with FIELD one of {list(CASE_FIELDS)}")
+        mapping[target] = column
+    return mapping

@@ -1,0 +1,47 @@
+"""Metrics against hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom.metrics import auroc, compute_metrics, mcnemar, metrics_by_source
+from courtroom.transcripts.store import ResultRow
+
+
+def row(i: int, gold: str, label: str | None, score: float = 0.5, source: str = "s", **kw) -> ResultRow:
+    return ResultRow(case_id=f"c{i}", source=source, gold=gold, label=label, score=score, **kw)
+
+
+def test_rates_and_confusion() -> None:
+    rows = [row(0, "FAIL", "FAIL", 0.9), row(1, "FAIL", "PASS", 0.4), row(2, "FAIL", "FAIL", 0.8),
+            row(3, "PASS", "PASS", 0.1), row(4, "PASS", "FAIL", 0.6), row(5, "PASS", "PASS", 0.2),
+            row(6, "PASS", "PASS", 0.3), row(7, "PASS", None, None, error="boom")]
+    m = compute_metrics(rows, resamples=200)
+    assert m.cases == 7 and m.errors == 1
+    assert m.confusion == {"tp": 2, "fp": 1, "tn": 3, "fn": 1}
+    assert m.accuracy.value == pytest.approx(5 / 7)
+    assert m.balanced_accuracy.value == pytest.approx((2 / 3 + 3 / 4) / 2)
+    assert m.precision.value == pytest.approx(2 / 3) and m.recall.value == pytest.approx(2 / 3)
+    assert m.f1.value == pytest.approx(2 / 3)
+    assert m.auroc.value == pytest.approx(11 / 12)
+    assert m.balanced_accuracy.low <= m.balanced_accuracy.value <= m.balanced_accuracy.high
+
+
+def test_auroc_handles_ties_and_one_class() -> None:
+    assert auroc([True, False], [0.5, 0.5]) == pytest.approx(0.5)
+    assert auroc([True, True], [0.1, 0.9]) is None
+
+
+def test_per_source() -> None:
+    rows = [row(0, "FAIL", "FAIL", source="a"), row(1, "PASS", "FAIL", source="b")]
+    by = metrics_by_source(rows, resamples=0)
+    assert by["a"].accuracy.value == 1.0 and by["b"].accuracy.value == 0.0
+
+
+def test_mcnemar_exact() -> None:
+    a = [row(i, "FAIL", "FAIL") for i in range(10)]
+    b = [row(i, "FAIL", "PASS" if i < 8 else "FAIL") for i in range(10)]
+    test = mcnemar(a, b)
+    assert (test.shared, test.a_only_correct, test.b_only_correct) == (10, 8, 0)
+    assert test.p_value == pytest.approx(2 / 2 ** 8)
+    assert mcnemar(a, a).p_value == 1.0

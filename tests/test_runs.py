@@ -1,0 +1,79 @@
+"""`courtroom run`: results stream to disk, an interrupted run resumes to the same results."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from courtroom.backends import ScriptedBackend
+from courtroom.errors import CourtroomError
+from courtroom.runners import LocalRunner
+from courtroom.runs import RunSpec, start_run
+from courtroom.transcripts.store import RunStore
+from tests.court_script import CourtScript
+
+VOLATILE = {"seconds"}
+
+
+def scripted_runner() -> LocalRunner:
+    script = CourtScript(charges={}, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=0.7)
+
+    def answer(request):
+        if request.spec.name == "Indictment":
+            # charge a word of the answer for odd-numbered cases only
+            answer_text = request.messages[0].content.split("=" * 12)[1].strip()
+            n = sum(map(ord, answer_text))
+            return {"charges": [{"quote": answer_text.split()[0], "reason": "r"}] if n % 2 else []}
+        return script(request)
+
+    return LocalRunner(ScriptedBackend(answer))
+
+
+def rows_of(path: Path) -> list[dict]:
+    rows = [json.loads(line) for line in (path / "results.jsonl").read_text().splitlines()]
+    return sorted(({k: v for k, v in r.items() if k not in VOLATILE} for r in rows), key=lambda r: r["case_id"])
+
+
+def test_interrupted_run_resumes_to_the_same_results(tmp_path: Path) -> None:
+    spec = RunSpec(dataset="examples", judge="courtroom", window=3)
+    full = start_run(spec, tmp_path / "full")
+    full.execute(runner=scripted_runner())
+
+    part = start_run(spec, tmp_path / "part")
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_seven(row) -> None:  # noqa: ANN001
+        seen.append(row.case_id)
+        if len(seen) == 7:
+            raise Stop
+
+    with pytest.raises(Stop):
+        part.execute(stop_after_seven, runner=scripted_runner())
+    with (tmp_path / "part" / "results.jsonl").open("a") as handle:
+        handle.write('{"case_id": "torn')  # a write cut off by the interruption
+    resumed = start_run(spec, tmp_path / "part")
+    assert len(resumed.finished) == 7 and len(resumed.remaining) == 13
+    resumed.execute(runner=scripted_runner())
+    assert rows_of(tmp_path / "part") == rows_of(tmp_path / "full")
+    assert len(list((tmp_path / "part" / "transcripts").iterdir())) == 20
+    assert not RunStore(tmp_path / "part").finished_ids() ^ {c.id for c in resumed.cases}
+
+
+def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
+    start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
+    with pytest.raises(CourtroomError, match="another judge configuration"):
+        start_run(RunSpec(dataset="examples", judge="single"), tmp_path / "r")
+    with pytest.raises(CourtroomError, match="other cases"):
+        start_run(RunSpec(dataset="examples", judge="rails", limit=3), tmp_path / "r")
+
+
+def test_unknown_model_fails_before_anything_runs(tmp_path: Path) -> None:
+    with pytest.raises(CourtroomError, match="unknown model"):
+        start_run(RunSpec(dataset="examples", judge="rails", model="no-such-model"), tmp_path / "x")
+    assert not (tmp_path / "x").exists()
