@@ -189,107 +189,94 @@ class TransformersBackend(Backend):
 
     # -- prefill -------------------------------------------------------------------------------
     def _prefill(self, rows: list[_Row]) -> tuple[Any, Any, Any, Any]:
-        """Compute the uncached prompt tokens of every row; return last logits, cache, mask, positions."""
+        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions.
+
+        Phase A computes each row's prompt, except its last token, alone: no padding is wasted on
+        prompts of very different lengths, and a row sees what the rows before it in the same
+        group have just stored in the prefix cache (a case's charges, a jury voting at once).
+        Phase B runs the last prompt token of every row as one batch over the right-aligned KV of
+        phase A, which yields the first logits and the batch cache that decoding extends.
+        """
+        import torch
+
+        lm = self.loaded
+        segments: dict[int, list[Segment]] = {}
+        for row in sorted(rows, key=lambda r: (r.request.cache_group or "", len(r.ids))):
+            group = row.request.cache_group
+            cacheable = self.use_prefix_cache and group is not None
+            match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1) if cacheable else None
+            row.reused = match.length if match else 0
+            have = list(match.segments) if match else []
+            todo = row.ids[row.reused:-1]
+            if todo:
+                computed = self._forward_segment(have, todo, row.reused)
+                self.stats.computed_prompt_tokens += len(todo)
+                if cacheable:
+                    self._prefix_cache.insert(group, row.ids[:-1], row.reused, computed)
+                have.append(computed)
+            segments[row.index] = have
+        batch = len(rows)
+        past_len = max(len(r.ids) - 1 for r in rows)
+        mask = torch.zeros((batch, past_len + 1), dtype=torch.long)
+        for b, row in enumerate(rows):
+            mask[b, past_len - (len(row.ids) - 1):] = 1
+            row.position = len(row.ids)
+        input_ids = torch.tensor([[r.ids[-1]] for r in rows], dtype=torch.long)
+        position_ids = torch.tensor([[len(r.ids) - 1] for r in rows], dtype=torch.long)
+        past = self._stack([segments[r.index] for r in rows], past_len)
+        device = lm.device
+        out = lm.model(input_ids=input_ids.to(device), attention_mask=mask.to(device),
+                       position_ids=position_ids.to(device), past_key_values=past, use_cache=True)
+        self.stats.forward_passes += 1
+        self.stats.prompt_tokens += sum(len(r.ids) for r in rows)
+        self.stats.computed_prompt_tokens += batch
+        next_positions = torch.tensor([r.position for r in rows], dtype=torch.long)
+        return out.logits[:, -1, :].float(), out.past_key_values, mask.to(device), next_positions
+
+    def _forward_segment(self, past: list[Segment], ids: list[int], start: int) -> Segment:
+        """Run one row's tokens after its cached past; return the KV of the new tokens."""
         import torch
         from transformers import DynamicCache
 
         lm = self.loaded
         device = lm.device
-        if self.use_prefix_cache:
-            self._prefill_shared_prefixes(rows)
-        matches = []
-        for row in rows:
-            group = row.request.cache_group
-            if self.use_prefix_cache and group is not None:
-                match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1)
-            else:
-                match = None
-            row.reused = match.length if match else 0
-            matches.append(match)
-        batch = len(rows)
-        past_len = max(r.reused for r in rows)
-        new_lens = [len(r.ids) - r.reused for r in rows]
-        new_len = max(new_lens)
-        pad_id = lm.tokenizer.pad_token_id
-        input_ids = torch.full((batch, new_len), pad_id, dtype=torch.long)
-        position_ids = torch.zeros((batch, new_len), dtype=torch.long)
-        mask = torch.zeros((batch, past_len + new_len), dtype=torch.long)
-        for b, row in enumerate(rows):
-            n = new_lens[b]
-            input_ids[b, new_len - n:] = torch.tensor(row.ids[row.reused:], dtype=torch.long)
-            position_ids[b, new_len - n:] = torch.arange(row.reused, len(row.ids))
-            mask[b, past_len - row.reused:past_len] = 1
-            mask[b, past_len + new_len - n:] = 1
-            row.position = len(row.ids)
-        past = None
-        if past_len > 0:
-            past = DynamicCache(ddp_cache_data=self._stack_past(matches, rows, past_len), config=lm.model.config)
+        if past:
+            layers = [(torch.cat([seg[layer][0] for seg in past], dim=2), torch.cat([seg[layer][1] for seg in past], dim=2))
+                      for layer in range(len(past[0]))]
+            cache = DynamicCache(ddp_cache_data=layers, config=lm.model.config)
         else:
-            past = DynamicCache(config=lm.model.config)
-        out = lm.model(
-            input_ids=input_ids.to(device), attention_mask=mask.to(device), position_ids=position_ids.to(device),
-            past_key_values=past, use_cache=True, logits_to_keep=1,
-        )
+            cache = DynamicCache(config=lm.model.config)
+        input_ids = torch.tensor([ids], dtype=torch.long, device=device)
+        positions = torch.arange(start, start + len(ids), device=device).unsqueeze(0)
+        out = lm.model(input_ids=input_ids, position_ids=positions, past_key_values=cache, use_cache=True,
+                       logits_to_keep=1)
         self.stats.forward_passes += 1
-        self.stats.prompt_tokens += sum(len(r.ids) for r in rows if r.index >= 0)  # probes are not prompts
-        self.stats.computed_prompt_tokens += sum(new_lens)
-        cache = out.past_key_values
-        if self.use_prefix_cache:
-            self._store_prompts(rows, cache, past_len, new_len, new_lens)
-        next_positions = torch.tensor([r.position for r in rows], dtype=torch.long)
-        return out.logits[:, -1, :].float(), cache, mask.to(device), next_positions
+        return [(layer.keys[:, :, start:].clone(), layer.values[:, :, start:].clone())
+                for layer in out.past_key_values.layers]
 
-    def _prefill_shared_prefixes(self, rows: list[_Row], min_tokens: int = 16) -> None:
-        """Rows of one group that share an uncached prefix (a case's first turns, a jury voting at
-        once) would each compute it; compute it once, store it, and let the lookup find it."""
-        by_group: dict[str, list[_Row]] = {}
-        for row in rows:
-            if row.request.cache_group is not None:
-                by_group.setdefault(row.request.cache_group, []).append(row)
-        for group, members in by_group.items():
-            if len(members) < 2:
-                continue
-            shared = min(len(m.ids) for m in members) - 1
-            first = members[0].ids
-            for other in members[1:]:
-                shared = min(shared, next((i for i, (a, b) in enumerate(zip(first, other.ids)) if a != b), shared))
-            cached = self._prefix_cache.lookup(group, first, max_length=shared).length
-            if shared - cached >= min_tokens:
-                probe = _Row(-1, members[0].request, members[0].spec, first[:shared + 1])
-                self._prefill([probe])
-
-    def _stack_past(self, matches: list[Any], rows: list[_Row], past_len: int) -> list[tuple[Any, Any]]:
-        """Right-align every row's cached prefix segments into one padded batch KV per layer."""
+    def _stack(self, rows: list[list[Segment]], past_len: int) -> Any:
+        """Right-align every row's KV segments into one left-padded batch cache."""
         import torch
+        from transformers import DynamicCache
 
-        template = next(m.segments[0] for m in matches if m is not None and m.length > 0)
+        config = self.loaded.model.config
+        template = next((segs[0] for segs in rows if segs), None)
+        if template is None or past_len == 0:
+            return DynamicCache(config=config)
         layers = []
         for layer, (k0, v0) in enumerate(template):
             keys = torch.zeros((len(rows), k0.shape[1], past_len, k0.shape[3]), dtype=k0.dtype, device=k0.device)
             values = torch.zeros((len(rows), v0.shape[1], past_len, v0.shape[3]), dtype=v0.dtype, device=v0.device)
-            for b, match in enumerate(matches):
-                if match is None or match.length == 0:
-                    continue
-                offset = past_len - match.length
-                for segment in match.segments:
-                    k, v = segment[layer]
+            for b, segs in enumerate(rows):
+                offset = past_len - sum(seg[0][0].shape[2] for seg in segs)
+                for seg in segs:
+                    k, v = seg[layer]
                     width = k.shape[2]
                     keys[b, :, offset:offset + width] = k[0]
                     values[b, :, offset:offset + width] = v[0]
                     offset += width
             layers.append((keys, values))
-        return layers
-
-    def _store_prompts(self, rows: list[_Row], cache: Any, past_len: int, new_len: int, new_lens: list[int]) -> None:
-        total = past_len + new_len
-        for b, row in enumerate(rows):
-            group = row.request.cache_group
-            if group is None:
-                continue
-            start = total - new_lens[b]
-            segment: Segment = [(layer.keys[b:b + 1, :, start:total].clone(), layer.values[b:b + 1, :, start:total].clone())
-                                for layer in cache.layers]
-            self._prefix_cache.insert(group, row.ids, row.reused, segment)
+        return DynamicCache(ddp_cache_data=layers, config=config)
 
     # -- choices -------------------------------------------------------------------------------
     def _option_token_ids(self, spec: OutputSpec) -> list[list[int]]:
