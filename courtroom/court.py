@@ -36,6 +36,19 @@ class AggregationSpec(BaseModel):
     """P(hallucinated) at or above which a ruling (and the `mean` method) says hallucinated."""
 
 
+class IndictmentSpec(BaseModel):
+    """How the clerk draws up charges."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    mode: Literal["score", "generate"] = "score"
+    """score: the clerk rates every sentence of the answer (a scored yes/no, so each gets a probability)
+    and the most suspect ones are charged; generate: the clerk writes charges with quotes, and quotes
+    not found in the answer are dropped."""
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+    """score mode: a sentence is charged when its P(suspect) reaches this."""
+
+
 class CourtSpec(BaseModel):
     """A court file."""
 
@@ -53,6 +66,8 @@ class CourtSpec(BaseModel):
     """Role -> persona name or file (a list for a panel such as the jury)."""
     clerk: str = "clerk"
     """The role that draws up the charges."""
+    indictment: IndictmentSpec = IndictmentSpec()
+    """How charges are drawn up."""
     max_charges: int = Field(3, ge=1, le=10)
     """At most this many charges are tried per case."""
     max_rounds: int = Field(3, ge=1, le=10)

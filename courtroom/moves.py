@@ -24,48 +24,48 @@ class Payload(BaseModel):
 
 
 class Argument(Payload):
-    """An argument about the charge, with the context words it rests on."""
+    """An argument about the charge, citing the context sentence it rests on."""
 
-    argument: str = Field(max_length=240)
-    """The argument, in one or two sentences."""
-    evidence: str = Field(max_length=150)
-    """Words copied exactly from the context that the argument rests on, or "none"."""
+    evidence: int = Field(ge=0)
+    """Number of the context sentence that decides the charge, or 0 if no sentence does."""
+    argument: str = Field(max_length=120)
+    """The argument, in one sentence."""
 
 
 class Reason(Payload):
     """A short reason, for moves that end the debate (withdraw, concede)."""
 
-    reason: str = Field(max_length=160)
-    """Why, in one sentence."""
+    reason: str = Field(max_length=100)
+    """Why, in one short sentence."""
 
 
 class RulingReason(Payload):
     """The judge's reasoning before the verdict."""
 
-    reason: str = Field(max_length=240)
-    """Which argument convinced you and why, in one or two sentences."""
+    reason: str = Field(max_length=160)
+    """Which argument convinced you and why, in one sentence."""
 
 
 class Question(Payload):
     """A question put to the other side in cross-examination."""
 
-    question: str = Field(max_length=160)
+    question: str = Field(max_length=120)
     """One precise question about the charged statement."""
 
 
 class Testimony(Payload):
-    """An answer to a cross-examination question, with evidence."""
+    """An answer to a cross-examination question, citing a context sentence."""
 
-    answer: str = Field(max_length=240)
-    """The answer, in one or two sentences."""
-    evidence: str = Field(max_length=150)
-    """Words copied exactly from the context, or "none"."""
+    evidence: int = Field(ge=0)
+    """Number of the context sentence the answer rests on, or 0 if none."""
+    answer: str = Field(max_length=120)
+    """The answer, in one sentence."""
 
 
 class Note(Payload):
     """A brief remark (for moves that need no argument, such as calling the next round)."""
 
-    note: str = Field(max_length=120)
+    note: str = Field(max_length=80)
     """What remains unclear, in one sentence."""
 
 
@@ -111,12 +111,24 @@ def _inline_model(spec_json: str) -> type[Payload]:
     return create_model(spec.name, __base__=Payload, **fields)
 
 
+@lru_cache(maxsize=1024)
+def cited(model: type[Payload], sentences: int) -> type[Payload]:
+    """The payload with its `evidence` citation bounded by the case's number of context sentences,
+    so a citation is valid by construction."""
+    if "evidence" not in model.model_fields:
+        return model
+    field = model.model_fields["evidence"]
+    fields: dict[str, Any] = {"evidence": (int, Field(ge=0, le=sentences, description=field.description))}
+    return create_model(model.__name__, __base__=model, **fields)
+
+
 def describe_fields(model: type[BaseModel]) -> str:
     """A bullet list of a payload's fields and what goes in them, for prompts."""
     lines = []
     for name, field in model.model_fields.items():
-        limit = next((m.max_length for m in field.metadata if hasattr(m, "max_length")), None)
-        bound = f" (at most {limit} characters)" if limit else ""
+        limit = next((m.max_length for m in field.metadata if getattr(m, "max_length", None)), None)
+        top = next((m.le for m in field.metadata if getattr(m, "le", None) is not None), None)
+        bound = f" (at most {limit} characters)" if limit else (f" (a number from 0 to {top})" if top else "")
         lines.append(f'- "{name}"{bound}: {field.description or ""}'.rstrip(": "))
     return "\n".join(lines)
 

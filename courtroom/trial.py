@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
 from courtroom.generation import ChatMessage, GenerationRequest, GenerationResponse
 from courtroom.lockstep import Call, Transcript, gather
-from courtroom.moves import ChargeDraft, VerdictChoice, describe_fields, indictment_model, payload_model
+from courtroom.moves import ChargeDraft, VerdictChoice, cited, describe_fields, indictment_model, payload_model
 from courtroom.personas import Persona
 from courtroom.procedure import EdgeSpec
-from courtroom.prompts import normalize, quoted_in, render_case_file
+from courtroom.prompts import context_sentences, normalize, quoted_in, render_case_file, split_sentences
 from courtroom.transcripts.events import ChargesEvent, MoveEvent, RulingEvent, jsonable
 
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ class Entry:
 
 # -- prompts --------------------------------------------------------------------------------------
 def system_message(court: Court, case: Case) -> ChatMessage:
-    """Court rules and the case file: identical for every call of a case."""
-    return ChatMessage(role="system", content=f"{court.spec.rules.strip()}\n\n{render_case_file(case)}")
+    """Court rules and the case file (context numbered by sentence): identical for every call of a case."""
+    return ChatMessage(role="system", content=f"{court.spec.rules.strip()}\n\n{render_case_file(case, numbered=True)}")
 
 
 def charge_header(charge: Charge) -> str:
@@ -54,13 +54,24 @@ def charge_header(charge: Charge) -> str:
             f"The clerk's reason for suspicion: {charge.reason}")
 
 
-def debate_record(entries: list[Entry]) -> str:
+def render_payload(payload: dict[str, Any], sentences: tuple[str, ...]) -> str:
+    """A payload as the debate record shows it; a cited sentence is quoted in full."""
+    parts = []
+    for key, value in payload.items():
+        if key == "evidence" and isinstance(value, int):
+            parts.append(f'citing [{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences)
+                         else "citing no sentence")
+        else:
+            parts.append(str(value))
+    return " ".join(parts)
+
+
+def debate_record(entries: list[Entry], sentences: tuple[str, ...]) -> str:
     if not entries:
         return "DEBATE RECORD: nothing has been said yet."
     lines = ["DEBATE RECORD:"]
     for e in entries:
-        said = " ".join(f"{key}: {value}" for key, value in e.payload.items())
-        lines.append(f"- Round {e.round}, {e.role} ({e.move}): {said}")
+        lines.append(f"- Round {e.round}, {e.role} ({e.move}): {render_payload(e.payload, sentences)}")
     return "\n".join(lines)
 
 
@@ -78,8 +89,7 @@ def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> 
             "Answer with the name of one move.")
 
 
-def payload_task(edge: EdgeSpec) -> str:
-    model = payload_model(edge.payload)
+def payload_task(edge: EdgeSpec, model: Any) -> str:
     return (f"Your move: {edge.move} ({edge.description}). Write it as a JSON object with these fields, "
             f"in this order:\n{describe_fields(model)}")
 
@@ -98,6 +108,59 @@ def indictment_task(max_charges: int) -> str:
 
 # -- indictment -----------------------------------------------------------------------------------
 def indict(court: Court, case: Case, transcript: Transcript) -> Step:
+    """Draw up the charges, by the court's indictment mode; returns (charges, dropped, suspicion)."""
+    if court.spec.indictment.mode == "score":
+        charges, dropped, suspicion = yield from _indict_by_score(court, case)
+    else:
+        charges, dropped = yield from _indict_by_generation(court, case)
+        suspicion = 0.0
+    if not charges and court.spec.on_no_charges == "try_whole_answer":
+        charges.append(Charge(index=0, quote=case.answer.strip(),
+                              reason="no specific charge was brought; the whole answer is tried"))
+    transcript.add(ChargesEvent, charges=charges, dropped=dropped)
+    return charges, dropped, suspicion
+
+
+def clerk_sentence_task(index: int, total: int, sentence: str) -> str:
+    return (f"ANSWER SENTENCE {index} of {total}: \"{sentence}\"\n"
+            "Is this sentence suspect: not stated by the context, or in conflict with it? Answer yes or no.")
+
+
+def _indict_by_score(court: Court, case: Case) -> Step:
+    """The clerk rates every answer sentence (scored yes/no); the most suspect are charged."""
+    clerk = court.persona(court.spec.clerk)
+    spec = court.spec.indictment
+    sentences = split_sentences(case.answer) or (case.answer.strip(),)
+    template = {"charge": {"index": 0, "quote": "", "reason": ""}, "round": 0, "max_rounds": court.spec.max_rounds}
+    instructions = clerk.render(case={"question": case.question, "answer": case.answer, "context": case.context},
+                                **template)
+    calls = []
+    for i, sentence in enumerate(sentences, start=1):
+        user = f"INDICTMENT\n{instructions}\n\n{clerk_sentence_task(i, len(sentences), sentence)}"
+        request = GenerationRequest(messages=(system_message(court, case), ChatMessage(role="user", content=user)),
+                                    output_type=Literal["yes", "no"], sampling=clerk.sampling, cache_group=case.id)
+        calls.append(Call(request, purpose="indict", role=court.spec.clerk, persona=clerk.name))
+    responses = yield calls
+    suspicion = []
+    for sentence, response in zip(sentences, responses):
+        response.unwrap()
+        suspicion.append((float((response.option_probs or {}).get("yes", 0.0)), sentence))
+    ranked = sorted(range(len(sentences)), key=lambda i: -suspicion[i][0])
+    charged = [i for i in ranked if suspicion[i][0] >= spec.threshold][: court.spec.max_charges]
+    charges = [Charge(index=n, quote=suspicion[i][1], reason=f"the clerk finds it suspect (P = {suspicion[i][0]:.2f})")
+               for n, i in enumerate(sorted(charged))]
+    dropped = []
+    for i in range(len(sentences)):
+        if i in charged:
+            continue
+        p = suspicion[i][0]
+        why = (f"P(suspect) = {p:.2f} is below the threshold {spec.threshold}" if p < spec.threshold
+               else f"over the limit of {court.spec.max_charges} charges")
+        dropped.append(DroppedCharge(quote=suspicion[i][1], reason=f"P(suspect) = {p:.2f}", why_dropped=why))
+    return charges, dropped, max(p for p, _ in suspicion)
+
+
+def _indict_by_generation(court: Court, case: Case) -> Step:
     """The clerk drafts charges; quotes not found in the answer, duplicates and extras are dropped."""
     clerk = court.persona(court.spec.clerk)
     k = court.spec.max_charges
@@ -124,10 +187,6 @@ def indict(court: Court, case: Case, transcript: Transcript) -> Step:
         else:
             seen[key] = len(charges)
             charges.append(Charge(index=len(charges), quote=draft.quote, reason=draft.reason))
-    if not charges and court.spec.on_no_charges == "try_whole_answer":
-        charges.append(Charge(index=0, quote=case.answer.strip(),
-                              reason="no specific charge was brought; the whole answer is tried"))
-    transcript.add(ChargesEvent, charges=charges, dropped=dropped)
     return charges, dropped
 
 
@@ -136,13 +195,14 @@ def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript)
     """Walk the procedure graph for one charge until a verdict."""
     procedure = court.procedure
     max_rounds = court.spec.max_rounds
+    sentences = context_sentences(case)
     node, round = procedure.start, 1
     entries: list[Entry] = []
     while True:
         role = procedure.role(node)
         persona = court.persona(role)
         template = {"charge": charge.model_dump(), "round": round, "max_rounds": max_rounds}
-        body = f"{charge_header(charge)}\n\n{debate_record(entries)}"
+        body = f"{charge_header(charge)}\n\n{debate_record(entries, sentences)}"
         legal = procedure.legal_moves(node, round, max_rounds)
         call_info = dict(role=role, persona=persona.name, node=node, charge=charge.index, round=round)
         move_probs: dict[str, float] | None = None
@@ -157,14 +217,14 @@ def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript)
             chosen = response.unwrap()
             move_probs = response.option_probs
             edge = next(e for e in legal if e.move == chosen)
+        model = cited(payload_model(edge.payload), len(sentences))
         request = GenerationRequest(
-            messages=turn_messages(court, case, persona, body, payload_task(edge), template),
-            output_type=payload_model(edge.payload), sampling=persona.sampling, cache_group=case.id)
+            messages=turn_messages(court, case, persona, body, payload_task(edge, model), template),
+            output_type=model, sampling=persona.sampling, cache_group=case.id)
         [response] = yield [Call(request, purpose="payload", **call_info)]
         payload = jsonable(response.unwrap())
         evidence = payload.get("evidence")
-        found = None if not evidence or normalize(evidence) == "none" else any(
-            quoted_in(evidence, passage) for passage in case.context)
+        found = None if not isinstance(evidence, int) or evidence == 0 else 1 <= evidence <= len(sentences)
         transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=role, persona=persona.name,
                        move=edge.move, payload=payload, forced=move_probs is None, move_probs=move_probs,
                        evidence_found=found)
@@ -199,7 +259,7 @@ def _ruling(charge: Charge, p_hallucinated: float, payload: dict[str, Any], sour
 def _verdict_request(court: Court, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
                      round: int) -> GenerationRequest:
     template = {"charge": charge.model_dump(), "round": round, "max_rounds": court.spec.max_rounds}
-    body = f"{charge_header(charge)}\n\n{debate_record(entries)}"
+    body = f"{charge_header(charge)}\n\n{debate_record(entries, context_sentences(case))}"
     return GenerationRequest(messages=turn_messages(court, case, persona, body, verdict_task(charge), template),
                              output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id)
 
@@ -235,10 +295,12 @@ def _jury(court: Court, case: Case, charge: Charge, entries: list[Entry], round:
 # -- the case -------------------------------------------------------------------------------------
 def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
     """Indict, try every charge side by side, and combine the rulings into the case verdict."""
-    charges, dropped = yield from indict(court, case, transcript)
+    charges, dropped, suspicion = yield from indict(court, case, transcript)
     if not charges:
         why = f" ({len(dropped)} proposed charges were dropped)" if dropped else ""
-        return CaseVerdict(case_id=case.id, label="PASS", score=0.0, charges=[], dropped=dropped,
+        # the clerk's highest suspicion still ranks the case (AUROC), kept below the verdict threshold
+        score = min(suspicion, court.spec.aggregation.threshold * 0.999)
+        return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
                            reason=f"No charges were brought: every statement of the answer stands{why}.")
     rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript) for c in charges])
     return aggregate(court, case.id, charges, dropped, rulings)

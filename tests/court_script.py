@@ -23,6 +23,8 @@ class CourtScript:
     """
 
     charges: list[dict[str, str]] | dict[str, list[dict[str, str]]] = field(default_factory=list)
+    suspect: dict[str, float] = field(default_factory=dict)
+    """score-mode clerk: P(suspect) of answer sentences containing a key (others 0.1)."""
     moves: dict[str, list[str]] = field(default_factory=dict)
     p_hallucinated: float | list[float] = 0.8
     move_p: float = 0.9
@@ -42,6 +44,11 @@ class CourtScript:
             self.seen.append("indict")
             charges = self.charges.get(case_key, []) if isinstance(self.charges, dict) else self.charges
             return {"charges": charges}
+        if spec.kind == "choice" and set(spec.options) == {"yes", "no"} and "ANSWER SENTENCE" in prompt:
+            self.seen.append("indict")
+            sentence = re.search(r'ANSWER SENTENCE \d+ of \d+: "(.*)"', prompt).group(1)
+            p = next((v for k, v in self.suspect.items() if k in sentence), 0.1)
+            return {"yes": p, "no": 1 - p}
         if spec.kind == "choice" and set(spec.options) == set(VerdictChoice.__args__):
             self.seen.append("verdict")
             p = self.p_hallucinated
@@ -58,5 +65,5 @@ class CourtScript:
         self.seen.append(f"payload:{move}")
         fields = {name: f"{move} text" for name in spec.output_type.model_fields}
         if "evidence" in fields:
-            fields["evidence"] = "none"
+            fields["evidence"] = 1
         return fields

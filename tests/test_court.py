@@ -17,13 +17,49 @@ CASE = Case(id="c1", question="When was the lighthouse automated?",
 CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
 
 
-def court(script: CourtScript, name: str = "default", **options) -> tuple[Court, ScriptedBackend]:
+def court(script: CourtScript, name: str = "default", mode: str = "generate", **options) -> tuple[Court, ScriptedBackend]:
+    """A shipped court on the scripted backend; by default the clerk writes its charges (generate mode)."""
     backend = ScriptedBackend(script)
-    return Court.load(name, backend, **options), backend
+    c = Court.load(name, backend, **options)
+    c.spec = c.spec.model_copy(update={"indictment": c.spec.indictment.model_copy(update={"mode": mode})})
+    return c, backend
 
 
 def only(events, kind):
     return [e for e in events if e.event == kind]
+
+
+def test_score_mode_charges_the_suspect_sentences() -> None:
+    case = CASE.model_copy(update={"answer": "It was first lit in 1874. It was automated in 1926. It has a museum."})
+    script = CourtScript(suspect={"1926": 0.8, "museum": 0.6, "1874": 0.2},
+                         moves={"prosecutor": ["argue"], "defender": ["concede"]})
+    c, backend = court(script, mode="score")
+    c.spec = c.spec.model_copy(update={"max_charges": 1})
+    [outcome] = list(c.run_many([case]))
+    assert backend.batches[0] == 3  # every sentence rated in one batch
+    [charges] = only(outcome.events, "charges")
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    reasons = {d.quote: d.why_dropped for d in charges.dropped}
+    assert "below the threshold" in reasons["It was first lit in 1874."]
+    assert "over the limit of 1" in reasons["It has a museum."]
+    assert outcome.verdict.label == "FAIL"
+
+
+def test_score_mode_without_suspects_ranks_by_suspicion() -> None:
+    c, _ = court(CourtScript(suspect={"1926": 0.3}), mode="score")
+    verdict = c.judge(CASE)
+    assert verdict.label == "PASS" and verdict.score == pytest.approx(0.3)
+
+
+def test_citations_are_bounded_by_the_context_and_quoted_in_the_record() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, backend = court(script)
+    [outcome] = list(c.run_many([CASE]))
+    payload_calls = [r for r in backend.calls if r.spec.kind == "json" and "evidence" in r.spec.schema]
+    assert payload_calls and all('"maximum": 1' in r.spec.schema for r in payload_calls)
+    judge_prompt = next(r for r in backend.calls if "Your move: rule" in r.messages[-1].content).messages[-1].content
+    assert 'citing [1] "The Harrow Point lighthouse was first lit in 1874 and automated in 1962."' in judge_prompt
+    assert all(m.evidence_found for m in only(outcome.events, "move") if m.move in ("argue", "rebut"))
 
 
 def test_no_charges_means_faithful_after_one_call() -> None:
@@ -123,11 +159,11 @@ def test_cases_and_charges_advance_in_lockstep() -> None:
 
 
 def test_a_failing_case_does_not_stop_the_others() -> None:
-    good = CourtScript(charges=[], moves={})
+    good = CourtScript(suspect={"1926": 0.9}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
 
     def script(request):
-        if request.cache_group == "bad" and request.spec.name == "Indictment":
-            return Truncated()
+        if request.cache_group == "bad" and request.spec.kind == "json":
+            return Truncated()  # the prosecutor's argument is cut off by its token limit
         return good(request)
 
     c = Court.default(ScriptedBackend(script))
