@@ -1,0 +1,121 @@
+"""The Ray runner: GPU placement with logical GPUs, killed workers, poisonous cases, same answers."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+ray = pytest.importorskip("ray")
+
+from courtroom.backends import ScriptedBackend  # noqa: E402
+from courtroom.baselines import RailsJudge  # noqa: E402
+from courtroom.court import Court  # noqa: E402
+from courtroom.datasets import example_cases  # noqa: E402
+from courtroom.runners import LocalRunner  # noqa: E402
+from courtroom.runners.ray_runner import RayRunner  # noqa: E402
+from courtroom.runs import RunSpec  # noqa: E402
+from tests.court_script import CourtScript  # noqa: E402
+
+SPEC = RunSpec(dataset="examples", judge="courtroom", window=4)
+
+
+@pytest.fixture(scope="module")
+def ray_two_gpus():
+    ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+class SlowScript:
+    """The court script, slowed down so a worker can be killed mid-run; optionally fatal for one case."""
+
+    def __init__(self, delay: float = 0.0, poison: str | None = None) -> None:
+        self.delay = delay
+        self.poison = poison
+        self.script = CourtScript(suspect={"1": 0.7, "9": 0.7},
+                                  moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                                  p_hallucinated=0.6)
+
+    def __call__(self, request):
+        if self.poison and request.cache_group == self.poison:
+            os._exit(1)  # the worker process dies, as on an out-of-memory kill
+        time.sleep(self.delay)
+        return self.script(request)
+
+
+def scripted_factory(delay: float = 0.0, poison: str | None = None):
+    def build(device: str):
+        return ScriptedBackend(SlowScript(delay, poison))
+    return build
+
+
+def verdicts(outcomes) -> dict[str, tuple]:
+    return {o.case.id: (o.verdict.label, round(o.verdict.score, 6)) if o.verdict else ("error", o.error_type)
+            for o in outcomes}
+
+
+def test_two_workers_get_distinct_gpus_and_both_work(ray_two_gpus) -> None:
+    runner = RayRunner(workers=2, gpus_per_worker=1, chunk_size=2, backend_factory=scripted_factory(0.05))
+    judge = Court.default()
+    seen_info = []
+    outcomes = []
+    for outcome in runner.run(judge, SPEC, example_cases()[:8]):
+        outcomes.append(outcome)
+        if not seen_info:
+            seen_info = runner.worker_info()
+    assert len(outcomes) == 8 and len({o.case.id for o in outcomes}) == 8
+    devices = sorted(info["cuda_visible_devices"] for info in seen_info)
+    assert devices == ["0", "1"]
+    assert all(info["device"] == "cpu" for info in seen_info)  # logical GPUs, no CUDA here: CPU fallback
+
+
+def test_a_killed_worker_is_replaced_and_no_case_is_lost_or_duplicated(ray_two_gpus) -> None:
+    runner = RayRunner(workers=2, chunk_size=2, backend_factory=scripted_factory(0.2), max_retries=2)
+    cases = example_cases()[:10]
+    outcomes = []
+    killed = threading.Event()
+    for outcome in runner.run(Court.default(), SPEC, cases):
+        outcomes.append(outcome)
+        if not killed.is_set():
+            ray.kill(runner.actors[0])  # dies mid-chunk
+            killed.set()
+    ids = [o.case.id for o in outcomes]
+    assert sorted(ids) == sorted(c.id for c in cases)  # every case exactly once
+    assert all(o.ok for o in outcomes)
+    assert runner.restarts >= 1
+
+
+def test_a_case_that_keeps_killing_its_worker_ends_as_an_error(ray_two_gpus) -> None:
+    cases = example_cases()[:4]
+    runner = RayRunner(workers=1, chunk_size=4, max_retries=1, backend_factory=scripted_factory(0.0, cases[1].id))
+    outcomes = {o.case.id: o for o in runner.run(Court.default(), SPEC, cases)}
+    assert sorted(outcomes) == sorted(c.id for c in cases)
+    bad = outcomes[cases[1].id]
+    assert not bad.ok and bad.error_type == "WorkerDied" and "died 2 times" in bad.error
+    assert bad.events[-1].event == "error" and bad.events[-1].traceback
+    assert all(outcomes[c.id].ok for c in cases if c.id != cases[1].id)
+
+
+def test_local_and_ray_runners_agree_on_the_scripted_court(ray_two_gpus) -> None:
+    cases = example_cases()
+    local = verdicts(LocalRunner(ScriptedBackend(SlowScript())).run(Court.default(), SPEC, cases))
+    remote = verdicts(RayRunner(workers=2, chunk_size=3, backend_factory=scripted_factory()).run(
+        Court.default(), SPEC, cases))
+    assert local == remote
+
+
+@pytest.mark.model
+def test_local_and_ray_runners_agree_on_the_real_model(ray_two_gpus) -> None:
+    from courtroom.runs import backend_options
+    from courtroom.runners.ray_runner import default_backend_factory
+
+    spec = RunSpec(dataset="examples", judge="rails", window=4, device="cpu")
+    cases = example_cases()[:6]
+    local = verdicts(LocalRunner().run(RailsJudge(), spec, cases))
+    remote = verdicts(RayRunner(workers=1, chunk_size=4,
+                                backend_factory=default_backend_factory(backend_options(spec))).run(
+        RailsJudge(), spec, cases))
+    assert local == remote
