@@ -7,6 +7,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 from rich.table import Table
 
 app = typer.Typer(
@@ -24,6 +25,20 @@ court_app = typer.Typer(help="Validate courts, describe them, draw their procedu
 app.add_typer(court_app, name="court")
 transcript_app = typer.Typer(help="The transcript event schema.", no_args_is_help=True)
 app.add_typer(transcript_app, name="transcript")
+
+
+class _AuditGroup(TyperGroup):
+    """`courtroom audit RUN_DIR` is `courtroom audit summary RUN_DIR`."""
+
+    def resolve_command(self, ctx, args):  # noqa: ANN001, ANN201
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args.insert(0, "summary")
+        return super().resolve_command(ctx, args)
+
+
+audit_app = typer.Typer(help="Audit a run: `courtroom audit RUN_DIR` summarises; list, show, verify, report, edit.",
+                        cls=_AuditGroup, no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
 
 console = Console()
 err = Console(stderr=True)
@@ -184,6 +199,128 @@ def compare(runs: list[str] = typer.Argument(..., help="Run directories; the fir
             table.add_row(store.root.name, str(test.shared), "-" if d is None else f"{d:+.3f}{ci}",
                           str(test.a_only_correct), str(test.b_only_correct), f"{test.p_value:.4f}")
         console.print(table)
+
+
+def _audit(run_dir: str):  # noqa: ANN202
+    from courtroom.transcripts.audit import Audit, AuditError
+
+    try:
+        return Audit(run_dir)
+    except AuditError as exc:
+        _fail(str(exc))
+
+
+@audit_app.command("summary")
+def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
+    """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
+    from courtroom.metrics import compute_metrics, metrics_by_source
+    from courtroom.tables import confusion_table, metrics_table
+
+    audit = _audit(run_dir)
+    rows = audit.rows()
+    manifest = audit.store.manifest()
+    console.print(f"[bold]{audit.root}[/]: judge {manifest.judge.get('judge')}, model {manifest.options.get('model')}, "
+                  f"{len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
+    overall = compute_metrics(rows)
+    console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
+    if audit.edits():
+        corrected = audit.corrected_rows()
+        console.print(metrics_table(f"corrected verdicts ({sum(map(len, audit.edits().values()))} human edits)",
+                                    compute_metrics(corrected)))
+    console.print(confusion_table(overall))
+    failed = [r for r in rows if r.error]
+    if failed:
+        table = Table(title=f"{len(failed)} cases ended in an error")
+        table.add_column("case")
+        table.add_column("error", overflow="fold")
+        for r in failed[:20]:
+            table.add_row(r.case_id, f"{r.error_type}: {r.error}")
+        console.print(table)
+
+
+@audit_app.command("list")
+def audit_list(
+    run_dir: str = typer.Argument(..., help="Run directory."),
+    wrong: bool = typer.Option(False, "--wrong", help="Only wrong verdicts."),
+    errors: bool = typer.Option(False, "--errors", help="Only cases that ended in an error."),
+    verdict: Optional[str] = typer.Option(None, help="Only this verdict: PASS or FAIL."),
+    source: Optional[str] = typer.Option(None, help="Only sources containing this."),
+    search: Optional[str] = typer.Option(None, help="Only cases whose id, reason or error contains this."),
+    limit: int = typer.Option(50, help="Show at most this many."),
+) -> None:
+    """List cases, with filters."""
+    audit = _audit(run_dir)
+    rows = audit.select(wrong=wrong, verdict=verdict, source=source, search=search, errors=errors)
+    table = Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else ""))
+    for column in ("case", "source", "gold", "verdict", "score", "charges", "reason"):
+        table.add_column(column, overflow="fold")
+    for r in rows[:limit]:
+        mark = "" if r.correct is None else ("[green]" if r.correct else "[red]")
+        table.add_row(r.case_id, r.source, r.gold or "-", f"{mark}{r.label or 'error'}", "-" if r.score is None else
+                      f"{r.score:.2f}", str(r.charges), (r.error or r.reason)[:100])
+    console.print(table)
+
+
+@audit_app.command("show")
+def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
+               case_id: str = typer.Argument(..., help="The case to show.")) -> None:
+    """The debate of one case as a court record."""
+    from courtroom.transcripts.audit import AuditError
+    from courtroom.transcripts.render import court_record
+
+    audit = _audit(run_dir)
+    try:
+        events = audit.events(case_id)
+    except AuditError as exc:
+        _fail(str(exc))
+    console.print(court_record(events, audit.row(case_id).gold))
+
+
+@audit_app.command("verify")
+def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
+    """Replay every transcript; check verdicts, scores, events and metrics. Exit 1 on any problem."""
+    audit = _audit(run_dir)
+    with console.status("replaying every transcript..."):
+        problems = audit.verify()
+    if problems:
+        for problem in problems:
+            err.print(f"[red]problem[/] {problem}")
+        err.print(f"{len(problems)} problems")
+        raise typer.Exit(1)
+    console.print(f"[green]verified[/]: {len(audit.rows())} transcripts replay to their verdicts; metrics recompute")
+
+
+@audit_app.command("report")
+def audit_report(run_dir: str = typer.Argument(..., help="Run directory."),
+                 output: str = typer.Option("report.html", "-o", "--output", help="The HTML file to write.")) -> None:
+    """Write a self-contained HTML report (no network requests)."""
+    from courtroom.transcripts.report import write_report
+
+    _audit(run_dir)
+    path = write_report(run_dir, output)
+    console.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+@audit_app.command("edit")
+def audit_edit(
+    run_dir: str = typer.Argument(..., help="Run directory."),
+    case_id: str = typer.Argument(..., help="The case to correct."),
+    verdict: str = typer.Option(..., help="hallucinated or supported."),
+    reason: str = typer.Option(..., help="Why the correction."),
+    author: str = typer.Option(..., help="Who corrects."),
+    charge: Optional[int] = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
+) -> None:
+    """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
+    from courtroom.transcripts.audit import AuditError
+
+    audit = _audit(run_dir)
+    if verdict not in ("hallucinated", "supported"):
+        _fail(f"--verdict must be hallucinated or supported, not {verdict!r}")
+    try:
+        event = audit.edit(case_id, verdict, reason, author, None if charge is None else charge - 1)
+    except AuditError as exc:
+        _fail(str(exc))
+    console.print(f"recorded edit {event.seq} on {case_id}: {'case' if charge is None else f'charge {charge}'} -> {verdict}")
 
 
 @personas_app.command("validate")

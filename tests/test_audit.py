@@ -1,0 +1,179 @@
+"""Auditing run directories: summary, filters, the court record, verification, human edits, the HTML
+report (in a real headless Chromium)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from courtroom.backends import ScriptedBackend
+from courtroom.cli import app
+from courtroom.metrics import compute_metrics
+from courtroom.runners import LocalRunner
+from courtroom.runs import RunSpec, start_run
+from courtroom.transcripts.audit import Audit
+from courtroom.transcripts.render import court_record
+from courtroom.transcripts.report import build_report
+from tests.court_script import CourtScript
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    """A court run on the 20 examples with a scripted model: sentences with digits are charged, and the
+    judge rules hallucinated, so faithful answers with numbers come out wrong."""
+    out = tmp_path_factory.mktemp("runs") / "court"
+    script = CourtScript(suspect={str(d): 0.8 for d in range(10)},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.7)
+    run = start_run(RunSpec(dataset="examples", judge="courtroom", window=4), out)
+    rows = run.execute(runner=LocalRunner(ScriptedBackend(script)))
+    (out / "metrics.json").write_text(compute_metrics(rows).model_dump_json(indent=2))
+    return out
+
+
+@pytest.fixture
+def copy_of(run_dir: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "copy"
+    shutil.copytree(run_dir, target)
+    return target
+
+
+def test_summary_and_filters(run_dir: Path) -> None:
+    audit = Audit(run_dir)
+    assert len(audit.rows()) == 20
+    wrong = audit.select(wrong=True)
+    assert wrong and all(r.correct is False for r in wrong)
+    assert all(r.label == "FAIL" for r in audit.select(verdict="FAIL"))
+    assert [r.case_id for r in audit.select(search="lighthouse-year")] == ["example-lighthouse-year"]
+    result = runner.invoke(app, ["audit", str(run_dir)])
+    assert result.exit_code == 0 and "model verdicts" in result.output
+    result = runner.invoke(app, ["audit", "list", str(run_dir), "--wrong"])
+    assert result.exit_code == 0 and f"{len(wrong)} matching cases" in result.output
+
+
+def test_show_renders_the_court_record(run_dir: Path) -> None:
+    audit = Audit(run_dir)
+    console = Console(record=True, width=160)
+    console.print(court_record(audit.events("example-lighthouse-automated"), "FAIL"))
+    text = console.export_text()
+    assert "It was automated in 1926" in text and "trial of charge 1" in text
+    assert "prosecutor" in text and "ruling" in text and "verdict" in text and "gold" in text
+    assert 'citing' not in text or "[1]" in text
+
+
+def test_verify_passes_on_an_intact_run(run_dir: Path) -> None:
+    assert Audit(run_dir).verify() == []
+    result = runner.invoke(app, ["audit", "verify", str(run_dir)])
+    assert result.exit_code == 0 and "verified" in result.output
+
+
+def test_verify_reports_a_tampered_value_with_file(copy_of: Path) -> None:
+    path = copy_of / "transcripts" / "example-lighthouse-automated.jsonl"
+    lines = path.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if '"purpose":"verdict"' in line)
+    event = json.loads(lines[i])
+    event["option_probs"] = {"hallucinated": 0.05, "supported": 0.95}
+    lines[i] = json.dumps(event)
+    path.write_text("\n".join(lines) + "\n")
+    problems = [str(p) for p in Audit(copy_of).verify()]
+    assert any(str(path) in p and "ruling" in p for p in problems)
+    result = runner.invoke(app, ["audit", "verify", str(copy_of)])
+    assert result.exit_code == 1
+
+
+def test_verify_reports_truncated_broken_and_foreign_files(copy_of: Path) -> None:
+    transcripts = copy_of / "transcripts"
+    truncated = transcripts / "example-bakery-hours.jsonl"
+    lines = truncated.read_text().splitlines()
+    truncated.write_text("\n".join(lines[:-1]) + "\n")                   # the verdict line is gone
+    broken = transcripts / "example-drug-dose.jsonl"
+    lines = broken.read_text().splitlines()
+    lines[2] = lines[2][: len(lines[2]) // 2]                              # a line cut in half
+    broken.write_text("\n".join(lines) + "\n")
+    shutil.copy(transcripts / "example-river-length.jsonl", transcripts / "example-orbit-period.jsonl")  # foreign
+    problems = [str(p) for p in Audit(copy_of).verify()]
+    assert any(f"{truncated}:" in p and "truncated" in p for p in problems)
+    assert any(f"{broken}:3:" in p and "not a valid event" in p for p in problems)
+    assert any("example-orbit-period.jsonl:1:" in p and "foreign transcript" in p for p in problems)
+
+
+def test_metrics_that_do_not_recompute_are_reported(copy_of: Path) -> None:
+    path = copy_of / "metrics.json"
+    data = json.loads(path.read_text())
+    data["cases"] += 1
+    path.write_text(json.dumps(data))
+    assert any("metrics do not recompute" in str(p) for p in Audit(copy_of).verify())
+
+
+def test_human_edits_are_appended_and_corrected_metrics_reported(copy_of: Path) -> None:
+    audit = Audit(copy_of)
+    wrong = audit.select(wrong=True)[0]
+    transcript = copy_of / wrong.transcript
+    before = transcript.read_text()
+    verdict = "supported" if wrong.gold == "PASS" else "hallucinated"
+    result = runner.invoke(app, ["audit", "edit", str(copy_of), wrong.case_id, "--verdict", verdict,
+                                 "--reason", "checked by hand", "--author", "reviewer@example.org"])
+    assert result.exit_code == 0, result.output
+    after = transcript.read_text()
+    assert after.startswith(before) and '"event":"edit"' in after.splitlines()[-1]  # appended, nothing rewritten
+    audit = Audit(copy_of)
+    assert sum(r.correct is False for r in audit.corrected_rows()) == sum(r.correct is False for r in audit.rows()) - 1
+    assert compute_metrics(audit.corrected_rows()).accuracy.value > compute_metrics(audit.rows()).accuracy.value
+    assert audit.verify() == []                   # edits do not break the record
+    result = runner.invoke(app, ["audit", "edit", str(copy_of), wrong.case_id, "--charge", "9", "--verdict",
+                                 "supported", "--reason", "x", "--author", "y"])
+    assert result.exit_code == 2 and "no ruling on charge 8" in result.output
+
+
+def _chromium() -> str | None:
+    for candidate in ("/usr/bin/chromium", "/usr/bin/chromium-browser", shutil.which("chromium") or ""):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    return None
+
+
+def test_html_report_in_a_real_browser(run_dir: Path, tmp_path: Path) -> None:
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = _chromium()
+    if chromium is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is not installed; .ci/run installs Debian's chromium package")
+        pytest.skip("no Chromium on this machine")
+    report = tmp_path / "report.html"
+    report.write_text(build_report(run_dir))
+    audit = Audit(run_dir)
+    n_wrong = len(audit.select(wrong=True))
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(report.as_uri())
+        assert "20 in all" in page.text_content("#count")
+        assert page.locator("#confusion").is_visible() and page.locator("#calibration circle.bin").count() > 0
+        page.select_option("#filter-outcome", "wrong")
+        assert page.text_content("#count").startswith(f"showing {n_wrong} of {n_wrong}")
+        rows = page.locator(".case-row")
+        assert rows.count() == n_wrong
+        rows.first.click()
+        detail = page.locator(".case-detail")
+        assert detail.is_visible()
+        text = detail.inner_text()
+        assert "Trial of charge 1" in text and "Ruling:" in text and "Verdict:" in text
+        assert detail.locator("mark.charge").count() >= 1   # the charged quote, highlighted in the answer
+        assert detail.locator("mark.cite").count() >= 1     # the cited sentence, highlighted in the context
+        page.fill("#search", "lighthouse-year")
+        assert "of 1 matching" in page.text_content("#count") or "of 0 matching" in page.text_content("#count")
+        page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        browser.close()
+    assert (tmp_path / "report.png").stat().st_size > 10_000
+    assert all(url.startswith(("file:", "data:", "about:")) for url in requests), requests
