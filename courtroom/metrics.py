@@ -8,7 +8,7 @@ runs share. Cases that ended in an error are counted, and left out of the rates.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -72,69 +72,87 @@ def _confusion(gold: np.ndarray, pred: np.ndarray) -> tuple[int, int, int, int]:
     return tp, fp, tn, fn
 
 
+def _rates_from_counts(tp: np.ndarray, fp: np.ndarray, tn: np.ndarray, fn: np.ndarray) -> dict[str, np.ndarray]:
+    """Every rate, elementwise over arrays of confusion counts (NaN where undefined)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tp, fp, tn, fn = (np.asarray(x, dtype=float) for x in (tp, fp, tn, fn))
+        tpr = tp / (tp + fn)
+        tnr = tn / (tn + fp)
+        return {"accuracy": (tp + tn) / (tp + fp + tn + fn), "balanced_accuracy": (tpr + tnr) / 2,
+                "precision": tp / (tp + fp), "recall": tpr, "f1": 2 * tp / (2 * tp + fp + fn)}
+
+
 def _rates(gold: np.ndarray, pred: np.ndarray) -> dict[str, float | None]:
-    tp, fp, tn, fn = _confusion(gold, pred)
-    n = tp + fp + tn + fn
-    tpr = tp / (tp + fn) if tp + fn else None
-    tnr = tn / (tn + fp) if tn + fp else None
-    precision = tp / (tp + fp) if tp + fp else None
-    f1 = 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else None
-    return {
-        "accuracy": (tp + tn) / n if n else None,
-        "balanced_accuracy": (tpr + tnr) / 2 if tpr is not None and tnr is not None else None,
-        "precision": precision, "recall": tpr, "f1": f1,
-    }
+    values = _rates_from_counts(*_confusion(gold, pred))
+    return {k: None if np.isnan(v) else float(v) for k, v in values.items()}
+
+
+def _weighted_auroc(weights: np.ndarray, gold: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """AUROC for every row of case weights (bootstrap resamples), ties counted half; NaN if a class is empty."""
+    order = np.argsort(scores, kind="mergesort")
+    s, g, w = scores[order], gold[order], weights[:, order].astype(float)
+    group_start = np.searchsorted(s, s, side="left")
+    group_end = np.searchsorted(s, s, side="right")
+    neg = np.where(~g, w, 0.0)
+    cum = np.concatenate([np.zeros((w.shape[0], 1)), np.cumsum(neg, axis=1)], axis=1)
+    below = cum[:, group_start]
+    tied = cum[:, group_end] - below
+    pos_w = np.where(g, w, 0.0)
+    n_pos, n_neg = pos_w.sum(axis=1), neg.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (pos_w * (below + 0.5 * tied)).sum(axis=1) / (n_pos * n_neg)
 
 
 def auroc(gold: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float | None:
     """Area under the ROC curve (Mann-Whitney U with ties), None when one class is missing."""
     gold = np.asarray(gold, dtype=bool)
     scores = np.asarray(scores, dtype=float)
-    n_pos, n_neg = int(gold.sum()), int((~gold).sum())
-    if n_pos == 0 or n_neg == 0:
+    if gold.all() or not gold.any():
         return None
-    order = scores.argsort(kind="mergesort")
-    ranks = np.empty(len(scores))
-    sorted_scores = scores[order]
-    i = 0
-    while i < len(scores):
-        j = i
-        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return float((ranks[gold].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+    return float(_weighted_auroc(np.ones((1, len(gold))), gold, scores)[0])
 
 
-def _bootstrap(stat: Callable[[np.ndarray], float | None], n: int, resamples: int, seed: int) -> tuple[float | None, float | None]:
-    if n < 2 or resamples <= 0:
+def _weights(idx: np.ndarray, n: int) -> np.ndarray:
+    """How often each case is drawn in each resample (rows of `idx` are resamples)."""
+    return np.stack([np.bincount(row, minlength=n) for row in idx]).astype(np.int32)
+
+
+def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
+    samples = samples[~np.isnan(samples)]
+    if len(samples) < 10:
         return None, None
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(resamples):
-        value = stat(rng.integers(0, n, n))
-        if value is not None:
-            values.append(value)
-    if len(values) < resamples // 2:
-        return None, None
-    low, high = np.percentile(values, [2.5, 97.5])
+    low, high = np.percentile(samples, [2.5, 97.5])
     return float(low), float(high)
 
 
 def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int = 0) -> Metrics:
-    """Metrics over result rows (those with a gold label and a verdict)."""
+    """Metrics over result rows (those with a gold label and a verdict), with 95% bootstrap intervals."""
     judged = [r for r in rows if r.label is not None and r.gold is not None]
     errors = sum(1 for r in rows if r.error is not None)
     gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
     pred = np.array([r.label == "FAIL" for r in judged], dtype=bool)
     scores = np.array([r.score if r.score is not None else 0.0 for r in judged], dtype=float)
     point = _rates(gold, pred)
-    intervals: dict[str, Interval] = {}
-    for key in ("accuracy", "balanced_accuracy", "precision", "recall", "f1"):
-        low, high = _bootstrap(lambda idx, key=key: _rates(gold[idx], pred[idx])[key], len(judged), resamples, seed)
-        intervals[key] = Interval(value=point[key], low=low, high=high)
-    low, high = _bootstrap(lambda idx: auroc(gold[idx], scores[idx]), len(judged), resamples, seed)
-    intervals["auroc"] = Interval(value=auroc(gold, scores), low=low, high=high)
+    intervals: dict[str, Interval] = {k: Interval(value=v) for k, v in point.items()}
+    intervals["auroc"] = Interval(value=auroc(gold, scores))
+    n = len(judged)
+    if n >= 2 and resamples > 0:
+        rng = np.random.default_rng(seed)
+        for block in range(0, resamples, 250):  # bounded memory: weights of 250 resamples at a time
+            size = min(250, resamples - block)
+            idx = rng.integers(0, n, (size, n))
+            weights = _weights(idx, n)
+            counts = [(weights * m).sum(axis=1) for m in (gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred)]
+            stats = _rates_from_counts(*counts)
+            stats["auroc"] = _weighted_auroc(weights, gold, scores)
+            if block == 0:
+                collected = {k: [v] for k, v in stats.items()}
+            else:
+                for k, v in stats.items():
+                    collected[k].append(v)
+        for key, chunks in collected.items():
+            low, high = _interval(np.concatenate(chunks))
+            intervals[key] = intervals[key].model_copy(update={"low": low, "high": high})
     tp, fp, tn, fn = _confusion(gold, pred)
     count = max(len(rows), 1)
     charged = [r for r in rows if r.charges]
@@ -196,9 +214,15 @@ def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], 
     pred_a = np.array([rows_a[c].label == "FAIL" for c in shared], dtype=bool)
     pred_b = np.array([rows_b[c].label == "FAIL" for c in shared], dtype=bool)
 
-    def diff(idx: np.ndarray) -> float | None:
-        x, y = _rates(gold[idx], pred_a[idx])["balanced_accuracy"], _rates(gold[idx], pred_b[idx])["balanced_accuracy"]
-        return None if x is None or y is None else x - y
+    def bal(weights: np.ndarray, pred: np.ndarray) -> np.ndarray:
+        counts = [(weights * m).sum(axis=1) for m in (gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred)]
+        return _rates_from_counts(*counts)["balanced_accuracy"]
 
-    low, high = _bootstrap(diff, len(shared), resamples, seed)
-    return {"shared": len(shared), "difference": diff(np.arange(len(shared))), "low": low, "high": high}
+    n = len(shared)
+    if n == 0:
+        return {"shared": 0, "difference": None, "low": None, "high": None}
+    point = bal(np.ones((1, n)), pred_a)[0] - bal(np.ones((1, n)), pred_b)[0]
+    rng = np.random.default_rng(seed)
+    weights = _weights(rng.integers(0, n, (resamples, n)), n)
+    low, high = _interval(bal(weights, pred_a) - bal(weights, pred_b))
+    return {"shared": n, "difference": None if np.isnan(point) else float(point), "low": low, "high": high}

@@ -1,0 +1,56 @@
+"""Does the answer's likelihood given the context (vs without it) separate hallucinated answers?"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import torch
+
+from courtroom.datasets import load_file, select
+from courtroom.metrics import auroc
+from courtroom.models import load_model
+from courtroom.prompts import render_context
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def token_logprobs(lm, prompt: str, answer: str) -> torch.Tensor:
+    tok = lm.tokenizer
+    p = tok(prompt, add_special_tokens=False)["input_ids"]
+    a = tok(answer, add_special_tokens=False)["input_ids"][:200]
+    ids = torch.tensor([p + a])
+    with torch.inference_mode():
+        logits = lm.model(input_ids=ids).logits[0, len(p) - 1:-1].float()
+    return torch.log_softmax(logits, -1)[torch.arange(len(a)), torch.tensor(a)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
+    parser.add_argument("--dataset", default="halubench")
+    parser.add_argument("--n", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    lm = load_model(args.model)
+    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
+    gold = [c.label == "FAIL" for c in cases]
+    feats: dict[str, list[float]] = {k: [] for k in ("mean_ctx", "min_ctx", "p10_ctx", "mean_pmi", "min_pmi", "frac_low")}
+    for c in cases:
+        chat = lambda content: lm.tokenizer.apply_chat_template(
+            [{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)
+        with_ctx = token_logprobs(lm, chat(f"Context:\n{render_context(c)}\n\nQuestion: {c.question}\nAnswer from the context."), c.answer)
+        without = token_logprobs(lm, chat(f"Question: {c.question}\nAnswer."), c.answer)
+        pmi = with_ctx - without
+        feats["mean_ctx"].append(-float(with_ctx.mean()))
+        feats["min_ctx"].append(-float(with_ctx.min()))
+        feats["p10_ctx"].append(-float(torch.quantile(with_ctx, 0.1)))
+        feats["mean_pmi"].append(-float(pmi.mean()))
+        feats["min_pmi"].append(-float(pmi.min()))
+        feats["frac_low"].append(float((with_ctx < -4).float().mean()))
+    for k, v in feats.items():
+        print(f"{k}: AUROC {auroc(gold, v):.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
