@@ -60,6 +60,8 @@ class Charge(BaseModel):
     """Words taken from the answer."""
     reason: str
     """Why the clerk finds it suspect."""
+    grounding: float | None = None
+    """How much the context raises the model's likelihood of the quote (nats per token), when measured."""
 
 
 class DroppedCharge(BaseModel):

@@ -41,12 +41,42 @@ class IndictmentSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    mode: Literal["score", "generate"] = "score"
-    """score: the clerk rates every sentence of the answer (a scored yes/no, so each gets a probability)
-    and the most suspect ones are charged; generate: the clerk writes charges with quotes, and quotes
-    not found in the answer are dropped."""
+    mode: Literal["grounding", "score", "generate"] = "grounding"
+    """grounding: the court measures how well the context accounts for every sentence of the answer
+    (see `GroundingSpec`) and charges the least grounded; score: the clerk rates every sentence (a
+    scored yes/no); generate: the clerk writes charges with quotes, and quotes not found in the answer
+    are dropped."""
     threshold: float = Field(0.5, ge=0.0, le=1.0)
-    """score mode: a sentence is charged when its P(suspect) reaches this."""
+    """grounding and score modes: a sentence is charged when its P(suspect) reaches this."""
+
+
+class GroundingSpec(BaseModel):
+    """The court's measure of evidence: how much the context raises the model's likelihood of a statement.
+
+    The grounding of a statement is its pointwise mutual information with the context, in nats per
+    token: log P(statement | context, question) - log P(statement | question), averaged over its tokens.
+    Words the context accounts for become likelier when the context is shown; invented ones do not. It
+    maps to P(suspect) = sigmoid((center - grounding) / scale)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    center: float = 0.2
+    """Grounding (nats per token) at which a statement is as likely hallucinated as not."""
+    scale: float = Field(0.3, gt=0.0)
+    """How sharply P(suspect) falls as grounding rises."""
+
+
+class RulingSpec(BaseModel):
+    """How a charge's probability of being hallucinated is decided."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    judge_weight: float = Field(1.0, ge=0.0, le=1.0)
+    """Weight of the court's own verdict (the judge's or jury's probability, or the probability of a
+    withdrawal or concession); the rest goes to the measured evidence: the grounding of the charged
+    statement in the whole context or in the sentences the defence cited, whichever is stronger.
+    1.0 decides by the court's verdict alone (needs a model that can judge); small models judge near
+    chance but measure grounding well, so courts for them weigh the evidence."""
 
 
 class CourtSpec(BaseModel):
@@ -68,6 +98,12 @@ class CourtSpec(BaseModel):
     """The role that draws up the charges."""
     indictment: IndictmentSpec = IndictmentSpec()
     """How charges are drawn up."""
+    grounding: GroundingSpec = GroundingSpec()
+    """How grounding (measured evidence) maps to a probability."""
+    ruling: RulingSpec = RulingSpec()
+    """How verdicts and evidence combine into a ruling."""
+    ruling_evidence_roles: list[str] = Field(default_factory=lambda: ["defender"])
+    """Roles whose citations count as evidence for the defence when the court weighs the evidence."""
     max_charges: int = Field(3, ge=1, le=10)
     """At most this many charges are tried per case."""
     max_rounds: int = Field(3, ge=1, le=10)

@@ -206,6 +206,9 @@ class GenerationResponse(BaseModel):
     """How many requests that call served together."""
     option_probs: dict[str, float] | None = None
     """For a choice: the model's probability of every option (sums to 1)."""
+    option_logprobs: dict[str, float] | None = None
+    """For a choice: the unnormalised log-probability of every option's tokens given the prompt (a
+    one-option choice measures how likely the model finds a given text, e.g. for grounding scores)."""
     finish_reason: Literal["stop", "length", "parse_error"] = "stop"
     """Why generation ended; `length` means the token limit cut the output."""
     error: str | None = None

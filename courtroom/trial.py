@@ -13,10 +13,11 @@ backend computes it once per case.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from courtroom import grounding as measure
 from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
 from courtroom.generation import ChatMessage, GenerationRequest, GenerationResponse
 from courtroom.lockstep import Call, Transcript, gather
@@ -109,7 +110,10 @@ def indictment_task(max_charges: int) -> str:
 # -- indictment -----------------------------------------------------------------------------------
 def indict(court: Court, case: Case, transcript: Transcript) -> Step:
     """Draw up the charges, by the court's indictment mode; returns (charges, dropped, suspicion)."""
-    if court.spec.indictment.mode == "score":
+    measures: dict[int, Measure] = {}
+    if court.spec.indictment.mode == "grounding":
+        charges, dropped, suspicion, measures = yield from _indict_by_grounding(court, case)
+    elif court.spec.indictment.mode == "score":
         charges, dropped, suspicion = yield from _indict_by_score(court, case)
     else:
         charges, dropped = yield from _indict_by_generation(court, case)
@@ -118,7 +122,56 @@ def indict(court: Court, case: Case, transcript: Transcript) -> Step:
         charges.append(Charge(index=0, quote=case.answer.strip(),
                               reason="no specific charge was brought; the whole answer is tried"))
     transcript.add(ChargesEvent, charges=charges, dropped=dropped)
-    return charges, dropped, suspicion
+    return charges, dropped, suspicion, measures
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A statement's measured grounding in the whole context, and its likelihood without context."""
+
+    grounding: float
+    bare: tuple[float, int]
+
+
+def _measure_calls(court: Court, case: Case, statements: Sequence[str]) -> list[Call]:
+    role = court.spec.clerk
+    with_context = [measure.scoring_request(case, s, case.context) for s in statements]
+    without = [measure.scoring_request(case, s, None) for s in statements]
+    return [Call(r, purpose="ground", role=role) for r in with_context + without]
+
+
+def _measures(statements: Sequence[str], responses: list[GenerationResponse]) -> list[Measure]:
+    n = len(statements)
+    out = []
+    for s, full, bare in zip(statements, responses[:n], responses[n:]):
+        lp_bare = measure.logprob(bare, s)
+        out.append(Measure(measure.grounding(measure.logprob(full, s), lp_bare), lp_bare))
+    return out
+
+
+def _indict_by_grounding(court: Court, case: Case) -> Step:
+    """The court measures how well the context accounts for each answer sentence; the least grounded
+    (P(suspect) at or above the threshold) are charged."""
+    spec, g = court.spec.indictment, court.spec.grounding
+    sentences = split_sentences(case.answer) or (case.answer.strip(),)
+    responses = yield _measure_calls(court, case, sentences)
+    measured = _measures(sentences, responses)
+    ps = [measure.p_suspect(m.grounding, g.center, g.scale) for m in measured]
+    ranked = sorted(range(len(sentences)), key=lambda i: -ps[i])
+    charged = sorted(i for i in ranked if ps[i] >= spec.threshold)
+    charged = sorted(sorted(charged, key=lambda i: -ps[i])[: court.spec.max_charges])
+    charges, measures, dropped = [], {}, []
+    for i in range(len(sentences)):
+        note = f"grounding {measured[i].grounding:+.2f} nats/token, P(suspect) = {ps[i]:.2f}"
+        if i in charged:
+            measures[len(charges)] = measured[i]
+            charges.append(Charge(index=len(charges), quote=sentences[i], grounding=measured[i].grounding,
+                                  reason=f"the context accounts poorly for it ({note})"))
+        else:
+            why = (f"P(suspect) = {ps[i]:.2f} is below the threshold {spec.threshold}" if ps[i] < spec.threshold
+                   else f"over the limit of {court.spec.max_charges} charges")
+            dropped.append(DroppedCharge(quote=sentences[i], reason=note, why_dropped=why))
+    return charges, dropped, max(ps), measures
 
 
 def clerk_sentence_task(index: int, total: int, sentence: str) -> str:
@@ -191,7 +244,8 @@ def _indict_by_generation(court: Court, case: Case) -> Step:
 
 
 # -- one charge -----------------------------------------------------------------------------------
-def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript) -> Step:
+def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript,
+               measured: Measure | None = None) -> Step:
     """Walk the procedure graph for one charge until a verdict."""
     procedure = court.procedure
     max_rounds = court.spec.max_rounds
@@ -231,26 +285,36 @@ def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript)
         entries.append(Entry(round, role, persona.name, edge.move, payload))
         confidence = 1.0 if move_probs is None else move_probs[edge.move]
         if edge.to == "acquit":
-            ruling = _ruling(charge, 1.0 - confidence, payload, "withdrawn", round, court)
+            opinion, source = 1.0 - confidence, "withdrawn"
         elif edge.to == "convict":
-            ruling = _ruling(charge, confidence, payload, "conceded", round, court)
+            opinion, source = confidence, "conceded"
         elif edge.to == "ruling":
-            ruling = yield from _rule(court, case, charge, persona, entries, round, call_info, payload)
+            opinion = yield from _rule(court, case, charge, persona, entries, round, call_info)
+            source = "judge"
         elif edge.to == "jury":
-            ruling = yield from _jury(court, case, charge, entries, round, payload)
+            opinion, votes = yield from _jury(court, case, charge, entries, round)
+            source = "jury"
+            payload = {"reason": votes + " " + " ".join(f"{k}: {v}" for k, v in payload.items())}
         else:
             if edge.new_round:
                 round += 1
             node = edge.to
             continue
+        p_h, note = opinion, ""
+        weight = court.spec.ruling.judge_weight
+        if weight < 1.0:
+            evidence, note = yield from _weigh_evidence(court, case, charge, entries, measured)
+            p_h = weight * opinion + (1.0 - weight) * evidence
+        ruling = _ruling(charge, p_h, payload, source, round, court, note)
         transcript.add(RulingEvent, ruling=ruling)
         return ruling
 
 
 def _ruling(charge: Charge, p_hallucinated: float, payload: dict[str, Any], source: Any, rounds: int,
-            court: Court) -> Ruling:
+            court: Court, note: str = "") -> Ruling:
     verdict = Verdict.HALLUCINATED if p_hallucinated >= court.spec.aggregation.threshold else Verdict.SUPPORTED
     reason = str(payload.get("reason") or " ".join(str(v) for v in payload.values()) or source)
+    reason = f"{reason} [{note}]" if note else reason
     confidence = p_hallucinated if verdict is Verdict.HALLUCINATED else 1.0 - p_hallucinated
     return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence,
                   p_hallucinated=p_hallucinated, source=source, rounds=rounds)
@@ -265,16 +329,49 @@ def _verdict_request(court: Court, case: Case, charge: Charge, persona: Persona,
 
 
 def _rule(court: Court, case: Case, charge: Charge, persona: Persona, entries: list[Entry], round: int,
-          call_info: dict[str, Any], payload: dict[str, Any]) -> Step:
+          call_info: dict[str, Any]) -> Step:
+    """The judge's verdict: its probability of `hallucinated`."""
     request = _verdict_request(court, case, charge, persona, entries, round)
     [response] = yield [Call(request, purpose="verdict", **call_info)]
     response.unwrap()
-    p = float((response.option_probs or {}).get("hallucinated", 0.0))
-    return _ruling(charge, p, payload, "judge", round, court)
+    return float((response.option_probs or {}).get("hallucinated", 0.0))
 
 
-def _jury(court: Court, case: Case, charge: Charge, entries: list[Entry], round: int,
-          payload: dict[str, Any]) -> Step:
+def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None) -> Step:
+    """P(hallucinated) from the evidence: the charge's grounding in the whole context, or in the sentences
+    the defence cited, whichever accounts for it better (the defence carries the burden of proof)."""
+    g = court.spec.grounding
+    sentences = context_sentences(case)
+    cited = sorted({e.payload["evidence"] for e in entries if e.role in court.spec.ruling_evidence_roles
+                    and isinstance(e.payload.get("evidence"), int) and 1 <= e.payload["evidence"] <= len(sentences)})
+    calls = []
+    if measured is None:
+        calls += _measure_calls(court, case, [charge.quote])
+    if cited:
+        request = measure.scoring_request(case, charge.quote, [sentences[i - 1] for i in cited], cited=True)
+        calls.append(Call(request, purpose="weigh", role="court", charge=charge.index))
+    if not calls:
+        return measure.p_suspect(measured.grounding, g.center, g.scale), _evidence_note(measured.grounding, None, [])
+    responses = yield calls
+    if measured is None:
+        measured = _measures([charge.quote], responses[:2])[0]
+        responses = responses[2:]
+    best = measured.grounding
+    cited_grounding = None
+    if cited:
+        cited_grounding = measure.grounding(measure.logprob(responses[0], charge.quote), measured.bare)
+        best = max(best, cited_grounding)
+    return measure.p_suspect(best, g.center, g.scale), _evidence_note(measured.grounding, cited_grounding, cited)
+
+
+def _evidence_note(full: float, cited: float | None, sentences: list[int]) -> str:
+    text = f"evidence: grounding in the context {full:+.2f} nats/token"
+    if cited is not None:
+        text += f", in the cited sentences {', '.join(f'[{i}]' for i in sentences)} {cited:+.2f}"
+    return text
+
+
+def _jury(court: Court, case: Case, charge: Charge, entries: list[Entry], round: int) -> Step:
     jurors = court.panel("jury")
     calls = [Call(_verdict_request(court, case, charge, juror, entries, round), purpose="verdict", role="jury",
                   persona=juror.name, node="jury", charge=charge.index, round=round) for juror in jurors]
@@ -287,22 +384,21 @@ def _jury(court: Court, case: Case, charge: Charge, entries: list[Entry], round:
     votes = sum(p >= court.spec.aggregation.threshold for p in ps)
     # majority: the share of jurors voting hallucinated; mean: their mean probability
     p_h = votes / len(ps) if court.spec.jury_rule == "majority" else mean_p
-    reason = (f"the jury voted {votes} of {len(ps)} for hallucinated (mean P(hallucinated) = {mean_p:.2f}); "
-              + " ".join(f"{k}: {v}" for k, v in payload.items()))
-    return _ruling(charge, p_h, {"reason": reason}, "jury", round, court)
+    return p_h, f"the jury voted {votes} of {len(ps)} for hallucinated (mean P(hallucinated) = {mean_p:.2f});"
 
 
 # -- the case -------------------------------------------------------------------------------------
 def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
     """Indict, try every charge side by side, and combine the rulings into the case verdict."""
-    charges, dropped, suspicion = yield from indict(court, case, transcript)
+    charges, dropped, suspicion, measures = yield from indict(court, case, transcript)
     if not charges:
         why = f" ({len(dropped)} proposed charges were dropped)" if dropped else ""
         # the clerk's highest suspicion still ranks the case (AUROC), kept below the verdict threshold
         score = min(suspicion, court.spec.aggregation.threshold * 0.999)
         return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
                            reason=f"No charges were brought: every statement of the answer stands{why}.")
-    rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript) for c in charges])
+    rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript, measures.get(c.index))
+                                               for c in charges])
     return aggregate(court, case.id, charges, dropped, rulings)
 
 

@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from courtroom.backends import Scored
 from courtroom.generation import GenerationRequest
+from courtroom.grounding import SYSTEM as GROUNDING_SYSTEM
 from courtroom.moves import VerdictChoice
 
 MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
@@ -25,6 +27,10 @@ class CourtScript:
     charges: list[dict[str, str]] | dict[str, list[dict[str, str]]] = field(default_factory=list)
     suspect: dict[str, float] = field(default_factory=dict)
     """score-mode clerk: P(suspect) of answer sentences containing a key (others 0.1)."""
+    grounding: dict[str, float] = field(default_factory=dict)
+    """grounding of statements containing a key in the whole context (others 1.0, well grounded)."""
+    cited_grounding: dict[str, float] = field(default_factory=dict)
+    """grounding of statements containing a key in the sentences the defence cited (default: as above)."""
     moves: dict[str, list[str]] = field(default_factory=dict)
     p_hallucinated: float | list[float] = 0.8
     move_p: float = 0.9
@@ -44,6 +50,16 @@ class CourtScript:
             self.seen.append("indict")
             charges = self.charges.get(case_key, []) if isinstance(self.charges, dict) else self.charges
             return {"charges": charges}
+        if spec.kind == "choice" and request.messages[0] == GROUNDING_SYSTEM:
+            [statement] = spec.options
+            self.seen.append("ground")
+            words = len(statement.split())
+            if "CONTEXT" not in prompt:
+                return Scored({statement: 0.0})
+            full = next((v for k, v in self.grounding.items() if k in statement), 1.0)
+            cited = next((v for k, v in self.cited_grounding.items() if k in statement), full)
+            is_full = "CONTEXT (cited sentences)" not in prompt
+            return Scored({statement: (full if is_full else cited) * words})
         if spec.kind == "choice" and set(spec.options) == {"yes", "no"} and "ANSWER SENTENCE" in prompt:
             self.seen.append("indict")
             sentence = re.search(r'ANSWER SENTENCE \d+ of \d+: "(.*)"', prompt).group(1)

@@ -3,6 +3,8 @@ the round limit, the jury vote, aggregation, lockstep batching, failing cases an
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from courtroom.backends import ScriptedBackend, Truncated
@@ -208,3 +210,58 @@ def test_metric_style_score() -> None:
     result = c.score(input=CASE.question, output=CASE.answer, context=CASE.context)
     assert result.value == pytest.approx(0.9) and result.score == result.value
     assert "hallucinated" in result.reason
+
+
+def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "grounding") -> tuple[Court, ScriptedBackend]:
+    c, backend = court(script, mode=mode)
+    c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight})})
+    return c, backend
+
+
+EVIDENCE_CASE = CASE.model_copy(update={
+    "context": ["The Harrow Point lighthouse was first lit in 1874. It was automated in 1962. Its cottages are a museum."],
+    "answer": "It was first lit in 1874. It was automated in 1926."})
+
+
+def test_grounding_charges_the_sentences_the_context_does_not_account_for() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.5)
+    c, backend = evidence_court(script)
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    [charges] = only(outcome.events, "charges")
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    assert charges.charges[0].grounding == pytest.approx(-0.5)
+    assert backend.batches[0] == 4  # two sentences, with and without the context, in one batch
+    [ruling] = outcome.verdict.rulings
+    # judge_weight 0: the ruling is the evidence alone, sigmoid((0.2 - (-0.5)) / 0.3)
+    assert ruling.p_hallucinated == pytest.approx(1 / (1 + math.exp(-(0.2 + 0.5) / 0.3)))
+    assert outcome.verdict.label == "FAIL" and "grounding in the context -0.50" in ruling.reason
+
+
+def test_the_defence_can_acquit_by_citing_evidence_that_accounts_for_the_charge() -> None:
+    script = CourtScript(grounding={"1926": -0.5}, cited_grounding={"1926": 1.5},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.9)
+    c, backend = evidence_court(script, weight=0.25)
+    verdict = c.judge(EVIDENCE_CASE)
+    [ruling] = verdict.rulings
+    evidence = 1 / (1 + math.exp(-(0.2 - 1.5) / 0.3))
+    assert ruling.p_hallucinated == pytest.approx(0.25 * 0.9 + 0.75 * evidence)
+    assert verdict.label == "PASS" and "in the cited sentences [1] +1.50" in ruling.reason
+
+
+def test_weighing_evidence_after_a_scored_clerk_measures_the_charge_then() -> None:
+    script = CourtScript(suspect={"1926": 0.9}, grounding={"1926": -1.0},
+                         moves={"prosecutor": ["argue"], "defender": ["concede"]})
+    c, _ = evidence_court(script, weight=0.5, mode="score")
+    [ruling] = c.judge(EVIDENCE_CASE).rulings
+    assert ruling.source == "conceded"
+    assert ruling.p_hallucinated == pytest.approx(0.5 * 0.9 + 0.5 / (1 + math.exp(-(0.2 + 1.0) / 0.3)))
+
+
+def test_replay_of_an_evidence_court() -> None:
+    script = CourtScript(grounding={"1926": -0.5}, cited_grounding={"1926": 0.1},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]})
+    c, _ = evidence_court(script, weight=0.3)
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    result = replay(outcome.events, Court.from_config(c.config()))
+    assert result.matches, result.differences

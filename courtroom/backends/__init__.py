@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from courtroom.backends.base import Backend
-from courtroom.backends.scripted import ScriptedBackend, Truncated, Unparseable
+from courtroom.backends.scripted import Scored, ScriptedBackend, Truncated, Unparseable
 
-__all__ = ["Backend", "ScriptedBackend", "Truncated", "Unparseable", "make_backend", "BACKENDS"]
+__all__ = ["Backend", "ScriptedBackend", "Scored", "Truncated", "Unparseable", "make_backend", "BACKENDS"]
 
 BACKENDS = ("transformers", "scripted")
 

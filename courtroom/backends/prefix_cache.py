@@ -94,8 +94,9 @@ class PrefixCache:
             node = child
 
     def release(self, group: str) -> None:
-        """Drop everything cached for a group."""
-        self._roots.pop(group, None)
+        """Drop everything cached for a group and its sub-groups (`group#...`)."""
+        for name in [g for g in self._roots if g == group or g.startswith(group + "#")]:
+            del self._roots[name]
 
     def nbytes(self, group: str | None = None) -> int:
         """Bytes held by one group's tree, or by all of them."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -19,6 +20,14 @@ class Truncated:
 
     def __init__(self, partial: str = '{"reason": "The answer') -> None:
         self.partial = partial
+
+
+class Scored:
+    """A scripted choice output with explicit log-probabilities of its options (e.g. grounding scores);
+    the probabilities are their softmax."""
+
+    def __init__(self, logprobs: dict[str, float]) -> None:
+        self.logprobs = logprobs
 
 
 class Unparseable:
@@ -99,10 +108,16 @@ class ScriptedBackend(Backend):
                 seconds=0.0, finish_reason="parse_error",
                 error=f"output is not valid JSON for {spec.name}", schema_key=spec.key,
             )
-        probs = None
+        probs = logprobs = None
         try:
             if spec.kind == "choice":
+                if isinstance(output, Scored):
+                    logprobs = {o: float(output.logprobs[o]) for o in spec.options}
+                    top = max(logprobs.values())
+                    output = {o: math.exp(lp - top) for o, lp in logprobs.items()}
                 probs = _choice_probs(spec, output)
+                if logprobs is None:
+                    logprobs = {o: math.log(p) if p > 0 else -1e9 for o, p in probs.items()}
                 raw = max(probs, key=lambda o: probs[o])
             else:
                 raw = output if isinstance(output, str) else _dump(spec, output)
@@ -111,7 +126,7 @@ class ScriptedBackend(Backend):
             raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
         return GenerationResponse(
             value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
-            seconds=0.0, option_probs=probs, schema_key=spec.key,
+            seconds=0.0, option_probs=probs, option_logprobs=logprobs, schema_key=spec.key,
         )
 
 

@@ -158,7 +158,7 @@ class TransformersBackend(Backend):
             prefill_start = time.perf_counter()
             last_logits, cache, mask, positions = self._prefill(rows)
             self.stats.prefill_seconds += time.perf_counter() - prefill_start
-            values: dict[int, tuple[Any, str, dict[str, float] | None, str | None, int]] = {}
+            values: dict[int, tuple[Any, ...]] = {}
             choice = [i for i, r in enumerate(rows) if r.spec.kind == "choice" and r.request.constrained]
             decode = [i for i in range(len(rows)) if i not in set(choice)]
             if choice:
@@ -178,11 +178,12 @@ class TransformersBackend(Backend):
         self.stats.seconds += seconds
         responses = []
         for i, row in enumerate(rows):
-            value, raw, probs, error, completion = values[i]
+            value, raw, probs, error, completion, logprobs = values[i]
             finish = row.finish or "stop"
             responses.append(GenerationResponse(
                 value=value, raw=raw, prompt_tokens=len(row.ids), cached_prompt_tokens=row.reused,
                 completion_tokens=completion, seconds=seconds, batch_size=len(rows), option_probs=probs,
+                option_logprobs=logprobs,
                 finish_reason=finish if error else "stop", error=error, schema_key=row.spec.key,
             ))
         return responses
@@ -343,9 +344,11 @@ class TransformersBackend(Backend):
                 choice = int(torch.multinomial(tempered.float(), 1, generator=generator))
             option = row.spec.options[choice]
             option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
+            option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
             completion = len(self._option_token_ids(row.spec)[choice])
             self.stats.generated_tokens += completion
-            results[row.index] = (row.spec.coerce_option(option), option, option_probs, None, completion)
+            results[row.index] = (row.spec.coerce_option(option), option, option_probs, None, completion,
+                                  option_logprobs)
         return results
 
     # -- decoding ------------------------------------------------------------------------------
@@ -400,17 +403,18 @@ class TransformersBackend(Backend):
             cache = out.past_key_values
             logits = out.logits[:, -1, :].float()
 
-    def _finish_decoded(self, row: _Row) -> tuple[Any, str, None, str | None, int]:
+    def _finish_decoded(self, row: _Row) -> tuple[Any, ...]:
         raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
+        n = len(row.generated)
         if row.finish == "length" and row.request.constrained:
-            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), len(row.generated)
+            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), n, None
         try:
             value = row.spec.parse(raw)
         except Exception as exc:
             if row.finish != "length":
                 row.finish = "parse_error"
-            return None, raw, None, str(exc), len(row.generated)
-        return value, raw, None, None, len(row.generated)
+            return None, raw, None, str(exc), n, None
+        return value, raw, None, None, n, None
 
 
 def _select(cache: Any, index: list[int]) -> Any:

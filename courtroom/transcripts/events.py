@@ -89,6 +89,8 @@ class ModelCallEvent(BaseEvent):
     """The parsed value, as JSON."""
     option_probs: dict[str, float] | None = None
     """For a choice: the probability of every option."""
+    option_logprobs: dict[str, float] | None = None
+    """For a choice: the unnormalised log-probability of every option."""
     error: str | None = None
     finish_reason: str = "stop"
     prompt_tokens: int

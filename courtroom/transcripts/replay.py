@@ -59,6 +59,7 @@ class ReplayBackend(Backend):
             value=value, raw=event.raw, prompt_tokens=event.prompt_tokens,
             cached_prompt_tokens=event.cached_prompt_tokens, completion_tokens=event.completion_tokens,
             seconds=event.seconds, batch_size=event.batch_size, option_probs=event.option_probs,
+            option_logprobs=event.option_logprobs,
             finish_reason=event.finish_reason, error=event.error, schema_key=event.schema_key,
         )
 

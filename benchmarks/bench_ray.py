@@ -1,0 +1,84 @@
+"""The Ray runner against the local runner (issue 6), side by side in one run, default model.
+
+1. local runner vs Ray with one worker on the same cases (model loading included in both; the Ray
+   cluster is started before timing, as an existing cluster would be): overhead ratio;
+2. Ray with two workers (one CPU thread each) vs one worker (two threads) on this 2-core machine;
+3. the driver's own cost per chunk, measured with the scripted backend (no model), which bounds
+   how far the runner scales before the driver becomes the bottleneck.
+
+Usage: python benchmarks/bench_ray.py [--cases 16] [--judge single]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import ray
+
+from courtroom.backends import ScriptedBackend
+from courtroom.datasets import example_cases
+from courtroom.registry import judge_class
+from courtroom.runners import LocalRunner
+from courtroom.runners.ray_runner import RayRunner
+from courtroom.runs import RunSpec
+
+
+def timed(runner, judge, spec, cases) -> tuple[float, list]:  # noqa: ANN001
+    start = time.perf_counter()
+    outcomes = list(runner.run(judge, spec, cases))
+    return time.perf_counter() - start, outcomes
+
+
+def verdicts(outcomes) -> dict:  # noqa: ANN001
+    return {o.case.id: (o.verdict.label, round(o.verdict.score, 6)) if o.verdict else None for o in outcomes}
+
+
+def scripted(device: str) -> ScriptedBackend:
+    def answer(request):
+        spec = request.spec
+        if spec.kind == "choice":
+            return spec.options[0]
+        return {"reasons": ["scripted"], "score": 0.25}
+    return ScriptedBackend(answer)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", type=int, default=16)
+    parser.add_argument("--judge", default="single")
+    parser.add_argument("--out", default="benchmarks/results/ray.json")
+    args = parser.parse_args()
+    cases = (example_cases() * 10)[: args.cases]
+    cases = [c.model_copy(update={"id": f"{c.id}-{i}"}) for i, c in enumerate(cases)]
+    spec = RunSpec(dataset="examples", judge=args.judge, window=8, device="cpu")
+    judge = judge_class(args.judge)()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    report: dict = {"cases": len(cases), "judge": args.judge, "model": "default"}
+    local_s, local = timed(LocalRunner(), judge, spec, cases)
+    one_s, one = timed(RayRunner(workers=1, cpus_per_worker=2, chunk_size=8), judge, spec, cases)
+    two_s, two = timed(RayRunner(workers=2, cpus_per_worker=1, chunk_size=8), judge, spec, cases)
+    report["local_s"] = local_s
+    report["ray_1_worker_s"] = one_s
+    report["ray_2_workers_s"] = two_s
+    report["ray_overhead"] = one_s / local_s - 1
+    report["two_over_one_speedup"] = one_s / two_s
+    report["same_verdicts_local_vs_ray1"] = verdicts(local) == verdicts(one)
+    report["same_verdicts_local_vs_ray2"] = verdicts(local) == verdicts(two)
+    many = [c.model_copy(update={"id": f"driver-{i}"}) for i, c in enumerate(example_cases() * 20)]
+    chunk = 8
+    driver_s, _ = timed(RayRunner(workers=2, cpus_per_worker=1, chunk_size=chunk, backend_factory=scripted),
+                        judge, spec, many)
+    report["scripted_cases"] = len(many)
+    report["scripted_s"] = driver_s
+    report["driver_ms_per_chunk"] = 1000 * driver_s / (len(many) / chunk)
+    ray.shutdown()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(report, indent=2))
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Grounding scores through the model door: per-sentence PMI of the answer with the context."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+from typing import Literal
+
+from courtroom.backends.transformers import TransformersBackend
+from courtroom.datasets import load_file, select
+from courtroom.generation import ChatMessage, GenerationRequest, Sampling
+from courtroom.metrics import auroc
+from courtroom.prompts import render_context, split_sentences
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+SYSTEM = ChatMessage(role="system", content="Answer the question using the context.")
+
+
+def request(case, sentence: str, with_context: bool) -> GenerationRequest:
+    user = (f"CONTEXT:\n{render_context(case)}\n\n" if with_context else "") + f"QUESTION: {case.question}"
+    return GenerationRequest(messages=(SYSTEM, ChatMessage(role="user", content=user)),
+                             output_type=Literal[(sentence,)], sampling=Sampling(max_new_tokens=256),
+                             cache_group=case.id + ("" if with_context else "-bare"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
+    parser.add_argument("--dataset", default="halubench")
+    parser.add_argument("--n", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
+    backend = TransformersBackend(args.model)
+    start = time.time()
+    per_case = []
+    for case in cases:
+        sentences = split_sentences(case.answer) or (case.answer,)
+        reqs = [request(case, s, True) for s in sentences] + [request(case, s, False) for s in sentences]
+        out = backend.generate(reqs)
+        backend.release(case.id)
+        backend.release(case.id + "-bare")
+        n = len(sentences)
+        pmis = []
+        for s, a, b in zip(sentences, out[:n], out[n:]):
+            lp_ctx, lp_bare = a.option_logprobs[s], b.option_logprobs[s]
+            pmis.append((lp_ctx - lp_bare) / max(a.completion_tokens, 1))
+        whole_ctx = sum(a.option_logprobs[s] for s, a in zip(sentences, out[:n]))
+        whole_bare = sum(b.option_logprobs[s] for s, b in zip(sentences, out[n:]))
+        tokens = sum(a.completion_tokens for a in out[:n])
+        per_case.append((case, pmis, (whole_ctx - whole_bare) / tokens))
+    gold = [c.label == "FAIL" for c, _, _ in per_case]
+    print(f"{args.dataset}: {len(cases)} cases in {time.time() - start:.0f}s")
+    for name, f in [("min sentence PMI", lambda p, w: -min(p)), ("mean sentence PMI", lambda p, w: -sum(p) / len(p)),
+                    ("answer PMI (token mean)", lambda p, w: -w)]:
+        print(f"  {name}: AUROC {auroc(gold, [f(p, w) for _, p, w in per_case]):.3f}")
+    for label in ("PASS", "FAIL"):
+        vals = [w for c, _, w in per_case if c.label == label]
+        mins = [min(p) for c, p, _ in per_case if c.label == label]
+        print(f"  {label}: answer PMI median {statistics.median(vals):.2f} (quartiles {statistics.quantiles(vals, n=4)}), "
+              f"min sentence PMI median {statistics.median(mins):.2f}")
+
+
+if __name__ == "__main__":
+    main()
