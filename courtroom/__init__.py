@@ -1,0 +1,38 @@
+"""courtroom: decide whether a RAG answer is hallucinated by holding a trial.
+
+The public API is imported lazily, so `import courtroom` stays light (no torch, no ray).
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__all__ = [
+    "Case", "Charge", "Ruling", "CaseVerdict", "Verdict",
+    "Court", "Persona", "Judge",
+    "ScriptedBackend", "make_backend",
+    "GenerationRequest", "GenerationResponse", "ChatMessage", "Sampling",
+    "load_dataset", "example_cases", "compute_metrics", "replay",
+]
+
+_WHERE = {
+    "Case": "courtroom.case", "Charge": "courtroom.case", "Ruling": "courtroom.case",
+    "CaseVerdict": "courtroom.case", "Verdict": "courtroom.case",
+    "Court": "courtroom.court", "Persona": "courtroom.personas", "Judge": "courtroom.judges",
+    "ScriptedBackend": "courtroom.backends", "make_backend": "courtroom.backends",
+    "GenerationRequest": "courtroom.generation", "GenerationResponse": "courtroom.generation",
+    "ChatMessage": "courtroom.generation", "Sampling": "courtroom.generation",
+    "load_dataset": "courtroom.datasets", "example_cases": "courtroom.datasets",
+    "compute_metrics": "courtroom.metrics", "replay": "courtroom.transcripts.replay",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _WHERE:
+        return getattr(import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'courtroom' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

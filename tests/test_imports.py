@@ -44,3 +44,9 @@ def test_help_is_light() -> None:
     heavy, stdout = _heavy_modules(HELP)
     assert "Usage" in stdout and "demo" in stdout
     assert heavy == ""
+
+
+def test_public_api_resolves_lazily() -> None:
+    code = "import courtroom\nfor name in courtroom.__all__:\n    getattr(courtroom, name)"
+    heavy, _ = _heavy_modules(code)
+    assert "torch" not in heavy and "ray" not in heavy
