@@ -62,6 +62,8 @@ class Charge(BaseModel):
     """Why the clerk finds it suspect."""
     grounding: float | None = None
     """How much the context raises the model's likelihood of the quote (nats per token), when measured."""
+    p_suspect: float | None = None
+    """The indictment's probability that the quote is hallucinated, when it gives one."""
 
 
 class DroppedCharge(BaseModel):
@@ -72,6 +74,10 @@ class DroppedCharge(BaseModel):
     quote: str
     reason: str
     why_dropped: str
+    grounding: float | None = None
+    """The quote's measured grounding (nats per token), when the court measured it."""
+    p_suspect: float | None = None
+    """The indictment's probability that the quote is hallucinated, when it gives one."""
 
 
 RulingSource = Literal["judge", "withdrawn", "conceded", "jury"]

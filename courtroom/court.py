@@ -29,9 +29,11 @@ class AggregationSpec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    method: Literal["any", "majority", "mean"] = "any"
+    method: Literal["any", "majority", "mean", "share"] = "any"
     """any: hallucinated if any charge is (score = max P); majority: if most are (score = mean P);
-    mean: if the mean P(hallucinated) over charges reaches the threshold."""
+    mean: if the mean P(hallucinated) over charges reaches the threshold; share: the expected share
+    of the answer's statements that are hallucinated, every statement counted (a trial's ruling for
+    those charged, the indictment's P(suspect) for the others), against the threshold."""
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     """P(hallucinated) at or above which a ruling (and the `mean` method) says hallucinated."""
 

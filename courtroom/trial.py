@@ -166,11 +166,12 @@ def _indict_by_grounding(court: Court, case: Case) -> Step:
         if i in charged:
             measures[len(charges)] = measured[i]
             charges.append(Charge(index=len(charges), quote=sentences[i], grounding=measured[i].grounding,
-                                  reason=f"the context accounts poorly for it ({note})"))
+                                  p_suspect=ps[i], reason=f"the context accounts poorly for it ({note})"))
         else:
             why = (f"P(suspect) = {ps[i]:.2f} is below the threshold {spec.threshold}" if ps[i] < spec.threshold
                    else f"over the limit of {court.spec.max_charges} charges")
-            dropped.append(DroppedCharge(quote=sentences[i], reason=note, why_dropped=why))
+            dropped.append(DroppedCharge(quote=sentences[i], reason=note, why_dropped=why,
+                                         grounding=measured[i].grounding, p_suspect=ps[i]))
     return charges, dropped, max(ps), measures
 
 
@@ -200,7 +201,8 @@ def _indict_by_score(court: Court, case: Case) -> Step:
         suspicion.append((float((response.option_probs or {}).get("yes", 0.0)), sentence))
     ranked = sorted(range(len(sentences)), key=lambda i: -suspicion[i][0])
     charged = [i for i in ranked if suspicion[i][0] >= spec.threshold][: court.spec.max_charges]
-    charges = [Charge(index=n, quote=suspicion[i][1], reason=f"the clerk finds it suspect (P = {suspicion[i][0]:.2f})")
+    charges = [Charge(index=n, quote=suspicion[i][1], p_suspect=suspicion[i][0],
+                      reason=f"the clerk finds it suspect (P = {suspicion[i][0]:.2f})")
                for n, i in enumerate(sorted(charged))]
     dropped = []
     for i in range(len(sentences)):
@@ -209,7 +211,8 @@ def _indict_by_score(court: Court, case: Case) -> Step:
         p = suspicion[i][0]
         why = (f"P(suspect) = {p:.2f} is below the threshold {spec.threshold}" if p < spec.threshold
                else f"over the limit of {court.spec.max_charges} charges")
-        dropped.append(DroppedCharge(quote=suspicion[i][1], reason=f"P(suspect) = {p:.2f}", why_dropped=why))
+        dropped.append(DroppedCharge(quote=suspicion[i][1], reason=f"P(suspect) = {p:.2f}", why_dropped=why,
+                                     p_suspect=p))
     return charges, dropped, max(p for p, _ in suspicion)
 
 
@@ -393,7 +396,10 @@ def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
     charges, dropped, suspicion, measures = yield from indict(court, case, transcript)
     if not charges:
         why = f" ({len(dropped)} proposed charges were dropped)" if dropped else ""
-        # the clerk's highest suspicion still ranks the case (AUROC), kept below the verdict threshold
+        # the indictment's suspicion still ranks the case (AUROC), kept below the verdict threshold
+        measured = [d.p_suspect for d in dropped if d.p_suspect is not None]
+        if court.spec.aggregation.method == "share" and measured:
+            suspicion = sum(measured) / len(measured)
         score = min(suspicion, court.spec.aggregation.threshold * 0.999)
         return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
                            reason=f"No charges were brought: every statement of the answer stands{why}.")
@@ -412,6 +418,10 @@ def aggregate(court: Court, case_id: str, charges: list[Charge], dropped: list[D
         score, hallucinated = max(ps), bool(guilty)
     elif spec.method == "majority":
         score, hallucinated = sum(ps) / len(ps), len(guilty) * 2 > len(rulings)
+    elif spec.method == "share":
+        every = ps + [d.p_suspect for d in dropped if d.p_suspect is not None]
+        score = sum(every) / len(every)
+        hallucinated = score >= spec.threshold
     else:
         score = sum(ps) / len(ps)
         hallucinated = score >= spec.threshold

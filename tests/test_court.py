@@ -265,3 +265,16 @@ def test_replay_of_an_evidence_court() -> None:
     [outcome] = list(c.run_many([EVIDENCE_CASE]))
     result = replay(outcome.events, Court.from_config(c.config()))
     assert result.matches, result.differences
+
+
+def test_share_aggregation_counts_every_statement() -> None:
+    case = EVIDENCE_CASE.model_copy(update={"answer": "It was first lit in 1874. It was automated in 1926. It is tall."})
+    script = CourtScript(grounding={"1926": -0.4, "1874": 1.1, "tall": 0.2},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, _ = evidence_court(script)
+    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": "share"}),
+                                       "max_charges": 1})
+    verdict = c.judge(case)
+    sig = lambda g: 1 / (1 + math.exp(-(0.2 - g) / 0.3))  # noqa: E731
+    assert verdict.score == pytest.approx((sig(-0.4) + sig(1.1) + sig(0.2)) / 3)
+    assert [d.p_suspect for d in verdict.dropped] == pytest.approx([sig(1.1), sig(0.2)])
