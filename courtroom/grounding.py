@@ -17,23 +17,28 @@ from typing import Literal
 
 from courtroom.case import Case
 from courtroom.generation import ChatMessage, GenerationRequest, GenerationResponse, Sampling
+from courtroom.prompts import render_evidence, render_question
 
-SYSTEM = ChatMessage(role="system", content="Answer the question using the context.")
-NO_CONTEXT_GROUP = "#bare"
+TASK = ChatMessage(role="user", content="Answer the question.")
+"""The task of every scoring prompt; the statement is scored as the reply."""
 
 
-def scoring_request(case: Case, statement: str, context: Sequence[str] | None, cited: bool = False) -> GenerationRequest:
-    """Score `statement` as the answer to the case's question, after `context` (None: without any);
-    `cited` marks a context made of the sentences a party cited."""
-    parts = []
-    if context is not None:
-        heading = "CONTEXT (cited sentences):" if cited else "CONTEXT:"
-        parts.append(heading + "\n" + "\n".join(p.strip() for p in context))
-    parts.append(f"QUESTION: {case.question.strip()}")
-    group = case.id if context is not None else case.id + NO_CONTEXT_GROUP
-    return GenerationRequest(messages=(SYSTEM, ChatMessage(role="user", content="\n\n".join(parts))),
+def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"], preamble: str = "",
+                    cited: Sequence[tuple[int, str]] = ()) -> GenerationRequest:
+    """Score `statement` as the answer to the case's question: after the whole context (`full`, the head
+    of the case file, so a court's prompts share its KV cache), after no context (`none`), or after
+    the numbered sentences a party cited (`cited`)."""
+    if context == "full":
+        body = render_evidence(case, numbered=True)
+    elif context == "cited":
+        lines = "\n".join(f"[{i}] {text}" for i, text in cited)
+        body = f"{render_question(case)}\n\nCONTEXT (the cited sentences):\n{lines}"
+    else:
+        body = render_question(case)
+    system = f"{preamble.strip()}\n\n{body}" if preamble.strip() else body
+    return GenerationRequest(messages=(ChatMessage(role="system", content=system), TASK),
                              output_type=Literal[(statement,)], sampling=Sampling(max_new_tokens=512),
-                             cache_group=group)
+                             cache_group=case.id)
 
 
 def logprob(response: GenerationResponse, statement: str) -> tuple[float, int]:

@@ -135,8 +135,9 @@ class Measure:
 
 def _measure_calls(court: Court, case: Case, statements: Sequence[str]) -> list[Call]:
     role = court.spec.clerk
-    with_context = [measure.scoring_request(case, s, case.context) for s in statements]
-    without = [measure.scoring_request(case, s, None) for s in statements]
+    rules = court.spec.rules
+    with_context = [measure.scoring_request(case, s, "full", rules) for s in statements]
+    without = [measure.scoring_request(case, s, "none", rules) for s in statements]
     return [Call(r, purpose="ground", role=role) for r in with_context + without]
 
 
@@ -351,7 +352,8 @@ def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entr
     if measured is None:
         calls += _measure_calls(court, case, [charge.quote])
     if cited:
-        request = measure.scoring_request(case, charge.quote, [sentences[i - 1] for i in cited], cited=True)
+        request = measure.scoring_request(case, charge.quote, "cited", court.spec.rules,
+                                          [(i, sentences[i - 1]) for i in cited])
         calls.append(Call(request, purpose="weigh", role="court", charge=charge.index))
     if not calls:
         return measure.p_suspect(measured.grounding, g.center, g.scale), _evidence_note(measured.grounding, None, [])

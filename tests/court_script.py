@@ -8,7 +8,7 @@ from typing import Any
 
 from courtroom.backends import Scored
 from courtroom.generation import GenerationRequest
-from courtroom.grounding import SYSTEM as GROUNDING_SYSTEM
+from courtroom.grounding import TASK as GROUNDING_TASK
 from courtroom.moves import VerdictChoice
 
 MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
@@ -50,15 +50,16 @@ class CourtScript:
             self.seen.append("indict")
             charges = self.charges.get(case_key, []) if isinstance(self.charges, dict) else self.charges
             return {"charges": charges}
-        if spec.kind == "choice" and request.messages[0] == GROUNDING_SYSTEM:
+        if spec.kind == "choice" and request.messages[-1] == GROUNDING_TASK:
             [statement] = spec.options
             self.seen.append("ground")
             words = len(statement.split())
-            if "CONTEXT" not in prompt:
+            prompt = request.messages[0].content
+            if "CONTEXT (the" not in prompt:  # scored without the context
                 return Scored({statement: 0.0})
             full = next((v for k, v in self.grounding.items() if k in statement), 1.0)
             cited = next((v for k, v in self.cited_grounding.items() if k in statement), full)
-            is_full = "CONTEXT (cited sentences)" not in prompt
+            is_full = "CONTEXT (the cited sentences)" not in prompt
             return Scored({statement: (full if is_full else cited) * words})
         if spec.kind == "choice" and set(spec.options) == {"yes", "no"} and "ANSWER SENTENCE" in prompt:
             self.seen.append("indict")

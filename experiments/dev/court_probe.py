@@ -28,6 +28,7 @@ def main() -> None:
     parser.add_argument("--court", default="default")
     parser.add_argument("--rails", action="store_true")
     parser.add_argument("--show", type=int, default=3)
+    parser.add_argument("--save", default=None, help="write the outcomes to this run directory")
     args = parser.parse_args()
     cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
     backend = TransformersBackend(args.model)
@@ -38,6 +39,14 @@ def main() -> None:
         outcomes = list(judge.run_many(cases))
         wall = time.time() - start
         rows = [summarize(o, "") for o in outcomes]
+        if args.save:
+            from courtroom.transcripts.store import Manifest, RunStore
+
+            store = RunStore(Path(args.save) / judge.name)
+            store.write_manifest(Manifest(name=judge.name, judge=judge.config(), config_hash=judge.config_hash(),
+                                          backend=backend.describe()))
+            for outcome in outcomes:
+                store.write(outcome)
         m = compute_metrics(rows)
         print(f"{judge.name}: wall {wall / len(cases):.1f} s/case, bal.acc {m.balanced_accuracy}, AUROC {m.auroc}, "
               f"confusion {m.confusion}, charges/case {m.charges_per_case:.2f}, rounds/charge {m.rounds_per_charge:.2f}, "
