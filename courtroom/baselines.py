@@ -52,6 +52,22 @@ def _messages(case: Case, task: str) -> tuple[ChatMessage, ...]:
             ChatMessage(role="user", content=f"{render_case_file(case)}\n\n{task}"))
 
 
+class PromptJudge(Judge):
+    """A baseline with one fixed task prompt and a decision threshold on its score."""
+
+    task: str = ""
+
+    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5, **options: Any) -> None:
+        super().__init__(backend, **options)
+        self.threshold = threshold
+
+    def options(self) -> dict[str, Any]:
+        return {"threshold": self.threshold}
+
+    def prompts(self) -> dict[str, str]:
+        return {"system": JUDGE_SYSTEM, "task": self.task}
+
+
 class SingleJudge(Judge):
     """One constrained call: reasons and a hallucination score in [0, 1]."""
 
@@ -91,22 +107,12 @@ class SingleJudge(Judge):
         return CaseVerdict(case_id=case.id, label=label, score=judgment.score, reason=reason, judge=self.name)
 
 
-class RailsJudge(Judge):
+class RailsJudge(PromptJudge):
     """One word, `factual` or `hallucinated`; the score is the model's probability of `hallucinated`."""
 
     name = "rails"
     task = ("Is the answer faithful to the context? Reply with one word: \"factual\" if every claim is "
             "supported by the context, \"hallucinated\" if any claim is not.")
-
-    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5, **options: Any) -> None:
-        super().__init__(backend, **options)
-        self.threshold = threshold
-
-    def options(self) -> dict[str, Any]:
-        return {"threshold": self.threshold}
-
-    def prompts(self) -> dict[str, str]:
-        return {"system": JUDGE_SYSTEM, "task": self.task}
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         request = GenerationRequest(messages=_messages(case, self.task), output_type=RailsLabel,
@@ -142,7 +148,7 @@ class CandidateScore(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
 
 
-class TwoStepJudge(Judge):
+class TwoStepJudge(PromptJudge):
     """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first
     hallucinated one. No candidates means faithful."""
 
@@ -154,13 +160,6 @@ class TwoStepJudge(Judge):
                   "STATEMENT: {statement}\nWHY IT WAS FLAGGED: {reasoning}\n"
                   "Check it against the context. Score 1.0 if the context does not support it or contradicts it, "
                   "0.0 if the context supports it. Give a short reason first.")
-
-    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5, **options: Any) -> None:
-        super().__init__(backend, **options)
-        self.threshold = threshold
-
-    def options(self) -> dict[str, Any]:
-        return {"threshold": self.threshold}
 
     def prompts(self) -> dict[str, str]:
         return {"system": JUDGE_SYSTEM, "extract": self.extract_task, "score": self.score_task}
@@ -190,7 +189,7 @@ class TwoStepJudge(Judge):
 ContextVerdict = Literal["yes", "no"]
 
 
-class PerContextJudge(Judge):
+class PerContextJudge(PromptJudge):
     """DeepEval's metric: does the answer agree with each context passage? score = contradicted / passages.
 
     A passage counts as contradicted when the model's P(no) reaches 0.5; the reported score is the mean
@@ -201,22 +200,14 @@ class PerContextJudge(Judge):
     task = ("Consider only this passage of the context:\nPASSAGE: {passage}\n"
             "Does the answer agree with this passage, without contradicting it? Answer \"yes\" or \"no\".")
 
-    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5, **options: Any) -> None:
-        super().__init__(backend, **options)
-        self.threshold = threshold
-
-    def options(self) -> dict[str, Any]:
-        return {"threshold": self.threshold}
-
-    def prompts(self) -> dict[str, str]:
-        return {"system": JUDGE_SYSTEM, "task": self.task}
-
     def program(self, case: Case, transcript: Transcript) -> Program:
         requests = [GenerationRequest(messages=_messages(case, self.task.format(passage=p)),
                                       output_type=ContextVerdict, sampling=Sampling(max_new_tokens=4),
                                       cache_group=case.id) for p in case.context]
         responses = yield [Call(r, purpose="context", role="judge") for r in requests]
-        p_no = [float((r.unwrap() and r.option_probs or {}).get("no", 0.0)) for r in responses]
+        for response in responses:
+            response.unwrap()
+        p_no = [float((r.option_probs or {}).get("no", 0.0)) for r in responses]
         contradicted = sum(p >= 0.5 for p in p_no)
         score = sum(p_no) / len(p_no)
         label = "FAIL" if score > self.threshold else "PASS"
