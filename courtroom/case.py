@@ -102,6 +102,10 @@ class Ruling(BaseModel):
     """How the ruling came about."""
     rounds: int = Field(0, ge=0)
     """Rounds of debate held before the ruling."""
+    opinion: float | None = None
+    """The court's own P(hallucinated) (judge, jury, withdrawal or concession) before the evidence is weighed."""
+    evidence: float | None = None
+    """The grounding (nats per token) the evidence was weighed at, when the court weighs evidence."""
 
 
 class CaseVerdict(BaseModel):

@@ -304,12 +304,13 @@ def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript,
                 round += 1
             node = edge.to
             continue
-        p_h, note = opinion, ""
+        p_h, note, grounded = opinion, "", None
         weight = court.spec.ruling.judge_weight
         if weight < 1.0:
-            evidence, note = yield from _weigh_evidence(court, case, charge, entries, measured)
+            evidence, note, grounded = yield from _weigh_evidence(court, case, charge, entries, measured)
             p_h = weight * opinion + (1.0 - weight) * evidence
-        ruling = _ruling(charge, p_h, payload, source, round, court, note)
+        ruling = _ruling(charge, p_h, payload, source, round, court, note).model_copy(
+            update={"opinion": opinion, "evidence": grounded})
         transcript.add(RulingEvent, ruling=ruling)
         return ruling
 
@@ -356,7 +357,8 @@ def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entr
                                           [(i, sentences[i - 1]) for i in cited])
         calls.append(Call(request, purpose="weigh", role="court", charge=charge.index))
     if not calls:
-        return measure.p_suspect(measured.grounding, g.center, g.scale), _evidence_note(measured.grounding, None, [])
+        return (measure.p_suspect(measured.grounding, g.center, g.scale),
+                _evidence_note(measured.grounding, None, []), measured.grounding)
     responses = yield calls
     if measured is None:
         measured = _measures([charge.quote], responses[:2])[0]
@@ -366,7 +368,7 @@ def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entr
     if cited:
         cited_grounding = measure.grounding(measure.logprob(responses[0], charge.quote), measured.bare)
         best = max(best, cited_grounding)
-    return measure.p_suspect(best, g.center, g.scale), _evidence_note(measured.grounding, cited_grounding, cited)
+    return measure.p_suspect(best, g.center, g.scale), _evidence_note(measured.grounding, cited_grounding, cited), best
 
 
 def _evidence_note(full: float, cited: float | None, sentences: list[int]) -> str:
