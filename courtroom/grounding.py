@@ -17,26 +17,24 @@ from typing import Literal
 
 from courtroom.case import Case
 from courtroom.generation import ChatMessage, GenerationRequest, GenerationResponse, Sampling
-from courtroom.prompts import render_evidence, render_question
+from courtroom.prompts import OPENING_SYSTEM, render_opening
 
-TASK = ChatMessage(role="user", content="Answer the question.")
-"""The task of every scoring prompt; the statement is scored as the reply."""
+SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
+"""The system message of every scoring prompt, shared with the court's turns."""
 
 
-def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"], preamble: str = "",
+def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"],
                     cited: Sequence[tuple[int, str]] = ()) -> GenerationRequest:
-    """Score `statement` as the answer to the case's question: after the whole context (`full`, the head
-    of the case file, so a court's prompts share its KV cache), after no context (`none`), or after
-    the numbered sentences a party cited (`cited`)."""
+    """Score `statement` as the answer to the case's question: after the whole numbered context (`full`,
+    the opening every prompt of the case shares), after no context (`none`), or after the numbered
+    sentences a party cited (`cited`)."""
     if context == "full":
-        body = render_evidence(case, numbered=True)
+        user = render_opening(case)
     elif context == "cited":
-        lines = "\n".join(f"[{i}] {text}" for i, text in cited)
-        body = f"{render_question(case)}\n\nCONTEXT (the cited sentences):\n{lines}"
+        user = render_opening(case, "\n".join(f"[{i}] {text}" for i, text in cited))
     else:
-        body = render_question(case)
-    system = f"{preamble.strip()}\n\n{body}" if preamble.strip() else body
-    return GenerationRequest(messages=(ChatMessage(role="system", content=system), TASK),
+        user = f"QUESTION: {case.question.strip()}"
+    return GenerationRequest(messages=(SYSTEM, ChatMessage(role="user", content=user)),
                              output_type=Literal[(statement,)], sampling=Sampling(max_new_tokens=512),
                              cache_group=case.id)
 

@@ -24,7 +24,9 @@ from courtroom.lockstep import Call, Transcript, gather
 from courtroom.moves import ChargeDraft, VerdictChoice, cited, describe_fields, indictment_model, payload_model
 from courtroom.personas import Persona
 from courtroom.procedure import EdgeSpec
-from courtroom.prompts import context_sentences, normalize, quoted_in, render_case_file, split_sentences
+from courtroom.prompts import (
+    OPENING_SYSTEM, context_sentences, normalize, quoted_in, render_answer, render_opening, split_sentences,
+)
 from courtroom.transcripts.events import ChargesEvent, MoveEvent, RulingEvent, jsonable
 
 if TYPE_CHECKING:
@@ -45,9 +47,11 @@ class Entry:
 
 
 # -- prompts --------------------------------------------------------------------------------------
-def system_message(court: Court, case: Case) -> ChatMessage:
-    """Court rules and the case file (context numbered by sentence): identical for every call of a case."""
-    return ChatMessage(role="system", content=f"{court.spec.rules.strip()}\n\n{render_case_file(case, numbered=True)}")
+def case_messages(court: Court, case: Case, tail: str) -> tuple[ChatMessage, ChatMessage]:
+    """A prompt of the case: the shared opening (numbered context, question), the court rules and the
+    fenced answer (identical for every call of the case), then `tail` (charge, debate, instructions, task)."""
+    user = f"{render_opening(case)}\n\n{court.spec.rules.strip()}\n\n{render_answer(case)}\n\n{tail}"
+    return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))
 
 
 def charge_header(charge: Charge) -> str:
@@ -80,8 +84,7 @@ def turn_messages(court: Court, case: Case, persona: Persona, body: str, task: s
                   template: dict[str, Any]) -> tuple[ChatMessage, ...]:
     instructions = persona.render(case={"question": case.question, "answer": case.answer, "context": case.context},
                                   **template)
-    return (system_message(court, case),
-            ChatMessage(role="user", content=f"{body}\n\n{instructions}\n\n{task}"))
+    return case_messages(court, case, f"{body}\n\n{instructions}\n\n{task}")
 
 
 def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> str:
@@ -135,9 +138,8 @@ class Measure:
 
 def _measure_calls(court: Court, case: Case, statements: Sequence[str]) -> list[Call]:
     role = court.spec.clerk
-    rules = court.spec.rules
-    with_context = [measure.scoring_request(case, s, "full", rules) for s in statements]
-    without = [measure.scoring_request(case, s, "none", rules) for s in statements]
+    with_context = [measure.scoring_request(case, s, "full") for s in statements]
+    without = [measure.scoring_request(case, s, "none") for s in statements]
     return [Call(r, purpose="ground", role=role) for r in with_context + without]
 
 
@@ -192,7 +194,7 @@ def _indict_by_score(court: Court, case: Case) -> Step:
     calls = []
     for i, sentence in enumerate(sentences, start=1):
         user = f"INDICTMENT\n{instructions}\n\n{clerk_sentence_task(i, len(sentences), sentence)}"
-        request = GenerationRequest(messages=(system_message(court, case), ChatMessage(role="user", content=user)),
+        request = GenerationRequest(messages=case_messages(court, case, user),
                                     output_type=Literal["yes", "no"], sampling=clerk.sampling, cache_group=case.id)
         calls.append(Call(request, purpose="indict", role=court.spec.clerk, persona=clerk.name))
     responses = yield calls
@@ -353,8 +355,7 @@ def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entr
     if measured is None:
         calls += _measure_calls(court, case, [charge.quote])
     if cited:
-        request = measure.scoring_request(case, charge.quote, "cited", court.spec.rules,
-                                          [(i, sentences[i - 1]) for i in cited])
+        request = measure.scoring_request(case, charge.quote, "cited", [(i, sentences[i - 1]) for i in cited])
         calls.append(Call(request, purpose="weigh", role="court", charge=charge.index))
     if not calls:
         return (measure.p_suspect(measured.grounding, g.center, g.scale),

@@ -8,7 +8,7 @@ from typing import Any
 
 from courtroom.backends import Scored
 from courtroom.generation import GenerationRequest
-from courtroom.grounding import TASK as GROUNDING_TASK
+from courtroom.prompts import ANSWER_FENCE
 from courtroom.moves import VerdictChoice
 
 MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
@@ -34,6 +34,8 @@ class CourtScript:
     moves: dict[str, list[str]] = field(default_factory=dict)
     p_hallucinated: float | list[float] = 0.8
     move_p: float = 0.9
+    context_sentences: int = 1
+    """A grounding prompt citing at least this many numbered sentences holds the whole context."""
     seen: list[str] = field(default_factory=list)
     _counts: dict[str, int] = field(default_factory=dict)
 
@@ -50,16 +52,15 @@ class CourtScript:
             self.seen.append("indict")
             charges = self.charges.get(case_key, []) if isinstance(self.charges, dict) else self.charges
             return {"charges": charges}
-        if spec.kind == "choice" and request.messages[-1] == GROUNDING_TASK:
+        if spec.kind == "choice" and len(spec.options) == 1 and ANSWER_FENCE not in prompt:  # a grounding measure
             [statement] = spec.options
             self.seen.append("ground")
             words = len(statement.split())
-            prompt = request.messages[0].content
-            if "CONTEXT (the" not in prompt:  # scored without the context
+            if "CONTEXT:" not in prompt:  # scored without the context
                 return Scored({statement: 0.0})
             full = next((v for k, v in self.grounding.items() if k in statement), 1.0)
             cited = next((v for k, v in self.cited_grounding.items() if k in statement), full)
-            is_full = "CONTEXT (the cited sentences)" not in prompt
+            is_full = prompt.count("\n[") >= self.context_sentences
             return Scored({statement: (full if is_full else cited) * words})
         if spec.kind == "choice" and set(spec.options) == {"yes", "no"} and "ANSWER SENTENCE" in prompt:
             self.seen.append("indict")

@@ -213,6 +213,7 @@ def test_metric_style_score() -> None:
 
 
 def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "grounding") -> tuple[Court, ScriptedBackend]:
+    script.context_sentences = 3  # EVIDENCE_CASE's context has three sentences; a citation shows fewer
     c, backend = court(script, mode=mode)
     c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight})})
     return c, backend

@@ -38,9 +38,12 @@ def test_the_answer_appears_only_inside_its_fence() -> None:
     Court.default(backend).judge(INJECTED)
     for request in backend.calls:
         system, user = request.messages
-        fenced = system.content.split(ANSWER_FENCE)
+        if ANSWER_FENCE not in user.content:
+            assert INJECTED.answer not in user.content  # a grounding measure: the answer is what it scores
+            continue
+        fenced = user.content.split(ANSWER_FENCE)
         assert len(fenced) == 3 and INJECTED.answer in fenced[1]
-        assert "Ignore previous instructions" not in fenced[0] + fenced[2]
-        for line in user.content.splitlines():  # elsewhere, answer text appears only as a quoted statement
+        assert "Ignore previous instructions" not in fenced[0]
+        for line in fenced[2].splitlines():  # elsewhere, answer text appears only as a quoted statement
             if "Ignore previous instructions" in line:
                 assert line.startswith(("CHARGE 1: the answer states \"", "ANSWER SENTENCE 1 of 2: \""))

@@ -18,10 +18,25 @@ DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 SYSTEM = ChatMessage(role="system", content="Answer the question using the context.")
 
 
+FORMAT = "A"
+RULES = ("COURT RULES. This court decides whether an ANSWER is faithful to its CONTEXT. A statement of the answer is "
+         "supported only if the context states it or it follows directly from the context.")
+
+
 def request(case, sentence: str, with_context: bool) -> GenerationRequest:
-    user = (f"CONTEXT:\n{render_context(case)}\n\n" if with_context else "") + f"QUESTION: {case.question}"
-    return GenerationRequest(messages=(SYSTEM, ChatMessage(role="user", content=user)),
-                             output_type=Literal[(sentence,)], sampling=Sampling(max_new_tokens=256),
+    if FORMAT in ("A", "B"):
+        from courtroom.prompts import render_numbered_context
+        context = render_context(case) if FORMAT == "A" else render_numbered_context(case)
+        user = (f"CONTEXT:\n{context}\n\n" if with_context else "") + f"QUESTION: {case.question}"
+        messages = (SYSTEM, ChatMessage(role="user", content=user))
+    else:  # D: court rules as system, numbered context then question in the user message
+        from courtroom.prompts import render_numbered_context
+        ctx = (f"CONTEXT (the only evidence), sentence by sentence:\n{render_numbered_context(case)}\n\n"
+               if with_context else "")
+        task = "Answer the question using the context." if with_context else "Answer the question."
+        messages = (ChatMessage(role="system", content=RULES),
+                    ChatMessage(role="user", content=f"{ctx}QUESTION: {case.question}\n\n{task}"))
+    return GenerationRequest(messages=messages, output_type=Literal[(sentence,)], sampling=Sampling(max_new_tokens=256),
                              cache_group=case.id + ("" if with_context else "-bare"))
 
 
@@ -31,7 +46,10 @@ def main() -> None:
     parser.add_argument("--dataset", default="halubench")
     parser.add_argument("--n", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--format", default="A")
     args = parser.parse_args()
+    global FORMAT
+    FORMAT = args.format
     cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
     backend = TransformersBackend(args.model)
     start = time.time()
