@@ -30,7 +30,7 @@ def run_dir(tmp_path_factory) -> Path:
     """A court run on the 20 examples with a scripted model: sentences with digits are charged, and the
     judge rules hallucinated, so faithful answers with numbers come out wrong."""
     out = tmp_path_factory.mktemp("runs") / "court"
-    script = CourtScript(suspect={str(d): 0.8 for d in range(10)},
+    script = CourtScript(suspect={str(d): 0.8 for d in range(10)}, grounding={str(d): -0.5 for d in range(10)},
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.7)
     run = start_run(RunSpec(dataset="examples", judge="courtroom", window=4), out)
     rows = run.execute(runner=LocalRunner(ScriptedBackend(script)))

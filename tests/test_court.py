@@ -20,10 +20,12 @@ CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
 
 
 def court(script: CourtScript, name: str = "default", mode: str = "generate", **options) -> tuple[Court, ScriptedBackend]:
-    """A shipped court on the scripted backend; by default the clerk writes its charges (generate mode)."""
+    """A shipped court on the scripted backend; by default the clerk writes its charges (generate mode) and
+    rulings follow the court's own verdict alone (judge weight 1), so each path is tested in isolation."""
     backend = ScriptedBackend(script)
     c = Court.load(name, backend, **options)
-    c.spec = c.spec.model_copy(update={"indictment": c.spec.indictment.model_copy(update={"mode": mode})})
+    c.spec = c.spec.model_copy(update={"indictment": c.spec.indictment.model_copy(update={"mode": mode}),
+                                       "ruling": c.spec.ruling.model_copy(update={"judge_weight": 1.0})})
     return c, backend
 
 
@@ -161,7 +163,7 @@ def test_cases_and_charges_advance_in_lockstep() -> None:
 
 
 def test_a_failing_case_does_not_stop_the_others() -> None:
-    good = CourtScript(suspect={"1926": 0.9}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
+    good = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
 
     def script(request):
         if request.cache_group == "bad" and request.spec.kind == "json":
@@ -215,7 +217,8 @@ def test_metric_style_score() -> None:
 def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "grounding") -> tuple[Court, ScriptedBackend]:
     script.context_sentences = 3  # EVIDENCE_CASE's context has three sentences; a citation shows fewer
     c, backend = court(script, mode=mode)
-    c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight})})
+    c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight}),
+                                       "grounding": c.spec.grounding.model_copy(update={"center": 0.2, "scale": 0.3})})
     return c, backend
 
 

@@ -16,17 +16,20 @@ INJECTED = BENIGN.model_copy(update={"id": "injected", "answer": (
 CHARGE = {"quote": "It was automated in 1926", "reason": "the context says 1962"}
 MOVES = {"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}
 SUSPECT = {"1926": 0.9}
+GROUNDING = {"1926": -1.0}
 
 
 def shape(backend: ScriptedBackend) -> list[tuple]:
+    # the answer's own sentences are measured (grounding) or rated: those calls follow its sentences
     return [(r.spec.key, r.spec.options, r.constrained) for r in backend.calls
-            if "ANSWER SENTENCE" not in r.messages[-1].content]
+            if "ANSWER SENTENCE" not in r.messages[-1].content and not (r.spec.kind == "choice" and
+                                                                      len(r.spec.options) == 1)]
 
 
 def test_injected_text_does_not_change_the_requested_structure() -> None:
     runs = {}
     for case in (BENIGN, INJECTED):
-        backend = ScriptedBackend(CourtScript(suspect=SUSPECT, moves=MOVES, p_hallucinated=0.9))
+        backend = ScriptedBackend(CourtScript(suspect=SUSPECT, grounding=GROUNDING, moves=MOVES, p_hallucinated=0.9))
         verdict = Court.default(backend).judge(case)  # score-mode clerk: one call per answer sentence
         runs[case.id] = (backend, verdict)
     assert shape(runs["benign"][0]) == shape(runs["injected"][0])
@@ -34,7 +37,7 @@ def test_injected_text_does_not_change_the_requested_structure() -> None:
 
 
 def test_the_answer_appears_only_inside_its_fence() -> None:
-    backend = ScriptedBackend(CourtScript(suspect=SUSPECT, moves=MOVES))
+    backend = ScriptedBackend(CourtScript(suspect=SUSPECT, grounding=GROUNDING, moves=MOVES))
     Court.default(backend).judge(INJECTED)
     for request in backend.calls:
         system, user = request.messages

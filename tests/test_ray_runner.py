@@ -35,7 +35,7 @@ class SlowScript:
     def __init__(self, delay: float = 0.0, poison: str | None = None) -> None:
         self.delay = delay
         self.poison = poison
-        self.script = CourtScript(suspect={"1": 0.7, "9": 0.7},
+        self.script = CourtScript(suspect={"1": 0.7, "9": 0.7}, grounding={"1": -0.5, "9": -0.5},
                                   moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
                                   p_hallucinated=0.6)
 
