@@ -1,0 +1,44 @@
+"""Run every benchmark in turn, each in a fresh process, and write the README's performance tables.
+
+Usage: python benchmarks/run_all.py [--only door court ray audit] [--tables-only]
+
+Raw numbers land in benchmarks/results/*.json; the tables are printed and written to
+benchmarks/results/TABLES.md (the README's performance section quotes them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+COMMANDS = {
+    "door": ["bench_door.py"],
+    "court": ["bench_court.py", "--model", "default", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
+    "ray": ["bench_ray.py", "--cases", "16"],
+    "audit": ["bench_audit.py", "--cases", "10000"],
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="+", choices=sorted(COMMANDS), default=list(COMMANDS))
+    parser.add_argument("--tables-only", action="store_true", help="only rebuild the tables from results/")
+    args = parser.parse_args()
+    if not args.tables_only:
+        for name in args.only:
+            script, *rest = COMMANDS[name]
+            print(f"== {name}: {script} {' '.join(rest)}", flush=True)
+            subprocess.run([sys.executable, str(HERE / script), *rest], check=True, cwd=HERE.parent)
+    sys.path.insert(0, str(HERE))
+    from tables import render_tables
+
+    text = render_tables(HERE / "results")
+    (HERE / "results" / "TABLES.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
