@@ -90,17 +90,17 @@ def _rates(gold: np.ndarray, pred: np.ndarray) -> dict[str, float | None]:
 def _weighted_auroc(weights: np.ndarray, gold: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """AUROC for every row of case weights (bootstrap resamples), ties counted half; NaN if a class is empty."""
     order = np.argsort(scores, kind="mergesort")
-    s, g, w = scores[order], gold[order], weights[:, order].astype(float)
+    s, g, w = scores[order], gold[order], weights[:, order].astype(np.float32)
     group_start = np.searchsorted(s, s, side="left")
     group_end = np.searchsorted(s, s, side="right")
-    neg = np.where(~g, w, 0.0)
-    cum = np.concatenate([np.zeros((w.shape[0], 1)), np.cumsum(neg, axis=1)], axis=1)
+    neg = w * ~g
+    cum = np.concatenate([np.zeros((w.shape[0], 1), np.float32), np.cumsum(neg, axis=1, dtype=np.float32)], axis=1)
     below = cum[:, group_start]
     tied = cum[:, group_end] - below
-    pos_w = np.where(g, w, 0.0)
+    pos_w = w * g
     n_pos, n_neg = pos_w.sum(axis=1), neg.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (pos_w * (below + 0.5 * tied)).sum(axis=1) / (n_pos * n_neg)
+        return (pos_w * (below + 0.5 * tied)).sum(axis=1, dtype=np.float64) / (n_pos.astype(np.float64) * n_neg)
 
 
 def auroc(gold: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float | None:
@@ -114,7 +114,7 @@ def auroc(gold: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarra
 
 def _weights(idx: np.ndarray, n: int) -> np.ndarray:
     """How often each case is drawn in each resample (rows of `idx` are resamples)."""
-    return np.stack([np.bincount(row, minlength=n) for row in idx]).astype(np.int32)
+    return np.stack([np.bincount(row, minlength=n) for row in idx]).astype(np.float32)
 
 
 def _interval(samples: np.ndarray) -> tuple[float | None, float | None]:
@@ -142,7 +142,8 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
             size = min(250, resamples - block)
             idx = rng.integers(0, n, (size, n))
             weights = _weights(idx, n)
-            counts = [(weights * m).sum(axis=1) for m in (gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred)]
+            masks = np.stack([gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred], axis=1).astype(np.float32)
+            counts = list((weights @ masks).T)
             stats = _rates_from_counts(*counts)
             stats["auroc"] = _weighted_auroc(weights, gold, scores)
             if block == 0:
