@@ -1,0 +1,106 @@
+"""Markdown tables of the benchmark results (benchmarks/results/*.json), for the README."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+def _load(root: Path, name: str) -> Any:
+    path = root / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def _row(*cells: Any) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def door_table(door: dict[str, Any]) -> list[str]:
+    lines = [f"**The model door** (`python benchmarks/bench_door.py`, {door['model']} model, "
+             f"{door.get('torch_threads', '?')} torch threads)", "",
+             _row("measure", "xgrammar", "llguidance", "outlines_core", "target"), _row(*["---"] * 5)]
+    engines = ("xgrammar", "llguidance", "outlines_core")
+    overhead, compilation = door["constraint_overhead"], door["compilation"]
+    lines.append(_row("constrained / unconstrained time per token",
+                      *(f"{overhead[e]['ratio']:.3f}" for e in engines), "≤ 1.05"))
+    lines.append(_row("compilation cold (s)", *(f"{compilation[e]['cold_s']:.2f}" for e in engines), ""))
+    lines.append(_row("compilation cached / cold", *(f"{compilation[e]['cached_over_cold']:.1e}" for e in engines),
+                      "≤ 0.05"))
+    batching = door["batching"]
+    lines += ["", _row("measure", "value", "target"), _row("---", "---", "---"),
+              _row(f"batch of {batching['cases']} cases vs one at a time (throughput)",
+                   f"{batching['throughput_ratio']:.2f}×", "≥ 3×")]
+    if "decode_throughput_ratio" in batching:
+        lines.append(_row("… of which decoding alone (prefill is compute-bound on CPU)",
+                          f"{batching['decode_throughput_ratio']:.2f}×", ""))
+    if "load" in door:
+        load = door["load"]
+        lines.append(_row("default model: first load (GGUF dequantization) / cached load (s)",
+                          f"{load['first_load_s']:.1f} / {load['cached_load_s']:.2f}", "cached ≤ 2 s"))
+        if "library_imports_s" in load:
+            lines.append(_row("torch + transformers imports, once per process (s)", f"{load['library_imports_s']:.1f}", ""))
+    return lines
+
+
+def court_table(reports: list[dict[str, Any]]) -> list[str]:
+    models = [r["model"] for r in reports]
+    lines = [f"**The court** (`python benchmarks/bench_court.py --model default --model qwen2.5-coder-0.5b "
+             f"--cases {reports[0]['cases']}`, HaluBench dev, court `{reports[0]['court']}`)", "",
+             _row("measure", *models, "target"), _row(*["---"] * (len(models) + 2))]
+
+    def each(fn: Any) -> list[str]:
+        return [fn(r) for r in reports]
+
+    lines.append(_row("unique prompt tokens per case", *each(lambda r: f"{r['tokens']['unique_per_case']:.0f}"), ""))
+    lines.append(_row("prompt tokens computed / unique", *each(lambda r: f"{r['tokens']['computed_over_unique']:.2f}"),
+                      "≤ 1.3"))
+    lines.append(_row("same, a naive court (every prompt in full)",
+                      *each(lambda r: f"{r['tokens']['naive_over_unique']:.2f}"), ""))
+    lines.append(_row("court s/case · rails s/case", *each(
+        lambda r: f"{r['wall']['court_s_per_case']:.1f} · {r['wall']['rails_s_per_case']:.1f}"), ""))
+    lines.append(_row("court wall time / rails wall time", *each(lambda r: f"{r['wall']['court_over_rails']:.2f}"),
+                      "≤ 3"))
+    lines.append(_row("lockstep batch of 8 vs one case at a time (cases/min)", *each(
+        lambda r: f"{r['lockstep']['ratio']:.2f}× ({r['lockstep']['window8_cases_per_min']:.1f} vs "
+                  f"{r['lockstep']['window1_cases_per_min']:.1f})"), "≥ 3×"))
+    lines.append(_row("mean rounds per charge (limit)", *each(
+        lambda r: f"{r['early_stopping']['mean_rounds_per_charge']:.2f} ({r['early_stopping']['max_rounds']})"), ""))
+    lines.append(_row("trial tokens saved by early stopping", *each(
+        lambda r: f"{100 * r['early_stopping']['saved_share']:.0f}%"), ""))
+    return lines
+
+
+def ray_table(ray: dict[str, Any]) -> list[str]:
+    return [f"**Ray** (`python benchmarks/bench_ray.py --cases {ray['cases']}`, judge `{ray['judge']}`, "
+            f"{ray['model']} model)", "",
+            _row("measure", "value", "target"), _row("---", "---", "---"),
+            _row("local runner (s)", f"{ray['local_s']:.1f}", ""),
+            _row("Ray, one worker (s)", f"{ray['ray_1_worker_s']:.1f}", ""),
+            _row("Ray overhead vs local", f"{100 * ray['ray_overhead']:+.1f}%", "≤ 10%"),
+            _row("two workers (1 thread each) vs one (2 threads)", f"{ray['two_over_one_speedup']:.2f}×", "report"),
+            _row("same verdicts local vs Ray", str(ray["same_verdicts_local_vs_ray1"] and
+                                                     ray["same_verdicts_local_vs_ray2"]), "True"),
+            _row("driver cost per chunk of 8 (scripted backend, ms)", f"{ray['driver_ms_per_chunk']:.0f}", "")]
+
+
+def audit_table(audit: dict[str, Any]) -> list[str]:
+    def cell(m: dict[str, float]) -> str:
+        cpu = f", {m['median_cpu_s']:.2f} s CPU" if "median_cpu_s" in m else ""
+        return f"{m['median_s']:.2f} s{cpu}"
+
+    return [f"**Audit at scale** (`python benchmarks/bench_audit.py --cases {audit['cases']}`, whole commands, "
+            "median wall time)", "",
+            _row("command", "time", "target"), _row("---", "---", "---"),
+            _row("`courtroom audit RUN_DIR` (summary with bootstrap intervals)", cell(audit["summary"]), "≤ 2 s"),
+            _row("`courtroom audit show RUN_DIR CASE`", cell(audit["show"]), "≤ 0.5 s"),
+            _row("`courtroom audit list RUN_DIR --wrong`", cell(audit["list_wrong"]), "")]
+
+
+def render_tables(root: Path) -> str:
+    parts = []
+    for name, table in (("door", door_table), ("court", court_table), ("ray", ray_table), ("audit", audit_table)):
+        data = _load(root, name)
+        if data is not None:
+            parts.append("\n".join(table(data)))
+    return "\n\n".join(parts) + "\n"
