@@ -55,7 +55,7 @@ def main() -> None:
     cases = [c.model_copy(update={"id": f"{c.id}-{i}"}) for i, c in enumerate(cases)]
     spec = RunSpec(dataset="examples", judge=args.judge, window=8, device="cpu")
     judge = judge_class(args.judge)()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _system_config={"worker_niceness": 0})
     report: dict = {"cases": len(cases), "judge": args.judge, "model": "default"}
     local_s, local = timed(LocalRunner(), judge, spec, cases)
     one_s, one = timed(RayRunner(workers=1, cpus_per_worker=2, chunk_size=8), judge, spec, cases)

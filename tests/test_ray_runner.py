@@ -24,7 +24,8 @@ SPEC = RunSpec(dataset="examples", judge="courtroom", window=4)
 
 @pytest.fixture(scope="module")
 def ray_two_gpus():
-    ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=2, num_gpus=2, include_dashboard=False, log_to_driver=False,
+             _system_config={"worker_niceness": 0})
     yield
     ray.shutdown()
 

@@ -104,7 +104,9 @@ class RayRunner:
 
     def _ensure_ray(self) -> None:
         if not ray.is_initialized():
-            options = {"address": self.address} if self.address else {}
+            # Ray runs workers at niceness 15 by default, so on a busy machine the model replicas (all of
+            # our work) starve behind anything else; a cluster we start runs them at normal priority.
+            options = {"address": self.address} if self.address else {"_system_config": {"worker_niceness": 0}}
             ray.init(**options, **self.init_options, log_to_driver=False, include_dashboard=False,
                      ignore_reinit_error=True)
 
