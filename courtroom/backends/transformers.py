@@ -8,12 +8,12 @@ Outlines' engines (see `constraints.py`).
 
 The flow of one batch:
 1. tokenize every prompt with the chat template;
-2. look up each row's longest cached prefix (per case, `prefix_cache.py`);
-3. prefill only the uncached tokens, in one forward pass, with each row's cached KV right-aligned
-   in the batch cache, and store the new prompt KV back into the prefix cache;
-4. *choice* rows are scored, not sampled: the log-probability of every option's tokens is summed
-   and normalised, which gives the option probabilities (they sum to 1);
-5. *JSON* rows decode token by token under their Outlines logits processor until EOS or the limit.
+2. look up each row's longest cached prefix (per case, `prefix_cache.py`) and compute only the
+   uncached tokens, storing their KV back into the prefix cache;
+3. *choice* rows are scored, not sampled, each after its own prefix: the log-probability of every
+   option's tokens is summed and normalised, which gives the option probabilities (they sum to 1);
+4. *JSON* and free-text rows are prefilled one by one, then decode together token by token, each
+   under its own Outlines logits processor, until EOS or the limit.
 """
 
 from __future__ import annotations
@@ -155,23 +155,23 @@ class TransformersBackend(Backend):
         start = time.perf_counter()
         rows = [_Row(i, r, r.spec, self.tokenize(r)) for i, r in enumerate(requests)]
         with torch.inference_mode():
-            prefill_start = time.perf_counter()
-            last_logits, cache, mask, positions = self._prefill(rows)
-            self.stats.prefill_seconds += time.perf_counter() - prefill_start
             values: dict[int, tuple[Any, ...]] = {}
-            choice = [i for i, r in enumerate(rows) if r.spec.kind == "choice" and r.request.constrained]
-            decode = [i for i in range(len(rows)) if i not in set(choice)]
+            choice = [r for r in rows if r.spec.kind == "choice" and r.request.constrained]
+            decode = [r for r in rows if not (r.spec.kind == "choice" and r.request.constrained)]
             if choice:
-                values.update(self._score_choices([rows[i] for i in choice], last_logits[choice],
-                                                  _select(cache, choice), mask[choice], positions[choice]))
+                scoring_start = time.perf_counter()
+                for row in sorted(choice, key=lambda r: (r.request.cache_group or "", len(r.ids))):
+                    values[row.index] = self._score_row(row)
+                self.stats.prefill_seconds += time.perf_counter() - scoring_start
             if decode:
+                prefill_start = time.perf_counter()
+                last_logits, cache, mask, positions = self._prefill(decode)
                 decode_start = time.perf_counter()
-                self._decode([rows[i] for i in decode], last_logits[decode],
-                             _select(cache, decode) if len(decode) < len(rows) else cache,
-                             mask[decode], positions[decode])
+                self.stats.prefill_seconds += decode_start - prefill_start
+                self._decode(decode, last_logits, cache, mask, positions)
                 self.stats.decode_seconds += time.perf_counter() - decode_start
-                for i in decode:
-                    values[i] = self._finish_decoded(rows[i])
+                for row in decode:
+                    values[row.index] = self._finish_decoded(row)
         seconds = time.perf_counter() - start
         self.stats.calls += 1
         self.stats.requests += len(rows)
@@ -236,6 +236,11 @@ class TransformersBackend(Backend):
 
     def _forward_segment(self, past: list[Segment], ids: list[int], start: int) -> Segment:
         """Run one row's tokens after its cached past; return the KV of the new tokens."""
+        return self._forward_with_logits(past, ids, start)[0]
+
+    def _forward_with_logits(self, past: list[Segment], ids: list[int], start: int) -> tuple[Segment, Any]:
+        """Run one row's tokens after its cached past; return the KV of the new tokens and the logits
+        after the last one."""
         import torch
         from transformers import DynamicCache
 
@@ -252,8 +257,9 @@ class TransformersBackend(Backend):
         out = lm.model(input_ids=input_ids, position_ids=positions, past_key_values=cache, use_cache=True,
                        logits_to_keep=1)
         self.stats.forward_passes += 1
-        return [(layer.keys[:, :, start:].clone(), layer.values[:, :, start:].clone())
-                for layer in out.past_key_values.layers]
+        segment = [(layer.keys[:, :, start:].clone(), layer.values[:, :, start:].clone())
+                   for layer in out.past_key_values.layers]
+        return segment, out.logits[0, -1].float()
 
     def _stack(self, rows: list[list[Segment]], past_len: int) -> Any:
         """Right-align every row's KV segments into one left-padded batch cache."""
@@ -291,65 +297,72 @@ class TransformersBackend(Backend):
             self._option_ids[spec.key] = ids
         return ids
 
-    def _score_choices(self, rows: list[_Row], last_logits: Any, cache: Any, mask: Any, positions: Any) -> dict:
-        """Probability of every option of every choice row, from the model's logits."""
+    def _score_row(self, row: _Row) -> tuple[Any, ...]:
+        """Probability of every option of a choice row, from the model's logits.
+
+        A choice is scored alone, after its own cached prefix: the uncached prompt tokens run in one
+        pass (and join the prefix cache), then every option longer than one token runs its remaining
+        tokens over that prompt, one row per option. Nothing is padded to another request's length,
+        which on CPU costs more than batching saves (scoring is prompt work, not decoding)."""
         import torch
         from transformers import DynamicCache
 
-        device = self.loaded.device
+        lm = self.loaded
+        device = lm.device
+        group = row.request.cache_group
+        cacheable = self.use_prefix_cache and group is not None
+        match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1) if cacheable else None
+        row.reused = match.length if match else 0
+        past = list(match.segments) if match else []
+        todo = row.ids[row.reused:]
+        segment, last_logits = self._forward_with_logits(past, todo, row.reused)
+        self.stats.computed_prompt_tokens += len(todo)
+        self.stats.prompt_tokens += len(row.ids)
+        if cacheable:
+            self._prefix_cache.insert(group, row.ids, row.reused, segment)
+        past.append(segment)
         first = torch.log_softmax(last_logits, dim=-1)
-        # rows that need more than the first token: one expanded row per (request, option)
-        owners, tails = [], []
-        scores: list[list[float]] = []
-        for b, row in enumerate(rows):
-            option_ids = self._option_token_ids(row.spec)
-            scores.append([float(first[b, ids[0]]) for ids in option_ids])
-            for j, ids in enumerate(option_ids):
-                if len(ids) > 1:
-                    owners.append((b, j))
-                    tails.append(ids)
+        option_ids = self._option_token_ids(row.spec)
+        scores = [float(first[ids[0]]) for ids in option_ids]
+        tails = [(j, ids) for j, ids in enumerate(option_ids) if len(ids) > 1]
         if tails:
-            width = max(len(t) - 1 for t in tails)
-            pad_id = self.loaded.tokenizer.pad_token_id
-            source = torch.tensor([b for b, _ in owners], device=device)
-            expanded = DynamicCache(ddp_cache_data=[(layer.keys.index_select(0, source),
-                                                      layer.values.index_select(0, source)) for layer in cache.layers],
-                                    config=self.loaded.model.config)
-            input_ids = torch.full((len(tails), width), pad_id, dtype=torch.long)
-            tail_mask = torch.zeros((len(tails), width), dtype=torch.long)
-            position_ids = torch.zeros((len(tails), width), dtype=torch.long)
-            for r, ((b, _), ids) in enumerate(zip(owners, tails)):
-                n = len(ids) - 1
-                input_ids[r, :n] = torch.tensor(ids[:-1])
-                tail_mask[r, :n] = 1
-                position_ids[r, :n] = positions[b] + torch.arange(n)
-            full_mask = torch.cat([mask.index_select(0, source), tail_mask.to(device)], dim=1)
-            out = self.loaded.model(input_ids=input_ids.to(device), attention_mask=full_mask,
-                                    position_ids=position_ids.to(device), past_key_values=expanded, use_cache=True)
+            n, width = len(tails), max(len(ids) - 1 for _, ids in tails)
+            layers = [(torch.cat([seg[layer][0] for seg in past], dim=2).expand(n, -1, -1, -1),
+                       torch.cat([seg[layer][1] for seg in past], dim=2).expand(n, -1, -1, -1))
+                      for layer in range(len(past[0]))]
+            cache = DynamicCache(ddp_cache_data=layers, config=lm.model.config)
+            pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else lm.tokenizer.eos_token_id
+            input_ids = torch.full((n, width), pad_id, dtype=torch.long)
+            for r, (_, ids) in enumerate(tails):  # right-padded: a real token never sees the padding after it
+                input_ids[r, :len(ids) - 1] = torch.tensor(ids[:-1])
+            positions = torch.arange(len(row.ids), len(row.ids) + width).expand(n, -1)
+            out = lm.model(input_ids=input_ids.to(device), position_ids=positions.to(device),
+                           past_key_values=cache, use_cache=False)
             self.stats.forward_passes += 1
             logprobs = torch.log_softmax(out.logits.float(), dim=-1)
-            for r, ((b, j), ids) in enumerate(zip(owners, tails)):
+            for r, (j, ids) in enumerate(tails):
                 targets = torch.tensor(ids[1:], device=device)
-                scores[b][j] += float(logprobs[r, torch.arange(len(ids) - 1), targets].sum())
-        results = {}
-        for b, row in enumerate(rows):
-            logp = torch.tensor(scores[b], dtype=torch.float64)
-            probs = torch.softmax(logp, dim=0)
-            temperature = row.request.sampling.temperature
-            if temperature == 0:
-                choice = int(torch.argmax(probs))
-            else:
-                generator = _generator(row.request)
-                tempered = torch.softmax(logp / temperature, dim=0)
-                choice = int(torch.multinomial(tempered.float(), 1, generator=generator))
-            option = row.spec.options[choice]
-            option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
-            option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
-            completion = len(self._option_token_ids(row.spec)[choice])
-            self.stats.generated_tokens += completion
-            results[row.index] = (row.spec.coerce_option(option), option, option_probs, None, completion,
-                                  option_logprobs)
-        return results
+                scores[j] += float(logprobs[r, torch.arange(len(ids) - 1), targets].sum())
+        return self._choice_result(row, scores)
+
+    def _choice_result(self, row: _Row, scores: list[float]) -> tuple[Any, ...]:
+        """Pick an option (argmax, or sampled with the row's seed) from the options' summed log-probs."""
+        import torch
+
+        logp = torch.tensor(scores, dtype=torch.float64)
+        probs = torch.softmax(logp, dim=0)
+        temperature = row.request.sampling.temperature
+        if temperature == 0:
+            choice = int(torch.argmax(probs))
+        else:
+            tempered = torch.softmax(logp / temperature, dim=0)
+            choice = int(torch.multinomial(tempered.float(), 1, generator=_generator(row.request)))
+        option = row.spec.options[choice]
+        option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
+        option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
+        completion = len(self._option_token_ids(row.spec)[choice])
+        self.stats.generated_tokens += completion
+        return row.spec.coerce_option(option), option, option_probs, None, completion, option_logprobs
 
     # -- decoding ------------------------------------------------------------------------------
     def _decode(self, rows: list[_Row], logits: Any, cache: Any, mask: Any, positions: Any) -> None:
@@ -415,18 +428,6 @@ class TransformersBackend(Backend):
                 row.finish = "parse_error"
             return None, raw, None, str(exc), n, None
         return value, raw, None, None, n, None
-
-
-def _select(cache: Any, index: list[int]) -> Any:
-    """A new cache holding the given batch rows of `cache` (the original is left intact)."""
-    import torch
-    from transformers import DynamicCache
-
-    if not cache.layers or cache.layers[0].keys is None:
-        return cache
-    idx = torch.tensor(index, device=cache.layers[0].keys.device)
-    return DynamicCache(ddp_cache_data=[(layer.keys.index_select(0, idx), layer.values.index_select(0, idx))
-                                        for layer in cache.layers])
 
 
 def _generator(request: GenerationRequest) -> Any:
