@@ -77,6 +77,13 @@ class Run:
     finished: set[str]
     report: LoadReport
     rows: list[ResultRow] = field(default_factory=list)
+    lock: Any = None
+    """The claim on the run directory (see `RunStore.lock`), held until `close()`."""
+
+    def close(self) -> None:
+        """Release the run directory (a process that ends releases it too)."""
+        if self.lock is not None:
+            self.lock.close()
 
     @property
     def remaining(self) -> list[Case]:
@@ -107,6 +114,7 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     resolve_model(spec.model)  # an unknown model fails now, not after the first case
     judge = build_judge(spec)
     store = RunStore(out)
+    lock = store.lock()
     if store.exists() and not fresh:
         previous = store.manifest()
         if previous.config_hash != judge.config_hash():
@@ -117,10 +125,12 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
                                  "or --fresh to start over")
         store.repair()
     else:
-        if fresh and store.root.exists():
+        if fresh:
             import shutil
 
-            shutil.rmtree(store.root)
+            for path in store.root.iterdir():  # all but the lock this run holds
+                if path.name != ".lock":
+                    shutil.rmtree(path) if path.is_dir() else path.unlink()
         store.write_manifest(Manifest(
             name=Path(out).name, judge=judge.config(), config_hash=judge.config_hash(),
             backend=backend_options(spec), dataset=spec.dataset_key(),
@@ -128,5 +138,5 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         ))
     wanted = {c.id for c in cases}
     finished = store.finished_ids() & wanted
-    return Run(spec, judge, cases, store, finished, report)
+    return Run(spec, judge, cases, store, finished, report, lock=lock)
 

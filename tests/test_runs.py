@@ -57,6 +57,7 @@ def test_interrupted_run_resumes_to_the_same_results(tmp_path: Path) -> None:
         part.execute(stop_after_seven, runner=scripted_runner())
     with (tmp_path / "part" / "results.jsonl").open("a") as handle:
         handle.write('{"case_id": "torn')  # a write cut off by the interruption
+    part.close()  # the interrupted process is gone
     resumed = start_run(spec, tmp_path / "part")
     assert len(resumed.finished) == 7 and len(resumed.remaining) == 13
     resumed.execute(runner=scripted_runner())
@@ -71,6 +72,14 @@ def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
         start_run(RunSpec(dataset="examples", judge="single"), tmp_path / "r")
     with pytest.raises(CourtroomError, match="other cases"):
         start_run(RunSpec(dataset="examples", judge="rails", limit=3), tmp_path / "r")
+
+
+def test_a_run_directory_takes_one_writer_at_a_time(tmp_path: Path) -> None:
+    first = start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
+    with pytest.raises(CourtroomError, match="being written by another run"):
+        start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
+    first.close()  # the first run ends: its directory is free again
+    assert start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r").store.exists()
 
 
 def test_unknown_model_fails_before_anything_runs(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.case import Label
+from courtroom.errors import CourtroomError
 from courtroom.lockstep import CaseOutcome
 from courtroom.transcripts.events import SCHEMA_VERSION, parse_event
 
@@ -136,6 +137,32 @@ class Manifest(BaseModel):
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
 
 
+class RunLock:
+    """An advisory lock on a run directory (`.lock`, flock), held while a run writes into it."""
+
+    def __init__(self, root: Path) -> None:
+        self.handle: Any = open(root / ".lock", "w")  # noqa: SIM115 - held for the life of the run
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory locks, no check
+            return
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.close()
+            raise CourtroomError(f"{root} is being written by another run right now; wait for it to end "
+                                 "or use another --out") from None
+
+    def close(self) -> None:
+        """Release the directory."""
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
 class RunStore:
     """Reads and writes one run directory."""
 
@@ -152,6 +179,13 @@ class RunStore:
 
     def exists(self) -> bool:
         return self.manifest_path.is_file()
+
+    def lock(self) -> RunLock:
+        """Claim the run directory for this process (released by `close()` or when the process ends,
+        however it ends); a second run writing into the same directory would duplicate cases, so it is
+        refused."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        return RunLock(self.root)
 
     def write_manifest(self, manifest: Manifest) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
