@@ -2,7 +2,7 @@
 
 1. local runner vs Ray with one worker on the same cases (model loading included in both; the Ray
    cluster is started before timing, as an existing cluster would be): overhead ratio;
-2. Ray with two workers (one CPU thread each) vs one worker (two threads) on this 2-core machine;
+2. Ray with two workers (one CPU thread each) vs one worker (as many threads as the local runner);
 3. the driver's own cost per chunk, measured with the scripted backend (no model), which bounds
    how far the runner scales before the driver becomes the bottleneck.
 
@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import ray
+import torch
 
 from courtroom.backends import ScriptedBackend
 from courtroom.datasets import example_cases
@@ -57,9 +58,11 @@ def main() -> None:
     judge = judge_class(args.judge)()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _system_config={"worker_niceness": 0})
     report: dict = {"cases": len(cases), "judge": args.judge, "model": "default"}
+    threads = torch.get_num_threads()  # the local runner's; the one Ray worker gets as many
     local_s, local = timed(LocalRunner(), judge, spec, cases)
-    one_s, one = timed(RayRunner(workers=1, cpus_per_worker=2, chunk_size=8), judge, spec, cases)
+    one_s, one = timed(RayRunner(workers=1, cpus_per_worker=threads, chunk_size=8), judge, spec, cases)
     two_s, two = timed(RayRunner(workers=2, cpus_per_worker=1, chunk_size=8), judge, spec, cases)
+    report["threads"] = threads
     report["local_s"] = local_s
     report["ray_1_worker_s"] = one_s
     report["ray_2_workers_s"] = two_s

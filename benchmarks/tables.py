@@ -78,7 +78,8 @@ def ray_table(ray: dict[str, Any]) -> list[str]:
             _row("local runner (s)", f"{ray['local_s']:.1f}", ""),
             _row("Ray, one worker (s)", f"{ray['ray_1_worker_s']:.1f}", ""),
             _row("Ray overhead vs local", f"{100 * ray['ray_overhead']:+.1f}%", "≤ 10%"),
-            _row("two workers (1 thread each) vs one (2 threads)", f"{ray['two_over_one_speedup']:.2f}×", "report"),
+            _row(f"two workers (1 thread each) vs one ({ray.get('threads', 2)} thread(s))",
+                 f"{ray['two_over_one_speedup']:.2f}×", "report"),
             _row("same verdicts local vs Ray", str(ray["same_verdicts_local_vs_ray1"] and
                                                      ray["same_verdicts_local_vs_ray2"]), "True"),
             _row("driver cost per chunk of 8 (scripted backend, ms)", f"{ray['driver_ms_per_chunk']:.0f}", "")]
