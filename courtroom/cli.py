@@ -172,9 +172,13 @@ def run(
 
 
 @app.command()
-def compare(runs: list[str] = typer.Argument(..., help="Run directories; the first is the reference.")) -> None:
+def compare(
+    runs: list[str] = typer.Argument(..., help="Run directories; the first is the reference."),
+    calibrated: bool = typer.Option(False, help="Relabel every run with a threshold calibrated by 5-fold "
+                                                "cross-validation on its own labelled cases (out of fold)."),
+) -> None:
     """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases."""
-    from courtroom.metrics import compute_metrics, mcnemar, paired_bootstrap_difference
+    from courtroom.metrics import calibrated_rows, compute_metrics, mcnemar, paired_bootstrap_difference
     from courtroom.tables import compare_table
     from courtroom.transcripts.store import RunStore
 
@@ -183,6 +187,8 @@ def compare(runs: list[str] = typer.Argument(..., help="Run directories; the fir
         if not store.exists():
             _fail(f"{store.root} is not a run directory (no manifest.json)")
     rows = [s.rows() for s in stores]
+    if calibrated:
+        rows = [calibrated_rows(r) for r in rows]
     manifests = [s.manifest() for s in stores]
     console.print(compare_table([s.root.name for s in stores], [compute_metrics(r) for r in rows],
                                 [m.judge["judge"] for m in manifests],

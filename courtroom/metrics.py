@@ -227,3 +227,50 @@ def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], 
     weights = _weights(rng.integers(0, n, (resamples, n)), n)
     low, high = _interval(bal(weights, pred_a) - bal(weights, pred_b))
     return {"shared": n, "difference": None if np.isnan(point) else float(point), "low": low, "high": high}
+
+
+def best_threshold(gold: np.ndarray, scores: np.ndarray) -> float:
+    """The score threshold (FAIL at or above it) that maximises balanced accuracy on these cases;
+    of equally good thresholds, the middle one."""
+    values = np.unique(scores)
+    if len(values) == 0 or gold.all() or not gold.any():
+        return 0.5
+    # thresholds halfway between neighbouring scores (and just outside them): a case scored between two
+    # training scores falls on the side of the nearer one
+    candidates = np.concatenate([[values[0]], (values[1:] + values[:-1]) / 2, [np.nextafter(values[-1], np.inf)]])
+    pred = scores[None, :] >= candidates[:, None]
+    tpr = (pred & gold).sum(axis=1) / gold.sum()
+    tnr = (~pred & ~gold).sum(axis=1) / (~gold).sum()
+    balanced = (tpr + tnr) / 2
+    best = np.flatnonzero(np.isclose(balanced, balanced.max()))
+    return float(candidates[best[len(best) // 2]])
+
+
+def calibrated_predictions(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) -> dict[str, bool]:
+    """Out-of-fold FAIL predictions with a calibrated threshold: the cases are split into `folds`
+    stratified folds, and each fold is labelled with the threshold that is best on the other folds.
+    An honest estimate of a judge whose threshold is calibrated on labelled data of the same kind."""
+    judged = [r for r in rows if r.score is not None and r.gold is not None]
+    rng = np.random.default_rng(seed)
+    fold_of: dict[str, int] = {}
+    for label in ("FAIL", "PASS"):
+        ids = [r.case_id for r in judged if r.gold == label]
+        for i, case_id in enumerate(rng.permutation(ids)):
+            fold_of[str(case_id)] = i % folds
+    gold = np.array([r.gold == "FAIL" for r in judged])
+    scores = np.array([float(r.score) for r in judged])
+    fold = np.array([fold_of[r.case_id] for r in judged])
+    predictions: dict[str, bool] = {}
+    for k in range(folds):
+        train = fold != k
+        threshold = best_threshold(gold[train], scores[train])
+        for i in np.flatnonzero(~train):
+            predictions[judged[i].case_id] = bool(scores[i] >= threshold)
+    return predictions
+
+
+def calibrated_rows(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) -> list[ResultRow]:
+    """The rows relabelled by `calibrated_predictions` (for metrics and paired tests)."""
+    predictions = calibrated_predictions(rows, folds, seed)
+    return [r.model_copy(update={"label": "FAIL" if predictions[r.case_id] else "PASS"})
+            for r in rows if r.case_id in predictions]

@@ -20,7 +20,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from courtroom.datasets import load_file, select  # noqa: E402
-from courtroom.metrics import compute_metrics, mcnemar, metrics_by_source, paired_bootstrap_difference  # noqa: E402
+from courtroom.metrics import (  # noqa: E402
+    calibrated_rows,
+    compute_metrics,
+    mcnemar,
+    metrics_by_source,
+    paired_bootstrap_difference,
+)
 from courtroom.transcripts.store import RunStore  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -147,7 +153,10 @@ def main() -> None:
              "",
              "*Balanced accuracy* is at each judge's own threshold (0.5 on its score). *At the median score* calls FAIL "
              "every case scored above the run's median, a label-free operating point that compares ranking apart "
-             "from calibration. *Tokens/case* counts every prompt and generated token; in brackets the tokens the "
+             "from calibration. *Calibrated threshold*: each case is labelled with the threshold that maximises "
+             "balanced accuracy on the other four fifths of the run (stratified 5-fold cross-validation, "
+             "`courtroom compare --calibrated`), an out-of-sample estimate of a judge calibrated on labelled data "
+             "of the same kind. *Tokens/case* counts every prompt and generated token; in brackets the tokens the "
              "model actually computed (prompt prefixes are reused within a case). *Model s/case* is the time of the "
              "model calls a case took part in (a lockstep batch's time counts for each of its cases) on a 2-core "
              "CPU shared with other runs: compare within a table, not across runs of different days.", ""]
@@ -155,29 +164,34 @@ def main() -> None:
     for (model, dataset), stores in sorted(runs().items()):
         judges = {name: rows for name, store in stores.items() if (rows := store.rows())}
         lines += [f"## {dataset}, model {model}", "",
-                  "| judge | cases | errors | balanced accuracy | F1 (FAIL) | AUROC | bal. acc. at the median score "
-                  "| parse failures | tokens/case (computed) | model s/case |",
-                  "|---|---|---|---|---|---|---|---|---|---|"]
+                  "| judge | cases | errors | balanced accuracy | F1 (FAIL) | AUROC | bal. acc., calibrated threshold "
+                  "| bal. acc. at the median score | parse failures | tokens/case (computed) | model s/case |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
             m = compute_metrics(rows)
             summary[f"{model}/{dataset}/{name}"] = json.loads(m.model_dump_json())
             f1 = "-" if m.f1.value is None else f"{m.f1.value:.3f}"
+            calibrated = compute_metrics(calibrated_rows(rows)).balanced_accuracy
             lines.append(f"| {name} | {m.cases} | {m.errors} | {m.balanced_accuracy} | {f1} | {m.auroc} | "
-                         f"{median_threshold_balanced_accuracy(rows):.3f} | {m.parse_failures} | "
+                         f"{calibrated} | {median_threshold_balanced_accuracy(rows):.3f} | {m.parse_failures} | "
                          f"{m.tokens_per_case:.0f} ({m.computed_prompt_tokens_per_case + m.completion_tokens_per_case:.0f}) "
                          f"| {m.seconds_per_case:.1f} |")
         court = next((n for n in sorted(judges, key=_order) if n.startswith("courtroom")), None)
         if court:
-            lines += ["", f"Paired against `{court}` on shared cases:", "",
-                      "| judge | shared | Δ balanced accuracy (court − judge) [95% CI] | McNemar p |", "|---|---|---|---|"]
+            lines += ["", f"Paired against `{court}` on shared cases (own thresholds; calibrated thresholds):", "",
+                      "| judge | shared | Δ balanced accuracy (court − judge) [95% CI] | McNemar p "
+                      "| Δ, calibrated [95% CI] | McNemar p, calibrated |", "|---|---|---|---|---|---|"]
             for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
                 if name == court:
                     continue
-                diff = paired_bootstrap_difference(judges[court], rows)
-                test = mcnemar(judges[court], rows)
-                d = "-" if diff["difference"] is None else f"{diff['difference']:+.3f}"
-                ci = "" if diff["low"] is None else f" [{diff['low']:+.3f}, {diff['high']:+.3f}]"
-                lines.append(f"| {name} | {test.shared} | {d}{ci} | {test.p_value:.3g} |")
+                cells = []
+                for a, b in ((judges[court], rows), (calibrated_rows(judges[court]), calibrated_rows(rows))):
+                    diff = paired_bootstrap_difference(a, b)
+                    test = mcnemar(a, b)
+                    d = "-" if diff["difference"] is None else f"{diff['difference']:+.3f}"
+                    ci = "" if diff["low"] is None else f" [{diff['low']:+.3f}, {diff['high']:+.3f}]"
+                    cells += [f"{d}{ci}", f"{test.p_value:.3g}"]
+                lines.append(f"| {name} | {test.shared} | " + " | ".join(cells) + " |")
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from courtroom.metrics import auroc, compute_metrics, mcnemar, metrics_by_source
+from courtroom.metrics import (
+    auroc,
+    best_threshold,
+    calibrated_predictions,
+    compute_metrics,
+    mcnemar,
+    metrics_by_source,
+)
 from courtroom.transcripts.store import ResultRow
 
 
@@ -45,3 +53,19 @@ def test_mcnemar_exact() -> None:
     assert (test.shared, test.a_only_correct, test.b_only_correct) == (10, 8, 0)
     assert test.p_value == pytest.approx(2 / 2 ** 8)
     assert mcnemar(a, a).p_value == 1.0
+
+
+def test_a_calibrated_threshold_is_learnt_out_of_fold() -> None:
+    # a judge that ranks perfectly but whose scores all sit below 0.5
+    rows = [ResultRow(case_id=f"c{i}", source="s", gold="FAIL" if i % 2 else "PASS",
+                      label="PASS", score=(0.30 + i / 1000) if i % 2 else (0.10 + i / 1000))
+            for i in range(40)]
+    gold = np.array([r.gold == "FAIL" for r in rows])
+    scores = np.array([r.score for r in rows])
+    assert 0.14 < best_threshold(gold, scores) <= 0.301
+    predictions = calibrated_predictions(rows, folds=5)
+    assert set(predictions) == {r.case_id for r in rows}
+    assert all(predictions[r.case_id] == (r.gold == "FAIL") for r in rows)
+    # a judge whose scores carry no information gets no better than chance out of fold
+    noise = [r.model_copy(update={"score": 0.5}) for r in rows]
+    assert sum(calibrated_predictions(noise)[r.case_id] == (r.gold == "FAIL") for r in noise) == 20
