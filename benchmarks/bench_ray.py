@@ -6,18 +6,18 @@
 3. the driver's own cost per chunk, measured with the scripted backend (no model), which bounds
    how far the runner scales before the driver becomes the bottleneck.
 
-Usage: python benchmarks/bench_ray.py [--cases 16] [--judge single]
+Usage: python benchmarks/bench_ray.py [--cases 48] [--judge single]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
 import ray
-import torch
 
 from courtroom.backends import ScriptedBackend
 from courtroom.datasets import example_cases
@@ -48,7 +48,7 @@ def scripted(device: str) -> ScriptedBackend:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--cases", type=int, default=16)
+    parser.add_argument("--cases", type=int, default=48)
     parser.add_argument("--judge", default="single")
     parser.add_argument("--out", default="benchmarks/results/ray.json")
     args = parser.parse_args()
@@ -58,7 +58,9 @@ def main() -> None:
     judge = judge_class(args.judge)()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _system_config={"worker_niceness": 0})
     report: dict = {"cases": len(cases), "judge": args.judge, "model": "default"}
-    threads = torch.get_num_threads()  # the local runner's; the one Ray worker gets as many
+    # the local runner's threads (torch's default is the core count); the one Ray worker gets as many.
+    # torch is not imported here: the local runner pays its import inside the timing, as a worker does
+    threads = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
     local_s, local = timed(LocalRunner(), judge, spec, cases)
     one_s, one = timed(RayRunner(workers=1, cpus_per_worker=threads, chunk_size=8), judge, spec, cases)
     two_s, two = timed(RayRunner(workers=2, cpus_per_worker=1, chunk_size=8), judge, spec, cases)

@@ -17,7 +17,7 @@ HERE = Path(__file__).resolve().parent
 COMMANDS = {
     "door": ["bench_door.py"],
     "court": ["bench_court.py", "--model", "default", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
-    "ray": ["bench_ray.py", "--cases", "16"],
+    "ray": ["bench_ray.py", "--cases", "48"],
     "audit": ["bench_audit.py", "--cases", "10000"],
 }
 
