@@ -2,8 +2,8 @@
 
 Usage: python benchmarks/run_all.py [--only door court ray audit] [--tables-only]
 
-Raw numbers land in benchmarks/results/*.json; the tables are printed and written to
-benchmarks/results/TABLES.md (the README's performance section quotes them).
+Raw numbers land in benchmarks/results/*.json; the tables are printed, written to
+benchmarks/results/TABLES.md, and replace the README's performance tables (between its markers).
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ def main() -> None:
 
     text = render_tables(HERE / "results")
     (HERE / "results" / "TABLES.md").write_text(text)
+    readme = HERE.parent / "README.md"
+    start, end = "<!-- performance:start -->", "<!-- performance:end -->"
+    content = readme.read_text()
+    if start in content and end in content:
+        before, rest = content.split(start, 1)
+        readme.write_text(before + start + "\n" + text + end + rest.split(end, 1)[1])
     print(text)
 
 
