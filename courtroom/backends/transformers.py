@@ -238,9 +238,9 @@ class TransformersBackend(Backend):
         """Run one row's tokens after its cached past; return the KV of the new tokens."""
         return self._forward_with_logits(past, ids, start)[0]
 
-    def _forward_with_logits(self, past: list[Segment], ids: list[int], start: int) -> tuple[Segment, Any]:
-        """Run one row's tokens after its cached past; return the KV of the new tokens and the logits
-        after the last one."""
+    def _forward_with_logits(self, past: list[Segment], ids: list[int], start: int) -> tuple[Segment, Any, Segment]:
+        """Run one row's tokens after its cached past; return the KV of the new tokens, the logits
+        after the last one, and the row's whole KV (past and new, per layer)."""
         import torch
         from transformers import DynamicCache
 
@@ -257,9 +257,9 @@ class TransformersBackend(Backend):
         out = lm.model(input_ids=input_ids, position_ids=positions, past_key_values=cache, use_cache=True,
                        logits_to_keep=1)
         self.stats.forward_passes += 1
-        segment = [(layer.keys[:, :, start:].clone(), layer.values[:, :, start:].clone())
-                   for layer in out.past_key_values.layers]
-        return segment, out.logits[0, -1].float()
+        full = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        segment = [(keys[:, :, start:].clone(), values[:, :, start:].clone()) for keys, values in full]
+        return segment, out.logits[0, -1].float(), full
 
     def _stack(self, rows: list[list[Segment]], past_len: int) -> Any:
         """Right-align every row's KV segments into one left-padded batch cache."""
@@ -315,21 +315,18 @@ class TransformersBackend(Backend):
         row.reused = match.length if match else 0
         past = list(match.segments) if match else []
         todo = row.ids[row.reused:]
-        segment, last_logits = self._forward_with_logits(past, todo, row.reused)
+        segment, last_logits, full = self._forward_with_logits(past, todo, row.reused)
         self.stats.computed_prompt_tokens += len(todo)
         self.stats.prompt_tokens += len(row.ids)
         if cacheable:
             self._prefix_cache.insert(group, row.ids, row.reused, segment)
-        past.append(segment)
         first = torch.log_softmax(last_logits, dim=-1)
         option_ids = self._option_token_ids(row.spec)
         scores = [float(first[ids[0]]) for ids in option_ids]
         tails = [(j, ids) for j, ids in enumerate(option_ids) if len(ids) > 1]
         if tails:
             n, width = len(tails), max(len(ids) - 1 for _, ids in tails)
-            layers = [(torch.cat([seg[layer][0] for seg in past], dim=2).expand(n, -1, -1, -1),
-                       torch.cat([seg[layer][1] for seg in past], dim=2).expand(n, -1, -1, -1))
-                      for layer in range(len(past[0]))]
+            layers = [(keys.expand(n, -1, -1, -1), values.expand(n, -1, -1, -1)) for keys, values in full]
             cache = DynamicCache(ddp_cache_data=layers, config=lm.model.config)
             pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else lm.tokenizer.eos_token_id
             input_ids = torch.full((n, width), pad_id, dtype=torch.long)
