@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -105,6 +106,7 @@ def run(
     balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
     seed: int = typer.Option(0, help="Seed of the balanced sample."),
     source: list[str] = typer.Option([], help="Keep only cases whose source contains this (repeatable)."),
+    exclude: list[str] = typer.Option([], help="Leave out the cases of this run directory or id file (repeatable)."),
     field: list[str] = typer.Option([], help="Map a case field to a column: --field question=query (repeatable)."),
     skip_invalid: bool = typer.Option(False, help="Skip and count invalid rows instead of stopping."),
     engine: str = typer.Option("xgrammar", help="Constraint engine: xgrammar, llguidance, outlines_core."),
@@ -118,7 +120,6 @@ def run(
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
-    from pathlib import Path
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -131,7 +132,7 @@ def run(
     options = {"votes": votes} if votes is not None else {}
     try:
         spec = RunSpec(dataset=dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
-                       sources=source, skip_invalid=skip_invalid, judge=judge, court=court, model=model, engine=engine,
+                       sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court, model=model, engine=engine,
                        window=window, judge_options=options, runner=runner, workers=workers,
                        gpus_per_worker=gpus_per_worker, ray_address=ray_address, device=device)
         name = f"{Path(dataset).stem}-{judge}-{Path(model).stem}".replace(":", "_").replace("/", "_")
@@ -205,6 +206,42 @@ def compare(
             table.add_row(store.root.name, str(test.shared), "-" if d is None else f"{d:+.3f}{ci}",
                           str(test.a_only_correct), str(test.b_only_correct), f"{test.p_value:.4f}")
         console.print(table)
+
+
+@app.command()
+def rejudge(
+    run_dir: str = typer.Argument(..., help="A finished courtroom run."),
+    court: str = typer.Option(..., help="The court to decide with (name or file): same prompts, other arithmetic."),
+    out: str = typer.Option(..., help="The new run directory."),
+) -> None:
+    """Decide a finished run again under another court from its transcripts, with no model call.
+
+    For courts that differ in how rulings are weighed and combined (judge weight, aggregation,
+    thresholds); a court that would ask the model anything the run did not record is refused."""
+    from courtroom.errors import CourtroomError
+    from courtroom.metrics import compute_metrics, metrics_by_source
+    from courtroom.runs import RunSpec, build_judge
+    from courtroom.tables import confusion_table, metrics_table
+    from courtroom.transcripts.rejudge import rejudge_run
+    from courtroom.transcripts.store import RunStore
+
+    try:
+        source = RunStore(run_dir)
+        if not source.exists():
+            raise CourtroomError(f"{run_dir} is not a run directory (no manifest.json)")
+        manifest = source.manifest()
+        if manifest.judge.get("judge") != "courtroom":
+            raise CourtroomError(f"{run_dir} is a run of the {manifest.judge.get('judge')} judge; rejudge takes courtroom runs")
+        options = {k: v for k, v in manifest.options.items() if k in RunSpec.model_fields and k != "court"}
+        spec = RunSpec(**{**options, **manifest.dataset, "court": court})
+        rows = rejudge_run(run_dir, build_judge(spec), out, label=court)
+    except CourtroomError as exc:
+        _fail(str(exc))
+    overall = compute_metrics(rows)
+    (Path(out) / "metrics.json").write_text(overall.model_dump_json(indent=2))
+    console.print(metrics_table(f"{run_dir} rejudged by court {court}: {len(rows)} cases -> {out}", overall,
+                                metrics_by_source(rows)))
+    console.print(confusion_table(overall))
 
 
 def _audit(run_dir: str):  # noqa: ANN202

@@ -217,8 +217,11 @@ def load_dataset(spec: str, field_map: dict[str, str] | None = None, skip_invali
 
 
 def select(cases: list[Case], *, limit: int | None = None, balanced: bool = False, seed: int = 0,
-           sources: list[str] | None = None) -> list[Case]:
-    """Filter by source (substring match), then take a seeded label-balanced sample or the first `limit`."""
+           sources: list[str] | None = None, exclude: set[str] | frozenset[str] = frozenset()) -> list[Case]:
+    """Filter by source (substring match) and drop excluded ids, then take a seeded label-balanced
+    sample or the first `limit`."""
+    if exclude:
+        cases = [c for c in cases if c.id not in exclude]
     if sources:
         cases = [c for c in cases if any(s.lower() in c.source.lower() for s in sources)]
     if not balanced:

@@ -32,6 +32,9 @@ class RunSpec(BaseModel):
     balanced: bool = False
     seed: int = 0
     sources: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=list)
+    """Run directories (or files of case ids, one per line) whose cases are left out before sampling:
+    calibrate or tune on cases disjoint from an evaluation run."""
     skip_invalid: bool = False
     judge: str = "courtroom"
     court: str = "default"
@@ -47,7 +50,10 @@ class RunSpec(BaseModel):
 
     def dataset_key(self) -> dict[str, Any]:
         """What selects the cases (must match to resume a run)."""
-        return self.model_dump(include={"dataset", "field_map", "limit", "balanced", "seed", "sources"})
+        key = self.model_dump(include={"dataset", "field_map", "limit", "balanced", "seed", "sources", "exclude"})
+        if not key["exclude"]:
+            del key["exclude"]  # runs made before --exclude existed keep resuming
+        return key
 
 
 def build_judge(spec: RunSpec, backend: Any = None) -> Judge:
@@ -102,13 +108,31 @@ class Run:
         return self.store.rows()
 
 
+def excluded_case_ids(paths: list[str]) -> set[str]:
+    """The case ids of run directories (their results) or id files (one id per line)."""
+    ids: set[str] = set()
+    for item in paths:
+        path = Path(item)
+        if path.is_dir():
+            store = RunStore(path)
+            if not store.exists():
+                raise CourtroomError(f"--exclude {item}: not a run directory (no manifest.json) nor an id file")
+            ids.update(row.case_id for row in store.rows())
+        elif path.is_file():
+            ids.update(line.strip() for line in path.read_text().splitlines() if line.strip())
+        else:
+            raise CourtroomError(f"--exclude {item}: no such run directory or id file")
+    return ids
+
+
 def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     """Load and select the cases, build the judge, and open (or resume) the run directory."""
     from courtroom.models import resolve_model
 
     report = LoadReport(spec.dataset)
     cases = select(load_dataset(spec.dataset, spec.field_map or None, spec.skip_invalid, report),
-                   limit=spec.limit, balanced=spec.balanced, seed=spec.seed, sources=spec.sources or None)
+                   limit=spec.limit, balanced=spec.balanced, seed=spec.seed, sources=spec.sources or None,
+                   exclude=excluded_case_ids(spec.exclude))
     if not cases:
         raise CourtroomError(f"{spec.dataset}: no cases selected (check --source, --limit and the labels)")
     resolve_model(spec.model)  # an unknown model fails now, not after the first case

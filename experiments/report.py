@@ -161,8 +161,13 @@ def main() -> None:
              "model calls a case took part in (a lockstep batch's time counts for each of its cases) on a 2-core "
              "CPU shared with other runs: compare within a table, not across runs of different days.", ""]
     summary: dict = {}
+    tuning: list[str] = []
     for (model, dataset), stores in sorted(runs().items()):
-        judges = {name: rows for name, store in stores.items() if (rows := store.rows())}
+        judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and not name.endswith("-tune")}
+        for name in sorted(set(stores) - set(judges)):
+            if rows := stores[name].rows():
+                m = compute_metrics(rows)
+                tuning.append(f"| {model} | {dataset} | {name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} |")
         lines += [f"## {dataset}, model {model}", "",
                   "| judge | cases | errors | balanced accuracy | F1 (FAIL) | AUROC | bal. acc., calibrated threshold "
                   "| bal. acc. at the median score | parse failures | tokens/case (computed) | model s/case |",
@@ -195,6 +200,12 @@ def main() -> None:
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]
+    if tuning:
+        lines += ["## Tuning runs (not evaluations)", "",
+                  "Runs on dev cases disjoint from the evaluation samples above (`--exclude`), on which the shipped "
+                  "court's parameters were chosen (`experiments/dev/tune_court.py`). Their numbers are in-sample for "
+                  "those choices; the evaluation tables are not.", "",
+                  "| model | dataset | run | cases | balanced accuracy | AUROC |", "|---|---|---|---|---|---|", *tuning, ""]
     lines += ["## Length-only baseline", "",
               "The HaluEval trap: right answers are short spans, hallucinated answers are sentences.", "",
               "| dataset | cases | balanced accuracy | AUROC of answer length | rule |", "|---|---|---|---|---|"]

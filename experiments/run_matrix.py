@@ -3,6 +3,11 @@
     python experiments/run_matrix.py --model qwen2.5-coder-0.5b --judges rails single two-step \\
         --datasets halubench ragtruth --limit 200
 
+A tuning run on cases disjoint from the evaluation sample (`{dataset}`, `{judge}`, `{model}` expand):
+
+    python experiments/run_matrix.py --model qwen2.5-coder-0.5b --judges courtroom --datasets halubench \\
+        --limit 120 --exclude 'experiments/results/{model}/{dataset}-courtroom' --tag tune
+
 Interrupt at any time; the same command resumes every run where it stopped. Runs land in
 experiments/results/<model>/<dataset>-<judge>[-<tag>]/ (results.jsonl and manifest.json are
 committed; transcripts, which hold the datasets' text, are not).
@@ -34,6 +39,8 @@ def main() -> None:
     parser.add_argument("--court", default="default")
     parser.add_argument("--votes", type=int, default=None)
     parser.add_argument("--window", type=int, default=8)
+    parser.add_argument("--exclude", nargs="*", default=[],
+                        help="leave out the cases of these runs (e.g. tune on cases disjoint from the evaluation run)")
     parser.add_argument("--tag", default="", help="suffix of the run directory names (e.g. a court variant)")
     args = parser.parse_args()
     for dataset in args.datasets:
@@ -41,6 +48,7 @@ def main() -> None:
             options = {"votes": args.votes} if judge == "vote" and args.votes else {}
             spec = RunSpec(dataset=str(DATASETS[dataset]), limit=args.limit, balanced=True, seed=args.seed,
                            judge=judge, court=args.court, model=args.model, window=args.window,
+                           exclude=[e.format(dataset=dataset, judge=judge, model=args.model) for e in args.exclude],
                            judge_options=options)
             name = f"{dataset}-{judge}" + (f"-{args.tag}" if args.tag else "")
             out = RESULTS / args.model / name

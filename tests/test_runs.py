@@ -86,3 +86,19 @@ def test_unknown_model_fails_before_anything_runs(tmp_path: Path) -> None:
     with pytest.raises(CourtroomError, match="unknown model"):
         start_run(RunSpec(dataset="examples", judge="rails", model="no-such-model"), tmp_path / "x")
     assert not (tmp_path / "x").exists()
+
+
+def test_exclude_leaves_out_the_cases_of_another_run(tmp_path: Path) -> None:
+    evaluation = start_run(RunSpec(dataset="examples", judge="rails", limit=8, balanced=True), tmp_path / "eval")
+    evaluation.execute(runner=scripted_runner())
+    evaluation.close()
+    held_out = {c.id for c in evaluation.cases}
+    tuning = start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(tmp_path / "eval")]), tmp_path / "tune")
+    assert tuning.cases and not held_out & {c.id for c in tuning.cases}
+    assert len(tuning.cases) == 20 - len(held_out)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("\n".join(sorted(held_out)[:2]) + "\n")
+    by_file = start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(ids)]), tmp_path / "by-file")
+    assert len(by_file.cases) == 18
+    with pytest.raises(CourtroomError, match="--exclude .*no such run directory"):
+        start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(tmp_path / "nope")]), tmp_path / "x")

@@ -48,20 +48,31 @@ class ReplayBackend(Backend):
             raise ReplayMismatch(f"the judge made a call the transcript does not have (call {self._position + 1})")
         event = self._calls[self._position]
         self._position += 1
-        hashes = [content_hash(m.role + "\x00" + m.content) for m in request.messages]
+        hashes = message_hashes(request)
         spec = request.spec
         if hashes != event.messages:
             raise ReplayMismatch(f"event {event.seq}: the prompt differs from the recorded one")
         if spec.key != event.schema_key:
             raise ReplayMismatch(f"event {event.seq}: output schema {spec.key} differs from recorded {event.schema_key}")
-        value = None if event.error is not None else spec.validate(event.value)
-        return GenerationResponse(
-            value=value, raw=event.raw, prompt_tokens=event.prompt_tokens,
-            cached_prompt_tokens=event.cached_prompt_tokens, completion_tokens=event.completion_tokens,
-            seconds=event.seconds, batch_size=event.batch_size, option_probs=event.option_probs,
-            option_logprobs=event.option_logprobs,
-            finish_reason=event.finish_reason, error=event.error, schema_key=event.schema_key,
-        )
+        return recorded_response(event, request)
+
+
+def message_hashes(request: GenerationRequest) -> list[str]:
+    """The hashes a transcript records for a request's prompt messages."""
+    return [content_hash(m.role + "\x00" + m.content) for m in request.messages]
+
+
+def recorded_response(event: Any, request: GenerationRequest) -> GenerationResponse:
+    """The response a `model_call` event recorded, validated against the request's output type."""
+    spec = request.spec
+    value = None if event.error is not None else spec.validate(event.value)
+    return GenerationResponse(
+        value=value, raw=event.raw, prompt_tokens=event.prompt_tokens,
+        cached_prompt_tokens=event.cached_prompt_tokens, completion_tokens=event.completion_tokens,
+        seconds=event.seconds, batch_size=event.batch_size, option_probs=event.option_probs,
+        option_logprobs=event.option_logprobs,
+        finish_reason=event.finish_reason, error=event.error, schema_key=event.schema_key,
+    )
 
 
 @dataclass

@@ -4,7 +4,11 @@ Every statement of an answer carries its measured grounding (charges and dropped
 ruling carries the court's opinion and the grounding it weighed. Re-deciding with another
 grounding center, judge weight or aggregation needs only arithmetic.
 
-    python experiments/dev/tune_court.py /tmp/probe-hb/courtroom /tmp/probe-rt/courtroom
+    python experiments/dev/tune_court.py experiments/results/qwen2.5-coder-0.5b/halubench-courtroom-tune
+
+Only the arithmetic of the run's own trials is re-decided (judge weight, aggregation, verdict threshold),
+so every number is exactly what the court would give. Ranks parameter sets by cross-validated balanced accuracy (thresholds chosen on the other folds), so a
+choice is judged out of sample; run it on tuning runs disjoint from the evaluation sample (`--exclude`).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import math
 
 import numpy as np
 
-from courtroom.metrics import auroc
+from courtroom.metrics import auroc, best_threshold
 from courtroom.transcripts.store import RunStore
 
 
@@ -41,40 +45,65 @@ def load(path: str) -> list[tuple[bool, list[dict]]]:
     return cases
 
 
-def decide(cases, center: float, scale: float, weight: float, method: str, threshold: float = 0.5):
+def case_scores(cases, center: float, scale: float, weight: float, method: str) -> np.ndarray:
+    """Every case's deciding score under these parameters, as the court computes it for the charges the
+    run tried (their trials are recorded, so only the arithmetic changes). A case without a charge is
+    acquitted at any threshold (score -1 here); the court ranks it below its threshold by suspicion."""
     scores = []
     for _, statements in cases:
-        ps = []
-        for s in statements:
-            p_indict = sigmoid((center - s["g"]) / scale)
-            if p_indict >= 0.5 and s["opinion"] is not None:
-                p = weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale)
-            elif p_indict >= 0.5:
-                p = sigmoid((center - s["evidence"]) / scale)
-            else:
-                p = p_indict
-            ps.append(p)
-        scores.append(max(ps) if method == "any" else sum(ps) / len(ps))
-    gold = np.array([g for g, _ in cases])
-    pred = np.array(scores) >= threshold
-    tpr = (pred & gold).sum() / gold.sum()
-    tnr = (~pred & ~gold).sum() / (~gold).sum()
-    return (tpr + tnr) / 2, auroc(gold, scores)
+        tried = [weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale)
+                 for s in statements if s["opinion"] is not None]
+        untried = [sigmoid((center - s["g"]) / scale) for s in statements if s["opinion"] is None]
+        if not tried:
+            scores.append(-1.0)
+        elif method == "any":
+            scores.append(max(tried))
+        else:
+            scores.append(sum(tried + untried) / len(tried + untried))
+    return np.array(scores)
+
+
+def balanced(gold: np.ndarray, pred: np.ndarray) -> float:
+    return float(((pred & gold).sum() / gold.sum() + (~pred & ~gold).sum() / (~gold).sum()) / 2)
+
+
+def cross_validated(gold: np.ndarray, scores: np.ndarray, folds: int = 5, seed: int = 0) -> float:
+    """Balanced accuracy with each fold thresholded at the best threshold of the other folds."""
+    rng = np.random.default_rng(seed)
+    fold = np.empty(len(gold), dtype=int)
+    for label in (True, False):
+        idx = rng.permutation(np.flatnonzero(gold == label))
+        fold[idx] = np.arange(len(idx)) % folds
+    pred = np.zeros(len(gold), dtype=bool)
+    for k in range(folds):
+        train = fold != k
+        pred[~train] = scores[~train] >= best_threshold(gold[train], scores[train])
+    return balanced(gold, pred)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("runs", nargs="+")
+    parser.add_argument("--center", type=float, default=0.4, help="the run's grounding center (charges fixed by it)")
+    parser.add_argument("--scale", type=float, default=0.3)
     args = parser.parse_args()
-    data = {path: load(path) for path in args.runs}
+    cases = [c for path in args.runs for c in load(path)]
+    gold = np.array([g for g, _ in cases])
+    print(f"{len(cases)} cases ({gold.sum()} FAIL)")
+    opinions = [(g, s["opinion"]) for g, st in cases for s in st if s["opinion"] is not None]
+    if opinions:
+        print(f"court opinions on {len(opinions)} charges: AUROC vs the case's gold label "
+              f"{auroc([g for g, _ in opinions], [o for _, o in opinions])}, mean {np.mean([o for _, o in opinions]):.3f}")
     rows = []
-    for center, weight, method in itertools.product([-0.2, 0.0, 0.2, 0.4, 0.6, 0.8, 1.0], [0.0, 0.25, 0.5, 1.0],
-                                                    ["any", "share"]):
-        results = [decide(cases, center, 0.3, weight, method) for cases in data.values()]
-        rows.append((sum(r[0] for r in results) / len(results), center, weight, method, results))
-    for mean, center, weight, method, results in sorted(rows, reverse=True)[:25]:
-        cells = "  ".join(f"bal {b:.3f} auc {a:.3f}" for b, a in results)
-        print(f"mean bal {mean:.3f} | center {center:+.1f} weight {weight:.2f} {method:5s} | {cells}")
+    for center, weight, method in itertools.product([args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"]):
+        scores = case_scores(cases, center, args.scale, weight, method)
+        threshold = best_threshold(gold, scores)
+        charged = scores >= 0
+        rows.append((cross_validated(gold, scores), center, weight, method, auroc(gold[charged], scores[charged]),
+                     balanced(gold, scores >= 0.5), threshold, balanced(gold, scores >= threshold)))
+    print("cv bal | center weight method | AUROC among charged cases | bal@0.5 | best threshold (in-sample bal)")
+    for cv, center, weight, method, auc, at_half, threshold, best in sorted(rows, reverse=True)[:20]:
+        print(f"{cv:.3f} | {center:+.1f} {weight:.2f} {method:5s} | {auc:.3f} | {at_half:.3f} | {threshold:.3f} ({best:.3f})")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,72 @@
+"""`courtroom rejudge`: a finished run decided again under another court, from its transcripts alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from courtroom.court import Court, courts_dir
+from courtroom.errors import CourtroomError
+from courtroom.runs import RunSpec, start_run
+from courtroom.transcripts.rejudge import rejudge_run
+from courtroom.transcripts.store import RunStore
+from courtroom.backends import ScriptedBackend
+from courtroom.runners import LocalRunner
+from tests.court_script import CourtScript
+from tests.test_runs import rows_of
+
+
+def scripted_runner() -> LocalRunner:
+    """Every statement with an `e` is weakly grounded (charged, argued and ruled on); `1926` is not grounded."""
+    return LocalRunner(ScriptedBackend(CourtScript(
+        grounding={"1926": -0.8, "e": 0.1}, p_hallucinated=0.7,
+        moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})))
+
+
+def court_file(tmp_path: Path, name: str, old: str, new: str) -> Path:
+    """The shipped default court with one line changed."""
+    text = (courts_dir() / "default.yaml").read_text()
+    assert old in text
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text.replace(old, new).replace("name: default", f"name: {name}"))
+    return path
+
+
+def comparable(path: Path) -> list[dict]:
+    return [{k: v for k, v in row.items() if k != "transcript"} for row in rows_of(path)]
+
+
+def test_rejudging_gives_what_a_live_run_of_the_other_court_gives(tmp_path: Path) -> None:
+    strict = court_file(tmp_path, "strict", "aggregation: {method: any, threshold: 0.5}",
+                        "aggregation: {method: any, threshold: 0.75}")
+    spec = RunSpec(dataset="examples", judge="courtroom", window=4)
+    live_default = start_run(spec, tmp_path / "default")
+    live_default.execute(runner=scripted_runner())
+    live_default.close()
+    live_strict = start_run(spec.model_copy(update={"court": str(strict)}), tmp_path / "strict")
+    live_strict.execute(runner=scripted_runner())
+    live_strict.close()
+
+    rows = rejudge_run(tmp_path / "default", Court.load(strict), tmp_path / "rejudged", label=str(strict))
+    assert len(rows) == 20 and sum(r.charges > 0 for r in rows) >= 10  # trials to re-decide
+    assert comparable(tmp_path / "rejudged") == comparable(tmp_path / "strict")
+    # the other court really decides otherwise on some cases, so the equality above means something
+    before = {r["case_id"]: (r["label"], r["score"]) for r in rows_of(tmp_path / "default")}
+    assert any(before[r.case_id] != (r.label, r.score) for r in rows)
+    manifest = RunStore(tmp_path / "rejudged").manifest()
+    assert manifest.options["rejudged_from"] == str(tmp_path / "default")
+    assert manifest.config_hash == Court.load(strict).config_hash() != RunStore(tmp_path / "default").manifest().config_hash
+
+
+def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) -> None:
+    reworded = court_file(tmp_path, "reworded", "General knowledge is not evidence.",
+                          "General knowledge is never evidence.")
+    run = start_run(RunSpec(dataset="examples", judge="courtroom"), tmp_path / "run")
+    run.execute(runner=scripted_runner())
+    run.close()
+    with pytest.raises(CourtroomError, match="cannot be rejudged from its transcript: .*never asked the model"):
+        rejudge_run(tmp_path / "run", Court.load(reworded), tmp_path / "out", label="reworded")
+    assert not RunStore(tmp_path / "out").exists()  # nothing half-written
+    with pytest.raises(CourtroomError, match="new run directory"):
+        rejudge_run(tmp_path / "run", Court.load("default"), tmp_path / "run", label="default")
