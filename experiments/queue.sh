@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 run() { "$PY" experiments/run_matrix.py --limit 200 "$@" || echo "run failed: $*"; }
 run --model qwen2.5-coder-0.5b --judges courtroom --datasets halubench ragtruth
+# the tuning run on which the default court's verdict threshold was chosen: HaluBench dev cases disjoint
+# from the evaluation sample (experiments/dev/tune_court.py reads it)
+run --model qwen2.5-coder-0.5b --judges courtroom --datasets halubench --tag tune \
+    --exclude 'experiments/results/{model}/{dataset}-courtroom'
 run --model qwen2.5-coder-0.5b --judges rails --datasets halubench ragtruth
 run --model qwen2.5-coder-0.5b --judges vote --votes 5 --datasets halubench ragtruth
 run --model qwen2.5-coder-0.5b --judges single two-step --datasets halubench ragtruth

@@ -144,7 +144,7 @@ def test_aggregation_methods(method: str, label: str, score: float) -> None:
     script = CourtScript(charges=charges, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
                          p_hallucinated=[0.9, 0.1, 0.5 - 1e-9])
     c, _ = court(script)
-    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": method})})
+    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": method, "threshold": 0.5})})
     verdict = c.judge(CASE)
     assert verdict.label == label
     assert verdict.score == pytest.approx(score, abs=1e-6)
