@@ -159,7 +159,12 @@ def main() -> None:
              "of the same kind. *Tokens/case* counts every prompt and generated token; in brackets the tokens the "
              "model actually computed (prompt prefixes are reused within a case). *Model s/case* is the time of the "
              "model calls a case took part in (a lockstep batch's time counts for each of its cases) on a 2-core "
-             "CPU shared with other runs: compare within a table, not across runs of different days.", ""]
+             "CPU shared with other runs: compare within a table, not across runs of different days.", "",
+             "`courtroom` is the shipped default court. Its verdict threshold (0.34) was chosen on a tuning run of "
+             "200 HaluBench dev cases disjoint from these evaluation samples (see *Tuning runs* below). "
+             "`courtroom-v1` is the previous default court (threshold 0.5), run live; the `courtroom` rows were "
+             "re-decided from the v1 runs' transcripts with `courtroom rejudge` (the two courts ask the model the "
+             "same things, so this is exactly what a live run gives; later cases of a partial run are live).", ""]
     summary: dict = {}
     tuning: list[str] = []
     for (model, dataset), stores in sorted(runs().items()):
@@ -197,6 +202,17 @@ def main() -> None:
                     ci = "" if diff["low"] is None else f" [{diff['low']:+.3f}, {diff['high']:+.3f}]"
                     cells += [f"{d}{ci}", f"{test.p_value:.3g}"]
                 lines.append(f"| {name} | {test.shared} | " + " | ".join(cells) + " |")
+        if court and len(judges) > 1 and any("halueval" in r.source for r in judges[court]):
+            lines += ["", f"The same, own thresholds, without the HaluEval-sourced cases (where answer length alone "
+                      f"separates the labels, see the length-only baseline):", "",
+                      "| judge | shared | Δ balanced accuracy [95% CI] | McNemar p |", "|---|---|---|---|"]
+            plain = {n: [r for r in rows if "halueval" not in r.source] for n, rows in judges.items()}
+            for name, rows in sorted(plain.items(), key=lambda kv: _order(kv[0])):
+                if name != court:
+                    diff, test = paired_bootstrap_difference(plain[court], rows), mcnemar(plain[court], rows)
+                    if diff["difference"] is not None:
+                        lines.append(f"| {name} | {test.shared} | {diff['difference']:+.3f} [{diff['low']:+.3f}, "
+                                     f"{diff['high']:+.3f}] | {test.p_value:.3g} |")
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]
