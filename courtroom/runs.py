@@ -108,8 +108,16 @@ class Run:
         return self.store.rows()
 
 
+def select_cases(spec: RunSpec, report: LoadReport | None = None) -> list[Case]:
+    """The cases a run spec selects (its dataset, filters, exclusions and sample)."""
+    return select(load_dataset(spec.dataset, spec.field_map or None, spec.skip_invalid, report),
+                  limit=spec.limit, balanced=spec.balanced, seed=spec.seed, sources=spec.sources or None,
+                  exclude=excluded_case_ids(spec.exclude))
+
+
 def excluded_case_ids(paths: list[str]) -> set[str]:
-    """The case ids of run directories (their results) or id files (one id per line)."""
+    """The case ids of run directories (every case the run selected, finished or not, and every case it
+    finished) or id files (one id per line)."""
     ids: set[str] = set()
     for item in paths:
         path = Path(item)
@@ -117,6 +125,8 @@ def excluded_case_ids(paths: list[str]) -> set[str]:
             store = RunStore(path)
             if not store.exists():
                 raise CourtroomError(f"--exclude {item}: not a run directory (no manifest.json) nor an id file")
+            selected = RunSpec(**store.manifest().dataset, skip_invalid=True)
+            ids.update(case.id for case in select_cases(selected))
             ids.update(row.case_id for row in store.rows())
         elif path.is_file():
             ids.update(line.strip() for line in path.read_text().splitlines() if line.strip())
@@ -130,9 +140,7 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     from courtroom.models import resolve_model
 
     report = LoadReport(spec.dataset)
-    cases = select(load_dataset(spec.dataset, spec.field_map or None, spec.skip_invalid, report),
-                   limit=spec.limit, balanced=spec.balanced, seed=spec.seed, sources=spec.sources or None,
-                   exclude=excluded_case_ids(spec.exclude))
+    cases = select_cases(spec, report)
     if not cases:
         raise CourtroomError(f"{spec.dataset}: no cases selected (check --source, --limit and the labels)")
     resolve_model(spec.model)  # an unknown model fails now, not after the first case

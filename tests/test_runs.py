@@ -90,9 +90,21 @@ def test_unknown_model_fails_before_anything_runs(tmp_path: Path) -> None:
 
 def test_exclude_leaves_out_the_cases_of_another_run(tmp_path: Path) -> None:
     evaluation = start_run(RunSpec(dataset="examples", judge="rails", limit=8, balanced=True), tmp_path / "eval")
-    evaluation.execute(runner=scripted_runner())
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_two(row) -> None:  # noqa: ANN001
+        seen.append(row)
+        if len(seen) == 2:
+            raise Stop
+
+    with pytest.raises(Stop):  # an evaluation still running: all its cases are held out, not just the finished
+        evaluation.execute(stop_after_two, runner=scripted_runner())
     evaluation.close()
     held_out = {c.id for c in evaluation.cases}
+    assert len(held_out) == 8 and len(RunStore(tmp_path / "eval").rows()) == 2
     tuning = start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(tmp_path / "eval")]), tmp_path / "tune")
     assert tuning.cases and not held_out & {c.id for c in tuning.cases}
     assert len(tuning.cases) == 20 - len(held_out)
