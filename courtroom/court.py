@@ -9,7 +9,7 @@ that every role has a persona, and that every persona loads and renders.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -36,6 +36,10 @@ class AggregationSpec(BaseModel):
     those charged, the indictment's P(suspect) for the others), against the threshold."""
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     """P(hallucinated) at or above which a ruling (and the `mean` method) says hallucinated."""
+    by_model: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)
+    """Thresholds tuned for particular models (by the name given to --model; `default` is
+    `smollm2-135m`), overriding `threshold` with them: with another model rulings sit at other heights,
+    so the threshold that balances the two kinds of error belongs to the court and the model together."""
 
 
 class IndictmentSpec(BaseModel):
@@ -172,6 +176,8 @@ class Court(Judge):
         spec = CourtSpec.model_validate(config["court"])
         personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
         _validate(spec, personas, Path("<manifest>"), Locator(""))
+        if "model" in config:
+            options.setdefault("model", config["model"])
         return cls(spec, personas, backend, source="<manifest>", **options)
 
     @classmethod
@@ -180,6 +186,15 @@ class Court(Judge):
         return cls.load("default", backend, **options)
 
     # -- what the engine needs --------------------------------------------------------------------
+    @property
+    def threshold(self) -> float:
+        """The verdict threshold for this court's model (`aggregation.by_model`, else `aggregation.threshold`)."""
+        from courtroom.models import model_key
+
+        aggregation = self.spec.aggregation
+        tuned = {model_key(name): value for name, value in aggregation.by_model.items()}
+        return tuned.get(model_key(self.model), aggregation.threshold)
+
     def persona(self, role: str) -> Persona:
         """The persona in a role (the first, for a panel)."""
         return self.personas[role][0]
@@ -189,9 +204,14 @@ class Court(Judge):
         return self.personas[role]
 
     def config(self) -> dict[str, Any]:
-        return {"judge": self.name, "court": self.spec.model_dump(mode="json", by_alias=True),
-                "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
-                             for role, people in self.personas.items()}}
+        config = {"judge": self.name, "court": self.spec.model_dump(mode="json", by_alias=True),
+                  "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
+                               for role, people in self.personas.items()}}
+        if self.spec.aggregation.by_model:  # the model then decides the threshold: part of the behaviour
+            from courtroom.models import model_key
+
+            config["model"] = model_key(self.model)
+        return config
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         from courtroom.trial import run_case

@@ -88,6 +88,11 @@ ALIASES: dict[str, Alias] = {
 }
 
 
+def model_key(name: str) -> str:
+    """One name per model, for settings tuned per model: `default` is `smollm2-135m`."""
+    return "smollm2-135m" if name == "default" else name
+
+
 def resolve_model(name: str) -> ModelSource:
     """Turn a model name into a `ModelSource`, or raise `ModelNotFoundError` listing what was tried."""
     tried: list[str] = []

@@ -319,7 +319,7 @@ def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript,
 
 def _ruling(charge: Charge, p_hallucinated: float, payload: dict[str, Any], source: Any, rounds: int,
             court: Court, note: str = "") -> Ruling:
-    verdict = Verdict.HALLUCINATED if p_hallucinated >= court.spec.aggregation.threshold else Verdict.SUPPORTED
+    verdict = Verdict.HALLUCINATED if p_hallucinated >= court.threshold else Verdict.SUPPORTED
     reason = str(payload.get("reason") or " ".join(str(v) for v in payload.values()) or source)
     reason = f"{reason} [{note}]" if note else reason
     confidence = p_hallucinated if verdict is Verdict.HALLUCINATED else 1.0 - p_hallucinated
@@ -389,7 +389,7 @@ def _jury(court: Court, case: Case, charge: Charge, entries: list[Entry], round:
         response.unwrap()
         ps.append(float((response.option_probs or {}).get("hallucinated", 0.0)))
     mean_p = sum(ps) / len(ps)
-    votes = sum(p >= court.spec.aggregation.threshold for p in ps)
+    votes = sum(p >= court.threshold for p in ps)
     # majority: the share of jurors voting hallucinated; mean: their mean probability
     p_h = votes / len(ps) if court.spec.jury_rule == "majority" else mean_p
     return p_h, f"the jury voted {votes} of {len(ps)} for hallucinated (mean P(hallucinated) = {mean_p:.2f});"
@@ -405,7 +405,7 @@ def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
         measured = [d.p_suspect for d in dropped if d.p_suspect is not None]
         if court.spec.aggregation.method == "share" and measured:
             suspicion = sum(measured) / len(measured)
-        score = min(suspicion, court.spec.aggregation.threshold * 0.999)
+        score = min(suspicion, court.threshold * 0.999)
         return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
                            reason=f"No charges were brought: every statement of the answer stands{why}.")
     rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript, measures.get(c.index))
@@ -426,10 +426,10 @@ def aggregate(court: Court, case_id: str, charges: list[Charge], dropped: list[D
     elif spec.method == "share":
         every = ps + [d.p_suspect for d in dropped if d.p_suspect is not None]
         score = sum(every) / len(every)
-        hallucinated = score >= spec.threshold
+        hallucinated = score >= court.threshold
     else:
         score = sum(ps) / len(ps)
-        hallucinated = score >= spec.threshold
+        hallucinated = score >= court.threshold
     if hallucinated:
         worst = max(guilty or rulings, key=lambda r: r.p_hallucinated)
         quote = charges[worst.charge].quote

@@ -282,3 +282,18 @@ def test_share_aggregation_counts_every_statement() -> None:
     sig = lambda g: 1 / (1 + math.exp(-(0.2 - g) / 0.3))  # noqa: E731
     assert verdict.score == pytest.approx((sig(-0.4) + sig(1.1) + sig(0.2)) / 3)
     assert [d.p_suspect for d in verdict.dropped] == pytest.approx([sig(1.1), sig(0.2)])
+
+
+def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=0.3)
+    verdicts = {}
+    for model in ("default", "smollm2-135m", "qwen2.5-coder-0.5b"):
+        c, _ = court(script, model=model)
+        aggregation = c.spec.aggregation.model_copy(update={"threshold": 0.5, "by_model": {"smollm2-135m": 0.25}})
+        c.spec = c.spec.model_copy(update={"aggregation": aggregation})
+        verdicts[model] = c.judge(CASE).label
+        rebuilt = Court.from_config(c.config())  # how replay and Ray workers rebuild it: same threshold
+        assert rebuilt.threshold == c.threshold == (0.5 if model.startswith("qwen") else 0.25)
+    # `default` is smollm2-135m: the tuned 0.25 convicts at P = 0.3; Qwen keeps the court's 0.5
+    assert verdicts == {"default": "FAIL", "smollm2-135m": "FAIL", "qwen2.5-coder-0.5b": "PASS"}
