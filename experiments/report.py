@@ -95,6 +95,14 @@ def plot(model: str, dataset: str, judges: dict[str, list]) -> str:
     return path.name
 
 
+def paired_cells(court: list, judge: list) -> tuple[int, list[str]]:
+    """Shared cases, then the table cells "Δ balanced accuracy [95% CI]" and "McNemar p" of court − judge."""
+    diff, test = paired_bootstrap_difference(court, judge), mcnemar(court, judge)
+    d = "-" if diff["difference"] is None else f"{diff['difference']:+.3f}"
+    ci = "" if diff["low"] is None else f" [{diff['low']:+.3f}, {diff['high']:+.3f}]"
+    return test.shared, [f"{d}{ci}", f"{test.p_value:.3g}"]
+
+
 def diagnostics(rows: list) -> list[str]:
     """Where the court's verdicts come from: charges brought and scores, by gold label and by source."""
     lines = ["", "Where the court's verdicts come from:", "",
@@ -194,14 +202,9 @@ def main() -> None:
             for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
                 if name == court:
                     continue
-                cells = []
-                for a, b in ((judges[court], rows), (calibrated_rows(judges[court]), calibrated_rows(rows))):
-                    diff = paired_bootstrap_difference(a, b)
-                    test = mcnemar(a, b)
-                    d = "-" if diff["difference"] is None else f"{diff['difference']:+.3f}"
-                    ci = "" if diff["low"] is None else f" [{diff['low']:+.3f}, {diff['high']:+.3f}]"
-                    cells += [f"{d}{ci}", f"{test.p_value:.3g}"]
-                lines.append(f"| {name} | {test.shared} | " + " | ".join(cells) + " |")
+                shared, own = paired_cells(judges[court], rows)
+                _, calibrated = paired_cells(calibrated_rows(judges[court]), calibrated_rows(rows))
+                lines.append(f"| {name} | {shared} | " + " | ".join(own + calibrated) + " |")
         if court and len(judges) > 1 and any("halueval" in r.source for r in judges[court]):
             lines += ["", f"The same, own thresholds, without the HaluEval-sourced cases (where answer length alone "
                       f"separates the labels, see the length-only baseline):", "",
@@ -209,10 +212,9 @@ def main() -> None:
             plain = {n: [r for r in rows if "halueval" not in r.source] for n, rows in judges.items()}
             for name, rows in sorted(plain.items(), key=lambda kv: _order(kv[0])):
                 if name != court:
-                    diff, test = paired_bootstrap_difference(plain[court], rows), mcnemar(plain[court], rows)
-                    if diff["difference"] is not None:
-                        lines.append(f"| {name} | {test.shared} | {diff['difference']:+.3f} [{diff['low']:+.3f}, "
-                                     f"{diff['high']:+.3f}] | {test.p_value:.3g} |")
+                    shared, cells = paired_cells(plain[court], rows)
+                    if shared:
+                        lines.append(f"| {name} | {shared} | " + " | ".join(cells) + " |")
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]

@@ -12,7 +12,7 @@ an ordinary run directory (results, transcripts, a manifest naming its source).
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +52,7 @@ class RecordedCalls(Backend):
         return recorded_response(self._calls[key].popleft(), request)
 
 
-def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str,
-                on_row: Callable[[ResultRow], None] | None = None) -> list[ResultRow]:
+def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str) -> list[ResultRow]:
     """Re-decide every finished case of the run at `source` with `judge`, into a new run at `out`.
 
     Every case is re-decided before anything is written, so a refused court leaves no partial run.
@@ -85,11 +84,7 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str
         target.write_manifest(Manifest(
             name=Path(out).name, judge=judge.config(), config_hash=judge.config_hash(), backend=manifest.backend,
             dataset=manifest.dataset, options={**manifest.options, "court": label, "rejudged_from": str(source)}))
-        rows = []
-        for outcome in outcomes:
-            rows.append(target.write(outcome))
-            if on_row:
-                on_row(rows[-1])
+        rows = [target.write(outcome) for outcome in outcomes]
     finally:
         lock.close()
     return rows
