@@ -25,7 +25,24 @@ from courtroom.judges import Judge
 from courtroom.lockstep import Call, Program, Transcript
 from courtroom.prompts import render_case_file
 
-Reason = Annotated[str, Field(max_length=200)]
+REASON_CHARS = 200
+MAX_REASONS = 3
+Reason = Annotated[str, Field(max_length=REASON_CHARS)]
+STATEMENT_CHARS = 150
+
+
+def token_budget(string_chars: int, overhead: int = 40) -> int:
+    """Tokens enough for constrained generation to finish the longest output its schema allows.
+
+    A token of ASCII text holds at least one character, so `string_chars` (the sum of the schema's
+    string bounds) plus the JSON around them bounds the output: a model that writes every string to its
+    bound is not cut off (which would make the case an error). Non-ASCII text can take more tokens per
+    character; the budget only caps generation, it costs nothing when the output is short.
+    """
+    return string_chars + overhead
+
+
+SINGLE_TOKEN_BUDGET = token_budget(MAX_REASONS * (REASON_CHARS + 8))
 
 JUDGE_SYSTEM = (
     "You are a careful fact-checker. You decide whether an ANSWER is faithful to its CONTEXT: every "
@@ -40,7 +57,7 @@ class SingleJudgment(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    reasons: list[Reason] = Field(max_length=3)
+    reasons: list[Reason] = Field(max_length=MAX_REASONS)
     score: float = Field(ge=0.0, le=1.0)
 
 
@@ -75,8 +92,9 @@ class SingleJudge(Judge):
     task = ("Check every claim of the answer against the context. Give up to three short reasons, then a "
             "hallucination score between 0.0 (fully supported by the context) and 1.0 (hallucinated).")
 
-    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5, max_new_tokens: int = 200,
-                 constrained: bool = True, temperature: float = 0.0, **options: Any) -> None:
+    def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5,
+                 max_new_tokens: int = SINGLE_TOKEN_BUDGET, constrained: bool = True, temperature: float = 0.0,
+                 **options: Any) -> None:
         super().__init__(backend, **options)
         self.threshold = threshold
         self.sampling = Sampling(max_new_tokens=max_new_tokens, temperature=temperature)
@@ -131,14 +149,17 @@ class Candidate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    statement: str = Field(max_length=150)
-    reasoning: str = Field(max_length=150)
+    statement: str = Field(max_length=STATEMENT_CHARS)
+    reasoning: str = Field(max_length=STATEMENT_CHARS)
+
+
+MAX_CANDIDATES = 3
 
 
 class Candidates(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    potential_hallucinations: list[Candidate] = Field(max_length=3)
+    potential_hallucinations: list[Candidate] = Field(max_length=MAX_CANDIDATES)
 
 
 class CandidateScore(BaseModel):
@@ -146,6 +167,10 @@ class CandidateScore(BaseModel):
 
     reason: Reason
     score: float = Field(ge=0.0, le=1.0)
+
+
+EXTRACT_TOKEN_BUDGET = token_budget(MAX_CANDIDATES * (2 * STATEMENT_CHARS + 40))
+SCORE_TOKEN_BUDGET = token_budget(REASON_CHARS)
 
 
 class TwoStepJudge(PromptJudge):
@@ -166,7 +191,7 @@ class TwoStepJudge(PromptJudge):
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         request = GenerationRequest(messages=_messages(case, self.extract_task), output_type=Candidates,
-                                    sampling=Sampling(max_new_tokens=400), cache_group=case.id)
+                                    sampling=Sampling(max_new_tokens=EXTRACT_TOKEN_BUDGET), cache_group=case.id)
         [response] = yield [Call(request, purpose="extract", role="judge")]
         candidates: Candidates = response.unwrap()
         best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name,
@@ -174,7 +199,8 @@ class TwoStepJudge(PromptJudge):
         for candidate in candidates.potential_hallucinations:
             task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
             request = GenerationRequest(messages=_messages(case, task), output_type=CandidateScore,
-                                        sampling=Sampling(max_new_tokens=160), cache_group=case.id)
+                                        sampling=Sampling(max_new_tokens=SCORE_TOKEN_BUDGET),
+                                        cache_group=case.id)
             [response] = yield [Call(request, purpose="score", role="judge")]
             scored: CandidateScore = response.unwrap()
             if scored.score >= self.threshold:
@@ -222,7 +248,7 @@ class VoteJudge(Judge):
     name = "vote"
 
     def __init__(self, backend: Backend | None = None, *, votes: int = 5, temperature: float = 0.7,
-                 threshold: float = 0.5, max_new_tokens: int = 200, **options: Any) -> None:
+                 threshold: float = 0.5, max_new_tokens: int = SINGLE_TOKEN_BUDGET, **options: Any) -> None:
         super().__init__(backend, **options)
         self.votes = votes
         self.single = SingleJudge(backend, threshold=threshold, max_new_tokens=max_new_tokens,
