@@ -172,10 +172,16 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
     )
 
 
-def metrics_by_source(rows: Sequence[ResultRow], resamples: int = 1000, seed: int = 0) -> dict[str, Metrics]:
-    """Metrics per dataset source."""
-    sources = sorted({r.source for r in rows})
-    return {s: compute_metrics([r for r in rows if r.source == s], resamples, seed) for s in sources}
+def metrics_by_source(rows: Sequence[ResultRow], resamples: int = 1000, seed: int = 0,
+                      depth: int | None = None) -> dict[str, Metrics]:
+    """Metrics per dataset source; with `depth`, per source prefix of that many `/`-separated parts
+    (`ragtruth/QA/gpt-4-0613` at depth 2 is `ragtruth/QA`)."""
+
+    def group(source: str) -> str:
+        return source if depth is None else "/".join(source.split("/")[:depth])
+
+    groups = sorted({group(r.source) for r in rows})
+    return {g: compute_metrics([r for r in rows if group(r.source) == g], resamples, seed) for g in groups}
 
 
 class PairedTest(BaseModel):

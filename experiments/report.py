@@ -27,13 +27,13 @@ from courtroom.metrics import (  # noqa: E402
     metrics_by_source,
     paired_bootstrap_difference,
 )
-from courtroom.transcripts.store import RunStore  # noqa: E402
+from courtroom.transcripts.store import ResultRow, RunStore  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 PLOTS = HERE / "plots"
 DATA = HERE.parents[1] / "shared" / "data"
-JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured"]
+JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", "length-only"]
 
 
 def runs() -> dict[tuple[str, str], dict[str, RunStore]]:
@@ -117,7 +117,7 @@ def diagnostics(rows: list) -> list[str]:
                      f"{np.mean([r.rounds for r in charged]) if charged else 0:.2f} | "
                      f"{np.mean([r.score for r in group]):.3f} | {np.mean([r.label == 'FAIL' for r in group]):.0%} |")
     lines += ["", "| source | cases | balanced accuracy | AUROC |", "|---|---|---|---|"]
-    for source, m in metrics_by_source(rows).items():
+    for source, m in metrics_by_source(rows, depth=2).items():
         lines.append(f"| {source} | {m.cases} | {m.balanced_accuracy} | {m.auroc} |")
     return lines
 
@@ -135,6 +135,41 @@ def median_threshold_balanced_accuracy(rows: list) -> float:
     if gold.all() or not gold.any():
         return float("nan")
     return float(((pred & gold).sum() / gold.sum() + (~pred & ~gold).sum() / (~gold).sum()) / 2)
+
+
+def length_only_rows(dataset: str, case_ids: set[str]) -> list[ResultRow]:
+    """The length-only rule as a judge of the same cases: FAIL when the answer is longer (in words) than
+    the median of those cases; the score is the length's rank among them (0 to 1), for AUROC."""
+    path = DATA / f"{dataset}-dev.jsonl"
+    cases = [c for c in load_file(path) if c.id in case_ids] if path.is_file() else []
+    if not cases:
+        return []
+    lengths = np.array([len(c.answer.split()) for c in cases])
+    cut, ranks = np.median(lengths), lengths.argsort().argsort() / max(len(cases) - 1, 1)
+    return [ResultRow(case_id=c.id, source=c.source, gold=c.label, label="FAIL" if n > cut else "PASS",
+                      score=float(rank), reason=f"{n} words (median {cut:.0f})")
+            for c, n, rank in zip(cases, lengths, ranks)]
+
+
+def beyond_length(rows: list[ResultRow], lengths: list[ResultRow]) -> tuple[int, float, float]:
+    """Cases, then the cross-validated AUROC of a logistic model on answer length alone and on length plus
+    the judge's score (stratified 5-fold, same folds): how much the judge knows that length does not."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    rank = {r.case_id: r.score for r in lengths}
+    judged = [r for r in rows if r.score is not None and r.gold is not None and r.case_id in rank]
+    gold = np.array([r.gold == "FAIL" for r in judged])
+    if len(judged) < 20 or gold.all() or not gold.any():
+        return len(judged), float("nan"), float("nan")
+    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
+    x_length = np.array([[rank[r.case_id]] for r in judged])
+    x_both = np.column_stack([x_length, [r.score for r in judged]])
+    from courtroom.metrics import auroc
+
+    return len(judged), *(
+        auroc(gold, cross_val_predict(LogisticRegression(), x, gold, cv=folds, method="predict_proba")[:, 1])
+        for x in (x_length, x_both))
 
 
 def length_only(dataset: str, limit: int = 200, seed: int = 0) -> str:
@@ -172,11 +207,16 @@ def main() -> None:
              "200 HaluBench dev cases disjoint from these evaluation samples (see *Tuning runs* below). "
              "`courtroom-v1` is the previous default court (threshold 0.5), run live; the `courtroom` rows were "
              "re-decided from the v1 runs' transcripts with `courtroom rejudge` (the two courts ask the model the "
-             "same things, so this is exactly what a live run gives; later cases of a partial run are live).", ""]
+             "same things, so this is exactly what a live run gives; later cases of a partial run are live).", "",
+             "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
+             "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
+             "in disguise.", ""]
     summary: dict = {}
     tuning: list[str] = []
     for (model, dataset), stores in sorted(runs().items()):
         judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and not name.endswith("-tune")}
+        if judges and (lengths := length_only_rows(dataset, {r.case_id for rows in judges.values() for r in rows})):
+            judges["length-only"] = lengths
         for name in sorted(set(stores) - set(judges)):
             if rows := stores[name].rows():
                 m = compute_metrics(rows)
@@ -215,6 +255,14 @@ def main() -> None:
                     shared, cells = paired_cells(plain[court], rows)
                     if shared:
                         lines.append(f"| {name} | {shared} | " + " | ".join(cells) + " |")
+        if "length-only" in judges and len(judges) > 1:
+            lines += ["", "Does the judge know more than answer length? Cross-validated AUROC (5 folds) of a logistic "
+                      "model on length alone and on length plus the judge's score, on the cases the judge finished:", "",
+                      "| judge | cases | AUROC, length alone | AUROC, length + judge | gain |", "|---|---|---|---|---|"]
+            for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
+                if name != "length-only":
+                    n, alone, both = beyond_length(rows, judges["length-only"])
+                    lines.append(f"| {name} | {n} | {alone:.3f} | {both:.3f} | {both - alone:+.3f} |")
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]

@@ -46,6 +46,14 @@ def test_per_source() -> None:
     assert by["a"].accuracy.value == 1.0 and by["b"].accuracy.value == 0.0
 
 
+def test_per_source_prefix() -> None:
+    rows = [row(0, "FAIL", "FAIL", source="rt/QA/gpt-4"), row(1, "PASS", "FAIL", source="rt/QA/llama"),
+            row(2, "PASS", "PASS", source="rt/Summary/gpt-4")]
+    by = metrics_by_source(rows, resamples=0, depth=2)
+    assert sorted(by) == ["rt/QA", "rt/Summary"]
+    assert by["rt/QA"].cases == 2 and by["rt/QA"].accuracy.value == 0.5
+
+
 def test_mcnemar_exact() -> None:
     a = [row(i, "FAIL", "FAIL") for i in range(10)]
     b = [row(i, "FAIL", "PASS" if i < 8 else "FAIL") for i in range(10)]
