@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import NoReturn, Optional
 
 import typer
 from rich.console import Console
@@ -45,7 +45,7 @@ console = Console()
 err = Console(stderr=True)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     err.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(2)
 
@@ -177,9 +177,15 @@ def compare(
     runs: list[str] = typer.Argument(..., help="Run directories; the first is the reference."),
     calibrated: bool = typer.Option(False, help="Relabel every run with a threshold calibrated by 5-fold "
                                                 "cross-validation on its own labelled cases (out of fold)."),
+    length_baseline: bool = typer.Option(False, help="Add the length-only rule (FAIL when the answer is longer "
+                                                     "than the median) on the reference run's cases: a judge "
+                                                     "close to it may be measuring answer length."),
 ) -> None:
     """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases."""
+    from courtroom.confounds import LENGTH_ONLY, length_only_rows
+    from courtroom.errors import CourtroomError
     from courtroom.metrics import calibrated_rows, compute_metrics, mcnemar, paired_bootstrap_difference
+    from courtroom.runs import run_cases
     from courtroom.tables import compare_table
     from courtroom.transcripts.store import RunStore
 
@@ -187,23 +193,32 @@ def compare(
     for store in stores:
         if not store.exists():
             _fail(f"{store.root} is not a run directory (no manifest.json)")
+    names = [s.root.name for s in stores]
     rows = [s.rows() for s in stores]
+    manifests = [s.manifest() for s in stores]
+    judges = [m.judge["judge"] for m in manifests]
+    models = [str(m.options.get("model")) for m in manifests]
+    if length_baseline:
+        try:
+            cases = run_cases(stores[0])
+        except CourtroomError as exc:
+            _fail(f"--length-baseline needs the reference run's dataset: {exc}")
+        finished = {r.case_id for r in rows[0]}
+        rows.append(length_only_rows([c for c in cases if c.id in finished]))
+        names, judges, models = [*names, LENGTH_ONLY], [*judges, LENGTH_ONLY], [*models, "-"]
     if calibrated:
         rows = [calibrated_rows(r) for r in rows]
-    manifests = [s.manifest() for s in stores]
-    console.print(compare_table([s.root.name for s in stores], [compute_metrics(r) for r in rows],
-                                [m.judge["judge"] for m in manifests],
-                                [str(m.options.get("model")) for m in manifests]))
-    if len(stores) > 1:
-        table = Table(title=f"paired against {stores[0].root.name} (shared cases)")
+    console.print(compare_table(names, [compute_metrics(r) for r in rows], judges, models))
+    if len(rows) > 1:
+        table = Table(title=f"paired against {names[0]} (shared cases)")
         for column in ("run", "shared", "Δ bal. accuracy [95% CI]", "only ref right", "only run right", "McNemar p"):
             table.add_column(column, justify="left" if column == "run" else "right")
-        for store, r in zip(stores[1:], rows[1:]):
+        for name, r in zip(names[1:], rows[1:]):
             test = mcnemar(rows[0], r)
             diff = paired_bootstrap_difference(r, rows[0])
             d = diff["difference"]
             ci = f" [{diff['low']:+.3f}, {diff['high']:+.3f}]" if diff["low"] is not None else ""
-            table.add_row(store.root.name, str(test.shared), "-" if d is None else f"{d:+.3f}{ci}",
+            table.add_row(name, str(test.shared), "-" if d is None else f"{d:+.3f}{ci}",
                           str(test.a_only_correct), str(test.b_only_correct), f"{test.p_value:.4f}")
         console.print(table)
 

@@ -115,6 +115,11 @@ def select_cases(spec: RunSpec, report: LoadReport | None = None) -> list[Case]:
                   exclude=excluded_case_ids(spec.exclude))
 
 
+def run_cases(store: RunStore) -> list[Case]:
+    """The cases a run selected, rebuilt from its manifest (finished or not)."""
+    return select_cases(RunSpec(**store.manifest().dataset, skip_invalid=True))
+
+
 def excluded_case_ids(paths: list[str]) -> set[str]:
     """The case ids of run directories (every case the run selected, finished or not, and every case it
     finished) or id files (one id per line)."""
@@ -125,8 +130,7 @@ def excluded_case_ids(paths: list[str]) -> set[str]:
             store = RunStore(path)
             if not store.exists():
                 raise CourtroomError(f"--exclude {item}: not a run directory (no manifest.json) nor an id file")
-            selected = RunSpec(**store.manifest().dataset, skip_invalid=True)
-            ids.update(case.id for case in select_cases(selected))
+            ids.update(case.id for case in run_cases(store))
             ids.update(row.case_id for row in store.rows())
         elif path.is_file():
             ids.update(line.strip() for line in path.read_text().splitlines() if line.strip())

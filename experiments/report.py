@@ -19,6 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from courtroom.confounds import LENGTH_ONLY, answer_words, length_only_rows  # noqa: E402
 from courtroom.datasets import load_file, select  # noqa: E402
 from courtroom.metrics import (  # noqa: E402
     calibrated_rows,
@@ -137,18 +138,10 @@ def median_threshold_balanced_accuracy(rows: list) -> float:
     return float(((pred & gold).sum() / gold.sum() + (~pred & ~gold).sum() / (~gold).sum()) / 2)
 
 
-def length_only_rows(dataset: str, case_ids: set[str]) -> list[ResultRow]:
-    """The length-only rule as a judge of the same cases: FAIL when the answer is longer (in words) than
-    the median of those cases; the score is the length's rank among them (0 to 1), for AUROC."""
+def length_only_judge(dataset: str, case_ids: set[str]) -> list[ResultRow]:
+    """The length-only rule judging the cases of a table (every case any of its runs judged)."""
     path = DATA / f"{dataset}-dev.jsonl"
-    cases = [c for c in load_file(path) if c.id in case_ids] if path.is_file() else []
-    if not cases:
-        return []
-    lengths = np.array([len(c.answer.split()) for c in cases])
-    cut, ranks = np.median(lengths), lengths.argsort().argsort() / max(len(cases) - 1, 1)
-    return [ResultRow(case_id=c.id, source=c.source, gold=c.label, label="FAIL" if n > cut else "PASS",
-                      score=float(rank), reason=f"{n} words (median {cut:.0f})")
-            for c, n, rank in zip(cases, lengths, ranks)]
+    return length_only_rows([c for c in load_file(path) if c.id in case_ids]) if path.is_file() else []
 
 
 def beyond_length(rows: list[ResultRow], lengths: list[ResultRow]) -> tuple[int, float, float]:
@@ -177,7 +170,7 @@ def length_only(dataset: str, limit: int = 200, seed: int = 0) -> str:
     if not path.is_file():
         return ""
     cases = select(load_file(path), limit=limit, balanced=True, seed=seed)
-    lengths = np.array([len(c.answer.split()) for c in cases])
+    lengths = np.array([answer_words(c) for c in cases])
     gold = np.array([c.label == "FAIL" for c in cases])
     cut = np.median(lengths)
     pred = lengths > cut
@@ -215,8 +208,8 @@ def main() -> None:
     tuning: list[str] = []
     for (model, dataset), stores in sorted(runs().items()):
         judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and not name.endswith("-tune")}
-        if judges and (lengths := length_only_rows(dataset, {r.case_id for rows in judges.values() for r in rows})):
-            judges["length-only"] = lengths
+        if judges and (lengths := length_only_judge(dataset, {r.case_id for rows in judges.values() for r in rows})):
+            judges[LENGTH_ONLY] = lengths
         for name in sorted(set(stores) - set(judges)):
             if rows := stores[name].rows():
                 m = compute_metrics(rows)
@@ -255,14 +248,15 @@ def main() -> None:
                     shared, cells = paired_cells(plain[court], rows)
                     if shared:
                         lines.append(f"| {name} | {shared} | " + " | ".join(cells) + " |")
-        if "length-only" in judges and len(judges) > 1:
+        if LENGTH_ONLY in judges and len(judges) > 1:
             lines += ["", "Does the judge know more than answer length? Cross-validated AUROC (5 folds) of a logistic "
                       "model on length alone and on length plus the judge's score, on the cases the judge finished:", "",
                       "| judge | cases | AUROC, length alone | AUROC, length + judge | gain |", "|---|---|---|---|---|"]
             for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
-                if name != "length-only":
-                    n, alone, both = beyond_length(rows, judges["length-only"])
-                    lines.append(f"| {name} | {n} | {alone:.3f} | {both:.3f} | {both - alone:+.3f} |")
+                if name != LENGTH_ONLY:
+                    n, alone, both = beyond_length(rows, judges[LENGTH_ONLY])
+                    if not np.isnan(both):
+                        lines.append(f"| {name} | {n} | {alone:.3f} | {both:.3f} | {both - alone:+.3f} |")
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]

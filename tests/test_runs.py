@@ -114,3 +114,43 @@ def test_exclude_leaves_out_the_cases_of_another_run(tmp_path: Path) -> None:
     assert len(by_file.cases) == 18
     with pytest.raises(CourtroomError, match="--exclude .*no such run directory"):
         start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(tmp_path / "nope")]), tmp_path / "x")
+
+
+def test_length_only_rule_labels_answers_longer_than_the_median() -> None:
+    from courtroom.case import Case
+    from courtroom.confounds import length_only_rows
+
+    cases = [Case(id=f"c{n}", question="q", context=["c"], answer=" ".join(["w"] * n), label="PASS")
+             for n in (3, 1, 5, 2, 4)]
+    rows = {r.case_id: r for r in length_only_rows(cases)}
+    assert [rows[f"c{n}"].label for n in (1, 2, 3, 4, 5)] == ["PASS", "PASS", "PASS", "FAIL", "FAIL"]
+    assert [rows[f"c{n}"].score for n in (1, 2, 3, 4, 5)] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    tied = length_only_rows([*cases, Case(id="c3b", question="q", context=["c"], answer="a b c", label="FAIL")])
+    assert {r.case_id: r.score for r in tied}["c3"] == {r.case_id: r.score for r in tied}["c3b"] == 0.5
+
+
+def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from courtroom.cli import app
+    from courtroom.confounds import length_only_rows
+    from courtroom.metrics import compute_metrics
+    from courtroom.runs import run_cases
+
+    court = tmp_path / "court"
+    run = start_run(RunSpec(dataset="examples", judge="courtroom", limit=12, balanced=True), court)
+    run.execute(runner=scripted_runner())
+    run.close()
+    result = CliRunner().invoke(app, ["compare", str(court), str(court), "--length-baseline"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in result.output.splitlines()
+            if line.startswith("│") and line.count("│") > 3]
+    summary, paired = rows[:3], rows[3:]
+    assert [r[0] for r in summary] == ["court", "court", "length-only"]
+    expected = compute_metrics(length_only_rows(run_cases(RunStore(court))))
+    assert summary[2][4].startswith(f"{expected.balanced_accuracy.value:.3f}")
+    assert paired[0][:2] == ["court", "12"] and paired[0][2].startswith("+0.000")  # a run against itself
+    assert paired[1][:2] == ["length-only", "12"]
+    missing = CliRunner().invoke(app, ["compare", str(tmp_path / "nope")], env={"COLUMNS": "200"})
+    assert missing.exit_code == 2 and "nope is not a run directory" in missing.output
