@@ -20,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.backends.base import Backend
 from courtroom.case import Case, CaseVerdict
-from courtroom.generation import ChatMessage, GenerationRequest, Sampling
+from courtroom.generation import GenerationRequest, Sampling
 from courtroom.judges import Judge
 from courtroom.lockstep import Call, Program, Transcript
-from courtroom.prompts import render_case_file
+from courtroom.plain import JUDGE_SYSTEM, RAILS_TASK, p_hallucinated, plain_messages, rails_request
 
 REASON_CHARS = 200
 MAX_REASONS = 3
@@ -44,14 +44,6 @@ def token_budget(string_chars: int, overhead: int = 40) -> int:
 
 SINGLE_TOKEN_BUDGET = token_budget(MAX_REASONS * (REASON_CHARS + 8))
 
-JUDGE_SYSTEM = (
-    "You are a careful fact-checker. You decide whether an ANSWER is faithful to its CONTEXT: every "
-    "claim in the answer must be stated in, or follow directly from, the context. An answer that adds "
-    "facts the context does not contain, or contradicts it, is hallucinated, even if the added facts "
-    "sound plausible. The question is given for orientation only."
-)
-
-
 class SingleJudgment(BaseModel):
     """The single judge's output: reasons first, then the score."""
 
@@ -59,14 +51,6 @@ class SingleJudgment(BaseModel):
 
     reasons: list[Reason] = Field(max_length=MAX_REASONS)
     score: float = Field(ge=0.0, le=1.0)
-
-
-RailsLabel = Literal["factual", "hallucinated"]
-
-
-def _messages(case: Case, task: str) -> tuple[ChatMessage, ...]:
-    return (ChatMessage(role="system", content=JUDGE_SYSTEM),
-            ChatMessage(role="user", content=f"{render_case_file(case)}\n\n{task}"))
 
 
 class PromptJudge(Judge):
@@ -109,8 +93,8 @@ class SingleJudge(Judge):
 
     def request(self, case: Case, seed: int | None = None) -> GenerationRequest:
         sampling = self.sampling if seed is None else self.sampling.model_copy(update={"seed": seed})
-        return GenerationRequest(messages=_messages(case, self.task), output_type=SingleJudgment, sampling=sampling,
-                                 constrained=self.constrained, cache_group=case.id)
+        return GenerationRequest(messages=plain_messages(case, self.task), output_type=SingleJudgment,
+                                 sampling=sampling, constrained=self.constrained, cache_group=case.id)
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         [response] = yield [Call(self.request(case), purpose="judge", role="judge")]
@@ -129,19 +113,13 @@ class RailsJudge(PromptJudge):
     """One word, `factual` or `hallucinated`; the score is the model's probability of `hallucinated`."""
 
     name = "rails"
-    task = ("Is the answer faithful to the context? Reply with one word: \"factual\" if every claim is "
-            "supported by the context, \"hallucinated\" if any claim is not.")
+    task = RAILS_TASK
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        request = GenerationRequest(messages=_messages(case, self.task), output_type=RailsLabel,
-                                    sampling=Sampling(max_new_tokens=8), cache_group=case.id)
-        [response] = yield [Call(request, purpose="classify", role="judge")]
-        response.unwrap()
-        probs = response.option_probs or {}
-        p_hallucinated = float(probs.get("hallucinated", 0.0))
-        label = "FAIL" if p_hallucinated >= self.threshold else "PASS"
-        return CaseVerdict(case_id=case.id, label=label, score=p_hallucinated, judge=self.name,
-                           reason=f"the model answers {response.value!r} (P(hallucinated) = {p_hallucinated:.2f})")
+        [response] = yield [Call(rails_request(case), purpose="classify", role="judge")]
+        p = p_hallucinated(response)
+        return CaseVerdict(case_id=case.id, label="FAIL" if p >= self.threshold else "PASS", score=p,
+                           judge=self.name, reason=f"the model answers {response.value!r} (P(hallucinated) = {p:.2f})")
 
 
 class Candidate(BaseModel):
@@ -190,7 +168,7 @@ class TwoStepJudge(PromptJudge):
         return {"system": JUDGE_SYSTEM, "extract": self.extract_task, "score": self.score_task}
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        request = GenerationRequest(messages=_messages(case, self.extract_task), output_type=Candidates,
+        request = GenerationRequest(messages=plain_messages(case, self.extract_task), output_type=Candidates,
                                     sampling=Sampling(max_new_tokens=EXTRACT_TOKEN_BUDGET), cache_group=case.id)
         [response] = yield [Call(request, purpose="extract", role="judge")]
         candidates: Candidates = response.unwrap()
@@ -198,7 +176,7 @@ class TwoStepJudge(PromptJudge):
                            reason="Found no candidates for hallucination.")
         for candidate in candidates.potential_hallucinations:
             task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
-            request = GenerationRequest(messages=_messages(case, task), output_type=CandidateScore,
+            request = GenerationRequest(messages=plain_messages(case, task), output_type=CandidateScore,
                                         sampling=Sampling(max_new_tokens=SCORE_TOKEN_BUDGET),
                                         cache_group=case.id)
             [response] = yield [Call(request, purpose="score", role="judge")]
@@ -227,7 +205,7 @@ class PerContextJudge(PromptJudge):
             "Does the answer agree with this passage, without contradicting it? Answer \"yes\" or \"no\".")
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        requests = [GenerationRequest(messages=_messages(case, self.task.format(passage=p)),
+        requests = [GenerationRequest(messages=plain_messages(case, self.task.format(passage=p)),
                                       output_type=ContextVerdict, sampling=Sampling(max_new_tokens=4),
                                       cache_group=case.id) for p in case.context]
         responses = yield [Call(r, purpose="context", role="judge") for r in requests]

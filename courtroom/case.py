@@ -106,6 +106,8 @@ class Ruling(BaseModel):
     """The court's own P(hallucinated) (judge, jury, withdrawal or concession) before the evidence is weighed."""
     evidence: float | None = None
     """The grounding (nats per token) the evidence was weighed at, when the court weighs evidence."""
+    first_reading: float | None = None
+    """The judge's first reading of the whole answer, P(hallucinated), when the court weighs one."""
 
 
 class CaseVerdict(BaseModel):

@@ -228,6 +228,8 @@ def rejudge(
     run_dir: str = typer.Argument(..., help="A finished courtroom run."),
     court: str = typer.Option(..., help="The court to decide with (name or file): same prompts, other arithmetic."),
     out: str = typer.Option(..., help="The new run directory."),
+    calls_from: list[str] = typer.Option([], help="Also serve calls recorded in this run of the same cases, e.g. "
+                                                  "a rails run for a court with a first reading (repeatable)."),
 ) -> None:
     """Decide a finished run again under another court from its transcripts, with no model call.
 
@@ -249,7 +251,7 @@ def rejudge(
             raise CourtroomError(f"{run_dir} is a run of the {manifest.judge.get('judge')} judge; rejudge takes courtroom runs")
         options = {k: v for k, v in manifest.options.items() if k in RunSpec.model_fields and k != "court"}
         spec = RunSpec(**{**options, **manifest.dataset, "court": court})
-        rows = rejudge_run(run_dir, build_judge(spec), out, label=court)
+        rows = rejudge_run(run_dir, build_judge(spec), out, label=court, calls_from=calls_from)
     except CourtroomError as exc:
         _fail(str(exc))
     overall = compute_metrics(rows)

@@ -83,6 +83,12 @@ class RulingSpec(BaseModel):
     statement in the whole context or in the sentences the defence cited, whichever is stronger.
     1.0 decides by the court's verdict alone (needs a model that can judge); small models judge near
     chance but measure grounding well, so courts for them weigh the evidence."""
+    first_reading_weight: float = Field(0.0, ge=0.0, le=1.0)
+    """Weight, in every ruling of a case, of the judge's first reading of the whole answer: the one-word
+    question `factual` or `hallucinated` asked once per case before the charges (`courtroom.plain`),
+    its probability of `hallucinated`. The rest goes to the verdict and evidence above; 0 does not ask.
+    The reading sees the whole answer at once and catches what likelihoods miss (a flipped conclusion),
+    with errors nearly independent of theirs."""
 
 
 class CourtSpec(BaseModel):
@@ -207,6 +213,8 @@ class Court(Judge):
         config = {"judge": self.name, "court": self.spec.model_dump(mode="json", by_alias=True),
                   "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
                                for role, people in self.personas.items()}}
+        if not self.spec.ruling.first_reading_weight:  # courts without it keep the configuration (and the
+            del config["court"]["ruling"]["first_reading_weight"]  # hash) their runs were made with
         if self.spec.aggregation.by_model:  # the model then decides the threshold: part of the behaviour
             from courtroom.models import model_key
 

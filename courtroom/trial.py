@@ -23,6 +23,7 @@ from courtroom.generation import ChatMessage, GenerationRequest, GenerationRespo
 from courtroom.lockstep import Call, Transcript, gather
 from courtroom.moves import ChargeDraft, VerdictChoice, cited, describe_fields, indictment_model, payload_model
 from courtroom.personas import Persona
+from courtroom.plain import p_hallucinated, rails_request
 from courtroom.procedure import EdgeSpec
 from courtroom.prompts import (
     OPENING_SYSTEM, context_sentences, normalize, quoted_in, render_answer, render_opening, split_sentences,
@@ -251,8 +252,9 @@ def _indict_by_generation(court: Court, case: Case) -> Step:
 
 # -- one charge -----------------------------------------------------------------------------------
 def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript,
-               measured: Measure | None = None) -> Step:
-    """Walk the procedure graph for one charge until a verdict."""
+               measured: Measure | None = None, first_reading: float | None = None) -> Step:
+    """Walk the procedure graph for one charge until a verdict (weighing the evidence, and the judge's
+    first reading of the answer when the court takes one)."""
     procedure = court.procedure
     max_rounds = court.spec.max_rounds
     sentences = context_sentences(case)
@@ -311,8 +313,12 @@ def try_charge(court: Court, case: Case, charge: Charge, transcript: Transcript,
         if weight < 1.0:
             evidence, note, grounded = yield from _weigh_evidence(court, case, charge, entries, measured)
             p_h = weight * opinion + (1.0 - weight) * evidence
+        if first_reading is not None:
+            reading = court.spec.ruling.first_reading_weight
+            p_h = (1.0 - reading) * p_h + reading * first_reading
+            note = "; ".join(filter(None, [note, f"first reading P(hallucinated) = {first_reading:.2f}"]))
         ruling = _ruling(charge, p_h, payload, source, round, court, note).model_copy(
-            update={"opinion": opinion, "evidence": grounded})
+            update={"opinion": opinion, "evidence": grounded, "first_reading": first_reading})
         transcript.add(RulingEvent, ruling=ruling)
         return ruling
 
@@ -396,9 +402,20 @@ def _jury(court: Court, case: Case, charge: Charge, entries: list[Entry], round:
 
 
 # -- the case -------------------------------------------------------------------------------------
+def read_first(case: Case) -> Step:
+    """The judge's first reading of the whole answer: P(hallucinated) of the one-word question."""
+    [response] = yield [Call(rails_request(case), purpose="first reading", role="judge")]
+    return p_hallucinated(response)
+
+
 def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
     """Indict, try every charge side by side, and combine the rulings into the case verdict."""
-    charges, dropped, suspicion, measures = yield from indict(court, case, transcript)
+    first_reading: float | None = None
+    if court.spec.ruling.first_reading_weight:
+        (charges, dropped, suspicion, measures), first_reading = yield from gather(
+            [indict(court, case, transcript), read_first(case)])
+    else:
+        charges, dropped, suspicion, measures = yield from indict(court, case, transcript)
     if not charges:
         why = f" ({len(dropped)} proposed charges were dropped)" if dropped else ""
         # the indictment's suspicion still ranks the case (AUROC), kept below the verdict threshold
@@ -408,8 +425,8 @@ def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
         score = min(suspicion, court.threshold * 0.999)
         return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
                            reason=f"No charges were brought: every statement of the answer stands{why}.")
-    rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript, measures.get(c.index))
-                                               for c in charges])
+    rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript, measures.get(c.index),
+                                                          first_reading) for c in charges])
     return aggregate(court, case.id, charges, dropped, rulings)
 
 

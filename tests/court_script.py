@@ -33,6 +33,8 @@ class CourtScript:
     """grounding of statements containing a key in the sentences the defence cited (default: as above)."""
     moves: dict[str, list[str]] = field(default_factory=dict)
     p_hallucinated: float | list[float] = 0.8
+    first_reading: float = 0.5
+    """P(hallucinated) of the one-word question (`factual` or `hallucinated`) about the whole answer."""
     move_p: float = 0.9
     context_sentences: int = 1
     """A grounding prompt citing at least this many numbered sentences holds the whole context."""
@@ -67,6 +69,9 @@ class CourtScript:
             sentence = re.search(r'ANSWER SENTENCE \d+ of \d+: "(.*)"', prompt).group(1)
             p = next((v for k, v in self.suspect.items() if k in sentence), 0.1)
             return {"yes": p, "no": 1 - p}
+        if spec.kind == "choice" and set(spec.options) == {"factual", "hallucinated"}:
+            self.seen.append("first reading")
+            return {"hallucinated": self.first_reading, "factual": 1 - self.first_reading}
         if spec.kind == "choice" and set(spec.options) == set(VerdictChoice.__args__):
             self.seen.append("verdict")
             p = self.p_hallucinated

@@ -297,3 +297,33 @@ def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
         assert rebuilt.threshold == c.threshold == (0.5 if model.startswith("qwen") else 0.25)
     # `default` is smollm2-135m: the tuned 0.25 convicts at P = 0.3; Qwen keeps the court's 0.5
     assert verdicts == {"default": "FAIL", "smollm2-135m": "FAIL", "qwen2.5-coder-0.5b": "PASS"}
+
+
+def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> None:
+    from courtroom.plain import rails_request
+    from courtroom.transcripts.replay import message_hashes
+
+    two = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"}]
+    script = CourtScript(charges=two, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=0.2, first_reading=0.9)
+    plain, _ = court(script)
+    reading, backend = court(script)
+    reading.spec = reading.spec.model_copy(update={"ruling": reading.spec.ruling.model_copy(
+        update={"first_reading_weight": 0.25})})
+    without, verdict = plain.judge(CASE), reading.judge(CASE)
+    assert [r.p_hallucinated for r in verdict.rulings] == pytest.approx(
+        [0.75 * r.p_hallucinated + 0.25 * 0.9 for r in without.rulings])
+    assert all(r.first_reading == pytest.approx(0.9) for r in verdict.rulings)
+    assert "first reading P(hallucinated) = 0.90" in verdict.rulings[0].reason
+    # asked once per case, alongside the indictment, exactly as the rails baseline asks it
+    def is_reading(request) -> bool:  # noqa: ANN001
+        return request.spec.kind == "choice" and set(request.spec.options) == {"factual", "hallucinated"}
+
+    asked = [r for r in backend.calls if is_reading(r)]
+    assert len(asked) == 1 and is_reading(backend.calls[1]) and backend.calls[0].spec.name == "Indictment"
+    assert message_hashes(asked[0]) == message_hashes(rails_request(CASE))
+    assert asked[0].sampling == rails_request(CASE).sampling
+    # the configuration names the weight only when the court takes a first reading (older runs resume)
+    assert "first_reading_weight" in reading.config()["court"]["ruling"]
+    assert "first_reading_weight" not in plain.config()["court"]["ruling"]
+    assert Court.from_config(reading.config()).spec.ruling.first_reading_weight == 0.25

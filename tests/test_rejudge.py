@@ -71,3 +71,21 @@ def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) ->
     assert not RunStore(tmp_path / "out").exists()  # nothing half-written
     with pytest.raises(CourtroomError, match="new run directory"):
         rejudge_run(tmp_path / "run", Court.load("default"), tmp_path / "run", label="default")
+
+
+def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_run(tmp_path: Path) -> None:
+    reading = court_file(tmp_path, "reading", "ruling: {judge_weight: 0.5}",
+                         "ruling: {judge_weight: 0.5, first_reading_weight: 0.3}")
+    spec = RunSpec(dataset="examples", judge="courtroom", window=4)
+    for name, run_spec in (("court", spec), ("rails", spec.model_copy(update={"judge": "rails"})),
+                           ("live", spec.model_copy(update={"court": str(reading)}))):
+        run = start_run(run_spec, tmp_path / name)
+        run.execute(runner=scripted_runner())
+        run.close()
+    assert all(r.error is None for r in RunStore(tmp_path / "rails").rows())
+    with pytest.raises(CourtroomError, match="never asked the model"):  # the court run alone lacks the reading
+        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "alone", label="reading")
+    rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "both", label="reading",
+                calls_from=[tmp_path / "rails"])
+    assert comparable(tmp_path / "both") == comparable(tmp_path / "live")
+    assert comparable(tmp_path / "both") != comparable(tmp_path / "court")

@@ -5,7 +5,9 @@ without changing anything the model is asked, so a finished run can be re-decide
 each request the new court makes is served from the transcript's recorded call with the same prompt,
 output schema and sampling. A court that asks for anything the run did not record (another prompt or
 persona, a charge the run never tried) is refused, naming the case and the call: run it with
-`courtroom run` instead. Researchers compare decision rules on a run in seconds; the rejudged run is
+`courtroom run` instead. Calls may also come from other runs of the same cases (`calls_from`): a court
+that adds the rails baseline's question as its first reading is rejudged from a court run and a rails
+run, each call served from where it was recorded. Researchers compare decision rules on a run in seconds; the rejudged run is
 an ordinary run directory (results, transcripts, a manifest naming its source).
 """
 
@@ -52,14 +54,18 @@ class RecordedCalls(Backend):
         return recorded_response(self._calls[key].popleft(), request)
 
 
-def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str) -> list[ResultRow]:
-    """Re-decide every finished case of the run at `source` with `judge`, into a new run at `out`.
+def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str,
+                calls_from: Sequence[str | Path] = ()) -> list[ResultRow]:
+    """Re-decide every finished case of the run at `source` with `judge`, into a new run at `out`, serving
+    model calls from the source's transcripts and, for the same case, from the runs in `calls_from`.
 
     Every case is re-decided before anything is written, so a refused court leaves no partial run.
     Cases that ended in an error in the source run are left out (they have no complete record)."""
     origin = RunStore(source)
-    if not origin.exists():
-        raise CourtroomError(f"{source}: not a run directory (no manifest.json)")
+    others = [RunStore(path) for path in calls_from]
+    for store in (origin, *others):
+        if not store.exists():
+            raise CourtroomError(f"{store.root}: not a run directory (no manifest.json)")
     target = RunStore(out)
     if Path(out).resolve() == Path(source).resolve():
         raise CourtroomError(f"{out}: rejudge into a new run directory, not the source run")
@@ -73,7 +79,9 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str
         start = next((e for e in events if e.event == "case_start"), None)
         if start is None:
             raise CourtroomError(f"{origin.transcript_path(row.case_id)}: the transcript has no case_start event")
-        [outcome] = run_lockstep([start.case], judge.program, RecordedCalls(events), judge_name=judge.name,
+        recorded = [*events, *(e for store in others if store.transcript_path(row.case_id).is_file()
+                               for e in store.events(row.case_id))]
+        [outcome] = run_lockstep([start.case], judge.program, RecordedCalls(recorded), judge_name=judge.name,
                                  config_hash=judge.config_hash(), window=1)
         if outcome.error is not None:
             raise CourtroomError(f"case {row.case_id}: cannot be rejudged from its transcript: {outcome.error}")
@@ -83,7 +91,8 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str
     try:
         target.write_manifest(Manifest(
             name=Path(out).name, judge=judge.config(), config_hash=judge.config_hash(), backend=manifest.backend,
-            dataset=manifest.dataset, options={**manifest.options, "court": label, "rejudged_from": str(source)}))
+            dataset=manifest.dataset, options={**manifest.options, "court": label, "rejudged_from": str(source),
+                                               **({"calls_from": [str(p) for p in calls_from]} if calls_from else {})}))
         rows = [target.write(outcome) for outcome in outcomes]
     finally:
         lock.close()

@@ -27,10 +27,14 @@ def sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-max(-50, min(50, x))))
 
 
-def load(path: str) -> list[tuple[bool, list[dict]]]:
+def load(path: str, direct: dict[str, float] | None = None) -> list[tuple[bool, list[dict], float]]:
+    """(gold is FAIL, the case's statements, the direct reading's P(hallucinated) or 0) per case; with
+    `direct`, only the cases it holds."""
     store = RunStore(path)
     cases = []
     for row in store.rows():
+        if direct is not None and row.case_id not in direct:
+            continue
         events = store.events(row.case_id)
         charges = next(e for e in events if e.event == "charges")
         rulings = {e.ruling.charge: e.ruling for e in events if e.event == "ruling"}
@@ -41,18 +45,24 @@ def load(path: str) -> list[tuple[bool, list[dict]]]:
                                "evidence": r.evidence if r else c.grounding})
         for d in charges.dropped:
             statements.append({"g": d.grounding, "opinion": None, "evidence": d.grounding})
-        cases.append((row.gold == "FAIL", statements))
+        cases.append((row.gold == "FAIL", statements, (direct or {}).get(row.case_id, 0.0)))
     return cases
 
 
-def case_scores(cases, center: float, scale: float, weight: float, method: str) -> np.ndarray:
+def direct_readings(path: str) -> dict[str, float]:
+    """P(hallucinated) of a rails run (the plain one-word question), by case id."""
+    return {r.case_id: r.score for r in RunStore(path).rows() if r.score is not None}
+
+
+def case_scores(cases, center: float, scale: float, weight: float, method: str, direct_weight: float = 0.0
+                ) -> np.ndarray:
     """Every case's deciding score under these parameters, as the court computes it for the charges the
     run tried (their trials are recorded, so only the arithmetic changes). A case without a charge is
     acquitted at any threshold (score -1 here); the court ranks it below its threshold by suspicion."""
     scores = []
-    for _, statements in cases:
-        tried = [weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale)
-                 for s in statements if s["opinion"] is not None]
+    for _, statements, direct in cases:
+        tried = [(1 - direct_weight) * (weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale))
+                 + direct_weight * direct for s in statements if s["opinion"] is not None]
         untried = [sigmoid((center - s["g"]) / scale) for s in statements if s["opinion"] is None]
         if not tried:
             scores.append(-1.0)
@@ -86,24 +96,30 @@ def main() -> None:
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--center", type=float, default=0.4, help="the run's grounding center (charges fixed by it)")
     parser.add_argument("--scale", type=float, default=0.3)
+    parser.add_argument("--direct", nargs="*", default=[],
+                        help="rails runs of the same cases: also sweep the weight of their direct reading")
     args = parser.parse_args()
-    cases = [c for path in args.runs for c in load(path)]
-    gold = np.array([g for g, _ in cases])
+    direct = {k: v for path in args.direct for k, v in direct_readings(path).items()} if args.direct else None
+    cases = [c for path in args.runs for c in load(path, direct)]
+    gold = np.array([g for g, _, _ in cases])
     print(f"{len(cases)} cases ({gold.sum()} FAIL)")
-    opinions = [(g, s["opinion"]) for g, st in cases for s in st if s["opinion"] is not None]
+    opinions = [(g, s["opinion"]) for g, st, _ in cases for s in st if s["opinion"] is not None]
     if opinions:
         print(f"court opinions on {len(opinions)} charges: AUROC vs the case's gold label "
               f"{auroc([g for g, _ in opinions], [o for _, o in opinions])}, mean {np.mean([o for _, o in opinions]):.3f}")
     rows = []
-    for center, weight, method in itertools.product([args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"]):
-        scores = case_scores(cases, center, args.scale, weight, method)
+    direct_weights = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5] if direct else [0.0]
+    for center, weight, method, dw in itertools.product([args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"],
+                                                        direct_weights):
+        scores = case_scores(cases, center, args.scale, weight, method, dw)
         threshold = best_threshold(gold, scores)
         charged = scores >= 0
-        rows.append((cross_validated(gold, scores), center, weight, method, auroc(gold[charged], scores[charged]),
+        rows.append((cross_validated(gold, scores), center, weight, method, dw, auroc(gold[charged], scores[charged]),
                      balanced(gold, scores >= 0.5), threshold, balanced(gold, scores >= threshold)))
-    print("cv bal | center weight method | AUROC among charged cases | bal@0.5 | best threshold (in-sample bal)")
-    for cv, center, weight, method, auc, at_half, threshold, best in sorted(rows, reverse=True)[:20]:
-        print(f"{cv:.3f} | {center:+.1f} {weight:.2f} {method:5s} | {auc:.3f} | {at_half:.3f} | {threshold:.3f} ({best:.3f})")
+    print("cv bal | center weight method direct | AUROC among charged cases | bal@0.5 | best threshold (in-sample bal)")
+    for cv, center, weight, method, dw, auc, at_half, threshold, best in sorted(rows, reverse=True)[:20]:
+        print(f"{cv:.3f} | {center:+.1f} {weight:.2f} {method:5s} {dw:.1f} | {auc:.3f} | {at_half:.3f} | "
+              f"{threshold:.3f} ({best:.3f})")
 
 
 if __name__ == "__main__":
