@@ -54,8 +54,8 @@ def direct_readings(path: str) -> dict[str, float]:
     return {r.case_id: r.score for r in RunStore(path).rows() if r.score is not None}
 
 
-def case_scores(cases, center: float, scale: float, weight: float, method: str, direct_weight: float = 0.0
-                ) -> np.ndarray:
+def case_scores(cases, center: float, scale: float, weight: float, method: str, direct_weight: float = 0.0,
+                uncharged: str = "acquit") -> np.ndarray:
     """Every case's deciding score under these parameters, as the court computes it for the charges the
     run tried (their trials are recorded, so only the arithmetic changes). A case without a charge is
     acquitted at any threshold (score -1 here); the court ranks it below its threshold by suspicion."""
@@ -64,8 +64,8 @@ def case_scores(cases, center: float, scale: float, weight: float, method: str, 
         tried = [(1 - direct_weight) * (weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale))
                  + direct_weight * direct for s in statements if s["opinion"] is not None]
         untried = [sigmoid((center - s["g"]) / scale) for s in statements if s["opinion"] is None]
-        if not tried:
-            scores.append(-1.0)
+        if not tried:  # acquitted, or (uncharged = "read") judged on the first reading's share alone
+            scores.append(direct_weight * direct if uncharged == "read" and direct_weight else -1.0)
         elif method == "any":
             scores.append(max(tried))
         else:
@@ -109,16 +109,21 @@ def main() -> None:
               f"{auroc([g for g, _ in opinions], [o for _, o in opinions])}, mean {np.mean([o for _, o in opinions]):.3f}")
     rows = []
     direct_weights = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5] if direct else [0.0]
-    for center, weight, method, dw in itertools.product([args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"],
-                                                        direct_weights):
-        scores = case_scores(cases, center, args.scale, weight, method, dw)
+    for center, weight, method, dw, uncharged in itertools.product(
+            [args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"], direct_weights,
+            ["acquit", "read"] if direct else ["acquit"]):
+        if uncharged == "read" and not dw:
+            continue
+        scores = case_scores(cases, center, args.scale, weight, method, dw, uncharged)
         threshold = best_threshold(gold, scores)
         charged = scores >= 0
-        rows.append((cross_validated(gold, scores), center, weight, method, dw, auroc(gold[charged], scores[charged]),
+        rows.append((cross_validated(gold, scores), center, weight, method, f"{dw:.1f} {uncharged}",
+                     auroc(gold[charged], scores[charged]),
                      balanced(gold, scores >= 0.5), threshold, balanced(gold, scores >= threshold)))
-    print("cv bal | center weight method direct | AUROC among charged cases | bal@0.5 | best threshold (in-sample bal)")
+    print("cv bal | center weight method direct uncharged | AUROC among scored cases | bal@0.5 | best threshold "
+          "(in-sample bal)")
     for cv, center, weight, method, dw, auc, at_half, threshold, best in sorted(rows, reverse=True)[:20]:
-        print(f"{cv:.3f} | {center:+.1f} {weight:.2f} {method:5s} {dw:.1f} | {auc:.3f} | {at_half:.3f} | "
+        print(f"{cv:.3f} | {center:+.1f} {weight:.2f} {method:5s} {dw} | {auc:.3f} | {at_half:.3f} | "
               f"{threshold:.3f} ({best:.3f})")
 
 
