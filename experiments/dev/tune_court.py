@@ -4,11 +4,14 @@ Every statement of an answer carries its measured grounding (charges and dropped
 ruling carries the court's opinion and the grounding it weighed. Re-deciding with another
 grounding center, judge weight or aggregation needs only arithmetic.
 
-    python experiments/dev/tune_court.py experiments/results/qwen2.5-coder-0.5b/halubench-courtroom-tune
+    python experiments/dev/tune_court.py experiments/results/qwen2.5-coder-0.5b/halubench-courtroom-tune \
+        [--direct experiments/results/qwen2.5-coder-0.5b/halubench-rails-tune]
 
-Only the arithmetic of the run's own trials is re-decided (judge weight, aggregation, verdict threshold),
-so every number is exactly what the court would give. Ranks parameter sets by cross-validated balanced accuracy (thresholds chosen on the other folds), so a
-choice is judged out of sample; run it on tuning runs disjoint from the evaluation sample (`--exclude`).
+Only the arithmetic of the run's own trials is re-decided (judge weight, aggregation, verdict threshold,
+and with `--direct` a rails run of the same cases, the weight of the judge's first reading), so every
+number is exactly what the court would give. Ranks parameter sets by cross-validated balanced accuracy
+(thresholds chosen on the other folds), so a choice is judged out of sample; run it on tuning runs
+disjoint from the evaluation sample (`--exclude`).
 """
 
 from __future__ import annotations
@@ -54,8 +57,8 @@ def direct_readings(path: str) -> dict[str, float]:
     return {r.case_id: r.score for r in RunStore(path).rows() if r.score is not None}
 
 
-def case_scores(cases, center: float, scale: float, weight: float, method: str, direct_weight: float = 0.0,
-                uncharged: str = "acquit") -> np.ndarray:
+def case_scores(cases, center: float, scale: float, weight: float, method: str, direct_weight: float = 0.0
+                ) -> np.ndarray:
     """Every case's deciding score under these parameters, as the court computes it for the charges the
     run tried (their trials are recorded, so only the arithmetic changes). A case without a charge is
     acquitted at any threshold (score -1 here); the court ranks it below its threshold by suspicion."""
@@ -64,8 +67,8 @@ def case_scores(cases, center: float, scale: float, weight: float, method: str, 
         tried = [(1 - direct_weight) * (weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale))
                  + direct_weight * direct for s in statements if s["opinion"] is not None]
         untried = [sigmoid((center - s["g"]) / scale) for s in statements if s["opinion"] is None]
-        if not tried:  # acquitted, or (uncharged = "read") judged on the first reading's share alone
-            scores.append(direct_weight * direct if uncharged == "read" and direct_weight else -1.0)
+        if not tried:
+            scores.append(-1.0)
         elif method == "any":
             scores.append(max(tried))
         else:
@@ -109,18 +112,15 @@ def main() -> None:
               f"{auroc([g for g, _ in opinions], [o for _, o in opinions])}, mean {np.mean([o for _, o in opinions]):.3f}")
     rows = []
     direct_weights = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5] if direct else [0.0]
-    for center, weight, method, dw, uncharged in itertools.product(
-            [args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"], direct_weights,
-            ["acquit", "read"] if direct else ["acquit"]):
-        if uncharged == "read" and not dw:
-            continue
-        scores = case_scores(cases, center, args.scale, weight, method, dw, uncharged)
+    for center, weight, method, dw in itertools.product([args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"],
+                                                        direct_weights):
+        scores = case_scores(cases, center, args.scale, weight, method, dw)
         threshold = best_threshold(gold, scores)
         charged = scores >= 0
-        rows.append((cross_validated(gold, scores), center, weight, method, f"{dw:.1f} {uncharged}",
+        rows.append((cross_validated(gold, scores), center, weight, method, f"{dw:.1f}",
                      auroc(gold[charged], scores[charged]),
                      balanced(gold, scores >= 0.5), threshold, balanced(gold, scores >= threshold)))
-    print("cv bal | center weight method direct uncharged | AUROC among scored cases | bal@0.5 | best threshold "
+    print("cv bal | center weight method first-reading | AUROC among charged cases | bal@0.5 | best threshold "
           "(in-sample bal)")
     for cv, center, weight, method, dw, auc, at_half, threshold, best in sorted(rows, reverse=True)[:20]:
         print(f"{cv:.3f} | {center:+.1f} {weight:.2f} {method:5s} {dw} | {auc:.3f} | {at_half:.3f} | "
