@@ -87,8 +87,9 @@ class RulingSpec(BaseModel):
     """Weight, in every ruling of a case, of the judge's first reading of the whole answer: the one-word
     question `factual` or `hallucinated` asked once per case before the charges (`courtroom.plain`),
     its probability of `hallucinated`. The rest goes to the verdict and evidence above; 0 does not ask.
-    The reading sees the whole answer at once and catches what likelihoods miss (a flipped conclusion),
-    with errors nearly independent of theirs."""
+    The reading sees the whole answer at once, where likelihoods see one sentence, and its errors are
+    nearly independent of theirs; but it is only as good as the model's plain verdict: with
+    Qwen2.5-Coder-0.5B it added nothing on HaluBench dev (weight 0.1: 0.655 vs 0.650 cross-validated)."""
 
 
 class CourtSpec(BaseModel):

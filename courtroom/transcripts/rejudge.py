@@ -7,8 +7,9 @@ output schema and sampling. A court that asks for anything the run did not recor
 persona, a charge the run never tried) is refused, naming the case and the call: run it with
 `courtroom run` instead. Calls may also come from other runs of the same cases (`calls_from`): a court
 that adds the rails baseline's question as its first reading is rejudged from a court run and a rails
-run, each call served from where it was recorded. Researchers compare decision rules on a run in seconds; the rejudged run is
-an ordinary run directory (results, transcripts, a manifest naming its source).
+run, each call served from where it was recorded. Researchers compare decision rules on a run in
+seconds; the rejudged run is an ordinary run directory (results, transcripts, a manifest naming its
+source).
 """
 
 from __future__ import annotations
