@@ -35,9 +35,10 @@ def token_budget(string_chars: int, overhead: int = 40) -> int:
     """Tokens enough for constrained generation to finish the longest output its schema allows.
 
     A token of ASCII text holds at least one character, so `string_chars` (the sum of the schema's
-    string bounds) plus the JSON around them bounds the output: a model that writes every string to its
-    bound is not cut off (which would make the case an error). Non-ASCII text can take more tokens per
-    character; the budget only caps generation, it costs nothing when the output is short.
+    string bounds) plus the JSON around them covers a model that writes every string to its bound, the
+    case that cut off the small models (and made the case an error). Not a proof: escaped quotes, long
+    numbers and non-ASCII text take more tokens per character. The budget only caps generation; it costs
+    nothing when the output is short.
     """
     return string_chars + overhead
 
@@ -163,6 +164,9 @@ class TwoStepJudge(PromptJudge):
                   "STATEMENT: {statement}\nWHY IT WAS FLAGGED: {reasoning}\n"
                   "Check it against the context. Score 1.0 if the context does not support it or contradicts it, "
                   "0.0 if the context supports it. Give a short reason first.")
+
+    def options(self) -> dict[str, Any]:
+        return {**super().options(), "extract_tokens": EXTRACT_TOKEN_BUDGET, "score_tokens": SCORE_TOKEN_BUDGET}
 
     def prompts(self) -> dict[str, str]:
         return {"system": JUDGE_SYSTEM, "extract": self.extract_task, "score": self.score_task}
