@@ -85,8 +85,9 @@ class RulingSpec(BaseModel):
     chance but measure grounding well, so courts for them weigh the evidence."""
     first_reading_weight: float = Field(0.0, ge=0.0, le=1.0)
     """Weight, in every ruling of a case, of the judge's first reading of the whole answer: the one-word
-    question `factual` or `hallucinated` asked once per case before the charges (`courtroom.plain`),
+    question `factual` or `hallucinated` asked once per case beside the indictment (`courtroom.plain`),
     its probability of `hallucinated`. The rest goes to the verdict and evidence above; 0 does not ask.
+    A case without charges is acquitted as before (its reading stays in the transcript's model calls).
     The reading sees the whole answer at once, where likelihoods see one sentence, and its errors are
     nearly independent of theirs; but it is only as good as the model's plain verdict: with
     Qwen2.5-Coder-0.5B it added nothing on HaluBench dev (weight 0.1: 0.655 vs 0.650 cross-validated)."""
@@ -214,8 +215,12 @@ class Court(Judge):
         config = {"judge": self.name, "court": self.spec.model_dump(mode="json", by_alias=True),
                   "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
                                for role, people in self.personas.items()}}
-        if not self.spec.ruling.first_reading_weight:  # courts without it keep the configuration (and the
-            del config["court"]["ruling"]["first_reading_weight"]  # hash) their runs were made with
+        if self.spec.ruling.first_reading_weight:  # its prompt is then part of the court's behaviour
+            from courtroom.plain import JUDGE_SYSTEM, RAILS_TASK
+
+            config["first_reading"] = {"system": JUDGE_SYSTEM, "task": RAILS_TASK}
+        else:  # courts without it keep the configuration (and the hash) their runs were made with
+            del config["court"]["ruling"]["first_reading_weight"]
         if self.spec.aggregation.by_model:  # the model then decides the threshold: part of the behaviour
             from courtroom.models import model_key
 

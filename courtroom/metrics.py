@@ -177,6 +177,9 @@ def metrics_by_source(rows: Sequence[ResultRow], resamples: int = 1000, seed: in
     """Metrics per dataset source; with `depth`, per source prefix of that many `/`-separated parts
     (`ragtruth/QA/gpt-4-0613` at depth 2 is `ragtruth/QA`)."""
 
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be at least 1, got {depth}")
+
     def group(source: str) -> str:
         return source if depth is None else "/".join(source.split("/")[:depth])
 

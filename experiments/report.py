@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 from courtroom.confounds import LENGTH_ONLY, answer_words, length_only_rows  # noqa: E402
 from courtroom.datasets import load_file, select  # noqa: E402
 from courtroom.metrics import (  # noqa: E402
+    auroc,
     calibrated_rows,
     compute_metrics,
     mcnemar,
@@ -80,7 +81,8 @@ def plot(model: str, dataset: str, judges: dict[str, list]) -> str:
             if members:
                 xs.append(np.mean([r.score for r in members]))
                 ys.append(np.mean([r.gold == "FAIL" for r in members]))
-        rel.plot(xs, ys, marker="o", label=name)
+        if name != LENGTH_ONLY:  # its score is a rank, not a probability
+            rel.plot(xs, ys, marker="o", label=name)
     for ax in (roc, rel):
         ax.plot([0, 1], [0, 1], ls="--", color="grey", lw=1)
         ax.set_xlim(0, 1)
@@ -153,32 +155,25 @@ def beyond_length(rows: list[ResultRow], lengths: list[ResultRow]) -> tuple[int,
     rank = {r.case_id: r.score for r in lengths}
     judged = [r for r in rows if r.score is not None and r.gold is not None and r.case_id in rank]
     gold = np.array([r.gold == "FAIL" for r in judged])
-    if len(judged) < 20 or gold.all() or not gold.any():
+    if min(gold.sum(), (~gold).sum()) < 10:  # every training fold needs both labels
         return len(judged), float("nan"), float("nan")
     folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
     x_length = np.array([[rank[r.case_id]] for r in judged])
     x_both = np.column_stack([x_length, [r.score for r in judged]])
-    from courtroom.metrics import auroc
-
     return len(judged), *(
         auroc(gold, cross_val_predict(LogisticRegression(), x, gold, cv=folds, method="predict_proba")[:, 1])
         for x in (x_length, x_both))
 
 
 def length_only(dataset: str, limit: int = 200, seed: int = 0) -> str:
+    """The length-only rule on the dataset's balanced sample (the one every run of it judges)."""
     path = DATA / f"{dataset}-dev.jsonl"
     if not path.is_file():
         return ""
     cases = select(load_file(path), limit=limit, balanced=True, seed=seed)
-    lengths = np.array([answer_words(c) for c in cases])
-    gold = np.array([c.label == "FAIL" for c in cases])
-    cut = np.median(lengths)
-    pred = lengths > cut
-    tpr, tnr = (pred & gold).sum() / gold.sum(), (~pred & ~gold).sum() / (~gold).sum()
-    from courtroom.metrics import auroc
-
-    return (f"| {dataset} | {len(cases)} | {(tpr + tnr) / 2:.3f} | {auroc(gold, lengths):.3f} | "
-            f"longer than the median ({cut:.0f} words) → FAIL |")
+    m = compute_metrics(length_only_rows(cases), resamples=0)
+    return (f"| {dataset} | {m.cases} | {m.balanced_accuracy.value:.3f} | {m.auroc.value:.3f} | "
+            f"longer than the median ({np.median([answer_words(c) for c in cases]):g} words) → FAIL |")
 
 
 def main() -> None:

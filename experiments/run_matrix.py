@@ -20,6 +20,7 @@ import json
 import time
 from pathlib import Path
 
+from courtroom.errors import CourtroomError
 from courtroom.metrics import compute_metrics
 from courtroom.runs import RunSpec, start_run
 
@@ -52,7 +53,11 @@ def main() -> None:
                            judge_options=options)
             name = f"{dataset}-{judge}" + (f"-{args.tag}" if args.tag else "")
             out = RESULTS / args.model / name
-            run = start_run(spec, out)
+            try:
+                run = start_run(spec, out)
+            except CourtroomError as exc:  # e.g. a finished run of an older configuration: go on with the rest
+                print(f"[{time.strftime('%H:%M:%S')}] {name}: skipped: {exc}", flush=True)
+                continue
             remaining = len(run.remaining)
             print(f"[{time.strftime('%H:%M:%S')}] {name}: {remaining} of {len(run.cases)} cases to judge", flush=True)
             start = time.time()

@@ -326,4 +326,9 @@ def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> 
     # the configuration names the weight only when the court takes a first reading (older runs resume)
     assert "first_reading_weight" in reading.config()["court"]["ruling"]
     assert "first_reading_weight" not in plain.config()["court"]["ruling"]
+    assert reading.config()["first_reading"]["task"] in asked[0].messages[-1].content  # its prompt is hashed
     assert Court.from_config(reading.config()).spec.ruling.first_reading_weight == 0.25
+    # no charge: acquitted as before, though the reading was asked beside the indictment
+    script.charges, backend.calls[:] = [], []
+    assert reading.judge(CASE).label == plain.judge(CASE).label == "PASS"
+    assert len([r for r in backend.calls if is_reading(r)]) == 1

@@ -89,3 +89,14 @@ def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_r
                 calls_from=[tmp_path / "rails"])
     assert comparable(tmp_path / "both") == comparable(tmp_path / "live")
     assert comparable(tmp_path / "both") != comparable(tmp_path / "court")
+    # a case the other run lacks is named with the run that lacks it; another model's calls are refused
+    lacking = sorted((tmp_path / "rails" / "transcripts").iterdir())[0]
+    lacking.unlink()
+    with pytest.raises(CourtroomError, match=r"no transcript of it in .*rails"):
+        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "lacking", label="reading",
+                    calls_from=[tmp_path / "rails"])
+    manifest = tmp_path / "rails" / "manifest.json"
+    manifest.write_text(manifest.read_text().replace('"model": "default"', '"model": "other-model"', 1))
+    with pytest.raises(CourtroomError, match="its model \\(other-model\\) is not the model"):
+        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "other", label="reading",
+                    calls_from=[tmp_path / "rails"])

@@ -67,6 +67,11 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str
     for store in (origin, *others):
         if not store.exists():
             raise CourtroomError(f"{store.root}: not a run directory (no manifest.json)")
+    model = origin.manifest().backend.get("model")
+    for store in others:  # recorded answers stand for this run's only if the same model gave them
+        if (other := store.manifest().backend.get("model")) != model:
+            raise CourtroomError(f"--calls-from {store.root}: its model ({other}) is not the model of {source} "
+                                 f"({model})")
     target = RunStore(out)
     if Path(out).resolve() == Path(source).resolve():
         raise CourtroomError(f"{out}: rejudge into a new run directory, not the source run")
@@ -85,7 +90,9 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str
         [outcome] = run_lockstep([start.case], judge.program, RecordedCalls(recorded), judge_name=judge.name,
                                  config_hash=judge.config_hash(), window=1)
         if outcome.error is not None:
-            raise CourtroomError(f"case {row.case_id}: cannot be rejudged from its transcript: {outcome.error}")
+            missing = [str(s.root) for s in others if not s.transcript_path(row.case_id).is_file()]
+            where = f" (no transcript of it in {', '.join(missing)})" if missing else ""
+            raise CourtroomError(f"case {row.case_id}: cannot be rejudged from its transcript{where}: {outcome.error}")
         outcomes.append(outcome)
     manifest = origin.manifest()
     lock = target.lock()
