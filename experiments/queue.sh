@@ -12,9 +12,14 @@ run --model qwen2.5-coder-0.5b --judges courtroom --datasets halubench ragtruth
 # from the evaluation sample (experiments/dev/tune_court.py reads it)
 run --model qwen2.5-coder-0.5b --judges courtroom --datasets halubench --tag tune \
     --exclude 'experiments/results/{model}/{dataset}-courtroom'
+# the same tuning cases asked the rails question: tune_court.py --direct weighs it as the judge's first reading
+run --model qwen2.5-coder-0.5b --judges rails --datasets halubench --tag tune \
+    --exclude 'experiments/results/{model}/{dataset}-courtroom'
 run --model qwen2.5-coder-0.5b --judges rails --datasets halubench ragtruth
+run --model qwen2.5-coder-0.5b --judges single two-step per-context --datasets halubench ragtruth
+# the finished HaluBench vote (and SmolLM2 unstructured) ran with the single judge's former 200-token
+# budget, recorded in their manifests; run_matrix reports them as another configuration and goes on
 run --model qwen2.5-coder-0.5b --judges vote --votes 5 --datasets halubench ragtruth
-run --model qwen2.5-coder-0.5b --judges single two-step --datasets halubench ragtruth
 run --model qwen2.5-coder-0.5b --judges unstructured --datasets halubench ragtruth
-run --model default --judges courtroom rails single two-step unstructured --datasets halubench ragtruth
-run --model qwen2.5-coder-0.5b --judges per-context --datasets halubench ragtruth
+run --model default --judges courtroom rails single two-step per-context unstructured --datasets halubench ragtruth
+run --model default --judges vote --votes 5 --datasets halubench ragtruth
