@@ -209,6 +209,9 @@ class GenerationResponse(BaseModel):
     option_logprobs: dict[str, float] | None = None
     """For a choice: the unnormalised log-probability of every option's tokens given the prompt (a
     one-option choice measures how likely the model finds a given text, e.g. for grounding scores)."""
+    token_logprobs: list[float] | None = None
+    """For a choice: the log-probability of each token of the chosen option, in order (they sum to its
+    `option_logprobs` entry); where in a text the model is surprised, e.g. by one invented number."""
     finish_reason: Literal["stop", "length", "parse_error"] = "stop"
     """Why generation ended; `length` means the token limit cut the output."""
     error: str | None = None

@@ -68,7 +68,7 @@ class Transcript:
             charge=call.charge, round=call.round, messages=hashes, output_type=spec.name, schema_key=spec.key,
             constrained=call.request.constrained, sampling=call.request.sampling.model_dump(), raw=response.raw,
             value=jsonable(response.value), option_probs=response.option_probs,
-            option_logprobs=response.option_logprobs, error=response.error,
+            option_logprobs=response.option_logprobs, token_logprobs=response.token_logprobs, error=response.error,
             finish_reason=response.finish_reason, prompt_tokens=response.prompt_tokens,
             cached_prompt_tokens=response.cached_prompt_tokens, completion_tokens=response.completion_tokens,
             seconds=response.seconds, batch_size=response.batch_size,

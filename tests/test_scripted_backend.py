@@ -7,7 +7,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from courtroom.backends import ScriptedBackend, Truncated, Unparseable
+from courtroom.backends import Scored, ScriptedBackend, Truncated, Unparseable
 from courtroom.errors import BackendError, OutputTypeError, ScriptExhaustedError, TruncatedGenerationError
 from courtroom.generation import ChatMessage, GenerationRequest, Sampling
 
@@ -38,6 +38,16 @@ def test_choice_probabilities_pick_the_most_probable() -> None:
     out = backend.generate_one(req(Literal["yes", "no"]))
     assert out.value == "no"
     assert out.option_probs == pytest.approx({"yes": 0.3, "no": 0.7})
+
+
+def test_scored_text_gives_token_log_probabilities_that_sum_to_its_own() -> None:
+    text = "It rained."
+    backend = ScriptedBackend([Scored({text: -3.0}, tokens=[-1.0, -2.0]), Scored({text: -3.0}),
+                               Scored({text: -3.0}, tokens=[-1.0])])
+    assert backend.generate_one(req(Literal[(text,)])).token_logprobs == [-1.0, -2.0]
+    assert backend.generate_one(req(Literal[(text,)])).token_logprobs == [-3.0]
+    with pytest.raises(BackendError, match="do not sum"):
+        backend.generate_one(req(Literal[(text,)]))
 
 
 def test_callable_script_sees_the_request() -> None:

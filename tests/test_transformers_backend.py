@@ -45,6 +45,15 @@ def test_returns_a_valid_model_and_an_enum_with_probabilities(real_backend: Tran
     assert verdict.value.value == max(verdict.option_probs, key=verdict.option_probs.get)
 
 
+def test_a_scored_text_comes_with_the_log_probability_of_each_token(real_backend: TransformersBackend) -> None:
+    text = "The lighthouse was automated in 1926."
+    response = real_backend.generate_one(ask("Repeat the answer.", Literal[(text,)]))
+    tokens = real_backend.loaded.tokenizer(text, add_special_tokens=False)["input_ids"]
+    assert len(response.token_logprobs) == len(tokens) == response.completion_tokens
+    assert all(lp <= 0.0 for lp in response.token_logprobs)
+    assert sum(response.token_logprobs) == pytest.approx(response.option_logprobs[text], abs=1e-3)
+
+
 def test_a_batch_gives_what_sequential_calls_give(real_backend: TransformersBackend) -> None:
     requests = [ask(q, t) for q, t in [("Explain briefly, as JSON.", Finding), ("One word verdict?", Verdict),
                                         ("Is 1926 right? JSON please.", Finding), ("Verdict?", Literal["yes", "no"])]]

@@ -24,10 +24,12 @@ class Truncated:
 
 class Scored:
     """A scripted choice output with explicit log-probabilities of its options (e.g. grounding scores);
-    the probabilities are their softmax."""
+    the probabilities are their softmax. `tokens` gives the chosen option's per-token log-probabilities
+    (they must sum to its log-probability); without it the option counts as one token."""
 
-    def __init__(self, logprobs: dict[str, float]) -> None:
+    def __init__(self, logprobs: dict[str, float], tokens: list[float] | None = None) -> None:
         self.logprobs = logprobs
+        self.tokens = tokens
 
 
 class Unparseable:
@@ -108,17 +110,22 @@ class ScriptedBackend(Backend):
                 seconds=0.0, finish_reason="parse_error",
                 error=f"output is not valid JSON for {spec.name}", schema_key=spec.key,
             )
-        probs = logprobs = None
+        probs = logprobs = tokens = None
         try:
             if spec.kind == "choice":
                 if isinstance(output, Scored):
                     logprobs = {o: float(output.logprobs[o]) for o in spec.options}
                     top = max(logprobs.values())
+                    tokens = output.tokens
                     output = {o: math.exp(lp - top) for o, lp in logprobs.items()}
                 probs = _choice_probs(spec, output)
                 if logprobs is None:
                     logprobs = {o: math.log(p) if p > 0 else -1e9 for o, p in probs.items()}
                 raw = max(probs, key=lambda o: probs[o])
+                if tokens is None:
+                    tokens = [logprobs[raw]]
+                elif not math.isclose(math.fsum(tokens), logprobs[raw], abs_tol=1e-6):
+                    raise OutputParseError(f"token log-probabilities {tokens} do not sum to {logprobs[raw]}")
             else:
                 raw = output if isinstance(output, str) else _dump(spec, output)
             value = spec.parse(raw)
@@ -126,7 +133,7 @@ class ScriptedBackend(Backend):
             raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
         return GenerationResponse(
             value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
-            seconds=0.0, option_probs=probs, option_logprobs=logprobs, schema_key=spec.key,
+            seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens, schema_key=spec.key,
         )
 
 

@@ -18,6 +18,7 @@ The flow of one batch:
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -178,12 +179,12 @@ class TransformersBackend(Backend):
         self.stats.seconds += seconds
         responses = []
         for i, row in enumerate(rows):
-            value, raw, probs, error, completion, logprobs = values[i]
+            value, raw, probs, error, completion, logprobs, token_logprobs = values[i]
             finish = row.finish or "stop"
             responses.append(GenerationResponse(
                 value=value, raw=raw, prompt_tokens=len(row.ids), cached_prompt_tokens=row.reused,
                 completion_tokens=completion, seconds=seconds, batch_size=len(rows), option_probs=probs,
-                option_logprobs=logprobs,
+                option_logprobs=logprobs, token_logprobs=token_logprobs,
                 finish_reason=finish if error else "stop", error=error, schema_key=row.spec.key,
             ))
         return responses
@@ -322,7 +323,7 @@ class TransformersBackend(Backend):
             self._prefix_cache.insert(group, row.ids, row.reused, segment)
         first = torch.log_softmax(last_logits, dim=-1)
         option_ids = self._option_token_ids(row.spec)
-        scores = [float(first[ids[0]]) for ids in option_ids]
+        token_scores = [[float(first[ids[0]])] for ids in option_ids]
         tails = [(j, ids) for j, ids in enumerate(option_ids) if len(ids) > 1]
         if tails:
             n, width = len(tails), max(len(ids) - 1 for _, ids in tails)
@@ -339,14 +340,14 @@ class TransformersBackend(Backend):
             logprobs = torch.log_softmax(out.logits.float(), dim=-1)
             for r, (j, ids) in enumerate(tails):
                 targets = torch.tensor(ids[1:], device=device)
-                scores[j] += float(logprobs[r, torch.arange(len(ids) - 1), targets].sum())
-        return self._choice_result(row, scores)
+                token_scores[j] += logprobs[r, torch.arange(len(ids) - 1), targets].tolist()
+        return self._choice_result(row, token_scores)
 
-    def _choice_result(self, row: _Row, scores: list[float]) -> tuple[Any, ...]:
+    def _choice_result(self, row: _Row, token_scores: list[list[float]]) -> tuple[Any, ...]:
         """Pick an option (argmax, or sampled with the row's seed) from the options' summed log-probs."""
         import torch
 
-        logp = torch.tensor(scores, dtype=torch.float64)
+        logp = torch.tensor([math.fsum(t) for t in token_scores], dtype=torch.float64)
         probs = torch.softmax(logp, dim=0)
         temperature = row.request.sampling.temperature
         if temperature == 0:
@@ -359,7 +360,8 @@ class TransformersBackend(Backend):
         option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
         completion = len(self._option_token_ids(row.spec)[choice])
         self.stats.generated_tokens += completion
-        return row.spec.coerce_option(option), option, option_probs, None, completion, option_logprobs
+        return (row.spec.coerce_option(option), option, option_probs, None, completion, option_logprobs,
+                token_scores[choice])
 
     # -- decoding ------------------------------------------------------------------------------
     def _decode(self, rows: list[_Row], logits: Any, cache: Any, mask: Any, positions: Any) -> None:
@@ -417,14 +419,14 @@ class TransformersBackend(Backend):
         raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
         n = len(row.generated)
         if row.finish == "length" and row.request.constrained:
-            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), n, None
+            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), n, None, None
         try:
             value = row.spec.parse(raw)
         except Exception as exc:
             if row.finish != "length":
                 row.finish = "parse_error"
-            return None, raw, None, str(exc), n, None
-        return value, raw, None, None, n, None
+            return None, raw, None, str(exc), n, None, None
+        return value, raw, None, None, n, None, None
 
 
 def _generator(request: GenerationRequest) -> Any:

@@ -91,6 +91,8 @@ class ModelCallEvent(BaseEvent):
     """For a choice: the probability of every option."""
     option_logprobs: dict[str, float] | None = None
     """For a choice: the unnormalised log-probability of every option."""
+    token_logprobs: list[float] | None = None
+    """For a choice: the log-probability of each token of the chosen option (absent in older transcripts)."""
     error: str | None = None
     finish_reason: str = "stop"
     prompt_tokens: int

@@ -70,7 +70,7 @@ def recorded_response(event: Any, request: GenerationRequest) -> GenerationRespo
         value=value, raw=event.raw, prompt_tokens=event.prompt_tokens,
         cached_prompt_tokens=event.cached_prompt_tokens, completion_tokens=event.completion_tokens,
         seconds=event.seconds, batch_size=event.batch_size, option_probs=event.option_probs,
-        option_logprobs=event.option_logprobs,
+        option_logprobs=event.option_logprobs, token_logprobs=event.token_logprobs,
         finish_reason=event.finish_reason, error=event.error, schema_key=event.schema_key,
     )
 

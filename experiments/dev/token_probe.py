@@ -1,0 +1,82 @@
+"""Token-level likelihoods of answers, with and without the context, for offline study of evidence measures.
+
+For every case: the whole answer scored as the reply after the court's opening (numbered context and
+question) and after the question alone, token by token, plus every answer sentence scored alone the
+way the shipped court's indictment does. Writes one JSON line per case (numbers and character offsets
+into the answer; no dataset text), so measures can be compared without the model:
+
+    python experiments/dev/token_probe.py --dataset halubench --exclude \\
+        experiments/results/qwen2.5-coder-0.5b/halubench-courtroom --limit 200 --out /tmp/tok-hb-tune.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Literal
+
+from courtroom.backends.transformers import TransformersBackend
+from courtroom.case import Case
+from courtroom.datasets import load_file, select
+from courtroom.generation import ChatMessage, GenerationRequest, Sampling
+from courtroom.grounding import SYSTEM
+from courtroom.prompts import render_opening, split_sentences
+from courtroom.runs import excluded_case_ids
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+
+
+def scoring(case: Case, text: str, with_context: bool) -> GenerationRequest:
+    user = render_opening(case) if with_context else f"QUESTION: {case.question.strip()}"
+    return GenerationRequest(messages=(SYSTEM, ChatMessage(role="user", content=user)),
+                             output_type=Literal[(text,)], sampling=Sampling(max_new_tokens=4096), cache_group=case.id)
+
+
+def probe(backend: TransformersBackend, case: Case) -> dict:
+    answer = case.answer.strip()
+    sentences = split_sentences(answer) or (answer,)
+    tokenizer = backend.loaded.tokenizer
+    offsets = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+    calls = [scoring(case, answer, True), scoring(case, answer, False)]
+    calls += [scoring(case, s, True) for s in sentences] + [scoring(case, s, False) for s in sentences]
+    out = backend.generate(calls)
+    backend.release(case.id)
+    n = len(sentences)
+    spans, cursor = [], 0
+    for s in sentences:
+        start = answer.find(s, cursor)
+        spans.append([start, start + len(s)])
+        cursor = max(cursor, start + len(s))
+    return {"id": case.id, "source": case.source, "label": case.label, "answer_chars": len(answer),
+            "answer_words": len(answer.split()), "offsets": [list(o) for o in offsets],
+            "ctx": out[0].token_logprobs, "bare": out[1].token_logprobs, "sentences": spans,
+            "sent_ctx": [r.token_logprobs for r in out[2:2 + n]], "sent_bare": [r.token_logprobs for r in out[2 + n:]],
+            "context_sentences": sum(len(split_sentences(p)) for p in case.context)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
+    parser.add_argument("--dataset", default="halubench")
+    parser.add_argument("--limit", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--exclude", nargs="*", default=[])
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.limit, balanced=True, seed=args.seed,
+                   exclude=excluded_case_ids(args.exclude))
+    out = Path(args.out)
+    done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
+    backend = TransformersBackend(args.model)
+    start = time.time()
+    with out.open("a") as f:
+        for i, case in enumerate(c for c in cases if c.id not in done):
+            f.write(json.dumps(probe(backend, case)) + "\n")
+            f.flush()
+            print(f"{i + 1}/{len(cases) - len(done)} {case.id} {time.time() - start:.0f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
