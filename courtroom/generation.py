@@ -212,6 +212,8 @@ class GenerationResponse(BaseModel):
     token_logprobs: list[float] | None = None
     """For a choice: the log-probability of each token of the chosen option, in order (they sum to its
     `option_logprobs` entry); where in a text the model is surprised, e.g. by one invented number."""
+    token_spans: list[tuple[int, int]] | None = None
+    """For a choice: each token's character span (start, end) in the chosen option, beside `token_logprobs`."""
     finish_reason: Literal["stop", "length", "parse_error"] = "stop"
     """Why generation ended; `length` means the token limit cut the output."""
     error: str | None = None

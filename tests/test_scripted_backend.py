@@ -42,11 +42,16 @@ def test_choice_probabilities_pick_the_most_probable() -> None:
 
 def test_scored_text_gives_token_log_probabilities_that_sum_to_its_own() -> None:
     text = "It rained."
-    backend = ScriptedBackend([Scored({text: -3.0}, tokens=[-1.0, -2.0]), Scored({text: -3.0}),
-                               Scored({text: -3.0}, tokens=[-1.0])])
-    assert backend.generate_one(req(Literal[(text,)])).token_logprobs == [-1.0, -2.0]
-    assert backend.generate_one(req(Literal[(text,)])).token_logprobs == [-3.0]
+    backend = ScriptedBackend([Scored({text: -3.0}, tokens=[("It", -1.0), (" rained.", -2.0)]), Scored({text: -3.0}),
+                               Scored({text: -3.0}, tokens=[("It", -1.0), (" rained.", -1.0)]),
+                               Scored({text: -3.0}, tokens=[("It", -3.0)])])
+    split = backend.generate_one(req(Literal[(text,)]))
+    assert split.token_logprobs == [-1.0, -2.0] and split.token_spans == [(0, 2), (2, 10)]
+    whole = backend.generate_one(req(Literal[(text,)]))
+    assert whole.token_logprobs == [-3.0] and whole.token_spans == [(0, 10)]
     with pytest.raises(BackendError, match="do not sum"):
+        backend.generate_one(req(Literal[(text,)]))
+    with pytest.raises(BackendError, match="do not make up"):
         backend.generate_one(req(Literal[(text,)]))
 
 

@@ -52,6 +52,7 @@ def test_a_scored_text_comes_with_the_log_probability_of_each_token(real_backend
     assert len(response.token_logprobs) == len(tokens) == response.completion_tokens
     assert all(lp <= 0.0 for lp in response.token_logprobs)
     assert sum(response.token_logprobs) == pytest.approx(response.option_logprobs[text], abs=1e-3)
+    assert "".join(text[a:b] for a, b in response.token_spans) == text
 
 
 def test_a_batch_gives_what_sequential_calls_give(real_backend: TransformersBackend) -> None:

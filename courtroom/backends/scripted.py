@@ -24,10 +24,11 @@ class Truncated:
 
 class Scored:
     """A scripted choice output with explicit log-probabilities of its options (e.g. grounding scores);
-    the probabilities are their softmax. `tokens` gives the chosen option's per-token log-probabilities
-    (they must sum to its log-probability); without it the option counts as one token."""
+    the probabilities are their softmax. `tokens` splits the chosen option into (text, log-probability)
+    tokens, whose texts make up the option and whose log-probabilities sum to its own; without it the
+    option is one token."""
 
-    def __init__(self, logprobs: dict[str, float], tokens: list[float] | None = None) -> None:
+    def __init__(self, logprobs: dict[str, float], tokens: list[tuple[str, float]] | None = None) -> None:
         self.logprobs = logprobs
         self.tokens = tokens
 
@@ -110,7 +111,7 @@ class ScriptedBackend(Backend):
                 seconds=0.0, finish_reason="parse_error",
                 error=f"output is not valid JSON for {spec.name}", schema_key=spec.key,
             )
-        probs = logprobs = tokens = None
+        probs = logprobs = tokens = spans = None
         try:
             if spec.kind == "choice":
                 if isinstance(output, Scored):
@@ -122,10 +123,7 @@ class ScriptedBackend(Backend):
                 if logprobs is None:
                     logprobs = {o: math.log(p) if p > 0 else -1e9 for o, p in probs.items()}
                 raw = max(probs, key=lambda o: probs[o])
-                if tokens is None:
-                    tokens = [logprobs[raw]]
-                elif not math.isclose(math.fsum(tokens), logprobs[raw], abs_tol=1e-6):
-                    raise OutputParseError(f"token log-probabilities {tokens} do not sum to {logprobs[raw]}")
+                tokens, spans = _token_scores(raw, logprobs[raw], tokens)
             else:
                 raw = output if isinstance(output, str) else _dump(spec, output)
             value = spec.parse(raw)
@@ -133,8 +131,25 @@ class ScriptedBackend(Backend):
             raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
         return GenerationResponse(
             value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
-            seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens, schema_key=spec.key,
+            seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens, token_spans=spans,
+            schema_key=spec.key,
         )
+
+
+def _token_scores(option: str, logprob: float, tokens: list[tuple[str, float]] | None
+                  ) -> tuple[list[float], list[tuple[int, int]]]:
+    """Per-token log-probabilities and character spans of a scored option (one token when not given)."""
+    if tokens is None:
+        return [logprob], [(0, len(option))]
+    if "".join(text for text, _ in tokens) != option:
+        raise OutputParseError(f"token texts {[t for t, _ in tokens]} do not make up {option!r}")
+    if not math.isclose(math.fsum(lp for _, lp in tokens), logprob, abs_tol=1e-6):
+        raise OutputParseError(f"token log-probabilities {[lp for _, lp in tokens]} do not sum to {logprob}")
+    spans, start = [], 0
+    for text, _ in tokens:
+        spans.append((start, start + len(text)))
+        start += len(text)
+    return [lp for _, lp in tokens], spans
 
 
 def _dump(spec: OutputSpec, output: Any) -> str:

@@ -64,6 +64,14 @@ class _Row:
     finish: str | None = None
 
 
+@dataclass(frozen=True)
+class _OptionTokens:
+    """The options of a choice as tokens: ids, and each token's character span in its option."""
+
+    ids: list[list[int]]
+    spans: list[list[tuple[int, int]]]
+
+
 class TransformersBackend(Backend):
     """The real model door: transformers for the model, Outlines for the constraints."""
 
@@ -90,7 +98,7 @@ class TransformersBackend(Backend):
         self._loaded = loaded
         self._compiler: ConstraintCompiler | None = None
         self._prefix_cache = PrefixCache()
-        self._option_ids: dict[str, list[list[int]]] = {}
+        self._option_ids: dict[str, _OptionTokens] = {}
 
     # -- loading -------------------------------------------------------------------------------
     @property
@@ -179,12 +187,12 @@ class TransformersBackend(Backend):
         self.stats.seconds += seconds
         responses = []
         for i, row in enumerate(rows):
-            value, raw, probs, error, completion, logprobs, token_logprobs = values[i]
+            value, raw, probs, error, completion, logprobs, token_logprobs, token_spans = values[i]
             finish = row.finish or "stop"
             responses.append(GenerationResponse(
                 value=value, raw=raw, prompt_tokens=len(row.ids), cached_prompt_tokens=row.reused,
                 completion_tokens=completion, seconds=seconds, batch_size=len(rows), option_probs=probs,
-                option_logprobs=logprobs, token_logprobs=token_logprobs,
+                option_logprobs=logprobs, token_logprobs=token_logprobs, token_spans=token_spans,
                 finish_reason=finish if error else "stop", error=error, schema_key=row.spec.key,
             ))
         return responses
@@ -287,16 +295,23 @@ class TransformersBackend(Backend):
         return DynamicCache(ddp_cache_data=layers, config=config)
 
     # -- choices -------------------------------------------------------------------------------
-    def _option_token_ids(self, spec: OutputSpec) -> list[list[int]]:
-        ids = self._option_ids.get(spec.key)
-        if ids is None:
+    def _option_tokens(self, spec: OutputSpec) -> _OptionTokens:
+        """Every option's token ids and their character spans in the option. Cached per option list,
+        except one-option choices (texts being measured, new every time: caching them would only grow)."""
+        tokens = self._option_ids.get(spec.key)
+        if tokens is None:
             tokenizer = self.loaded.tokenizer
-            ids = [list(tokenizer(o, add_special_tokens=False)["input_ids"]) for o in spec.options]
+            encoded = [tokenizer(o, add_special_tokens=False, return_offsets_mapping=True) for o in spec.options]
+            ids = [list(e["input_ids"]) for e in encoded]
+            spans = [[(int(a), int(b)) for a, b in e["offset_mapping"]] for e in encoded]
             if any(a != b and b[:len(a)] == a for a in ids for b in ids):
                 # an option is a token prefix of another: score the end of the turn too
                 ids = [t + [tokenizer.eos_token_id] for t in ids]
-            self._option_ids[spec.key] = ids
-        return ids
+                spans = [s + [(len(o), len(o))] for s, o in zip(spans, spec.options)]
+            tokens = _OptionTokens(ids, spans)
+            if len(spec.options) > 1:
+                self._option_ids[spec.key] = tokens
+        return tokens
 
     def _score_row(self, row: _Row) -> tuple[Any, ...]:
         """Probability of every option of a choice row, from the model's logits.
@@ -322,7 +337,7 @@ class TransformersBackend(Backend):
         if cacheable:
             self._prefix_cache.insert(group, row.ids, row.reused, segment)
         first = torch.log_softmax(last_logits, dim=-1)
-        option_ids = self._option_token_ids(row.spec)
+        option_ids = self._option_tokens(row.spec).ids
         token_scores = [[float(first[ids[0]])] for ids in option_ids]
         tails = [(j, ids) for j, ids in enumerate(option_ids) if len(ids) > 1]
         if tails:
@@ -358,10 +373,11 @@ class TransformersBackend(Backend):
         option = row.spec.options[choice]
         option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
         option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
-        completion = len(self._option_token_ids(row.spec)[choice])
+        tokens = self._option_tokens(row.spec)
+        completion = len(tokens.ids[choice])
         self.stats.generated_tokens += completion
         return (row.spec.coerce_option(option), option, option_probs, None, completion, option_logprobs,
-                token_scores[choice])
+                token_scores[choice], tokens.spans[choice])
 
     # -- decoding ------------------------------------------------------------------------------
     def _decode(self, rows: list[_Row], logits: Any, cache: Any, mask: Any, positions: Any) -> None:
@@ -419,14 +435,15 @@ class TransformersBackend(Backend):
         raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
         n = len(row.generated)
         if row.finish == "length" and row.request.constrained:
-            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), n, None, None
+            error = truncation_message(row.spec, row.request.sampling.max_new_tokens)
+            return None, raw, None, error, n, None, None, None
         try:
             value = row.spec.parse(raw)
         except Exception as exc:
             if row.finish != "length":
                 row.finish = "parse_error"
-            return None, raw, None, str(exc), n, None, None
-        return value, raw, None, None, n, None, None
+            return None, raw, None, str(exc), n, None, None, None
+        return value, raw, None, None, n, None, None, None
 
 
 def _generator(request: GenerationRequest) -> Any:

@@ -93,6 +93,8 @@ class ModelCallEvent(BaseEvent):
     """For a choice: the unnormalised log-probability of every option."""
     token_logprobs: list[float] | None = None
     """For a choice: the log-probability of each token of the chosen option (absent in older transcripts)."""
+    token_spans: list[tuple[int, int]] | None = None
+    """For a choice: each token's character span in the chosen option (absent in older transcripts)."""
     error: str | None = None
     finish_reason: str = "stop"
     prompt_tokens: int

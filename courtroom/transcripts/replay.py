@@ -71,6 +71,7 @@ def recorded_response(event: Any, request: GenerationRequest) -> GenerationRespo
         cached_prompt_tokens=event.cached_prompt_tokens, completion_tokens=event.completion_tokens,
         seconds=event.seconds, batch_size=event.batch_size, option_probs=event.option_probs,
         option_logprobs=event.option_logprobs, token_logprobs=event.token_logprobs,
+        token_spans=event.token_spans,
         finish_reason=event.finish_reason, error=event.error, schema_key=event.schema_key,
     )
 
