@@ -36,6 +36,9 @@ class AggregationSpec(BaseModel):
     those charged, the indictment's P(suspect) for the others), against the threshold."""
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     """P(hallucinated) at or above which a ruling (and the `mean` method) says hallucinated."""
+    share_by: Literal["statements", "characters"] = "statements"
+    """share method: count every statement once, or by its length in characters (the expected share of
+    the answer's *text* that is hallucinated: a long invented sentence outweighs a short greeting)."""
     by_model: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)
     """Thresholds tuned for particular models (by the name given to --model; `default` is
     `smollm2-135m`), overriding `threshold` with them: with another model rulings sit at other heights,
@@ -70,6 +73,14 @@ class GroundingSpec(BaseModel):
     """Grounding (nats per token) at which a statement is as likely hallucinated as not."""
     scale: float = Field(0.3, gt=0.0)
     """How sharply P(suspect) falls as grounding rises."""
+    scoring: Literal["sentence", "answer"] = "sentence"
+    """sentence: score each sentence alone, as if it were the whole answer (two calls per sentence);
+    answer: score the whole answer once with the context and once without (two calls per case) and
+    read each sentence off its tokens, so a sentence is measured in the flow of the answer before it."""
+    clip: float | None = Field(None, gt=0.0)
+    """The most one token may gain from the context (nats), or None for no cap (the measure is then
+    total likelihoods, as first shipped). A copied rare name gains 5-10 nats and would otherwise
+    outweigh the invented words beside it."""
 
 
 class RulingSpec(BaseModel):
@@ -130,6 +141,11 @@ class CourtSpec(BaseModel):
     """With no charge brought: judge the answer faithful, or try the whole answer as one charge."""
     graph: GraphSpec
     """The procedure of each trial."""
+
+
+LATER_FIELDS = [("ruling", "first_reading_weight", 0.0), ("grounding", "scoring", "sentence"),
+                ("grounding", "clip", None), ("aggregation", "share_by", "statements")]
+"""(section, field, default) of court fields added after runs had been published."""
 
 
 def courts_dir() -> Path:
@@ -219,8 +235,11 @@ class Court(Judge):
             from courtroom.plain import JUDGE_SYSTEM, RAILS_TASK
 
             config["first_reading"] = {"system": JUDGE_SYSTEM, "task": RAILS_TASK}
-        else:  # courts without it keep the configuration (and the hash) their runs were made with
-            del config["court"]["ruling"]["first_reading_weight"]
+        # fields added after the first runs are left out at their defaults, so that courts without
+        # them keep the configuration (and the hash) their runs were made with
+        for section, field, default in LATER_FIELDS:
+            if config["court"][section][field] == default:
+                del config["court"][section][field]
         if self.spec.aggregation.by_model:  # the model then decides the threshold: part of the behaviour
             from courtroom.models import model_key
 

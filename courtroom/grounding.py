@@ -1,18 +1,25 @@
 """Grounding: measuring, with the model's own likelihoods, how well the context accounts for a statement.
 
-grounding(statement) = [log P(statement | context, question) - log P(statement | question)] / tokens
+grounding(statement) = mean over its tokens t of min(clip, log P(t | context, question, ...) - log P(t | question, ...))
 
-Both terms come from scoring the statement as a fixed continuation (a one-option choice at the model
-door), so no text is generated and nothing can fail to parse. Words that the context supplies become
-much likelier once the context is shown; invented names, numbers and claims do not. Small models
-that cannot *state* a reliable verdict still *measure* this well, which is why the court uses it as
-evidence: to choose what to charge, and to weigh the sentences the defence cites.
+Both terms come from scoring text as a fixed continuation (a one-option choice at the model door), so
+no text is generated and nothing can fail to parse. Words that the context supplies become much
+likelier once the context is shown; invented names, numbers and claims do not. Small models that
+cannot *state* a reliable verdict still *measure* this well, which is why the court uses it as
+evidence: to choose what to charge, to weigh the sentences the defence cites, and to judge the answer.
+
+Two ways to score (`GroundingSpec.scoring`): each sentence alone as if it were the whole answer
+(`sentence`, two calls per sentence), or the whole answer once with the context and once without
+(`answer`, two calls per case), each sentence read off its own tokens, conditioned on the answer
+before it. `clip` caps the credit of one token: a copied rare name gains 5-10 nats from the context
+and would otherwise outweigh the invented words beside it.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from courtroom.case import Case
@@ -48,6 +55,47 @@ def logprob(response: GenerationResponse, statement: str) -> tuple[float, int]:
 def grounding(with_context: tuple[float, int], without: tuple[float, int]) -> float:
     """Pointwise mutual information of the statement with the context, in nats per token."""
     return (with_context[0] - without[0]) / with_context[1]
+
+
+@dataclass(frozen=True)
+class TokenScores:
+    """Per-token log-probabilities of a piece of text, with each token's character span in it."""
+
+    logprobs: tuple[float, ...]
+    spans: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def of(cls, response: GenerationResponse) -> TokenScores:
+        response.unwrap()
+        if response.token_logprobs is None or response.token_spans is None:
+            raise ValueError("the backend returned no per-token log-probabilities for a scored text")
+        return cls(tuple(response.token_logprobs), tuple(tuple(s) for s in response.token_spans))
+
+    def within(self, start: int, end: int) -> tuple[float, ...]:
+        """The log-probabilities of the tokens that overlap characters [start, end)."""
+        return tuple(lp for lp, (a, b) in zip(self.logprobs, self.spans) if a < end and b > start)
+
+
+def sentence_spans(text: str, sentences: Sequence[str]) -> list[tuple[int, int]]:
+    """Where each sentence (in order, as `split_sentences` gives them) lies in `text`."""
+    spans, cursor = [], 0
+    for sentence in sentences:
+        start = text.find(sentence, cursor)
+        if start < 0:
+            raise ValueError(f"sentence {sentence!r} is not in the text after position {cursor}")
+        spans.append((start, start + len(sentence)))
+        cursor = start + len(sentence)
+    return spans
+
+
+def token_grounding(with_context: Sequence[float], without: Sequence[float], clip: float | None) -> float:
+    """Mean per-token PMI of a span, each token's credit capped at `clip`."""
+    if not with_context:
+        return 0.0
+    gains = [c - b for c, b in zip(with_context, without)]
+    if clip is not None:
+        gains = [min(g, clip) for g in gains]
+    return math.fsum(gains) / len(gains)
 
 
 def p_suspect(value: float, center: float, scale: float) -> float:

@@ -13,6 +13,7 @@ backend computes it once per case.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -131,10 +132,43 @@ def indict(court: Court, case: Case, transcript: Transcript) -> Step:
 
 @dataclass(frozen=True)
 class Measure:
-    """A statement's measured grounding in the whole context, and its likelihood without context."""
+    """A statement's measured grounding in the whole context, and what re-measuring it against other
+    evidence needs: its likelihood without context (total and tokens; per token when measured by token),
+    and, when it was read off the whole answer, where it lies in the answer."""
 
     grounding: float
     bare: tuple[float, int]
+    bare_tokens: tuple[float, ...] | None = None
+    span: tuple[int, int] | None = None
+
+
+def measure_statements(court: Court, case: Case, statements: Sequence[str]) -> Step:
+    """Measure each statement's grounding in the whole context, by the court's scoring mode (see
+    `courtroom.grounding`); returns one `Measure` per statement."""
+    g = court.spec.grounding
+    answer = case.answer.strip()
+    spans: list[tuple[int, int] | None] = [None] * len(statements)
+    if g.scoring == "answer":
+        for i, statement in enumerate(statements):
+            start = answer.find(statement)
+            spans[i] = (start, start + len(statement)) if start >= 0 else None
+    measured: list[Measure | None] = [None] * len(statements)
+    alone = [i for i, span in enumerate(spans) if span is None]
+    calls = [Call(measure.scoring_request(case, answer, c), purpose="ground", role=court.spec.clerk)
+             for c in ("full", "none")] if len(alone) < len(statements) else []
+    calls += _measure_calls(court, case, [statements[i] for i in alone])
+    responses = yield calls
+    if len(alone) < len(statements):
+        full, bare = measure.TokenScores.of(responses[0]), measure.TokenScores.of(responses[1])
+        for i, span in enumerate(spans):
+            if span is not None:
+                b = bare.within(*span)
+                measured[i] = Measure(measure.token_grounding(full.within(*span), b, g.clip), (math.fsum(b), len(b)),
+                                      b, span)
+        responses = responses[2:]
+    for i, m in zip(alone, _measures([statements[i] for i in alone], responses, g.clip)):
+        measured[i] = m
+    return measured
 
 
 def _measure_calls(court: Court, case: Case, statements: Sequence[str]) -> list[Call]:
@@ -144,13 +178,36 @@ def _measure_calls(court: Court, case: Case, statements: Sequence[str]) -> list[
     return [Call(r, purpose="ground", role=role) for r in with_context + without]
 
 
-def _measures(statements: Sequence[str], responses: list[GenerationResponse]) -> list[Measure]:
+def _measures(statements: Sequence[str], responses: list[GenerationResponse], clip: float | None) -> list[Measure]:
+    """Measures of statements scored alone: with `clip`, token by token; without, from total likelihoods
+    (the original measure, which transcripts without per-token scores can replay)."""
     n = len(statements)
     out = []
     for s, full, bare in zip(statements, responses[:n], responses[n:]):
         lp_bare = measure.logprob(bare, s)
-        out.append(Measure(measure.grounding(measure.logprob(full, s), lp_bare), lp_bare))
+        if clip is None:
+            out.append(Measure(measure.grounding(measure.logprob(full, s), lp_bare), lp_bare))
+        else:
+            b = measure.TokenScores.of(bare).logprobs
+            out.append(Measure(measure.token_grounding(measure.TokenScores.of(full).logprobs, b, clip), lp_bare, b))
     return out
+
+
+def _grounding_in_cited(court: Court, case: Case, charge: Charge, measured: Measure,
+                        cited: Sequence[tuple[int, str]]) -> Step:
+    """The charge's grounding when only the cited context sentences are shown (measured the way the
+    charge itself was: read off the whole answer, or the statement alone)."""
+    clip = court.spec.grounding.clip
+    text = case.answer.strip() if measured.span is not None else charge.quote
+    request = measure.scoring_request(case, text, "cited", cited)
+    [response] = yield [Call(request, purpose="weigh", role="court", charge=charge.index)]
+    if measured.span is not None:
+        tokens = measure.TokenScores.of(response).within(*measured.span)
+    elif measured.bare_tokens is not None:
+        tokens = measure.TokenScores.of(response).logprobs
+    else:
+        return measure.grounding(measure.logprob(response, text), measured.bare)
+    return measure.token_grounding(tokens, measured.bare_tokens or (), clip)
 
 
 def _indict_by_grounding(court: Court, case: Case) -> Step:
@@ -158,8 +215,7 @@ def _indict_by_grounding(court: Court, case: Case) -> Step:
     (P(suspect) at or above the threshold) are charged."""
     spec, g = court.spec.indictment, court.spec.grounding
     sentences = split_sentences(case.answer) or (case.answer.strip(),)
-    responses = yield _measure_calls(court, case, sentences)
-    measured = _measures(sentences, responses)
+    measured = yield from measure_statements(court, case, sentences)
     ps = [measure.p_suspect(m.grounding, g.center, g.scale) for m in measured]
     ranked = sorted(range(len(sentences)), key=lambda i: -ps[i])
     charged = sorted(i for i in ranked if ps[i] >= spec.threshold)
@@ -357,23 +413,13 @@ def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entr
     sentences = context_sentences(case)
     cited = sorted({e.payload["evidence"] for e in entries if e.role in court.spec.ruling_evidence_roles
                     and isinstance(e.payload.get("evidence"), int) and 1 <= e.payload["evidence"] <= len(sentences)})
-    calls = []
     if measured is None:
-        calls += _measure_calls(court, case, [charge.quote])
-    if cited:
-        request = measure.scoring_request(case, charge.quote, "cited", [(i, sentences[i - 1]) for i in cited])
-        calls.append(Call(request, purpose="weigh", role="court", charge=charge.index))
-    if not calls:
-        return (measure.p_suspect(measured.grounding, g.center, g.scale),
-                _evidence_note(measured.grounding, None, []), measured.grounding)
-    responses = yield calls
-    if measured is None:
-        measured = _measures([charge.quote], responses[:2])[0]
-        responses = responses[2:]
+        [measured] = yield from measure_statements(court, case, [charge.quote])
     best = measured.grounding
     cited_grounding = None
     if cited:
-        cited_grounding = measure.grounding(measure.logprob(responses[0], charge.quote), measured.bare)
+        cited_grounding = yield from _grounding_in_cited(court, case, charge, measured,
+                                                         [(i, sentences[i - 1]) for i in cited])
         best = max(best, cited_grounding)
     return measure.p_suspect(best, g.center, g.scale), _evidence_note(measured.grounding, cited_grounding, cited), best
 
@@ -419,15 +465,22 @@ def run_case(court: Court, case: Case, transcript: Transcript) -> Step:
     if not charges:
         why = f" ({len(dropped)} proposed charges were dropped)" if dropped else ""
         # the indictment's suspicion still ranks the case (AUROC), kept below the verdict threshold
-        measured = [d.p_suspect for d in dropped if d.p_suspect is not None]
+        measured = [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None]
         if court.spec.aggregation.method == "share" and measured:
-            suspicion = sum(measured) / len(measured)
+            suspicion = share(court, measured)
         score = min(suspicion, court.threshold * 0.999)
         return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
                            reason=f"No charges were brought: every statement of the answer stands{why}.")
     rulings: list[Ruling] = yield from gather([try_charge(court, case, c, transcript, measures.get(c.index),
                                                           first_reading) for c in charges])
     return aggregate(court, case.id, charges, dropped, rulings)
+
+
+def share(court: Court, statements: Sequence[tuple[str, float]]) -> float:
+    """The expected share of the answer that is hallucinated: the mean P(hallucinated) of its statements,
+    each counted once or by its length (`aggregation.share_by`)."""
+    weights = [len(q) if court.spec.aggregation.share_by == "characters" else 1 for q, _ in statements]
+    return math.fsum(w * p for w, (_, p) in zip(weights, statements)) / max(sum(weights), 1)
 
 
 def aggregate(court: Court, case_id: str, charges: list[Charge], dropped: list[DroppedCharge],
@@ -441,8 +494,8 @@ def aggregate(court: Court, case_id: str, charges: list[Charge], dropped: list[D
     elif spec.method == "majority":
         score, hallucinated = sum(ps) / len(ps), len(guilty) * 2 > len(rulings)
     elif spec.method == "share":
-        every = ps + [d.p_suspect for d in dropped if d.p_suspect is not None]
-        score = sum(every) / len(every)
+        score = share(court, [(c.quote, r.p_hallucinated) for c, r in zip(charges, rulings)] +
+                      [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None])
         hallucinated = score >= court.threshold
     else:
         score = sum(ps) / len(ps)

@@ -8,7 +8,7 @@ from typing import Any
 
 from courtroom.backends import Scored
 from courtroom.generation import GenerationRequest
-from courtroom.prompts import ANSWER_FENCE
+from courtroom.prompts import ANSWER_FENCE, split_sentences
 from courtroom.moves import VerdictChoice
 
 MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
@@ -31,6 +31,8 @@ class CourtScript:
     """grounding of statements containing a key in the whole context (others 1.0, well grounded)."""
     cited_grounding: dict[str, float] = field(default_factory=dict)
     """grounding of statements containing a key in the sentences the defence cited (default: as above)."""
+    word_grounding: dict[str, float] = field(default_factory=dict)
+    """grounding of single words containing a key, in any context (overrides their sentence's)."""
     moves: dict[str, list[str]] = field(default_factory=dict)
     p_hallucinated: float | list[float] = 0.8
     first_reading: float = 0.5
@@ -55,15 +57,24 @@ class CourtScript:
             charges = self.charges.get(case_key, []) if isinstance(self.charges, dict) else self.charges
             return {"charges": charges}
         if spec.kind == "choice" and len(spec.options) == 1 and ANSWER_FENCE not in prompt:  # a grounding measure
-            [statement] = spec.options
+            [text] = spec.options
             self.seen.append("ground")
-            words = len(statement.split())
-            if "CONTEXT:" not in prompt:  # scored without the context
-                return Scored({statement: 0.0})
-            full = next((v for k, v in self.grounding.items() if k in statement), 1.0)
-            cited = next((v for k, v in self.cited_grounding.items() if k in statement), full)
-            is_full = prompt.count("\n[") >= self.context_sentences
-            return Scored({statement: (full if is_full else cited) * words})
+            # one token per word; every word gains its sentence's grounding from the context (0 without it)
+            tokens = []
+            for sentence in split_sentences(text) or (text,):
+                full = next((v for k, v in self.grounding.items() if k in sentence), 1.0)
+                cited = next((v for k, v in self.cited_grounding.items() if k in sentence), full)
+                is_full = prompt.count("\n[") >= self.context_sentences
+                for word in re.findall(r"\S+\s*", sentence):
+                    value = next((v for k, v in self.word_grounding.items() if k in word), full if is_full else cited)
+                    tokens.append((word, 0.0 if "CONTEXT:" not in prompt else value))
+            pieces, rest = [], text  # the words again, with the spaces between sentences
+            for word, value in tokens:
+                start = rest.index(word.rstrip())
+                pieces.append((rest[:start + len(word.rstrip())], value))
+                rest = rest[start + len(word.rstrip()):]
+            pieces[-1] = (pieces[-1][0] + rest, pieces[-1][1])
+            return Scored({text: sum(v for _, v in pieces)}, tokens=pieces)
         if spec.kind == "choice" and set(spec.options) == {"yes", "no"} and "ANSWER SENTENCE" in prompt:
             self.seen.append("indict")
             sentence = re.search(r'ANSWER SENTENCE \d+ of \d+: "(.*)"', prompt).group(1)

@@ -214,11 +214,13 @@ def test_metric_style_score() -> None:
     assert "hallucinated" in result.reason
 
 
-def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "grounding") -> tuple[Court, ScriptedBackend]:
+def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "grounding", scoring: str = "sentence",
+                   clip: float | None = None) -> tuple[Court, ScriptedBackend]:
     script.context_sentences = 3  # EVIDENCE_CASE's context has three sentences; a citation shows fewer
     c, backend = court(script, mode=mode)
+    grounding = {"center": 0.2, "scale": 0.3, "scoring": scoring, "clip": clip}
     c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight}),
-                                       "grounding": c.spec.grounding.model_copy(update={"center": 0.2, "scale": 0.3})})
+                                       "grounding": c.spec.grounding.model_copy(update=grounding)})
     return c, backend
 
 
@@ -332,3 +334,76 @@ def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> 
     script.charges, backend.calls[:] = [], []
     assert reading.judge(CASE).label == plain.judge(CASE).label == "PASS"
     assert len([r for r in backend.calls if is_reading(r)]) == 1
+
+
+def sig(g: float) -> float:
+    return 1 / (1 + math.exp(-(0.2 - g) / 0.3))
+
+
+def test_answer_scoring_reads_every_sentence_off_two_calls_per_case() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.5)
+    c, backend = evidence_court(script, scoring="answer")
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    [charges] = only(outcome.events, "charges")
+    assert backend.batches[0] == 2  # the whole answer, with and without the context
+    assert [call.spec.options for call in backend.calls[:2]] == [(EVIDENCE_CASE.answer,)] * 2
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    assert charges.charges[0].grounding == pytest.approx(-0.5)
+    assert [d.grounding for d in charges.dropped] == pytest.approx([1.2])
+    assert outcome.verdict.rulings[0].p_hallucinated == pytest.approx(sig(-0.5))
+
+
+def test_clip_caps_what_one_copied_word_can_gain_from_the_context() -> None:
+    case = EVIDENCE_CASE.model_copy(update={"answer": "It was first lit in 1874. Harrow was automated in 1926."})
+    # "Harrow" is copied from the context (+6 nats); the other four words gain nothing (0.0)
+    script = CourtScript(grounding={"1926": 0.0, "1874": 1.0}, word_grounding={"Harrow": 6.0},
+                         moves={"prosecutor": ["withdraw"]})
+    uncapped, _ = evidence_court(script, scoring="answer")
+    capped, _ = evidence_court(CourtScript(**{**script.__dict__, "seen": [], "_counts": {}}), scoring="answer", clip=1.0)
+    assert [c.grounding for c in uncapped.judge(case).dropped] == pytest.approx([1.0, 6 / 5])
+    [charge] = capped.judge(case).charges
+    assert charge.quote == "Harrow was automated in 1926." and charge.grounding == pytest.approx(1 / 5)
+
+
+def test_answer_scoring_weighs_the_cited_sentences_on_the_charge_tokens_only() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2}, cited_grounding={"1926": 1.5, "1874": -3.0},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.9)
+    c, backend = evidence_court(script, weight=0.25, scoring="answer")
+    [ruling] = c.judge(EVIDENCE_CASE).rulings
+    weigh = [call for call in backend.calls if call.spec.options == (EVIDENCE_CASE.answer,)][2:]
+    assert len(weigh) == 1 and "[1]" in weigh[0].messages[-1].content  # the whole answer after the citation
+    assert ruling.evidence == pytest.approx(1.5)  # the charge's own tokens: the 1874 sentence's -3.0 is not counted
+    assert ruling.p_hallucinated == pytest.approx(0.25 * 0.9 + 0.75 * sig(1.5))
+
+
+def test_share_by_characters_weighs_each_statement_by_its_length() -> None:
+    case = EVIDENCE_CASE.model_copy(update={"answer": "Yes. It was automated in 1926 by the lighthouse board."})
+    script = CourtScript(grounding={"1926": -0.4, "Yes": 1.0}, moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                                        "judge": ["rule"]})
+    c, _ = evidence_court(script, scoring="answer")
+    aggregation = c.spec.aggregation.model_copy(update={"method": "share", "share_by": "characters"})
+    c.spec = c.spec.model_copy(update={"aggregation": aggregation})
+    verdict = c.judge(case)
+    short, long = "Yes.", "It was automated in 1926 by the lighthouse board."
+    expected = (len(short) * sig(1.0) + len(long) * sig(-0.4)) / (len(short) + len(long))
+    assert verdict.score == pytest.approx(expected)
+
+
+def test_replay_of_an_answer_scoring_court() -> None:
+    script = CourtScript(grounding={"1926": -0.5}, cited_grounding={"1926": 0.1},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]})
+    c, _ = evidence_court(script, weight=0.3, scoring="answer", clip=1.0)
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    rebuilt = Court.from_config(c.config())
+    assert rebuilt.spec.grounding.scoring == "answer" and rebuilt.spec.grounding.clip == 1.0
+    result = replay(outcome.events, rebuilt)
+    assert result.matches, result.differences
+
+
+def test_fields_added_later_are_left_out_of_the_config_at_their_defaults() -> None:
+    c, _ = evidence_court(CourtScript())
+    grounding = c.config()["court"]["grounding"]
+    assert "scoring" not in grounding and "clip" not in grounding
+    c2, _ = evidence_court(CourtScript(), scoring="answer", clip=2.0)
+    assert c2.config()["court"]["grounding"] | {} == {"center": 0.2, "scale": 0.3, "scoring": "answer", "clip": 2.0}

@@ -50,6 +50,18 @@ def features(case: dict) -> dict[str, float]:
     f["sum surprise>4"] = float(np.sum(np.maximum(0.0, -ctx - 4.0)))
     f["max sentence surprise>2"] = max(float(np.sum(np.maximum(0.0, -ctx[g] - 2.0))) for g in groups)
     f["max sentence mean surprise>2"] = max(float(np.mean(np.maximum(0.0, -ctx[g] - 2.0))) for g in groups)
+    spmi = np.sort(pmi)
+    for k in (1, 3, 5):
+        f[f"lowest {k} PMI"] = -float(np.mean(spmi[:k]))
+    for t in (-0.5, -1.0, -2.0):
+        f[f"#tok pmi<{t}"] = float(np.sum(pmi < t))
+        f[f"share tok pmi<{t}"] = float(np.mean(pmi < t))
+    f["sum neg PMI"] = -float(np.sum(np.minimum(pmi, 0.0)))
+    f["mean neg PMI"] = -float(np.mean(np.minimum(pmi, 0.0)))
+    for c in (1.0, 2.0):
+        f[f"mean PMI clipped at {c}"] = -float(np.mean(np.minimum(pmi, c)))
+        f[f"min sentence PMI clipped at {c}"] = -min(float(np.mean(np.minimum(pmi[g], c))) for g in groups)
+    f["min sentence mean neg PMI"] = max(-float(np.mean(np.minimum(pmi[g], 0.0))) for g in groups)
     f["words"] = float(case["answer_words"])
     return f
 
