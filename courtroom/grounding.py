@@ -75,6 +75,32 @@ class TokenScores:
         """The log-probabilities of the tokens that overlap characters [start, end)."""
         return tuple(lp for lp, (a, b) in zip(self.logprobs, self.spans) if a < end and b > start)
 
+    def spans_within(self, start: int, end: int) -> tuple[tuple[int, int], ...]:
+        """The character spans of the tokens that overlap characters [start, end), as `within` orders them."""
+        return tuple((a, b) for a, b in self.spans if a < end and b > start)
+
+
+def weakest_words(text: str, spans: Sequence[tuple[int, int]], gains: Sequence[float], k: int = 3) -> tuple[str, ...]:
+    """The words of `text` holding the `k` tokens the context accounts for least (lowest gain), in text order."""
+    def word_at(a: int, b: int) -> tuple[int, int]:
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        while a > 0 and not text[a - 1].isspace():
+            a -= 1
+        while b < len(text) and not text[b].isspace():
+            b += 1
+        return a, b
+    chosen: list[tuple[int, int]] = []
+    for i in sorted(range(len(gains)), key=lambda i: gains[i]):
+        word = word_at(*spans[i])
+        if text[word[0]:word[1]].strip() and word not in chosen:
+            chosen.append(word)
+        if len(chosen) == k:
+            break
+    return tuple(text[a:b].strip(" \"'.,;:!?()") or text[a:b] for a, b in sorted(chosen))
+
 
 def sentence_spans(text: str, sentences: Sequence[str]) -> list[tuple[int, int]]:
     """Where each sentence (in order, as `split_sentences` gives them) lies in `text`."""

@@ -140,6 +140,8 @@ class Measure:
     bare: tuple[float, int]
     bare_tokens: tuple[float, ...] | None = None
     span: tuple[int, int] | None = None
+    weakest: tuple[str, ...] = ()
+    """The words the context accounts for least, when measured token by token in the answer."""
 
 
 def measure_statements(court: Court, case: Case, statements: Sequence[str]) -> Step:
@@ -162,9 +164,9 @@ def measure_statements(court: Court, case: Case, statements: Sequence[str]) -> S
         full, bare = measure.TokenScores.of(responses[0]), measure.TokenScores.of(responses[1])
         for i, span in enumerate(spans):
             if span is not None:
-                b = bare.within(*span)
-                measured[i] = Measure(measure.token_grounding(full.within(*span), b, g.clip), (math.fsum(b), len(b)),
-                                      b, span)
+                b, f = bare.within(*span), full.within(*span)
+                weakest = measure.weakest_words(answer, full.spans_within(*span), [x - y for x, y in zip(f, b)])
+                measured[i] = Measure(measure.token_grounding(f, b, g.clip), (math.fsum(b), len(b)), b, span, weakest)
         responses = responses[2:]
     for i, m in zip(alone, _measures([statements[i] for i in alone], responses, g.clip)):
         measured[i] = m
@@ -223,6 +225,8 @@ def _indict_by_grounding(court: Court, case: Case) -> Step:
     charges, measures, dropped = [], {}, []
     for i in range(len(sentences)):
         note = f"grounding {measured[i].grounding:+.2f} nats/token, P(suspect) = {ps[i]:.2f}"
+        if measured[i].weakest:
+            note += "; least accounted for: " + ", ".join(f"'{w}'" for w in measured[i].weakest)
         if i in charged:
             measures[len(charges)] = measured[i]
             charges.append(Charge(index=len(charges), quote=sentences[i], grounding=measured[i].grounding,

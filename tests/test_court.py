@@ -407,3 +407,12 @@ def test_fields_added_later_are_left_out_of_the_config_at_their_defaults() -> No
     assert "scoring" not in grounding and "clip" not in grounding
     c2, _ = evidence_court(CourtScript(), scoring="answer", clip=2.0)
     assert c2.config()["court"]["grounding"] | {} == {"center": 0.2, "scale": 0.3, "scoring": "answer", "clip": 2.0}
+
+
+def test_an_answer_scoring_charge_names_the_words_the_context_accounts_for_least() -> None:
+    script = CourtScript(grounding={"1926": 0.5, "1874": 1.2}, word_grounding={"1926": -3.0, "automated": -1.0},
+                         moves={"prosecutor": ["withdraw"]})
+    c, _ = evidence_court(script, scoring="answer")
+    [charge] = c.judge(EVIDENCE_CASE).charges
+    assert charge.grounding == pytest.approx((0.5 * 3 - 1.0 - 3.0) / 5)
+    assert "least accounted for: 'It', 'automated', '1926')" in charge.reason  # in text order

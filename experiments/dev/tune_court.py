@@ -45,9 +45,9 @@ def load(path: str, direct: dict[str, float] | None = None) -> list[tuple[bool, 
         for c in charges.charges:
             r = rulings.get(c.index)
             statements.append({"g": c.grounding, "opinion": r.opinion if r else None,
-                               "evidence": r.evidence if r else c.grounding})
+                               "evidence": r.evidence if r else c.grounding, "chars": len(c.quote)})
         for d in charges.dropped:
-            statements.append({"g": d.grounding, "opinion": None, "evidence": d.grounding})
+            statements.append({"g": d.grounding, "opinion": None, "evidence": d.grounding, "chars": len(d.quote)})
         cases.append((row.gold == "FAIL", statements, (direct or {}).get(row.case_id, 0.0)))
     return cases
 
@@ -64,15 +64,18 @@ def case_scores(cases, center: float, scale: float, weight: float, method: str, 
     acquitted at any threshold (score -1 here); the court ranks it below its threshold by suspicion."""
     scores = []
     for _, statements, direct in cases:
-        tried = [(1 - direct_weight) * (weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale))
-                 + direct_weight * direct for s in statements if s["opinion"] is not None]
-        untried = [sigmoid((center - s["g"]) / scale) for s in statements if s["opinion"] is None]
-        if not tried:
-            scores.append(-1.0)
+        ps = [((1 - direct_weight) * (weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale))
+               + direct_weight * direct, s) for s in statements if s["opinion"] is not None]
+        tried = [p for p, _ in ps]
+        every = ps + [(sigmoid((center - s["g"]) / scale), s) for s in statements if s["opinion"] is None]
+        weights = [s["chars"] if method == "share-chars" else 1 for _, s in every]
+        share = sum(w * p for w, (p, _) in zip(weights, every)) / sum(weights)
+        if not tried:  # acquitted at any threshold; ranked below the others by the share of its statements
+            scores.append(share - 1.0 if method.startswith("share") else -1.0)
         elif method == "any":
             scores.append(max(tried))
         else:
-            scores.append(sum(tried + untried) / len(tried + untried))
+            scores.append(share)
     return np.array(scores)
 
 
@@ -112,7 +115,8 @@ def main() -> None:
               f"{auroc([g for g, _ in opinions], [o for _, o in opinions])}, mean {np.mean([o for _, o in opinions]):.3f}")
     rows = []
     direct_weights = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5] if direct else [0.0]
-    for center, weight, method, dw in itertools.product([args.center], [0.0, 0.25, 0.5, 0.75, 1.0], ["any", "share"],
+    for center, weight, method, dw in itertools.product([args.center], [0.0, 0.1, 0.2, 0.3, 0.5, 0.75, 1.0],
+                                                        ["any", "share", "share-chars"],
                                                         direct_weights):
         scores = case_scores(cases, center, args.scale, weight, method, dw)
         threshold = best_threshold(gold, scores)
