@@ -56,7 +56,10 @@ def case_score(sts: list[tuple[int, float]], center: float, scale: float, rule: 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("files", nargs="+")
+    parser.add_argument("--only", action="store_true", help="print the rows of a few candidate settings only")
     args = parser.parse_args()
+    args.only = [(sc, cl, 0.4, 0.3, "share") for sc in ("sentence", "answer") for cl in (None, 0.5, 1.0, 2.0)] \
+        if args.only else None
     cases = [json.loads(line) for path in args.files for line in open(path)]
     gold = np.array([c["label"] == "FAIL" for c in cases])
     print(f"{len(cases)} cases, {gold.sum()} FAIL")
@@ -71,7 +74,8 @@ def main() -> None:
     for i, c in enumerate(cases):
         groups["/".join(c["source"].split("/")[:2])].append(i)
     print("cv bal | AUROC | scoring clip center scale rule | AUROC by source")
-    for cv, auc, scoring, clip, center, scale, rule, scores in rows[:25]:
+    show = rows[:25] if not args.only else [r for r in rows if r[2:7] in args.only]
+    for cv, auc, scoring, clip, center, scale, rule, scores in show:
         by = " ".join(f"{k.split('/')[-1][:8]}={auroc(gold[v], scores[v]):.2f}" for k, v in sorted(groups.items())
                       if 0 < gold[v].sum() < len(v))
         print(f"{cv:.3f} | {auc:.3f} | {scoring:8s} {clip} {center:+.1f} {scale:.1f} {rule:13s} | {by}")
