@@ -191,18 +191,20 @@ def main() -> None:
              "model actually computed (prompt prefixes are reused within a case). *Model s/case* is the time of the "
              "model calls a case took part in (a lockstep batch's time counts for each of its cases) on a 2-core "
              "CPU shared with other runs: compare within a table, not across runs of different days.", "",
-             "`courtroom` is the shipped default court. Its verdict threshold (0.34) was chosen on a tuning run of "
-             "200 HaluBench dev cases disjoint from these evaluation samples (see *Tuning runs* below). "
-             "`courtroom-v1` is the previous default court (threshold 0.5), run live; the `courtroom` rows were "
-             "re-decided from the v1 runs' transcripts with `courtroom rejudge` (the two courts ask the model the "
-             "same things, so this is exactly what a live run gives; later cases of a partial run are live).", "",
+             "`courtroom` is the shipped default court: grounding measured on the whole answer with each token's "
+             "gain capped, the verdict by the share of the answer's text found hallucinated. Its measure, judge "
+             "weight and verdict threshold were chosen on tuning runs of HaluBench and RAGTruth dev cases disjoint "
+             "from these evaluation samples (see *Tuning runs* below). `courtroom-v2` is the previous default court "
+             "(each sentence measured alone, convicted when any charge's ruling reaches 0.34), `courtroom-v1` the "
+             "first (threshold 0.5); the v2 rows were re-decided from the v1 runs' transcripts with `courtroom "
+             "rejudge` (the two courts ask the model the same things, so this is exactly what a live run gives).", "",
              "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
              "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
              "in disguise.", ""]
     summary: dict = {}
     tuning: list[str] = []
     for (model, dataset), stores in sorted(runs().items()):
-        judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and not name.endswith("-tune")}
+        judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and "-tune" not in name}
         if judges and (lengths := length_only_judge(dataset, {r.case_id for rows in judges.values() for r in rows})):
             judges[LENGTH_ONLY] = lengths
         for name in sorted(set(stores) - set(judges)):
