@@ -25,7 +25,8 @@ def court(script: CourtScript, name: str = "default", mode: str = "generate", **
     backend = ScriptedBackend(script)
     c = Court.load(name, backend, **options)
     c.spec = c.spec.model_copy(update={"indictment": c.spec.indictment.model_copy(update={"mode": mode}),
-                                       "ruling": c.spec.ruling.model_copy(update={"judge_weight": 1.0})})
+                                       "ruling": c.spec.ruling.model_copy(update={"judge_weight": 1.0}),
+                                       "aggregation": c.spec.aggregation.model_copy(update={"by_model": {}})})
     return c, backend
 
 
@@ -219,8 +220,10 @@ def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "ground
     script.context_sentences = 3  # EVIDENCE_CASE's context has three sentences; a citation shows fewer
     c, backend = court(script, mode=mode)
     grounding = {"center": 0.2, "scale": 0.3, "scoring": scoring, "clip": clip}
+    aggregation = {"method": "any", "share_by": "statements", "threshold": 0.5}
     c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight}),
-                                       "grounding": c.spec.grounding.model_copy(update=grounding)})
+                                       "grounding": c.spec.grounding.model_copy(update=grounding),
+                                       "aggregation": c.spec.aggregation.model_copy(update=aggregation)})
     return c, backend
 
 

@@ -74,8 +74,8 @@ def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) ->
 
 
 def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_run(tmp_path: Path) -> None:
-    reading = court_file(tmp_path, "reading", "ruling: {judge_weight: 0.5}",
-                         "ruling: {judge_weight: 0.5, first_reading_weight: 0.3}")
+    reading = court_file(tmp_path, "reading", "ruling: {judge_weight: 0.1}",
+                         "ruling: {judge_weight: 0.1, first_reading_weight: 0.3}")
     spec = RunSpec(dataset="examples", judge="courtroom", window=4)
     for name, run_spec in (("court", spec), ("rails", spec.model_copy(update={"judge": "rails"})),
                            ("live", spec.model_copy(update={"court": str(reading)}))):
