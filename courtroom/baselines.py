@@ -136,9 +136,12 @@ MAX_CANDIDATES = 3
 
 
 class Candidates(BaseModel):
+    """The first step's output: the statements most likely to be hallucinated (at least one, as the
+    article asks for a list of three; an optional list lets a small model answer `[]` every time)."""
+
     model_config = ConfigDict(extra="forbid")
 
-    potential_hallucinations: list[Candidate] = Field(max_length=MAX_CANDIDATES)
+    potential_hallucinations: list[Candidate] = Field(min_length=1, max_length=MAX_CANDIDATES)
 
 
 class CandidateScore(BaseModel):
@@ -154,12 +157,19 @@ SCORE_TOKEN_BUDGET = token_budget(REASON_CHARS)
 
 class TwoStepJudge(PromptJudge):
     """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first
-    hallucinated one. No candidates means faithful."""
+    hallucinated one; the case's score is the highest candidate score.
+
+    As in the article, the first step always names candidates (the most suspect statements, whether or
+    not they are hallucinated) and the second step decides. Letting the first step answer "none" made
+    Qwen2.5-Coder-0.5B return an empty list for all 200 HaluBench cases (recorded in the `v1` runs of
+    this judge), which is not the article's judge.
+    """
 
     name = "two-step"
-    extract_task = ("List at most 3 statements of the answer that may be hallucinated: not stated in the "
-                    "context, or in conflict with it. Copy each statement from the answer and say why it is "
-                    "suspect. If every statement is supported by the context, return an empty list.")
+    extract_task = ("List up to 3 statements of the answer that are the most likely to be hallucinated: not "
+                    "stated in the context, or in conflict with it. Copy each statement from the answer and say "
+                    "why it may be unsupported. The next step checks each one, so list the most doubtful "
+                    "statements even when they may turn out to be supported.")
     score_task = ("Examine this statement from the answer, which was flagged as a potential hallucination:\n"
                   "STATEMENT: {statement}\nWHY IT WAS FLAGGED: {reasoning}\n"
                   "Check it against the context. Score 1.0 if the context does not support it or contradicts it, "
@@ -177,7 +187,7 @@ class TwoStepJudge(PromptJudge):
         [response] = yield [Call(request, purpose="extract", role="judge")]
         candidates: Candidates = response.unwrap()
         best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name,
-                           reason="Found no candidates for hallucination.")
+                           reason="No candidate was scored.")
         for candidate in candidates.potential_hallucinations:
             task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
             request = GenerationRequest(messages=plain_messages(case, task), output_type=CandidateScore,

@@ -1,0 +1,96 @@
+"""The baselines on the scripted backend: what each asks the model, and how its answers become a verdict."""
+
+from __future__ import annotations
+
+import pytest
+
+from courtroom.backends import ScriptedBackend, Unparseable
+from courtroom.baselines import (
+    Candidates,
+    CandidateScore,
+    PerContextJudge,
+    RailsJudge,
+    SingleJudge,
+    TwoStepJudge,
+    UnstructuredJudge,
+    VoteJudge,
+)
+from courtroom.case import Case
+from courtroom.generation import GenerationRequest
+
+CASE = Case(id="b1", question="When was the lighthouse automated?",
+            context=["The lighthouse was first lit in 1874.", "It was automated in 1962."],
+            answer="It was first lit in 1874 and automated in 1926.", label="FAIL")
+
+
+def task_of(request: GenerationRequest) -> str:
+    return request.messages[-1].content
+
+
+def test_single_judge_labels_by_its_score_threshold() -> None:
+    backend = ScriptedBackend([{"reasons": ["1926 is not in the context"], "score": 0.7},
+                               {"reasons": [], "score": 0.3}])
+    judge = SingleJudge(backend)
+    hallucinated, faithful = judge.judge_many([CASE, CASE.model_copy(update={"id": "b2"})])
+    assert (hallucinated.label, hallucinated.score, hallucinated.reason) == ("FAIL", 0.7, "1926 is not in the context")
+    assert (faithful.label, faithful.reason) == ("PASS", "no reason given")
+
+
+def test_rails_scores_by_the_probability_of_hallucinated() -> None:
+    backend = ScriptedBackend([{"factual": 0.35, "hallucinated": 0.65}])
+    verdict = RailsJudge(backend).judge(CASE)
+    assert verdict.label == "FAIL" and verdict.score == pytest.approx(0.65)
+    [request] = backend.calls
+    assert request.spec.options == ("factual", "hallucinated")
+
+
+def test_two_step_asks_for_candidates_and_stops_at_the_first_hallucinated_one() -> None:
+    candidates = {"potential_hallucinations": [
+        {"statement": "first lit in 1874", "reasoning": "check the year"},
+        {"statement": "automated in 1926", "reasoning": "the context says 1962"},
+        {"statement": "It was", "reasoning": "vague"}]}
+    backend = ScriptedBackend([candidates, {"reason": "stated in the context", "score": 0.1},
+                               {"reason": "the context says 1962", "score": 0.9}])
+    verdict = TwoStepJudge(backend).judge(CASE)
+    assert verdict.label == "FAIL" and verdict.score == 0.9
+    assert "automated in 1926" in verdict.reason
+    extract, *scores = backend.calls
+    assert extract.output_type is Candidates and len(scores) == 2  # the third candidate is never scored
+    assert "STATEMENT: automated in 1926" in task_of(scores[1])
+    assert all(call.output_type is CandidateScore for call in scores)
+
+
+def test_two_step_must_name_a_candidate_and_passes_when_none_is_hallucinated() -> None:
+    assert Candidates.model_json_schema()["properties"]["potential_hallucinations"]["minItems"] == 1
+    backend = ScriptedBackend([{"potential_hallucinations": [{"statement": "a", "reasoning": "b"},
+                                                             {"statement": "c", "reasoning": "d"}]},
+                               {"reason": "supported", "score": 0.2}, {"reason": "supported", "score": 0.4}])
+    verdict = TwoStepJudge(backend).judge(CASE)
+    assert verdict.label == "PASS" and verdict.score == 0.4 and '"c"' in verdict.reason
+
+
+def test_per_context_scores_the_mean_probability_of_contradiction() -> None:
+    backend = ScriptedBackend([{"yes": 0.2, "no": 0.8}, {"yes": 0.6, "no": 0.4}])
+    verdict = PerContextJudge(backend).judge(CASE)
+    assert verdict.score == pytest.approx(0.6) and verdict.label == "FAIL"
+    assert "1 of 2 context passages" in verdict.reason
+    assert [c.cache_group for c in backend.calls] == ["b1", "b1"]
+    assert "PASSAGE: It was automated in 1962." in task_of(backend.calls[1])
+
+
+def test_vote_takes_the_majority_of_sampled_judges_with_distinct_seeds() -> None:
+    scores = [0.9, 0.8, 0.2, 0.1, 0.6]
+    backend = ScriptedBackend([{"reasons": [], "score": s} for s in scores])
+    verdict = VoteJudge(backend, votes=5).judge(CASE)
+    assert verdict.label == "FAIL" and verdict.score == pytest.approx(sum(scores) / 5)
+    assert backend.batches == [5]  # the votes go out as one batch
+    assert sorted(c.sampling.seed for c in backend.calls) == [0, 1, 2, 3, 4]
+    assert all(c.sampling.temperature == 0.7 for c in backend.calls)
+
+
+def test_unstructured_judge_counts_a_parse_failure_as_faithful() -> None:
+    backend = ScriptedBackend([Unparseable(), '{"reasons": ["1926"], "score": 1.0}'])
+    broken, parsed = UnstructuredJudge(backend).judge_many([CASE, CASE.model_copy(update={"id": "b2"})])
+    assert broken.parse_failures == 1 and broken.label == "PASS" and "unparseable" in broken.reason
+    assert parsed.parse_failures == 0 and parsed.label == "FAIL"
+    assert not any(call.constrained for call in backend.calls)
