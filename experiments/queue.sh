@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
-# The whole experiment matrix, in the order that matters most, one run after another. Every run resumes
-# where it stopped (a finished run is skipped), so re-running this script after an interruption continues
-# the matrix. The vote has 5 voters, about the courtroom's tokens per case.
-#   OMP_NUM_THREADS=1 nohup bash experiments/queue.sh > experiments/logs/queue.log 2>&1 &
+# The whole experiment matrix, one run after another, in two lanes that can run side by side (one per
+# core): `qwen` (Qwen2.5-Coder-0.5B, the model of the issue's target) and `default` (SmolLM2-135M). Every
+# run resumes where it stopped and a finished run is skipped, so re-running a lane after an interruption
+# continues it; a run that another process is writing is refused by its lock and skipped.
+#   OMP_NUM_THREADS=1 nohup bash experiments/queue.sh qwen > experiments/logs/queue-qwen.log 2>&1 &
+#   OMP_NUM_THREADS=1 nohup bash experiments/queue.sh default > experiments/logs/queue-default.log 2>&1 &
+# The vote has 5 voters, about the courtroom's tokens per case.
 set -u
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
+LANE=${1:-all}
 run() { "$PY" experiments/run_matrix.py --limit 200 "$@" || echo "run failed: $*"; }
-EVAL='experiments/results/qwen2.5-coder-0.5b/{dataset}-courtroom'   # the evaluation sample (seed 0), both models
-# tuning runs of the default court, on dev cases disjoint from the evaluation samples (200 HaluBench, the 38
-# RAGTruth cases a balanced sample leaves); experiments/dev/tune_court.py reads them. They were run live with
-# the candidate court (-candidate) and re-decided under the shipped one with `courtroom rejudge`.
-for model in qwen2.5-coder-0.5b default; do
-  run --model $model --judges courtroom --datasets ragtruth halubench --tag tune-v2 --exclude "$EVAL"
-done
-run --model qwen2.5-coder-0.5b --judges rails --datasets halubench ragtruth --tag tune --exclude "$EVAL"
-# the evaluations
-run --model qwen2.5-coder-0.5b --judges courtroom rails single two-step per-context --datasets halubench ragtruth
-run --model qwen2.5-coder-0.5b --judges vote --votes 5 --datasets halubench ragtruth
-run --model default --judges courtroom rails single two-step per-context --datasets halubench ragtruth
-run --model default --judges vote --votes 5 --datasets halubench ragtruth
-run --model qwen2.5-coder-0.5b --judges unstructured --datasets halubench ragtruth
-run --model default --judges unstructured --datasets halubench ragtruth
+
+if [ "$LANE" = qwen ] || [ "$LANE" = all ]; then
+  M=qwen2.5-coder-0.5b
+  run --model $M --judges courtroom two-step --datasets halubench ragtruth
+  run --model $M --judges rails single per-context --datasets halubench ragtruth
+  run --model $M --judges vote --votes 5 --datasets halubench ragtruth
+  run --model $M --judges unstructured --datasets halubench ragtruth
+fi
+if [ "$LANE" = default ] || [ "$LANE" = all ]; then
+  M=default
+  run --model $M --judges courtroom single two-step rails --datasets halubench ragtruth
+  run --model $M --judges unstructured per-context --datasets halubench ragtruth
+  run --model $M --judges vote --votes 5 --datasets halubench ragtruth
+fi
+# The tuning runs behind the shipped court (cases disjoint from the evaluation samples: 200 HaluBench and
+# the 38 RAGTruth cases a balanced sample leaves) were made with
+#   run --model M --judges courtroom --datasets ragtruth halubench --tag tune-v2 --exclude \
+#       'experiments/results/qwen2.5-coder-0.5b/{dataset}-courtroom'
+# and are read by experiments/dev/tune_court.py.
