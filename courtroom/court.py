@@ -65,7 +65,7 @@ class GroundingSpec(BaseModel):
     The grounding of a statement is its pointwise mutual information with the context, in nats per
     token: log P(statement | context, question) - log P(statement | question), averaged over its tokens.
     Words the context accounts for become likelier when the context is shown; invented ones do not. It
-    maps to P(suspect) = sigmoid((center - grounding) / scale)."""
+    maps to P(suspect) = sigmoid((center - grounding) / scale [+ the lexical term, see `LexicalSpec`])."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -81,6 +81,22 @@ class GroundingSpec(BaseModel):
     """The most one token may gain from the context (nats), or None for no cap (the measure is then
     total likelihoods, as first shipped). A copied rare name gains 5-10 nats and would otherwise
     outweigh the invented words beside it."""
+    lexical: LexicalSpec | None = None
+    """Also weigh lexical evidence (words of the statement the sources never use) into P(suspect), or
+    None for grounding alone. The words are named in the charge, as exhibits for the debate."""
+
+
+class LexicalSpec(BaseModel):
+    """Lexical evidence weighed with grounding: the share u of a statement's distinct content words that
+    neither the context nor the question uses (`courtroom.lexical`). It adds (u - center) / scale to the
+    log-odds that the statement is hallucinated."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    center: float = Field(0.35, ge=0.0, le=1.0)
+    """Share of unsupported words at which the lexical evidence is neutral."""
+    scale: float = Field(0.1, gt=0.0)
+    """How sharply suspicion rises with the share of unsupported words."""
 
 
 class RulingSpec(BaseModel):
@@ -144,7 +160,7 @@ class CourtSpec(BaseModel):
 
 
 LATER_FIELDS = [("ruling", "first_reading_weight", 0.0), ("grounding", "scoring", "sentence"),
-                ("grounding", "clip", None), ("aggregation", "share_by", "statements")]
+                ("grounding", "clip", None), ("aggregation", "share_by", "statements"), ("grounding", "lexical", None)]
 """(section, field, default) of court fields added after runs had been published."""
 
 

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Generator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from courtroom import grounding as measure
 from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
 from courtroom.generation import ChatMessage, GenerationRequest, GenerationResponse
+from courtroom.lexical import Vocabulary
 from courtroom.lockstep import Call, Transcript, gather
 from courtroom.moves import ChargeDraft, VerdictChoice, cited, describe_fields, indictment_model, payload_model
 from courtroom.personas import Persona
@@ -142,6 +143,29 @@ class Measure:
     span: tuple[int, int] | None = None
     weakest: tuple[str, ...] = ()
     """The words the context accounts for least, when measured token by token in the answer."""
+    unsupported: float = 0.0
+    """The share of the statement's content words that the sources never use (with lexical evidence)."""
+    exhibits: tuple[str, ...] = ()
+    """Those words, in the statement's order (with lexical evidence)."""
+
+
+def suspicion(court: Court, grounding: float, measured: Measure) -> float:
+    """P(suspect) of a statement measured at `grounding`, with the court's lexical evidence when it takes it."""
+    g = court.spec.grounding
+    lexical = 0.0 if g.lexical is None else (measured.unsupported - g.lexical.center) / g.lexical.scale
+    return measure.p_suspect(grounding, g.center, g.scale, lexical)
+
+
+def with_lexical_evidence(court: Court, case: Case, statements: Sequence[str], measured: list[Measure]) -> list[Measure]:
+    """The measures with the share of each statement's words that the context and question never use."""
+    if court.spec.grounding.lexical is None:
+        return measured
+    vocabulary = Vocabulary([*case.context, case.question])
+    out = []
+    for statement, m in zip(statements, measured):
+        evidence = vocabulary.evidence(statement)
+        out.append(replace(m, unsupported=evidence.unsupported, exhibits=evidence.words))
+    return out
 
 
 def measure_statements(court: Court, case: Case, statements: Sequence[str]) -> Step:
@@ -170,7 +194,7 @@ def measure_statements(court: Court, case: Case, statements: Sequence[str]) -> S
         responses = responses[2:]
     for i, m in zip(alone, _measures([statements[i] for i in alone], responses, g.clip)):
         measured[i] = m
-    return measured
+    return with_lexical_evidence(court, case, statements, measured)
 
 
 def _measure_calls(court: Court, case: Case, statements: Sequence[str]) -> list[Call]:
@@ -218,7 +242,7 @@ def _indict_by_grounding(court: Court, case: Case) -> Step:
     spec, g = court.spec.indictment, court.spec.grounding
     sentences = split_sentences(case.answer) or (case.answer.strip(),)
     measured = yield from measure_statements(court, case, sentences)
-    ps = [measure.p_suspect(m.grounding, g.center, g.scale) for m in measured]
+    ps = [suspicion(court, m.grounding, m) for m in measured]
     ranked = sorted(range(len(sentences)), key=lambda i: -ps[i])
     charged = sorted(i for i in ranked if ps[i] >= spec.threshold)
     charged = sorted(sorted(charged, key=lambda i: -ps[i])[: court.spec.max_charges])
@@ -227,6 +251,9 @@ def _indict_by_grounding(court: Court, case: Case) -> Step:
         note = f"grounding {measured[i].grounding:+.2f} nats/token, P(suspect) = {ps[i]:.2f}"
         if measured[i].weakest:
             note += "; least accounted for: " + ", ".join(f"'{w}'" for w in measured[i].weakest)
+        if g.lexical is not None:
+            note += (f"; words the context never uses: {', '.join(repr(w) for w in measured[i].exhibits)}"
+                     if measured[i].exhibits else "; the context uses all of its words")
         if i in charged:
             measures[len(charges)] = measured[i]
             charges.append(Charge(index=len(charges), quote=sentences[i], grounding=measured[i].grounding,
@@ -412,8 +439,8 @@ def _rule(court: Court, case: Case, charge: Charge, persona: Persona, entries: l
 
 def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None) -> Step:
     """P(hallucinated) from the evidence: the charge's grounding in the whole context, or in the sentences
-    the defence cited, whichever accounts for it better (the defence carries the burden of proof)."""
-    g = court.spec.grounding
+    the defence cited, whichever accounts for it better (the defence carries the burden of proof), with
+    the court's lexical evidence when it takes it."""
     sentences = context_sentences(case)
     cited = sorted({e.payload["evidence"] for e in entries if e.role in court.spec.ruling_evidence_roles
                     and isinstance(e.payload.get("evidence"), int) and 1 <= e.payload["evidence"] <= len(sentences)})
@@ -425,7 +452,7 @@ def _weigh_evidence(court: Court, case: Case, charge: Charge, entries: list[Entr
         cited_grounding = yield from _grounding_in_cited(court, case, charge, measured,
                                                          [(i, sentences[i - 1]) for i in cited])
         best = max(best, cited_grounding)
-    return measure.p_suspect(best, g.center, g.scale), _evidence_note(measured.grounding, cited_grounding, cited), best
+    return suspicion(court, best, measured), _evidence_note(measured.grounding, cited_grounding, cited), best
 
 
 def _evidence_note(full: float, cited: float | None, sentences: list[int]) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from courtroom.backends import ScriptedBackend, Truncated
 from courtroom.case import Case, Verdict
-from courtroom.court import Court
+from courtroom.court import Court, LexicalSpec
 from courtroom.transcripts.replay import replay
 from tests.court_script import CourtScript
 
@@ -419,3 +419,24 @@ def test_an_answer_scoring_charge_names_the_words_the_context_accounts_for_least
     [charge] = c.judge(EVIDENCE_CASE).charges
     assert charge.grounding == pytest.approx((0.5 * 3 - 1.0 - 3.0) / 5)
     assert "least accounted for: 'It', 'automated', '1926')" in charge.reason  # in text order
+
+
+def test_lexical_evidence_charges_the_statement_with_words_the_context_never_uses() -> None:
+    script = CourtScript(grounding={"1926": 0.3, "1874": 0.3}, moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                                     "judge": ["rule"]})
+    c, _ = evidence_court(script, scoring="answer")
+    lexical = {"center": 0.35, "scale": 0.1}
+    c.spec = c.spec.model_copy(update={"grounding": c.spec.grounding.model_copy(
+        update={"lexical": LexicalSpec(**lexical)})})
+    assert c.config()["court"]["grounding"]["lexical"] == lexical
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    [charges] = only(outcome.events, "charges")
+    # both sentences are grounded alike; only "automated 1926" brings a word the context never uses (1926)
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    assert "words the context never uses: '1926'" in charges.charges[0].reason
+    [ruling] = outcome.verdict.rulings
+    z = (0.2 - 0.3) / 0.3 + (1 / 2 - 0.35) / 0.1  # content words: automated, 1926
+    assert ruling.p_hallucinated == pytest.approx(1 / (1 + math.exp(-z)))
+    [dropped] = charges.dropped
+    assert dropped.p_suspect == pytest.approx(1 / (1 + math.exp(-((0.2 - 0.3) / 0.3 + (0 - 0.35) / 0.1))))
+    assert replay(outcome.events, Court.from_config(c.config())).matches

@@ -21,7 +21,7 @@ from courtroom.backends.transformers import TransformersBackend
 from courtroom.case import Case
 from courtroom.datasets import load_file, select
 from courtroom.generation import ChatMessage, GenerationRequest, Sampling
-from courtroom.grounding import SYSTEM
+from courtroom.grounding import SYSTEM, scoring_request
 from courtroom.prompts import render_opening, split_sentences
 from courtroom.runs import excluded_case_ids
 
@@ -34,13 +34,12 @@ def scoring(case: Case, text: str, with_context: bool) -> GenerationRequest:
                              output_type=Literal[(text,)], sampling=Sampling(max_new_tokens=4096), cache_group=case.id)
 
 
-def probe(backend: TransformersBackend, case: Case) -> dict:
+def probe(backend: TransformersBackend, case: Case, whole_only: bool = False) -> dict:
     answer = case.answer.strip()
     sentences = split_sentences(answer) or (answer,)
-    tokenizer = backend.loaded.tokenizer
-    offsets = tokenizer(answer, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
-    calls = [scoring(case, answer, True), scoring(case, answer, False)]
-    calls += [scoring(case, s, True) for s in sentences] + [scoring(case, s, False) for s in sentences]
+    calls = [scoring_request(case, answer, "full"), scoring_request(case, answer, "none")]  # the court's own requests
+    if not whole_only:
+        calls += [scoring(case, s, True) for s in sentences] + [scoring(case, s, False) for s in sentences]
     out = backend.generate(calls)
     backend.release(case.id)
     n = len(sentences)
@@ -49,11 +48,13 @@ def probe(backend: TransformersBackend, case: Case) -> dict:
         start = answer.find(s, cursor)
         spans.append([start, start + len(s)])
         cursor = max(cursor, start + len(s))
-    return {"id": case.id, "source": case.source, "label": case.label, "answer_chars": len(answer),
-            "answer_words": len(answer.split()), "offsets": [list(o) for o in offsets],
-            "ctx": out[0].token_logprobs, "bare": out[1].token_logprobs, "sentences": spans,
-            "sent_ctx": [r.token_logprobs for r in out[2:2 + n]], "sent_bare": [r.token_logprobs for r in out[2 + n:]],
-            "context_sentences": sum(len(split_sentences(p)) for p in case.context)}
+    row = {"id": case.id, "source": case.source, "label": case.label, "answer_chars": len(answer),
+           "answer_words": len(answer.split()), "offsets": [list(o) for o in out[0].token_spans],
+           "ctx": out[0].token_logprobs, "bare": out[1].token_logprobs, "sentences": spans,
+           "context_sentences": sum(len(split_sentences(p)) for p in case.context)}
+    if not whole_only:
+        row |= {"sent_ctx": [r.token_logprobs for r in out[2:2 + n]], "sent_bare": [r.token_logprobs for r in out[2 + n:]]}
+    return row
 
 
 def main() -> None:
@@ -64,8 +65,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--exclude", nargs="*", default=[])
     parser.add_argument("--out", required=True)
+    parser.add_argument("--whole-only", action="store_true", help="score the whole answer only (2 calls per case)")
+    parser.add_argument("--balanced", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args()
-    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.limit, balanced=True, seed=args.seed,
+    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.limit, balanced=args.balanced, seed=args.seed,
                    exclude=excluded_case_ids(args.exclude))
     out = Path(args.out)
     done = {json.loads(line)["id"] for line in out.read_text().splitlines()} if out.exists() else set()
@@ -73,7 +76,7 @@ def main() -> None:
     start = time.time()
     with out.open("a") as f:
         for i, case in enumerate(c for c in cases if c.id not in done):
-            f.write(json.dumps(probe(backend, case)) + "\n")
+            f.write(json.dumps(probe(backend, case, args.whole_only)) + "\n")
             f.flush()
             print(f"{i + 1}/{len(cases) - len(done)} {case.id} {time.time() - start:.0f}s", flush=True)
 
