@@ -87,16 +87,18 @@ class GroundingSpec(BaseModel):
 
 
 class LexicalSpec(BaseModel):
-    """Lexical evidence weighed with grounding: the share u of a statement's distinct content words that
-    neither the context nor the question uses (`courtroom.lexical`). It adds (u - center) / scale to the
-    log-odds that the statement is hallucinated."""
+    """Lexical evidence: the words of a statement that neither the context nor the question uses
+    (`courtroom.lexical`), named in its charge as exhibits for the debate, and optionally weighed: the
+    share u of the statement's distinct content words that are unsupported adds (u - center) / scale to
+    the log-odds that the statement is hallucinated."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     center: float = Field(0.35, ge=0.0, le=1.0)
     """Share of unsupported words at which the lexical evidence is neutral."""
-    scale: float = Field(0.1, gt=0.0)
-    """How sharply suspicion rises with the share of unsupported words."""
+    scale: float | None = Field(0.1, gt=0.0)
+    """How sharply suspicion rises with the share of unsupported words; None names the words in the
+    charges without weighing them."""
 
 
 class RulingSpec(BaseModel):

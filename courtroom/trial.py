@@ -152,7 +152,8 @@ class Measure:
 def suspicion(court: Court, grounding: float, measured: Measure) -> float:
     """P(suspect) of a statement measured at `grounding`, with the court's lexical evidence when it takes it."""
     g = court.spec.grounding
-    lexical = 0.0 if g.lexical is None else (measured.unsupported - g.lexical.center) / g.lexical.scale
+    lexical = 0.0 if g.lexical is None or g.lexical.scale is None else \
+        (measured.unsupported - g.lexical.center) / g.lexical.scale
     return measure.p_suspect(grounding, g.center, g.scale, lexical)
 
 

@@ -440,3 +440,15 @@ def test_lexical_evidence_charges_the_statement_with_words_the_context_never_use
     [dropped] = charges.dropped
     assert dropped.p_suspect == pytest.approx(1 / (1 + math.exp(-((0.2 - 0.3) / 0.3 + (0 - 0.35) / 0.1))))
     assert replay(outcome.events, Court.from_config(c.config())).matches
+
+
+def test_lexical_exhibits_can_be_named_without_being_weighed() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2}, moves={"prosecutor": ["withdraw"]})
+    c, _ = evidence_court(script, scoring="answer")
+    plain = c.judge(EVIDENCE_CASE)
+    c.spec = c.spec.model_copy(update={"grounding": c.spec.grounding.model_copy(
+        update={"lexical": LexicalSpec(center=0.35, scale=None)})})
+    named = c.judge(EVIDENCE_CASE)
+    assert named.score == pytest.approx(plain.score)
+    assert "words the context never uses: '1926'" in named.charges[0].reason
+    assert "never uses" not in plain.charges[0].reason
