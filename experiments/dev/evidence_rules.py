@@ -2,7 +2,7 @@
 use), re-decided offline from token_probe.py output (--whole-only) and the dataset's text, for a grid of
 ways to combine them per sentence and to aggregate sentences into the case score.
 
-    PYTHONPATH=. python experiments/dev/evidence_rules.py /work/probe/qwen-hb-tune.jsonl /work/probe/qwen-rt-tune.jsonl
+    PYTHONPATH=. python experiments/dev/evidence_rules.py experiments/probes/qwen-hb-tune.jsonl experiments/probes/qwen-rt-tune.jsonl
 
 Ranks rules by cross-validated balanced accuracy (each fold thresholded at the best threshold of the
 others) over all files together, and prints it per file. Only for choosing the court on tuning cases.

@@ -1,6 +1,6 @@
 """Compare evidence measures on token_probe.py output: AUROC per measure, overall and by source.
 
-    python experiments/dev/token_measures.py /work/probe/hb-tune.jsonl /work/probe/rt-tune.jsonl
+    python experiments/dev/token_measures.py experiments/probes/qwen-hb-tune.jsonl experiments/probes/qwen-rt-tune.jsonl
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ def features(case: dict) -> dict[str, float]:
     pmi = ctx - bare
     f: dict[str, float] = {}
     # the shipped measure: each sentence scored alone, mean PMI per token; the case by its worst sentence
-    iso = [(np.sum(c) - np.sum(b)) / max(len(c), 1) for c, b in zip(case["sent_ctx"], case["sent_bare"])]
-    f["iso min PMI"] = -min(iso)
-    iso_lp = [np.mean(c) for c in case["sent_ctx"]]
-    f["iso min mean lp_ctx"] = -min(iso_lp)
+    if "sent_ctx" in case:  # probes made without --whole-only
+        iso = [(np.sum(c) - np.sum(b)) / max(len(c), 1) for c, b in zip(case["sent_ctx"], case["sent_bare"])]
+        f["iso min PMI"] = -min(iso)
+        f["iso min mean lp_ctx"] = -min(np.mean(c) for c in case["sent_ctx"])
     groups = [g for g in sentence_tokens(case) if g]
     in_pmi = [float(np.mean(pmi[g])) for g in groups]
     f["in-answer min sentence PMI"] = -min(in_pmi)
