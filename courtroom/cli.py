@@ -180,9 +180,12 @@ def compare(
     length_baseline: bool = typer.Option(False, help="Add the length-only rule (FAIL when the answer is longer "
                                                      "than the median) on the reference run's cases: a judge "
                                                      "close to it may be measuring answer length."),
+    overlap_baseline: bool = typer.Option(False, help="Add the overlap-only rule (FAIL when more of the answer's "
+                                                      "words than the median are never used by the context or "
+                                                      "question) on the reference run's cases."),
 ) -> None:
     """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases."""
-    from courtroom.confounds import LENGTH_ONLY, length_only_rows
+    from courtroom.confounds import LENGTH_ONLY, NO_MODEL_ROWS, OVERLAP_ONLY
     from courtroom.errors import CourtroomError
     from courtroom.metrics import calibrated_rows, compute_metrics, mcnemar, paired_bootstrap_difference
     from courtroom.runs import run_cases
@@ -198,14 +201,16 @@ def compare(
     manifests = [s.manifest() for s in stores]
     judges = [m.judge["judge"] for m in manifests]
     models = [str(m.options.get("model")) for m in manifests]
-    if length_baseline:
+    rules = [rule for rule, wanted in ((LENGTH_ONLY, length_baseline), (OVERLAP_ONLY, overlap_baseline)) if wanted]
+    if rules:
         try:
             cases = run_cases(stores[0])
         except CourtroomError as exc:
-            _fail(f"--length-baseline needs the reference run's dataset: {exc}")
-        finished = {r.case_id for r in rows[0]}
-        rows.append(length_only_rows([c for c in cases if c.id in finished]))
-        names, judges, models = [*names, LENGTH_ONLY], [*judges, LENGTH_ONLY], [*models, "-"]
+            _fail(f"--{rules[0].split('-')[0]}-baseline needs the reference run's dataset: {exc}")
+        finished = [c for c in cases if c.id in {r.case_id for r in rows[0]}]
+        for rule in rules:
+            rows.append(NO_MODEL_ROWS[rule](finished))
+            names, judges, models = [*names, rule], [*judges, rule], [*models, "-"]
     if calibrated:
         rows = [calibrated_rows(r) for r in rows]
     console.print(compare_table(names, [compute_metrics(r) for r in rows], judges, models))

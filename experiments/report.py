@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from courtroom.confounds import LENGTH_ONLY, answer_words, length_only_rows  # noqa: E402
+from courtroom.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
 from courtroom.datasets import load_file, select  # noqa: E402
 from courtroom.metrics import (  # noqa: E402
     auroc,
@@ -35,7 +35,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 PLOTS = HERE / "plots"
 DATA = HERE.parents[1] / "shared" / "data"
-JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", "length-only"]
+JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", *NO_MODEL_RULES]
 
 
 def runs() -> dict[tuple[str, str], dict[str, RunStore]]:
@@ -81,7 +81,7 @@ def plot(model: str, dataset: str, judges: dict[str, list]) -> str:
             if members:
                 xs.append(np.mean([r.score for r in members]))
                 ys.append(np.mean([r.gold == "FAIL" for r in members]))
-        if name != LENGTH_ONLY:  # its score is a rank, not a probability
+        if name not in NO_MODEL_RULES:  # their scores are ranks, not probabilities
             rel.plot(xs, ys, marker="o", label=name)
     for ax in (roc, rel):
         ax.plot([0, 1], [0, 1], ls="--", color="grey", lw=1)
@@ -140,15 +140,19 @@ def median_threshold_balanced_accuracy(rows: list) -> float:
     return float(((pred & gold).sum() / gold.sum() + (~pred & ~gold).sum() / (~gold).sum()) / 2)
 
 
-def length_only_judge(dataset: str, case_ids: set[str]) -> list[ResultRow]:
-    """The length-only rule judging the cases of a table (every case any of its runs judged)."""
+def no_model_judges(dataset: str, case_ids: set[str]) -> dict[str, list[ResultRow]]:
+    """The no-model rules (length-only, overlap-only) judging the cases of a table (every case any of its
+    runs judged)."""
     path = DATA / f"{dataset}-dev.jsonl"
-    return length_only_rows([c for c in load_file(path) if c.id in case_ids]) if path.is_file() else []
+    if not path.is_file():
+        return {}
+    cases = [c for c in load_file(path) if c.id in case_ids]
+    return {rule: rows(cases) for rule, rows in NO_MODEL_ROWS.items()}
 
 
-def beyond_length(rows: list[ResultRow], lengths: list[ResultRow]) -> tuple[int, float, float]:
-    """Cases, then the cross-validated AUROC of a logistic model on answer length alone and on length plus
-    the judge's score (stratified 5-fold, same folds): how much the judge knows that length does not."""
+def beyond_rule(rows: list[ResultRow], lengths: list[ResultRow]) -> tuple[int, float, float]:
+    """Cases, then the cross-validated AUROC of a logistic model on a no-model rule's rank alone and on it
+    plus the judge's score (stratified 5-fold, same folds): how much the judge knows that the rule does not."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
@@ -165,15 +169,20 @@ def beyond_length(rows: list[ResultRow], lengths: list[ResultRow]) -> tuple[int,
         for x in (x_length, x_both))
 
 
-def length_only(dataset: str, limit: int = 200, seed: int = 0) -> str:
-    """The length-only rule on the dataset's balanced sample (the one every run of it judges)."""
+def no_model_rules(dataset: str, limit: int = 200, seed: int = 0) -> list[str]:
+    """The no-model rules on the dataset's balanced sample (the one every run of it judges)."""
     path = DATA / f"{dataset}-dev.jsonl"
     if not path.is_file():
-        return ""
+        return []
     cases = select(load_file(path), limit=limit, balanced=True, seed=seed)
-    m = compute_metrics(length_only_rows(cases), resamples=0)
-    return (f"| {dataset} | {m.cases} | {m.balanced_accuracy.value:.3f} | {m.auroc.value:.3f} | "
-            f"longer than the median ({np.median([answer_words(c) for c in cases]):g} words) → FAIL |")
+    rules = {LENGTH_ONLY: f"longer than the median ({np.median([answer_words(c) for c in cases]):g} words) → FAIL",
+             OVERLAP_ONLY: "more of its words unused by the context and question than the median → FAIL"}
+    lines = []
+    for rule, describe in rules.items():
+        m = compute_metrics(NO_MODEL_ROWS[rule](cases), resamples=0)
+        lines.append(f"| {dataset} | {rule} | {m.cases} | {m.balanced_accuracy.value:.3f} | {m.auroc.value:.3f} | "
+                     f"{describe} |")
+    return lines
 
 
 def main() -> None:
@@ -200,13 +209,14 @@ def main() -> None:
              "rejudge` (the two courts ask the model the same things, so this is exactly what a live run gives).", "",
              "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
              "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
-             "in disguise.", ""]
+             "in disguise. `overlap-only` is no model either: it calls FAIL every answer with a larger share of content "
+             "words that neither the context nor the question uses than the table's median (`courtroom.lexical`).", ""]
     summary: dict = {}
     tuning: list[str] = []
     for (model, dataset), stores in sorted(runs().items()):
         judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and "-tune" not in name}
-        if judges and (lengths := length_only_judge(dataset, {r.case_id for rows in judges.values() for r in rows})):
-            judges[LENGTH_ONLY] = lengths
+        if judges:
+            judges |= no_model_judges(dataset, {r.case_id for rows in judges.values() for r in rows})
         for name in sorted(set(stores) - set(judges)):
             if rows := stores[name].rows():
                 m = compute_metrics(rows)
@@ -245,13 +255,16 @@ def main() -> None:
                     shared, cells = paired_cells(plain[court], rows)
                     if shared:
                         lines.append(f"| {name} | {shared} | " + " | ".join(cells) + " |")
-        if LENGTH_ONLY in judges and len(judges) > 1:
-            lines += ["", "Does the judge know more than answer length? Cross-validated AUROC (5 folds) of a logistic "
-                      "model on length alone and on length plus the judge's score, on the cases the judge finished:", "",
-                      "| judge | cases | AUROC, length alone | AUROC, length + judge | gain |", "|---|---|---|---|---|"]
+        for rule, signal in ((LENGTH_ONLY, "answer length"), (OVERLAP_ONLY, "word overlap")):
+            if rule not in judges or len(judges) <= len(NO_MODEL_RULES):
+                continue
+            lines += ["", f"Does the judge know more than {signal}? Cross-validated AUROC (5 folds) of a logistic "
+                      f"model on the {rule} rule's rank alone and on it plus the judge's score, on the cases the judge "
+                      "finished:", "",
+                      f"| judge | cases | AUROC, {signal} alone | AUROC, {signal} + judge | gain |", "|---|---|---|---|---|"]
             for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
-                if name != LENGTH_ONLY:
-                    n, alone, both = beyond_length(rows, judges[LENGTH_ONLY])
+                if name not in NO_MODEL_RULES:
+                    n, alone, both = beyond_rule(rows, judges[rule])
                     if not np.isnan(both):
                         lines.append(f"| {name} | {n} | {alone:.3f} | {both:.3f} | {both - alone:+.3f} |")
         if court:
@@ -263,10 +276,11 @@ def main() -> None:
                   "court's parameters were chosen (`experiments/dev/tune_court.py`). Their numbers are in-sample for "
                   "those choices; the evaluation tables are not.", "",
                   "| model | dataset | run | cases | balanced accuracy | AUROC |", "|---|---|---|---|---|---|", *tuning, ""]
-    lines += ["## Length-only baseline", "",
-              "The HaluEval trap: right answers are short spans, hallucinated answers are sentences.", "",
-              "| dataset | cases | balanced accuracy | AUROC of answer length | rule |", "|---|---|---|---|---|"]
-    lines += [row for row in (length_only(d) for d in ("halueval", "halubench", "ragtruth")) if row]
+    lines += ["## Rules without a model", "",
+              "The HaluEval trap: right answers are short spans, hallucinated answers are sentences. And in RAGTruth "
+              "a response that uses words its sources never use is more often hallucinated.", "",
+              "| dataset | rule | cases | balanced accuracy | AUROC | rule |", "|---|---|---|---|---|---|"]
+    lines += [row for d in ("halueval", "halubench", "ragtruth") for row in no_model_rules(d)]
     (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
     (HERE / "results" / "summary.json").write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))

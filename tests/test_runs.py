@@ -129,11 +129,25 @@ def test_length_only_rule_labels_answers_longer_than_the_median() -> None:
     assert {r.case_id: r.score for r in tied}["c3"] == {r.case_id: r.score for r in tied}["c3b"] == 0.5
 
 
+def test_overlap_only_rule_labels_answers_with_more_unused_words_than_the_median() -> None:
+    from courtroom.case import Case
+    from courtroom.confounds import overlap_only_rows
+
+    context = ["The lighthouse was automated in 1962 and its keeper left."]
+    answers = {"a": "It was automated in 1962.", "b": "The keeper left in 1926.", "c": "Bees and ghosts live there."}
+    cases = [Case(id=k, question="When?", context=context, answer=v, label="PASS") for k, v in answers.items()]
+    rows = {r.case_id: r for r in overlap_only_rows(cases)}
+    # unused shares: a 0, b 1/3 (1926), c 1 (no word used): only c is above the median
+    assert [rows[k].label for k in "abc"] == ["PASS", "PASS", "FAIL"]
+    assert [rows[k].score for k in "abc"] == [0.0, 0.5, 1.0]
+    assert rows["b"].reason.startswith("0.3333 of the words")
+
+
 def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from courtroom.cli import app
-    from courtroom.confounds import length_only_rows
+    from courtroom.confounds import length_only_rows, overlap_only_rows
     from courtroom.metrics import compute_metrics
     from courtroom.runs import run_cases
 
@@ -141,16 +155,17 @@ def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None
     run = start_run(RunSpec(dataset="examples", judge="courtroom", limit=12, balanced=True), court)
     run.execute(runner=scripted_runner())
     run.close()
-    result = CliRunner().invoke(app, ["compare", str(court), str(court), "--length-baseline"],
+    result = CliRunner().invoke(app, ["compare", str(court), str(court), "--length-baseline", "--overlap-baseline"],
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in result.output.splitlines()
             if line.startswith("│") and line.count("│") > 3]
-    summary, paired = rows[:3], rows[3:]
-    assert [r[0] for r in summary] == ["court", "court", "length-only"]
-    expected = compute_metrics(length_only_rows(run_cases(RunStore(court))))
-    assert summary[2][4].startswith(f"{expected.balanced_accuracy.value:.3f}")
+    summary, paired = rows[:4], rows[4:]
+    assert [r[0] for r in summary] == ["court", "court", "length-only", "overlap-only"]
+    cases = run_cases(RunStore(court))
+    for row, rule in zip(summary[2:], (length_only_rows, overlap_only_rows)):
+        assert row[4].startswith(f"{compute_metrics(rule(cases)).balanced_accuracy.value:.3f}")
     assert paired[0][:2] == ["court", "12"] and paired[0][2].startswith("+0.000")  # a run against itself
-    assert paired[1][:2] == ["length-only", "12"]
+    assert paired[1][:2] == ["length-only", "12"] and paired[2][:2] == ["overlap-only", "12"]
     missing = CliRunner().invoke(app, ["compare", str(tmp_path / "nope")], env={"COLUMNS": "200"})
     assert missing.exit_code == 2 and "nope is not a run directory" in missing.output
