@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import NoReturn
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
 from rich.table import Table
+from typer.core import TyperGroup
 
 app = typer.Typer(
     name="courtroom",
@@ -55,7 +55,7 @@ def demo(
     judge: str = typer.Option("courtroom", help="Which judge tries the example cases (courtroom or a baseline)."),
     court: str = typer.Option("default", help="Court name or file (for the courtroom judge)."),
     model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id."),
-    limit: Optional[int] = typer.Option(None, help="Judge only the first N example cases."),
+    limit: int | None = typer.Option(None, help="Judge only the first N example cases."),
 ) -> None:
     """Judge the shipped example cases with the default model and print the verdicts."""
     from courtroom.datasets import example_cases
@@ -101,8 +101,8 @@ def run(
     judge: str = typer.Option("courtroom", help="courtroom, single, two-step, rails, per-context, vote, unstructured."),
     court: str = typer.Option("default", help="Court name or file (courtroom judge)."),
     model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id."),
-    out: Optional[str] = typer.Option(None, help="Run directory (default runs/<dataset>-<judge>-<model>)."),
-    limit: Optional[int] = typer.Option(None, help="At most N cases (with --balanced: N/2 per label)."),
+    out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<judge>-<model>)."),
+    limit: int | None = typer.Option(None, help="At most N cases (with --balanced: N/2 per label)."),
     balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
     seed: int = typer.Option(0, help="Seed of the balanced sample."),
     source: list[str] = typer.Option([], help="Keep only cases whose source contains this (repeatable)."),
@@ -111,17 +111,24 @@ def run(
     skip_invalid: bool = typer.Option(False, help="Skip and count invalid rows instead of stopping."),
     engine: str = typer.Option("xgrammar", help="Constraint engine: xgrammar, llguidance, outlines_core."),
     window: int = typer.Option(8, help="Cases advanced together in lockstep (the batch window)."),
-    votes: Optional[int] = typer.Option(None, help="Votes of the `vote` judge."),
+    votes: int | None = typer.Option(None, help="Votes of the `vote` judge."),
     runner: str = typer.Option("local", help="local or ray."),
     workers: int = typer.Option(1, help="Ray workers (model replicas)."),
     gpus_per_worker: float = typer.Option(0.0, help="GPUs per Ray worker; a fraction packs replicas on a GPU."),
-    ray_address: Optional[str] = typer.Option(None, help="Join this Ray cluster (default: start a local one)."),
+    ray_address: str | None = typer.Option(None, help="Join this Ray cluster (default: start a local one)."),
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     from courtroom.datasets import parse_field_map
     from courtroom.errors import CourtroomError
@@ -308,9 +315,9 @@ def audit_list(
     run_dir: str = typer.Argument(..., help="Run directory."),
     wrong: bool = typer.Option(False, "--wrong", help="Only wrong verdicts."),
     errors: bool = typer.Option(False, "--errors", help="Only cases that ended in an error."),
-    verdict: Optional[str] = typer.Option(None, help="Only this verdict: PASS or FAIL."),
-    source: Optional[str] = typer.Option(None, help="Only sources containing this."),
-    search: Optional[str] = typer.Option(None, help="Only cases whose id, reason or error contains this."),
+    verdict: str | None = typer.Option(None, help="Only this verdict: PASS or FAIL."),
+    source: str | None = typer.Option(None, help="Only sources containing this."),
+    search: str | None = typer.Option(None, help="Only cases whose id, reason or error contains this."),
     limit: int = typer.Option(50, help="Show at most this many."),
 ) -> None:
     """List cases, with filters."""
@@ -373,7 +380,7 @@ def audit_edit(
     verdict: str = typer.Option(..., help="hallucinated or supported."),
     reason: str = typer.Option(..., help="Why the correction."),
     author: str = typer.Option(..., help="Who corrects."),
-    charge: Optional[int] = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
+    charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
 ) -> None:
     """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
     from courtroom.transcripts.audit import AuditError
@@ -410,7 +417,7 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
 
 
 @personas_app.command("schema")
-def personas_schema(output: Optional[str] = typer.Option(None, "-o", "--output", help="Write to a file.")) -> None:
+def personas_schema(output: str | None = typer.Option(None, "-o", "--output", help="Write to a file.")) -> None:
     """Print (or write) the JSON Schema of persona files, for editor validation."""
     import json
 

@@ -1,9 +1,10 @@
 """Lexical evidence: the content words of a statement that neither the context nor the question uses.
 
 A word the context never uses (after stemming, so "acquires" matches "acquired"; numbers match as
-written, thousands separators aside) is an exhibit for the prosecution: the statement brings something the context does not literally contain. It is evidence,
-not proof: a faithful paraphrase uses new words too, which is why the court weighs it with the model's
-grounding measure (`courtroom.grounding`) rather than alone. Deterministic and free; no model call.
+written, thousands separators aside) is an exhibit for the prosecution: the statement brings something
+the context does not literally contain. It is evidence, not proof: a faithful paraphrase uses new words
+too, so a court weighs it with the model's grounding measure (`courtroom.grounding`), if at all.
+Deterministic and free; no model call. `courtroom.confounds` builds the overlap-only rule on it.
 """
 
 from __future__ import annotations

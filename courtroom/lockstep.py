@@ -19,7 +19,13 @@ from courtroom.backends.base import Backend
 from courtroom.case import Case, CaseVerdict
 from courtroom.generation import GenerationRequest, GenerationResponse
 from courtroom.transcripts.events import (
-    CaseStartEvent, ErrorEvent, ModelCallEvent, PromptEvent, VerdictEvent, content_hash, jsonable,
+    CaseStartEvent,
+    ErrorEvent,
+    ModelCallEvent,
+    PromptEvent,
+    VerdictEvent,
+    content_hash,
+    jsonable,
 )
 
 

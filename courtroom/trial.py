@@ -28,7 +28,13 @@ from courtroom.personas import Persona
 from courtroom.plain import p_hallucinated, rails_request
 from courtroom.procedure import EdgeSpec
 from courtroom.prompts import (
-    OPENING_SYSTEM, context_sentences, normalize, quoted_in, render_answer, render_opening, split_sentences,
+    OPENING_SYSTEM,
+    context_sentences,
+    normalize,
+    quoted_in,
+    render_answer,
+    render_opening,
+    split_sentences,
 )
 from courtroom.transcripts.events import ChargesEvent, MoveEvent, RulingEvent, jsonable
 

@@ -246,8 +246,8 @@ def main() -> None:
                 _, calibrated = paired_cells(calibrated_rows(judges[court]), calibrated_rows(rows))
                 lines.append(f"| {name} | {shared} | " + " | ".join(own + calibrated) + " |")
         if court and len(judges) > 1 and any("halueval" in r.source for r in judges[court]):
-            lines += ["", f"The same, own thresholds, without the HaluEval-sourced cases (where answer length alone "
-                      f"separates the labels, see the length-only baseline):", "",
+            lines += ["", "The same, own thresholds, without the HaluEval-sourced cases (where answer length alone "
+                      "separates the labels, see the length-only baseline):", "",
                       "| judge | shared | Δ balanced accuracy [95% CI] | McNemar p |", "|---|---|---|---|"]
             plain = {n: [r for r in rows if "halueval" not in r.source] for n, rows in judges.items()}
             for name, rows in sorted(plain.items(), key=lambda kv: _order(kv[0])):

@@ -11,5 +11,5 @@ def real_backend():
     from courtroom.backends.transformers import TransformersBackend
 
     backend = TransformersBackend("default", device="cpu")
-    backend.loaded  # load once
+    _ = backend.loaded  # load once
     return backend

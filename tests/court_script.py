@@ -8,8 +8,8 @@ from typing import Any
 
 from courtroom.backends import Scored
 from courtroom.generation import GenerationRequest
-from courtroom.prompts import ANSWER_FENCE, split_sentences
 from courtroom.moves import VerdictChoice
+from courtroom.prompts import ANSWER_FENCE, split_sentences
 
 MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
               frozenset({"rule", "next_round"}): "judge", frozenset({"to_jury", "next_round"}): "judge",

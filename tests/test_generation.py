@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Callable, Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, Field

@@ -110,8 +110,8 @@ def test_local_and_ray_runners_agree_on_the_scripted_court(ray_two_gpus) -> None
 
 @pytest.mark.model
 def test_local_and_ray_runners_agree_on_the_real_model(ray_two_gpus) -> None:
-    from courtroom.runs import backend_options
     from courtroom.runners.ray_runner import default_backend_factory
+    from courtroom.runs import backend_options
 
     spec = RunSpec(dataset="examples", judge="rails", window=4, device="cpu")
     cases = example_cases()[:6]

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from courtroom.backends import ScriptedBackend
 from courtroom.court import Court, courts_dir
 from courtroom.errors import CourtroomError
+from courtroom.runners import LocalRunner
 from courtroom.runs import RunSpec, start_run
 from courtroom.transcripts.rejudge import rejudge_run
 from courtroom.transcripts.store import RunStore
-from courtroom.backends import ScriptedBackend
-from courtroom.runners import LocalRunner
 from tests.court_script import CourtScript
 from tests.test_runs import rows_of
 

@@ -27,7 +27,7 @@ class Backend(ABC):
         """Serve a single request."""
         return self.generate([request])[0]
 
-    def release(self, cache_group: str) -> None:
+    def release(self, cache_group: str) -> None:  # noqa: B027 (optional: a backend without a cache keeps nothing)
         """Free whatever is cached for a group of requests (a case that has ended)."""
 
     def describe(self) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -177,8 +177,7 @@ class EditEvent(BaseEvent):
 
 
 Event = Annotated[
-    Union[CaseStartEvent, PromptEvent, ModelCallEvent, ChargesEvent, MoveEvent, RulingEvent, VerdictEvent,
-          ErrorEvent, EditEvent],
+    CaseStartEvent | PromptEvent | ModelCallEvent | ChargesEvent | MoveEvent | RulingEvent | VerdictEvent | ErrorEvent | EditEvent,
     Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)

@@ -36,9 +36,11 @@ def main() -> None:
     cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
     gold = [c.label == "FAIL" for c in cases]
     feats: dict[str, list[float]] = {k: [] for k in ("mean_ctx", "min_ctx", "p10_ctx", "mean_pmi", "min_pmi", "frac_low")}
+    def chat(content: str) -> str:
+        return lm.tokenizer.apply_chat_template([{"role": "user", "content": content}], tokenize=False,
+                                                add_generation_prompt=True)
+
     for c in cases:
-        chat = lambda content: lm.tokenizer.apply_chat_template(
-            [{"role": "user", "content": content}], tokenize=False, add_generation_prompt=True)
         with_ctx = token_logprobs(lm, chat(f"Context:\n{render_context(c)}\n\nQuestion: {c.question}\nAnswer from the context."), c.answer)
         without = token_logprobs(lm, chat(f"Question: {c.question}\nAnswer."), c.answer)
         pmi = with_ctx - without
