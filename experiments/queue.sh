@@ -5,7 +5,8 @@
 # continues it; a run that another process is writing is refused by its lock and skipped.
 #   OMP_NUM_THREADS=1 nohup bash experiments/queue.sh qwen > experiments/logs/queue-qwen.log 2>&1 &
 #   OMP_NUM_THREADS=1 nohup bash experiments/queue.sh default > experiments/logs/queue-default.log 2>&1 &
-# The vote has 5 voters, about the courtroom's tokens per case.
+# The vote is token-matched: as many voters as the court's tokens per case buy single judgments (Qwen: 5 on
+# HaluBench, 3,616 vs 4,313 tokens; 7 on RAGTruth, 7,510 vs 7 x 1,049).
 set -u
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
@@ -16,7 +17,8 @@ if [ "$LANE" = qwen ] || [ "$LANE" = all ]; then
   M=qwen2.5-coder-0.5b
   run --model $M --judges courtroom two-step --datasets halubench ragtruth
   run --model $M --judges rails single per-context --datasets halubench ragtruth
-  run --model $M --judges vote --votes 5 --datasets halubench ragtruth
+  run --model $M --judges vote --votes 5 --datasets halubench
+  run --model $M --judges vote --votes 7 --datasets ragtruth   # the court spends ~7 single judgments' tokens there
   run --model $M --judges unstructured --datasets halubench ragtruth
 fi
 if [ "$LANE" = default ] || [ "$LANE" = all ]; then
