@@ -202,11 +202,14 @@ def main() -> None:
              "CPU shared with other runs: compare within a table, not across runs of different days.", "",
              "`courtroom` is the shipped default court: grounding measured on the whole answer with each token's "
              "gain capped, the verdict by the share of the answer's text found hallucinated. Its measure, judge "
-             "weight and verdict threshold were chosen on tuning runs of HaluBench and RAGTruth dev cases disjoint "
-             "from these evaluation samples (see *Tuning runs* below). `courtroom-v2` is the previous default court "
+             "weight and verdict threshold were chosen on tuning runs and token probes of HaluBench and RAGTruth dev "
+             "cases disjoint from these evaluation samples (see *Tuning runs* below and `experiments/probes/`). `courtroom-v2` is the previous default court "
              "(each sentence measured alone, convicted when any charge's ruling reaches 0.34), `courtroom-v1` the "
              "first (threshold 0.5); the v2 rows were re-decided from the v1 runs' transcripts with `courtroom "
              "rejudge` (the two courts ask the model the same things, so this is exactly what a live run gives).", "",
+             "`two-step` follows the founding article: its first step always names 1-3 candidate statements and "
+             "the second scores them; `two-step-v1`, the former version, let the first step return no candidate, "
+             "which Qwen did for every case.", "",
              "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
              "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
              "in disguise. `overlap-only` is no model either: it calls FAIL every answer with a larger share of content "
