@@ -203,7 +203,8 @@ def main() -> None:
              "`courtroom` is the shipped default court: grounding measured on the whole answer with each token's "
              "gain capped, the verdict by the share of the answer's text found hallucinated. Its measure, judge "
              "weight and verdict threshold were chosen on tuning runs and token probes of HaluBench and RAGTruth dev "
-             "cases disjoint from these evaluation samples (see *Tuning runs* below and `experiments/probes/`). `courtroom-v2` is the previous default court "
+             "cases disjoint from these evaluation samples (see *Tuning runs* below and `experiments/probes/`). "
+             "`courtroom-v2` is the previous default court "
              "(each sentence measured alone, convicted when any charge's ruling reaches 0.34), `courtroom-v1` the "
              "first (threshold 0.5); the v2 rows were re-decided from the v1 runs' transcripts with `courtroom "
              "rejudge` (the two courts ask the model the same things, so this is exactly what a live run gives).", "",
