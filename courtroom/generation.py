@@ -70,7 +70,9 @@ class OutputSpec:
             return self.coerce_option(matches[0])
         assert self._adapter is not None
         try:
-            data = json.loads(raw)
+            # strict=False: xgrammar's JSON grammar lets a raw tab or newline into a string (strict JSON
+            # would have it escaped); the text is still unambiguous, so it is read, not counted a failure.
+            data = json.loads(raw, strict=False)
         except json.JSONDecodeError as exc:
             raise OutputParseError(f"output is not valid JSON for {self.name}: {exc}") from exc
         try:

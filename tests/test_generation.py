@@ -52,6 +52,13 @@ def test_schema_keys_differ_by_type_and_are_stable() -> None:
     assert output_spec(Literal["a", "b"]).key != output_spec(Literal["a", "c"]).key
 
 
+def test_raw_control_characters_in_strings_are_read() -> None:
+    # xgrammar's JSON grammar admits a raw tab inside a string (seen with Qwen on RAGTruth)
+    spec = output_spec(Outer)
+    parsed = spec.parse('{"reason": "crispy and\t", "items": []}')
+    assert parsed.reason == "crispy and\t"
+
+
 def test_parse_errors_are_clear() -> None:
     spec = output_spec(Outer)
     with pytest.raises(OutputParseError, match="not valid JSON for Outer"):
