@@ -5,32 +5,26 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
+
+from probe_sample import probe_cases, probe_parser
 
 from courtroom.backends.transformers import TransformersBackend
 from courtroom.baselines import RailsJudge
 from courtroom.court import Court
-from courtroom.datasets import load_file, select
 from courtroom.metrics import compute_metrics
 from courtroom.transcripts.store import summarize
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
-    parser.add_argument("--dataset", default="halubench")
-    parser.add_argument("--n", type=int, default=24)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = probe_parser(__doc__, n=24)
     parser.add_argument("--court", default="default")
     parser.add_argument("--rails", action="store_true")
     parser.add_argument("--show", type=int, default=3)
     parser.add_argument("--save", default=None, help="write the outcomes to this run directory")
     args = parser.parse_args()
-    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
+    cases = probe_cases(args)
     backend = TransformersBackend(args.model)
     judges = [Court.load(args.court, backend)] + ([RailsJudge(backend)] if args.rails else [])
     for judge in judges:

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
-from pathlib import Path
 from typing import Literal
 
+from probe_sample import probe_cases, probe_parser
+
 from courtroom.backends.transformers import TransformersBackend
-from courtroom.datasets import load_file, select
 from courtroom.generation import ChatMessage, GenerationRequest, Sampling
 from courtroom.metrics import auroc
 from courtroom.prompts import render_context, split_sentences
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 SYSTEM = ChatMessage(role="system", content="Answer the question using the context.")
 
 
@@ -41,16 +39,12 @@ def request(case, sentence: str, with_context: bool) -> GenerationRequest:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
-    parser.add_argument("--dataset", default="halubench")
-    parser.add_argument("--n", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = probe_parser(__doc__)
     parser.add_argument("--format", default="A")
     args = parser.parse_args()
     global FORMAT
     FORMAT = args.format
-    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
+    cases = probe_cases(args)
     backend = TransformersBackend(args.model)
     start = time.time()
     per_case = []

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import torch
+from probe_sample import probe_cases, probe_parser
 
-from courtroom.datasets import load_file, select
 from courtroom.metrics import auroc
 from courtroom.models import load_model
 from courtroom.prompts import render_context
-
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def token_logprobs(lm, prompt: str, answer: str) -> torch.Tensor:
@@ -26,14 +21,10 @@ def token_logprobs(lm, prompt: str, answer: str) -> torch.Tensor:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
-    parser.add_argument("--dataset", default="halubench")
-    parser.add_argument("--n", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = probe_parser(__doc__)
     args = parser.parse_args()
     lm = load_model(args.model)
-    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
+    cases = probe_cases(args)
     gold = [c.label == "FAIL" for c in cases]
     feats: dict[str, list[float]] = {k: [] for k in ("mean_ctx", "min_ctx", "p10_ctx", "mean_pmi", "min_pmi", "frac_low")}
     def chat(content: str) -> str:

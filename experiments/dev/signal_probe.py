@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 import time
-from pathlib import Path
 from typing import Literal
+
+from probe_sample import probe_cases, probe_parser
 
 from courtroom.backends.transformers import TransformersBackend
 from courtroom.baselines import JUDGE_SYSTEM
-from courtroom.datasets import load_file, select
 from courtroom.generation import ChatMessage, GenerationRequest, Sampling
 from courtroom.metrics import auroc
 from courtroom.prompts import render_case_file, split_sentences
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 STOP = set("a an the of in on at to for from by with and or but is are was were be been being it its this that these "
            "those as which who whom what when where why how not no yes do does did has have had can could will would "
            "should may might must there their they them he she his her we our you your i me my than then so such also "
@@ -32,13 +30,9 @@ def unsupported(statement: str, context: str) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
-    parser.add_argument("--dataset", default="halubench")
-    parser.add_argument("--n", type=int, default=40)
-    parser.add_argument("--seed", type=int, default=1)
+    parser = probe_parser(__doc__)
     args = parser.parse_args()
-    cases = select(load_file(DATA / f"{args.dataset}-dev.jsonl"), limit=args.n, balanced=True, seed=args.seed)
+    cases = probe_cases(args)
     gold = [c.label == "FAIL" for c in cases]
     context = {c.id: " ".join(c.context) for c in cases}
     lexical = []
