@@ -45,6 +45,14 @@ console = Console()
 err = Console(stderr=True)
 
 
+def default_run_name(model: str) -> str:
+    """A model's part of a default run directory name: a file's name without its extension, or a Hub id
+    with its slash kept apart (`Qwen/Qwen2.5-7B-Instruct` -> `Qwen_Qwen2.5-7B-Instruct`)."""
+    path = Path(model)
+    name = path.stem if path.suffix in {".gguf", ".safetensors", ".bin"} else model.strip("/")
+    return name.replace(":", "_").replace("/", "_").replace("\\", "_")
+
+
 def _fail(message: str) -> NoReturn:
     err.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(2)
@@ -142,7 +150,7 @@ def run(
                        sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court, model=model, engine=engine,
                        window=window, judge_options=options, runner=runner, workers=workers,
                        gpus_per_worker=gpus_per_worker, ray_address=ray_address, device=device)
-        name = f"{Path(dataset).stem}-{judge}-{Path(model).stem}".replace(":", "_").replace("/", "_")
+        name = f"{Path(dataset).stem}-{judge}-{default_run_name(model)}"
         prepared = start_run(spec, out or f"runs/{name}", fresh=fresh)
     except CourtroomError as exc:
         _fail(str(exc))
@@ -151,16 +159,20 @@ def run(
     total, done = len(prepared.cases), len(prepared.finished)
     console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
                   + (f" (resuming: {done} already done)" if done else ""))
-    rows = [r for r in prepared.store.rows() if r.case_id in {c.id for c in prepared.cases}]
+    wanted = {c.id for c in prepared.cases}
+    rows = {r.case_id: r for r in prepared.store.rows() if r.case_id in wanted}
+    failed_before = sum(1 for r in rows.values() if r.error is not None)
+    if failed_before:
+        console.print(f"judging again the {failed_before} cases that failed before")
     columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[score]}")]
-    interrupted = False
+    interrupted, failure = False, ""
     with Progress(*columns, console=console) as progress:
         task = progress.add_task("judging", total=total, completed=done, score="")
 
         def on_row(row) -> None:  # noqa: ANN001
-            rows.append(row)
-            m = compute_metrics(rows, resamples=0)
+            rows[row.case_id] = row
+            m = compute_metrics(list(rows.values()), resamples=0)
             bal = m.balanced_accuracy.value
             progress.update(task, advance=1, score=f"bal.acc {bal:.3f}" if bal is not None else "")
 
@@ -168,7 +180,11 @@ def run(
             prepared.execute(on_row)
         except KeyboardInterrupt:
             interrupted = True
-    rows = [r for r in prepared.store.rows() if r.case_id in {c.id for c in prepared.cases}]
+        except CourtroomError as exc:
+            failure = str(exc)
+    rows = [r for r in prepared.store.rows() if r.case_id in wanted]
+    if failure and not rows:
+        _fail(failure)
     overall = compute_metrics(rows)
     (prepared.store.root / "metrics.json").write_text(overall.model_dump_json(indent=2))
     console.print(metrics_table(f"{prepared.judge.name} / {model}: {len(rows)} of {total} cases", overall,
@@ -177,6 +193,8 @@ def run(
     if interrupted:
         err.print(f"[yellow]interrupted[/]: {len(rows)} of {total} cases are saved; run the same command to resume")
         raise typer.Exit(130)
+    if failure:
+        _fail(f"{failure}\n{len(rows)} of {total} cases are saved; run the same command to resume")
 
 
 @app.command()
@@ -190,11 +208,25 @@ def compare(
     overlap_baseline: bool = typer.Option(False, help="Add the overlap-only rule (FAIL when more of the answer's "
                                                       "words than the median are never used by the context or "
                                                       "question) on the reference run's cases."),
+    errors_wrong: bool = typer.Option(False, "--errors-as-wrong", help="Count every failed case as a wrong "
+                                      "verdict instead of leaving it out (a judge that fails on hard cases is "
+                                      "otherwise compared on the easier rest)."),
 ) -> None:
-    """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases."""
+    """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases.
+
+    Cases a run failed on are left out of its metrics and of every pair it is in (the tables count
+    them), unless `--errors-as-wrong`."""
     from courtroom.confounds import LENGTH_ONLY, NO_MODEL_ROWS, OVERLAP_ONLY
     from courtroom.errors import CourtroomError
-    from courtroom.metrics import calibrated_rows, compute_metrics, mcnemar, paired_bootstrap_difference
+    from courtroom.metrics import (
+        calibrated_rows,
+        compute_metrics,
+        errors_as_wrong,
+        excluded_from_pairing,
+        gold_disagreements,
+        mcnemar,
+        paired_bootstrap_difference,
+    )
     from courtroom.runs import run_cases
     from courtroom.tables import compare_table
     from courtroom.transcripts.store import RunStore
@@ -218,19 +250,27 @@ def compare(
         for rule in rules:
             rows.append(NO_MODEL_ROWS[rule](finished))
             names, judges, models = [*names, rule], [*judges, rule], [*models, "-"]
+    for name, r in zip(names[1:], rows[1:]):
+        if disagreements := gold_disagreements(rows[0], r):
+            err.print(f"[yellow]warning[/]: {disagreements} cases of {name} have the same id as a case of "
+                      f"{names[0]} but another gold label: are they runs of the same dataset?")
+    if errors_wrong:
+        rows = [errors_as_wrong(r) for r in rows]
     if calibrated:
         rows = [calibrated_rows(r) for r in rows]
     console.print(compare_table(names, [compute_metrics(r) for r in rows], judges, models))
     if len(rows) > 1:
         table = Table(title=f"paired against {names[0]} (shared cases)")
-        for column in ("run", "shared", "Δ bal. accuracy [95% CI]", "only ref right", "only run right", "McNemar p"):
+        for column in ("run", "shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right",
+                       "only run right", "McNemar p"):
             table.add_column(column, justify="left" if column == "run" else "right")
         for name, r in zip(names[1:], rows[1:]):
             test = mcnemar(rows[0], r)
             diff = paired_bootstrap_difference(r, rows[0])
             d = diff["difference"]
             ci = f" [{diff['low']:+.3f}, {diff['high']:+.3f}]" if diff["low"] is not None else ""
-            table.add_row(name, str(test.shared), "-" if d is None else f"{d:+.3f}{ci}",
+            table.add_row(name, str(test.shared), str(excluded_from_pairing(rows[0], r)),
+                          "-" if d is None else f"{d:+.3f}{ci}",
                           str(test.a_only_correct), str(test.b_only_correct), f"{test.p_value:.4f}")
         console.print(table)
 

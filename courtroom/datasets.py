@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import random
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -87,14 +88,14 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     for required in ("question", "context", "answer"):
         if required not in data:
             hint = f" (mapped from column {mapping[required]!r})" if mapping[required] != required else ""
-            raise DatasetError(f"{where}: missing field {required!r}{hint}; columns present: {sorted(row)}")
+            raise DatasetError(f"{where}: missing field {required!r}{hint}; columns present: {sorted(map(str, row))}")
     try:
         data["label"] = normalize_label(data.get("label"))
     except ValueError as exc:
         raise DatasetError(f"{where}: field 'label': {exc}") from exc
     data["context"] = _context(data["context"])
-    data["id"] = str(data.get("id") or default_id)
-    data["source"] = str(data.get("source") or default_source)
+    data["id"] = str(data["id"]) if data.get("id") not in (None, "") else default_id
+    data["source"] = str(data["source"]) if data.get("source") not in (None, "") else default_source
     data["question"] = str(data["question"])
     data["answer"] = str(data["answer"])
     extra = {k: v for k, v in row.items() if k not in mapping.values()}
@@ -107,8 +108,21 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
         raise DatasetError(f"{where}: {problems}") from exc
 
 
-def _jsonl_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
+def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
+    """JSON Lines, or (in a `.json` file) one JSON array of rows."""
+    if path.suffix.lower() == ".json":
+        with path.open(encoding="utf-8-sig") as handle:
+            first = handle.read(4096).lstrip()[:1]
+        if first == "[":
+            try:
+                rows = json.loads(path.read_text(encoding="utf-8-sig"))
+            except json.JSONDecodeError as exc:
+                yield str(path), DatasetError(f"{path}: not a valid JSON array (line {exc.lineno}: {exc.msg})")
+                return
+            for number, row in enumerate(rows, start=1):
+                yield f"{path} item {number}", row
+            return
+    with path.open(encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
@@ -119,10 +133,17 @@ def _jsonl_rows(path: Path) -> Iterator[tuple[str, Any]]:
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[str, Any]]:
+    """CSV (`.tsv`: tab-separated) with a header line; a byte-order mark is ignored."""
     csv.field_size_limit(1 << 30)
-    with path.open(encoding="utf-8", newline="") as handle:
-        for number, row in enumerate(csv.DictReader(handle), start=2):  # line 1 is the header
-            yield f"{path}:{number}", row
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+        for row in reader:
+            where = f"{path}:{reader.line_num}"
+            if None in row:  # DictReader keeps the cells beyond the header under the key None
+                yield where, DatasetError(f"{where}: {len(row[None])} more cells than the header's "
+                                          f"{len(reader.fieldnames or [])} columns (an unquoted separator?)")
+            else:
+                yield where, row
 
 
 def _parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
@@ -135,12 +156,12 @@ def _parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
 def _rows(path: Path) -> Iterator[tuple[str, Any]]:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
-        return _jsonl_rows(path)
+        return _json_rows(path)
     if suffix in (".csv", ".tsv"):
         return _csv_rows(path)
     if suffix == ".parquet":
         return _parquet_rows(path)
-    raise DatasetError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .csv or .parquet")
+    raise DatasetError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .json, .csv, .tsv or .parquet")
 
 
 def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
@@ -174,9 +195,42 @@ def _validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[s
     return cases
 
 
-def load_hf(name: str, split: str = "test", field_map: dict[str, str] | None = None, skip_invalid: bool = False,
+KNOWN_SPLITS = ("train", "validation", "valid", "dev", "test")
+
+
+def file_split(path: str) -> str | None:
+    """The split a dataset repository's parquet file belongs to, from its folder (`test/0000.parquet`)
+    or its name (`data/test-00000-of-00001.parquet`), when it names one."""
+    folders = Path(path).parent.parts
+    first_word = re.split(r"[-_.]", Path(path).name, maxsplit=1)[0]
+    for word in (*reversed(folders), first_word):
+        if word.lower() in KNOWN_SPLITS:
+            return word.lower()
+    return None
+
+
+def choose_split_files(name: str, files: list[str], split: str | None) -> list[str]:
+    """The parquet files of one split: the named one, else `test`, else (a repository without splits)
+    all of them. A missing split is an error that lists the available ones."""
+    if not files:
+        raise DatasetError(f"hf:{name}: the dataset has no parquet files")
+    splits = {f: file_split(f) for f in files}
+    available = sorted({s for s in splits.values() if s})
+    wanted = split or ("test" if "test" in available or not available else None)
+    if wanted is None:
+        raise DatasetError(f"hf:{name}: no test split; name one: " + ", ".join(f"hf:{name}:{s}" for s in available))
+    if not available and split is None:
+        return files
+    chosen = [f for f, s in splits.items() if s == wanted.lower()]
+    if not chosen:
+        raise DatasetError(f"hf:{name}: no split {wanted!r}; available: {', '.join(available) or 'none named'}")
+    return chosen
+
+
+def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
             report: LoadReport | None = None) -> list[Case]:
-    """Cases from a Hugging Face dataset repository's parquet files (`hf:org/name[:split]`)."""
+    """Cases from a Hugging Face dataset repository's parquet files (`hf:org/name[:split]`, default split
+    `test`)."""
     from huggingface_hub import HfApi, hf_hub_download
 
     try:
@@ -184,9 +238,7 @@ def load_hf(name: str, split: str = "test", field_map: dict[str, str] | None = N
     except Exception as exc:  # network errors and 404s come as many exception types
         raise DatasetError(f"hf:{name}: cannot reach the Hugging Face Hub or no such dataset "
                            f"({type(exc).__name__}: {exc}); download the data and pass a local file") from exc
-    chosen = [f for f in files if split in Path(f).name or f"/{split}/" in f"/{f}"] or files
-    if not chosen:
-        raise DatasetError(f"hf:{name}: the dataset has no parquet files")
+    chosen = choose_split_files(name, files, split)
     rows: list[tuple[str, Any]] = []
     for file in chosen:
         local = Path(hf_hub_download(name, file, repo_type="dataset"))
@@ -212,7 +264,7 @@ def load_dataset(spec: str, field_map: dict[str, str] | None = None, skip_invali
         return example_cases()
     if spec.startswith("hf:"):
         name, _, split = spec[3:].partition(":")
-        return load_hf(name, split or "test", field_map, skip_invalid, report)
+        return load_hf(name, split or None, field_map, skip_invalid, report)
     return load_file(spec, field_map, skip_invalid, report)
 
 
@@ -224,6 +276,9 @@ def select(cases: list[Case], *, limit: int | None = None, balanced: bool = Fals
         cases = [c for c in cases if c.id not in exclude]
     if sources:
         cases = [c for c in cases if any(s.lower() in c.source.lower() for s in sources)]
+    if limit is not None and limit < (2 if balanced else 1):
+        raise DatasetError(f"--limit {limit}: must be at least " + ("2 with --balanced (half of it per label)"
+                                                                   if balanced else "1"))
     if not balanced:
         return cases[:limit] if limit is not None else cases
     by_label: dict[str, list[Case]] = {"PASS": [], "FAIL": []}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
@@ -9,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from courtroom.backends.base import Backend
+from courtroom.backends.base import Backend, prepare_backend
 from courtroom.case import Case, CaseVerdict
 from courtroom.errors import CourtroomError
 from courtroom.lockstep import CaseOutcome, Program, Transcript, run_lockstep
@@ -83,8 +84,15 @@ class Judge(ABC):
         return content_hash(json.dumps(self.config(), sort_keys=True, default=str))
 
     def run_many(self, cases: Iterable[Case], backend: Backend | None = None) -> Iterator[CaseOutcome]:
-        """Judge cases in lockstep, yielding each outcome (verdict or error, with transcript) as it ends."""
-        yield from run_lockstep(cases, self.program, backend or self.backend, judge_name=self.name,
+        """Judge cases in lockstep, yielding each outcome (verdict or error, with transcript) as it ends.
+        The model loads before the first case; a model that cannot load raises `BackendError`."""
+        queue = iter(cases)
+        first = next(queue, None)
+        if first is None:
+            return
+        backend = backend or self.backend
+        prepare_backend(backend)
+        yield from run_lockstep(itertools.chain([first], queue), self.program, backend, judge_name=self.name,
                                 config_hash=self.config_hash(), window=self.window)
 
     def judge_many(self, cases: Sequence[Case]) -> list[CaseVerdict]:

@@ -283,3 +283,29 @@ def calibrated_rows(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) ->
     predictions = calibrated_predictions(rows, folds, seed)
     return [r.model_copy(update={"label": "FAIL" if predictions[r.case_id] else "PASS"})
             for r in rows if r.case_id in predictions]
+
+
+def errors_as_wrong(rows: Sequence[ResultRow]) -> list[ResultRow]:
+    """The rows with every failed case of known gold counted as a confident wrong verdict, so a judge
+    that fails on hard cases is not rewarded for skipping them (`error` stays set, so errors are still counted)."""
+    wrong = []
+    for r in rows:
+        if r.label is None and r.gold is not None:
+            r = r.model_copy(update={"label": "PASS" if r.gold == "FAIL" else "FAIL",
+                                     "score": 0.0 if r.gold == "FAIL" else 1.0})
+        wrong.append(r)
+    return wrong
+
+
+def excluded_from_pairing(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int:
+    """Cases both runs hold that a paired comparison leaves out, because one run failed on them (or has
+    no gold label)."""
+    right_a = {r.case_id: r.correct for r in a}
+    right_b = {r.case_id: r.correct for r in b}
+    return sum(1 for c in set(right_a) & set(right_b) if right_a[c] is None or right_b[c] is None)
+
+
+def gold_disagreements(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int:
+    """Shared case ids whose gold labels differ: the runs are probably of different datasets."""
+    gold_a = {r.case_id: r.gold for r in a}
+    return sum(1 for r in b if r.case_id in gold_a and gold_a[r.case_id] != r.gold)

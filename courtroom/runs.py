@@ -16,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.case import Case
 from courtroom.datasets import LoadReport, load_dataset, select
-from courtroom.errors import CourtroomError
+from courtroom.errors import ConfigError, CourtroomError
 from courtroom.judges import Judge
+from courtroom.runners import RUNNERS
 from courtroom.transcripts.store import Manifest, ResultRow, RunStore
 
 
@@ -148,6 +149,8 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     if not cases:
         raise CourtroomError(f"{spec.dataset}: no cases selected (check --source, --limit and the labels)")
     resolve_model(spec.model)  # an unknown model fails now, not after the first case
+    if spec.runner not in RUNNERS:
+        raise ConfigError(f"unknown runner {spec.runner!r}; choose one of {', '.join(RUNNERS)}")
     judge = build_judge(spec)
     store = RunStore(out)
     lock = store.lock()

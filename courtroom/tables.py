@@ -37,11 +37,12 @@ def confusion_table(m: Metrics) -> Table:
 def compare_table(names: Sequence[str], metrics: Sequence[Metrics], judges: Sequence[str],
                   models: Sequence[str]) -> Table:
     table = Table(title="runs side by side")
-    for column in ("run", "judge", "model", "cases", "bal. accuracy [95% CI]", "F1 (FAIL)", "AUROC [95% CI]",
-                   "parse fail.", "tokens/case", "s/case"):
+    for column in ("run", "judge", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
+                   "AUROC [95% CI]", "parse fail.", "tokens/case", "s/case"):
         table.add_column(column, justify="left" if column in ("run", "judge", "model") else "right")
     for name, m, judge, model in zip(names, metrics, judges, models):
-        table.add_row(name, judge, model, str(m.cases), str(m.balanced_accuracy), _v(m.f1.value), str(m.auroc),
+        table.add_row(name, judge, model, str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.f1.value),
+                      str(m.auroc),
                       str(m.parse_failures), f"{m.tokens_per_case:.0f}", f"{m.seconds_per_case:.1f}")
     return table
 

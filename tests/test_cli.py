@@ -40,3 +40,12 @@ def test_court_show_draws_the_graph() -> None:
 def test_unknown_court_is_a_clear_error() -> None:
     result = runner.invoke(app, ["court", "validate", "no_such_court"])
     assert result.exit_code == 2 and "unknown court 'no_such_court'" in result.output
+
+
+def test_default_run_names_keep_hub_ids_apart() -> None:
+    from courtroom.cli import default_run_name
+
+    names = {default_run_name(m) for m in ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-3B-Instruct")}
+    assert names == {"Qwen_Qwen2.5-7B-Instruct", "Qwen_Qwen2.5-3B-Instruct"}
+    assert default_run_name("/models/SmolLM2-135M.Q4_1.gguf") == "SmolLM2-135M.Q4_1"
+    assert default_run_name("default") == "default"

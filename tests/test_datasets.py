@@ -95,3 +95,53 @@ def test_unreachable_hub_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> No
 def test_shipped_examples_are_balanced() -> None:
     cases = load_dataset("examples")
     assert len(cases) == 20 and sum(c.label == "FAIL" for c in cases) == 10
+
+
+def test_tsv_byte_order_marks_and_json_arrays_read_like_jsonl(tmp_path: Path) -> None:
+    reference = load_file(write_jsonl(tmp_path / "d.jsonl", ROWS[:3]))
+    header = list(ROWS[0])
+    lines = ["\t".join(header)] + ["\t".join(json.dumps(r[k]) if k == "context" else str(r[k]) for k in header)
+                                   for r in ROWS[:3]]
+    (tmp_path / "d.tsv").write_text("\ufeff" + "\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "bom.jsonl").write_text("\ufeff" + "".join(json.dumps(r) + "\n" for r in ROWS[:3]), encoding="utf-8")
+    (tmp_path / "d.json").write_text(json.dumps(ROWS[:3], indent=2))
+    for name in ("d.tsv", "bom.jsonl", "d.json"):
+        assert load_file(tmp_path / name) == reference, name
+
+
+def test_a_csv_row_with_extra_cells_is_named_and_skippable(tmp_path: Path) -> None:
+    path = tmp_path / "d.csv"
+    path.write_text("question,answer,label\nq,a,PASS,stray,cells\n")  # no context either: the extra cells come first
+    with pytest.raises(DatasetError, match=rf"{path}:2: 2 more cells than the header's 3 columns"):
+        load_file(path)
+    report = LoadReport(str(path))
+    assert load_file(path, skip_invalid=True, report=report) == [] and len(report.skipped) == 1
+
+
+def test_an_id_of_zero_is_kept(tmp_path: Path) -> None:
+    rows = [{**ROWS[i], "id": i} for i in range(2)]
+    assert [c.id for c in load_file(write_jsonl(tmp_path / "ids.jsonl", rows))] == ["0", "1"]
+
+
+@pytest.mark.parametrize("limit, balanced", [(0, False), (-2, False), (1, True)])
+def test_a_limit_that_selects_nothing_is_an_error(tmp_path: Path, limit: int, balanced: bool) -> None:
+    cases = load_file(write_jsonl(tmp_path / "d.jsonl", ROWS))
+    with pytest.raises(DatasetError, match=f"--limit {limit}: must be at least"):
+        select(cases, limit=limit, balanced=balanced)
+
+
+HUB_FILES = ["data/train-00000-of-00002.parquet", "data/train-00001-of-00002.parquet",
+             "data/test-00000-of-00001.parquet", "latest/validation/0000.parquet", "README.md.parquet"]
+
+
+def test_hub_splits_match_whole_words_and_a_missing_split_lists_the_others() -> None:
+    from courtroom.datasets import choose_split_files
+
+    assert choose_split_files("o/d", HUB_FILES, None) == ["data/test-00000-of-00001.parquet"]
+    assert choose_split_files("o/d", HUB_FILES, "validation") == ["latest/validation/0000.parquet"]
+    assert len(choose_split_files("o/d", HUB_FILES, "train")) == 2
+    with pytest.raises(DatasetError, match="no split 'est'; available: test, train, validation"):
+        choose_split_files("o/d", HUB_FILES, "est")
+    with pytest.raises(DatasetError, match="no test split; name one: hf:o/d:train"):
+        choose_split_files("o/d", HUB_FILES[:2], None)
+    assert choose_split_files("o/d", ["data.parquet", "more.parquet"], None) == ["data.parquet", "more.parquet"]

@@ -77,3 +77,19 @@ def test_a_calibrated_threshold_is_learnt_out_of_fold() -> None:
     # a judge whose scores carry no information gets no better than chance out of fold
     noise = [r.model_copy(update={"score": 0.5}) for r in rows]
     assert sum(calibrated_predictions(noise)[r.case_id] == (r.gold == "FAIL") for r in noise) == 20
+
+
+def test_failed_cases_are_counted_not_hidden_in_comparisons() -> None:
+    from courtroom.metrics import errors_as_wrong, excluded_from_pairing, gold_disagreements
+
+    reference = [row(i, "FAIL" if i % 2 else "PASS", "FAIL" if i % 2 else "PASS") for i in range(10)]
+    reference[0] = row(0, "PASS", "FAIL")  # the reference misses the hard case 0...
+    flaky = [row(i, r.gold, r.gold) if i else row(0, "PASS", None, None, error="boom") for i, r in enumerate(reference)]
+    assert compute_metrics(flaky, resamples=0).balanced_accuracy.value == 1.0  # ...which the other run failed on
+    assert excluded_from_pairing(reference, flaky) == 1 and mcnemar(reference, flaky).shared == 9
+    counted = errors_as_wrong(flaky)
+    m = compute_metrics(counted, resamples=0)
+    assert m.errors == 1 and m.confusion == {"tp": 5, "fp": 1, "tn": 4, "fn": 0}
+    assert mcnemar(reference, counted).shared == 10 and excluded_from_pairing(reference, counted) == 0
+    assert gold_disagreements(reference, flaky) == 0
+    assert gold_disagreements(reference, [row(1, "PASS", "PASS"), row(2, "PASS", "PASS")]) == 1

@@ -120,3 +120,22 @@ def test_local_and_ray_runners_agree_on_the_real_model(ray_two_gpus) -> None:
                                 backend_factory=default_backend_factory(backend_options(spec))).run(
         RailsJudge(), spec, cases))
     assert local == remote
+
+
+class UnloadableBackend(ScriptedBackend):
+    """A model door whose model cannot load (a typo in a Hub id, no such device)."""
+
+    model_name = "org/missing-model"
+
+    def prepare(self) -> None:
+        raise OSError("org/missing-model is not a local folder and the Hub is unreachable")
+
+
+def test_workers_that_cannot_load_the_model_stop_the_run_with_its_error(ray_two_gpus) -> None:
+    from courtroom.errors import BackendError
+
+    runner = RayRunner(workers=2, backend_factory=lambda device: UnloadableBackend(lambda request: "factual"))
+    with pytest.raises(BackendError, match="could not start model 'default': .*BackendError: model 'org/missing-model' "
+                                           "could not be loaded: OSError: org/missing-model is not a local folder"):
+        list(runner.run(RailsJudge(), SPEC, example_cases()[:4]))
+    assert runner.actors == []

@@ -164,8 +164,53 @@ def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None
     assert [r[0] for r in summary] == ["court", "court", "length-only", "overlap-only"]
     cases = run_cases(RunStore(court))
     for row, rule in zip(summary[2:], (length_only_rows, overlap_only_rows)):
-        assert row[4].startswith(f"{compute_metrics(rule(cases)).balanced_accuracy.value:.3f}")
-    assert paired[0][:2] == ["court", "12"] and paired[0][2].startswith("+0.000")  # a run against itself
+        assert row[4] == "0" and row[5].startswith(f"{compute_metrics(rule(cases)).balanced_accuracy.value:.3f}")
+    assert paired[0][:3] == ["court", "12", "0"] and paired[0][3].startswith("+0.000")  # a run against itself
     assert paired[1][:2] == ["length-only", "12"] and paired[2][:2] == ["overlap-only", "12"]
     missing = CliRunner().invoke(app, ["compare", str(tmp_path / "nope")], env={"COLUMNS": "200"})
     assert missing.exit_code == 2 and "nope is not a run directory" in missing.output
+
+
+def test_cases_that_failed_are_judged_again_on_resume(tmp_path: Path) -> None:
+    from courtroom.errors import BackendError
+
+    spec = RunSpec(dataset="examples", judge="courtroom", window=3)
+    full = start_run(spec, tmp_path / "full")
+    full.execute(runner=scripted_runner())
+    healthy = scripted_runner().backend
+
+    def flaky(request):  # about a third of the cases fail on the first pass
+        if sum(map(ord, request.cache_group or "")) % 3 == 0:
+            return BackendError("out of memory")
+        return healthy._function(request)
+
+    first = start_run(spec, tmp_path / "part")
+    rows = first.execute(runner=LocalRunner(ScriptedBackend(flaky)))
+    failed = {r.case_id for r in rows if r.error}
+    assert failed and len(rows) == 20
+    first.close()
+    resumed = start_run(spec, tmp_path / "part")
+    assert {c.id for c in resumed.remaining} == failed
+    final = resumed.execute(runner=scripted_runner())
+    assert len(final) == 20 and not any(r.error for r in final)
+
+    def comparable(store_rows):
+        return sorted((r.model_dump(exclude={"seconds"}) for r in store_rows), key=lambda r: r["case_id"])
+
+    assert comparable(final) == comparable(RunStore(tmp_path / "full").rows())
+
+
+def test_a_model_that_cannot_load_stops_the_run_before_any_case(tmp_path: Path) -> None:
+    from courtroom.errors import BackendError
+
+    class Unloadable(ScriptedBackend):
+        model_name = "org/missing-model"
+
+        def prepare(self) -> None:
+            raise OSError("org/missing-model is not a local folder and the Hub is unreachable")
+
+    run = start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
+    backend = Unloadable(lambda request: "factual")
+    with pytest.raises(BackendError, match="model 'org/missing-model' could not be loaded: OSError"):
+        run.execute(runner=LocalRunner(backend))
+    assert RunStore(tmp_path / "r").rows() == [] and backend.calls == []

@@ -27,6 +27,10 @@ class Backend(ABC):
         """Serve a single request."""
         return self.generate([request])[0]
 
+    def prepare(self) -> None:  # noqa: B027 (optional: a backend with nothing to load does nothing)
+        """Load what the first call needs (weights, constraint compiler) now, so a bad model, device or
+        engine fails once, before any case is judged, instead of once per case."""
+
     def release(self, cache_group: str) -> None:  # noqa: B027 (optional: a backend without a cache keeps nothing)
         """Free whatever is cached for a group of requests (a case that has ended)."""
 
@@ -39,3 +43,17 @@ class Backend(ABC):
         """Fail early, naming the type, when an output type cannot become a constraint."""
         for request in requests:
             output_spec(request.output_type)
+
+
+def prepare_backend(backend: Backend) -> None:
+    """Load a backend's model before the first case: a model that cannot load stops the caller with one
+    clear error instead of failing every case."""
+    from courtroom.errors import BackendError, CourtroomError
+
+    try:
+        backend.prepare()
+    except CourtroomError:
+        raise
+    except Exception as exc:
+        model = getattr(backend, "model_name", backend.name)
+        raise BackendError(f"model {model!r} could not be loaded: {type(exc).__name__}: {exc}") from exc

@@ -122,6 +122,10 @@ class TransformersBackend(Backend):
                                                 fingerprint=f"{lm.source.location}:{len(lm.tokenizer)}")
         return self._compiler
 
+    def prepare(self) -> None:
+        """Load the model and build its constraint compiler now."""
+        _ = self.compiler
+
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {"backend": self.name, "model": self.model_name, "engine": self.engine,
                                 "prefix_cache": self.use_prefix_cache}

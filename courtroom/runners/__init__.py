@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from courtroom.runs import RunSpec
 
 
+RUNNERS = ("local", "ray")
+
+
 class Runner(Protocol):
     """Judges cases somewhere and yields each outcome once, as it ends."""
 
@@ -45,4 +48,6 @@ def make_runner(spec: RunSpec) -> Runner:
         from courtroom.runners.ray_runner import RayRunner
 
         return RayRunner(workers=spec.workers, gpus_per_worker=spec.gpus_per_worker, address=spec.ray_address)
-    raise ValueError(f"unknown runner {spec.runner!r}; choose local or ray")
+    from courtroom.errors import ConfigError
+
+    raise ConfigError(f"unknown runner {spec.runner!r}; choose one of {', '.join(RUNNERS)}")

@@ -12,6 +12,7 @@ its worker is recorded as an error with the last traceback.
 from __future__ import annotations
 
 import os
+import re
 import time
 import traceback
 from collections import deque
@@ -22,6 +23,7 @@ from typing import Any
 import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, WorkerCrashedError
 
+from courtroom.backends.base import prepare_backend
 from courtroom.case import Case
 from courtroom.judges import Judge
 from courtroom.lockstep import CaseOutcome
@@ -55,6 +57,7 @@ class CourtWorker:
 
             torch.set_num_threads(threads)
         self.backend = backend_factory(self.device)
+        prepare_backend(self.backend)  # a model that cannot load fails the actor's start, not every case
         self.judge = judge_from_config(judge_config, self.backend)
         self.chunks = 0
 
@@ -129,6 +132,7 @@ class RayRunner:
         size = self.chunk_size or max(1, getattr(spec, "window", 8))
         queue: deque[_Task] = deque(_Task(cases[i:i + size]) for i in range(0, len(cases), size))
         self.actors = [self._new_actor(judge, factory) for _ in range(self.workers)]
+        self._check_started(getattr(spec, "model", "?"))
         running: dict[Any, tuple[int, _Task]] = {}
         done: set[str] = set()
         try:
@@ -162,6 +166,20 @@ class RayRunner:
             for actor in self.actors:
                 ray.kill(actor)
             self.actors = []
+
+    def _check_started(self, model: str) -> None:
+        """Wait for every worker to load its model; a worker that cannot start stops the run with its error."""
+        from courtroom.errors import BackendError
+
+        try:
+            ray.get([actor.info.remote() for actor in self.actors])
+        except DEATH as exc:
+            for actor in self.actors:
+                ray.kill(actor)
+            self.actors = []
+            lines = [line for line in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if line.strip()]
+            cause = lines[-1].strip() if lines else type(exc).__name__  # the last line of the worker's traceback
+            raise BackendError(f"the Ray workers could not start model {model!r}: {cause}") from exc
 
     def _replace(self, slot: int, judge: Judge, factory: BackendFactory) -> None:
         try:

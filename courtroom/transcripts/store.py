@@ -208,8 +208,13 @@ class RunStore:
         return row
 
     def rows(self) -> list[ResultRow]:
-        """Every finished case, in the order it finished (a torn last line is skipped)."""
-        return list(self.iter_rows())
+        """The latest row of every case, in the order the rows were written (a case that failed and was
+        judged again on resume counts once, with its new row; a torn last line is skipped)."""
+        latest: dict[str, ResultRow] = {}
+        for row in self.iter_rows():
+            latest.pop(row.case_id, None)
+            latest[row.case_id] = row
+        return list(latest.values())
 
     def iter_rows(self) -> Iterator[ResultRow]:
         if not self.results_path.is_file():
@@ -221,7 +226,9 @@ class RunStore:
                 yield ResultRow.model_validate_json(line)
 
     def finished_ids(self) -> set[str]:
-        return {row.case_id for row in self.iter_rows()}
+        """The cases a resumed run skips: those whose latest row holds a verdict (a case that failed is
+        judged again)."""
+        return {row.case_id for row in self.rows() if row.error is None}
 
     def repair(self) -> None:
         """Cut a torn last line left by an interrupted run, so appends start on a fresh line."""
