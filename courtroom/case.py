@@ -43,6 +43,13 @@ class Case(BaseModel):
     def _context_as_list(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
 
+    @field_validator("context")
+    @classmethod
+    def _context_has_text(cls, value: list[str]) -> list[str]:
+        if not any(passage.strip() for passage in value):
+            raise ValueError("the context is empty: give at least one passage with text")
+        return value
+
     @property
     def hallucinated(self) -> bool | None:
         """The gold label as a boolean (None when unlabelled)."""

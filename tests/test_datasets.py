@@ -58,6 +58,7 @@ def test_a_row_missing_context_names_row_and_field(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("row, expected", [
     ({"label": "maybe"}, "field 'label'"), ({"context": []}, "field context"),
+    ({"context": ["", "  "]}, "field context: .*the context is empty"),
     ({"answer": ""}, "field answer"),
 ])
 def test_bad_values_are_named(tmp_path: Path, row, expected) -> None:
