@@ -129,7 +129,26 @@ def test_human_edits_are_appended_and_corrected_metrics_reported(copy_of: Path) 
     assert audit.verify() == []                   # edits do not break the record
     result = runner.invoke(app, ["audit", "edit", str(copy_of), wrong.case_id, "--charge", "9", "--verdict",
                                  "supported", "--reason", "x", "--author", "y"])
-    assert result.exit_code == 2 and "no ruling on charge 8" in result.output
+    assert result.exit_code == 2 and "no ruling on charge 9" in result.output
+
+
+def test_charge_edits_are_combined_again_by_the_courts_own_rule(copy_of: Path) -> None:
+    audit = Audit(copy_of)
+    assert audit._judge().spec.aggregation.method == "share"  # the shipped court: the share of text convicted
+    convicted = next(r for r in audit.rows() if r.label == "FAIL" and audit._rulings(r.case_id))
+    rulings = audit._rulings(convicted.case_id)
+
+    def corrected() -> str:
+        return next(r.label for r in Audit(copy_of).corrected_rows() if r.case_id == convicted.case_id)
+
+    for ruling in rulings:  # a reviewer confirms what the court found hallucinated: the verdict stands
+        if ruling.verdict.value == "hallucinated":
+            audit.edit(convicted.case_id, "hallucinated", "confirmed", "reviewer", charge=ruling.charge)
+    assert corrected() == "FAIL"
+    for ruling in rulings:  # every charge found supported by hand: the answer stands
+        audit.edit(convicted.case_id, "supported", "checked the context", "reviewer", charge=ruling.charge)
+    assert corrected() == "PASS"
+    assert audit.verify() == []
 
 
 def _chromium() -> str | None:
@@ -177,3 +196,55 @@ def test_html_report_in_a_real_browser(run_dir: Path, tmp_path: Path) -> None:
         browser.close()
     assert (tmp_path / "report.png").stat().st_size > 10_000
     assert all(url.startswith(("file:", "data:", "about:")) for url in requests), requests
+
+
+def test_confirming_a_supported_charge_does_not_convict_under_the_share_rule() -> None:
+    from courtroom.case import CaseVerdict, Charge, Ruling, Verdict
+    from courtroom.court import Court
+    from courtroom.transcripts.audit import corrected_label
+    from courtroom.transcripts.events import EditEvent, Provenance
+    from courtroom.transcripts.store import ResultRow
+
+    court = Court.default()
+    charges = [Charge(index=i, quote=q, reason="r") for i, q in enumerate(["It opened in 1901.", "It has a bell."])]
+    rulings = [Ruling(charge=0, verdict=Verdict.HALLUCINATED, reason="r", confidence=0.5, p_hallucinated=0.5),
+               Ruling(charge=1, verdict=Verdict.SUPPORTED, reason="r", confidence=0.9, p_hallucinated=0.1)]
+    verdict = CaseVerdict(case_id="c", label="PASS", score=0.3, reason="r", rulings=rulings, charges=charges)
+    row = ResultRow(case_id="c", source="s", gold="PASS", label="PASS", score=0.3)
+
+    def edit(charge: int | None, said: Verdict) -> EditEvent:
+        return EditEvent(seq=9, charge=charge, verdict=said, provenance=Provenance(author="a", reason="r"))
+
+    assert corrected_label(row, [edit(1, Verdict.SUPPORTED)], verdict, court) == "PASS"  # (0.5 + 0) / 2: below
+    assert corrected_label(row, [edit(0, Verdict.HALLUCINATED)], verdict, court) == "FAIL"  # (1 + 0.1) / 2: above
+    assert corrected_label(row, [edit(0, Verdict.HALLUCINATED), edit(None, Verdict.SUPPORTED)], verdict, court) == "PASS"
+
+
+def test_verify_passes_on_a_run_whose_failed_cases_were_judged_again(tmp_path: Path) -> None:
+    from courtroom.errors import BackendError
+
+    script = CourtScript(suspect={str(d): 0.8 for d in range(10)}, grounding={str(d): -0.5 for d in range(10)},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.7)
+
+    def out_of_memory_on_some(request):  # the model door raises (nothing is recorded for the call)
+        if sum(map(ord, request.cache_group or "")) % 4 == 0:
+            raise BackendError("CUDA out of memory")
+        return script(request)
+
+    spec = RunSpec(dataset="examples", judge="courtroom", window=4)
+    first = start_run(spec, tmp_path / "r")
+    rows = first.execute(runner=LocalRunner(ScriptedBackend(out_of_memory_on_some)))
+    first.close()
+    assert any(r.error_type == "BackendError" for r in rows)
+    assert Audit(tmp_path / "r").verify() == []  # a failure at the model door replays as that failure
+    again = start_run(spec, tmp_path / "r")
+    rows = again.execute(runner=LocalRunner(ScriptedBackend(script)))
+    (tmp_path / "r" / "metrics.json").write_text(compute_metrics(rows).model_dump_json(indent=2))
+    lines = (tmp_path / "r" / "results.jsonl").read_text().splitlines()
+    assert len(lines) > 20 and not any(r.error for r in rows)
+    assert Audit(tmp_path / "r").verify() == []  # the rows superseded on resume are not checked against new transcripts
+
+
+def test_verify_accepts_a_run_that_has_not_finished_a_case(tmp_path: Path) -> None:
+    start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r").close()
+    assert Audit(tmp_path / "r").verify() == []

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from courtroom.case import Verdict
+from courtroom.case import CaseVerdict, Verdict
 from courtroom.errors import CourtroomError
 from courtroom.transcripts.events import EditEvent, Provenance, parse_event
 from courtroom.transcripts.store import RESULTS, ResultRow, RunStore, transcript_name
@@ -73,11 +73,11 @@ class Audit:
         edits = self.edits()
         if not edits:
             return self.rows()
-        method, threshold = self._aggregation()
+        judge = self._judge()
         corrected = []
         for row in self.rows():
             if row.case_id in edits and row.label is not None:
-                label = corrected_label(row, edits[row.case_id], self._rulings(row.case_id), method, threshold)
+                label = corrected_label(row, edits[row.case_id], self._verdict(row.case_id), judge)
                 row = row.model_copy(update={"label": label})
             corrected.append(row)
         return corrected
@@ -111,14 +111,18 @@ class Audit:
                     or needle in (r.error or "").lower()]
         return rows
 
-    def _aggregation(self) -> tuple[str, float]:
-        court = self.store.manifest().judge.get("court") or {}
-        aggregation = court.get("aggregation") or {}
-        return aggregation.get("method", "any"), float(aggregation.get("threshold", 0.5))
+    def _judge(self) -> Any:
+        from courtroom.transcripts.replay import judge_from_config
+
+        return judge_from_config(self.store.manifest().judge)
+
+    def _verdict(self, case_id: str) -> CaseVerdict | None:
+        verdicts = [e.verdict for e in self.store.events(case_id) if e.event == "verdict"]
+        return verdicts[-1] if verdicts else None
 
     def _rulings(self, case_id: str) -> list[Any]:
-        verdicts = [e.verdict for e in self.store.events(case_id) if e.event == "verdict"]
-        return verdicts[-1].rulings if verdicts else []
+        verdict = self._verdict(case_id)
+        return verdict.rulings if verdict else []
 
     # -- editing ---------------------------------------------------------------------------------
     def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int | None = None) -> EditEvent:
@@ -129,8 +133,8 @@ class Audit:
         if charge is not None:
             rulings = self._rulings(case_id)
             if not any(r.charge == charge for r in rulings):
-                known = sorted(r.charge for r in rulings)
-                raise AuditError(f"case {case_id!r} has no ruling on charge {charge} (charges ruled: {known}); "
+                known = sorted(r.charge + 1 for r in rulings)
+                raise AuditError(f"case {case_id!r} has no ruling on charge {charge + 1} (charges ruled: {known}); "
                                  "omit --charge to correct the case verdict")
         if row.label is None:
             raise AuditError(f"case {case_id!r} ended in an error; there is no verdict to correct")
@@ -151,13 +155,18 @@ class Audit:
         problems: list[Problem] = []
         manifest = self.store.manifest()
         judge = judge_from_config(manifest.judge)
-        rows: list[ResultRow] = []
+        latest: dict[str, ResultRow] = {}  # a case judged again on resume: its last row stands
         results = self.root / RESULTS
-        for number, line in enumerate(results.read_text(encoding="utf-8").splitlines(), start=1):
+        lines = results.read_text(encoding="utf-8").splitlines() if results.is_file() else []
+        for number, line in enumerate(lines, start=1):
             try:
-                rows.append(ResultRow.model_validate_json(line))
+                row = ResultRow.model_validate_json(line)
             except ValidationError as exc:
                 problems.append(Problem(str(results), number, f"not a valid result row: {exc.errors()[0]['msg']}"))
+                continue
+            latest.pop(row.case_id, None)
+            latest[row.case_id] = row
+        rows = list(latest.values())
         listed = set()
         edits = self.edits()
         for row in rows:
@@ -237,18 +246,20 @@ def _check_sequence(path: Path, events: Sequence[Any], config_hash: str, case_id
     return problems
 
 
-def corrected_label(row: ResultRow, edits: list[EditEvent], rulings: list[Any], method: str,
-                    threshold: float) -> str:
-    """The case label after human edits, aggregated by the court's rule."""
+def corrected_label(row: ResultRow, edits: list[EditEvent], verdict: CaseVerdict | None, judge: Any) -> str:
+    """The case label after human edits: a case edit decides; charge edits replace those rulings (certain
+    either way) and the court combines the rulings again by its own rule, threshold and evidence."""
     case_edits = [e for e in edits if e.charge is None]
     if case_edits:
         return "FAIL" if case_edits[-1].verdict is Verdict.HALLUCINATED else "PASS"
-    if not rulings:
+    from courtroom.court import Court
+    from courtroom.trial import aggregate
+
+    latest = {e.charge: e.verdict for e in edits if e.charge is not None}
+    if not latest or verdict is None or not verdict.rulings or not isinstance(judge, Court):
         return row.label or "PASS"
-    latest = {e.charge: e.verdict for e in edits}
-    ps = [1.0 if latest.get(r.charge, r.verdict) is Verdict.HALLUCINATED else 0.0 for r in rulings]
-    if method == "majority":
-        return "FAIL" if sum(ps) * 2 > len(ps) else "PASS"
-    if method == "mean":
-        return "FAIL" if sum(ps) / len(ps) >= threshold else "PASS"
-    return "FAIL" if any(ps) else "PASS"
+
+    rulings = [r.model_copy(update={"verdict": latest[r.charge],
+                                    "p_hallucinated": 1.0 if latest[r.charge] is Verdict.HALLUCINATED else 0.0})
+               if r.charge in latest else r for r in verdict.rulings]
+    return aggregate(judge, row.case_id, list(verdict.charges), list(verdict.dropped), rulings).label

@@ -35,6 +35,7 @@ class ReplayBackend(Backend):
     def __init__(self, events: Sequence[Any]) -> None:
         self._calls = [e for e in events if e.event == "model_call"]
         self._position = 0
+        self._failure = next((e for e in events if e.event == "error"), None)
 
     @property
     def exhausted(self) -> bool:
@@ -45,6 +46,8 @@ class ReplayBackend(Backend):
 
     def _serve(self, request: GenerationRequest) -> GenerationResponse:
         if self.exhausted:
+            if self._failure is not None:  # the model door itself raised here (no call was recorded): again
+                raise recorded_exception(self._failure)
             raise ReplayMismatch(f"the judge made a call the transcript does not have (call {self._position + 1})")
         event = self._calls[self._position]
         self._position += 1
@@ -55,6 +58,11 @@ class ReplayBackend(Backend):
         if spec.key != event.schema_key:
             raise ReplayMismatch(f"event {event.seq}: output schema {spec.key} differs from recorded {event.schema_key}")
         return recorded_response(event, request)
+
+
+def recorded_exception(event: Any) -> Exception:
+    """The exception an `error` event recorded: same type name, same message."""
+    return type(event.error_type, (Exception,), {})(event.message)
 
 
 def message_hashes(request: GenerationRequest) -> list[str]:
