@@ -8,6 +8,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from typer.core import TyperGroup
 
@@ -54,7 +55,7 @@ def default_run_name(model: str) -> str:
 
 
 def _fail(message: str) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}")
+    err.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(2)
 
 
@@ -155,7 +156,7 @@ def run(
     except CourtroomError as exc:
         _fail(str(exc))
     if prepared.report.skipped:
-        err.print(f"[yellow]skipped {len(prepared.report.skipped)} invalid rows[/], first: {prepared.report.skipped[0]}")
+        err.print(f"[yellow]skipped {len(prepared.report.skipped)} invalid rows[/], first: {escape(prepared.report.skipped[0])}")
     total, done = len(prepared.cases), len(prepared.finished)
     console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
                   + (f" (resuming: {done} already done)" if done else ""))
@@ -396,7 +397,7 @@ def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> N
         problems = audit.verify()
     if problems:
         for problem in problems:
-            err.print(f"[red]problem[/] {problem}")
+            err.print(f"[red]problem[/] {escape(str(problem))}")
         err.print(f"{len(problems)} problems")
         raise typer.Exit(1)
     console.print(f"[green]verified[/]: {len(audit.rows())} transcripts replay to their verdicts; metrics recompute")
@@ -448,10 +449,10 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
     for file in files:
         try:
             persona = Persona.from_file(file)
-            console.print(f"[green]ok[/] {file} ({persona.name}, role {persona.role})")
+            console.print("[green]ok[/] " + escape(f"{file} ({persona.name}, role {persona.role})"))
         except PersonaError as exc:
             broken += 1
-            err.print(f"[red]invalid[/] {exc}")
+            err.print(f"[red]invalid[/] {escape(str(exc))}")
     if broken or not files:
         raise typer.Exit(1)
 
@@ -480,7 +481,7 @@ def court_validate(court: str = typer.Argument("default", help="Court name or fi
         c = Court.load(court)
     except CourtroomError as exc:
         _fail(str(exc))
-    console.print(f"[green]ok[/] {c.describe()}")
+    console.print(f"[green]ok[/] {escape(c.describe())}")
 
 
 @court_app.command("show")

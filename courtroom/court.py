@@ -312,6 +312,11 @@ def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, l
     for role in sorted(procedure.roles() | {spec.clerk}):
         if role not in personas:
             problems.append((("personas",), f"role {role!r} has no persona"))
+    speakers = procedure.roles()
+    for i, role in enumerate(spec.ruling_evidence_roles):
+        if role not in speakers:
+            problems.append((("ruling_evidence_roles", i), f"role {role!r} never speaks in the graph (roles that "
+                                                           f"speak: {', '.join(sorted(speakers))})"))
     if "jury" in procedure.terminals_used() and "jury" not in personas:
         problems.append((("personas",), "the graph ends at `jury`, but no personas sit in the `jury` role"))
     if problems:

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
+from jinja2 import StrictUndefined
 from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -32,7 +32,7 @@ _SAMPLE_CONTEXT: dict[str, Any] = {
     "persona": {"name": "sample", "role": "judge", "description": "sample persona"},
     "role": "judge",
     "case": {"question": "Q?", "answer": "A.", "context": ["C."]},
-    "charge": {"index": 0, "quote": "A.", "reason": "R."},
+    "charge": {"index": 0, "quote": "A.", "reason": "R.", "grounding": -0.5, "p_suspect": 0.5},
     "round": 1,
     "max_rounds": 3,
 }
@@ -56,17 +56,26 @@ class Persona(BaseModel):
     sampling: Sampling = Sampling(max_new_tokens=160)
     """Temperature, token limit and seed of this persona's generations."""
     model: str | None = None
-    """Model override for this persona (default: the court's model)."""
+    """Reserved for a per-persona model; must be left out (every persona uses the run's `--model`)."""
 
     @field_validator("instructions")
     @classmethod
     def _template_renders(cls, value: str) -> str:
         try:
             _ENV.from_string(value).render(**_SAMPLE_CONTEXT)
-        except TemplateError as exc:
+        except Exception as exc:  # syntax and undefined names (TemplateError), but also {{ round / 0 }} and the like
             raise ValueError(
-                f"instructions template does not render: {exc}; available variables: {', '.join(TEMPLATE_VARIABLES)}"
+                f"instructions template does not render: {type(exc).__name__}: {exc}; "
+                f"available variables: {', '.join(TEMPLATE_VARIABLES)}"
             ) from exc
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _no_model_override(cls, value: str | None) -> str | None:
+        if value is not None:
+            raise ValueError("a persona cannot choose its own model yet: every persona of a court speaks through "
+                             "the run's --model; remove this field")
         return value
 
     def render(self, **context: Any) -> str:

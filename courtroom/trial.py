@@ -56,6 +56,9 @@ class Entry:
 
 
 # -- prompts --------------------------------------------------------------------------------------
+NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding": None, "p_suspect": None}
+"""The `charge` a persona's template sees before any charge is brought (at the indictment)."""
+
 def case_messages(court: Court, case: Case, tail: str) -> tuple[ChatMessage, ChatMessage]:
     """A prompt of the case: the shared opening (numbered context, question), the court rules and the
     fenced answer (identical for every call of the case), then `tail` (charge, debate, instructions, task)."""
@@ -283,7 +286,7 @@ def _indict_by_score(court: Court, case: Case) -> Step:
     clerk = court.persona(court.spec.clerk)
     spec = court.spec.indictment
     sentences = split_sentences(case.answer) or (case.answer.strip(),)
-    template = {"charge": {"index": 0, "quote": "", "reason": ""}, "round": 0, "max_rounds": court.spec.max_rounds}
+    template = {"charge": NO_CHARGE, "round": 0, "max_rounds": court.spec.max_rounds}
     instructions = clerk.render(case={"question": case.question, "answer": case.answer, "context": case.context},
                                 **template)
     calls = []
@@ -318,7 +321,7 @@ def _indict_by_generation(court: Court, case: Case) -> Step:
     """The clerk drafts charges; quotes not found in the answer, duplicates and extras are dropped."""
     clerk = court.persona(court.spec.clerk)
     k = court.spec.max_charges
-    template = {"charge": {"index": 0, "quote": "", "reason": ""}, "round": 0, "max_rounds": court.spec.max_rounds}
+    template = {"charge": NO_CHARGE, "round": 0, "max_rounds": court.spec.max_rounds}
     request = GenerationRequest(
         messages=turn_messages(court, case, clerk, "INDICTMENT", indictment_task(k), template),
         output_type=indictment_model(k), sampling=clerk.sampling, cache_group=case.id)

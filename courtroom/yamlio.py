@@ -14,6 +14,22 @@ from courtroom.errors import ConfigError
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
+class UniqueKeyLoader(yaml.SafeLoader):
+    """A safe loader that refuses a key written twice in one mapping (YAML would keep the last silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping (first on line {seen[key]})",
+                    key_node.start_mark)
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
 class Locator:
     """Line numbers of the keys and items of a YAML document, by path."""
 
@@ -55,7 +71,7 @@ def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple
     except OSError as exc:
         raise error(f"{path}: cannot read ({exc.strerror})") from exc
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)

@@ -49,3 +49,9 @@ def test_default_run_names_keep_hub_ids_apart() -> None:
     assert names == {"Qwen_Qwen2.5-7B-Instruct", "Qwen_Qwen2.5-3B-Instruct"}
     assert default_run_name("/models/SmolLM2-135M.Q4_1.gguf") == "SmolLM2-135M.Q4_1"
     assert default_run_name("default") == "default"
+
+
+def test_errors_print_brackets_literally(tmp_path: Path) -> None:
+    missing = tmp_path / "[/x]" / "cases [a-z].jsonl"  # rich would read these brackets as markup
+    result = runner.invoke(app, ["run", str(missing)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "[/x]" in result.output and "cases [a-z].jsonl" in result.output

@@ -51,6 +51,9 @@ def test_every_shipped_court_loads(name: str) -> None:
     ({"template": ("{{ round }}", "{{ rounds }}")}, 4, "instructions", "'rounds' is undefined"),
     ({"type": ("max_new_tokens: 100", "max_new_tokens: lots")}, 6, "sampling.max_new_tokens",
      "valid integer"),
+    ({"runtime": ("{{ round }}", "{{ round / 0 }}")}, 4, "instructions", "ZeroDivisionError"),
+    ({"model": ("description:", "model: qwen2.5-coder-0.5b\ndescription:")}, 3, "model",
+     "cannot choose its own model"),
 ])
 def test_broken_persona_names_file_line_and_field(tmp_path: Path, mutation, line, field, expected) -> None:
     [(old, new)] = mutation.values()
@@ -65,6 +68,17 @@ def test_invalid_yaml_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path, "p.yaml", "name: x\nrole: [judge\ndescription: y\n")
     with pytest.raises(PersonaError, match=rf"{path}:\d+: invalid YAML"):
         Persona.from_file(path)
+
+
+def test_a_key_written_twice_names_both_lines(tmp_path: Path) -> None:
+    path = write(tmp_path, "p.yaml", GOOD_PERSONA + "description: Another judge.\n")
+    with pytest.raises(PersonaError, match=rf"{path}:7: invalid YAML: key 'description' appears twice .*line 3"):
+        Persona.from_file(path)
+
+
+def test_templates_may_read_every_field_of_a_charge(tmp_path: Path) -> None:
+    text = GOOD_PERSONA.replace("{{ round }}", "{{ round }} (grounding {{ charge.grounding }})")
+    assert "grounding" in Persona.from_file(write(tmp_path, "p.yaml", text)).instructions
 
 
 def court_file(tmp_path: Path, edit=None, persona_text: str | None = None) -> Path:
@@ -94,6 +108,7 @@ def _set(path, value):
      "role 'judge' has no persona"),
     (_set(["graph", "edges", 1, "move"], "argue"), "declared twice"),
     (_set(["max_rounds"], 0), "greater than or equal to 1"),
+    (_set(["ruling_evidence_roles"], ["defence"]), "role 'defence' never speaks in the graph"),
 ])
 def test_illegal_courts_are_rejected_with_file_and_field(tmp_path: Path, edit, expected) -> None:
     path = court_file(tmp_path, edit)
