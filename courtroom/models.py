@@ -115,11 +115,23 @@ def resolve_model(name: str) -> ModelSource:
             return ModelSource(name=name, kind="hf_dir", location=str(path.resolve()))
         raise ModelNotFoundError(f"model directory {path} has no config.json (not a Hugging Face model directory)")
     tried.append(f"local path: {path} does not exist")
+    if looks_like_path(name):
+        raise ModelNotFoundError(f"model {name!r} looks like a local path, but {path} does not exist "
+                                 "(a Hugging Face id is 'org/name', with no extension)")
     parts = name.split("/")
     if len(parts) == 2 and all(parts):
         return ModelSource(name=name, kind="hf_id", location=name)
     tried.append("Hugging Face id: not of the form 'org/name'")
     raise ModelNotFoundError(f"unknown model {name!r}; tried " + "; ".join(tried))
+
+
+def looks_like_path(name: str) -> bool:
+    """A name that can only mean a local file or folder: it starts with `/`, `~` or `.`, or ends in a
+    model file's extension."""
+    return name.startswith(("/", "~", ".")) or Path(name).suffix.lower() in MODEL_FILE_SUFFIXES
+
+
+MODEL_FILE_SUFFIXES = (".gguf", ".safetensors", ".bin", ".pt", ".pth", ".onnx")
 
 
 def _check_hub_model(model_id: str) -> None:
@@ -206,8 +218,17 @@ def pick_dtype(device: str, dtype: str = "auto") -> Any:
     if dtype != "auto":
         return getattr(torch, dtype)
     if device.startswith("cuda"):
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.bfloat16 if native_bf16(torch.device(device)) else torch.float16
     return torch.float32
+
+
+def native_bf16(device: Any) -> bool:
+    """Whether this CUDA device computes in bfloat16 natively (Ampere, compute capability 8, or newer);
+    older cards (T4, V100) only emulate it, slowly, so they get float16."""
+    import torch
+
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return torch.cuda.get_device_capability(index)[0] >= 8
 
 
 def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: str = "auto") -> LoadedModel:

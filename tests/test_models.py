@@ -33,6 +33,29 @@ def test_hub_id_form() -> None:
     assert resolve_model("Qwen/Qwen2.5-0.5B-Instruct").kind == "hf_id"
 
 
+@pytest.mark.parametrize("name", ["models/qwen.gguf", "~/no-such-model-dir", "./checkpoints/m"])
+def test_a_mistyped_local_path_is_not_taken_for_a_hub_id(name: str) -> None:
+    with pytest.raises(ModelNotFoundError, match="looks like a local path, but .* does not exist"):
+        resolve_model(name)
+
+
+@pytest.mark.parametrize("device, capability, expected", [
+    ("cuda", (8, 0), "bfloat16"), ("cuda:1", (7, 5), "float16"), ("cuda:0", (9, 0), "bfloat16"),
+])
+def test_gpus_get_bfloat16_only_where_it_is_native(monkeypatch: pytest.MonkeyPatch, device, capability,
+                                                   expected) -> None:
+    import torch
+
+    from courtroom.models import pick_dtype
+
+    asked = []
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: asked.append(index) or capability)
+    assert pick_dtype(device) == getattr(torch, expected)
+    assert asked == [int(device.partition(":")[2] or 0)]  # the card asked for, not the current one
+    assert pick_dtype("cpu") == torch.float32
+
+
 def test_unknown_name_lists_what_was_tried() -> None:
     with pytest.raises(ModelNotFoundError) as info:
         resolve_model("no-such-model")
