@@ -66,6 +66,10 @@ def test_show_renders_the_court_record(run_dir: Path) -> None:
     assert "It was automated in 1926" in text and "trial of charge 1" in text
     assert "prosecutor" in text and "ruling" in text and "verdict" in text and "gold" in text
     assert 'citing' not in text or "[1]" in text
+    verdict = next(e.verdict for e in audit.events("example-lighthouse-automated") if e.event == "verdict")
+    charge, ruling = verdict.charges[0], verdict.rulings[0]
+    assert f"grounding {charge.grounding:+.2f} nats/token" in text  # what the court measured, not only what it said
+    assert ruling.evidence is not None and f"measured grounding {ruling.evidence:+.2f}" in text
 
 
 def test_verify_passes_on_an_intact_run(run_dir: Path) -> None:
@@ -188,6 +192,7 @@ def test_html_report_in_a_real_browser(run_dir: Path, tmp_path: Path) -> None:
         assert detail.is_visible()
         text = detail.inner_text()
         assert "Trial of charge 1" in text and "Ruling:" in text and "Verdict:" in text
+        assert "nats/token" in text and "P(hallucinated)" in detail.locator(".weighed").first.text_content()
         assert detail.locator("mark.charge").count() >= 1   # the charged quote, highlighted in the answer
         assert detail.locator("mark.cite").count() >= 1     # the cited sentence, highlighted in the context
         page.fill("#search", "lighthouse-year")

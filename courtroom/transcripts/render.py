@@ -29,6 +29,30 @@ def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
     return rich_text
 
 
+def measured(charge: Any) -> str:
+    """What the court measured of a charged or dropped quote ("" when nothing was measured)."""
+    parts = []
+    if charge.grounding is not None:
+        parts.append(f"grounding {charge.grounding:+.2f} nats/token")
+    if charge.p_suspect is not None:
+        parts.append(f"P(suspect) {charge.p_suspect:.2f}")
+    return ", ".join(parts)
+
+
+def weighed(ruling: Any) -> str:
+    """How a ruling's P(hallucinated) came about, when the court weighed more than its own opinion."""
+    parts = []
+    if ruling.opinion is not None:
+        parts.append(f"the court's opinion {ruling.opinion:.2f}")
+    if ruling.evidence is not None:
+        parts.append(f"measured grounding {ruling.evidence:+.2f} nats/token")
+    if ruling.first_reading is not None:
+        parts.append(f"first reading {ruling.first_reading:.2f}")
+    if not parts:
+        return ""
+    return f"P(hallucinated) {ruling.p_hallucinated:.2f} from " + ", ".join(parts)
+
+
 def court_record(events: Sequence[Any], gold: str | None = None) -> Group:
     """The case, the charges, each round's moves and arguments, the rulings and the verdict."""
     start = next(e for e in events if e.event == "case_start")
@@ -62,10 +86,12 @@ def court_record(events: Sequence[Any], gold: str | None = None) -> Group:
         table.add_column("#")
         table.add_column("charge (quoted from the answer)")
         table.add_column("clerk's reason")
+        table.add_column("measured")
         for c in charges.charges:
-            table.add_row(str(c.index + 1), escape(c.quote), escape(c.reason))
+            table.add_row(str(c.index + 1), escape(c.quote), escape(c.reason), measured(c))
         for d in charges.dropped:
-            table.add_row("-", Text(d.quote, style="dim strike"), Text(f"dropped: {d.why_dropped}", style="dim"))
+            table.add_row("-", Text(d.quote, style="dim strike"), Text(f"dropped: {d.why_dropped}", style="dim"),
+                          Text(measured(d), style="dim"))
         parts.append(table)
     for index in sorted({m.charge for m in moves} | set(rulings)):
         table = Table(title=f"trial of charge {index + 1}", expand=True)
@@ -85,6 +111,8 @@ def court_record(events: Sequence[Any], gold: str | None = None) -> Group:
             style = "red" if ruling.verdict.value == "hallucinated" else "green"
             table.add_row("", "[bold]ruling[/]", Text(ruling.verdict.value, style=f"bold {style}"),
                           f"{ruling.confidence:.2f}", escape(f"({ruling.source}) {ruling.reason}"))
+            if how := weighed(ruling):
+                table.add_row("", "[dim]weighed[/]", "", f"{ruling.p_hallucinated:.2f}", Text(how, style="dim"))
         parts.append(table)
 
     summary = Table.grid(padding=(0, 1))

@@ -16,6 +16,7 @@ from typing import Any
 from courtroom.metrics import Metrics, compute_metrics
 from courtroom.prompts import context_sentences
 from courtroom.transcripts.audit import Audit
+from courtroom.transcripts.render import measured, weighed
 
 
 def _case_data(audit: Audit, row: Any, corrected: Any) -> dict[str, Any]:
@@ -38,13 +39,15 @@ def _case_data(audit: Audit, row: Any, corrected: Any) -> dict[str, Any]:
         ruling = rulings.get(index)
         trials.append({"charge": index, "moves": trial_moves, "ruling": None if ruling is None else {
             "verdict": ruling.verdict.value, "confidence": round(ruling.confidence, 3), "source": ruling.source,
-            "reason": ruling.reason}})
+            "reason": ruling.reason, "weighed": weighed(ruling)}})
     return {
         "id": row.case_id, "source": row.source, "gold": row.gold, "label": row.label, "corrected": corrected.label,
         "score": row.score, "reason": row.reason, "error": row.error, "question": case.question,
         "answer": case.answer, "sentences": sentences,
-        "charges": [{"quote": c.quote, "reason": c.reason} for c in charges.charges] if charges else [],
-        "dropped": [{"quote": d.quote, "why": d.why_dropped} for d in charges.dropped] if charges else [],
+        "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)}
+                    for c in charges.charges] if charges else [],
+        "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)}
+                    for d in charges.dropped] if charges else [],
         "trials": trials,
         "edits": [{"charge": e.charge, "verdict": e.verdict.value, "author": e.provenance.author,
                    "reason": e.provenance.reason} for e in events if e.event == "edit"],
@@ -187,15 +190,18 @@ function detail(c) {
     line.append(cited.has(i + 1) ? el("mark", "cite", s) : document.createTextNode(s)); ctx.append(line); });
   d.append(ctx);
   if (c.charges.length) { const h = el("div"); h.append(el("b", "", "Charges: "));
-    c.charges.forEach((x, i) => h.append(el("div", "", (i + 1) + ". \\u201c" + x.quote + "\\u201d \\u2014 " + x.reason))); d.append(h); }
-  c.dropped.forEach(x => d.append(el("div", "muted", "dropped: \\u201c" + x.quote + "\\u201d (" + x.why + ")")));
+    c.charges.forEach((x, i) => h.append(el("div", "", (i + 1) + ". \\u201c" + x.quote + "\\u201d \\u2014 " + x.reason +
+      (x.measured ? " [" + x.measured + "]" : "")))); d.append(h); }
+  c.dropped.forEach(x => d.append(el("div", "muted", "dropped: \\u201c" + x.quote + "\\u201d (" + x.why + ")" +
+    (x.measured ? " [" + x.measured + "]" : ""))));
   c.trials.forEach(t => { d.append(el("h4", "", "Trial of charge " + (t.charge + 1)));
     t.moves.forEach(m => { const line = el("div", "move", "Round " + m.round + " \\u00b7 " + m.role + " (" + m.persona + ") " + m.move +
         (m.p === null ? " [forced]" : " [p=" + m.p + "]") + ": " + m.text);
       if (m.cite) { line.append(" citing "); line.append(el("mark", "cite", "[" + m.cite + "] " + (c.sentences[m.cite - 1] || ""))); }
       d.append(line); });
     if (t.ruling) d.append(el("div", "ruling", "Ruling: " + t.ruling.verdict + " (confidence " + t.ruling.confidence + ", " +
-      t.ruling.source + ") \\u2014 " + t.ruling.reason)); });
+      t.ruling.source + ") \\u2014 " + t.ruling.reason));
+    if (t.ruling && t.ruling.weighed) d.append(el("div", "muted weighed", t.ruling.weighed)); });
   const v = el("div"); v.append(el("b", "", "Verdict: " + (c.label || "none") + (c.score === null ? "" : " (score " + c.score.toFixed(3) + ")")));
   v.append(" gold: " + (c.gold || "-") + "; " + c.reason); d.append(v);
   if (c.error) d.append(el("div", "err", "Error: " + c.error));
