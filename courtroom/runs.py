@@ -151,6 +151,9 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     resolve_model(spec.model)  # an unknown model fails now, not after the first case
     if spec.runner not in RUNNERS:
         raise ConfigError(f"unknown runner {spec.runner!r}; choose one of {', '.join(RUNNERS)}")
+    if spec.runner == "ray" and spec.device != "auto":
+        raise ConfigError(f"--device {spec.device} with --runner ray: Ray places each worker, on a GPU it "
+                          "assigns (--gpus-per-worker) or on CPU; leave --device out")
     judge = build_judge(spec)
     store = RunStore(out)
     lock = store.lock()

@@ -88,6 +88,14 @@ def test_unknown_model_fails_before_anything_runs(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.parametrize("options, expected", [({"runner": "Ray"}, "unknown runner 'Ray'"),
+                                               ({"runner": "ray", "device": "cuda:1"}, "Ray places each worker")])
+def test_runner_options_are_checked_before_anything_runs(tmp_path: Path, options, expected) -> None:
+    with pytest.raises(CourtroomError, match=expected):
+        start_run(RunSpec(dataset="examples", judge="rails", **options), tmp_path / "x")
+    assert not (tmp_path / "x").exists()
+
+
 def test_exclude_leaves_out_the_cases_of_another_run(tmp_path: Path) -> None:
     evaluation = start_run(RunSpec(dataset="examples", judge="rails", limit=8, balanced=True), tmp_path / "eval")
     seen = []
