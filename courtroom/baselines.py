@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.backends.base import Backend
 from courtroom.case import Case, CaseVerdict
+from courtroom.errors import ConfigError
 from courtroom.generation import GenerationRequest, Sampling
 from courtroom.judges import Judge
 from courtroom.lockstep import Call, Program, Transcript
@@ -208,11 +209,11 @@ ContextVerdict = Literal["yes", "no"]
 
 
 class PerContextJudge(PromptJudge):
-    """DeepEval's metric: does the answer agree with each context passage? score = contradicted / passages.
-
-    A passage counts as contradicted when the model's P(no) reaches 0.5; the reported score is the mean
-    P(no) over passages (which also ranks cases for AUROC); the case fails when it exceeds `threshold`.
-    """
+    """DeepEval's metric: does the answer agree with each context passage? The case fails when the share
+    of passages contradicted (the model's P(no) reaches 0.5) exceeds `threshold`. The reported score is
+    the mean P(no) over passages, which ranks cases for AUROC (the share alone is too coarse with the
+    one passage per case of HaluBench and RAGTruth, where both give the same label). Blank passages are
+    not asked about."""
 
     name = "per-context"
     task = ("Consider only this passage of the context:\nPASSAGE: {passage}\n"
@@ -221,14 +222,14 @@ class PerContextJudge(PromptJudge):
     def program(self, case: Case, transcript: Transcript) -> Program:
         requests = [GenerationRequest(messages=plain_messages(case, self.task.format(passage=p)),
                                       output_type=ContextVerdict, sampling=Sampling(max_new_tokens=4),
-                                      cache_group=case.id) for p in case.context]
+                                      cache_group=case.id) for p in case.context if p.strip()]
         responses = yield [Call(r, purpose="context", role="judge") for r in requests]
         for response in responses:
             response.unwrap()
         p_no = [float((r.option_probs or {}).get("no", 0.0)) for r in responses]
         contradicted = sum(p >= 0.5 for p in p_no)
         score = sum(p_no) / len(p_no)
-        label = "FAIL" if score > self.threshold else "PASS"
+        label = "FAIL" if contradicted / len(p_no) > self.threshold else "PASS"
         return CaseVerdict(case_id=case.id, label=label, score=score, judge=self.name,
                            reason=f"{contradicted} of {len(p_no)} context passages are contradicted "
                                   f"(mean P(contradicted) = {score:.2f})")
@@ -242,6 +243,8 @@ class VoteJudge(Judge):
     def __init__(self, backend: Backend | None = None, *, votes: int = 5, temperature: float = 0.7,
                  threshold: float = 0.5, max_new_tokens: int = SINGLE_TOKEN_BUDGET, **options: Any) -> None:
         super().__init__(backend, **options)
+        if votes < 1:
+            raise ConfigError(f"votes {votes}: the vote needs at least one voter")
         self.votes = votes
         self.single = SingleJudge(backend, threshold=threshold, max_new_tokens=max_new_tokens,
                                   temperature=temperature)

@@ -132,7 +132,9 @@ def _closed(schema: Any) -> Any:
 
 
 @lru_cache(maxsize=1024)
-def _cached_spec(output_type: Any) -> OutputSpec:
+def _cached_spec(output_type: Any, type_repr: str = "") -> OutputSpec:
+    """`type_repr` keeps apart types that compare equal but differ in option order
+    (`Literal["a", "b"] == Literal["b", "a"]`), so each keeps its own order and key."""
     name = _type_name(output_type)
     options = _string_options(output_type)
     if options is not None:
@@ -155,7 +157,7 @@ def _cached_spec(output_type: Any) -> OutputSpec:
 def output_spec(output_type: Any) -> OutputSpec:
     """Describe an output type for constrained generation, or raise `OutputTypeError` naming it."""
     try:
-        return _cached_spec(output_type)
+        return _cached_spec(output_type, repr(output_type))
     except TypeError as exc:
         if isinstance(exc, OutputTypeError):
             raise

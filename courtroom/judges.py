@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from courtroom.backends.base import Backend, prepare_backend
 from courtroom.case import Case, CaseVerdict
-from courtroom.errors import CourtroomError
+from courtroom.errors import ConfigError, CourtroomError
 from courtroom.lockstep import CaseOutcome, Program, Transcript, run_lockstep
 from courtroom.transcripts.events import content_hash
 
@@ -47,6 +47,8 @@ class Judge(ABC):
     def __init__(self, backend: Backend | None = None, *, model: str = "default", window: int = 8) -> None:
         self._backend = backend
         self.model = model
+        if window < 1:
+            raise ConfigError(f"window {window}: at least one case must advance at a time (window >= 1)")
         self.window = window
 
     @property
@@ -97,6 +99,10 @@ class Judge(ABC):
 
     def judge_many(self, cases: Sequence[Case]) -> list[CaseVerdict]:
         """Judge cases in lockstep and return their verdicts in order; raise if any case failed."""
+        ids = [case.id for case in cases]
+        if len(set(ids)) != len(ids):
+            duplicates = sorted({i for i in ids if ids.count(i) > 1})
+            raise ConfigError(f"cases must have distinct ids to be judged together; repeated: {duplicates}")
         outcomes = {o.case.id: o for o in self.run_many(cases)}
         verdicts = []
         for case in cases:

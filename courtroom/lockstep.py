@@ -161,9 +161,9 @@ def _serve(running: Sequence[_Running], backend: Backend) -> dict[int, Any]:
     requests = [call.request for state in running for call in state.pending]
     try:
         flat = backend.generate(requests)
-    except Exception:
-        if len(running) == 1:
-            return {id(running[0]): _exception(running[0], backend)}
+    except Exception as exc:
+        if len(running) == 1:  # the case's own batch failed: no need to ask again
+            return {id(running[0]): exc}
         return {id(state): _exception(state, backend) for state in running}
     answers: dict[int, Any] = {}
     start = 0

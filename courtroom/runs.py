@@ -41,7 +41,7 @@ class RunSpec(BaseModel):
     court: str = "default"
     model: str = "default"
     engine: str = "xgrammar"
-    window: int = 8
+    window: int = Field(8, ge=1)
     judge_options: dict[str, Any] = Field(default_factory=dict)
     runner: str = "local"
     workers: int = 1

@@ -56,6 +56,9 @@ class Entry:
 
 
 # -- prompts --------------------------------------------------------------------------------------
+WHOLE_ANSWER = "no specific charge was brought; the whole answer is tried"
+"""The reason of the one charge of a court that tries the whole answer when nothing was charged."""
+
 NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding": None, "p_suspect": None}
 """The `charge` a persona's template sees before any charge is brought (at the indictment)."""
 
@@ -134,8 +137,7 @@ def indict(court: Court, case: Case, transcript: Transcript) -> Step:
         charges, dropped = yield from _indict_by_generation(court, case)
         suspicion = 0.0
     if not charges and court.spec.on_no_charges == "try_whole_answer":
-        charges.append(Charge(index=0, quote=case.answer.strip(),
-                              reason="no specific charge was brought; the whole answer is tried"))
+        charges.append(Charge(index=0, quote=case.answer.strip(), reason=WHOLE_ANSWER))
     transcript.add(ChargesEvent, charges=charges, dropped=dropped)
     return charges, dropped, suspicion, measures
 
@@ -524,6 +526,28 @@ def share(court: Court, statements: Sequence[tuple[str, float]]) -> float:
     return math.fsum(w * p for w, (_, p) in zip(weights, statements)) / max(sum(weights), 1)
 
 
+def verdict_reason(court: Court, charges: list[Charge], dropped: list[DroppedCharge], rulings: list[Ruling],
+                   hallucinated: bool, score: float) -> str:
+    """Why the case verdict came out as it did, naming the ruling or statement that decided it."""
+    method = court.spec.aggregation.method
+    guilty = [r for r in rulings if r.verdict is Verdict.HALLUCINATED]
+    supported = [r for r in rulings if r.verdict is not Verdict.HALLUCINATED]
+    if hallucinated and guilty:
+        worst = max(guilty, key=lambda r: r.p_hallucinated)
+        return f"Charge {worst.charge + 1} (\"{charges[worst.charge].quote}\") is found hallucinated: {worst.reason}"
+    if hallucinated:  # by the share or mean rule with no charge convicted: the measured statements decided
+        suspects = [(r.p_hallucinated, charges[r.charge].quote, f"charge {r.charge + 1}, acquitted") for r in rulings]
+        suspects += [(d.p_suspect, d.quote, f"not tried: {d.why_dropped}") for d in dropped if d.p_suspect is not None]
+        p, quote, how = max(suspects)
+        return (f"No charge was convicted, but the case score by the {method} rule ({score:.2f}) reaches the "
+                f"threshold ({court.threshold:.2f}); most suspect: \"{quote}\" (P {p:.2f}, {how}).")
+    summary = f"{len(supported)} of {len(rulings)} charges were found supported ({method} rule)"
+    if supported:
+        return f"{summary}: {max(supported, key=lambda r: 1 - r.p_hallucinated).reason}"
+    return (f"{summary}, but the case score by that rule ({score:.2f}) stays below the threshold "
+            f"({court.threshold:.2f}): {min(guilty, key=lambda r: r.p_hallucinated).reason}")
+
+
 def aggregate(court: Court, case_id: str, charges: list[Charge], dropped: list[DroppedCharge],
               rulings: list[Ruling]) -> CaseVerdict:
     """The case verdict from the rulings, by the court's aggregation method."""
@@ -535,18 +559,13 @@ def aggregate(court: Court, case_id: str, charges: list[Charge], dropped: list[D
     elif spec.method == "majority":
         score, hallucinated = sum(ps) / len(ps), len(guilty) * 2 > len(rulings)
     elif spec.method == "share":
+        whole_answer_tried = any(c.reason == WHOLE_ANSWER for c in charges)  # the dropped are parts of it
         score = share(court, [(c.quote, r.p_hallucinated) for c, r in zip(charges, rulings)] +
-                      [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None])
+                      [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None and not whole_answer_tried])
         hallucinated = score >= court.threshold
     else:
         score = sum(ps) / len(ps)
         hallucinated = score >= court.threshold
-    if hallucinated:
-        worst = max(guilty or rulings, key=lambda r: r.p_hallucinated)
-        quote = charges[worst.charge].quote
-        reason = f"Charge {worst.charge + 1} (\"{quote}\") is found hallucinated: {worst.reason}"
-    else:
-        reason = (f"{len(rulings) - len(guilty)} of {len(rulings)} charges were found supported"
-                  f" ({spec.method} rule): " + rulings[0].reason)
+    reason = verdict_reason(court, charges, dropped, rulings, hallucinated, score)
     return CaseVerdict(case_id=case_id, label="FAIL" if hallucinated else "PASS", score=score, reason=reason,
                        rulings=rulings, charges=charges, dropped=dropped)

@@ -69,13 +69,34 @@ def test_two_step_must_name_a_candidate_and_passes_when_none_is_hallucinated() -
     assert verdict.label == "PASS" and verdict.score == 0.4 and '"c"' in verdict.reason
 
 
-def test_per_context_scores_the_mean_probability_of_contradiction() -> None:
+def test_per_context_labels_by_the_share_of_contradicted_passages() -> None:
     backend = ScriptedBackend([{"yes": 0.2, "no": 0.8}, {"yes": 0.6, "no": 0.4}])
     verdict = PerContextJudge(backend).judge(CASE)
-    assert verdict.score == pytest.approx(0.6) and verdict.label == "FAIL"
+    # DeepEval: 1 of 2 passages contradicted is a share of 0.5, not above the threshold 0.5; the mean
+    # P(contradicted), 0.6, is the score that ranks cases
+    assert verdict.score == pytest.approx(0.6) and verdict.label == "PASS"
     assert "1 of 2 context passages" in verdict.reason
     assert [c.cache_group for c in backend.calls] == ["b1", "b1"]
     assert "PASSAGE: It was automated in 1962." in task_of(backend.calls[1])
+    stricter = PerContextJudge(ScriptedBackend([{"yes": 0.2, "no": 0.8}, {"yes": 0.6, "no": 0.4}]), threshold=0.4)
+    assert stricter.judge(CASE).label == "FAIL"
+
+
+def test_per_context_does_not_ask_about_blank_passages() -> None:
+    backend = ScriptedBackend([{"yes": 0.1, "no": 0.9}])
+    verdict = PerContextJudge(backend).judge(CASE.model_copy(update={"context": ["It was automated in 1962.", "  "]}))
+    assert len(backend.calls) == 1 and verdict.label == "FAIL" and "1 of 1 context passages" in verdict.reason
+
+
+def test_judging_settings_that_would_judge_nothing_are_refused() -> None:
+    from courtroom.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="window 0"):
+        RailsJudge(ScriptedBackend([]), window=0)
+    with pytest.raises(ConfigError, match="votes 0"):
+        VoteJudge(ScriptedBackend([]), votes=0)
+    with pytest.raises(ConfigError, match=r"distinct ids .*\['b1'\]"):
+        RailsJudge(ScriptedBackend([])).judge_many([CASE, CASE])
 
 
 def test_vote_takes_the_majority_of_sampled_judges_with_distinct_seeds() -> None:
@@ -94,3 +115,11 @@ def test_unstructured_judge_counts_a_parse_failure_as_faithful() -> None:
     assert broken.parse_failures == 1 and broken.label == "PASS" and "unparseable" in broken.reason
     assert parsed.parse_failures == 0 and parsed.label == "FAIL"
     assert not any(call.constrained for call in backend.calls)
+
+
+def test_a_failing_batch_of_one_case_is_not_asked_again() -> None:
+    from courtroom.errors import BackendError
+
+    backend = ScriptedBackend(lambda request: BackendError("CUDA out of memory"))
+    [outcome] = list(RailsJudge(backend).run_many([CASE]))
+    assert outcome.error_type == "BackendError" and len(backend.calls) == 1

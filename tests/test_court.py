@@ -452,3 +452,44 @@ def test_lexical_exhibits_can_be_named_without_being_weighed() -> None:
     assert named.score == pytest.approx(plain.score)
     assert "words the context never uses: '1926'" in named.charges[0].reason
     assert "never uses" not in plain.charges[0].reason
+
+
+def _ruling(charge: int, p: float, reason: str):
+    from courtroom.case import Ruling
+
+    verdict = Verdict.HALLUCINATED if p >= 0.5 else Verdict.SUPPORTED
+    return Ruling(charge=charge, verdict=verdict, reason=reason, confidence=max(p, 1 - p), p_hallucinated=p)
+
+
+def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None:
+    from courtroom.case import Charge, DroppedCharge
+    from courtroom.trial import aggregate
+
+    court = Court.default()
+    charge = [Charge(index=0, quote="The bridge is red.", reason="r")]
+    unsure = [DroppedCharge(quote="It opened in 1901.", reason="r", why_dropped="over the charge limit", p_suspect=0.9)]
+    convicted_by_share = aggregate(court, "c", charge, unsure, [_ruling(0, 0.1, "the context says red")])
+    assert convicted_by_share.label == "FAIL"
+    assert "No charge was convicted" in convicted_by_share.reason and "It opened in 1901." in convicted_by_share.reason
+    assert "is found hallucinated" not in convicted_by_share.reason
+
+    small = [Charge(index=0, quote="Red.", reason="r")]
+    faithful = [DroppedCharge(quote="The bridge opened in 1901 and spans the river.", reason="r", why_dropped="grounded",
+                              p_suspect=0.05)]
+    acquitted_by_share = aggregate(court, "c", small, faithful, [_ruling(0, 0.6, "no colour in the context")])
+    assert acquitted_by_share.label == "PASS"
+    assert "0 of 1 charges were found supported" in acquitted_by_share.reason
+    assert "stays below the threshold" in acquitted_by_share.reason
+
+
+def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() -> None:
+    from courtroom.case import Charge, DroppedCharge
+    from courtroom.trial import WHOLE_ANSWER, aggregate
+
+    court = Court.default()
+    answer = "It opened in 1901. It is red."
+    parts = [DroppedCharge(quote=q, reason="r", why_dropped="grounded", p_suspect=0.1)
+             for q in ("It opened in 1901.", "It is red.")]
+    verdict = aggregate(court, "c", [Charge(index=0, quote=answer, reason=WHOLE_ANSWER)], parts,
+                        [_ruling(0, 0.9, "invented")])
+    assert verdict.score == pytest.approx(0.9) and verdict.label == "FAIL"

@@ -95,3 +95,11 @@ def test_unwrap_raises_typed_errors() -> None:
                              finish_reason="parse_error", error="not JSON")
     with pytest.raises(OutputParseError):
         bad.unwrap()
+
+
+def test_the_same_options_in_another_order_keep_their_order() -> None:
+    from courtroom.generation import output_spec
+
+    first, second = output_spec(Literal["rule", "next_round"]), output_spec(Literal["next_round", "rule"])
+    assert first.options == ("rule", "next_round") and second.options == ("next_round", "rule")
+    assert first.key != second.key

@@ -88,6 +88,14 @@ def test_truncation_names_the_limit(real_backend: TransformersBackend) -> None:
         response.unwrap()
 
 
+def test_an_output_that_closes_on_the_last_allowed_token_is_complete(real_backend: TransformersBackend) -> None:
+    full = real_backend.generate_one(ask("Give a reason and a verdict as JSON.", Finding))
+    assert full.ok and full.finish_reason == "stop"
+    exact = real_backend.generate_one(ask("Give a reason and a verdict as JSON.", Finding,
+                                          max_new_tokens=full.completion_tokens))
+    assert exact.ok and exact.value == full.value and exact.finish_reason == "stop"
+
+
 def test_bad_output_type_fails_before_the_model_loads() -> None:
     class NotSerialisable:
         pass

@@ -438,15 +438,17 @@ class TransformersBackend(Backend):
     def _finish_decoded(self, row: _Row) -> tuple[Any, ...]:
         raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
         n = len(row.generated)
-        if row.finish == "length" and row.request.constrained:
-            error = truncation_message(row.spec, row.request.sampling.max_new_tokens)
-            return None, raw, None, error, n, None, None, None
         try:
             value = row.spec.parse(raw)
         except Exception as exc:
+            if row.finish == "length" and row.request.constrained:  # cut off inside the grammar
+                return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), \
+                    n, None, None, None
             if row.finish != "length":
                 row.finish = "parse_error"
             return None, raw, None, str(exc), n, None, None, None
+        if row.finish == "length" and row.request.constrained:
+            row.finish = "stop"  # the last token allowed closed the output: complete, not truncated
         return value, raw, None, None, n, None, None, None
 
 
