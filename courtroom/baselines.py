@@ -236,7 +236,8 @@ class PerContextJudge(PromptJudge):
 
 
 class VoteJudge(Judge):
-    """Self-consistency: N sampled single judges vote; the majority decides, the score is the mean."""
+    """Self-consistency: N sampled single judges vote; the majority decides, the score is the mean. A voter
+    whose output failed (truncated) is left out of the count, and said so; a case fails only if all do."""
 
     name = "vote"
 
@@ -260,11 +261,15 @@ class VoteJudge(Judge):
         calls = [Call(self.single.request(case, seed=i), purpose=f"vote {i + 1}", role="judge")
                  for i in range(self.votes)]
         responses = yield calls
-        scores = [r.unwrap().score for r in responses]
+        counted = [r for r in responses if r.ok]
+        if not counted:
+            responses[0].unwrap()  # every voter failed: the case fails with the first voter's error
+        scores = [r.value.score for r in counted]
         guilty = sum(s >= self.single.threshold for s in scores)
         label = "FAIL" if guilty * 2 > len(scores) else "PASS"
+        failed = f" ({len(responses) - len(counted)} voters failed and are not counted)" if len(counted) < len(calls) else ""
         return CaseVerdict(case_id=case.id, label=label, score=sum(scores) / len(scores), judge=self.name,
-                           reason=f"{guilty} of {len(scores)} sampled judges found a hallucination")
+                           reason=f"{guilty} of {len(scores)} sampled judges found a hallucination{failed}")
 
 
 class UnstructuredJudge(SingleJudge):

@@ -109,6 +109,18 @@ def test_vote_takes_the_majority_of_sampled_judges_with_distinct_seeds() -> None
     assert all(c.sampling.temperature == 0.7 for c in backend.calls)
 
 
+def test_a_failed_voter_is_left_out_of_the_count_and_said_so() -> None:
+    from courtroom.backends import Truncated
+
+    backend = ScriptedBackend([{"reasons": [], "score": 0.9}, Truncated(), {"reasons": [], "score": 0.2},
+                               {"reasons": [], "score": 0.8}])
+    verdict = VoteJudge(backend, votes=4).judge(CASE)
+    assert verdict.label == "FAIL" and verdict.score == pytest.approx((0.9 + 0.2 + 0.8) / 3)
+    assert "2 of 3 sampled judges" in verdict.reason and "1 voters failed" in verdict.reason
+    [outcome] = list(VoteJudge(ScriptedBackend([Truncated(), Truncated()]), votes=2).run_many([CASE]))
+    assert outcome.verdict is None and outcome.error_type == "TruncatedGenerationError"
+
+
 def test_unstructured_judge_counts_a_parse_failure_as_faithful() -> None:
     backend = ScriptedBackend([Unparseable(), '{"reasons": ["1926"], "score": 1.0}'])
     broken, parsed = UnstructuredJudge(backend).judge_many([CASE, CASE.model_copy(update={"id": "b2"})])
