@@ -160,16 +160,20 @@ def _gguf_cache_dir(gguf: Path) -> Path:
     return cache_dir() / "dequantized" / f"{gguf.stem}-{fingerprint}"
 
 
+DEQUANTIZED_MARKER = "courtroom-source.json"
+"""Written last into a dequantized copy, so a copy in one file or in shards is known complete."""
+
+
 def dequantized_dir(gguf: Path) -> Path:
     """Return the safetensors copy of a GGUF model, dequantizing it first if it is not cached."""
     target = _gguf_cache_dir(gguf)
-    if (target / "config.json").is_file() and (target / "model.safetensors").is_file():
+    if (target / DEQUANTIZED_MARKER).is_file():  # written last: the copy is complete (one file or shards)
         return target
     from filelock import FileLock
 
     target.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(target) + ".lock", timeout=600):
-        if (target / "model.safetensors").is_file():
+        if (target / DEQUANTIZED_MARKER).is_file():
             return target  # another process finished first
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -183,7 +187,7 @@ def dequantized_dir(gguf: Path) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         fresh.save_pretrained(str(staging))
         tokenizer.save_pretrained(str(staging))
-        (staging / "courtroom-source.json").write_text(json.dumps({"gguf": str(gguf)}))
+        (staging / DEQUANTIZED_MARKER).write_text(json.dumps({"gguf": str(gguf)}))
         staging.rename(target)
     return target
 

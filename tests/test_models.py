@@ -73,3 +73,17 @@ def test_unreachable_hub_is_a_clear_error_not_a_hang(monkeypatch: pytest.MonkeyP
         load_model("courtroom-tests/no-such-model")
     assert "not cached" in str(info.value) and "HF_HUB_OFFLINE" in str(info.value)
     assert time.perf_counter() - start < 30
+
+
+def test_a_dequantized_copy_in_shards_is_found_complete(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from courtroom import models
+
+    monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
+    gguf = tmp_path / "big.gguf"
+    gguf.write_bytes(b"GGUF" + bytes(64))
+    target = models._gguf_cache_dir(gguf)
+    target.mkdir(parents=True)
+    for name in ("config.json", "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
+                 "model.safetensors.index.json", models.DEQUANTIZED_MARKER):
+        (target / name).write_text("{}")
+    assert models.dequantized_dir(gguf) == target  # found, not converted again (that would need transformers)
