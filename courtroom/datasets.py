@@ -197,6 +197,16 @@ def _validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[s
 
 KNOWN_SPLITS = ("train", "validation", "valid", "dev", "test")
 
+HUB_FIELD_MAPS: dict[str, dict[str, str]] = {
+    "PatronusAI/HaluBench": {"context": "passage", "source": "source_ds"},
+}
+"""Column mappings of known Hub datasets, applied under any `--field` the user gives."""
+
+
+def hub_field_map(name: str, field_map: dict[str, str] | None) -> dict[str, str]:
+    """The mapping for a Hub dataset: its known columns, then the user's `--field` mappings over them."""
+    return {**HUB_FIELD_MAPS.get(name, {}), **(field_map or {})}
+
 
 def file_split(path: str) -> str | None:
     """The split a dataset repository's parquet file belongs to, from its folder (`test/0000.parquet`)
@@ -243,7 +253,8 @@ def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | Non
     for file in chosen:
         local = Path(hf_hub_download(name, file, repo_type="dataset"))
         rows.extend(_parquet_rows(local))
-    return _validate_rows(rows, name.split("/")[-1], field_map, skip_invalid, report or LoadReport(f"hf:{name}"))
+    return _validate_rows(rows, name.split("/")[-1], hub_field_map(name, field_map), skip_invalid,
+                          report or LoadReport(f"hf:{name}"))
 
 
 def example_cases() -> list[Case]:

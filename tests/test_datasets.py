@@ -146,3 +146,11 @@ def test_hub_splits_match_whole_words_and_a_missing_split_lists_the_others() -> 
     with pytest.raises(DatasetError, match="no test split; name one: hf:o/d:train"):
         choose_split_files("o/d", HUB_FILES[:2], None)
     assert choose_split_files("o/d", ["data.parquet", "more.parquet"], None) == ["data.parquet", "more.parquet"]
+
+
+def test_known_hub_datasets_map_their_columns_under_the_users_mapping() -> None:
+    from courtroom.datasets import hub_field_map
+
+    assert hub_field_map("PatronusAI/HaluBench", None) == {"context": "passage", "source": "source_ds"}
+    assert hub_field_map("PatronusAI/HaluBench", {"source": "dataset"})["source"] == "dataset"
+    assert hub_field_map("org/other", {"question": "query"}) == {"question": "query"}
