@@ -18,8 +18,10 @@ from courtroom.case import Case
 from courtroom.datasets import LoadReport, load_dataset, select
 from courtroom.errors import ConfigError, CourtroomError
 from courtroom.judges import Judge
-from courtroom.runners import RUNNERS
 from courtroom.transcripts.store import Manifest, ResultRow, RunStore
+
+RUNNERS = ("local", "ray")
+"""Where a run's cases can be judged (`courtroom.runners`)."""
 
 
 class RunSpec(BaseModel):

@@ -17,9 +17,6 @@ if TYPE_CHECKING:
     from courtroom.runs import RunSpec
 
 
-RUNNERS = ("local", "ray")
-
-
 class Runner(Protocol):
     """Judges cases somewhere and yields each outcome once, as it ends."""
 
@@ -49,5 +46,6 @@ def make_runner(spec: RunSpec) -> Runner:
 
         return RayRunner(workers=spec.workers, gpus_per_worker=spec.gpus_per_worker, address=spec.ray_address)
     from courtroom.errors import ConfigError
+    from courtroom.runs import RUNNERS
 
     raise ConfigError(f"unknown runner {spec.runner!r}; choose one of {', '.join(RUNNERS)}")
