@@ -8,12 +8,13 @@ Each one follows a peer tool or the founding article (`../shared/seeds`), with o
 - `per-context`: a verdict per context passage; score = contradicted passages / passages, compared
   with a threshold (DeepEval's metric);
 - `vote`: self-consistency, N sampled single judges, majority vote;
-- `unstructured`: the single judge without constraints, parsed with `json.loads`; it reports how
-  often the model's free text fails to parse.
+- `unstructured`: the single judge without constraints, parsed with `json.loads` (or leniently, as peer
+  tools' parsers do); it reports how often the model's free text fails to parse.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from courtroom.backends.base import Backend
 from courtroom.case import Case, CaseVerdict
 from courtroom.errors import ConfigError
-from courtroom.generation import GenerationRequest, Sampling
+from courtroom.generation import GenerationRequest, GenerationResponse, Sampling
 from courtroom.judges import Judge
 from courtroom.lockstep import Call, Program, Transcript
 from courtroom.plain import JUDGE_SYSTEM, RAILS_TASK, p_hallucinated, plain_messages, rails_request
@@ -100,15 +101,23 @@ class SingleJudge(Judge):
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         [response] = yield [Call(self.request(case), purpose="judge", role="judge")]
-        if not response.ok:
-            if self.constrained:
-                response.unwrap()  # a constrained judge that fails is an error of the case
+        judgment = self.read(response)
+        if judgment is None:
             return CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name, parse_failures=1,
                                reason=f"unparseable output counted as faithful: {response.error}")
-        judgment: SingleJudgment = response.value
-        label = "FAIL" if judgment.score >= self.threshold else "PASS"
-        reason = " ".join(judgment.reasons) or "no reason given"
-        return CaseVerdict(case_id=case.id, label=label, score=judgment.score, reason=reason, judge=self.name)
+        score, reasons = judgment
+        label = "FAIL" if score >= self.threshold else "PASS"
+        return CaseVerdict(case_id=case.id, label=label, score=score, reason=" ".join(reasons) or "no reason given",
+                           judge=self.name)
+
+    def read(self, response: GenerationResponse) -> tuple[float, list[str]] | None:
+        """The score and reasons of a reply, or None when it cannot be read (an unconstrained judge's
+        parse failure; a constrained judge that fails raises, as an error of the case)."""
+        if response.ok:
+            return response.value.score, list(response.value.reasons)
+        if self.constrained:
+            response.unwrap()
+        return None
 
 
 class RailsJudge(PromptJudge):
@@ -272,15 +281,55 @@ class VoteJudge(Judge):
                            reason=f"{guilty} of {len(scores)} sampled judges found a hallucination{failed}")
 
 
+READINGS = ("strict", "lenient")
+
+
+def read_leniently(raw: str) -> tuple[float, list[str]] | None:
+    """The first top-level JSON object in `raw` that holds a numeric `score` in [0, 1], wherever it sits: inside a
+    ```json fence, after prose, before trailing text. Reasons may be a list or a string, of any length.
+    What the parsers of Opik and DeepEval forgive; None when no such object is found."""
+    decoder = json.JSONDecoder(strict=False)
+    start = raw.find("{")
+    while start != -1:
+        try:
+            data, end = decoder.raw_decode(raw, start)
+        except json.JSONDecodeError:
+            start = raw.find("{", start + 1)
+            continue
+        score, reasons = data.get("score"), data.get("reasons", [])
+        if isinstance(score, int | float) and not isinstance(score, bool) and 0.0 <= score <= 1.0:
+            reasons = [reasons] if isinstance(reasons, str) else reasons
+            return float(score), [str(r) for r in reasons] if isinstance(reasons, list) else []
+        start = raw.find("{", end)  # a whole object without a score: look past it, not inside it
+    return None
+
+
 class UnstructuredJudge(SingleJudge):
-    """The single judge without constraints: free text parsed with json.loads, failures counted."""
+    """The single judge without constraints: its free text is read back as JSON, failures counted.
+
+    `reading="strict"` is the founding article's: `json.loads` of the whole reply, validated against the
+    constrained judge's schema. `reading="lenient"` forgives what peer tools' parsers forgive (a ```json
+    fence, prose around the object, over-long reasons; see `read_leniently`), so the parse-failure rate
+    is not an artefact of a strict reader. A reply that neither reads is counted faithful (score 0)."""
 
     name = "unstructured"
     task = SingleJudge.task + (' Reply with JSON only, in this form: {"reasons": ["..."], "score": 0.0}')
 
-    def __init__(self, backend: Backend | None = None, **options: Any) -> None:
+    def __init__(self, backend: Backend | None = None, *, reading: str = "strict", **options: Any) -> None:
+        if reading not in READINGS:
+            raise ConfigError(f"reading {reading!r}: the unstructured judge reads replies {' or '.join(READINGS)}")
         options["constrained"] = False
         super().__init__(backend, **options)
+        self.reading = reading
+
+    def options(self) -> dict[str, Any]:
+        # strict runs keep the configuration (and hash) they had before lenient reading existed
+        return super().options() | ({"reading": self.reading} if self.reading != "strict" else {})
+
+    def read(self, response: GenerationResponse) -> tuple[float, list[str]] | None:
+        if self.reading == "strict" or response.ok:
+            return super().read(response)
+        return read_leniently(response.raw)
 
 
 BASELINES: dict[str, type[Judge]] = {

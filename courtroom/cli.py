@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -104,6 +104,19 @@ def _make_judge(judge: str, court: str, model: str, backend=None, **options):  #
     return judge_class(judge)(backend, model=model, **options)
 
 
+JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
+"""Options of `run` that one judge takes, and which."""
+
+
+def judge_options(judge: str, **given: Any) -> dict[str, Any]:
+    """The judge options set on the command line; one meant for another judge is refused."""
+    options = {name: value for name, value in given.items() if value is not None}
+    for name in options:
+        if JUDGE_OPTIONS[name] != judge:
+            _fail(f"--{name} is an option of the {JUDGE_OPTIONS[name]} judge, not of {judge}")
+    return options
+
+
 @app.command()
 def run(
     dataset: str = typer.Argument(..., help="A .jsonl/.csv/.parquet file, `examples`, or hf:org/name[:split]."),
@@ -121,6 +134,8 @@ def run(
     engine: str = typer.Option("xgrammar", help="Constraint engine: xgrammar, llguidance, outlines_core."),
     window: int = typer.Option(8, min=1, help="Cases advanced together in lockstep (the batch window)."),
     votes: int | None = typer.Option(None, min=1, help="Votes of the `vote` judge."),
+    reading: str | None = typer.Option(None, help="How the `unstructured` judge reads replies: strict "
+                                                  "(json.loads, the founding article) or lenient (peer tools' parsers)."),
     runner: str = typer.Option("local", help="local or ray."),
     workers: int = typer.Option(1, help="Ray workers (model replicas)."),
     gpus_per_worker: float = typer.Option(0.0, help="GPUs per Ray worker; a fraction packs replicas on a GPU."),
@@ -145,7 +160,7 @@ def run(
     from courtroom.runs import RunSpec, start_run
     from courtroom.tables import confusion_table, metrics_table
 
-    options = {"votes": votes} if votes is not None else {}
+    options = judge_options(judge, votes=votes, reading=reading)
     try:
         spec = RunSpec(dataset=dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
                        sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court, model=model, engine=engine,
@@ -278,16 +293,19 @@ def compare(
 
 @app.command()
 def rejudge(
-    run_dir: str = typer.Argument(..., help="A finished courtroom run."),
-    court: str = typer.Option(..., help="The court to decide with (name or file): same prompts, other arithmetic."),
+    run_dir: str = typer.Argument(..., help="A finished courtroom (or unstructured) run."),
     out: str = typer.Option(..., help="The new run directory."),
+    court: str | None = typer.Option(None, help="The court to decide a courtroom run with (name or file): same "
+                                                "prompts, other arithmetic."),
+    reading: str | None = typer.Option(None, help="Read an unstructured run's replies again: strict or lenient."),
     calls_from: list[str] = typer.Option([], help="Also serve calls recorded in this run of the same cases, e.g. "
                                                   "a rails run for a court with a first reading (repeatable)."),
 ) -> None:
-    """Decide a finished run again under another court from its transcripts, with no model call.
+    """Decide a finished run again from its transcripts, with no model call.
 
-    For courts that differ in how rulings are weighed and combined (judge weight, aggregation,
-    thresholds); a court that would ask the model anything the run did not record is refused."""
+    A courtroom run under another court that differs in how rulings are weighed and combined (judge
+    weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
+    refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
     from courtroom.errors import CourtroomError
     from courtroom.metrics import compute_metrics, metrics_by_source
     from courtroom.runs import RunSpec, build_judge
@@ -300,16 +318,25 @@ def rejudge(
         if not source.exists():
             raise CourtroomError(f"{run_dir} is not a run directory (no manifest.json)")
         manifest = source.manifest()
-        if manifest.judge.get("judge") != "courtroom":
-            raise CourtroomError(f"{run_dir} is a run of the {manifest.judge.get('judge')} judge; rejudge takes courtroom runs")
+        kind = manifest.judge.get("judge")
         options = {k: v for k, v in manifest.options.items() if k in RunSpec.model_fields and k != "court"}
-        spec = RunSpec(**{**options, **manifest.dataset, "court": court})
-        rows = rejudge_run(run_dir, build_judge(spec), out, label=court, calls_from=calls_from)
+        if kind == "courtroom" and court is not None and reading is None:
+            spec = RunSpec(**{**options, **manifest.dataset, "court": court})
+            changed, label = {"court": court}, f"court {court}"
+        elif kind == "unstructured" and reading is not None and court is None:
+            recorded = {**manifest.judge.get("options", {}), "reading": reading}
+            recorded.pop("constrained", None)
+            spec = RunSpec(**{**options, **manifest.dataset, "judge_options": recorded})
+            changed, label = {"reading": reading}, f"reading {reading}"
+        else:
+            raise CourtroomError(f"{run_dir} is a run of the {kind} judge: rejudge takes a courtroom run with --court, "
+                                 f"or an unstructured run with --reading")
+        rows = rejudge_run(run_dir, build_judge(spec), out, changed=changed, calls_from=calls_from)
     except CourtroomError as exc:
         _fail(str(exc))
     overall = compute_metrics(rows)
     (Path(out) / "metrics.json").write_text(overall.model_dump_json(indent=2))
-    console.print(metrics_table(f"{run_dir} rejudged by court {court}: {len(rows)} cases -> {out}", overall,
+    console.print(metrics_table(f"{run_dir} rejudged by {label}: {len(rows)} cases -> {out}", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))
 

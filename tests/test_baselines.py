@@ -14,8 +14,10 @@ from courtroom.baselines import (
     TwoStepJudge,
     UnstructuredJudge,
     VoteJudge,
+    read_leniently,
 )
 from courtroom.case import Case
+from courtroom.errors import ConfigError
 from courtroom.generation import GenerationRequest
 
 CASE = Case(id="b1", question="When was the lighthouse automated?",
@@ -119,6 +121,31 @@ def test_a_failed_voter_is_left_out_of_the_count_and_said_so() -> None:
     assert "2 of 3 sampled judges" in verdict.reason and "1 voters failed" in verdict.reason
     [outcome] = list(VoteJudge(ScriptedBackend([Truncated(), Truncated()]), votes=2).run_many([CASE]))
     assert outcome.verdict is None and outcome.error_type == "TruncatedGenerationError"
+
+
+FENCED = '```json\n{"reasons": ["' + "1926 is not in the context. " * 12 + '"], "score": 0.9}\n```'
+
+
+def test_lenient_reading_forgives_what_peer_parsers_forgive() -> None:
+    assert read_leniently(FENCED) == (0.9, ["1926 is not in the context. " * 12])
+    assert read_leniently('Verdict: {"score": 1, "reasons": "made up"} Hope this helps {"x": 1}') == (1.0, ["made up"])
+    assert read_leniently('{"note": {"score": 0.2}} then {"score": 0.7}') == (0.7, [])  # first object with a score
+    for unreadable in ('{"reasons": ["cut off', '{"score": 1.5}', '{"score": "high"}', '{"score": true}', "no json"):
+        assert read_leniently(unreadable) is None, unreadable
+
+
+def test_unstructured_judge_reads_strictly_or_leniently() -> None:
+    replies = [Unparseable(FENCED), Unparseable("I cannot tell."), '{"reasons": [], "score": 0.0}']
+    cases = [CASE.model_copy(update={"id": f"c{i}"}) for i in range(3)]
+    strict = UnstructuredJudge(ScriptedBackend(list(replies))).judge_many(cases)
+    lenient = UnstructuredJudge(ScriptedBackend(list(replies)), reading="lenient").judge_many(cases)
+    assert [v.parse_failures for v in strict] == [1, 1, 0] and [v.label for v in strict] == ["PASS"] * 3
+    assert [v.parse_failures for v in lenient] == [0, 1, 0] and [v.label for v in lenient] == ["FAIL", "PASS", "PASS"]
+    assert lenient[0].score == 0.9
+    # strict runs keep the configuration they had before lenient reading existed
+    assert "reading" not in UnstructuredJudge().options() and UnstructuredJudge(reading="lenient").options()["reading"]
+    with pytest.raises(ConfigError, match="strict or lenient"):
+        UnstructuredJudge(reading="loose")
 
 
 def test_unstructured_judge_counts_a_parse_failure_as_faithful() -> None:

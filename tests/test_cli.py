@@ -55,3 +55,10 @@ def test_errors_print_brackets_literally(tmp_path: Path) -> None:
     missing = tmp_path / "[/x]" / "cases [a-z].jsonl"  # rich would read these brackets as markup
     result = runner.invoke(app, ["run", str(missing)], env={"COLUMNS": "300"})
     assert result.exit_code == 2 and "[/x]" in result.output and "cases [a-z].jsonl" in result.output
+
+
+def test_an_option_of_another_judge_is_refused_before_anything_loads(tmp_path: Path) -> None:
+    for option in (["--judge", "single", "--votes", "3"], ["--judge", "vote", "--reading", "lenient"]):
+        result = runner.invoke(app, ["run", "examples", *option, "--out", str(tmp_path / "run")])
+        assert result.exit_code == 2 and "is an option of the" in result.output, result.output
+        assert not (tmp_path / "run").exists()

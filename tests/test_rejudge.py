@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from courtroom.backends import ScriptedBackend
+from courtroom.backends import ScriptedBackend, Unparseable
+from courtroom.cli import app
 from courtroom.court import Court, courts_dir
 from courtroom.errors import CourtroomError
+from courtroom.generation import GenerationRequest
 from courtroom.runners import LocalRunner
 from courtroom.runs import RunSpec, start_run
 from courtroom.transcripts.rejudge import rejudge_run
@@ -49,7 +52,7 @@ def test_rejudging_gives_what_a_live_run_of_the_other_court_gives(tmp_path: Path
     live_strict.execute(runner=scripted_runner())
     live_strict.close()
 
-    rows = rejudge_run(tmp_path / "default", Court.load(strict), tmp_path / "rejudged", label=str(strict))
+    rows = rejudge_run(tmp_path / "default", Court.load(strict), tmp_path / "rejudged", changed={"court": str(strict)})
     assert len(rows) == 20 and sum(r.charges > 0 for r in rows) >= 10  # trials to re-decide
     assert comparable(tmp_path / "rejudged") == comparable(tmp_path / "strict")
     # the other court really decides otherwise on some cases, so the equality above means something
@@ -67,10 +70,10 @@ def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) ->
     run.execute(runner=scripted_runner())
     run.close()
     with pytest.raises(CourtroomError, match="cannot be rejudged from its transcript: .*never asked the model"):
-        rejudge_run(tmp_path / "run", Court.load(reworded), tmp_path / "out", label="reworded")
+        rejudge_run(tmp_path / "run", Court.load(reworded), tmp_path / "out", changed={"court": "reworded"})
     assert not RunStore(tmp_path / "out").exists()  # nothing half-written
     with pytest.raises(CourtroomError, match="new run directory"):
-        rejudge_run(tmp_path / "run", Court.load("default"), tmp_path / "run", label="default")
+        rejudge_run(tmp_path / "run", Court.load("default"), tmp_path / "run", changed={"court": "default"})
 
 
 def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_run(tmp_path: Path) -> None:
@@ -84,8 +87,8 @@ def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_r
         run.close()
     assert all(r.error is None for r in RunStore(tmp_path / "rails").rows())
     with pytest.raises(CourtroomError, match="never asked the model"):  # the court run alone lacks the reading
-        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "alone", label="reading")
-    rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "both", label="reading",
+        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "alone", changed={"court": "reading"})
+    rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "both", changed={"court": "reading"},
                 calls_from=[tmp_path / "rails"])
     assert comparable(tmp_path / "both") == comparable(tmp_path / "live")
     assert comparable(tmp_path / "both") != comparable(tmp_path / "court")
@@ -93,10 +96,36 @@ def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_r
     lacking = sorted((tmp_path / "rails" / "transcripts").iterdir())[0]
     lacking.unlink()
     with pytest.raises(CourtroomError, match=r"no transcript of it in .*rails"):
-        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "lacking", label="reading",
+        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "lacking", changed={"court": "reading"},
                     calls_from=[tmp_path / "rails"])
     manifest = tmp_path / "rails" / "manifest.json"
     manifest.write_text(manifest.read_text().replace('"model": "default"', '"model": "other-model"', 1))
     with pytest.raises(CourtroomError, match="its model \\(other-model\\) is not the model"):
-        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "other", label="reading",
+        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "other", changed={"court": "reading"},
                     calls_from=[tmp_path / "rails"])
+
+
+def fenced_or_plain(request: GenerationRequest) -> object:
+    """Half the cases get their JSON inside a ```json fence (a strict reader's parse failure)."""
+    score = 0.8 if "1926" in request.messages[-1].content or sum(map(ord, request.cache_group or "")) % 3 else 0.1
+    reply = f'{{"reasons": ["checked"], "score": {score}}}'
+    return Unparseable(f"```json\n{reply}\n```") if sum(map(ord, request.cache_group or "")) % 2 else reply
+
+
+def test_an_unstructured_run_read_again_leniently_equals_a_live_lenient_run(tmp_path: Path) -> None:
+    spec = RunSpec(dataset="examples", judge="unstructured")
+    for name, options in (("strict", {}), ("lenient", {"reading": "lenient"})):
+        run = start_run(spec.model_copy(update={"judge_options": options}), tmp_path / name)
+        run.execute(runner=LocalRunner(ScriptedBackend(fenced_or_plain)))
+        run.close()
+    result = CliRunner().invoke(app, ["rejudge", str(tmp_path / "strict"), "--reading", "lenient",
+                                      "--out", str(tmp_path / "reread")])
+    assert result.exit_code == 0, result.output
+    assert comparable(tmp_path / "reread") == comparable(tmp_path / "lenient")
+    strict, lenient = rows_of(tmp_path / "strict"), rows_of(tmp_path / "lenient")
+    assert sum(r["parse_failures"] for r in strict) >= 5 and sum(r["parse_failures"] for r in lenient) == 0
+    assert RunStore(tmp_path / "reread").manifest().options["reading"] == "lenient"
+    # each kind of run takes its own change
+    refused = CliRunner().invoke(app, ["rejudge", str(tmp_path / "strict"), "--court", "default", "--out",
+                                       str(tmp_path / "x")])
+    assert refused.exit_code == 2 and "--reading" in refused.output

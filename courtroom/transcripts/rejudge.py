@@ -55,10 +55,11 @@ class RecordedCalls(Backend):
         return recorded_response(self._calls[key].popleft(), request)
 
 
-def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str,
+def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, changed: dict[str, Any],
                 calls_from: Sequence[str | Path] = ()) -> list[ResultRow]:
     """Re-decide every finished case of the run at `source` with `judge`, into a new run at `out`, serving
     model calls from the source's transcripts and, for the same case, from the runs in `calls_from`.
+    `changed` (e.g. `{"court": "strict.yaml"}`) is recorded over the source's options in the manifest.
 
     Every case is re-decided before anything is written, so a refused court leaves no partial run.
     Cases that ended in an error in the source run are left out (they have no complete record)."""
@@ -99,7 +100,7 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, label: str
     try:
         target.write_manifest(Manifest(
             name=Path(out).name, judge=judge.config(), config_hash=judge.config_hash(), backend=manifest.backend,
-            dataset=manifest.dataset, options={**manifest.options, "court": label, "rejudged_from": str(source),
+            dataset=manifest.dataset, options={**manifest.options, **changed, "rejudged_from": str(source),
                                                **({"calls_from": [str(p) for p in calls_from]} if calls_from else {})}))
         rows = [target.write(outcome) for outcome in outcomes]
     finally:
