@@ -125,6 +125,13 @@ def test_an_unstructured_run_read_again_leniently_equals_a_live_lenient_run(tmp_
     strict, lenient = rows_of(tmp_path / "strict"), rows_of(tmp_path / "lenient")
     assert sum(r["parse_failures"] for r in strict) >= 5 and sum(r["parse_failures"] for r in lenient) == 0
     assert RunStore(tmp_path / "reread").manifest().options["reading"] == "lenient"
+    # a case whose transcript is gone is left out and counted, not a crash
+    gone = RunStore(tmp_path / "strict").transcript_path(strict[0]["case_id"])
+    gone.unlink()
+    partial = CliRunner().invoke(app, ["rejudge", str(tmp_path / "strict"), "--reading", "lenient",
+                                       "--out", str(tmp_path / "partial")])
+    assert partial.exit_code == 0 and "left out 1 case of" in partial.output
+    assert len(rows_of(tmp_path / "partial")) == len(strict) - 1
     # each kind of run takes its own change
     refused = CliRunner().invoke(app, ["rejudge", str(tmp_path / "strict"), "--court", "default", "--out",
                                        str(tmp_path / "x")])

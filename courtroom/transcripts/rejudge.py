@@ -62,7 +62,8 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, changed: d
     `changed` (e.g. `{"court": "strict.yaml"}`) is recorded over the source's options in the manifest.
 
     Every case is re-decided before anything is written, so a refused court leaves no partial run.
-    Cases that ended in an error in the source run are left out (they have no complete record)."""
+    Cases that ended in an error in the source run, or whose transcript is gone, are left out (they have
+    no complete record); compare the runs on the cases they share."""
     origin = RunStore(source)
     others = [RunStore(path) for path in calls_from]
     for store in (origin, *others):
@@ -80,7 +81,7 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, changed: d
         raise CourtroomError(f"{out} already holds a run; choose another --out")
     outcomes: list[CaseOutcome] = []
     for row in origin.rows():
-        if row.error is not None:
+        if row.error is not None or not origin.transcript_path(row.case_id).is_file():
             continue
         events = origin.events(row.case_id)
         start = next((e for e in events if e.event == "case_start"), None)
