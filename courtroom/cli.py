@@ -337,7 +337,8 @@ def rejudge(
     overall = compute_metrics(rows)
     (Path(out) / "metrics.json").write_text(overall.model_dump_json(indent=2))
     if left_out := len(source.rows()) - len(rows):
-        err.print(f"[yellow]left out {left_out} case{"s" if left_out > 1 else ""} of {escape(run_dir)}[/] (failed, or their transcript is gone)")
+        cases = "case" if left_out == 1 else "cases"
+        err.print(f"[yellow]left out {left_out} {cases} of {escape(run_dir)}[/] (failed, or their transcript is gone)")
     console.print(metrics_table(f"{run_dir} rejudged by {label}: {len(rows)} cases -> {out}", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))
