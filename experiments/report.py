@@ -211,6 +211,11 @@ def main() -> None:
              "`two-step` follows the founding article: its first step always names 1-3 candidate statements and "
              "the second scores them; `two-step-v1`, the former version, let the first step return no candidate, "
              "which Qwen did for every case.", "",
+             "`unstructured` is the single judge without constraints, its reply read as the founding article does "
+             "(`json.loads` of the whole text, the constrained judge's schema); `unstructured-lenient` reads the same "
+             "replies again from the transcripts (`courtroom rejudge --reading lenient`) as peer tools' parsers do: "
+             "the first JSON object with a score in [0, 1], inside a code fence or after prose, reasons of any "
+             "length. Cases whose transcripts were lost in a machine reset are missing from it.", "",
              "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
              "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
              "in disguise. `overlap-only` is no model either: it calls FAIL every answer with a larger share of content "
