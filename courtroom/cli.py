@@ -325,7 +325,6 @@ def rejudge(
             changed, label = {"court": court}, f"court {court}"
         elif kind == "unstructured" and reading is not None and court is None:
             recorded = {**manifest.judge.get("options", {}), "reading": reading}
-            recorded.pop("constrained", None)
             spec = RunSpec(**{**options, **manifest.dataset, "judge_options": recorded})
             changed, label = {"reading": reading}, f"reading {reading}"
         else:
