@@ -215,9 +215,12 @@ def run(
 
 @app.command()
 def compare(
-    runs: list[str] = typer.Argument(..., help="Run directories; the first is the reference."),
+    runs: list[str] = typer.Argument(..., help="Run directories; the first is the reference. Join one judge's "
+                                               "runs on several datasets with + (runs/hb-court+runs/rt-court) "
+                                               "to pool them into one comparison."),
     calibrated: bool = typer.Option(False, help="Relabel every run with a threshold calibrated by 5-fold "
-                                                "cross-validation on its own labelled cases (out of fold)."),
+                                                "cross-validation on its own labelled cases (out of fold; "
+                                                "each pooled run on its own)."),
     length_baseline: bool = typer.Option(False, help="Add the length-only rule (FAIL when the answer is longer "
                                                      "than the median) on the reference run's cases: a judge "
                                                      "close to it may be measuring answer length."),
@@ -231,7 +234,8 @@ def compare(
     """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases.
 
     Cases a run failed on are left out of its metrics and of every pair it is in (the tables count
-    them), unless `--errors-as-wrong`."""
+    them), unless `--errors-as-wrong`. Runs joined with + are pooled: thresholds and no-model rules are
+    fitted on each of them alone, then their cases are compared together."""
     from courtroom.confounds import LENGTH_ONLY, NO_MODEL_ROWS, OVERLAP_ONLY
     from courtroom.errors import CourtroomError
     from courtroom.metrics import (
@@ -243,37 +247,36 @@ def compare(
         mcnemar,
         paired_bootstrap_difference,
     )
+    from courtroom.pooling import open_pooled_run
     from courtroom.runs import run_cases
     from courtroom.tables import compare_table
-    from courtroom.transcripts.store import RunStore
 
-    stores = [RunStore(r) for r in runs]
-    for store in stores:
-        if not store.exists():
-            _fail(f"{store.root} is not a run directory (no manifest.json)")
-    names = [s.root.name for s in stores]
-    rows = [s.rows() for s in stores]
-    manifests = [s.manifest() for s in stores]
-    judges = [m.judge["judge"] for m in manifests]
-    models = [str(m.options.get("model")) for m in manifests]
+    try:
+        pooled = [open_pooled_run(r) for r in runs]
+    except CourtroomError as exc:
+        _fail(str(exc))
+    names = [p.name for p in pooled]
+    transforms = [t for t, wanted in ((errors_as_wrong, errors_wrong), (calibrated_rows, calibrated)) if wanted]
+    rows = [p.rows(*transforms) for p in pooled]
+    judges = [p.judge for p in pooled]
+    models = [p.model for p in pooled]
     rules = [rule for rule, wanted in ((LENGTH_ONLY, length_baseline), (OVERLAP_ONLY, overlap_baseline)) if wanted]
-    if rules:
-        try:
-            cases = run_cases(stores[0])
-        except CourtroomError as exc:
-            _fail(f"--{rules[0].split('-')[0]}-baseline needs the reference run's dataset: {exc}")
-        finished = [c for c in cases if c.id in {r.case_id for r in rows[0]}]
-        for rule in rules:
-            rows.append(NO_MODEL_ROWS[rule](finished))
-            names, judges, models = [*names, rule], [*judges, rule], [*models, "-"]
+    for rule in rules:
+        rule_rows = []
+        for store, member in zip(pooled[0].stores, pooled[0].members):
+            try:
+                cases = run_cases(store)
+            except CourtroomError as exc:
+                _fail(f"--{rule.split('-')[0]}-baseline needs the reference run's dataset: {exc}")
+            finished = {r.case_id for r in member}
+            member_rows = NO_MODEL_ROWS[rule]([c for c in cases if c.id in finished])
+            rule_rows.extend(calibrated_rows(member_rows) if calibrated else member_rows)
+        rows.append(rule_rows)
+        names, judges, models = [*names, rule], [*judges, rule], [*models, "-"]
     for name, r in zip(names[1:], rows[1:]):
         if disagreements := gold_disagreements(rows[0], r):
             err.print(f"[yellow]warning[/]: {disagreements} cases of {name} have the same id as a case of "
                       f"{names[0]} but another gold label: are they runs of the same dataset?")
-    if errors_wrong:
-        rows = [errors_as_wrong(r) for r in rows]
-    if calibrated:
-        rows = [calibrated_rows(r) for r in rows]
     console.print(compare_table(names, [compute_metrics(r) for r in rows], judges, models))
     if len(rows) > 1:
         table = Table(title=f"paired against {names[0]} (shared cases)")
