@@ -220,13 +220,15 @@ def compare(
                                                "to pool them into one comparison."),
     calibrated: bool = typer.Option(False, help="Relabel every run with a threshold calibrated by 5-fold "
                                                 "cross-validation on its own labelled cases (out of fold; "
-                                                "each pooled run on its own)."),
+                                                "each +-joined run on its own)."),
     length_baseline: bool = typer.Option(False, help="Add the length-only rule (FAIL when the answer is longer "
-                                                     "than the median) on the reference run's cases: a judge "
-                                                     "close to it may be measuring answer length."),
+                                                     "than the median) on the reference run's cases (the median "
+                                                     "of each +-joined run): a judge close to it may be measuring "
+                                                     "answer length."),
     overlap_baseline: bool = typer.Option(False, help="Add the overlap-only rule (FAIL when more of the answer's "
                                                       "words than the median are never used by the context or "
-                                                      "question) on the reference run's cases."),
+                                                      "question) on the reference run's cases (the median of each "
+                                                      "+-joined run)."),
     errors_wrong: bool = typer.Option(False, "--errors-as-wrong", help="Count every failed case as a wrong "
                                       "verdict instead of leaving it out (a judge that fails on hard cases is "
                                       "otherwise compared on the easier rest)."),
@@ -255,7 +257,12 @@ def compare(
         pooled = [open_pooled_run(r) for r in runs]
     except CourtroomError as exc:
         _fail(str(exc))
+    for p in pooled:
+        if p.differences:
+            err.print(f"[yellow]warning[/]: {p.name} pools runs whose judge settings differ ({', '.join(p.differences)}): "
+                      "are they one protocol?")
     names = [p.name for p in pooled]
+    untransformed = [p.rows() for p in pooled]
     transforms = [t for t, wanted in ((errors_as_wrong, errors_wrong), (calibrated_rows, calibrated)) if wanted]
     rows = [p.rows(*transforms) for p in pooled]
     judges = [p.judge for p in pooled]
@@ -268,13 +275,13 @@ def compare(
                 cases = run_cases(store)
             except CourtroomError as exc:
                 _fail(f"--{rule.split('-')[0]}-baseline needs the reference run's dataset: {exc}")
-            finished = {r.case_id for r in member}
-            member_rows = NO_MODEL_ROWS[rule]([c for c in cases if c.id in finished])
+            judged = {r.case_id for r in member}
+            member_rows = NO_MODEL_ROWS[rule]([c for c in cases if c.id in judged])
             rule_rows.extend(calibrated_rows(member_rows) if calibrated else member_rows)
         rows.append(rule_rows)
         names, judges, models = [*names, rule], [*judges, rule], [*models, "-"]
-    for name, r in zip(names[1:], rows[1:]):
-        if disagreements := gold_disagreements(rows[0], r):
+    for name, r in zip(names[1:], untransformed[1:]):  # rule rows take their gold from the reference's cases
+        if disagreements := gold_disagreements(untransformed[0], r):
             err.print(f"[yellow]warning[/]: {disagreements} cases of {name} have the same id as a case of "
                       f"{names[0]} but another gold label: are they runs of the same dataset?")
     console.print(compare_table(names, [compute_metrics(r) for r in rows], judges, models))

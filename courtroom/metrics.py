@@ -264,7 +264,7 @@ def calibrated_predictions(rows: Sequence[ResultRow], folds: int = 5, seed: int 
     fold_of: dict[str, int] = {}
     for label in ("FAIL", "PASS"):
         ids = [r.case_id for r in judged if r.gold == label]
-        for i, case_id in enumerate(rng.permutation(ids)):
+        for i, case_id in enumerate(rng.permutation(sorted(ids))):  # folds depend on the ids, not row order
             fold_of[str(case_id)] = i % folds
     gold = np.array([r.gold == "FAIL" for r in judged])
     scores = np.array([float(r.score) for r in judged])
@@ -279,10 +279,11 @@ def calibrated_predictions(rows: Sequence[ResultRow], folds: int = 5, seed: int 
 
 
 def calibrated_rows(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) -> list[ResultRow]:
-    """The rows relabelled by `calibrated_predictions` (for metrics and paired tests)."""
+    """The rows relabelled by `calibrated_predictions` (for metrics and paired tests); failed cases stay
+    as they are, so they are still counted as errors and left out of pairs."""
     predictions = calibrated_predictions(rows, folds, seed)
     return [r.model_copy(update={"label": "FAIL" if predictions[r.case_id] else "PASS"})
-            for r in rows if r.case_id in predictions]
+            if r.case_id in predictions else r for r in rows]
 
 
 def errors_as_wrong(rows: Sequence[ResultRow]) -> list[ResultRow]:

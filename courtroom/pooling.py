@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from courtroom.errors import CourtroomError
 from courtroom.transcripts.store import ResultRow, RunStore
@@ -30,6 +31,8 @@ class PooledRun:
     """The rows of each member run, in the order of `stores`."""
     judge: str
     model: str
+    differences: tuple[str, ...] = ()
+    """Judge settings that differ between the member runs (empty for one run)."""
 
     def rows(self, *transforms: RowsTransform) -> list[ResultRow]:
         """Every member's rows, each member transformed on its own (in the given order), then pooled."""
@@ -43,15 +46,50 @@ class PooledRun:
 
 
 def split_argument(argument: str) -> list[str]:
-    """The run directories an argument names: `A+B` names A and B, unless a directory is named `A+B`."""
+    """The run directories an argument names: `A+B` names A and B. A path that exists is never split (a
+    directory may be named `a+b`), and a split is sought where every part exists (`~/c++/runs/a+~/c++/runs/b`);
+    failing that, the argument is split at every `+`, and the missing parts are reported by the caller."""
+    if not argument.strip(SEPARATOR):
+        raise CourtroomError(f"{argument!r} names no run directory")
     if SEPARATOR not in argument or Path(argument).exists():
         return [argument]
-    return [part for part in argument.split(SEPARATOR) if part]
+    if found := _split_existing(argument):
+        return found
+    parts = argument.split(SEPARATOR)
+    if not all(parts):
+        raise CourtroomError(f"{argument!r}: an empty run directory between two '+' (join runs as A+B)")
+    return parts
+
+
+def _split_existing(argument: str) -> list[str] | None:
+    """A split of `argument` at `+` into paths that all exist, if there is one."""
+    if Path(argument).exists():
+        return [argument]
+    for i, char in enumerate(argument):
+        if char == SEPARATOR and i and Path(argument[:i]).exists() and (rest := _split_existing(argument[i + 1:])):
+            return [argument[:i], *rest]
+    return None
+
+
+def judge_differences(configs: Sequence[dict[str, Any]]) -> list[str]:
+    """The judge settings (top-level keys, or `key.subkey` one level down) that differ between configurations."""
+    differing = []
+    for key in sorted({k for config in configs for k in config}):
+        values = [config.get(key) for config in configs]
+        if all(value == values[0] for value in values):
+            continue
+        if all(isinstance(value, dict) for value in values):
+            differing += [f"{key}.{sub}" for sub in sorted({s for value in values for s in value})
+                          if any(value.get(sub) != values[0].get(sub) for value in values)]
+        else:
+            differing.append(key)
+    return differing
 
 
 def open_pooled_run(argument: str) -> PooledRun:
     """Open a run directory or `+`-joined run directories, checking that they can be pooled: each is a
-    run, all judged with the same judge and model, and no case is judged in two of them."""
+    run, all judged with the same judge and model, and no case is judged in two of them. Settings of the
+    judge that differ between them (a vote's size, a court's threshold) are listed in `differences`."""
     stores = tuple(RunStore(path) for path in split_argument(argument))
     for store in stores:
         if not store.exists():
@@ -73,4 +111,5 @@ def open_pooled_run(argument: str) -> PooledRun:
                                      f"{store.root}; pooled runs must judge different cases")
             owner[row.case_id] = store.root
     name = SEPARATOR.join(store.root.name for store in stores)
-    return PooledRun(name=name, stores=stores, members=members, judge=judges[0], model=models[0])
+    return PooledRun(name=name, stores=stores, members=members, judge=judges[0], model=models[0],
+                     differences=tuple(judge_differences([m.judge for m in manifests])))

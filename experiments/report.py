@@ -199,17 +199,17 @@ def pooled_section(model: str, by_dataset: dict[str, dict[str, list[ResultRow]]]
     lines = [f"## {' + '.join(datasets)} pooled, model {model}", "",
              f"Each judge's runs on {' and '.join(datasets)} as one sample (`courtroom compare A+B C+D`): one paired "
              "test on every case both judges finished. Calibrated thresholds are fitted on each dataset alone, then "
-             "pooled. This view was added after the per-dataset tables were known (the target of issue #4 names no "
-             "dataset); read it as a secondary analysis beside them.", "",
-             "| judge | cases | balanced accuracy | AUROC | Δ balanced accuracy (court − judge) [95% CI] | McNemar p "
-             "| Δ, calibrated [95% CI] | McNemar p, calibrated |", "|---|---|---|---|---|---|---|---|"]
+             "pooled. This view was added after the per-dataset tables above were known: read it as a secondary "
+             "analysis beside them. A pooled lead does not test either dataset on its own.", "",
+             "| judge | cases | balanced accuracy | AUROC | shared | Δ balanced accuracy (court − judge) [95% CI] "
+             "| McNemar p | Δ, calibrated [95% CI] | McNemar p, calibrated |", "|---|---|---|---|---|---|---|---|---|"]
     for name in sorted(pooled, key=_order):
         rows, m = pooled[name].rows(), compute_metrics(pooled[name].rows())
-        cells = ["-", "-", "-", "-"]
+        cells = ["-"] * 5
         if name != court:
-            _, own = paired_cells(pooled[court].rows(), rows)
+            shared, own = paired_cells(pooled[court].rows(), rows)
             _, calibrated = paired_cells(pooled[court].rows(calibrated_rows), pooled[name].rows(calibrated_rows))
-            cells = own + calibrated
+            cells = [str(shared), *own, *calibrated]
         lines.append(f"| {name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 

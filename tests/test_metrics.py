@@ -79,6 +79,18 @@ def test_a_calibrated_threshold_is_learnt_out_of_fold() -> None:
     assert sum(calibrated_predictions(noise)[r.case_id] == (r.gold == "FAIL") for r in noise) == 20
 
 
+def test_calibrated_folds_depend_on_the_cases_not_their_order() -> None:
+    from courtroom.metrics import calibrated_rows
+
+    rng = np.random.default_rng(1)  # a noisy judge: which fold a case lands in changes its prediction
+    rows = [row(i, "FAIL" if i % 2 else "PASS", "PASS", float(rng.random())) for i in range(60)]
+    rows.append(row(60, "FAIL", None, None, error="boom"))
+    assert calibrated_predictions(rows) == calibrated_predictions(rows[::-1])
+    relabelled = {r.case_id: r for r in calibrated_rows(rows)}
+    assert len(relabelled) == 61 and relabelled["c60"].error == "boom" and relabelled["c60"].label is None
+    assert compute_metrics(calibrated_rows(rows), resamples=0).errors == 1
+
+
 def test_failed_cases_are_counted_not_hidden_in_comparisons() -> None:
     from courtroom.metrics import errors_as_wrong, excluded_from_pairing, gold_disagreements
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ from tests.test_runs import scripted_runner
 
 
 def finished_run(out: Path, judge: str, **options: object) -> Path:
-    run = start_run(RunSpec(dataset="examples", judge=judge, **options), out)
+    run = start_run(RunSpec(judge=judge, **{"dataset": "examples", **options}), out)
     run.execute(runner=scripted_runner())
     run.close()
     return out
@@ -40,27 +41,55 @@ def test_compare_pools_one_judges_runs_on_disjoint_cases(tmp_path: Path) -> None
     summary, paired = rows[:3], rows[3:]
     assert [r[0] for r in summary] == ["first+rest", "rails-first+rails-rest", "length-only"]
     assert [r[3] for r in summary] == ["20", "20", "20"]  # every example case, once
-    pooled_rows = open_pooled_run(court).rows()
-    assert summary[0][5].startswith(f"{compute_metrics(pooled_rows).balanced_accuracy.value:.3f}")
+    concatenated = RunStore(first).rows() + RunStore(rest).rows()
+    assert summary[0][5].startswith(f"{compute_metrics(concatenated).balanced_accuracy.value:.3f}")
     assert [r[:2] for r in paired] == [["rails-first+rails-rest", "20"], ["length-only", "20"]]
 
 
-def test_pooling_refuses_overlapping_cases_other_judges_and_missing_runs(tmp_path: Path) -> None:
+def test_pooling_refuses_overlapping_cases_other_judges_other_models_and_missing_runs(tmp_path: Path) -> None:
     court = finished_run(tmp_path / "court", "courtroom", limit=6, balanced=True)
     rails = finished_run(tmp_path / "rails", "rails", exclude=[str(court)])
+    other_model = finished_run(tmp_path / "other-model", "courtroom", exclude=[str(court)])
+    store = RunStore(other_model)
+    manifest = store.manifest()
+    store.write_manifest(manifest.model_copy(update={"options": {**manifest.options, "model": "qwen2.5-coder-0.5b"}}))
     with pytest.raises(CourtroomError, match=r"case '.+' is in both .*court and .*court; pooled runs must judge"):
         open_pooled_run(f"{court}+{court}")
     with pytest.raises(CourtroomError, match=r"judges differ: .*court \(courtroom\), .*rails \(rails\)"):
         open_pooled_run(f"{court}+{rails}")
-    result = CliRunner().invoke(app, ["compare", f"{court}+{tmp_path / 'nope'}"], env={"COLUMNS": "200"})
-    assert result.exit_code == 2 and "nope is not a run directory" in result.output
+    with pytest.raises(CourtroomError, match=r"models differ: .*court \(default\), .*other-model \(qwen2.5"):
+        open_pooled_run(f"{court}+{other_model}")
+    for argument, message in ((f"{court}+{tmp_path / 'nope'}", "nope is not a run directory"),
+                              ("+", "'+' names no run directory")):
+        result = CliRunner().invoke(app, ["compare", argument], env={"COLUMNS": "300"})
+        assert result.exit_code == 2 and message in result.output
 
 
-def test_a_directory_named_with_a_plus_is_one_run(tmp_path: Path) -> None:
+def test_pooled_runs_whose_judge_settings_differ_are_named(tmp_path: Path) -> None:
+    first = finished_run(tmp_path / "first", "rails", limit=6, balanced=True)
+    rest = finished_run(tmp_path / "rest", "rails", exclude=[str(first)])
+    assert open_pooled_run(f"{first}+{rest}").differences == ()
+    store = RunStore(rest)
+    manifest = store.manifest()
+    judge = {**manifest.judge, "options": {**manifest.judge["options"], "votes": 7}}
+    store.write_manifest(manifest.model_copy(update={"judge": judge}))
+    assert open_pooled_run(f"{first}+{rest}").differences == ("options.votes",)
+    result = CliRunner().invoke(app, ["compare", f"{first}+{rest}"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "judge settings differ (options.votes)" in " ".join(result.output.split())
+
+
+def test_run_arguments_split_at_plus_into_existing_runs(tmp_path: Path) -> None:
     plus = tmp_path / "a+b"
     plus.mkdir()
     assert split_argument(str(plus)) == [str(plus)]
     assert split_argument(f"{tmp_path / 'a'}+{tmp_path / 'b'}") == [str(tmp_path / "a"), str(tmp_path / "b")]
+    cpp = tmp_path / "c++" / "runs"
+    (cpp / "x").mkdir(parents=True)
+    (cpp / "y").mkdir()
+    assert split_argument(f"{cpp / 'x'}+{cpp / 'y'}") == [str(cpp / "x"), str(cpp / "y")]
+    for bad in ("+", "++", f"{tmp_path / 'a'}++{tmp_path / 'b'}", f"{tmp_path / 'a'}+"):
+        with pytest.raises(CourtroomError, match="run directory"):
+            split_argument(bad)
 
 
 def rows_scored(prefix: str, fail_score: float, pass_score: float, n: int = 20) -> tuple[ResultRow, ...]:
@@ -82,3 +111,37 @@ def test_a_single_run_opens_as_itself(tmp_path: Path) -> None:
     court = finished_run(tmp_path / "court", "rails", limit=4, balanced=True)
     run = open_pooled_run(str(court))
     assert run.name == "court" and run.judge == "rails" and run.rows() == RunStore(court).rows()
+
+
+def write_dataset(path: Path, prefix: str, fail_words: int, pass_words: int, n: int = 10) -> Path:
+    """A dataset whose hallucinated answers are longer than its faithful ones, at lengths of its own."""
+    with path.open("w") as handle:
+        for i in range(n):
+            for label, words in (("FAIL", fail_words), ("PASS", pass_words)):
+                handle.write(json.dumps({"id": f"{prefix}-{label}-{i}", "source": prefix, "question": "q?",
+                                         "context": ["The sky is blue."], "answer": " ".join(["word"] * (words + i % 2)),
+                                         "label": label}) + "\n")
+    return path
+
+
+def test_compare_fits_thresholds_and_rules_on_each_pooled_run_alone(tmp_path: Path) -> None:
+    # two datasets where the judge's scores and the answers' lengths sit at other heights: each alone is
+    # separated perfectly, one threshold or median over both is not
+    runs = []
+    for prefix, words, scores in (("short", (4, 2), (0.8, 0.6)), ("long", (40, 20), (0.3, 0.1))):
+        data = write_dataset(tmp_path / f"{prefix}.jsonl", prefix, *words)
+        run = finished_run(tmp_path / prefix, "rails", dataset=str(data))
+        store = RunStore(run)
+        rows = [r.model_copy(update={"score": scores[r.gold == "PASS"], "label": "PASS"}) for r in store.rows()]
+        rows[0] = rows[0].model_copy(update={"score": None, "label": None, "error": "boom", "error_type": "X"})
+        store.results_path.write_text("".join(r.model_dump_json() + "\n" for r in rows))
+        runs.append(str(run))
+    result = CliRunner().invoke(app, ["compare", "+".join(runs), "--calibrated", "--length-baseline"],
+                                env={"COLUMNS": "220"})
+    assert result.exit_code == 0, result.output
+    court, length = table_rows(result.output)[:2]
+    assert court[:5] == ["short+long", "rails", "default", "38", "2"]  # the failed cases are still counted
+    assert court[5].startswith("1.000") and length[5].startswith("1.000")
+    plain = table_rows(CliRunner().invoke(app, ["compare", "+".join(runs), "--length-baseline"],
+                                          env={"COLUMNS": "220"}).output)
+    assert plain[0][5].startswith("0.500") and plain[1][5].startswith("1.000")  # own threshold; per-run median
