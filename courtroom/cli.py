@@ -264,7 +264,7 @@ def compare(
     names = [p.name for p in pooled]
     untransformed = [p.rows() for p in pooled]
     transforms = [t for t, wanted in ((errors_as_wrong, errors_wrong), (calibrated_rows, calibrated)) if wanted]
-    rows = [p.rows(*transforms) for p in pooled]
+    rows = [p.rows(*transforms) for p in pooled] if transforms else list(untransformed)
     judges = [p.judge for p in pooled]
     models = [p.model for p in pooled]
     rules = [rule for rule, wanted in ((LENGTH_ONLY, length_baseline), (OVERLAP_ONLY, overlap_baseline)) if wanted]

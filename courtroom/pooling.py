@@ -51,9 +51,9 @@ def split_argument(argument: str) -> list[str]:
     failing that, the argument is split at every `+`, and the missing parts are reported by the caller."""
     if not argument.strip(SEPARATOR):
         raise CourtroomError(f"{argument!r} names no run directory")
-    if SEPARATOR not in argument or Path(argument).exists():
+    if SEPARATOR not in argument:
         return [argument]
-    if found := _split_existing(argument):
+    if found := _split_existing(argument):  # the whole argument first, when it exists
         return found
     parts = argument.split(SEPARATOR)
     if not all(parts):

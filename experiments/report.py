@@ -203,12 +203,14 @@ def pooled_section(model: str, by_dataset: dict[str, dict[str, list[ResultRow]]]
              "analysis beside them. A pooled lead does not test either dataset on its own.", "",
              "| judge | cases | balanced accuracy | AUROC | shared | Δ balanced accuracy (court − judge) [95% CI] "
              "| McNemar p | Δ, calibrated [95% CI] | McNemar p, calibrated |", "|---|---|---|---|---|---|---|---|---|"]
+    court_rows, court_calibrated = pooled[court].rows(), pooled[court].rows(calibrated_rows)
     for name in sorted(pooled, key=_order):
-        rows, m = pooled[name].rows(), compute_metrics(pooled[name].rows())
+        rows = pooled[name].rows()
+        m = compute_metrics(rows)
         cells = ["-"] * 5
         if name != court:
-            shared, own = paired_cells(pooled[court].rows(), rows)
-            _, calibrated = paired_cells(pooled[court].rows(calibrated_rows), pooled[name].rows(calibrated_rows))
+            shared, own = paired_cells(court_rows, rows)
+            _, calibrated = paired_cells(court_calibrated, pooled[name].rows(calibrated_rows))
             cells = [str(shared), *own, *calibrated]
         lines.append(f"| {name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} | " + " | ".join(cells) + " |")
     return [*lines, ""]
