@@ -185,15 +185,21 @@ class TwoStepJudge(PromptJudge):
                   "Check it against the context. Score 1.0 if the context does not support it or contradicts it, "
                   "0.0 if the context supports it. Give a short reason first.")
 
+    def __init__(self, backend: Backend | None = None, *, extract_tokens: int = EXTRACT_TOKEN_BUDGET,
+                 score_tokens: int = SCORE_TOKEN_BUDGET, **options: Any) -> None:
+        super().__init__(backend, **options)
+        self.extract_tokens = extract_tokens
+        self.score_tokens = score_tokens
+
     def options(self) -> dict[str, Any]:
-        return {**super().options(), "extract_tokens": EXTRACT_TOKEN_BUDGET, "score_tokens": SCORE_TOKEN_BUDGET}
+        return {**super().options(), "extract_tokens": self.extract_tokens, "score_tokens": self.score_tokens}
 
     def prompts(self) -> dict[str, str]:
         return {"system": JUDGE_SYSTEM, "extract": self.extract_task, "score": self.score_task}
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         request = GenerationRequest(messages=plain_messages(case, self.extract_task), output_type=Candidates,
-                                    sampling=Sampling(max_new_tokens=EXTRACT_TOKEN_BUDGET), cache_group=case.id)
+                                    sampling=Sampling(max_new_tokens=self.extract_tokens), cache_group=case.id)
         [response] = yield [Call(request, purpose="extract", role="judge")]
         candidates: Candidates = response.unwrap()
         best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name,
@@ -201,7 +207,7 @@ class TwoStepJudge(PromptJudge):
         for candidate in candidates.potential_hallucinations:
             task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
             request = GenerationRequest(messages=plain_messages(case, task), output_type=CandidateScore,
-                                        sampling=Sampling(max_new_tokens=SCORE_TOKEN_BUDGET),
+                                        sampling=Sampling(max_new_tokens=self.score_tokens),
                                         cache_group=case.id)
             [response] = yield [Call(request, purpose="score", role="judge")]
             scored: CandidateScore = response.unwrap()

@@ -1,0 +1,68 @@
+"""Versioned migrations of recorded judge configurations.
+
+A run's manifest keeps the judge configuration it was made with, and its hash names the run. When a
+setting is added to a judge, configurations recorded before it lack the setting. Each migration below
+says what was added, in which version, and what a configuration without it meant; `upgrade` applies
+them, so a run of any age rebuilds the judge it was made with. The recorded hash stays the run's
+identity: a migrated configuration is checked by content (`upgrade(recorded) == judge.config()`), not
+by hash.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+JudgeConfig = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Migration:
+    """A setting added to a judge's configuration after runs had been recorded without it."""
+
+    name: str
+    """What changed, for the record (`courtroom audit` and tests name it)."""
+    applies: Callable[[JudgeConfig], bool]
+    """Whether a recorded configuration predates the change."""
+    upgrade: Callable[[JudgeConfig], None]
+    """Bring such a configuration up to date, in place."""
+
+
+def _court_without_by_model(config: JudgeConfig) -> bool:
+    return config.get("judge") == "courtroom" and "by_model" not in config.get("court", {}).get("aggregation", {})
+
+
+def _add_by_model(config: JudgeConfig) -> None:
+    config["court"]["aggregation"]["by_model"] = {}
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("court 2: aggregation.by_model (per-model thresholds) added; absent means none",
+              _court_without_by_model, _add_by_model),
+)
+
+
+RETIRED: dict[str, str] = {
+    "8f47c87808d3cc7b": "two-step version 1, whose first step could answer with no candidate (Qwen2.5-Coder-0.5B "
+                        "did, on every case); replaced by the founding article's version in 7698ee1",
+}
+"""Configuration hashes of judges that no longer exist, and why: their runs can be read and compared, but
+not replayed or resumed (the code that made them is gone)."""
+
+
+def retired(config_hash: str) -> str | None:
+    """Why a recorded judge configuration can no longer be rebuilt, or None when it can."""
+    return RETIRED.get(config_hash)
+
+
+def upgrade(config: JudgeConfig) -> tuple[JudgeConfig, list[str]]:
+    """A recorded judge configuration brought up to date, and the names of the migrations applied."""
+    upgraded = copy.deepcopy(config)
+    applied = []
+    for migration in MIGRATIONS:
+        if migration.applies(upgraded):
+            migration.upgrade(upgraded)
+            applied.append(migration.name)
+    return upgraded, applied

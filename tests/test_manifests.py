@@ -1,0 +1,47 @@
+"""Every committed run manifest rebuilds the judge it was made with: the same configuration hash, or
+(for runs recorded before a setting existed) the same configuration after a documented migration."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from courtroom.transcripts.events import content_hash
+from courtroom.transcripts.migrations import retired, upgrade
+from courtroom.transcripts.replay import judge_from_config
+from courtroom.transcripts.store import RunStore
+
+RESULTS = Path(__file__).resolve().parents[1] / "experiments" / "results"
+MANIFESTS = sorted(RESULTS.glob("*/*/manifest.json"))
+
+
+def test_there_are_committed_runs() -> None:
+    assert len(MANIFESTS) >= 40
+
+
+@pytest.mark.parametrize("path", MANIFESTS, ids=lambda p: f"{p.parent.parent.name}/{p.parent.name}")
+def test_a_committed_manifest_rebuilds_its_judge(path: Path) -> None:
+    manifest = RunStore(path.parent).manifest()
+    recorded = manifest.judge
+    assert content_hash(json.dumps(recorded, sort_keys=True, default=str)) == manifest.config_hash
+    if retired(manifest.config_hash):
+        assert judge_from_config(recorded).config() != recorded  # truly gone: the code cannot make it
+        return
+    judge = judge_from_config(recorded)
+    upgraded, applied = upgrade(recorded)
+    assert judge.config() == upgraded
+    if not applied:
+        assert judge.config_hash() == manifest.config_hash
+
+
+def test_runs_made_before_per_model_thresholds_are_migrated() -> None:
+    migrated = [p for p in MANIFESTS if upgrade(RunStore(p.parent).manifest().judge)[1]]
+    assert {p.parent.name for p in migrated} == {"halubench-courtroom-v1", "halubench-courtroom-tune",
+                                                 "ragtruth-courtroom-v1"}
+
+
+def test_only_the_first_two_step_runs_are_of_a_retired_judge() -> None:
+    gone = [p for p in MANIFESTS if retired(RunStore(p.parent).manifest().config_hash)]
+    assert sorted(p.parent.name for p in gone) == ["halubench-two-step-v1", "ragtruth-two-step-v1"]
