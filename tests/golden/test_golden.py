@@ -1,0 +1,47 @@
+"""Golden transcripts: every shipped court and baseline, on the pseudo-model, event for event.
+
+Each variant judges the same example cases with `ScriptedBackend(PseudoModel())` and its events are
+compared with the committed `data/<variant>.jsonl` (event numbers, times and tracebacks left out).
+A change of any prompt byte, move, ruling, score or verdict shows here as the first differing line. A
+change meant to alter behaviour regenerates them: `COURTROOM_UPDATE_GOLDEN=1 pytest tests/golden`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.golden.variants import VARIANTS, golden_lines
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_golden_transcript(name: str) -> None:
+    lines = golden_lines(VARIANTS[name])
+    path = DATA / f"{name}.jsonl"
+    if os.environ.get("COURTROOM_UPDATE_GOLDEN"):
+        DATA.mkdir(exist_ok=True)
+        path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    expected = path.read_text(encoding="utf-8").splitlines()
+    for number, (want, got) in enumerate(zip(expected, lines), start=1):
+        if want != got:
+            pytest.fail(f"{path.name}:{number} differs\n{_first_difference(json.loads(want), json.loads(got))}")
+    assert len(lines) == len(expected), f"{path.name}: {len(expected)} events recorded, {len(lines)} now"
+
+
+def _first_difference(want: object, got: object, where: str = "") -> str:
+    if isinstance(want, dict) and isinstance(got, dict):
+        for key in sorted(set(want) | set(got)):
+            if want.get(key) != got.get(key):
+                return _first_difference(want.get(key), got.get(key), f"{where}.{key}")
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for i, (a, b) in enumerate(zip(want, got)):
+            if a != b:
+                return _first_difference(a, b, f"{where}[{i}]")
+    return f"at {where or '<event>'}:\n  recorded: {want!r}\n  now:      {got!r}"
+
+

@@ -1,0 +1,64 @@
+"""The judges pinned by the golden transcripts, and how their events are written down."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from courtroom.backends import ScriptedBackend
+from courtroom.backends.pseudo import PseudoModel
+from courtroom.baselines import (
+    PerContextJudge,
+    RailsJudge,
+    SingleJudge,
+    TwoStepJudge,
+    UnstructuredJudge,
+    VoteJudge,
+)
+from courtroom.court import Court, LexicalSpec
+from courtroom.datasets import example_cases
+
+CASES = 8
+"""The first example cases (every variant judges the same ones)."""
+
+
+def _court(name: str, **changes: dict[str, Any]) -> Callable[[ScriptedBackend], Any]:
+    def build(backend: ScriptedBackend) -> Any:
+        court = Court.load(name, backend, model="default")
+        update = {section: getattr(court.spec, section).model_copy(update=fields) if isinstance(fields, dict) else fields
+                  for section, fields in changes.items()}
+        court.spec = court.spec.model_copy(update=update)
+        return court
+    return build
+
+
+VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
+    "court-default": _court("default"),
+    "court-jury": _court("jury"),
+    "court-cross_examination": _court("cross_examination"),
+    "court-default-score": _court("default", indictment={"mode": "score"}),
+    "court-default-generate": _court("default", indictment={"mode": "generate"}, on_no_charges="try_whole_answer"),
+    "court-default-sentence-lexical-reading": _court(
+        "default", grounding={"scoring": "sentence", "clip": None, "lexical": LexicalSpec(scale=0.1)},
+        ruling={"first_reading_weight": 0.2}, aggregation={"method": "any"}),
+    "court-jury-majority": _court("jury", jury_rule="majority", aggregation={"method": "majority"}),
+    "single": lambda b: SingleJudge(b),
+    "two-step": lambda b: TwoStepJudge(b),
+    "rails": lambda b: RailsJudge(b),
+    "per-context": lambda b: PerContextJudge(b),
+    "vote": lambda b: VoteJudge(b, votes=3),
+    "unstructured": lambda b: UnstructuredJudge(b),
+    "unstructured-lenient": lambda b: UnstructuredJudge(b, reading="lenient"),
+}
+
+
+def golden_lines(build: Callable[[ScriptedBackend], Any]) -> list[str]:
+    """The events of judging the example cases, one JSON line each, without numbers, times and tracebacks."""
+    judge = build(ScriptedBackend(PseudoModel()))
+    lines = []
+    for outcome in judge.run_many(example_cases()[:CASES]):
+        for event in outcome.events:
+            data = event.model_dump(mode="json", exclude={"seq", "time", "traceback"})
+            lines.append(json.dumps(data, sort_keys=True, ensure_ascii=False))
+    return lines
