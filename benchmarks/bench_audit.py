@@ -17,13 +17,13 @@ import sys
 import time
 from pathlib import Path
 
-from courtroom.backends import Scored, ScriptedBackend
 from courtroom.case import Case
 from courtroom.court import Court
-from courtroom.metrics import compute_metrics
-from courtroom.runners import LocalRunner
-from courtroom.runs import RunSpec
-from courtroom.transcripts.store import Manifest, RunStore
+from courtroom.door import Scored, ScriptedBackend
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.log.store import Manifest, RunStore
+from courtroom.runs.run import RunSpec
+from courtroom.runs.runners import LocalRunner
 
 WORDS = ("lighthouse harbour keeper lamp granite estuary museum cottage signal storm tide beacon ship coast rock "
          "winter summer island channel north south").split()

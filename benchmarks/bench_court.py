@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from courtroom.backends.transformers import TransformersBackend
 from courtroom.baselines import RailsJudge
 from courtroom.court import Court
-from courtroom.datasets import load_file, select
-from courtroom.generation import ChatMessage, GenerationRequest
+from courtroom.door.requests import ChatMessage, GenerationRequest
+from courtroom.door.transformers import TransformersBackend
+from courtroom.evaluate.datasets import load_file, select
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "halubench-dev.jsonl"
 

@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from courtroom.backends.constraints import ENGINES, ConstraintCompiler
-from courtroom.backends.transformers import TransformersBackend
 from courtroom.baselines import SingleJudge, SingleJudgment
-from courtroom.datasets import example_cases
+from courtroom.door.constraints import ENGINES, ConstraintCompiler
+from courtroom.door.transformers import TransformersBackend
+from courtroom.evaluate.datasets import example_cases
 
 
 def decode_cost(backend: TransformersBackend, requests: list) -> tuple[float, int]:
@@ -59,7 +59,7 @@ def bench_constraint_overhead(base: TransformersBackend, cases: list, repeats: i
 
 
 def bench_compilation(base: TransformersBackend) -> dict:
-    from courtroom.backends import constraints
+    from courtroom.door import constraints
 
     spec = SingleJudge(base).request(example_cases()[0]).spec
     results = {}
@@ -109,7 +109,7 @@ import torch, transformers
 from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaForCausalLM, LlamaTokenizerFast
 import transformers.modeling_utils, transformers.core_model_loading
 imports = time.perf_counter() - start
-from courtroom.models import load_model
+from courtroom.door.models import load_model
 start = time.perf_counter()
 lm = load_model("default", device="cpu")
 print(imports, time.perf_counter() - start)

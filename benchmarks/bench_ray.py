@@ -19,12 +19,12 @@ from pathlib import Path
 
 import ray
 
-from courtroom.backends import ScriptedBackend
-from courtroom.datasets import example_cases
-from courtroom.registry import judge_class
-from courtroom.runners import LocalRunner
-from courtroom.runners.ray_runner import RayRunner
-from courtroom.runs import RunSpec
+from courtroom.door import ScriptedBackend
+from courtroom.engine.registry import judge_class
+from courtroom.evaluate.datasets import example_cases
+from courtroom.runs.ray_runner import RayRunner
+from courtroom.runs.run import RunSpec
+from courtroom.runs.runners import LocalRunner
 
 
 def timed(runner, judge, spec, cases) -> tuple[float, list]:  # noqa: ANN001

@@ -19,12 +19,12 @@ __all__ = [
 _WHERE = {
     "Case": "courtroom.case", "Charge": "courtroom.case", "Ruling": "courtroom.case",
     "CaseVerdict": "courtroom.case", "Verdict": "courtroom.case",
-    "Court": "courtroom.court", "Persona": "courtroom.personas", "Judge": "courtroom.judges",
-    "ScriptedBackend": "courtroom.backends", "make_backend": "courtroom.backends",
-    "GenerationRequest": "courtroom.generation", "GenerationResponse": "courtroom.generation",
-    "ChatMessage": "courtroom.generation", "Sampling": "courtroom.generation",
-    "load_dataset": "courtroom.datasets", "example_cases": "courtroom.datasets",
-    "compute_metrics": "courtroom.metrics", "replay": "courtroom.transcripts.replay",
+    "Court": "courtroom.court", "Persona": "courtroom.court.personas", "Judge": "courtroom.engine.judge",
+    "ScriptedBackend": "courtroom.door", "make_backend": "courtroom.door",
+    "GenerationRequest": "courtroom.door.requests", "GenerationResponse": "courtroom.door.requests",
+    "ChatMessage": "courtroom.door.requests", "Sampling": "courtroom.door.requests",
+    "load_dataset": "courtroom.evaluate.datasets", "example_cases": "courtroom.evaluate.datasets",
+    "compute_metrics": "courtroom.evaluate.metrics", "replay": "courtroom.log.replay",
 }
 
 

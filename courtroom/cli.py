@@ -67,8 +67,8 @@ def demo(
     limit: int | None = typer.Option(None, help="Judge only the first N example cases."),
 ) -> None:
     """Judge the shipped example cases with the default model and print the verdicts."""
-    from courtroom.datasets import example_cases
     from courtroom.errors import CourtroomError
+    from courtroom.evaluate.datasets import example_cases
 
     cases = example_cases()[:limit]
     try:
@@ -97,7 +97,7 @@ def demo(
 
 def _make_judge(judge: str, court: str, model: str, backend=None, **options):  # noqa: ANN001, ANN202
     from courtroom.court import Court
-    from courtroom.registry import judge_class
+    from courtroom.engine.registry import judge_class
 
     if judge == "courtroom":
         return Court.load(court, backend, model=model, **options)
@@ -154,11 +154,11 @@ def run(
         TimeRemainingColumn,
     )
 
-    from courtroom.datasets import parse_field_map
     from courtroom.errors import CourtroomError
-    from courtroom.metrics import compute_metrics, metrics_by_source
-    from courtroom.runs import RunSpec, start_run
-    from courtroom.tables import confusion_table, metrics_table
+    from courtroom.evaluate.datasets import parse_field_map
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.report.tables import confusion_table, metrics_table
+    from courtroom.runs.run import RunSpec, start_run
 
     options = judge_options(judge, votes=votes, reading=reading)
     try:
@@ -238,9 +238,9 @@ def compare(
     Cases a run failed on are left out of its metrics and of every pair it is in (the tables count
     them), unless `--errors-as-wrong`. Runs joined with + are pooled: thresholds and no-model rules are
     fitted on each of them alone, then their cases are compared together."""
-    from courtroom.confounds import LENGTH_ONLY, NO_MODEL_ROWS, OVERLAP_ONLY
     from courtroom.errors import CourtroomError
-    from courtroom.metrics import (
+    from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, OVERLAP_ONLY
+    from courtroom.evaluate.metrics import (
         calibrated_rows,
         compute_metrics,
         errors_as_wrong,
@@ -249,9 +249,9 @@ def compare(
         mcnemar,
         paired_bootstrap_difference,
     )
-    from courtroom.pooling import open_pooled_run
-    from courtroom.runs import run_cases
-    from courtroom.tables import compare_table
+    from courtroom.log.pooled import open_pooled_run
+    from courtroom.report.tables import compare_table
+    from courtroom.runs.run import run_cases
 
     try:
         pooled = [open_pooled_run(r) for r in runs]
@@ -317,11 +317,11 @@ def rejudge(
     weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
     refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
     from courtroom.errors import CourtroomError
-    from courtroom.metrics import compute_metrics, metrics_by_source
-    from courtroom.runs import RunSpec, build_judge
-    from courtroom.tables import confusion_table, metrics_table
-    from courtroom.transcripts.rejudge import rejudge_run
-    from courtroom.transcripts.store import RunStore
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.log.rejudge import rejudge_run
+    from courtroom.log.store import RunStore
+    from courtroom.report.tables import confusion_table, metrics_table
+    from courtroom.runs.run import RunSpec, build_judge
 
     try:
         source = RunStore(run_dir)
@@ -354,7 +354,7 @@ def rejudge(
 
 
 def _audit(run_dir: str):  # noqa: ANN202
-    from courtroom.transcripts.audit import Audit, AuditError
+    from courtroom.log.audit import Audit, AuditError
 
     try:
         return Audit(run_dir)
@@ -365,8 +365,8 @@ def _audit(run_dir: str):  # noqa: ANN202
 @audit_app.command("summary")
 def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
-    from courtroom.metrics import compute_metrics, metrics_by_source
-    from courtroom.tables import confusion_table, metrics_table
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.report.tables import confusion_table, metrics_table
 
     audit = _audit(run_dir)
     rows = audit.rows()
@@ -417,8 +417,8 @@ def audit_list(
 def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
                case_id: str = typer.Argument(..., help="The case to show.")) -> None:
     """The debate of one case as a court record."""
-    from courtroom.transcripts.audit import AuditError
-    from courtroom.transcripts.render import court_record
+    from courtroom.log.audit import AuditError
+    from courtroom.report.record import court_record
 
     audit = _audit(run_dir)
     try:
@@ -446,7 +446,7 @@ def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> N
 def audit_report(run_dir: str = typer.Argument(..., help="Run directory."),
                  output: str = typer.Option("report.html", "-o", "--output", help="The HTML file to write.")) -> None:
     """Write a self-contained HTML report (no network requests)."""
-    from courtroom.transcripts.report import write_report
+    from courtroom.report.html import write_report
 
     _audit(run_dir)
     path = write_report(run_dir, output)
@@ -463,7 +463,7 @@ def audit_edit(
     charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
 ) -> None:
     """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
-    from courtroom.transcripts.audit import AuditError
+    from courtroom.log.audit import AuditError
 
     audit = _audit(run_dir)
     if verdict not in ("hallucinated", "supported"):
@@ -480,8 +480,8 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
     """Validate persona files; report every broken one with its path, line and field."""
     from pathlib import Path
 
+    from courtroom.court.personas import Persona
     from courtroom.errors import PersonaError
-    from courtroom.personas import Persona
 
     files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.y*ml")) if p.is_dir() else [p])]
     broken = 0
@@ -501,7 +501,7 @@ def personas_schema(output: str | None = typer.Option(None, "-o", "--output", he
     """Print (or write) the JSON Schema of persona files, for editor validation."""
     import json
 
-    from courtroom.personas import persona_json_schema
+    from courtroom.court.personas import persona_json_schema
 
     text = json.dumps(persona_json_schema(), indent=2)
     if output:
@@ -554,7 +554,7 @@ def transcript_schema() -> None:
     """Print the published JSON Schema of a transcript event (one JSONL line)."""
     import json
 
-    from courtroom.transcripts.events import event_json_schema
+    from courtroom.engine.events import event_json_schema
 
     print(json.dumps(event_json_schema(), indent=2))
 
@@ -562,7 +562,7 @@ def transcript_schema() -> None:
 @models_app.command("list")
 def models_list() -> None:
     """Known model aliases and whether they are installed."""
-    from courtroom.models import ALIASES
+    from courtroom.door.models import ALIASES
 
     table = Table(title="model aliases")
     for column in ("name", "installed", "description", "how to get it"):

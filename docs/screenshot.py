@@ -11,10 +11,10 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from courtroom.backends import ScriptedBackend
-from courtroom.runners import LocalRunner
-from courtroom.runs import RunSpec, start_run
-from courtroom.transcripts.report import write_report
+from courtroom.door import ScriptedBackend
+from courtroom.runs.runners import LocalRunner
+from courtroom.runs.run import RunSpec, start_run
+from courtroom.report.html import write_report
 from tests.court_script import CourtScript
 
 HERE = Path(__file__).resolve().parent

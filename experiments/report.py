@@ -19,9 +19,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from courtroom.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
-from courtroom.datasets import load_file, select  # noqa: E402
-from courtroom.metrics import (  # noqa: E402
+from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
+from courtroom.evaluate.datasets import load_file, select  # noqa: E402
+from courtroom.evaluate.metrics import (  # noqa: E402
     auroc,
     calibrated_rows,
     compute_metrics,
@@ -29,8 +29,8 @@ from courtroom.metrics import (  # noqa: E402
     metrics_by_source,
     paired_bootstrap_difference,
 )
-from courtroom.pooling import PooledRun  # noqa: E402
-from courtroom.transcripts.store import ResultRow, RunStore  # noqa: E402
+from courtroom.log.pooled import PooledRun  # noqa: E402
+from courtroom.log.store import ResultRow, RunStore  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -250,7 +250,7 @@ def main() -> None:
              "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
              "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
              "in disguise. `overlap-only` is no model either: it calls FAIL every answer with a larger share of content "
-             "words that neither the context nor the question uses than the table's median (`courtroom.lexical`).", ""]
+             "words that neither the context nor the question uses than the table's median (`courtroom.court.lexical`).", ""]
     summary: dict = {}
     tuning: list[str] = []
     evaluated: dict[str, dict[str, dict[str, list[ResultRow]]]] = {}

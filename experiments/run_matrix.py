@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from courtroom.errors import CourtroomError
-from courtroom.metrics import compute_metrics
-from courtroom.runs import RunSpec, start_run
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.runs.run import RunSpec, start_run
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DATASETS = {"halubench": DATA / "halubench-dev.jsonl", "ragtruth": DATA / "ragtruth-dev.jsonl",

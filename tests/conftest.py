@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture(scope="session")
 def real_backend():
     """The transformers backend on the embedded default model (SmolLM2-135M), CPU."""
-    from courtroom.backends.transformers import TransformersBackend
+    from courtroom.door.transformers import TransformersBackend
 
     backend = TransformersBackend("default", device="cpu")
     _ = backend.loaded  # load once

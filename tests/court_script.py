@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from courtroom.backends import Scored
-from courtroom.generation import GenerationRequest
-from courtroom.moves import VerdictChoice
-from courtroom.prompts import ANSWER_FENCE, split_sentences
+from courtroom.casefile import ANSWER_FENCE, split_sentences
+from courtroom.court.moves import VerdictChoice
+from courtroom.door import Scored
+from courtroom.door.requests import GenerationRequest
 
 MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
               frozenset({"rule", "next_round"}): "judge", frozenset({"to_jury", "next_round"}): "judge",

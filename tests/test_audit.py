@@ -12,14 +12,14 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from courtroom.backends import ScriptedBackend
 from courtroom.cli import app
-from courtroom.metrics import compute_metrics
-from courtroom.runners import LocalRunner
-from courtroom.runs import RunSpec, start_run
-from courtroom.transcripts.audit import Audit
-from courtroom.transcripts.render import court_record
-from courtroom.transcripts.report import build_report
+from courtroom.door import ScriptedBackend
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.log.audit import Audit
+from courtroom.report.html import build_report
+from courtroom.report.record import court_record
+from courtroom.runs.run import RunSpec, start_run
+from courtroom.runs.runners import LocalRunner
 from tests.court_script import CourtScript
 
 runner = CliRunner()
@@ -206,9 +206,9 @@ def test_html_report_in_a_real_browser(run_dir: Path, tmp_path: Path) -> None:
 def test_confirming_a_supported_charge_does_not_convict_under_the_share_rule() -> None:
     from courtroom.case import CaseVerdict, Charge, Ruling, Verdict
     from courtroom.court import Court
-    from courtroom.transcripts.audit import corrected_label
-    from courtroom.transcripts.events import EditEvent, Provenance
-    from courtroom.transcripts.store import ResultRow
+    from courtroom.engine.events import EditEvent, Provenance
+    from courtroom.log.audit import corrected_label
+    from courtroom.log.store import ResultRow
 
     court = Court.default()
     charges = [Charge(index=i, quote=q, reason="r") for i, q in enumerate(["It opened in 1901.", "It has a bell."])]

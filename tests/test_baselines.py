@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.backends import ScriptedBackend, Unparseable
 from courtroom.baselines import (
     Candidates,
     CandidateScore,
@@ -17,8 +16,9 @@ from courtroom.baselines import (
     read_leniently,
 )
 from courtroom.case import Case
+from courtroom.door import ScriptedBackend, Unparseable
+from courtroom.door.requests import GenerationRequest
 from courtroom.errors import ConfigError
-from courtroom.generation import GenerationRequest
 
 CASE = Case(id="b1", question="When was the lighthouse automated?",
             context=["The lighthouse was first lit in 1874.", "It was automated in 1962."],
@@ -112,7 +112,7 @@ def test_vote_takes_the_majority_of_sampled_judges_with_distinct_seeds() -> None
 
 
 def test_a_failed_voter_is_left_out_of_the_count_and_said_so() -> None:
-    from courtroom.backends import Truncated
+    from courtroom.door import Truncated
 
     backend = ScriptedBackend([{"reasons": [], "score": 0.9}, Truncated(), {"reasons": [], "score": 0.2},
                                {"reasons": [], "score": 0.8}])

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from courtroom.backends import ScriptedBackend, Truncated
 from courtroom.case import Case, Verdict
 from courtroom.court import Court, LexicalSpec
-from courtroom.transcripts.replay import replay
+from courtroom.door import ScriptedBackend, Truncated
+from courtroom.log.replay import replay
 from tests.court_script import CourtScript
 
 CASE = Case(id="c1", question="When was the lighthouse automated?",
@@ -305,8 +305,8 @@ def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
 
 
 def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> None:
-    from courtroom.plain import rails_request
-    from courtroom.transcripts.replay import message_hashes
+    from courtroom.baselines.plain import rails_request
+    from courtroom.log.replay import message_hashes
 
     two = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"}]
     script = CourtScript(charges=two, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
@@ -463,7 +463,7 @@ def _ruling(charge: int, p: float, reason: str):
 
 def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None:
     from courtroom.case import Charge, DroppedCharge
-    from courtroom.trial import aggregate
+    from courtroom.court.trial import aggregate
 
     court = Court.default()
     charge = [Charge(index=0, quote="The bridge is red.", reason="r")]
@@ -484,7 +484,7 @@ def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None
 
 def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() -> None:
     from courtroom.case import Charge, DroppedCharge
-    from courtroom.trial import WHOLE_ANSWER, aggregate
+    from courtroom.court.trial import WHOLE_ANSWER, aggregate
 
     court = Court.default()
     answer = "It opened in 1901. It is red."

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from courtroom.court import Court
-from courtroom.datasets import example_cases
-from courtroom.transcripts.events import parse_event
-from courtroom.transcripts.replay import replay
+from courtroom.engine.events import parse_event
+from courtroom.evaluate.datasets import example_cases
+from courtroom.log.replay import replay
 from tests.test_injection import INJECTED
 
 pytestmark = pytest.mark.model

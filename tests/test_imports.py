@@ -33,7 +33,7 @@ def _heavy_modules(code: str) -> tuple[str, str]:
 
 @pytest.mark.parametrize("code", [
     "import courtroom",
-    "import courtroom.cli, courtroom.baselines, courtroom.lockstep, courtroom.datasets, courtroom.backends",
+    "import courtroom.cli, courtroom.baselines, courtroom.engine.lockstep, courtroom.evaluate.datasets, courtroom.door",
 ])
 def test_importing_courtroom_is_light(code: str) -> None:
     heavy, _ = _heavy_modules(code)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from courtroom.backends import ScriptedBackend
 from courtroom.case import Case
+from courtroom.casefile import ANSWER_FENCE
 from courtroom.court import Court
-from courtroom.prompts import ANSWER_FENCE
+from courtroom.door import ScriptedBackend
 from tests.court_script import CourtScript
 
 BENIGN = Case(id="benign", question="When was it automated?", context=["It was automated in 1962."],

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.transcripts.events import content_hash
-from courtroom.transcripts.migrations import retired, upgrade
-from courtroom.transcripts.replay import judge_from_config
-from courtroom.transcripts.store import RunStore
+from courtroom.engine.events import content_hash
+from courtroom.engine.migrations import retired, upgrade
+from courtroom.log.replay import judge_from_config
+from courtroom.log.store import RunStore
 
 RESULTS = Path(__file__).resolve().parents[1] / "experiments" / "results"
 MANIFESTS = sorted(RESULTS.glob("*/*/manifest.json"))

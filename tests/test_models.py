@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from courtroom.door.models import resolve_model
 from courtroom.errors import ModelNotFoundError
-from courtroom.models import resolve_model
 
 
 def test_default_is_the_embedded_gguf() -> None:
@@ -46,7 +46,7 @@ def test_gpus_get_bfloat16_only_where_it_is_native(monkeypatch: pytest.MonkeyPat
                                                    expected) -> None:
     import torch
 
-    from courtroom.models import pick_dtype
+    from courtroom.door.models import pick_dtype
 
     asked = []
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
@@ -64,7 +64,7 @@ def test_unknown_name_lists_what_was_tried() -> None:
 
 
 def test_unreachable_hub_is_a_clear_error_not_a_hang(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from courtroom.models import load_model
+    from courtroom.door.models import load_model
 
     monkeypatch.setenv("HF_HOME", str(tmp_path))  # nothing cached
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -76,7 +76,7 @@ def test_unreachable_hub_is_a_clear_error_not_a_hang(monkeypatch: pytest.MonkeyP
 
 
 def test_a_dequantized_copy_in_shards_is_found_complete(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from courtroom import models
+    from courtroom.door import models
 
     monkeypatch.setenv("COURTROOM_CACHE_DIR", str(tmp_path / "cache"))
     gguf = tmp_path / "big.gguf"

@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from courtroom.cli import app
 from courtroom.errors import CourtroomError
-from courtroom.metrics import calibrated_rows, compute_metrics
-from courtroom.pooling import PooledRun, open_pooled_run, split_argument
-from courtroom.runs import RunSpec, start_run
-from courtroom.transcripts.store import ResultRow, RunStore
+from courtroom.evaluate.metrics import calibrated_rows, compute_metrics
+from courtroom.log.pooled import PooledRun, open_pooled_run, split_argument
+from courtroom.log.store import ResultRow, RunStore
+from courtroom.runs.run import RunSpec, start_run
 from tests.test_runs import scripted_runner
 
 

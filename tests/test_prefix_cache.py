@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from courtroom.backends.prefix_cache import PrefixCache
+from courtroom.door.prefix_cache import PrefixCache
 
 
 def kv_for(ids: list[int]) -> list[tuple[torch.Tensor, torch.Tensor]]:

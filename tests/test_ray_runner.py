@@ -10,13 +10,13 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from courtroom.backends import ScriptedBackend  # noqa: E402
 from courtroom.baselines import RailsJudge  # noqa: E402
 from courtroom.court import Court  # noqa: E402
-from courtroom.datasets import example_cases  # noqa: E402
-from courtroom.runners import LocalRunner  # noqa: E402
-from courtroom.runners.ray_runner import RayRunner  # noqa: E402
-from courtroom.runs import RunSpec  # noqa: E402
+from courtroom.door import ScriptedBackend  # noqa: E402
+from courtroom.evaluate.datasets import example_cases  # noqa: E402
+from courtroom.runs.ray_runner import RayRunner  # noqa: E402
+from courtroom.runs.run import RunSpec  # noqa: E402
+from courtroom.runs.runners import LocalRunner  # noqa: E402
 from tests.court_script import CourtScript  # noqa: E402
 
 SPEC = RunSpec(dataset="examples", judge="courtroom", window=4)
@@ -110,8 +110,8 @@ def test_local_and_ray_runners_agree_on_the_scripted_court(ray_two_gpus) -> None
 
 @pytest.mark.model
 def test_local_and_ray_runners_agree_on_the_real_model(ray_two_gpus) -> None:
-    from courtroom.runners.ray_runner import default_backend_factory
-    from courtroom.runs import backend_options
+    from courtroom.runs.ray_runner import default_backend_factory
+    from courtroom.runs.run import backend_options
 
     spec = RunSpec(dataset="examples", judge="rails", window=4, device="cpu")
     cases = example_cases()[:6]

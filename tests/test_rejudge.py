@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from courtroom.backends import ScriptedBackend, Unparseable
 from courtroom.cli import app
 from courtroom.court import Court, courts_dir
+from courtroom.door import ScriptedBackend, Unparseable
+from courtroom.door.requests import GenerationRequest
 from courtroom.errors import CourtroomError
-from courtroom.generation import GenerationRequest
-from courtroom.runners import LocalRunner
-from courtroom.runs import RunSpec, start_run
-from courtroom.transcripts.rejudge import rejudge_run
-from courtroom.transcripts.store import RunStore
+from courtroom.log.rejudge import rejudge_run
+from courtroom.log.store import RunStore
+from courtroom.runs.run import RunSpec, start_run
+from courtroom.runs.runners import LocalRunner
 from tests.court_script import CourtScript
 from tests.test_runs import rows_of
 

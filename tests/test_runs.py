@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.backends import ScriptedBackend
+from courtroom.door import ScriptedBackend
 from courtroom.errors import CourtroomError
-from courtroom.runners import LocalRunner
-from courtroom.runs import RunSpec, start_run
-from courtroom.transcripts.store import RunStore
+from courtroom.log.store import RunStore
+from courtroom.runs.run import RunSpec, start_run
+from courtroom.runs.runners import LocalRunner
 from tests.court_script import CourtScript
 
 VOLATILE = {"seconds"}
@@ -126,7 +126,7 @@ def test_exclude_leaves_out_the_cases_of_another_run(tmp_path: Path) -> None:
 
 def test_length_only_rule_labels_answers_longer_than_the_median() -> None:
     from courtroom.case import Case
-    from courtroom.confounds import length_only_rows
+    from courtroom.evaluate.confounds import length_only_rows
 
     cases = [Case(id=f"c{n}", question="q", context=["c"], answer=" ".join(["w"] * n), label="PASS")
              for n in (3, 1, 5, 2, 4)]
@@ -139,7 +139,7 @@ def test_length_only_rule_labels_answers_longer_than_the_median() -> None:
 
 def test_overlap_only_rule_labels_answers_with_more_unused_words_than_the_median() -> None:
     from courtroom.case import Case
-    from courtroom.confounds import overlap_only_rows
+    from courtroom.evaluate.confounds import overlap_only_rows
 
     context = ["The lighthouse was automated in 1962 and its keeper left."]
     answers = {"a": "It was automated in 1962.", "b": "The keeper left in 1926.", "c": "Bees and ghosts live there."}
@@ -155,9 +155,9 @@ def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None
     from typer.testing import CliRunner
 
     from courtroom.cli import app
-    from courtroom.confounds import length_only_rows, overlap_only_rows
-    from courtroom.metrics import compute_metrics
-    from courtroom.runs import run_cases
+    from courtroom.evaluate.confounds import length_only_rows, overlap_only_rows
+    from courtroom.evaluate.metrics import compute_metrics
+    from courtroom.runs.run import run_cases
 
     court = tmp_path / "court"
     run = start_run(RunSpec(dataset="examples", judge="courtroom", limit=12, balanced=True), court)

@@ -7,9 +7,9 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from courtroom.backends import Scored, ScriptedBackend, Truncated, Unparseable
+from courtroom.door import Scored, ScriptedBackend, Truncated, Unparseable
+from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
 from courtroom.errors import BackendError, OutputTypeError, ScriptExhaustedError, TruncatedGenerationError
-from courtroom.generation import ChatMessage, GenerationRequest, Sampling
 
 MSG = (ChatMessage(role="user", content="judge this please"),)
 

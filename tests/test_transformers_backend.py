@@ -8,9 +8,9 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from courtroom.backends.transformers import TransformersBackend
+from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
+from courtroom.door.transformers import TransformersBackend
 from courtroom.errors import OutputTypeError, TruncatedGenerationError
-from courtroom.generation import ChatMessage, GenerationRequest, Sampling
 
 pytestmark = pytest.mark.model
 

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from courtroom.court import Court, court_json_schema, courts_dir
+from courtroom.court.personas import Persona, persona_json_schema, shipped_personas
 from courtroom.errors import CourtError, PersonaError
-from courtroom.personas import Persona, persona_json_schema, shipped_personas
 
 GOOD_PERSONA = """\
 name: my_judge

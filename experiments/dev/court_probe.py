@@ -10,11 +10,11 @@ from pathlib import Path
 
 from probe_sample import probe_cases, probe_parser
 
-from courtroom.backends.transformers import TransformersBackend
 from courtroom.baselines import RailsJudge
 from courtroom.court import Court
-from courtroom.metrics import compute_metrics
-from courtroom.transcripts.store import summarize
+from courtroom.door.transformers import TransformersBackend
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.log.store import summarize
 
 
 def main() -> None:
@@ -34,7 +34,7 @@ def main() -> None:
         wall = time.time() - start
         rows = [summarize(o, "") for o in outcomes]
         if args.save:
-            from courtroom.transcripts.store import Manifest, RunStore
+            from courtroom.log.store import Manifest, RunStore
 
             store = RunStore(Path(args.save) / judge.name)
             store.write_manifest(Manifest(name=judge.name, judge=judge.config(), config_hash=judge.config_hash(),

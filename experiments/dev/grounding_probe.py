@@ -8,10 +8,10 @@ from typing import Literal
 
 from probe_sample import probe_cases, probe_parser
 
-from courtroom.backends.transformers import TransformersBackend
-from courtroom.generation import ChatMessage, GenerationRequest, Sampling
-from courtroom.metrics import auroc
-from courtroom.prompts import render_context, split_sentences
+from courtroom.casefile import render_context, split_sentences
+from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
+from courtroom.door.transformers import TransformersBackend
+from courtroom.evaluate.metrics import auroc
 
 SYSTEM = ChatMessage(role="system", content="Answer the question using the context.")
 
@@ -23,12 +23,12 @@ RULES = ("COURT RULES. This court decides whether an ANSWER is faithful to its C
 
 def request(case, sentence: str, with_context: bool) -> GenerationRequest:
     if FORMAT in ("A", "B"):
-        from courtroom.prompts import render_numbered_context
+        from courtroom.casefile import render_numbered_context
         context = render_context(case) if FORMAT == "A" else render_numbered_context(case)
         user = (f"CONTEXT:\n{context}\n\n" if with_context else "") + f"QUESTION: {case.question}"
         messages = (SYSTEM, ChatMessage(role="user", content=user))
     else:  # D: court rules as system, numbered context then question in the user message
-        from courtroom.prompts import render_numbered_context
+        from courtroom.casefile import render_numbered_context
         ctx = (f"CONTEXT (the only evidence), sentence by sentence:\n{render_numbered_context(case)}\n\n"
                if with_context else "")
         task = "Answer the question using the context." if with_context else "Answer the question."

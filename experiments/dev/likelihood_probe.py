@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from probe_sample import probe_cases, probe_parser
 
-from courtroom.metrics import auroc
-from courtroom.models import load_model
-from courtroom.prompts import render_context
+from courtroom.casefile import render_context
+from courtroom.door.models import load_model
+from courtroom.evaluate.metrics import auroc
 
 
 def token_logprobs(lm, prompt: str, answer: str) -> torch.Tensor:

@@ -17,7 +17,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from courtroom.metrics import auroc
+from courtroom.evaluate.metrics import auroc
 from experiments.dev.token_measures import sentence_tokens
 from experiments.dev.tune_court import balanced, cross_validated
 

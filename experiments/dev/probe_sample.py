@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from courtroom.case import Case
-from courtroom.datasets import load_file, select
+from courtroom.evaluate.datasets import load_file, select
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 

@@ -8,11 +8,11 @@ from typing import Literal
 
 from probe_sample import probe_cases, probe_parser
 
-from courtroom.backends.transformers import TransformersBackend
 from courtroom.baselines import JUDGE_SYSTEM
-from courtroom.generation import ChatMessage, GenerationRequest, Sampling
-from courtroom.metrics import auroc
-from courtroom.prompts import render_case_file, split_sentences
+from courtroom.casefile import render_case_file, split_sentences
+from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
+from courtroom.door.transformers import TransformersBackend
+from courtroom.evaluate.metrics import auroc
 
 STOP = set("a an the of in on at to for from by with and or but is are was were be been being it its this that these "
            "those as which who whom what when where why how not no yes do does did has have had can could will would "

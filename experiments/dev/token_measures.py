@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from courtroom.metrics import auroc
+from courtroom.evaluate.metrics import auroc
 
 
 def sentence_tokens(case: dict) -> list[list[int]]:

@@ -17,13 +17,13 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from courtroom.backends.transformers import TransformersBackend
 from courtroom.case import Case
-from courtroom.datasets import load_file, select
-from courtroom.generation import ChatMessage, GenerationRequest, Sampling
-from courtroom.grounding import SYSTEM, scoring_request
-from courtroom.prompts import render_opening, split_sentences
-from courtroom.runs import excluded_case_ids
+from courtroom.casefile import render_opening, split_sentences
+from courtroom.court.grounding import SYSTEM, scoring_request
+from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
+from courtroom.door.transformers import TransformersBackend
+from courtroom.evaluate.datasets import load_file, select
+from courtroom.runs.run import excluded_case_ids
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 

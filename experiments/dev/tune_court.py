@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from courtroom.metrics import auroc, best_threshold
-from courtroom.transcripts.store import RunStore
+from courtroom.evaluate.metrics import auroc, best_threshold
+from courtroom.log.store import RunStore
 
 
 def sigmoid(x: float) -> float:

@@ -6,8 +6,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from courtroom.backends import ScriptedBackend
-from courtroom.backends.pseudo import PseudoModel
 from courtroom.baselines import (
     PerContextJudge,
     RailsJudge,
@@ -17,7 +15,9 @@ from courtroom.baselines import (
     VoteJudge,
 )
 from courtroom.court import Court, LexicalSpec
-from courtroom.datasets import example_cases
+from courtroom.door import ScriptedBackend
+from courtroom.door.pseudo import PseudoModel
+from courtroom.evaluate.datasets import example_cases
 
 CASES = 8
 """The first example cases (every variant judges the same ones)."""

@@ -1,0 +1,46 @@
+"""Plain questions about a whole answer, asked without a debate.
+
+The baselines ask them, and a court can take one as the judge's first reading of the case
+(`first_reading` in a court file): the one-word question `factual` or `hallucinated` (Phoenix's
+template, with our prompt), scored by the model's probability of `hallucinated`. Both ask it with
+the same request, so a court's first reading can be served from a rails run's transcripts
+(`courtroom rejudge --calls-from`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from courtroom.case import Case
+from courtroom.casefile import render_case_file
+from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Sampling
+
+JUDGE_SYSTEM = (
+    "You are a careful fact-checker. You decide whether an ANSWER is faithful to its CONTEXT: every "
+    "claim in the answer must be stated in, or follow directly from, the context. An answer that adds "
+    "facts the context does not contain, or contradicts it, is hallucinated, even if the added facts "
+    "sound plausible. The question is given for orientation only."
+)
+
+RAILS_TASK = ("Is the answer faithful to the context? Reply with one word: \"factual\" if every claim is "
+              "supported by the context, \"hallucinated\" if any claim is not.")
+
+RailsLabel = Literal["factual", "hallucinated"]
+
+
+def plain_messages(case: Case, task: str) -> tuple[ChatMessage, ...]:
+    """The fact-checker's system prompt, then the case file and the task."""
+    return (ChatMessage(role="system", content=JUDGE_SYSTEM),
+            ChatMessage(role="user", content=f"{render_case_file(case)}\n\n{task}"))
+
+
+def rails_request(case: Case) -> GenerationRequest:
+    """The one-word question: is the answer `factual` or `hallucinated`?"""
+    return GenerationRequest(messages=plain_messages(case, RAILS_TASK), output_type=RailsLabel,
+                             sampling=Sampling(max_new_tokens=8), cache_group=case.id)
+
+
+def p_hallucinated(response: GenerationResponse) -> float:
+    """The model's probability of `hallucinated` in a response to `rails_request`."""
+    response.unwrap()
+    return float((response.option_probs or {}).get("hallucinated", 0.0))

@@ -1,0 +1,130 @@
+"""Grounding: measuring, with the model's own likelihoods, how well the context accounts for a statement.
+
+grounding(statement) = mean over its tokens t of min(clip, log P(t | context, question, ...) - log P(t | question, ...))
+
+Both terms come from scoring text as a fixed continuation (a one-option choice at the model door), so
+no text is generated and nothing can fail to parse. Words that the context supplies become much
+likelier once the context is shown; invented names, numbers and claims do not. Small models that
+cannot *state* a reliable verdict still *measure* this well, which is why the court uses it as
+evidence: to choose what to charge, to weigh the sentences the defence cites, and to judge the answer.
+
+Two ways to score (`GroundingSpec.scoring`): each sentence alone as if it were the whole answer
+(`sentence`, two calls per sentence), or the whole answer once with the context and once without
+(`answer`, two calls per case), each sentence read off its own tokens, conditioned on the answer
+before it. `clip` caps the credit of one token: a copied rare name gains 5-10 nats from the context
+and would otherwise outweigh the invented words beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from courtroom.case import Case
+from courtroom.casefile import OPENING_SYSTEM, render_opening
+from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Sampling
+
+SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
+"""The system message of every scoring prompt, shared with the court's turns."""
+
+
+def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"],
+                    cited: Sequence[tuple[int, str]] = ()) -> GenerationRequest:
+    """Score `statement` as the answer to the case's question: after the whole numbered context (`full`,
+    the opening every prompt of the case shares), after no context (`none`), or after the numbered
+    sentences a party cited (`cited`)."""
+    if context == "full":
+        user = render_opening(case)
+    elif context == "cited":
+        user = render_opening(case, "\n".join(f"[{i}] {text}" for i, text in cited))
+    else:
+        user = f"QUESTION: {case.question.strip()}"
+    return GenerationRequest(messages=(SYSTEM, ChatMessage(role="user", content=user)),
+                             output_type=Literal[(statement,)], sampling=Sampling(max_new_tokens=512),
+                             cache_group=case.id)
+
+
+def logprob(response: GenerationResponse, statement: str) -> tuple[float, int]:
+    """The statement's total log-probability and its token count, from a scoring response."""
+    response.unwrap()
+    return float((response.option_logprobs or {})[statement]), max(response.completion_tokens, 1)
+
+
+def grounding(with_context: tuple[float, int], without: tuple[float, int]) -> float:
+    """Pointwise mutual information of the statement with the context, in nats per token."""
+    return (with_context[0] - without[0]) / with_context[1]
+
+
+@dataclass(frozen=True)
+class TokenScores:
+    """Per-token log-probabilities of a piece of text, with each token's character span in it."""
+
+    logprobs: tuple[float, ...]
+    spans: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def of(cls, response: GenerationResponse) -> TokenScores:
+        response.unwrap()
+        if response.token_logprobs is None or response.token_spans is None:
+            raise ValueError("the backend returned no per-token log-probabilities for a scored text")
+        return cls(tuple(response.token_logprobs), tuple(tuple(s) for s in response.token_spans))
+
+    def within(self, start: int, end: int) -> tuple[float, ...]:
+        """The log-probabilities of the tokens that overlap characters [start, end)."""
+        return tuple(lp for lp, (a, b) in zip(self.logprobs, self.spans) if a < end and b > start)
+
+    def spans_within(self, start: int, end: int) -> tuple[tuple[int, int], ...]:
+        """The character spans of the tokens that overlap characters [start, end), as `within` orders them."""
+        return tuple((a, b) for a, b in self.spans if a < end and b > start)
+
+
+def weakest_words(text: str, spans: Sequence[tuple[int, int]], gains: Sequence[float], k: int = 3) -> tuple[str, ...]:
+    """The words of `text` holding the `k` tokens the context accounts for least (lowest gain), in text order."""
+    def word_at(a: int, b: int) -> tuple[int, int]:
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        while a > 0 and not text[a - 1].isspace():
+            a -= 1
+        while b < len(text) and not text[b].isspace():
+            b += 1
+        return a, b
+    chosen: list[tuple[int, int]] = []
+    for i in sorted(range(len(gains)), key=lambda i: gains[i]):
+        word = word_at(*spans[i])
+        if text[word[0]:word[1]].strip() and word not in chosen:
+            chosen.append(word)
+        if len(chosen) == k:
+            break
+    return tuple(text[a:b].strip(" \"'.,;:!?()") or text[a:b] for a, b in sorted(chosen))
+
+
+def sentence_spans(text: str, sentences: Sequence[str]) -> list[tuple[int, int]]:
+    """Where each sentence (in order, as `split_sentences` gives them) lies in `text`."""
+    spans, cursor = [], 0
+    for sentence in sentences:
+        start = text.find(sentence, cursor)
+        if start < 0:
+            raise ValueError(f"sentence {sentence!r} is not in the text after position {cursor}")
+        spans.append((start, start + len(sentence)))
+        cursor = start + len(sentence)
+    return spans
+
+
+def token_grounding(with_context: Sequence[float], without: Sequence[float], clip: float | None) -> float:
+    """Mean per-token PMI of a span, each token's credit capped at `clip`."""
+    if not with_context:
+        return 0.0
+    gains = [c - b for c, b in zip(with_context, without)]
+    if clip is not None:
+        gains = [min(g, clip) for g in gains]
+    return math.fsum(gains) / len(gains)
+
+
+def p_suspect(value: float, center: float, scale: float, lexical: float = 0.0) -> float:
+    """P(hallucinated) implied by a grounding value, plus a lexical term on the log-odds scale."""
+    z = (center - value) / scale + lexical
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))

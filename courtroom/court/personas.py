@@ -1,0 +1,136 @@
+"""Personas: who sits in the court, in YAML. A persona gives an agent its role, instructions and
+sampling settings; its instructions are a Jinja template over the case and the debate so far.
+
+Template variables: `persona` (name, role, description), `role`, `case` (question, answer,
+context), `charge` (index, quote, reason), `round`, `max_rounds`. Templates are rendered in a
+sandbox with strict undefined variables and checked when the file loads, so a typo is caught by
+`courtroom personas validate`, not halfway through a run.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jinja2 import StrictUndefined
+from jinja2.sandbox import SandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from courtroom.court.yamlio import load_model_file
+from courtroom.door.requests import Sampling
+from courtroom.errors import PersonaError
+
+NAME_PATTERN = r"^[a-z][a-z0-9_\-]*$"
+TEMPLATE_VARIABLES = ("persona", "role", "case", "charge", "round", "max_rounds")
+
+_ENV = SandboxedEnvironment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+
+_SAMPLE_CONTEXT: dict[str, Any] = {
+    "persona": {"name": "sample", "role": "judge", "description": "sample persona"},
+    "role": "judge",
+    "case": {"question": "Q?", "answer": "A.", "context": ["C."]},
+    "charge": {"index": 0, "quote": "A.", "reason": "R.", "grounding": -0.5, "p_suspect": 0.5},
+    "round": 1,
+    "max_rounds": 3,
+}
+
+
+class Persona(BaseModel):
+    """An agent of the court, as written in a persona YAML file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, populate_by_name=True)
+
+    schema_path: str | None = Field(default=None, alias="$schema")
+    """Optional JSON schema reference for editors (ignored)."""
+    name: str = Field(pattern=NAME_PATTERN)
+    """Unique name, lower case (e.g. `strict_judge`)."""
+    role: str = Field(pattern=NAME_PATTERN)
+    """The role this persona can fill in a court: clerk, prosecutor, defender, judge, jury, ..."""
+    description: str = Field(min_length=1)
+    """One line on who this is; shown to auditors, and available to the template."""
+    instructions: str = Field(min_length=1)
+    """Jinja template of the persona's instructions, rendered for every turn."""
+    sampling: Sampling = Sampling(max_new_tokens=160)
+    """Temperature, token limit and seed of this persona's generations."""
+    model: str | None = None
+    """Reserved for a per-persona model; must be left out (every persona uses the run's `--model`)."""
+
+    @field_validator("instructions")
+    @classmethod
+    def _template_renders(cls, value: str) -> str:
+        try:
+            _ENV.from_string(value).render(**_SAMPLE_CONTEXT)
+        except Exception as exc:  # syntax and undefined names (TemplateError), but also {{ round / 0 }} and the like
+            raise ValueError(
+                f"instructions template does not render: {type(exc).__name__}: {exc}; "
+                f"available variables: {', '.join(TEMPLATE_VARIABLES)}"
+            ) from exc
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _no_model_override(cls, value: str | None) -> str | None:
+        if value is not None:
+            raise ValueError("a persona cannot choose its own model yet: every persona of a court speaks through "
+                             "the run's --model; remove this field")
+        return value
+
+    def render(self, **context: Any) -> str:
+        """The instructions for one turn."""
+        persona = {"name": self.name, "role": self.role, "description": self.description}
+        return _ENV.from_string(self.instructions).render(persona=persona, role=self.role, **context).strip()
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Persona:
+        """Load and validate a persona file; errors name the file, line and field."""
+        return load_model_file(path, cls, PersonaError)
+
+
+def persona_json_schema() -> dict[str, Any]:
+    """JSON Schema of persona files, for editors (`# yaml-language-server: $schema=...`)."""
+    schema = Persona.model_json_schema(by_alias=True)
+    schema["title"] = "courtroom persona"
+    return schema
+
+
+def shipped_dir() -> Path:
+    """The directory of the personas shipped with courtroom."""
+    return Path(str(resources.files("courtroom.shipped")))
+
+
+def find_persona_file(name: str, search: list[Path] | None = None) -> Path:
+    """A persona by path, or by name in the search directories and then the shipped personas."""
+    as_path = Path(name)
+    if as_path.suffix in (".yaml", ".yml") and as_path.is_file():
+        return as_path
+    for directory in [*(search or []), shipped_dir()]:
+        for suffix in (".yaml", ".yml"):
+            candidate = Path(directory) / f"{name}{suffix}"
+            if candidate.is_file():
+                return candidate
+    places = ", ".join(str(d) for d in [*(search or []), shipped_dir()])
+    raise PersonaError(f"persona {name!r} not found (looked for {name}.yaml in {places})")
+
+
+@lru_cache(maxsize=256)
+def _load_cached(path: str, mtime: float) -> Persona:
+    return Persona.from_file(path)
+
+
+def load_persona(name: str, search: list[Path] | None = None) -> Persona:
+    """Find and load a persona by name or path."""
+    path = find_persona_file(name, search)
+    return _load_cached(str(path.resolve()), path.stat().st_mtime)
+
+
+def shipped_personas() -> list[Path]:
+    """Every persona file shipped with courtroom."""
+    return sorted(shipped_dir().glob("*.yaml"))
+
+
+def write_schema(path: str | Path) -> None:
+    """Write the persona JSON schema to a file."""
+    Path(path).write_text(json.dumps(persona_json_schema(), indent=2) + "\n")

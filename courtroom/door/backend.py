@@ -1,0 +1,59 @@
+"""The Backend protocol: one batched door to a model."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from courtroom.door.requests import GenerationRequest, GenerationResponse, output_spec
+
+
+class Backend(ABC):
+    """Turns a batch of generation requests into responses, one per request, in order.
+
+    Implementations must validate every request's output type before doing any expensive work,
+    and must never raise for a single bad generation: a truncated or unparseable output comes
+    back as a response with `error` set, so one failing case never sinks a batch.
+    """
+
+    name: str = "backend"
+
+    @abstractmethod
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
+        """Serve a batch of requests."""
+
+    def generate_one(self, request: GenerationRequest) -> GenerationResponse:
+        """Serve a single request."""
+        return self.generate([request])[0]
+
+    def prepare(self) -> None:  # noqa: B027 (optional: a backend with nothing to load does nothing)
+        """Load what the first call needs (weights, constraint compiler) now, so a bad model, device or
+        engine fails once, before any case is judged, instead of once per case."""
+
+    def release(self, cache_group: str) -> None:  # noqa: B027 (optional: a backend without a cache keeps nothing)
+        """Free whatever is cached for a group of requests (a case that has ended)."""
+
+    def describe(self) -> dict[str, Any]:
+        """What a run manifest records about this backend."""
+        return {"backend": self.name}
+
+    @staticmethod
+    def check_requests(requests: Sequence[GenerationRequest]) -> None:
+        """Fail early, naming the type, when an output type cannot become a constraint."""
+        for request in requests:
+            output_spec(request.output_type)
+
+
+def prepare_backend(backend: Backend) -> None:
+    """Load a backend's model before the first case: a model that cannot load stops the caller with one
+    clear error instead of failing every case."""
+    from courtroom.errors import BackendError, CourtroomError
+
+    try:
+        backend.prepare()
+    except CourtroomError:
+        raise
+    except Exception as exc:
+        model = getattr(backend, "model_name", backend.name)
+        raise BackendError(f"model {model!r} could not be loaded: {type(exc).__name__}: {exc}") from exc

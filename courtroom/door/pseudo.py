@@ -1,0 +1,127 @@
+"""A pseudo-model for the scripted backend: valid, deterministic answers derived from each request's text.
+
+`PseudoModel` answers any request a judge can make without a script written for it: a choice gets
+option probabilities, a scored text gets per-token log-probabilities, a JSON output type gets an
+instance of its schema, and an unconstrained request gets free text, some of which does not parse. Every
+number is a hash of what was asked, so the same request always gets the same answer, in any batch and
+any process. Use it to smoke-test a new court or baseline end to end (`ScriptedBackend(PseudoModel())`),
+and to pin a judge's behaviour in golden transcripts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+from courtroom.door.requests import GenerationRequest
+from courtroom.door.scripted import Scored, Unparseable
+
+WORDS = ("the", "context", "states", "answer", "claim", "year", "supported", "unclear", "record", "sentence")
+
+
+class PseudoModel:
+    """A script function for `ScriptedBackend`: deterministic, content-derived outputs for any request."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def unit(self, *parts: Any) -> float:
+        """A number in [0, 1) determined by `parts` (and the seed)."""
+        digest = hashlib.sha256(json.dumps([self.seed, *parts], default=str).encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64
+
+    def __call__(self, request: GenerationRequest) -> Any:
+        spec = request.spec
+        prompt = "\n".join(m.content for m in request.messages)
+        key = (prompt, spec.key, request.sampling.seed)
+        if spec.kind == "choice" and len(spec.options) == 1:
+            return self._scored(prompt, spec.options[0])
+        if spec.kind == "choice":
+            weights = {o: 0.05 + self.unit(key, o) for o in spec.options}
+            return weights
+        if not request.constrained:
+            return self._free_text(key)
+        quotes = _answer_sentences(prompt)
+        return _instance(json.loads(spec.schema or "{}"), lambda *p: self.unit(key, *p), quotes=quotes)
+
+    def _scored(self, prompt: str, text: str) -> Scored:
+        """Per-word log-probabilities of a text; with the context shown, words the context uses gain."""
+        pieces = re.findall(r"\S+\s*", text) or [text]
+        tokens = []
+        for i, word in enumerate(pieces):
+            base = -0.5 - 4.0 * self.unit("lp", word.strip(), i)
+            gain = 0.0
+            if "CONTEXT:" in prompt:  # a word the context uses gains on average; any word may gain or lose a little
+                used = word.strip(" .,;:!?\"'").lower() in prompt.lower()
+                gain = (0.6 if used else -0.2) + 1.6 * (self.unit("gain", word.strip(), i) - 0.5)
+            tokens.append((word, base + gain))
+        consumed = "".join(w for w, _ in tokens)
+        if consumed != text:  # leading whitespace the split left out
+            tokens[0] = (text[: len(text) - len(consumed)] + tokens[0][0], tokens[0][1])
+        return Scored({text: sum(lp for _, lp in tokens)}, tokens=tokens)
+
+    def _free_text(self, key: tuple[Any, ...]) -> Any:
+        """Free text as small models write it: JSON, JSON in a fence, or prose that does not parse."""
+        score = round(self.unit(key, "score"), 2)
+        reply = json.dumps({"reasons": [_sentence(lambda *p: self.unit(key, *p), 40)], "score": score})
+        kind = self.unit(key, "kind")
+        if kind < 0.4:
+            return reply
+        if kind < 0.7:
+            return Unparseable(f"Here is my verdict:\n```json\n{reply}\n```")
+        return Unparseable("The answer looks mostly fine to me.")
+
+
+QUOTE_FIELDS = ("quote", "statement")
+"""String fields that copy words of the answer: filled with a sentence of the fenced answer, most of the time."""
+
+
+def _answer_sentences(prompt: str) -> tuple[str, ...]:
+    """The sentences of the answer fenced in a prompt (none when the prompt fences no answer)."""
+    match = re.search(r"\n(={12})\n(.*?)\n\1", prompt, re.S)
+    if not match:
+        return ()
+    return tuple(s for s in re.split(r"(?<=[.!?])\s+", match.group(2).strip()) if s)
+
+
+def _sentence(unit: Any, limit: int) -> str:
+    words = [WORDS[int(unit("w", i) * len(WORDS))] for i in range(8)]
+    return " ".join(words)[:limit].strip() or "x"
+
+
+def _instance(schema: dict[str, Any], unit: Any, defs: dict[str, Any] | None = None, path: str = "",
+              quotes: tuple[str, ...] = ()) -> Any:
+    """A value valid under a JSON schema (the subset pydantic writes for our output types)."""
+    defs = defs if defs is not None else schema.get("$defs", {})
+    if "$ref" in schema:
+        return _instance(defs[schema["$ref"].split("/")[-1]], unit, defs, path, quotes)
+    for union in ("anyOf", "oneOf"):
+        if union in schema:
+            options = schema[union]
+            return _instance(options[int(unit(path, union) * len(options))], unit, defs, path, quotes)
+    kind = schema.get("type")
+    if "enum" in schema:
+        return schema["enum"][int(unit(path, "enum") * len(schema["enum"]))]
+    if "const" in schema:
+        return schema["const"]
+    if kind == "object":
+        return {name: _instance(sub, unit, defs, f"{path}.{name}", quotes) for name, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        low = schema.get("minItems", 0)
+        high = max(low, min(schema.get("maxItems", low + 2), low + 2))
+        count = low + int(unit(path, "n") * (high - low + 1))
+        return [_instance(schema.get("items", {}), unit, defs, f"{path}[{i}]", quotes) for i in range(count)]
+    if kind == "integer":
+        low, high = schema.get("minimum", 0), schema.get("maximum", 9)
+        return low + int(unit(path) * (high - low + 1))
+    if kind == "number":
+        low, high = schema.get("minimum", 0.0), schema.get("maximum", 1.0)
+        return round(low + unit(path) * (high - low), 2)
+    if kind == "boolean":
+        return unit(path) < 0.5
+    limit = schema.get("maxLength", 60)
+    if quotes and path.rsplit(".", 1)[-1] in QUOTE_FIELDS and unit(path, "copy") < 0.7:
+        return quotes[int(unit(path, "which") * len(quotes))][:limit]
+    return _sentence(lambda *p: unit(path, *p), limit)

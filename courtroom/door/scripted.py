@@ -1,0 +1,173 @@
+"""A scripted fake backend for tests: queued or computed outputs, validated, with calls recorded."""
+
+from __future__ import annotations
+
+import enum
+import json
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from courtroom.door.backend import Backend
+from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
+from courtroom.errors import BackendError, OutputParseError, ScriptExhaustedError
+
+
+class Truncated:
+    """A scripted output that simulates a generation cut off by its token limit."""
+
+    def __init__(self, partial: str = '{"reason": "The answer') -> None:
+        self.partial = partial
+
+
+class Scored:
+    """A scripted choice output with explicit log-probabilities of its options (e.g. grounding scores);
+    the probabilities are their softmax. `tokens` splits the chosen option into (text, log-probability)
+    tokens, whose texts make up the option and whose log-probabilities sum to its own; without it the
+    option is one token."""
+
+    def __init__(self, logprobs: dict[str, float], tokens: list[tuple[str, float]] | None = None) -> None:
+        self.logprobs = logprobs
+        self.tokens = tokens
+
+
+class Unparseable:
+    """A scripted output that simulates free text that fails to parse (unconstrained mode only)."""
+
+    def __init__(self, text: str = "Sure! Here is my verdict: it looks fine.") -> None:
+        self.text = text
+
+
+ScriptFunction = Callable[[GenerationRequest], Any]
+
+
+class ScriptedBackend(Backend):
+    """Answers requests from a script, like a model that always says what the test wants.
+
+    `outputs` is either an iterable consumed in call order or a function of the request. Each
+    output may be a value of the requested type (a model instance, a dict, an enum member, an
+    option string), raw JSON text, a mapping of option probabilities for a choice (the value is
+    the most probable option), `Truncated()`, `Unparseable()`, or an exception to raise. Every
+    output is validated against the requested output type; a script that does not fit raises
+    `BackendError`, because that is a bug in the test, not model behaviour.
+    """
+
+    name = "scripted"
+
+    def __init__(self, outputs: Iterable[Any] | ScriptFunction) -> None:
+        self._function: ScriptFunction | None = outputs if callable(outputs) else None
+        self._queue: Iterator[Any] | None = None if callable(outputs) else iter(outputs)
+        self.calls: list[GenerationRequest] = []
+        self.batches: list[int] = []
+        self.released: list[str] = []
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
+        self.check_requests(requests)
+        self.batches.append(len(requests))
+        responses = []
+        for request in requests:
+            self.calls.append(request)
+            responses.append(self._respond(request, self._next_output(request)))
+        for response in responses:
+            response.batch_size = len(requests)
+        return responses
+
+    def release(self, cache_group: str) -> None:
+        self.released.append(cache_group)
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": "scripted"}
+
+    def _next_output(self, request: GenerationRequest) -> Any:
+        if self._function is not None:
+            return self._function(request)
+        assert self._queue is not None
+        try:
+            return next(self._queue)
+        except StopIteration:
+            raise ScriptExhaustedError(
+                f"ScriptedBackend ran out of outputs at call {len(self.calls)} ({request.spec.name})"
+            ) from None
+
+    def _respond(self, request: GenerationRequest, output: Any) -> GenerationResponse:
+        spec = request.spec
+        prompt_tokens = sum(len(m.content.split()) for m in request.messages)
+        if isinstance(output, BaseException):
+            raise output
+        if isinstance(output, Truncated):
+            return GenerationResponse(
+                raw=output.partial, prompt_tokens=prompt_tokens,
+                completion_tokens=request.sampling.max_new_tokens, seconds=0.0,
+                finish_reason="length", error=truncation_message(spec, request.sampling.max_new_tokens),
+                schema_key=spec.key,
+            )
+        if isinstance(output, Unparseable):
+            if request.constrained:
+                raise BackendError("Unparseable() scripted for a constrained request: impossible by construction")
+            return GenerationResponse(
+                raw=output.text, prompt_tokens=prompt_tokens, completion_tokens=len(output.text.split()),
+                seconds=0.0, finish_reason="parse_error",
+                error=f"output is not valid JSON for {spec.name}", schema_key=spec.key,
+            )
+        probs = logprobs = tokens = spans = None
+        try:
+            if spec.kind == "choice":
+                if isinstance(output, Scored):
+                    logprobs = {o: float(output.logprobs[o]) for o in spec.options}
+                    top = max(logprobs.values())
+                    tokens = output.tokens
+                    output = {o: math.exp(lp - top) for o, lp in logprobs.items()}
+                probs = _choice_probs(spec, output)
+                if logprobs is None:
+                    logprobs = {o: math.log(p) if p > 0 else -1e9 for o, p in probs.items()}
+                raw = max(probs, key=lambda o: probs[o])
+                tokens, spans = _token_scores(raw, logprobs[raw], tokens)
+            else:
+                raw = output if isinstance(output, str) else _dump(spec, output)
+            value = spec.parse(raw)
+        except OutputParseError as exc:
+            raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
+        return GenerationResponse(
+            value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
+            seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens, token_spans=spans,
+            schema_key=spec.key,
+        )
+
+
+def _token_scores(option: str, logprob: float, tokens: list[tuple[str, float]] | None
+                  ) -> tuple[list[float], list[tuple[int, int]]]:
+    """Per-token log-probabilities and character spans of a scored option (one token when not given)."""
+    if tokens is None:
+        return [logprob], [(0, len(option))]
+    if "".join(text for text, _ in tokens) != option:
+        raise OutputParseError(f"token texts {[t for t, _ in tokens]} do not make up {option!r}")
+    if not math.isclose(math.fsum(lp for _, lp in tokens), logprob, abs_tol=1e-6):
+        raise OutputParseError(f"token log-probabilities {[lp for _, lp in tokens]} do not sum to {logprob}")
+    spans, start = [], 0
+    for text, _ in tokens:
+        spans.append((start, start + len(text)))
+        start += len(text)
+    return [lp for _, lp in tokens], spans
+
+
+def _dump(spec: OutputSpec, output: Any) -> str:
+    if isinstance(output, BaseModel):
+        return output.model_dump_json()
+    return json.dumps(output)
+
+
+def _choice_probs(spec: OutputSpec, output: Any) -> dict[str, float]:
+    if isinstance(output, dict):
+        unknown = set(output) - set(spec.options)
+        if unknown or not output:
+            raise OutputParseError(f"probabilities {output} must name options of {list(spec.options)}")
+        total = float(sum(output.values()))
+        if total <= 0:
+            raise OutputParseError(f"probabilities {output} sum to {total}")
+        return {o: float(output.get(o, 0.0)) / total for o in spec.options}
+    option = output.value if isinstance(output, enum.Enum) else str(output)
+    if option not in spec.options:
+        raise OutputParseError(f"{option!r} is not one of {list(spec.options)}")
+    return {o: 1.0 if o == option else 0.0 for o in spec.options}

@@ -1,0 +1,480 @@
+"""Outlines-constrained generation on a transformers model, batched, with prompt-prefix KV reuse.
+
+One call serves a batch of heterogeneous requests: different prompts, output types and sampling
+settings. The decoding loop is our own rather than `model.generate`, because a lockstep batch
+mixes rows that (a) reuse different cached prompt prefixes of different lengths, (b) follow
+different grammars, and (c) sample with their own seeded generators. Constraints come from
+Outlines' engines (see `constraints.py`).
+
+The flow of one batch:
+1. tokenize every prompt with the chat template;
+2. look up each row's longest cached prefix (per case, `prefix_cache.py`) and compute only the
+   uncached tokens, storing their KV back into the prefix cache;
+3. *choice* rows are scored, not sampled, each after its own prefix: the log-probability of every
+   option's tokens is summed and normalised, which gives the option probabilities (they sum to 1);
+4. *JSON* and free-text rows are prefilled one by one, then decode together token by token, each
+   under its own Outlines logits processor, until EOS or the limit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from courtroom.door.backend import Backend
+from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintCompiler
+from courtroom.door.models import LoadedModel, load_model
+from courtroom.door.prefix_cache import PrefixCache, Segment
+from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
+
+
+@dataclass
+class BackendStats:
+    """Counters for benchmarks: how much work the backend actually did."""
+
+    calls: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    computed_prompt_tokens: int = 0
+    generated_tokens: int = 0
+    forward_passes: int = 0
+    seconds: float = 0.0
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+    decode_steps: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class _Row:
+    index: int
+    request: GenerationRequest
+    spec: OutputSpec
+    ids: list[int]
+    reused: int = 0
+    processor: Any = None
+    generator: Any = None
+    generated: list[int] = field(default_factory=list)
+    position: int = 0
+    finish: str | None = None
+
+
+@dataclass(frozen=True)
+class _OptionTokens:
+    """The options of a choice as tokens: ids, and each token's character span in its option."""
+
+    ids: list[list[int]]
+    spans: list[list[tuple[int, int]]]
+
+
+class TransformersBackend(Backend):
+    """The real model door: transformers for the model, Outlines for the constraints."""
+
+    name = "transformers"
+
+    def __init__(
+        self,
+        model: str = "default",
+        *,
+        device: str = "auto",
+        dtype: str = "auto",
+        engine: str = DEFAULT_ENGINE,
+        max_batch_size: int = 16,
+        prefix_cache: bool = True,
+        loaded: LoadedModel | None = None,
+    ) -> None:
+        self.model_name = model
+        self.device_request = device
+        self.dtype_request = dtype
+        self.engine = engine
+        self.max_batch_size = max_batch_size
+        self.use_prefix_cache = prefix_cache
+        self.stats = BackendStats()
+        self._loaded = loaded
+        self._compiler: ConstraintCompiler | None = None
+        self._prefix_cache = PrefixCache()
+        self._option_ids: dict[str, _OptionTokens] = {}
+
+    # -- loading -------------------------------------------------------------------------------
+    @property
+    def is_loaded(self) -> bool:
+        """True once the model weights are in memory."""
+        return self._loaded is not None
+
+    @property
+    def loaded(self) -> LoadedModel:
+        """The model, loaded on first use."""
+        if self._loaded is None:
+            self._loaded = load_model(self.model_name, self.device_request, self.dtype_request)
+        return self._loaded
+
+    @property
+    def compiler(self) -> ConstraintCompiler:
+        """The constraint compiler of this model's tokenizer and the chosen engine."""
+        if self._compiler is None:
+            lm = self.loaded
+            self._compiler = ConstraintCompiler(lm.model, lm.tokenizer, self.engine,
+                                                fingerprint=f"{lm.source.location}:{len(lm.tokenizer)}")
+        return self._compiler
+
+    def prepare(self) -> None:
+        """Load the model and build its constraint compiler now."""
+        _ = self.compiler
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"backend": self.name, "model": self.model_name, "engine": self.engine,
+                                "prefix_cache": self.use_prefix_cache}
+        if self._loaded is not None:
+            info.update(model_location=self._loaded.source.location, device=self._loaded.device,
+                        dtype=self._loaded.dtype)
+        return info
+
+    def release(self, cache_group: str) -> None:
+        self._prefix_cache.release(cache_group)
+
+    @property
+    def prefix_cache(self) -> PrefixCache:
+        """The cached prompt prefixes, per group."""
+        return self._prefix_cache
+
+    # -- the door ------------------------------------------------------------------------------
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
+        self.check_requests(requests)  # before any model loads
+        responses: list[GenerationResponse] = []
+        for start in range(0, len(requests), self.max_batch_size):
+            responses.extend(self._generate_batch(list(requests[start:start + self.max_batch_size])))
+        return responses
+
+    def render(self, request: GenerationRequest) -> str:
+        """The prompt text of a request, as the model sees it."""
+        tokenizer = self.loaded.tokenizer
+        messages = [m.model_dump() for m in request.messages]
+        if getattr(tokenizer, "chat_template", None):
+            return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        return "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
+
+    def tokenize(self, request: GenerationRequest) -> list[int]:
+        """The prompt token ids of a request."""
+        return list(self.loaded.tokenizer(self.render(request), add_special_tokens=False)["input_ids"])
+
+    def _generate_batch(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
+        import torch
+
+        start = time.perf_counter()
+        rows = [_Row(i, r, r.spec, self.tokenize(r)) for i, r in enumerate(requests)]
+        with torch.inference_mode():
+            values: dict[int, tuple[Any, ...]] = {}
+            choice = [r for r in rows if r.spec.kind == "choice" and r.request.constrained]
+            decode = [r for r in rows if not (r.spec.kind == "choice" and r.request.constrained)]
+            if choice:
+                scoring_start = time.perf_counter()
+                for row in sorted(choice, key=lambda r: (r.request.cache_group or "", len(r.ids))):
+                    values[row.index] = self._score_row(row)
+                self.stats.prefill_seconds += time.perf_counter() - scoring_start
+            if decode:
+                prefill_start = time.perf_counter()
+                last_logits, cache, mask, positions = self._prefill(decode)
+                decode_start = time.perf_counter()
+                self.stats.prefill_seconds += decode_start - prefill_start
+                self._decode(decode, last_logits, cache, mask, positions)
+                self.stats.decode_seconds += time.perf_counter() - decode_start
+                for row in decode:
+                    values[row.index] = self._finish_decoded(row)
+        seconds = time.perf_counter() - start
+        self.stats.calls += 1
+        self.stats.requests += len(rows)
+        self.stats.seconds += seconds
+        responses = []
+        for i, row in enumerate(rows):
+            value, raw, probs, error, completion, logprobs, token_logprobs, token_spans = values[i]
+            finish = row.finish or "stop"
+            responses.append(GenerationResponse(
+                value=value, raw=raw, prompt_tokens=len(row.ids), cached_prompt_tokens=row.reused,
+                completion_tokens=completion, seconds=seconds, batch_size=len(rows), option_probs=probs,
+                option_logprobs=logprobs, token_logprobs=token_logprobs, token_spans=token_spans,
+                finish_reason=finish if error else "stop", error=error, schema_key=row.spec.key,
+            ))
+        return responses
+
+    # -- prefill -------------------------------------------------------------------------------
+    def _prefill(self, rows: list[_Row]) -> tuple[Any, Any, Any, Any]:
+        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions.
+
+        Phase A computes each row's prompt, except its last token, alone: no padding is wasted on
+        prompts of very different lengths, and a row sees what the rows before it in the same
+        group have just stored in the prefix cache (a case's charges, a jury voting at once).
+        Phase B runs the last prompt token of every row as one batch over the right-aligned KV of
+        phase A, which yields the first logits and the batch cache that decoding extends.
+        """
+        import torch
+
+        lm = self.loaded
+        segments: dict[int, list[Segment]] = {}
+        for row in sorted(rows, key=lambda r: (r.request.cache_group or "", len(r.ids))):
+            group = row.request.cache_group
+            cacheable = self.use_prefix_cache and group is not None
+            match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1) if cacheable else None
+            row.reused = match.length if match else 0
+            have = list(match.segments) if match else []
+            todo = row.ids[row.reused:-1]
+            if todo:
+                computed = self._forward_segment(have, todo, row.reused)
+                self.stats.computed_prompt_tokens += len(todo)
+                if cacheable:
+                    self._prefix_cache.insert(group, row.ids[:-1], row.reused, computed)
+                have.append(computed)
+            segments[row.index] = have
+        batch = len(rows)
+        past_len = max(len(r.ids) - 1 for r in rows)
+        mask = torch.zeros((batch, past_len + 1), dtype=torch.long)
+        for b, row in enumerate(rows):
+            mask[b, past_len - (len(row.ids) - 1):] = 1
+            row.position = len(row.ids)
+        input_ids = torch.tensor([[r.ids[-1]] for r in rows], dtype=torch.long)
+        position_ids = torch.tensor([[len(r.ids) - 1] for r in rows], dtype=torch.long)
+        past = self._stack([segments[r.index] for r in rows], past_len)
+        device = lm.device
+        out = lm.model(input_ids=input_ids.to(device), attention_mask=mask.to(device),
+                       position_ids=position_ids.to(device), past_key_values=past, use_cache=True)
+        self.stats.forward_passes += 1
+        self.stats.prompt_tokens += sum(len(r.ids) for r in rows)
+        self.stats.computed_prompt_tokens += batch
+        next_positions = torch.tensor([r.position for r in rows], dtype=torch.long)
+        return out.logits[:, -1, :].float(), out.past_key_values, mask.to(device), next_positions
+
+    def _forward_segment(self, past: list[Segment], ids: list[int], start: int) -> Segment:
+        """Run one row's tokens after its cached past; return the KV of the new tokens."""
+        return self._forward_with_logits(past, ids, start)[0]
+
+    def _forward_with_logits(self, past: list[Segment], ids: list[int], start: int) -> tuple[Segment, Any, Segment]:
+        """Run one row's tokens after its cached past; return the KV of the new tokens, the logits
+        after the last one, and the row's whole KV (past and new, per layer)."""
+        import torch
+        from transformers import DynamicCache
+
+        lm = self.loaded
+        device = lm.device
+        if past:
+            layers = [(torch.cat([seg[layer][0] for seg in past], dim=2), torch.cat([seg[layer][1] for seg in past], dim=2))
+                      for layer in range(len(past[0]))]
+            cache = DynamicCache(ddp_cache_data=layers, config=lm.model.config)
+        else:
+            cache = DynamicCache(config=lm.model.config)
+        input_ids = torch.tensor([ids], dtype=torch.long, device=device)
+        positions = torch.arange(start, start + len(ids), device=device).unsqueeze(0)
+        out = lm.model(input_ids=input_ids, position_ids=positions, past_key_values=cache, use_cache=True,
+                       logits_to_keep=1)
+        self.stats.forward_passes += 1
+        full = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        segment = [(keys[:, :, start:].clone(), values[:, :, start:].clone()) for keys, values in full]
+        return segment, out.logits[0, -1].float(), full
+
+    def _stack(self, rows: list[list[Segment]], past_len: int) -> Any:
+        """Right-align every row's KV segments into one left-padded batch cache."""
+        import torch
+        from transformers import DynamicCache
+
+        config = self.loaded.model.config
+        template = next((segs[0] for segs in rows if segs), None)
+        if template is None or past_len == 0:
+            return DynamicCache(config=config)
+        layers = []
+        for layer, (k0, v0) in enumerate(template):
+            keys = torch.zeros((len(rows), k0.shape[1], past_len, k0.shape[3]), dtype=k0.dtype, device=k0.device)
+            values = torch.zeros((len(rows), v0.shape[1], past_len, v0.shape[3]), dtype=v0.dtype, device=v0.device)
+            for b, segs in enumerate(rows):
+                offset = past_len - sum(seg[0][0].shape[2] for seg in segs)
+                for seg in segs:
+                    k, v = seg[layer]
+                    width = k.shape[2]
+                    keys[b, :, offset:offset + width] = k[0]
+                    values[b, :, offset:offset + width] = v[0]
+                    offset += width
+            layers.append((keys, values))
+        return DynamicCache(ddp_cache_data=layers, config=config)
+
+    # -- choices -------------------------------------------------------------------------------
+    def _option_tokens(self, spec: OutputSpec) -> _OptionTokens:
+        """Every option's token ids and their character spans in the option. Cached per option list,
+        except one-option choices (texts being measured, new every time: caching them would only grow)."""
+        tokens = self._option_ids.get(spec.key)
+        if tokens is None:
+            tokenizer = self.loaded.tokenizer
+            encoded = [tokenizer(o, add_special_tokens=False, return_offsets_mapping=True) for o in spec.options]
+            ids = [list(e["input_ids"]) for e in encoded]
+            spans = [[(int(a), int(b)) for a, b in e["offset_mapping"]] for e in encoded]
+            if any(a != b and b[:len(a)] == a for a in ids for b in ids):
+                # an option is a token prefix of another: score the end of the turn too
+                ids = [t + [tokenizer.eos_token_id] for t in ids]
+                spans = [s + [(len(o), len(o))] for s, o in zip(spans, spec.options)]
+            tokens = _OptionTokens(ids, spans)
+            if len(spec.options) > 1:
+                self._option_ids[spec.key] = tokens
+        return tokens
+
+    def _score_row(self, row: _Row) -> tuple[Any, ...]:
+        """Probability of every option of a choice row, from the model's logits.
+
+        A choice is scored alone, after its own cached prefix: the uncached prompt tokens run in one
+        pass (and join the prefix cache), then every option longer than one token runs its remaining
+        tokens over that prompt, one row per option. Nothing is padded to another request's length,
+        which on CPU costs more than batching saves (scoring is prompt work, not decoding)."""
+        import torch
+        from transformers import DynamicCache
+
+        lm = self.loaded
+        device = lm.device
+        group = row.request.cache_group
+        cacheable = self.use_prefix_cache and group is not None
+        match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1) if cacheable else None
+        row.reused = match.length if match else 0
+        past = list(match.segments) if match else []
+        todo = row.ids[row.reused:]
+        segment, last_logits, full = self._forward_with_logits(past, todo, row.reused)
+        self.stats.computed_prompt_tokens += len(todo)
+        self.stats.prompt_tokens += len(row.ids)
+        if cacheable:
+            self._prefix_cache.insert(group, row.ids, row.reused, segment)
+        first = torch.log_softmax(last_logits, dim=-1)
+        option_ids = self._option_tokens(row.spec).ids
+        token_scores = [[float(first[ids[0]])] for ids in option_ids]
+        tails = [(j, ids) for j, ids in enumerate(option_ids) if len(ids) > 1]
+        if tails:
+            n, width = len(tails), max(len(ids) - 1 for _, ids in tails)
+            layers = [(keys.expand(n, -1, -1, -1), values.expand(n, -1, -1, -1)) for keys, values in full]
+            cache = DynamicCache(ddp_cache_data=layers, config=lm.model.config)
+            pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else lm.tokenizer.eos_token_id
+            input_ids = torch.full((n, width), pad_id, dtype=torch.long)
+            for r, (_, ids) in enumerate(tails):  # right-padded: a real token never sees the padding after it
+                input_ids[r, :len(ids) - 1] = torch.tensor(ids[:-1])
+            positions = torch.arange(len(row.ids), len(row.ids) + width).expand(n, -1)
+            out = lm.model(input_ids=input_ids.to(device), position_ids=positions.to(device),
+                           past_key_values=cache, use_cache=False)
+            self.stats.forward_passes += 1
+            logprobs = torch.log_softmax(out.logits.float(), dim=-1)
+            for r, (j, ids) in enumerate(tails):
+                targets = torch.tensor(ids[1:], device=device)
+                token_scores[j] += logprobs[r, torch.arange(len(ids) - 1), targets].tolist()
+        return self._choice_result(row, token_scores)
+
+    def _choice_result(self, row: _Row, token_scores: list[list[float]]) -> tuple[Any, ...]:
+        """Pick an option (argmax, or sampled with the row's seed) from the options' summed log-probs."""
+        import torch
+
+        logp = torch.tensor([math.fsum(t) for t in token_scores], dtype=torch.float64)
+        probs = torch.softmax(logp, dim=0)
+        temperature = row.request.sampling.temperature
+        if temperature == 0:
+            choice = int(torch.argmax(probs))
+        else:
+            tempered = torch.softmax(logp / temperature, dim=0)
+            choice = int(torch.multinomial(tempered.float(), 1, generator=_generator(row.request)))
+        option = row.spec.options[choice]
+        option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
+        option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
+        tokens = self._option_tokens(row.spec)
+        completion = len(tokens.ids[choice])
+        self.stats.generated_tokens += completion
+        return (row.spec.coerce_option(option), option, option_probs, None, completion, option_logprobs,
+                token_scores[choice], tokens.spans[choice])
+
+    # -- decoding ------------------------------------------------------------------------------
+    def _decode(self, rows: list[_Row], logits: Any, cache: Any, mask: Any, positions: Any) -> None:
+        """Generate token by token for every row until EOS or its limit; rows leave as they finish."""
+        import torch
+
+        lm = self.loaded
+        device = lm.device
+        stop_ids = _stop_token_ids(lm)
+        for row in rows:
+            if row.request.constrained and row.spec.kind == "json":
+                row.processor = self.compiler.processor(row.spec.key, row.spec.schema or "")
+            if row.request.sampling.temperature > 0:
+                row.generator = _generator(row.request)
+        active = list(range(len(rows)))
+        positions = positions.clone()
+        while True:
+            next_tokens = []
+            for slot, r in enumerate(active):
+                row = rows[r]
+                row_logits = logits[slot:slot + 1]
+                if row.processor is not None:
+                    last = row.generated[-1] if row.generated else row.ids[-1]
+                    row_logits = row.processor(torch.tensor([[last]], device=row_logits.device), row_logits.clone())
+                token = _pick(row_logits[0], row.request.sampling.temperature, row.generator)
+                next_tokens.append(token)
+                if token in stop_ids:
+                    row.finish = "stop"
+                else:
+                    row.generated.append(token)
+                    if len(row.generated) >= row.request.sampling.max_new_tokens:
+                        row.finish = "length"
+            keep = [slot for slot, r in enumerate(active) if rows[r].finish is None]
+            self.stats.generated_tokens += len(active)
+            self.stats.decode_steps += 1
+            if not keep:
+                return
+            if len(keep) < len(active):
+                index = torch.tensor(keep, device=device)
+                cache.batch_select_indices(index)
+                mask = mask.index_select(0, index)
+                positions = positions.index_select(0, index.cpu())
+                next_tokens = [next_tokens[s] for s in keep]
+                active = [active[s] for s in keep]
+            tokens = torch.tensor(next_tokens, dtype=torch.long, device=device).unsqueeze(1)
+            mask = torch.cat([mask, torch.ones((len(active), 1), dtype=mask.dtype, device=device)], dim=1)
+            out = lm.model(input_ids=tokens, attention_mask=mask, position_ids=positions.unsqueeze(1).to(device),
+                           past_key_values=cache, use_cache=True)
+            self.stats.forward_passes += 1
+            positions = positions + 1
+            cache = out.past_key_values
+            logits = out.logits[:, -1, :].float()
+
+    def _finish_decoded(self, row: _Row) -> tuple[Any, ...]:
+        raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
+        n = len(row.generated)
+        try:
+            value = row.spec.parse(raw)
+        except Exception as exc:
+            if row.finish == "length" and row.request.constrained:  # cut off inside the grammar
+                return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), \
+                    n, None, None, None
+            if row.finish != "length":
+                row.finish = "parse_error"
+            return None, raw, None, str(exc), n, None, None, None
+        if row.finish == "length" and row.request.constrained:
+            row.finish = "stop"  # the last token allowed closed the output: complete, not truncated
+        return value, raw, None, None, n, None, None, None
+
+
+def _generator(request: GenerationRequest) -> Any:
+    import torch
+
+    generator = torch.Generator()
+    generator.manual_seed(request.sampling.seed if request.sampling.seed is not None else
+                          int(torch.randint(0, 2**62, (1,))))
+    return generator
+
+
+def _pick(logits: Any, temperature: float, generator: Any) -> int:
+    import torch
+
+    if temperature == 0:
+        return int(torch.argmax(logits))
+    probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def _stop_token_ids(lm: LoadedModel) -> set[int]:
+    ids = {lm.tokenizer.eos_token_id}
+    configured = getattr(lm.model.generation_config, "eos_token_id", None)
+    if isinstance(configured, int):
+        ids.add(configured)
+    elif configured:
+        ids.update(configured)
+    return {i for i in ids if i is not None}

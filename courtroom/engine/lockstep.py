@@ -1,0 +1,230 @@
+"""Lockstep scheduling: many cases advance together, and the model calls due at the same step go
+to the backend as one batch.
+
+A judge writes the procedure for one case as a *program*: a generator that yields a list of
+`Call`s and receives the responses, in order, until it returns the case verdict. The scheduler
+keeps a window of cases in flight, batches all their pending calls, records every call into the
+case's transcript, and streams each case's outcome as soon as it ends. A case whose program
+raises, or whose requests make the backend fail, ends with an error event; the others go on.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from courtroom.case import Case, CaseVerdict
+from courtroom.door.backend import Backend
+from courtroom.door.requests import GenerationRequest, GenerationResponse
+from courtroom.engine.events import (
+    CaseStartEvent,
+    ErrorEvent,
+    ModelCallEvent,
+    PromptEvent,
+    VerdictEvent,
+    content_hash,
+    jsonable,
+)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A request at the model door, with where it stands in the procedure (for the transcript)."""
+
+    request: GenerationRequest
+    purpose: str
+    role: str | None = None
+    persona: str | None = None
+    node: str | None = None
+    charge: int | None = None
+    round: int | None = None
+
+
+Program = Generator[list[Call], list[GenerationResponse], CaseVerdict]
+"""One case's procedure: yields calls, receives their responses, returns the verdict."""
+
+
+class Transcript:
+    """The growing event log of one case."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+        self._prompts: set[str] = set()
+
+    def add(self, event_type: type, **fields: Any) -> Any:
+        """Append an event, numbering it."""
+        event = event_type(seq=len(self.events), **fields)
+        self.events.append(event)
+        return event
+
+    def record_call(self, call: Call, response: GenerationResponse, step: int) -> None:
+        """Append a model call, storing each prompt message once."""
+        hashes = []
+        for message in call.request.messages:
+            digest = content_hash(message.role + "\x00" + message.content)
+            if digest not in self._prompts:
+                self._prompts.add(digest)
+                self.add(PromptEvent, hash=digest, role=message.role, content=message.content)
+            hashes.append(digest)
+        spec = call.request.spec
+        self.add(
+            ModelCallEvent, step=step, purpose=call.purpose, role=call.role, persona=call.persona, node=call.node,
+            charge=call.charge, round=call.round, messages=hashes, output_type=spec.name, schema_key=spec.key,
+            constrained=call.request.constrained, sampling=call.request.sampling.model_dump(), raw=response.raw,
+            value=jsonable(response.value), option_probs=response.option_probs,
+            option_logprobs=response.option_logprobs, token_logprobs=response.token_logprobs,
+            token_spans=response.token_spans, error=response.error,
+            finish_reason=response.finish_reason, prompt_tokens=response.prompt_tokens,
+            cached_prompt_tokens=response.cached_prompt_tokens, completion_tokens=response.completion_tokens,
+            seconds=response.seconds, batch_size=response.batch_size,
+        )
+
+
+@dataclass
+class CaseOutcome:
+    """How a case ended: a verdict or an error, with its full transcript."""
+
+    case: Case
+    verdict: CaseVerdict | None
+    events: list[Any]
+    error: str | None = None
+    error_type: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is not None
+
+
+ProgramFactory = Callable[[Case, Transcript], Program]
+
+
+@dataclass
+class _Running:
+    case: Case
+    program: Program
+    transcript: Transcript
+    pending: list[Call] = field(default_factory=list)
+
+
+def run_lockstep(
+    cases: Iterable[Case],
+    make_program: ProgramFactory,
+    backend: Backend,
+    *,
+    judge_name: str,
+    config_hash: str,
+    window: int = 8,
+) -> Iterator[CaseOutcome]:
+    """Run every case's program, batching the calls due at each step; yield outcomes as cases end."""
+    queue = iter(cases)
+    running: list[_Running] = []
+    exhausted = False
+    step = 0
+    while True:
+        while not exhausted and len(running) < window:
+            case = next(queue, None)
+            if case is None:
+                exhausted = True
+                break
+            transcript = Transcript()
+            transcript.add(CaseStartEvent, case=case, judge=judge_name, config_hash=config_hash)
+            state = _Running(case, make_program(case, transcript), transcript)
+            outcome = _advance(state, None, backend)
+            if outcome is not None:
+                yield outcome
+            else:
+                running.append(state)
+        if not running:
+            return
+        responses = _serve(running, backend)
+        still: list[_Running] = []
+        for state in running:
+            answer = responses[id(state)]
+            if isinstance(answer, BaseException):
+                yield _fail(state, answer, backend)
+                continue
+            for call, response in zip(state.pending, answer):
+                state.transcript.record_call(call, response, step)
+            outcome = _advance(state, answer, backend)
+            if outcome is not None:
+                yield outcome
+            else:
+                still.append(state)
+        running = still
+        step += 1
+
+
+def _serve(running: Sequence[_Running], backend: Backend) -> dict[int, Any]:
+    """One backend batch for all pending calls; if it fails, retry case by case to isolate the culprit."""
+    requests = [call.request for state in running for call in state.pending]
+    try:
+        flat = backend.generate(requests)
+    except Exception as exc:
+        if len(running) == 1:  # the case's own batch failed: no need to ask again
+            return {id(running[0]): exc}
+        return {id(state): _exception(state, backend) for state in running}
+    answers: dict[int, Any] = {}
+    start = 0
+    for state in running:
+        answers[id(state)] = flat[start:start + len(state.pending)]
+        start += len(state.pending)
+    return answers
+
+
+def _exception(state: _Running, backend: Backend) -> Any:
+    try:
+        return backend.generate([call.request for call in state.pending])
+    except Exception as exc:  # the case's own requests fail: the case fails, not the run
+        return exc
+
+
+def _advance(state: _Running, answer: list[GenerationResponse] | None, backend: Backend) -> CaseOutcome | None:
+    """Send responses into the program; return an outcome if the case has ended."""
+    try:
+        calls = next(state.program) if answer is None else state.program.send(answer)
+    except StopIteration as stop:
+        verdict = stop.value
+        state.transcript.add(VerdictEvent, verdict=verdict)
+        backend.release(state.case.id)
+        return CaseOutcome(state.case, verdict, state.transcript.events)
+    except Exception as exc:
+        return _fail(state, exc, backend)
+    if not calls:
+        return _fail(state, RuntimeError("a judge program yielded no calls"), backend)
+    state.pending = list(calls)
+    return None
+
+
+def _fail(state: _Running, exc: BaseException, backend: Backend) -> CaseOutcome:
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    state.transcript.add(ErrorEvent, message=str(exc), error_type=type(exc).__name__, traceback=tb)
+    state.program.close()
+    backend.release(state.case.id)
+    return CaseOutcome(state.case, None, state.transcript.events, str(exc), type(exc).__name__)
+
+
+def gather(programs: Sequence[Generator[list[Call], list[GenerationResponse], Any]]) -> Generator[
+        list[Call], list[GenerationResponse], list[Any]]:
+    """Advance several sub-programs together (a case's charges tried side by side); return their results."""
+    results: list[Any] = [None] * len(programs)
+    pending: dict[int, list[Call]] = {}
+    for i, program in enumerate(programs):
+        try:
+            pending[i] = next(program)
+        except StopIteration as stop:
+            results[i] = stop.value
+    while pending:
+        order = list(pending)
+        responses = yield [call for i in order for call in pending[i]]
+        start = 0
+        for i in order:
+            n = len(pending[i])
+            try:
+                pending[i] = programs[i].send(responses[start:start + n])
+            except StopIteration as stop:
+                results[i] = stop.value
+                del pending[i]
+            start += n
+    return results

@@ -1,0 +1,1 @@
+"""Run directories and what is read from them: the store, replay, rejudge, audit and pooled runs."""

@@ -1,0 +1,263 @@
+"""Run directories: a manifest, one transcript per case, and a results file that streams as cases end.
+
+```
+runs/NAME/
+  manifest.json              what ran: judge configuration (court, personas), model, versions, git sha
+  results.jsonl              one line per finished case (verdict or error), appended as each case ends
+  transcripts/<case>.jsonl   the case's events, written whole (atomic rename) before its result line
+```
+
+A result line is written only after its transcript is complete, so a run killed at any moment
+resumes cleanly: finished cases are those with a result line; a torn last line is ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from courtroom.case import Label
+from courtroom.engine.events import SCHEMA_VERSION, parse_event
+from courtroom.engine.lockstep import CaseOutcome
+from courtroom.errors import CourtroomError
+
+MANIFEST = "manifest.json"
+RESULTS = "results.jsonl"
+TRANSCRIPTS = "transcripts"
+
+
+class ResultRow(BaseModel):
+    """One finished case, as `results.jsonl` stores it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case_id: str
+    source: str
+    gold: Label | None
+    label: Label | None
+    """Predicted label (None when the case failed)."""
+    score: float | None
+    reason: str = ""
+    error: str | None = None
+    error_type: str | None = None
+    charges: int = 0
+    rounds: float = 0.0
+    """Mean rounds per charge."""
+    parse_failures: int = 0
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    computed_prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    """Model time attributed to this case (each batch's wall time shared among its requests)."""
+    transcript: str = ""
+    """Path of the transcript, relative to the run directory."""
+
+    @property
+    def correct(self) -> bool | None:
+        if self.gold is None or self.label is None:
+            return None
+        return self.gold == self.label
+
+
+def transcript_name(case_id: str) -> str:
+    """A safe, unique file name for a case id."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", case_id)[:80]
+    if safe != case_id:
+        safe += "-" + hashlib.sha1(case_id.encode()).hexdigest()[:8]
+    return f"{safe}.jsonl"
+
+
+def summarize(outcome: CaseOutcome, transcript: str) -> ResultRow:
+    """The result row of an outcome, with token and time accounting from its model calls."""
+    calls = [e for e in outcome.events if e.event == "model_call"]
+    rulings = outcome.verdict.rulings if outcome.verdict else []
+    verdict = outcome.verdict
+    return ResultRow(
+        case_id=outcome.case.id, source=outcome.case.source, gold=outcome.case.label,
+        label=verdict.label if verdict else None, score=verdict.score if verdict else None,
+        reason=verdict.reason if verdict else "", error=outcome.error, error_type=outcome.error_type,
+        charges=len(verdict.charges) if verdict else 0,
+        rounds=(sum(r.rounds for r in rulings) / len(rulings)) if rulings else 0.0,
+        parse_failures=(verdict.parse_failures if verdict else 0),
+        model_calls=len(calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
+        computed_prompt_tokens=sum(c.prompt_tokens - c.cached_prompt_tokens for c in calls),
+        completion_tokens=sum(c.completion_tokens for c in calls),
+        seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript,
+    )
+
+
+def _git_sha() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for package in ("courtroom", "torch", "transformers", "outlines", "outlines_core", "xgrammar", "llguidance",
+                    "pydantic", "networkx", "ray"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
+
+
+class Manifest(BaseModel):
+    """What a run was: enough to rebuild the judge and to know what produced every number."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    name: str
+    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    judge: dict[str, Any]
+    """The judge's full configuration (for the court: the court file and every persona, in full)."""
+    config_hash: str
+    backend: dict[str, Any]
+    dataset: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
+    versions: dict[str, str | None] = Field(default_factory=_versions)
+    git_sha: str | None = Field(default_factory=_git_sha)
+    command: list[str] = Field(default_factory=lambda: list(sys.argv))
+
+
+class RunLock:
+    """An advisory lock on a run directory (`.lock`, flock), held while a run writes into it."""
+
+    def __init__(self, root: Path) -> None:
+        self.handle: Any = open(root / ".lock", "w")  # noqa: SIM115 - held for the life of the run
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory locks, no check
+            return
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.close()
+            raise CourtroomError(f"{root} is being written by another run right now; wait for it to end "
+                                 "or use another --out") from None
+
+    def close(self) -> None:
+        """Release the directory."""
+        if self.handle is not None:
+            self.handle.close()
+            self.handle = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class RunStore:
+    """Reads and writes one run directory."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST
+
+    @property
+    def results_path(self) -> Path:
+        return self.root / RESULTS
+
+    def exists(self) -> bool:
+        return self.manifest_path.is_file()
+
+    def lock(self) -> RunLock:
+        """Claim the run directory for this process (released by `close()` or when the process ends,
+        however it ends); a second run writing into the same directory would duplicate cases, so it is
+        refused."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        return RunLock(self.root)
+
+    def write_manifest(self, manifest: Manifest) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / TRANSCRIPTS).mkdir(exist_ok=True)
+        _atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
+
+    def manifest(self) -> Manifest:
+        return Manifest.model_validate_json(self.manifest_path.read_text())
+
+    def write(self, outcome: CaseOutcome) -> ResultRow:
+        """Store a finished case: its transcript first, then its result line."""
+        name = f"{TRANSCRIPTS}/{transcript_name(outcome.case.id)}"
+        text = "".join(event.model_dump_json() + "\n" for event in outcome.events)
+        _atomic_write(self.root / name, text)
+        row = summarize(outcome, name)
+        with self.results_path.open("a", encoding="utf-8") as handle:
+            handle.write(row.model_dump_json() + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        return row
+
+    def rows(self) -> list[ResultRow]:
+        """The latest row of every case, in the order the rows were written (a case that failed and was
+        judged again on resume counts once, with its new row; a torn last line is skipped)."""
+        latest: dict[str, ResultRow] = {}
+        for row in self.iter_rows():
+            latest.pop(row.case_id, None)
+            latest[row.case_id] = row
+        return list(latest.values())
+
+    def iter_rows(self) -> Iterator[ResultRow]:
+        if not self.results_path.is_file():
+            return
+        with self.results_path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if not line.endswith("\n"):
+                    return  # torn write at the end of an interrupted run
+                yield ResultRow.model_validate_json(line)
+
+    def finished_ids(self) -> set[str]:
+        """The cases a resumed run skips: those whose latest row holds a verdict (a case that failed is
+        judged again)."""
+        return {row.case_id for row in self.rows() if row.error is None}
+
+    def repair(self) -> None:
+        """Cut a torn last line left by an interrupted run, so appends start on a fresh line."""
+        if not self.results_path.is_file():
+            return
+        data = self.results_path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            self.results_path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+    def transcript_path(self, case_id: str) -> Path:
+        return self.root / TRANSCRIPTS / transcript_name(case_id)
+
+    def events(self, case_id: str) -> list[Any]:
+        """A case's events, validated."""
+        return read_transcript(self.transcript_path(case_id))
+
+
+def read_transcript(path: str | Path) -> list[Any]:
+    """Validate every line of a transcript file as an event."""
+    with Path(path).open(encoding="utf-8") as handle:
+        return [parse_event(line) for line in handle if line.strip()]
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    with tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+

@@ -1,0 +1,1 @@
+"""Presentation: terminal tables and court records (rich), and the HTML report."""

@@ -1,0 +1,136 @@
+"""A case's transcript as a readable court record (rich), for `courtroom audit show`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from courtroom.casefile import context_sentences
+
+
+def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
+    """`text` with every occurrence of each quote (case-insensitive) styled."""
+    rich_text = Text(text)
+    lower = text.lower()
+    for quote in quotes:
+        needle = " ".join(quote.lower().split())
+        if not needle:
+            continue
+        start = lower.find(needle)
+        while start != -1:
+            rich_text.stylize(style, start, start + len(needle))
+            start = lower.find(needle, start + 1)
+    return rich_text
+
+
+def measured(charge: Any) -> str:
+    """What the court measured of a charged or dropped quote ("" when nothing was measured)."""
+    parts = []
+    if charge.grounding is not None:
+        parts.append(f"grounding {charge.grounding:+.2f} nats/token")
+    if charge.p_suspect is not None:
+        parts.append(f"P(suspect) {charge.p_suspect:.2f}")
+    return ", ".join(parts)
+
+
+def weighed(ruling: Any) -> str:
+    """How a ruling's P(hallucinated) came about, when the court weighed more than its own opinion."""
+    parts = []
+    if ruling.opinion is not None:
+        parts.append(f"the court's opinion {ruling.opinion:.2f}")
+    if ruling.evidence is not None:
+        parts.append(f"measured grounding {ruling.evidence:+.2f} nats/token")
+    if ruling.first_reading is not None:
+        parts.append(f"first reading {ruling.first_reading:.2f}")
+    if not parts:
+        return ""
+    return f"P(hallucinated) {ruling.p_hallucinated:.2f} from " + ", ".join(parts)
+
+
+def court_record(events: Sequence[Any], gold: str | None = None) -> Group:
+    """The case, the charges, each round's moves and arguments, the rulings and the verdict."""
+    start = next(e for e in events if e.event == "case_start")
+    case = start.case
+    charges = next((e for e in events if e.event == "charges"), None)
+    moves = [e for e in events if e.event == "move"]
+    rulings = {e.ruling.charge: e.ruling for e in events if e.event == "ruling"}
+    verdict = next((e.verdict for e in events if e.event == "verdict"), None)
+    error = next((e for e in events if e.event == "error"), None)
+    edits = [e for e in events if e.event == "edit"]
+    calls = [e for e in events if e.event == "model_call"]
+    sentences = context_sentences(case)
+    cited = {m.payload.get("evidence") for m in moves if isinstance(m.payload.get("evidence"), int)}
+    parts: list[Any] = []
+
+    context = Text()
+    for i, sentence in enumerate(sentences, start=1):
+        context.append(f"[{i}] ", style="dim")
+        context.append(sentence + "\n", style="bold yellow" if i in cited else "")
+    quotes = [c.quote for c in charges.charges] if charges else []
+    head = Table.grid(padding=(0, 1))
+    head.add_row("[bold]case[/]", escape(f"{case.id}  ({case.source}, judge {start.judge})"))
+    head.add_row("[bold]question[/]", escape(case.question))
+    head.add_row("[bold]answer[/]", highlight(case.answer, quotes, "bold red underline"))
+    head.add_row("[bold]gold[/]", escape(gold or case.label or "unlabelled"))
+    parts.append(Panel(head, title="the case", border_style="blue"))
+    parts.append(Panel(context, title="context (cited sentences in yellow)", border_style="blue"))
+
+    if charges is not None:
+        table = Table(title="indictment", show_lines=False)
+        table.add_column("#")
+        table.add_column("charge (quoted from the answer)")
+        table.add_column("clerk's reason")
+        table.add_column("measured")
+        for c in charges.charges:
+            table.add_row(str(c.index + 1), escape(c.quote), escape(c.reason), measured(c))
+        for d in charges.dropped:
+            table.add_row("-", Text(d.quote, style="dim strike"), Text(f"dropped: {d.why_dropped}", style="dim"),
+                          Text(measured(d), style="dim"))
+        parts.append(table)
+    for index in sorted({m.charge for m in moves} | set(rulings)):
+        table = Table(title=f"trial of charge {index + 1}", expand=True)
+        for column in ("round", "speaker", "move", "P(move)", "argument"):
+            table.add_column(column, overflow="fold")
+        for m in (m for m in moves if m.charge == index):
+            p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
+            said = []
+            for key, value in m.payload.items():
+                if key == "evidence" and isinstance(value, int):
+                    said.append(f'[{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences) else "no citation")
+                else:
+                    said.append(str(value))
+            table.add_row(str(m.round), f"{m.role} ({m.persona})", m.move, p, escape(" | ".join(said)))
+        ruling = rulings.get(index)
+        if ruling is not None:
+            style = "red" if ruling.verdict.value == "hallucinated" else "green"
+            table.add_row("", "[bold]ruling[/]", Text(ruling.verdict.value, style=f"bold {style}"),
+                          f"{ruling.confidence:.2f}", escape(f"({ruling.source}) {ruling.reason}"))
+            if how := weighed(ruling):
+                table.add_row("", "[dim]weighed[/]", "", f"{ruling.p_hallucinated:.2f}", Text(how, style="dim"))
+        parts.append(table)
+
+    summary = Table.grid(padding=(0, 1))
+    if verdict is not None:
+        style = "red" if verdict.label == "FAIL" else "green"
+        mark = "" if not (gold or case.label) else (" (correct)" if verdict.label == (gold or case.label) else " (wrong)")
+        summary.add_row("[bold]verdict[/]", Text(f"{verdict.label}{mark}, score {verdict.score:.3f}", style=f"bold {style}"))
+        summary.add_row("[bold]reason[/]", escape(verdict.reason))
+    if error is not None:
+        summary.add_row("[bold red]error[/]", escape(f"{error.error_type}: {error.message}"))
+    for e in edits:
+        target = "case" if e.charge is None else f"charge {e.charge + 1}"
+        summary.add_row("[bold magenta]edit[/]", escape(f"{target} -> {e.verdict.value} by {e.provenance.author} "
+                                                        f"({e.provenance.time:%Y-%m-%d %H:%M}): {e.provenance.reason}"))
+    prompt = sum(c.prompt_tokens for c in calls)
+    cached = sum(c.cached_prompt_tokens for c in calls)
+    summary.add_row("[bold]cost[/]", f"{len(calls)} model calls, {prompt} prompt tokens ({cached} reused from cache), "
+                                     f"{sum(c.completion_tokens for c in calls)} generated, "
+                                     f"{sum(c.seconds / max(c.batch_size, 1) for c in calls):.1f} s")
+    parts.append(Panel(summary, title="verdict", border_style="magenta"))
+    return Group(*parts)

@@ -1,0 +1,1 @@
+"""Evaluation runs: the run spec, starting or resuming a run directory, and the runners (local, Ray)."""

@@ -1,1 +1,0 @@
-"""Transcripts: events, writing, reading, replay and audit."""
