@@ -21,8 +21,8 @@ from courtroom.case import Case
 from courtroom.court import Court
 from courtroom.door import Scored, ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
+from courtroom.log.manifest import RunSpec
 from courtroom.log.store import Manifest, RunStore
-from courtroom.runs.run import RunSpec
 from courtroom.runs.runners import LocalRunner
 
 WORDS = ("lighthouse harbour keeper lamp granite estuary museum cottage signal storm tide beacon ship coast rock "
@@ -65,7 +65,7 @@ def script(request):  # a deterministic stand-in for the model
 
 
 def build(root: Path, n: int) -> None:
-    spec = RunSpec(dataset="synthetic", judge="courtroom", window=16)
+    spec = RunSpec.build("synthetic", judge="courtroom", window=16)
     judge = Court.default()
     store = RunStore(root)
     store.write_manifest(Manifest(name=root.name, judge=judge.config(), config_hash=judge.config_hash(),

@@ -21,7 +21,8 @@ from courtroom.baselines import RailsJudge
 from courtroom.court import Court
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.transformers import TransformersBackend
-from courtroom.evaluate.datasets import load_file, select
+from courtroom.evaluate.datasets import load_file
+from courtroom.evaluate.selection import select
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "halubench-dev.jsonl"
 

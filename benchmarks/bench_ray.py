@@ -22,8 +22,8 @@ import ray
 from courtroom.door import ScriptedBackend
 from courtroom.engine.registry import judge_class
 from courtroom.evaluate.datasets import example_cases
+from courtroom.log.manifest import RunSpec
 from courtroom.runs.ray_runner import RayRunner
-from courtroom.runs.run import RunSpec
 from courtroom.runs.runners import LocalRunner
 
 
@@ -54,7 +54,7 @@ def main() -> None:
     args = parser.parse_args()
     cases = (example_cases() * 10)[: args.cases]
     cases = [c.model_copy(update={"id": f"{c.id}-{i}"}) for i, c in enumerate(cases)]
-    spec = RunSpec(dataset="examples", judge=args.judge, window=8, device="cpu")
+    spec = RunSpec.build("examples", judge=args.judge, window=8, device="cpu")
     judge = judge_class(args.judge)()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _system_config={"worker_niceness": 0})
     report: dict = {"cases": len(cases), "judge": args.judge, "model": "default"}

@@ -23,7 +23,7 @@ _WHERE = {
     "ScriptedBackend": "courtroom.door", "make_backend": "courtroom.door",
     "GenerationRequest": "courtroom.door.requests", "GenerationResponse": "courtroom.door.requests",
     "ChatMessage": "courtroom.door.requests", "Sampling": "courtroom.door.requests",
-    "load_dataset": "courtroom.evaluate.datasets", "example_cases": "courtroom.evaluate.datasets",
+    "load_dataset": "courtroom.evaluate.selection", "example_cases": "courtroom.evaluate.datasets",
     "compute_metrics": "courtroom.evaluate.metrics", "replay": "courtroom.log.replay",
 }
 

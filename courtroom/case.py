@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Label = Literal["PASS", "FAIL"]
 """Gold or predicted label, HaluBench convention: PASS = faithful, FAIL = hallucinated."""
@@ -56,6 +56,11 @@ class Case(BaseModel):
         return None if self.label is None else self.label == "FAIL"
 
 
+WHOLE_ANSWER_REASON = "no specific charge was brought; the whole answer is tried"
+"""The reason of the one charge of a court that tries the whole answer when nothing was charged; a recorded
+charge with this reason is that charge (`Charge.whole_answer`)."""
+
+
 class Charge(BaseModel):
     """A candidate hallucination: a statement quoted from the answer and why it is suspect."""
 
@@ -71,6 +76,16 @@ class Charge(BaseModel):
     """How much the context raises the model's likelihood of the quote (nats per token), when measured."""
     p_suspect: float | None = None
     """The indictment's probability that the quote is hallucinated, when it gives one."""
+    whole_answer: bool = Field(False, exclude=True)
+    """The whole answer is tried as one charge (nothing was charged). Recorded through its reason,
+    `WHOLE_ANSWER_REASON`, and read back from it."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_answer_from_reason(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "whole_answer" not in data and data.get("reason") == WHOLE_ANSWER_REASON:
+            return {**data, "whole_answer": True}
+        return data
 
 
 class DroppedCharge(BaseModel):

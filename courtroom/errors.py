@@ -45,3 +45,19 @@ class OutputParseError(BackendError):
 
 class ScriptExhaustedError(BackendError):
     """The scripted fake backend was asked for more outputs than it was given."""
+
+
+class CaseFailedError(CourtroomError):
+    """A case could not be judged; the message names the case and the cause."""
+
+
+class RunError(CourtroomError):
+    """A run directory cannot be started, resumed or read as asked; the message names the directory."""
+
+
+class AuditError(RunError):
+    """A run directory cannot be audited as asked."""
+
+
+class ReplayMismatch(CourtroomError):
+    """The judge asked for something the transcript did not record (edited, truncated, or another judge's)."""

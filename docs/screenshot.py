@@ -12,9 +12,10 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from courtroom.door import ScriptedBackend
-from courtroom.runs.runners import LocalRunner
-from courtroom.runs.run import RunSpec, start_run
+from courtroom.log.manifest import RunSpec
 from courtroom.report.html import write_report
+from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
 from tests.court_script import CourtScript
 
 HERE = Path(__file__).resolve().parent
@@ -25,7 +26,7 @@ def main() -> None:
         script = CourtScript(grounding={str(d): -0.4 for d in range(10)}, suspect={str(d): 0.8 for d in range(10)},
                              moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
                              p_hallucinated=0.7)
-        run = start_run(RunSpec(dataset="examples", judge="courtroom", court="default", window=4), Path(tmp) / "run")
+        run = start_run(RunSpec.build("examples", judge="courtroom", court="default", window=4), Path(tmp) / "run")
         run.execute(runner=LocalRunner(ScriptedBackend(script)))
         report = write_report(Path(tmp) / "run", Path(tmp) / "report.html")
         with sync_playwright() as p:

@@ -19,18 +19,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from courtroom.evaluate.comparison import Contender, Pairing, compare  # noqa: E402
 from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
-from courtroom.evaluate.datasets import load_file, select  # noqa: E402
-from courtroom.evaluate.metrics import (  # noqa: E402
-    auroc,
-    calibrated_rows,
-    compute_metrics,
-    mcnemar,
-    metrics_by_source,
-    paired_bootstrap_difference,
-)
-from courtroom.log.pooled import PooledRun  # noqa: E402
-from courtroom.log.store import ResultRow, RunStore  # noqa: E402
+from courtroom.evaluate.datasets import load_file  # noqa: E402
+from courtroom.evaluate.calibration import calibrated_rows  # noqa: E402
+from courtroom.evaluate.metrics import auroc, compute_metrics, metrics_by_source  # noqa: E402
+from courtroom.evaluate.results import ResultRow  # noqa: E402
+from courtroom.evaluate.selection import select  # noqa: E402
+from courtroom.log.store import RunStore  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -99,12 +95,18 @@ def plot(model: str, dataset: str, judges: dict[str, list]) -> str:
     return path.name
 
 
-def paired_cells(court: list, judge: list) -> tuple[int, list[str]]:
-    """Shared cases, then the table cells "Δ balanced accuracy [95% CI]" and "McNemar p" of court − judge."""
-    diff, test = paired_bootstrap_difference(court, judge), mcnemar(court, judge)
-    d = "-" if diff["difference"] is None else f"{diff['difference']:+.3f}"
-    ci = "" if diff["low"] is None else f" [{diff['low']:+.3f}, {diff['high']:+.3f}]"
-    return test.shared, [f"{d}{ci}", f"{test.p_value:.3g}"]
+def paired_cells(pairing: Pairing) -> list[str]:
+    """The table cells "Δ balanced accuracy (court − judge) [95% CI]" and "McNemar p" of a pairing."""
+    d = "-" if pairing.difference is None else f"{pairing.difference:+.3f}"
+    ci = "" if pairing.low is None else f" [{pairing.low:+.3f}, {pairing.high:+.3f}]"
+    return [f"{d}{ci}", f"{pairing.p_value:.3g}"]
+
+
+def against_court(court: str, judges: dict[str, list[ResultRow]], calibrated: bool = False) -> dict[str, Pairing]:
+    """Every judge paired with the court on shared cases (`courtroom compare`'s flow), by name."""
+    others = [Contender.of(name, rows) for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0]))
+              if name != court]
+    return {p.name: p for p in compare([Contender.of(court, judges[court]), *others], calibrated=calibrated).pairings}
 
 
 def diagnostics(rows: list) -> list[str]:
@@ -191,8 +193,8 @@ def pooled_section(model: str, by_dataset: dict[str, dict[str, list[ResultRow]]]
     calibrated on each dataset alone, as `courtroom compare A+B --calibrated` does)."""
     datasets = sorted(by_dataset)
     names = set.intersection(*(set(judges) for judges in by_dataset.values()))
-    pooled = {name: PooledRun(name=name, stores=(), members=tuple(tuple(by_dataset[d][name]) for d in datasets),
-                              judge=name, model=model) for name in names}
+    pooled = {name: Contender(name=name, judge=name, model=model, members=tuple(tuple(by_dataset[d][name]) for d in datasets))
+              for name in names}
     court = "courtroom"
     if len(datasets) < 2 or court not in pooled:
         return []
@@ -203,15 +205,14 @@ def pooled_section(model: str, by_dataset: dict[str, dict[str, list[ResultRow]]]
              "analysis beside them. A pooled lead does not test either dataset on its own.", "",
              "| judge | cases | balanced accuracy | AUROC | shared | Δ balanced accuracy (court − judge) [95% CI] "
              "| McNemar p | Δ, calibrated [95% CI] | McNemar p, calibrated |", "|---|---|---|---|---|---|---|---|---|"]
-    court_rows, court_calibrated = pooled[court].rows(), pooled[court].rows(calibrated_rows)
+    order = [pooled[court], *(pooled[n] for n in sorted(pooled, key=_order) if n != court)]
+    own = {p.name: p for p in compare(order).pairings}
+    calibrated = {p.name: p for p in compare(order, calibrated=True).pairings}
     for name in sorted(pooled, key=_order):
-        rows = pooled[name].rows()
-        m = compute_metrics(rows)
+        m = compute_metrics(pooled[name].rows())
         cells = ["-"] * 5
         if name != court:
-            shared, own = paired_cells(court_rows, rows)
-            _, calibrated = paired_cells(court_calibrated, pooled[name].rows(calibrated_rows))
-            cells = [str(shared), *own, *calibrated]
+            cells = [str(own[name].shared), *paired_cells(own[name]), *paired_cells(calibrated[name])]
         lines.append(f"| {name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} | " + " | ".join(cells) + " |")
     return [*lines, ""]
 
@@ -281,22 +282,18 @@ def main() -> None:
             lines += ["", f"Paired against `{court}` on shared cases (own thresholds; calibrated thresholds):", "",
                       "| judge | shared | Δ balanced accuracy (court − judge) [95% CI] | McNemar p "
                       "| Δ, calibrated [95% CI] | McNemar p, calibrated |", "|---|---|---|---|---|---|"]
-            for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
-                if name == court:
-                    continue
-                shared, own = paired_cells(judges[court], rows)
-                _, calibrated = paired_cells(calibrated_rows(judges[court]), calibrated_rows(rows))
-                lines.append(f"| {name} | {shared} | " + " | ".join(own + calibrated) + " |")
+            own, calibrated = against_court(court, judges), against_court(court, judges, calibrated=True)
+            for name in own:
+                cells = paired_cells(own[name]) + paired_cells(calibrated[name])
+                lines.append(f"| {name} | {own[name].shared} | " + " | ".join(cells) + " |")
         if court and len(judges) > 1 and any("halueval" in r.source for r in judges[court]):
             lines += ["", "The same, own thresholds, without the HaluEval-sourced cases (where answer length alone "
                       "separates the labels, see the length-only baseline):", "",
                       "| judge | shared | Δ balanced accuracy [95% CI] | McNemar p |", "|---|---|---|---|"]
             plain = {n: [r for r in rows if "halueval" not in r.source] for n, rows in judges.items()}
-            for name, rows in sorted(plain.items(), key=lambda kv: _order(kv[0])):
-                if name != court:
-                    shared, cells = paired_cells(plain[court], rows)
-                    if shared:
-                        lines.append(f"| {name} | {shared} | " + " | ".join(cells) + " |")
+            for name, pairing in against_court(court, plain).items():
+                if pairing.shared:
+                    lines.append(f"| {name} | {pairing.shared} | " + " | ".join(paired_cells(pairing)) + " |")
         for rule, signal in ((LENGTH_ONLY, "answer length"), (OVERLAP_ONLY, "word overlap")):
             if rule not in judges or len(judges) <= len(NO_MODEL_RULES):
                 continue

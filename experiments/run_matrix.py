@@ -22,7 +22,8 @@ from pathlib import Path
 
 from courtroom.errors import CourtroomError
 from courtroom.evaluate.metrics import compute_metrics
-from courtroom.runs.run import RunSpec, start_run
+from courtroom.log.manifest import RunSpec
+from courtroom.runs.start import start_run
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 DATASETS = {"halubench": DATA / "halubench-dev.jsonl", "ragtruth": DATA / "ragtruth-dev.jsonl",
@@ -47,7 +48,7 @@ def main() -> None:
     for dataset in args.datasets:
         for judge in args.judges:
             options = {"votes": args.votes} if judge == "vote" and args.votes else {}
-            spec = RunSpec(dataset=str(DATASETS[dataset]), limit=args.limit, balanced=True, seed=args.seed,
+            spec = RunSpec.build(str(DATASETS[dataset]), limit=args.limit, balanced=True, seed=args.seed,
                            judge=judge, court=args.court, model=args.model, window=args.window,
                            exclude=[e.format(dataset=dataset, judge=judge, model=args.model) for e in args.exclude],
                            judge_options=options)

@@ -16,10 +16,12 @@ from courtroom.cli import app
 from courtroom.door import ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.audit import Audit
+from courtroom.log.manifest import RunSpec
+from courtroom.log.verify import verify
 from courtroom.report.html import build_report
 from courtroom.report.record import court_record
-from courtroom.runs.run import RunSpec, start_run
 from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
 from tests.court_script import CourtScript
 
 runner = CliRunner()
@@ -32,7 +34,7 @@ def run_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("runs") / "court"
     script = CourtScript(suspect={str(d): 0.8 for d in range(10)}, grounding={str(d): -0.5 for d in range(10)},
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.7)
-    run = start_run(RunSpec(dataset="examples", judge="courtroom", window=4), out)
+    run = start_run(RunSpec.build("examples", judge="courtroom", window=4), out)
     rows = run.execute(runner=LocalRunner(ScriptedBackend(script)))
     (out / "metrics.json").write_text(compute_metrics(rows).model_dump_json(indent=2))
     return out
@@ -73,7 +75,7 @@ def test_show_renders_the_court_record(run_dir: Path) -> None:
 
 
 def test_verify_passes_on_an_intact_run(run_dir: Path) -> None:
-    assert Audit(run_dir).verify() == []
+    assert verify(Audit(run_dir)) == []
     result = runner.invoke(app, ["audit", "verify", str(run_dir)])
     assert result.exit_code == 0 and "verified" in result.output
 
@@ -86,7 +88,7 @@ def test_verify_reports_a_tampered_value_with_file(copy_of: Path) -> None:
     event["option_probs"] = {"hallucinated": 0.05, "supported": 0.95}
     lines[i] = json.dumps(event)
     path.write_text("\n".join(lines) + "\n")
-    problems = [str(p) for p in Audit(copy_of).verify()]
+    problems = [str(p) for p in verify(Audit(copy_of))]
     assert any(str(path) in p and "ruling" in p for p in problems)
     result = runner.invoke(app, ["audit", "verify", str(copy_of)])
     assert result.exit_code == 1
@@ -102,7 +104,7 @@ def test_verify_reports_truncated_broken_and_foreign_files(copy_of: Path) -> Non
     lines[2] = lines[2][: len(lines[2]) // 2]                              # a line cut in half
     broken.write_text("\n".join(lines) + "\n")
     shutil.copy(transcripts / "example-river-length.jsonl", transcripts / "example-orbit-period.jsonl")  # foreign
-    problems = [str(p) for p in Audit(copy_of).verify()]
+    problems = [str(p) for p in verify(Audit(copy_of))]
     assert any(f"{truncated}:" in p and "truncated" in p for p in problems)
     assert any(f"{broken}:3:" in p and "not a valid event" in p for p in problems)
     assert any("example-orbit-period.jsonl:1:" in p and "foreign transcript" in p for p in problems)
@@ -113,7 +115,7 @@ def test_metrics_that_do_not_recompute_are_reported(copy_of: Path) -> None:
     data = json.loads(path.read_text())
     data["cases"] += 1
     path.write_text(json.dumps(data))
-    assert any("metrics do not recompute" in str(p) for p in Audit(copy_of).verify())
+    assert any("metrics do not recompute" in str(p) for p in verify(Audit(copy_of)))
 
 
 def test_human_edits_are_appended_and_corrected_metrics_reported(copy_of: Path) -> None:
@@ -130,7 +132,7 @@ def test_human_edits_are_appended_and_corrected_metrics_reported(copy_of: Path) 
     audit = Audit(copy_of)
     assert sum(r.correct is False for r in audit.corrected_rows()) == sum(r.correct is False for r in audit.rows()) - 1
     assert compute_metrics(audit.corrected_rows()).accuracy.value > compute_metrics(audit.rows()).accuracy.value
-    assert audit.verify() == []                   # edits do not break the record
+    assert verify(audit) == []                   # edits do not break the record
     result = runner.invoke(app, ["audit", "edit", str(copy_of), wrong.case_id, "--charge", "9", "--verdict",
                                  "supported", "--reason", "x", "--author", "y"])
     assert result.exit_code == 2 and "no ruling on charge 9" in result.output
@@ -152,7 +154,7 @@ def test_charge_edits_are_combined_again_by_the_courts_own_rule(copy_of: Path) -
     for ruling in rulings:  # every charge found supported by hand: the answer stands
         audit.edit(convicted.case_id, "supported", "checked the context", "reviewer", charge=ruling.charge)
     assert corrected() == "PASS"
-    assert audit.verify() == []
+    assert verify(audit) == []
 
 
 def _chromium() -> str | None:
@@ -207,8 +209,8 @@ def test_confirming_a_supported_charge_does_not_convict_under_the_share_rule() -
     from courtroom.case import CaseVerdict, Charge, Ruling, Verdict
     from courtroom.court import Court
     from courtroom.engine.events import EditEvent, Provenance
+    from courtroom.evaluate.results import ResultRow
     from courtroom.log.audit import corrected_label
-    from courtroom.log.store import ResultRow
 
     court = Court.default()
     charges = [Charge(index=i, quote=q, reason="r") for i, q in enumerate(["It opened in 1901.", "It has a bell."])]
@@ -236,20 +238,20 @@ def test_verify_passes_on_a_run_whose_failed_cases_were_judged_again(tmp_path: P
             raise BackendError("CUDA out of memory")
         return script(request)
 
-    spec = RunSpec(dataset="examples", judge="courtroom", window=4)
+    spec = RunSpec.build("examples", judge="courtroom", window=4)
     first = start_run(spec, tmp_path / "r")
     rows = first.execute(runner=LocalRunner(ScriptedBackend(out_of_memory_on_some)))
     first.close()
     assert any(r.error_type == "BackendError" for r in rows)
-    assert Audit(tmp_path / "r").verify() == []  # a failure at the model door replays as that failure
+    assert verify(Audit(tmp_path / "r")) == []  # a failure at the model door replays as that failure
     again = start_run(spec, tmp_path / "r")
     rows = again.execute(runner=LocalRunner(ScriptedBackend(script)))
     (tmp_path / "r" / "metrics.json").write_text(compute_metrics(rows).model_dump_json(indent=2))
     lines = (tmp_path / "r" / "results.jsonl").read_text().splitlines()
     assert len(lines) > 20 and not any(r.error for r in rows)
-    assert Audit(tmp_path / "r").verify() == []  # the rows superseded on resume are not checked against new transcripts
+    assert verify(Audit(tmp_path / "r")) == []  # the rows superseded on resume are not checked against new transcripts
 
 
 def test_verify_accepts_a_run_that_has_not_finished_a_case(tmp_path: Path) -> None:
-    start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r").close()
-    assert Audit(tmp_path / "r").verify() == []
+    start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r").close()
+    assert verify(Audit(tmp_path / "r")) == []

@@ -43,7 +43,7 @@ def test_unknown_court_is_a_clear_error() -> None:
 
 
 def test_default_run_names_keep_hub_ids_apart() -> None:
-    from courtroom.cli import default_run_name
+    from courtroom.cli.app import default_run_name
 
     names = {default_run_name(m) for m in ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-3B-Instruct")}
     assert names == {"Qwen_Qwen2.5-7B-Instruct", "Qwen_Qwen2.5-3B-Instruct"}

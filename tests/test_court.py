@@ -10,6 +10,7 @@ import pytest
 from courtroom.case import Case, Verdict
 from courtroom.court import Court, LexicalSpec
 from courtroom.door import ScriptedBackend, Truncated
+from courtroom.door.spec import BackendSpec
 from courtroom.log.replay import replay
 from tests.court_script import CourtScript
 
@@ -22,7 +23,7 @@ CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
 def court(script: CourtScript, name: str = "default", mode: str = "generate", **options) -> tuple[Court, ScriptedBackend]:
     """A shipped court on the scripted backend; by default the clerk writes its charges (generate mode) and
     rulings follow the court's own verdict alone (judge weight 1), so each path is tested in isolation."""
-    backend = ScriptedBackend(script)
+    backend = ScriptedBackend(script, model=options.pop("model", "scripted"))
     c = Court.load(name, backend, **options)
     c.spec = c.spec.model_copy(update={"indictment": c.spec.indictment.model_copy(update={"mode": mode}),
                                        "ruling": c.spec.ruling.model_copy(update={"judge_weight": 1.0}),
@@ -298,7 +299,7 @@ def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
         aggregation = c.spec.aggregation.model_copy(update={"threshold": 0.5, "by_model": {"smollm2-135m": 0.25}})
         c.spec = c.spec.model_copy(update={"aggregation": aggregation})
         verdicts[model] = c.judge(CASE).label
-        rebuilt = Court.from_config(c.config())  # how replay and Ray workers rebuild it: same threshold
+        rebuilt = Court.from_config(c.config(), BackendSpec(model=model))  # as replay and Ray workers rebuild it
         assert rebuilt.threshold == c.threshold == (0.5 if model.startswith("qwen") else 0.25)
     # `default` is smollm2-135m: the tuned 0.25 convicts at P = 0.3; Qwen keeps the court's 0.5
     assert verdicts == {"default": "FAIL", "smollm2-135m": "FAIL", "qwen2.5-coder-0.5b": "PASS"}
@@ -306,7 +307,7 @@ def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
 
 def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> None:
     from courtroom.baselines.plain import rails_request
-    from courtroom.log.replay import message_hashes
+    from courtroom.door.requests import message_hash
 
     two = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"}]
     script = CourtScript(charges=two, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
@@ -326,7 +327,7 @@ def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> 
 
     asked = [r for r in backend.calls if is_reading(r)]
     assert len(asked) == 1 and is_reading(backend.calls[1]) and backend.calls[0].spec.name == "Indictment"
-    assert message_hashes(asked[0]) == message_hashes(rails_request(CASE))
+    assert [message_hash(m) for m in asked[0].messages] == [message_hash(m) for m in rails_request(CASE).messages]
     assert asked[0].sampling == rails_request(CASE).sampling
     # the configuration names the weight only when the court takes a first reading (older runs resume)
     assert "first_reading_weight" in reading.config()["court"]["ruling"]
@@ -463,9 +464,9 @@ def _ruling(charge: int, p: float, reason: str):
 
 def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None:
     from courtroom.case import Charge, DroppedCharge
-    from courtroom.court.trial import aggregate
+    from courtroom.court.verdict import aggregate
 
-    court = Court.default()
+    court = Court.default().bench
     charge = [Charge(index=0, quote="The bridge is red.", reason="r")]
     unsure = [DroppedCharge(quote="It opened in 1901.", reason="r", why_dropped="over the charge limit", p_suspect=0.9)]
     convicted_by_share = aggregate(court, "c", charge, unsure, [_ruling(0, 0.1, "the context says red")])
@@ -484,12 +485,12 @@ def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None
 
 def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() -> None:
     from courtroom.case import Charge, DroppedCharge
-    from courtroom.court.trial import WHOLE_ANSWER, aggregate
+    from courtroom.court.verdict import aggregate
 
-    court = Court.default()
+    court = Court.default().bench
     answer = "It opened in 1901. It is red."
     parts = [DroppedCharge(quote=q, reason="r", why_dropped="grounded", p_suspect=0.1)
              for q in ("It opened in 1901.", "It is red.")]
-    verdict = aggregate(court, "c", [Charge(index=0, quote=answer, reason=WHOLE_ANSWER)], parts,
+    verdict = aggregate(court, "c", [Charge(index=0, quote=answer, reason="r", whole_answer=True)], parts,
                         [_ruling(0, 0.9, "invented")])
     assert verdict.score == pytest.approx(0.9) and verdict.label == "FAIL"

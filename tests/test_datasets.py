@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from courtroom.errors import DatasetError
-from courtroom.evaluate.datasets import LoadReport, load_dataset, load_file, parse_field_map, select
+from courtroom.evaluate.datasets import LoadReport, load_file, parse_field_map
+from courtroom.evaluate.selection import load_dataset, select
 
 ROWS = [{"id": f"r{i}", "question": f"q{i}", "context": [f"c{i}"], "answer": f"a{i}",
          "label": "FAIL" if i % 3 == 0 else "PASS", "source": "set/A" if i < 6 else "set/B"} for i in range(12)]
@@ -136,7 +137,7 @@ HUB_FILES = ["data/train-00000-of-00002.parquet", "data/train-00001-of-00002.par
 
 
 def test_hub_splits_match_whole_words_and_a_missing_split_lists_the_others() -> None:
-    from courtroom.evaluate.datasets import choose_split_files
+    from courtroom.evaluate.hub import choose_split_files
 
     assert choose_split_files("o/d", HUB_FILES, None) == ["data/test-00000-of-00001.parquet"]
     assert choose_split_files("o/d", HUB_FILES, "validation") == ["latest/validation/0000.parquet"]
@@ -149,7 +150,7 @@ def test_hub_splits_match_whole_words_and_a_missing_split_lists_the_others() -> 
 
 
 def test_known_hub_datasets_map_their_columns_under_the_users_mapping() -> None:
-    from courtroom.evaluate.datasets import hub_field_map
+    from courtroom.evaluate.hub import hub_field_map
 
     assert hub_field_map("PatronusAI/HaluBench", None) == {"context": "passage", "source": "source_ds"}
     assert hub_field_map("PatronusAI/HaluBench", {"source": "dataset"})["source"] == "dataset"

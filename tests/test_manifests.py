@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.engine.events import content_hash
+from courtroom.digest import content_hash
 from courtroom.engine.migrations import retired, upgrade
-from courtroom.log.replay import judge_from_config
+from courtroom.engine.registry import judge_from_config
+from courtroom.errors import RunError
 from courtroom.log.store import RunStore
 
 RESULTS = Path(__file__).resolve().parents[1] / "experiments" / "results"
@@ -28,8 +29,10 @@ def test_a_committed_manifest_rebuilds_its_judge(path: Path) -> None:
     assert content_hash(json.dumps(recorded, sort_keys=True, default=str)) == manifest.config_hash
     if retired(manifest.config_hash):
         assert judge_from_config(recorded).config() != recorded  # truly gone: the code cannot make it
+        with pytest.raises(RunError, match="retired"):
+            manifest.rebuild_judge()
         return
-    judge = judge_from_config(recorded)
+    judge = manifest.rebuild_judge()
     upgraded, applied = upgrade(recorded)
     assert judge.config() == upgraded
     if not applied:
@@ -45,3 +48,12 @@ def test_runs_made_before_per_model_thresholds_are_migrated() -> None:
 def test_only_the_first_two_step_runs_are_of_a_retired_judge() -> None:
     gone = [p for p in MANIFESTS if retired(RunStore(p.parent).manifest().config_hash)]
     assert sorted(p.parent.name for p in gone) == ["halubench-two-step-v1", "ragtruth-two-step-v1"]
+
+
+def test_a_version_1_manifest_reads_as_typed_sections() -> None:
+    manifest = RunStore(RESULTS / "qwen2.5-coder-0.5b" / "ragtruth-unstructured-lenient").manifest()
+    assert manifest.schema_version == 2 and manifest.model == "qwen2.5-coder-0.5b"
+    assert manifest.spec.selection.limit == 200 and manifest.spec.selection.balanced
+    assert manifest.spec.judge.name == "unstructured"
+    assert manifest.origin is not None and manifest.origin.changed == {"reading": "lenient"}
+    assert manifest.origin.rejudged_from.endswith("ragtruth-unstructured")

@@ -10,15 +10,19 @@ from typer.testing import CliRunner
 
 from courtroom.cli import app
 from courtroom.errors import CourtroomError
-from courtroom.evaluate.metrics import calibrated_rows, compute_metrics
-from courtroom.log.pooled import PooledRun, open_pooled_run, split_argument
-from courtroom.log.store import ResultRow, RunStore
-from courtroom.runs.run import RunSpec, start_run
+from courtroom.evaluate.calibration import calibrated_rows
+from courtroom.evaluate.comparison import Contender
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.manifest import RunSpec
+from courtroom.log.pooled import open_pooled_run, split_argument
+from courtroom.log.store import RunStore
+from courtroom.runs.start import start_run
 from tests.test_runs import scripted_runner
 
 
 def finished_run(out: Path, judge: str, **options: object) -> Path:
-    run = start_run(RunSpec(judge=judge, **{"dataset": "examples", **options}), out)
+    run = start_run(RunSpec.build(**{"dataset": "examples", **options}, judge=judge), out)
     run.execute(runner=scripted_runner())
     run.close()
     return out
@@ -52,7 +56,8 @@ def test_pooling_refuses_overlapping_cases_other_judges_other_models_and_missing
     other_model = finished_run(tmp_path / "other-model", "courtroom", exclude=[str(court)])
     store = RunStore(other_model)
     manifest = store.manifest()
-    store.write_manifest(manifest.model_copy(update={"options": {**manifest.options, "model": "qwen2.5-coder-0.5b"}}))
+    spec = manifest.spec.model_copy(update={"backend": manifest.spec.backend.model_copy(update={"model": "qwen2.5-coder-0.5b"})})
+    store.write_manifest(manifest.model_copy(update={"spec": spec}))
     with pytest.raises(CourtroomError, match=r"case '.+' is in both .*court and .*court; pooled runs must judge"):
         open_pooled_run(f"{court}+{court}")
     with pytest.raises(CourtroomError, match=r"judges differ: .*court \(courtroom\), .*rails \(rails\)"):
@@ -101,7 +106,7 @@ def test_calibration_is_fitted_on_each_pooled_run_alone() -> None:
     # a judge whose scores sit at other heights on two datasets: each alone is separated perfectly,
     # but one threshold over both is not
     high, low = rows_scored("hb", 0.8, 0.6), rows_scored("rt", 0.3, 0.1)
-    pooled = PooledRun(name="hb+rt", stores=(), members=(high, low), judge="courtroom", model="m")
+    pooled = Contender(name="hb+rt", judge="courtroom", model="m", members=(high, low))
     assert compute_metrics(pooled.rows(calibrated_rows)).balanced_accuracy.value == 1.0
     assert compute_metrics(calibrated_rows([*high, *low])).balanced_accuracy.value < 0.9
     assert {r.case_id for r in pooled.rows()} == {r.case_id for r in (*high, *low)}
@@ -110,7 +115,7 @@ def test_calibration_is_fitted_on_each_pooled_run_alone() -> None:
 def test_a_single_run_opens_as_itself(tmp_path: Path) -> None:
     court = finished_run(tmp_path / "court", "rails", limit=4, balanced=True)
     run = open_pooled_run(str(court))
-    assert run.name == "court" and run.judge == "rails" and run.rows() == RunStore(court).rows()
+    assert run.contender.name == "court" and run.contender.judge == "rails" and run.contender.rows() == RunStore(court).rows()
 
 
 def write_dataset(path: Path, prefix: str, fail_words: int, pass_words: int, n: int = 10) -> Path:

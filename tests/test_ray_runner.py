@@ -13,13 +13,11 @@ ray = pytest.importorskip("ray")
 from courtroom.baselines import RailsJudge  # noqa: E402
 from courtroom.court import Court  # noqa: E402
 from courtroom.door import ScriptedBackend  # noqa: E402
+from courtroom.door.spec import BackendSpec  # noqa: E402
 from courtroom.evaluate.datasets import example_cases  # noqa: E402
 from courtroom.runs.ray_runner import RayRunner  # noqa: E402
-from courtroom.runs.run import RunSpec  # noqa: E402
 from courtroom.runs.runners import LocalRunner  # noqa: E402
 from tests.court_script import CourtScript  # noqa: E402
-
-SPEC = RunSpec(dataset="examples", judge="courtroom", window=4)
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +61,7 @@ def test_two_workers_get_distinct_gpus_and_both_work(ray_two_gpus) -> None:
     judge = Court.default()
     seen_info = []
     outcomes = []
-    for outcome in runner.run(judge, SPEC, example_cases()[:8]):
+    for outcome in runner.run(judge, example_cases()[:8]):
         outcomes.append(outcome)
         if not seen_info:
             seen_info = runner.worker_info()
@@ -78,7 +76,7 @@ def test_a_killed_worker_is_replaced_and_no_case_is_lost_or_duplicated(ray_two_g
     cases = example_cases()[:10]
     outcomes = []
     killed = threading.Event()
-    for outcome in runner.run(Court.default(), SPEC, cases):
+    for outcome in runner.run(Court.default(), cases):
         outcomes.append(outcome)
         if not killed.is_set():
             ray.kill(runner.actors[0])  # dies mid-chunk
@@ -92,7 +90,7 @@ def test_a_killed_worker_is_replaced_and_no_case_is_lost_or_duplicated(ray_two_g
 def test_a_case_that_keeps_killing_its_worker_ends_as_an_error(ray_two_gpus) -> None:
     cases = example_cases()[:4]
     runner = RayRunner(workers=1, chunk_size=4, max_retries=1, backend_factory=scripted_factory(0.0, cases[1].id))
-    outcomes = {o.case.id: o for o in runner.run(Court.default(), SPEC, cases)}
+    outcomes = {o.case.id: o for o in runner.run(Court.default(), cases)}
     assert sorted(outcomes) == sorted(c.id for c in cases)
     bad = outcomes[cases[1].id]
     assert not bad.ok and bad.error_type == "WorkerDied" and "died 2 times" in bad.error
@@ -102,30 +100,23 @@ def test_a_case_that_keeps_killing_its_worker_ends_as_an_error(ray_two_gpus) -> 
 
 def test_local_and_ray_runners_agree_on_the_scripted_court(ray_two_gpus) -> None:
     cases = example_cases()
-    local = verdicts(LocalRunner(ScriptedBackend(SlowScript())).run(Court.default(), SPEC, cases))
+    local = verdicts(LocalRunner(ScriptedBackend(SlowScript())).run(Court.default(), cases))
     remote = verdicts(RayRunner(workers=2, chunk_size=3, backend_factory=scripted_factory()).run(
-        Court.default(), SPEC, cases))
+        Court.default(), cases))
     assert local == remote
 
 
 @pytest.mark.model
 def test_local_and_ray_runners_agree_on_the_real_model(ray_two_gpus) -> None:
-    from courtroom.runs.ray_runner import default_backend_factory
-    from courtroom.runs.run import backend_options
-
-    spec = RunSpec(dataset="examples", judge="rails", window=4, device="cpu")
+    backend = BackendSpec(device="cpu")
     cases = example_cases()[:6]
-    local = verdicts(LocalRunner().run(RailsJudge(), spec, cases))
-    remote = verdicts(RayRunner(workers=1, chunk_size=4,
-                                backend_factory=default_backend_factory(backend_options(spec))).run(
-        RailsJudge(), spec, cases))
+    local = verdicts(LocalRunner().run(RailsJudge(backend, window=4), cases))
+    remote = verdicts(RayRunner(backend, workers=1, chunk_size=4).run(RailsJudge(backend, window=4), cases))
     assert local == remote
 
 
 class UnloadableBackend(ScriptedBackend):
     """A model door whose model cannot load (a typo in a Hub id, no such device)."""
-
-    model_name = "org/missing-model"
 
     def prepare(self) -> None:
         raise OSError("org/missing-model is not a local folder and the Hub is unreachable")
@@ -134,8 +125,9 @@ class UnloadableBackend(ScriptedBackend):
 def test_workers_that_cannot_load_the_model_stop_the_run_with_its_error(ray_two_gpus) -> None:
     from courtroom.errors import BackendError
 
-    runner = RayRunner(workers=2, backend_factory=lambda device: UnloadableBackend(lambda request: "factual"))
+    runner = RayRunner(workers=2, backend_factory=lambda device: UnloadableBackend(lambda request: "factual",
+                                                                                          model="org/missing-model"))
     with pytest.raises(BackendError, match="could not start model 'default': .*BackendError: model 'org/missing-model' "
                                            "could not be loaded: OSError: org/missing-model is not a local folder"):
-        list(runner.run(RailsJudge(), SPEC, example_cases()[:4]))
+        list(runner.run(RailsJudge(), example_cases()[:4]))
     assert runner.actors == []

@@ -11,11 +11,13 @@ from courtroom.cli import app
 from courtroom.court import Court, courts_dir
 from courtroom.door import ScriptedBackend, Unparseable
 from courtroom.door.requests import GenerationRequest
+from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtroomError
+from courtroom.log.manifest import RunSpec
 from courtroom.log.rejudge import rejudge_run
 from courtroom.log.store import RunStore
-from courtroom.runs.run import RunSpec, start_run
 from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
 from tests.court_script import CourtScript
 from tests.test_runs import rows_of
 
@@ -44,51 +46,52 @@ def test_rejudging_gives_what_a_live_run_of_the_other_court_gives(tmp_path: Path
     shipped = next(line for line in (courts_dir() / "default.yaml").read_text().splitlines()
                    if line.startswith("aggregation:"))
     strict = court_file(tmp_path, "strict", shipped, "aggregation: {method: any, threshold: 0.75}")
-    spec = RunSpec(dataset="examples", judge="courtroom", window=4)
+    spec = RunSpec.build("examples", judge="courtroom", window=4)
     live_default = start_run(spec, tmp_path / "default")
     live_default.execute(runner=scripted_runner())
     live_default.close()
-    live_strict = start_run(spec.model_copy(update={"court": str(strict)}), tmp_path / "strict")
+    live_strict = start_run(spec.model_copy(update={"judge": JudgeSpec(court=str(strict))}), tmp_path / "strict")
     live_strict.execute(runner=scripted_runner())
     live_strict.close()
 
-    rows = rejudge_run(tmp_path / "default", Court.load(strict), tmp_path / "rejudged", changed={"court": str(strict)})
+    rows = rejudge_run(tmp_path / "default", tmp_path / "rejudged", judge=JudgeSpec(court=str(strict)))
     assert len(rows) == 20 and sum(r.charges > 0 for r in rows) >= 10  # trials to re-decide
     assert comparable(tmp_path / "rejudged") == comparable(tmp_path / "strict")
     # the other court really decides otherwise on some cases, so the equality above means something
     before = {r["case_id"]: (r["label"], r["score"]) for r in rows_of(tmp_path / "default")}
     assert any(before[r.case_id] != (r.label, r.score) for r in rows)
     manifest = RunStore(tmp_path / "rejudged").manifest()
-    assert manifest.options["rejudged_from"] == str(tmp_path / "default")
+    assert manifest.origin.rejudged_from == str(tmp_path / "default")
+    assert manifest.origin.changed == {"court": str(strict)}
     assert manifest.config_hash == Court.load(strict).config_hash() != RunStore(tmp_path / "default").manifest().config_hash
 
 
 def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) -> None:
     reworded = court_file(tmp_path, "reworded", "General knowledge is not evidence.",
                           "General knowledge is never evidence.")
-    run = start_run(RunSpec(dataset="examples", judge="courtroom"), tmp_path / "run")
+    run = start_run(RunSpec.build("examples", judge="courtroom"), tmp_path / "run")
     run.execute(runner=scripted_runner())
     run.close()
     with pytest.raises(CourtroomError, match="cannot be rejudged from its transcript: .*never asked the model"):
-        rejudge_run(tmp_path / "run", Court.load(reworded), tmp_path / "out", changed={"court": "reworded"})
+        rejudge_run(tmp_path / "run", tmp_path / "out", judge=JudgeSpec(court=str(reworded)))
     assert not RunStore(tmp_path / "out").exists()  # nothing half-written
     with pytest.raises(CourtroomError, match="new run directory"):
-        rejudge_run(tmp_path / "run", Court.load("default"), tmp_path / "run", changed={"court": "default"})
+        rejudge_run(tmp_path / "run", tmp_path / "run", judge=JudgeSpec())
 
 
 def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_run(tmp_path: Path) -> None:
     reading = court_file(tmp_path, "reading", "ruling: {judge_weight: 0.1}",
                          "ruling: {judge_weight: 0.1, first_reading_weight: 0.3}")
-    spec = RunSpec(dataset="examples", judge="courtroom", window=4)
-    for name, run_spec in (("court", spec), ("rails", spec.model_copy(update={"judge": "rails"})),
-                           ("live", spec.model_copy(update={"court": str(reading)}))):
+    spec = RunSpec.build("examples", judge="courtroom", window=4)
+    for name, run_spec in (("court", spec), ("rails", spec.model_copy(update={"judge": JudgeSpec(name="rails")})),
+                           ("live", spec.model_copy(update={"judge": JudgeSpec(court=str(reading))}))):
         run = start_run(run_spec, tmp_path / name)
         run.execute(runner=scripted_runner())
         run.close()
     assert all(r.error is None for r in RunStore(tmp_path / "rails").rows())
     with pytest.raises(CourtroomError, match="never asked the model"):  # the court run alone lacks the reading
-        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "alone", changed={"court": "reading"})
-    rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "both", changed={"court": "reading"},
+        rejudge_run(tmp_path / "court", tmp_path / "alone", judge=JudgeSpec(court=str(reading)))
+    rejudge_run(tmp_path / "court", tmp_path / "both", judge=JudgeSpec(court=str(reading)),
                 calls_from=[tmp_path / "rails"])
     assert comparable(tmp_path / "both") == comparable(tmp_path / "live")
     assert comparable(tmp_path / "both") != comparable(tmp_path / "court")
@@ -96,12 +99,12 @@ def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_r
     lacking = sorted((tmp_path / "rails" / "transcripts").iterdir())[0]
     lacking.unlink()
     with pytest.raises(CourtroomError, match=r"no transcript of it in .*rails"):
-        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "lacking", changed={"court": "reading"},
+        rejudge_run(tmp_path / "court", tmp_path / "lacking", judge=JudgeSpec(court=str(reading)),
                     calls_from=[tmp_path / "rails"])
     manifest = tmp_path / "rails" / "manifest.json"
     manifest.write_text(manifest.read_text().replace('"model": "default"', '"model": "other-model"', 1))
     with pytest.raises(CourtroomError, match="its model \\(other-model\\) is not the model"):
-        rejudge_run(tmp_path / "court", Court.load(reading), tmp_path / "other", changed={"court": "reading"},
+        rejudge_run(tmp_path / "court", tmp_path / "other", judge=JudgeSpec(court=str(reading)),
                     calls_from=[tmp_path / "rails"])
 
 
@@ -113,9 +116,9 @@ def fenced_or_plain(request: GenerationRequest) -> object:
 
 
 def test_an_unstructured_run_read_again_leniently_equals_a_live_lenient_run(tmp_path: Path) -> None:
-    spec = RunSpec(dataset="examples", judge="unstructured")
+    spec = RunSpec.build("examples", judge="unstructured")
     for name, options in (("strict", {}), ("lenient", {"reading": "lenient"})):
-        run = start_run(spec.model_copy(update={"judge_options": options}), tmp_path / name)
+        run = start_run(spec.model_copy(update={"judge": JudgeSpec(name="unstructured", options=options)}), tmp_path / name)
         run.execute(runner=LocalRunner(ScriptedBackend(fenced_or_plain)))
         run.close()
     result = CliRunner().invoke(app, ["rejudge", str(tmp_path / "strict"), "--reading", "lenient",
@@ -124,7 +127,7 @@ def test_an_unstructured_run_read_again_leniently_equals_a_live_lenient_run(tmp_
     assert comparable(tmp_path / "reread") == comparable(tmp_path / "lenient")
     strict, lenient = rows_of(tmp_path / "strict"), rows_of(tmp_path / "lenient")
     assert sum(r["parse_failures"] for r in strict) >= 5 and sum(r["parse_failures"] for r in lenient) == 0
-    assert RunStore(tmp_path / "reread").manifest().options["reading"] == "lenient"
+    assert RunStore(tmp_path / "reread").manifest().origin.changed == {"reading": "lenient"}
     # a case whose transcript is gone is left out and counted, not a crash
     gone = RunStore(tmp_path / "strict").transcript_path(strict[0]["case_id"])
     gone.unlink()

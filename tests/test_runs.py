@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from courtroom.door import ScriptedBackend
 from courtroom.errors import CourtroomError
+from courtroom.log.manifest import RunSpec
 from courtroom.log.store import RunStore
-from courtroom.runs.run import RunSpec, start_run
 from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
 from tests.court_script import CourtScript
 
 VOLATILE = {"seconds"}
@@ -38,7 +40,7 @@ def rows_of(path: Path) -> list[dict]:
 
 
 def test_interrupted_run_resumes_to_the_same_results(tmp_path: Path) -> None:
-    spec = RunSpec(dataset="examples", judge="courtroom", window=3)
+    spec = RunSpec.build("examples", judge="courtroom", window=3)
     full = start_run(spec, tmp_path / "full")
     full.execute(runner=scripted_runner())
 
@@ -67,37 +69,37 @@ def test_interrupted_run_resumes_to_the_same_results(tmp_path: Path) -> None:
 
 
 def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
-    start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
+    start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r")
     with pytest.raises(CourtroomError, match="another judge configuration"):
-        start_run(RunSpec(dataset="examples", judge="single"), tmp_path / "r")
+        start_run(RunSpec.build("examples", judge="single"), tmp_path / "r")
     with pytest.raises(CourtroomError, match="other cases"):
-        start_run(RunSpec(dataset="examples", judge="rails", limit=3), tmp_path / "r")
+        start_run(RunSpec.build("examples", judge="rails", limit=3), tmp_path / "r")
 
 
 def test_a_run_directory_takes_one_writer_at_a_time(tmp_path: Path) -> None:
-    first = start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
+    first = start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r")
     with pytest.raises(CourtroomError, match="being written by another run"):
-        start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
+        start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r")
     first.close()  # the first run ends: its directory is free again
-    assert start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r").store.exists()
+    assert start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r").store.exists()
 
 
 def test_unknown_model_fails_before_anything_runs(tmp_path: Path) -> None:
     with pytest.raises(CourtroomError, match="unknown model"):
-        start_run(RunSpec(dataset="examples", judge="rails", model="no-such-model"), tmp_path / "x")
+        start_run(RunSpec.build("examples", judge="rails", model="no-such-model"), tmp_path / "x")
     assert not (tmp_path / "x").exists()
 
 
-@pytest.mark.parametrize("options, expected", [({"runner": "Ray"}, "unknown runner 'Ray'"),
+@pytest.mark.parametrize("options, expected", [({"runner": "Ray"}, "RunnerSpec.kind: Input should be 'local' or 'ray' (got 'Ray')"),
                                                ({"runner": "ray", "device": "cuda:1"}, "Ray places each worker")])
 def test_runner_options_are_checked_before_anything_runs(tmp_path: Path, options, expected) -> None:
-    with pytest.raises(CourtroomError, match=expected):
-        start_run(RunSpec(dataset="examples", judge="rails", **options), tmp_path / "x")
+    with pytest.raises(CourtroomError, match=re.escape(expected)):
+        start_run(RunSpec.build("examples", judge="rails", **options), tmp_path / "x")
     assert not (tmp_path / "x").exists()
 
 
 def test_exclude_leaves_out_the_cases_of_another_run(tmp_path: Path) -> None:
-    evaluation = start_run(RunSpec(dataset="examples", judge="rails", limit=8, balanced=True), tmp_path / "eval")
+    evaluation = start_run(RunSpec.build("examples", judge="rails", limit=8, balanced=True), tmp_path / "eval")
     seen = []
 
     class Stop(Exception):
@@ -113,15 +115,15 @@ def test_exclude_leaves_out_the_cases_of_another_run(tmp_path: Path) -> None:
     evaluation.close()
     held_out = {c.id for c in evaluation.cases}
     assert len(held_out) == 8 and len(RunStore(tmp_path / "eval").rows()) == 2
-    tuning = start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(tmp_path / "eval")]), tmp_path / "tune")
+    tuning = start_run(RunSpec.build("examples", judge="rails", exclude=[str(tmp_path / "eval")]), tmp_path / "tune")
     assert tuning.cases and not held_out & {c.id for c in tuning.cases}
     assert len(tuning.cases) == 20 - len(held_out)
     ids = tmp_path / "ids.txt"
     ids.write_text("\n".join(sorted(held_out)[:2]) + "\n")
-    by_file = start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(ids)]), tmp_path / "by-file")
+    by_file = start_run(RunSpec.build("examples", judge="rails", exclude=[str(ids)]), tmp_path / "by-file")
     assert len(by_file.cases) == 18
     with pytest.raises(CourtroomError, match="--exclude .*no such run directory"):
-        start_run(RunSpec(dataset="examples", judge="rails", exclude=[str(tmp_path / "nope")]), tmp_path / "x")
+        start_run(RunSpec.build("examples", judge="rails", exclude=[str(tmp_path / "nope")]), tmp_path / "x")
 
 
 def test_length_only_rule_labels_answers_longer_than_the_median() -> None:
@@ -157,10 +159,10 @@ def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None
     from courtroom.cli import app
     from courtroom.evaluate.confounds import length_only_rows, overlap_only_rows
     from courtroom.evaluate.metrics import compute_metrics
-    from courtroom.runs.run import run_cases
+    from courtroom.log.cases import run_cases
 
     court = tmp_path / "court"
-    run = start_run(RunSpec(dataset="examples", judge="courtroom", limit=12, balanced=True), court)
+    run = start_run(RunSpec.build("examples", judge="courtroom", limit=12, balanced=True), court)
     run.execute(runner=scripted_runner())
     run.close()
     result = CliRunner().invoke(app, ["compare", str(court), str(court), "--length-baseline", "--overlap-baseline"],
@@ -182,7 +184,7 @@ def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None
 def test_cases_that_failed_are_judged_again_on_resume(tmp_path: Path) -> None:
     from courtroom.errors import BackendError
 
-    spec = RunSpec(dataset="examples", judge="courtroom", window=3)
+    spec = RunSpec.build("examples", judge="courtroom", window=3)
     full = start_run(spec, tmp_path / "full")
     full.execute(runner=scripted_runner())
     healthy = scripted_runner().backend
@@ -212,13 +214,11 @@ def test_a_model_that_cannot_load_stops_the_run_before_any_case(tmp_path: Path) 
     from courtroom.errors import BackendError
 
     class Unloadable(ScriptedBackend):
-        model_name = "org/missing-model"
-
         def prepare(self) -> None:
             raise OSError("org/missing-model is not a local folder and the Hub is unreachable")
 
-    run = start_run(RunSpec(dataset="examples", judge="rails"), tmp_path / "r")
-    backend = Unloadable(lambda request: "factual")
+    run = start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r")
+    backend = Unloadable(lambda request: "factual", model="org/missing-model")
     with pytest.raises(BackendError, match="model 'org/missing-model' could not be loaded: OSError"):
         run.execute(runner=LocalRunner(backend))
     assert RunStore(tmp_path / "r").rows() == [] and backend.calls == []

@@ -127,7 +127,7 @@ def test_a_court_with_no_reachable_verdict_is_illegal(tmp_path: Path) -> None:
 
 def test_personas_are_found_next_to_the_court(tmp_path: Path) -> None:
     path = court_file(tmp_path, _set(["personas", "judge"], "my_judge"), persona_text=GOOD_PERSONA)
-    assert Court.load(path).persona("judge").name == "my_judge"
+    assert Court.load(path).bench.persona("judge").name == "my_judge"
 
 
 def test_a_persona_in_the_wrong_role_is_rejected(tmp_path: Path) -> None:

@@ -18,6 +18,8 @@ class Backend(ABC):
     """
 
     name: str = "backend"
+    model: str = "unknown"
+    """The model this backend serves (or stands in for), as the user named it."""
 
     @abstractmethod
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
@@ -55,5 +57,4 @@ def prepare_backend(backend: Backend) -> None:
     except CourtroomError:
         raise
     except Exception as exc:
-        model = getattr(backend, "model_name", backend.name)
-        raise BackendError(f"model {model!r} could not be loaded: {type(exc).__name__}: {exc}") from exc
+        raise BackendError(f"model {backend.model!r} could not be loaded: {type(exc).__name__}: {exc}") from exc

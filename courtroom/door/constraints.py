@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import copy
 import time
+import typing
 from typing import Any, Literal
 
+from courtroom.errors import ConfigError
+
 ConstraintEngine = Literal["outlines_core", "xgrammar", "llguidance"]
-ENGINES: tuple[str, ...] = ("outlines_core", "xgrammar", "llguidance")
+ENGINES: tuple[str, ...] = typing.get_args(ConstraintEngine)
 DEFAULT_ENGINE: ConstraintEngine = "xgrammar"
 
 _COMPILED: dict[tuple[str, str, str], Any] = {}
@@ -26,7 +29,7 @@ class ConstraintCompiler:
 
     def __init__(self, model: Any, tokenizer: Any, engine: str = DEFAULT_ENGINE, fingerprint: str = "") -> None:
         if engine not in ENGINES:
-            raise ValueError(f"unknown constraint engine {engine!r}; choose one of {list(ENGINES)}")
+            raise ConfigError(f"unknown constraint engine {engine!r}; choose one of {list(ENGINES)}")
         import outlines
 
         self.engine = engine

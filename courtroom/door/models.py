@@ -258,3 +258,19 @@ def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: s
         tokenizer.pad_token = tokenizer.eos_token
     return LoadedModel(source, model, tokenizer, device, str(torch_dtype).removeprefix("torch."),
                        time.perf_counter() - start)
+
+
+def cuda_available() -> bool:
+    """Whether torch sees a CUDA device (False when torch is missing)."""
+    try:
+        import torch
+    except ImportError:  # pragma: no cover
+        return False
+    return torch.cuda.is_available()
+
+
+def set_threads(threads: int) -> None:
+    """How many CPU threads torch computes with in this process (a Ray worker's share of the cores)."""
+    import torch
+
+    torch.set_num_threads(threads)

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from courtroom.digest import content_hash
 from courtroom.errors import OutputParseError, OutputTypeError, TruncatedGenerationError
 
 
@@ -189,13 +190,14 @@ class GenerationRequest(BaseModel):
         return output_spec(self.output_type)
 
 
-class GenerationResponse(BaseModel):
-    """What came back for one request."""
+class ModelResponse(BaseModel):
+    """The fields of what a model call returns, declared once: a live response (`GenerationResponse`) and a
+    recorded one (`courtroom.door.recorded.RecordedCall`, and the transcript's `model_call` event) share them."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, use_attribute_docstrings=True)
 
     value: Any = None
-    """The parsed value (a model instance, an enum member or option string), None on error."""
+    """The parsed value (a model instance, an enum member or option string; as JSON once recorded), None on error."""
     raw: str
     """The text the model produced."""
     prompt_tokens: int
@@ -225,6 +227,10 @@ class GenerationResponse(BaseModel):
     schema_key: str = ""
     """Hash of the constraint (JSON schema or option list) that shaped this output."""
 
+
+class GenerationResponse(ModelResponse):
+    """What came back for one request."""
+
     @property
     def ok(self) -> bool:
         """True when a value was produced."""
@@ -239,6 +245,11 @@ class GenerationResponse(BaseModel):
         raise OutputParseError(self.error)
 
 
+def message_hash(message: ChatMessage) -> str:
+    """The name a transcript gives a prompt message (its role and text, hashed)."""
+    return content_hash(message.role + "\x00" + message.content)
+
+
 def truncation_message(spec: OutputSpec, max_new_tokens: int) -> str:
     """The error text of a generation cut off by its token limit."""
     return (
@@ -246,3 +257,17 @@ def truncation_message(spec: OutputSpec, max_new_tokens: int) -> str:
         "before the output was complete; raise max_new_tokens or bound the output's string fields "
         "with max_length"
     )
+
+
+def jsonable(value: Any) -> Any:
+    """A parsed model output as plain JSON data (as transcripts record it)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    json.dumps(value)
+    return value

@@ -51,12 +51,14 @@ class ScriptedBackend(Backend):
     option string), raw JSON text, a mapping of option probabilities for a choice (the value is
     the most probable option), `Truncated()`, `Unparseable()`, or an exception to raise. Every
     output is validated against the requested output type; a script that does not fit raises
-    `BackendError`, because that is a bug in the test, not model behaviour.
+    `BackendError`, because that is a bug in the test, not model behaviour. `model` names the model
+    the script stands in for (a court's per-model threshold asks it).
     """
 
     name = "scripted"
 
-    def __init__(self, outputs: Iterable[Any] | ScriptFunction) -> None:
+    def __init__(self, outputs: Iterable[Any] | ScriptFunction, *, model: str = "scripted") -> None:
+        self.model = model
         self._function: ScriptFunction | None = outputs if callable(outputs) else None
         self._queue: Iterator[Any] | None = None if callable(outputs) else iter(outputs)
         self.calls: list[GenerationRequest] = []
@@ -78,7 +80,7 @@ class ScriptedBackend(Backend):
         self.released.append(cache_group)
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": "scripted"}
+        return {"backend": self.name, "model": self.model}
 
     def _next_output(self, request: GenerationRequest) -> Any:
         if self._function is not None:

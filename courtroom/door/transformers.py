@@ -88,7 +88,7 @@ class TransformersBackend(Backend):
         prefix_cache: bool = True,
         loaded: LoadedModel | None = None,
     ) -> None:
-        self.model_name = model
+        self.model = model
         self.device_request = device
         self.dtype_request = dtype
         self.engine = engine
@@ -110,7 +110,7 @@ class TransformersBackend(Backend):
     def loaded(self) -> LoadedModel:
         """The model, loaded on first use."""
         if self._loaded is None:
-            self._loaded = load_model(self.model_name, self.device_request, self.dtype_request)
+            self._loaded = load_model(self.model, self.device_request, self.dtype_request)
         return self._loaded
 
     @property
@@ -127,7 +127,7 @@ class TransformersBackend(Backend):
         _ = self.compiler
 
     def describe(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"backend": self.name, "model": self.model_name, "engine": self.engine,
+        info: dict[str, Any] = {"backend": self.name, "model": self.model, "engine": self.engine,
                                 "prefix_cache": self.use_prefix_cache}
         if self._loaded is not None:
             info.update(model_location=self._loaded.source.location, device=self._loaded.device,

@@ -9,14 +9,13 @@ not twenty times. The schema is versioned (`SCHEMA_VERSION`) and published by
 
 from __future__ import annotations
 
-import hashlib
-import json
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
+from courtroom.door.recorded import RecordedCall
 
 SCHEMA_VERSION = 1
 
@@ -59,8 +58,8 @@ class PromptEvent(BaseEvent):
     content: str
 
 
-class ModelCallEvent(BaseEvent):
-    """One request at the model door and its response."""
+class ModelCallEvent(BaseEvent, RecordedCall):
+    """One request at the model door and its response (`RecordedCall`), and where in the procedure it stood."""
 
     event: Literal["model_call"] = "model_call"
     step: int
@@ -74,34 +73,9 @@ class ModelCallEvent(BaseEvent):
     node: str | None = None
     """Debate-graph node of the turn."""
     charge: int | None = None
+    """Index of the charge on trial (from 0), when the call belongs to a trial."""
     round: int | None = None
-    messages: list[str]
-    """Hashes of the prompt's messages (see `prompt` events)."""
-    output_type: str
-    """Name of the requested output type."""
-    schema_key: str
-    """Hash of the constraint (JSON schema or options)."""
-    constrained: bool = True
-    sampling: dict[str, Any]
-    raw: str
-    """What the model produced."""
-    value: Any = None
-    """The parsed value, as JSON."""
-    option_probs: dict[str, float] | None = None
-    """For a choice: the probability of every option."""
-    option_logprobs: dict[str, float] | None = None
-    """For a choice: the unnormalised log-probability of every option."""
-    token_logprobs: list[float] | None = None
-    """For a choice: the log-probability of each token of the chosen option (absent in older transcripts)."""
-    token_spans: list[tuple[int, int]] | None = None
-    """For a choice: each token's character span in the chosen option (absent in older transcripts)."""
-    error: str | None = None
-    finish_reason: str = "stop"
-    prompt_tokens: int
-    cached_prompt_tokens: int = 0
-    completion_tokens: int
-    seconds: float
-    batch_size: int = 1
+    """Round of the trial, from 1."""
 
 
 class ChargesEvent(BaseEvent):
@@ -193,22 +167,3 @@ def event_json_schema() -> dict[str, Any]:
     schema = EVENT_ADAPTER.json_schema()
     schema["title"] = f"courtroom transcript event, schema version {SCHEMA_VERSION}"
     return schema
-
-
-def content_hash(text: str) -> str:
-    """Short stable hash of a prompt or configuration."""
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def jsonable(value: Any) -> Any:
-    """A parsed model output as plain JSON data."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if hasattr(value, "value") and not isinstance(value, (str, int, float)):
-        return value.value
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    json.dumps(value)
-    return value

@@ -5,20 +5,17 @@ from __future__ import annotations
 import itertools
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from courtroom.case import Case, CaseVerdict
+from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, prepare_backend
-from courtroom.engine.events import content_hash
+from courtroom.door.spec import BackendSpec
 from courtroom.engine.lockstep import CaseOutcome, Program, Transcript, run_lockstep
-from courtroom.errors import ConfigError, CourtroomError
-
-
-class CaseFailedError(CourtroomError):
-    """A case could not be judged; the message names the case and the cause."""
+from courtroom.errors import CaseFailedError, ConfigError
 
 
 class MetricResult(BaseModel):
@@ -44,20 +41,30 @@ class Judge(ABC):
 
     name: str = "judge"
 
-    def __init__(self, backend: Backend | None = None, *, model: str = "default", window: int = 8) -> None:
-        self._backend = backend
-        self.model = model
+    def __init__(self, backend: Backend | BackendSpec | None = None, *, model: str | None = None,
+                 window: int = 8) -> None:
+        """`backend` is the model door (or its spec, built on first use; the default model when omitted);
+        `model` is a shorthand for `BackendSpec(model=...)`."""
+        if model is not None:
+            if backend is not None:
+                raise ConfigError(f"model {model!r} given beside a backend: name the model in the backend (or its spec)")
+            backend = BackendSpec(model=model)
+        self._backend = backend if isinstance(backend, Backend) else None
+        self.backend_spec = backend if isinstance(backend, BackendSpec) else BackendSpec()
         if window < 1:
             raise ConfigError(f"window {window}: at least one case must advance at a time (window >= 1)")
         self.window = window
 
     @property
-    def backend(self) -> Backend:
-        """The model door, built on first use (the default model unless one was given)."""
-        if self._backend is None:
-            from courtroom.door import make_backend
+    def model(self) -> str:
+        """The model this judge speaks to, as its backend names it."""
+        return self._backend.model if self._backend is not None else self.backend_spec.model
 
-            self._backend = make_backend("transformers", model=self.model)
+    @property
+    def backend(self) -> Backend:
+        """The model door, built from its spec on first use."""
+        if self._backend is None:
+            self._backend = self.backend_spec.build()
         return self._backend
 
     @abstractmethod
@@ -77,9 +84,15 @@ class Judge(ABC):
         return {"judge": self.name, "options": self.options(), "prompts": self.prompts()}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any], backend: Backend | None = None) -> Judge:
+    def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None) -> Judge:
         """Rebuild a judge from the configuration a run manifest recorded."""
         return cls(backend, **config.get("options", {}))
+
+    @classmethod
+    def create(cls, backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",
+               options: Mapping[str, Any] | None = None) -> Judge:
+        """The judge a `JudgeSpec` names: its options passed to the constructor (`court` is the court's)."""
+        return cls(backend, window=window, **(options or {}))
 
     def config_hash(self) -> str:
         """Stable hash of `config()`; transcripts carry it."""

@@ -17,16 +17,9 @@ from typing import Any
 
 from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend
-from courtroom.door.requests import GenerationRequest, GenerationResponse
-from courtroom.engine.events import (
-    CaseStartEvent,
-    ErrorEvent,
-    ModelCallEvent,
-    PromptEvent,
-    VerdictEvent,
-    content_hash,
-    jsonable,
-)
+from courtroom.door.recorded import recorded_fields
+from courtroom.door.requests import GenerationRequest, GenerationResponse, message_hash
+from courtroom.engine.events import CaseStartEvent, ErrorEvent, ModelCallEvent, PromptEvent, VerdictEvent
 
 
 @dataclass(frozen=True)
@@ -45,6 +38,9 @@ class Call:
 Program = Generator[list[Call], list[GenerationResponse], CaseVerdict]
 """One case's procedure: yields calls, receives their responses, returns the verdict."""
 
+Step = Generator[list[Call], list[GenerationResponse], Any]
+"""A part of a program (`yield from` it): yields calls, receives their responses, returns its result."""
+
 
 class Transcript:
     """The growing event log of one case."""
@@ -61,25 +57,13 @@ class Transcript:
 
     def record_call(self, call: Call, response: GenerationResponse, step: int) -> None:
         """Append a model call, storing each prompt message once."""
-        hashes = []
         for message in call.request.messages:
-            digest = content_hash(message.role + "\x00" + message.content)
+            digest = message_hash(message)
             if digest not in self._prompts:
                 self._prompts.add(digest)
                 self.add(PromptEvent, hash=digest, role=message.role, content=message.content)
-            hashes.append(digest)
-        spec = call.request.spec
-        self.add(
-            ModelCallEvent, step=step, purpose=call.purpose, role=call.role, persona=call.persona, node=call.node,
-            charge=call.charge, round=call.round, messages=hashes, output_type=spec.name, schema_key=spec.key,
-            constrained=call.request.constrained, sampling=call.request.sampling.model_dump(), raw=response.raw,
-            value=jsonable(response.value), option_probs=response.option_probs,
-            option_logprobs=response.option_logprobs, token_logprobs=response.token_logprobs,
-            token_spans=response.token_spans, error=response.error,
-            finish_reason=response.finish_reason, prompt_tokens=response.prompt_tokens,
-            cached_prompt_tokens=response.cached_prompt_tokens, completion_tokens=response.completion_tokens,
-            seconds=response.seconds, batch_size=response.batch_size,
-        )
+        self.add(ModelCallEvent, step=step, purpose=call.purpose, role=call.role, persona=call.persona, node=call.node,
+                 charge=call.charge, round=call.round, **recorded_fields(call.request, response))
 
 
 @dataclass

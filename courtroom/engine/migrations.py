@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 JudgeConfig = dict[str, Any]
 
 
@@ -66,3 +68,25 @@ def upgrade(config: JudgeConfig) -> tuple[JudgeConfig, list[str]]:
             migration.upgrade(upgraded)
             applied.append(migration.name)
     return upgraded, applied
+
+
+@dataclass(frozen=True)
+class Since:
+    """Marks a setting added to a judge's configuration in `version` (> 1) of its schema: `canonical_config`
+    leaves it out while it holds its default, the value that behaves as the judge did before the setting
+    existed, so configurations that do not use it keep the identity (hash) of their earlier runs."""
+
+    version: int
+
+
+def canonical_config(model: BaseModel) -> dict[str, Any]:
+    """A configuration model as recorded (JSON, by alias), without the `Since` settings at their default."""
+    data = model.model_dump(mode="json", by_alias=True)
+    for name, field in type(model).model_fields.items():
+        key = field.alias or name
+        value = getattr(model, name)
+        if any(isinstance(m, Since) for m in field.metadata) and value == field.get_default(call_default_factory=True):
+            del data[key]
+        elif isinstance(value, BaseModel):
+            data[key] = canonical_config(value)
+    return data

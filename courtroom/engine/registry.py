@@ -1,25 +1,66 @@
-"""Judges by name: the court and every baseline."""
+"""Judges by name: the court and every baseline, and rebuilding a judge from a recorded configuration.
+
+The registry names where each judge lives (`module:Class`) and imports it only when asked, so the engine
+does not depend on the layers that define judges. A new baseline is one line here.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from courtroom.door.backend import Backend
+from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
-from courtroom.errors import CourtroomError
+from courtroom.errors import ConfigError
+
+JUDGES: dict[str, str] = {
+    "courtroom": "courtroom.court:Court",
+    "single": "courtroom.baselines.single:SingleJudge",
+    "two-step": "courtroom.baselines.prompted:TwoStepJudge",
+    "rails": "courtroom.baselines.prompted:RailsJudge",
+    "per-context": "courtroom.baselines.prompted:PerContextJudge",
+    "vote": "courtroom.baselines.vote:VoteJudge",
+    "unstructured": "courtroom.baselines.single:UnstructuredJudge",
+}
+"""Every judge `courtroom run --judge` accepts, and where its class is defined."""
+
+BASELINES: tuple[str, ...] = tuple(name for name in JUDGES if name != "courtroom")
+"""The single-model judges the court is compared with."""
 
 
 def judge_names() -> list[str]:
     """Every judge `courtroom run --judge` accepts."""
-    from courtroom.baselines import BASELINES
-
-    return ["courtroom", *BASELINES]
+    return list(JUDGES)
 
 
 def judge_class(name: str) -> type[Judge]:
     """The class of a judge, by name."""
-    from courtroom.baselines import BASELINES
-    from courtroom.court import Court
+    if name not in JUDGES:
+        raise ConfigError(f"unknown judge {name!r}; choose one of {judge_names()}")
+    module, _, attribute = JUDGES[name].partition(":")
+    return getattr(import_module(module), attribute)
 
-    if name == "courtroom":
-        return Court
-    if name in BASELINES:
-        return BASELINES[name]
-    raise CourtroomError(f"unknown judge {name!r}; choose one of {judge_names()}")
+
+class JudgeSpec(BaseModel):
+    """Which judge tries the cases, as data (a run records it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    name: str = "courtroom"
+    """`courtroom` or a baseline (see `JUDGES`)."""
+    court: str = "default"
+    """The court (a shipped name or a file), for the courtroom judge."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Options of the judge's constructor (`votes` of the vote judge, `reading` of the unstructured one)."""
+
+    def build(self, backend: Backend | BackendSpec | None = None, *, window: int = 8) -> Judge:
+        """The judge (no model is loaded)."""
+        return judge_class(self.name).create(backend, window=window, court=self.court, options=self.options)
+
+
+def judge_from_config(config: dict[str, Any], backend: Backend | BackendSpec | None = None) -> Judge:
+    """Rebuild the judge a run manifest recorded, speaking through `backend` (a run's recorded backend spec)."""
+    return judge_class(config["judge"]).from_config(config, backend)

@@ -15,7 +15,7 @@ import numpy as np
 
 from courtroom.case import Case
 from courtroom.court.lexical import Vocabulary
-from courtroom.log.store import ResultRow
+from courtroom.evaluate.results import ResultRow
 
 LENGTH_ONLY = "length-only"
 OVERLAP_ONLY = "overlap-only"

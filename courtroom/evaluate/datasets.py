@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import csv
 import json
-import random
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -146,7 +144,7 @@ def _csv_rows(path: Path) -> Iterator[tuple[str, Any]]:
                 yield where, row
 
 
-def _parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
+def parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
     import pyarrow.parquet as pq
 
     for number, row in enumerate(pq.read_table(path).to_pylist(), start=1):
@@ -160,7 +158,7 @@ def _rows(path: Path) -> Iterator[tuple[str, Any]]:
     if suffix in (".csv", ".tsv"):
         return _csv_rows(path)
     if suffix == ".parquet":
-        return _parquet_rows(path)
+        return parquet_rows(path)
     raise DatasetError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .json, .csv, .tsv or .parquet")
 
 
@@ -170,10 +168,10 @@ def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_in
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: no such dataset file")
-    return _validate_rows(_rows(path), path.stem, field_map, skip_invalid, report or LoadReport(str(path)))
+    return validate_rows(_rows(path), path.stem, field_map, skip_invalid, report or LoadReport(str(path)))
 
 
-def _validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[str, str] | None,
+def validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[str, str] | None,
                    skip_invalid: bool, report: LoadReport) -> list[Case]:
     cases: list[Case] = []
     seen: set[str] = set()
@@ -195,114 +193,10 @@ def _validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[s
     return cases
 
 
-KNOWN_SPLITS = ("train", "validation", "valid", "dev", "test")
-
-HUB_FIELD_MAPS: dict[str, dict[str, str]] = {
-    "PatronusAI/HaluBench": {"context": "passage", "source": "source_ds"},
-}
-"""Column mappings of known Hub datasets, applied under any `--field` the user gives."""
-
-
-def hub_field_map(name: str, field_map: dict[str, str] | None) -> dict[str, str]:
-    """The mapping for a Hub dataset: its known columns, then the user's `--field` mappings over them."""
-    return {**HUB_FIELD_MAPS.get(name, {}), **(field_map or {})}
-
-
-def file_split(path: str) -> str | None:
-    """The split a dataset repository's parquet file belongs to, from its folder (`test/0000.parquet`)
-    or its name (`data/test-00000-of-00001.parquet`), when it names one."""
-    folders = Path(path).parent.parts
-    first_word = re.split(r"[-_.]", Path(path).name, maxsplit=1)[0]
-    for word in (*reversed(folders), first_word):
-        if word.lower() in KNOWN_SPLITS:
-            return word.lower()
-    return None
-
-
-def choose_split_files(name: str, files: list[str], split: str | None) -> list[str]:
-    """The parquet files of one split: the named one, else `test`, else (a repository without splits)
-    all of them. A missing split is an error that lists the available ones."""
-    if not files:
-        raise DatasetError(f"hf:{name}: the dataset has no parquet files")
-    splits = {f: file_split(f) for f in files}
-    available = sorted({s for s in splits.values() if s})
-    wanted = split or ("test" if "test" in available or not available else None)
-    if wanted is None:
-        raise DatasetError(f"hf:{name}: no test split; name one: " + ", ".join(f"hf:{name}:{s}" for s in available))
-    if not available and split is None:
-        return files
-    chosen = [f for f, s in splits.items() if s == wanted.lower()]
-    if not chosen:
-        raise DatasetError(f"hf:{name}: no split {wanted!r}; available: {', '.join(available) or 'none named'}")
-    return chosen
-
-
-def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
-            report: LoadReport | None = None) -> list[Case]:
-    """Cases from a Hugging Face dataset repository's parquet files (`hf:org/name[:split]`, default split
-    `test`)."""
-    from huggingface_hub import HfApi, hf_hub_download
-
-    try:
-        files = [f for f in HfApi().list_repo_files(name, repo_type="dataset") if f.endswith(".parquet")]
-    except Exception as exc:  # network errors and 404s come as many exception types
-        raise DatasetError(f"hf:{name}: cannot reach the Hugging Face Hub or no such dataset "
-                           f"({type(exc).__name__}: {exc}); download the data and pass a local file") from exc
-    chosen = choose_split_files(name, files, split)
-    rows: list[tuple[str, Any]] = []
-    for file in chosen:
-        local = Path(hf_hub_download(name, file, repo_type="dataset"))
-        rows.extend(_parquet_rows(local))
-    return _validate_rows(rows, name.split("/")[-1], hub_field_map(name, field_map), skip_invalid,
-                          report or LoadReport(f"hf:{name}"))
-
-
 def example_cases() -> list[Case]:
     """The hand-written labelled example cases shipped with the package."""
     with resources.as_file(resources.files("courtroom") / "data" / "examples.jsonl") as path:
         return load_file(path)
-
-
-def load_jsonl(path: str | Path) -> list[Case]:
-    """Cases from a JSONL file in the normalized schema."""
-    return load_file(path)
-
-
-def load_dataset(spec: str, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
-                 report: LoadReport | None = None) -> list[Case]:
-    """`examples`, a file path, or `hf:org/name[:split]`."""
-    if spec == "examples":
-        return example_cases()
-    if spec.startswith("hf:"):
-        name, _, split = spec[3:].partition(":")
-        return load_hf(name, split or None, field_map, skip_invalid, report)
-    return load_file(spec, field_map, skip_invalid, report)
-
-
-def select(cases: list[Case], *, limit: int | None = None, balanced: bool = False, seed: int = 0,
-           sources: list[str] | None = None, exclude: set[str] | frozenset[str] = frozenset()) -> list[Case]:
-    """Filter by source (substring match) and drop excluded ids, then take a seeded label-balanced
-    sample or the first `limit`."""
-    if exclude:
-        cases = [c for c in cases if c.id not in exclude]
-    if sources:
-        cases = [c for c in cases if any(s.lower() in c.source.lower() for s in sources)]
-    if limit is not None and limit < (2 if balanced else 1):
-        raise DatasetError(f"--limit {limit}: must be at least " + ("2 with --balanced (half of it per label)"
-                                                                   if balanced else "1"))
-    if not balanced:
-        return cases[:limit] if limit is not None else cases
-    by_label: dict[str, list[Case]] = {"PASS": [], "FAIL": []}
-    for case in cases:
-        if case.label is not None:
-            by_label[case.label].append(case)
-    per_label = min(len(v) for v in by_label.values())
-    if limit is not None:
-        per_label = min(per_label, limit // 2)
-    rng = random.Random(seed)
-    chosen = [c for label in ("PASS", "FAIL") for c in rng.sample(by_label[label], per_label)]
-    rng.shuffle(chosen)
-    return chosen
 
 
 def parse_field_map(items: list[str]) -> dict[str, str]:

@@ -14,52 +14,37 @@ source).
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from courtroom.door.backend import Backend
-from courtroom.door.requests import GenerationRequest, GenerationResponse
+from courtroom.door.recorded import RecordedCalls
+from courtroom.engine.events import ModelCallEvent
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import CaseOutcome, run_lockstep
-from courtroom.errors import CourtroomError
-from courtroom.log.replay import ReplayMismatch, message_hashes, recorded_response
-from courtroom.log.store import Manifest, ResultRow, RunStore
+from courtroom.engine.registry import JudgeSpec
+from courtroom.errors import RunError
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.manifest import Manifest, RunOrigin
+from courtroom.log.store import RunStore
 
 
-def _call_key(messages: Sequence[str], schema_key: str, constrained: bool, sampling: dict[str, Any]) -> str:
-    return repr((tuple(messages), schema_key, constrained, sorted(sampling.items())))
+def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None) -> JudgeSpec:
+    """The judge a rejudge asks for: a courtroom run under another court, or an unstructured run read again
+    another way; anything else is refused with what rejudge takes."""
+    recorded = manifest.spec.judge
+    if recorded.name == "courtroom" and court is not None and reading is None:
+        return recorded.model_copy(update={"court": court})
+    if recorded.name == "unstructured" and reading is not None and court is None:
+        return recorded.model_copy(update={"options": {**recorded.options, "reading": reading}})
+    raise RunError(f"{manifest.name} is a run of the {recorded.name} judge: rejudge takes a courtroom run with "
+                   "--court, or an unstructured run with --reading")
 
 
-class RecordedCalls(Backend):
-    """Serves a transcript's recorded calls by what was asked (prompt, schema, sampling), in any order."""
-
-    name = "recorded"
-
-    def __init__(self, events: Sequence[Any]) -> None:
-        self._calls: dict[str, deque[Any]] = defaultdict(deque)
-        for event in events:
-            if event.event == "model_call":
-                key = _call_key(event.messages, event.schema_key, event.constrained, event.sampling)
-                self._calls[key].append(event)
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
-        return [self._serve(request) for request in requests]
-
-    def _serve(self, request: GenerationRequest) -> GenerationResponse:
-        key = _call_key(message_hashes(request), request.spec.key, request.constrained, request.sampling.model_dump())
-        if not self._calls[key]:
-            raise ReplayMismatch(f"the court asks for a {request.spec.name} the run never asked the model for "
-                                 f"(a changed prompt, persona or sampling, or a charge the run did not try)")
-        return recorded_response(self._calls[key].popleft(), request)
-
-
-def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, changed: dict[str, Any],
+def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
                 calls_from: Sequence[str | Path] = ()) -> list[ResultRow]:
-    """Re-decide every finished case of the run at `source` with `judge`, into a new run at `out`, serving
-    model calls from the source's transcripts and, for the same case, from the runs in `calls_from`.
-    `changed` (e.g. `{"court": "strict.yaml"}`) is recorded over the source's options in the manifest.
+    """Re-decide every finished case of the run at `source` with `judge` (on the source's model), into a new
+    run at `out`, serving model calls from the source's transcripts and, for the same case, from the runs in
+    `calls_from`.
 
     Every case is re-decided before anything is written, so a refused court leaves no partial run.
     Cases that ended in an error in the source run, or whose transcript is gone, are left out (they have
@@ -68,42 +53,46 @@ def rejudge_run(source: str | Path, judge: Judge, out: str | Path, *, changed: d
     others = [RunStore(path) for path in calls_from]
     for store in (origin, *others):
         if not store.exists():
-            raise CourtroomError(f"{store.root}: not a run directory (no manifest.json)")
-    model = origin.manifest().backend.get("model")
+            raise RunError(f"{store.root}: not a run directory (no manifest.json)")
+    manifest = origin.manifest()
     for store in others:  # recorded answers stand for this run's only if the same model gave them
-        if (other := store.manifest().backend.get("model")) != model:
-            raise CourtroomError(f"--calls-from {store.root}: its model ({other}) is not the model of {source} "
-                                 f"({model})")
+        if (other := store.manifest().model) != manifest.model:
+            raise RunError(f"--calls-from {store.root}: its model ({other}) is not the model of {source} "
+                           f"({manifest.model})")
     target = RunStore(out)
     if Path(out).resolve() == Path(source).resolve():
-        raise CourtroomError(f"{out}: rejudge into a new run directory, not the source run")
+        raise RunError(f"{out}: rejudge into a new run directory, not the source run")
     if target.exists():
-        raise CourtroomError(f"{out} already holds a run; choose another --out")
-    outcomes: list[CaseOutcome] = []
-    for row in origin.rows():
-        if row.error is not None or not origin.transcript_path(row.case_id).is_file():
-            continue
-        events = origin.events(row.case_id)
-        start = next((e for e in events if e.event == "case_start"), None)
-        if start is None:
-            raise CourtroomError(f"{origin.transcript_path(row.case_id)}: the transcript has no case_start event")
-        recorded = [*events, *(e for store in others if store.transcript_path(row.case_id).is_file()
-                               for e in store.events(row.case_id))]
-        [outcome] = run_lockstep([start.case], judge.program, RecordedCalls(recorded), judge_name=judge.name,
-                                 config_hash=judge.config_hash(), window=1)
-        if outcome.error is not None:
-            missing = [str(s.root) for s in others if not s.transcript_path(row.case_id).is_file()]
-            where = f" (no transcript of it in {', '.join(missing)})" if missing else ""
-            raise CourtroomError(f"case {row.case_id}: cannot be rejudged from its transcript{where}: {outcome.error}")
-        outcomes.append(outcome)
-    manifest = origin.manifest()
+        raise RunError(f"{out} already holds a run; choose another --out")
+    spec = manifest.spec.model_copy(update={"judge": judge})
+    new_judge = judge.build(spec.backend, window=1)
+    outcomes = [_rejudge_case(origin, others, row.case_id, new_judge) for row in origin.rows()
+                if row.error is None and origin.transcript_path(row.case_id).is_file()]
+    changed = {"court": judge.court} if judge.court != manifest.spec.judge.court else {}
+    changed |= {k: str(v) for k, v in judge.options.items() if manifest.spec.judge.options.get(k) != v}
     lock = target.lock()
     try:
         target.write_manifest(Manifest(
-            name=Path(out).name, judge=judge.config(), config_hash=judge.config_hash(), backend=manifest.backend,
-            dataset=manifest.dataset, options={**manifest.options, **changed, "rejudged_from": str(source),
-                                               **({"calls_from": [str(p) for p in calls_from]} if calls_from else {})}))
+            name=Path(out).name, spec=spec, judge=new_judge.config(), config_hash=new_judge.config_hash(),
+            origin=RunOrigin(rejudged_from=str(source), changed=changed, calls_from=[str(p) for p in calls_from])))
         rows = [target.write(outcome) for outcome in outcomes]
     finally:
         lock.close()
     return rows
+
+
+def _rejudge_case(origin: RunStore, others: Sequence[RunStore], case_id: str, judge: Judge) -> CaseOutcome:
+    events = origin.events(case_id)
+    start = next((e for e in events if e.event == "case_start"), None)
+    if start is None:
+        raise RunError(f"{origin.transcript_path(case_id)}: the transcript has no case_start event")
+    recorded = [*events, *(e for store in others if store.transcript_path(case_id).is_file()
+                           for e in store.events(case_id))]
+    calls = [e for e in recorded if isinstance(e, ModelCallEvent)]
+    [outcome] = run_lockstep([start.case], judge.program, RecordedCalls(calls), judge_name=judge.name,
+                             config_hash=judge.config_hash(), window=1)
+    if outcome.error is not None:
+        missing = [str(s.root) for s in others if not s.transcript_path(case_id).is_file()]
+        where = f" (no transcript of it in {', '.join(missing)})" if missing else ""
+        raise RunError(f"case {case_id}: cannot be rejudged from its transcript{where}: {outcome.error}")
+    return outcome

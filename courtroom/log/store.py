@@ -2,7 +2,7 @@
 
 ```
 runs/NAME/
-  manifest.json              what ran: judge configuration (court, personas), model, versions, git sha
+  manifest.json              what ran (`courtroom.log.manifest`): the run spec, the judge's configuration, versions
   results.jsonl              one line per finished case (verdict or error), appended as each case ends
   transcripts/<case>.jsonl   the case's events, written whole (atomic rename) before its result line
 ```
@@ -15,60 +15,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from courtroom.case import Label
-from courtroom.engine.events import SCHEMA_VERSION, parse_event
+from courtroom.engine.events import Event, parse_event
 from courtroom.engine.lockstep import CaseOutcome
-from courtroom.errors import CourtroomError
+from courtroom.errors import RunError
+from courtroom.evaluate.results import ResultRow, summarize
+from courtroom.log.manifest import Manifest
 
 MANIFEST = "manifest.json"
 RESULTS = "results.jsonl"
 TRANSCRIPTS = "transcripts"
-
-
-class ResultRow(BaseModel):
-    """One finished case, as `results.jsonl` stores it."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    case_id: str
-    source: str
-    gold: Label | None
-    label: Label | None
-    """Predicted label (None when the case failed)."""
-    score: float | None
-    reason: str = ""
-    error: str | None = None
-    error_type: str | None = None
-    charges: int = 0
-    rounds: float = 0.0
-    """Mean rounds per charge."""
-    parse_failures: int = 0
-    model_calls: int = 0
-    prompt_tokens: int = 0
-    computed_prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    """Model time attributed to this case (each batch's wall time shared among its requests)."""
-    transcript: str = ""
-    """Path of the transcript, relative to the run directory."""
-
-    @property
-    def correct(self) -> bool | None:
-        if self.gold is None or self.label is None:
-            return None
-        return self.gold == self.label
 
 
 def transcript_name(case_id: str) -> str:
@@ -77,64 +37,6 @@ def transcript_name(case_id: str) -> str:
     if safe != case_id:
         safe += "-" + hashlib.sha1(case_id.encode()).hexdigest()[:8]
     return f"{safe}.jsonl"
-
-
-def summarize(outcome: CaseOutcome, transcript: str) -> ResultRow:
-    """The result row of an outcome, with token and time accounting from its model calls."""
-    calls = [e for e in outcome.events if e.event == "model_call"]
-    rulings = outcome.verdict.rulings if outcome.verdict else []
-    verdict = outcome.verdict
-    return ResultRow(
-        case_id=outcome.case.id, source=outcome.case.source, gold=outcome.case.label,
-        label=verdict.label if verdict else None, score=verdict.score if verdict else None,
-        reason=verdict.reason if verdict else "", error=outcome.error, error_type=outcome.error_type,
-        charges=len(verdict.charges) if verdict else 0,
-        rounds=(sum(r.rounds for r in rulings) / len(rulings)) if rulings else 0.0,
-        parse_failures=(verdict.parse_failures if verdict else 0),
-        model_calls=len(calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
-        computed_prompt_tokens=sum(c.prompt_tokens - c.cached_prompt_tokens for c in calls),
-        completion_tokens=sum(c.completion_tokens for c in calls),
-        seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript,
-    )
-
-
-def _git_sha() -> str | None:
-    try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
-                             cwd=Path(__file__).resolve().parent)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for package in ("courtroom", "torch", "transformers", "outlines", "outlines_core", "xgrammar", "llguidance",
-                    "pydantic", "networkx", "ray"):
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
-    return versions
-
-
-class Manifest(BaseModel):
-    """What a run was: enough to rebuild the judge and to know what produced every number."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    schema_version: int = SCHEMA_VERSION
-    name: str
-    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
-    judge: dict[str, Any]
-    """The judge's full configuration (for the court: the court file and every persona, in full)."""
-    config_hash: str
-    backend: dict[str, Any]
-    dataset: dict[str, Any] = Field(default_factory=dict)
-    options: dict[str, Any] = Field(default_factory=dict)
-    versions: dict[str, str | None] = Field(default_factory=_versions)
-    git_sha: str | None = Field(default_factory=_git_sha)
-    command: list[str] = Field(default_factory=lambda: list(sys.argv))
 
 
 class RunLock:
@@ -150,7 +52,7 @@ class RunLock:
             fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self.close()
-            raise CourtroomError(f"{root} is being written by another run right now; wait for it to end "
+            raise RunError(f"{root} is being written by another run right now; wait for it to end "
                                  "or use another --out") from None
 
     def close(self) -> None:
@@ -241,12 +143,12 @@ class RunStore:
     def transcript_path(self, case_id: str) -> Path:
         return self.root / TRANSCRIPTS / transcript_name(case_id)
 
-    def events(self, case_id: str) -> list[Any]:
+    def events(self, case_id: str) -> list[Event]:
         """A case's events, validated."""
         return read_transcript(self.transcript_path(case_id))
 
 
-def read_transcript(path: str | Path) -> list[Any]:
+def read_transcript(path: str | Path) -> list[Event]:
     """Validate every line of a transcript file as an event."""
     with Path(path).open(encoding="utf-8") as handle:
         return [parse_event(line) for line in handle if line.strip()]

@@ -112,7 +112,7 @@ def build_report(run_dir: str | Path) -> str:
     confusion = (f"<table id='confusion' class='confusion'><tr><th></th><th>predicted FAIL</th><th>predicted PASS</th></tr>"
                  f"<tr><th>gold FAIL</th><td>{m['tp']}</td><td>{m['fn']}</td></tr>"
                  f"<tr><th>gold PASS</th><td>{m['fp']}</td><td>{m['tn']}</td></tr></table>")
-    info = html.escape(f"judge {manifest.judge.get('judge')}, model {manifest.options.get('model')}, "
+    info = html.escape(f"judge {manifest.spec.judge.name}, model {manifest.model}, "
                        f"created {manifest.created:%Y-%m-%d %H:%M} UTC, git {manifest.git_sha or 'unknown'}")
     data = json.dumps(cases).replace("</", "<\\/")
     sources = sorted({c["source"] for c in cases})

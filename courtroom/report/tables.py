@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from rich.table import Table
 
+from courtroom.evaluate.comparison import Comparison
 from courtroom.evaluate.metrics import Metrics
 
 
@@ -34,17 +33,36 @@ def confusion_table(m: Metrics) -> Table:
     return table
 
 
-def compare_table(names: Sequence[str], metrics: Sequence[Metrics], judges: Sequence[str],
-                  models: Sequence[str]) -> Table:
+def compare_table(comparison: Comparison) -> Table:
+    """Every contender's metrics, one row each."""
     table = Table(title="runs side by side")
     for column in ("run", "judge", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
                    "AUROC [95% CI]", "parse fail.", "tokens/case", "s/case"):
-        table.add_column(column, justify="left" if column in ("run", "judge", "model") else "right")
-    for name, m, judge, model in zip(names, metrics, judges, models):
-        table.add_row(name, judge, model, str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.f1.value),
-                      str(m.auroc),
-                      str(m.parse_failures), f"{m.tokens_per_case:.0f}", f"{m.seconds_per_case:.1f}")
+        table.add_column(column, justify="left" if column in ("run", "judge", "model") else "right", overflow="fold")
+    for contender, m in zip(comparison.contenders, comparison.metrics):
+        table.add_row(contender.name, contender.judge, contender.model, str(m.cases), str(m.errors),
+                      str(m.balanced_accuracy), _v(m.f1.value), str(m.auroc), str(m.parse_failures),
+                      f"{m.tokens_per_case:.0f}", f"{m.seconds_per_case:.1f}")
     return table
+
+
+def pairing_table(comparison: Comparison) -> Table:
+    """Every contender after the first, paired with it on the cases both judged."""
+    reference = comparison.contenders[0].name
+    table = Table(title=f"paired against {reference} (shared cases; Δ = {reference} − run)")
+    for column in ("run", "shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right",
+                   "only run right", "McNemar p"):
+        table.add_column(column, justify="left" if column == "run" else "right", overflow="fold")
+    for p in comparison.pairings:
+        ci = f" [{p.low:+.3f}, {p.high:+.3f}]" if p.low is not None and p.high is not None else ""
+        table.add_row(p.name, str(p.shared), str(p.left_out), "-" if p.difference is None else f"{p.difference:+.3f}{ci}",
+                      str(p.reference_only), str(p.contender_only), p_value(p.p_value))
+    return table
+
+
+def p_value(p: float) -> str:
+    """A p-value as people read it: three significant digits, scientific notation below 0.001."""
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def _v(value: float | None) -> str:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -24,38 +23,28 @@ import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, WorkerCrashedError
 
 from courtroom.case import Case
-from courtroom.door.backend import prepare_backend
-from courtroom.engine.events import ErrorEvent
+from courtroom.door.backend import Backend, prepare_backend
+from courtroom.door.models import cuda_available, set_threads
+from courtroom.door.spec import BackendSpec
+from courtroom.engine.events import CaseStartEvent, ErrorEvent
 from courtroom.engine.judge import Judge
-from courtroom.engine.lockstep import CaseOutcome
+from courtroom.engine.lockstep import CaseOutcome, Transcript
+from courtroom.engine.registry import judge_from_config
+from courtroom.errors import BackendError
 
-BackendFactory = Callable[[str], Any]
+BackendFactory = Callable[[str], Backend]
+"""Builds a worker's model door on the device Ray gave it (`cuda` or `cpu`)."""
 DEATH = (RayActorError, ActorDiedError, ActorUnavailableError, WorkerCrashedError)
-
-
-def default_backend_factory(options: dict[str, Any]) -> BackendFactory:
-    """A factory building the transformers backend on the device a worker was given."""
-
-    def build(device: str) -> Any:
-        from courtroom.door.transformers import TransformersBackend
-
-        return TransformersBackend(**{**options, "device": device})
-
-    return build
 
 
 class CourtWorker:
     """A Ray actor: one model replica and one judge, judging chunks of cases."""
 
     def __init__(self, judge_config: dict[str, Any], backend_factory: BackendFactory, threads: int | None) -> None:
-        from courtroom.log.replay import judge_from_config
-
         gpu_ids = ray.get_gpu_ids()
-        self.device = "cuda" if gpu_ids and _cuda_available() else "cpu"
+        self.device = "cuda" if gpu_ids and cuda_available() else "cpu"
         if threads:
-            import torch
-
-            torch.set_num_threads(threads)
+            set_threads(threads)
         self.backend = backend_factory(self.device)
         prepare_backend(self.backend)  # a model that cannot load fails the actor's start, not every case
         self.judge = judge_from_config(judge_config, self.backend)
@@ -73,15 +62,6 @@ class CourtWorker:
         return list(self.judge.run_many(cases, self.backend))
 
 
-def _cuda_available() -> bool:
-    try:
-        import torch
-
-        return torch.cuda.is_available()
-    except ImportError:  # pragma: no cover
-        return False
-
-
 @dataclass
 class _Task:
     cases: list[Case]
@@ -91,9 +71,12 @@ class _Task:
 class RayRunner:
     """Runs judges on Ray actors; see the module docstring for the guarantees."""
 
-    def __init__(self, workers: int = 1, gpus_per_worker: float = 0.0, address: str | None = None, *,
-                 chunk_size: int | None = None, max_retries: int = 2, cpus_per_worker: float = 1.0,
-                 backend_factory: BackendFactory | None = None, init_options: dict[str, Any] | None = None) -> None:
+    def __init__(self, backend: BackendSpec | None = None, *, workers: int = 1, gpus_per_worker: float = 0.0,
+                 address: str | None = None, chunk_size: int | None = None, max_retries: int = 2,
+                 cpus_per_worker: float = 1.0, backend_factory: BackendFactory | None = None,
+                 init_options: dict[str, Any] | None = None) -> None:
+        """Workers build their model door from `backend` on their device (or with `backend_factory`)."""
+        self.backend_spec = backend or BackendSpec()
         self.workers = workers
         self.gpus_per_worker = gpus_per_worker
         self.address = address
@@ -123,16 +106,14 @@ class RayRunner:
         """Where every live worker runs."""
         return ray.get([a.info.remote() for a in self.actors])
 
-    def run(self, judge: Judge, spec: Any, cases: list[Case]) -> Iterator[CaseOutcome]:
+    def run(self, judge: Judge, cases: list[Case]) -> Iterator[CaseOutcome]:
         """Judge the cases on the workers; yield each outcome once, as its chunk finishes."""
-        from courtroom.runs.run import backend_options
-
         self._ensure_ray()
-        factory = self.backend_factory or default_backend_factory(backend_options(spec))
-        size = self.chunk_size or max(1, getattr(spec, "window", 8))
+        factory = self.backend_factory or self.backend_spec.build
+        size = self.chunk_size or judge.window
         queue: deque[_Task] = deque(_Task(cases[i:i + size]) for i in range(0, len(cases), size))
         self.actors = [self._new_actor(judge, factory) for _ in range(self.workers)]
-        self._check_started(getattr(spec, "model", "?"))
+        self._check_started(self.backend_spec.model)
         running: dict[Any, tuple[int, _Task]] = {}
         done: set[str] = set()
         try:
@@ -169,8 +150,6 @@ class RayRunner:
 
     def _check_started(self, model: str) -> None:
         """Wait for every worker to load its model; a worker that cannot start stops the run with its error."""
-        from courtroom.errors import BackendError
-
         try:
             ray.get([actor.info.remote() for actor in self.actors])
         except DEATH as exc:
@@ -191,22 +170,9 @@ class RayRunner:
 
 
 def _worker_failure(case: Case, judge: Judge, exc: BaseException, attempts: int) -> CaseOutcome:
-    from courtroom.engine.events import CaseStartEvent
-    from courtroom.engine.lockstep import Transcript
-
     transcript = Transcript()
     transcript.add(CaseStartEvent, case=case, judge=judge.name, config_hash=judge.config_hash())
     message = f"the worker died {attempts} times while judging this case: {type(exc).__name__}: {exc}"
     transcript.add(ErrorEvent, message=message, error_type="WorkerDied",
                    traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
     return CaseOutcome(case, None, transcript.events, message, "WorkerDied")
-
-
-def wait_for(predicate: Callable[[], bool], timeout: float = 30.0) -> bool:
-    """Poll until `predicate()` is true (used by tests and benchmarks)."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False

@@ -8,44 +8,37 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from courtroom.case import Case
-    from courtroom.engine.judge import Judge
-    from courtroom.engine.lockstep import CaseOutcome
-    from courtroom.runs.run import RunSpec
+from courtroom.case import Case
+from courtroom.door.backend import Backend
+from courtroom.door.spec import BackendSpec
+from courtroom.engine.judge import Judge
+from courtroom.engine.lockstep import CaseOutcome
+from courtroom.log.manifest import RunnerSpec
 
 
 class Runner(Protocol):
     """Judges cases somewhere and yields each outcome once, as it ends."""
 
-    def run(self, judge: Judge, spec: RunSpec, cases: list[Case]) -> Iterator[CaseOutcome]: ...
+    def run(self, judge: Judge, cases: list[Case]) -> Iterator[CaseOutcome]: ...
 
 
 class LocalRunner:
-    """In process: one model door, cases in lockstep windows."""
+    """In process: one model door (the judge's own, unless one is given), cases in lockstep windows."""
 
-    def __init__(self, backend=None) -> None:  # noqa: ANN001 - any Backend
+    def __init__(self, backend: Backend | None = None) -> None:
         self.backend = backend
 
-    def run(self, judge: Judge, spec: RunSpec, cases: list[Case]) -> Iterator[CaseOutcome]:
-        from courtroom.door import make_backend
-        from courtroom.runs.run import backend_options
-
-        backend = self.backend or make_backend("transformers", **backend_options(spec))
-        yield from judge.run_many(cases, backend)
+    def run(self, judge: Judge, cases: list[Case]) -> Iterator[CaseOutcome]:
+        yield from judge.run_many(cases, self.backend)
 
 
-def make_runner(spec: RunSpec) -> Runner:
-    """The runner a run spec asks for."""
-    if spec.runner == "local":
-        return LocalRunner()
-    if spec.runner == "ray":
+def make_runner(runner: RunnerSpec, backend: BackendSpec) -> Runner:
+    """The runner a run asks for; Ray workers build their own model door from `backend`."""
+    if runner.kind == "ray":
         from courtroom.runs.ray_runner import RayRunner
 
-        return RayRunner(workers=spec.workers, gpus_per_worker=spec.gpus_per_worker, address=spec.ray_address)
-    from courtroom.errors import ConfigError
-    from courtroom.runs.run import RUNNERS
-
-    raise ConfigError(f"unknown runner {spec.runner!r}; choose one of {', '.join(RUNNERS)}")
+        return RayRunner(backend, workers=runner.workers, gpus_per_worker=runner.gpus_per_worker,
+                         address=runner.address)
+    return LocalRunner()

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from courtroom.case import Case
-from courtroom.evaluate.datasets import load_file, select
+from courtroom.evaluate.datasets import load_file
+from courtroom.evaluate.selection import select
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 

@@ -22,8 +22,9 @@ from courtroom.casefile import render_opening, split_sentences
 from courtroom.court.grounding import SYSTEM, scoring_request
 from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
 from courtroom.door.transformers import TransformersBackend
-from courtroom.evaluate.datasets import load_file, select
-from courtroom.runs.run import excluded_case_ids
+from courtroom.evaluate.datasets import load_file
+from courtroom.evaluate.selection import select
+from courtroom.log.cases import excluded_case_ids
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 

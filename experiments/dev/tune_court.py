@@ -22,7 +22,8 @@ import math
 
 import numpy as np
 
-from courtroom.evaluate.metrics import auroc, best_threshold
+from courtroom.evaluate.calibration import best_threshold
+from courtroom.evaluate.metrics import auroc
 from courtroom.log.store import RunStore
 
 

@@ -25,7 +25,7 @@ CASES = 8
 
 def _court(name: str, **changes: dict[str, Any]) -> Callable[[ScriptedBackend], Any]:
     def build(backend: ScriptedBackend) -> Any:
-        court = Court.load(name, backend, model="default")
+        court = Court.load(name, backend)
         update = {section: getattr(court.spec, section).model_copy(update=fields) if isinstance(fields, dict) else fields
                   for section, fields in changes.items()}
         court.spec = court.spec.model_copy(update=update)
@@ -55,7 +55,7 @@ VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
 
 def golden_lines(build: Callable[[ScriptedBackend], Any]) -> list[str]:
     """The events of judging the example cases, one JSON line each, without numbers, times and tracebacks."""
-    judge = build(ScriptedBackend(PseudoModel()))
+    judge = build(ScriptedBackend(PseudoModel(), model="default"))
     lines = []
     for outcome in judge.run_many(example_cases()[:CASES]):
         for event in outcome.events:

@@ -1,0 +1,5 @@
+"""`python -m courtroom.cli`."""
+
+from courtroom.cli import main
+
+main()

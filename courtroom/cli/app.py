@@ -1,0 +1,76 @@
+"""The `courtroom` Typer application, its command groups and what every verb shares.
+
+Verbs live one per module (`demo`, `run`, `compare`, `rejudge`, `audit`, `config`, `models`); each parses
+its options, calls the library, and prints. Heavy modules (torch, transformers, ray) load only inside
+commands, so `courtroom --help` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
+
+app = typer.Typer(
+    name="courtroom",
+    help="Decide whether a RAG answer is hallucinated by holding a trial.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+models_app = typer.Typer(help="Model names, files and caches.", no_args_is_help=True)
+app.add_typer(models_app, name="models")
+personas_app = typer.Typer(help="Validate persona files and publish their JSON schema.", no_args_is_help=True)
+app.add_typer(personas_app, name="personas")
+court_app = typer.Typer(help="Validate courts, describe them, draw their procedure.", no_args_is_help=True)
+app.add_typer(court_app, name="court")
+transcript_app = typer.Typer(help="The transcript event schema.", no_args_is_help=True)
+app.add_typer(transcript_app, name="transcript")
+
+
+class _AuditGroup(TyperGroup):
+    """`courtroom audit RUN_DIR` is `courtroom audit summary RUN_DIR`."""
+
+    def resolve_command(self, ctx, args):  # noqa: ANN001, ANN201
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args.insert(0, "summary")
+        return super().resolve_command(ctx, args)
+
+
+audit_app = typer.Typer(help="Audit a run: `courtroom audit RUN_DIR` summarises; list, show, verify, report, edit.",
+                        cls=_AuditGroup, no_args_is_help=True)
+app.add_typer(audit_app, name="audit")
+
+console = Console()
+err = Console(stderr=True)
+
+
+def fail(message: str) -> NoReturn:
+    """Print an error and exit with status 2."""
+    err.print(f"[bold red]error:[/] {escape(message)}")
+    raise typer.Exit(2)
+
+
+def warn(message: str) -> None:
+    """Print a warning on stderr."""
+    err.print(f"[yellow]warning[/]: {escape(message)}")
+
+
+def default_run_name(model: str) -> str:
+    """A model's part of a default run directory name: a file's name without its extension, or a Hub id
+    with its slash kept apart (`Qwen/Qwen2.5-7B-Instruct` -> `Qwen_Qwen2.5-7B-Instruct`)."""
+    path = Path(model)
+    name = path.stem if path.suffix in {".gguf", ".safetensors", ".bin"} else model.strip("/")
+    return name.replace(":", "_").replace("/", "_").replace("\\", "_")
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    from importlib.metadata import version as pkg_version
+
+    console.print(pkg_version("courtroom"))

@@ -1,0 +1,138 @@
+"""`courtroom audit`: a run's summary, its cases, one case's record, verification, the HTML report, edits."""
+
+from __future__ import annotations
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from courtroom.cli.app import audit_app, console, err, fail
+from courtroom.log.audit import Audit
+
+
+def _audit(run_dir: str) -> Audit:
+    from courtroom.errors import AuditError
+
+    try:
+        return Audit(run_dir)
+    except AuditError as exc:
+        fail(str(exc))
+
+
+@audit_app.command("summary")
+def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
+    """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.report.tables import confusion_table, metrics_table
+
+    audit = _audit(run_dir)
+    rows = audit.rows()
+    manifest = audit.store.manifest()
+    console.print(f"[bold]{escape(str(audit.root))}[/]: judge {manifest.spec.judge.name}, model {escape(manifest.model)}, "
+                  f"{len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
+    overall = compute_metrics(rows)
+    console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
+    if audit.edits():
+        corrected = audit.corrected_rows()
+        console.print(metrics_table(f"corrected verdicts ({sum(map(len, audit.edits().values()))} human edits)",
+                                    compute_metrics(corrected)))
+    console.print(confusion_table(overall))
+    failed = [r for r in rows if r.error]
+    if failed:
+        table = Table(title=f"{len(failed)} cases ended in an error")
+        table.add_column("case")
+        table.add_column("error", overflow="fold")
+        for r in failed[:20]:
+            table.add_row(r.case_id, f"{r.error_type}: {r.error}")
+        console.print(table)
+
+
+@audit_app.command("list")
+def audit_list(
+    run_dir: str = typer.Argument(..., help="Run directory."),
+    wrong: bool = typer.Option(False, "--wrong", help="Only wrong verdicts."),
+    errors: bool = typer.Option(False, "--errors", help="Only cases that ended in an error."),
+    verdict: str | None = typer.Option(None, help="Only this verdict: PASS or FAIL."),
+    source: str | None = typer.Option(None, help="Only sources containing this."),
+    search: str | None = typer.Option(None, help="Only cases whose id, reason or error contains this."),
+    limit: int = typer.Option(50, help="Show at most this many."),
+) -> None:
+    """List cases, with filters."""
+    audit = _audit(run_dir)
+    rows = audit.select(wrong=wrong, verdict=verdict, source=source, search=search, errors=errors)
+    table = Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else ""))
+    for column in ("case", "source", "gold", "verdict", "score", "charges", "reason"):
+        table.add_column(column, overflow="fold")
+    for r in rows[:limit]:
+        mark = "" if r.correct is None else ("[green]" if r.correct else "[red]")
+        table.add_row(r.case_id, r.source, r.gold or "-", f"{mark}{r.label or 'error'}", "-" if r.score is None else
+                      f"{r.score:.2f}", str(r.charges), (r.error or r.reason)[:100])
+    console.print(table)
+
+
+@audit_app.command("show")
+def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
+               case_id: str = typer.Argument(..., help="The case to show.")) -> None:
+    """The debate of one case as a court record."""
+    from courtroom.errors import AuditError
+    from courtroom.report.record import court_record
+
+    audit = _audit(run_dir)
+    try:
+        events = audit.events(case_id)
+    except AuditError as exc:
+        fail(str(exc))
+    console.print(court_record(events, audit.row(case_id).gold))
+
+
+@audit_app.command("verify")
+def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
+    """Replay every transcript; check verdicts, scores, events and metrics. Exit 1 on any problem."""
+    from courtroom.errors import CourtroomError
+    from courtroom.log.verify import verify
+
+    audit = _audit(run_dir)
+    try:
+        with console.status("replaying every transcript..."):
+            problems = verify(audit)
+    except CourtroomError as exc:
+        fail(str(exc))
+    if problems:
+        for problem in problems:
+            err.print(f"[red]problem[/] {escape(str(problem))}")
+        err.print(f"{len(problems)} problems")
+        raise typer.Exit(1)
+    console.print(f"[green]verified[/]: {len(audit.rows())} transcripts replay to their verdicts; metrics recompute")
+
+
+@audit_app.command("report")
+def audit_report(run_dir: str = typer.Argument(..., help="Run directory."),
+                 output: str = typer.Option("report.html", "-o", "--output", help="The HTML file to write.")) -> None:
+    """Write a self-contained HTML report (no network requests)."""
+    from courtroom.report.html import write_report
+
+    _audit(run_dir)
+    path = write_report(run_dir, output)
+    console.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+@audit_app.command("edit")
+def audit_edit(
+    run_dir: str = typer.Argument(..., help="Run directory."),
+    case_id: str = typer.Argument(..., help="The case to correct."),
+    verdict: str = typer.Option(..., help="hallucinated or supported."),
+    reason: str = typer.Option(..., help="Why the correction."),
+    author: str = typer.Option(..., help="Who corrects."),
+    charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
+) -> None:
+    """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
+    from courtroom.errors import AuditError
+
+    audit = _audit(run_dir)
+    if verdict not in ("hallucinated", "supported"):
+        fail(f"--verdict must be hallucinated or supported, not {verdict!r}")
+    try:
+        event = audit.edit(case_id, verdict, reason, author, None if charge is None else charge - 1)
+    except AuditError as exc:
+        fail(str(exc))
+    console.print(f"recorded edit {event.seq} on {case_id}: {'case' if charge is None else f'charge {charge}'} -> {verdict}")

@@ -1,0 +1,63 @@
+"""`courtroom compare`: runs side by side, with intervals and paired tests on the cases they share."""
+
+from __future__ import annotations
+
+import typer
+
+from courtroom.cli.app import app, console, fail, warn
+
+
+@app.command()
+def compare(
+    runs: list[str] = typer.Argument(..., help="Run directories; the first is the reference. Join one judge's "
+                                               "runs on several datasets with + (runs/hb-court+runs/rt-court) "
+                                               "to pool them into one comparison."),
+    calibrated: bool = typer.Option(False, help="Relabel every run with a threshold calibrated by 5-fold "
+                                                "cross-validation on its own labelled cases (out of fold; "
+                                                "each +-joined run on its own)."),
+    length_baseline: bool = typer.Option(False, help="Add the length-only rule (FAIL when the answer is longer "
+                                                     "than the median) on the reference run's cases (the median "
+                                                     "of each +-joined run): a judge close to it may be measuring "
+                                                     "answer length."),
+    overlap_baseline: bool = typer.Option(False, help="Add the overlap-only rule (FAIL when more of the answer's "
+                                                      "words than the median are never used by the context or "
+                                                      "question) on the reference run's cases (the median of each "
+                                                      "+-joined run)."),
+    errors_wrong: bool = typer.Option(False, "--errors-as-wrong", help="Count every failed case as a wrong "
+                                      "verdict instead of leaving it out (a judge that fails on hard cases is "
+                                      "otherwise compared on the easier rest)."),
+) -> None:
+    """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases.
+
+    Cases a run failed on are left out of its metrics and of every pair it is in (the tables count
+    them), unless `--errors-as-wrong`. Runs joined with + are pooled: thresholds and no-model rules are
+    fitted on each of them alone, then their cases are compared together. Δ is the reference's balanced
+    accuracy minus the run's (positive: the reference is ahead)."""
+    from courtroom.errors import CourtroomError
+    from courtroom.evaluate.comparison import compare as compare_runs
+    from courtroom.evaluate.confounds import LENGTH_ONLY, OVERLAP_ONLY
+    from courtroom.log.pooled import open_pooled_run
+    from courtroom.report.tables import compare_table, pairing_table
+
+    wanted = [rule for rule, asked in ((LENGTH_ONLY, length_baseline), (OVERLAP_ONLY, overlap_baseline)) if asked]
+    try:
+        pooled = [open_pooled_run(r) for r in runs]
+        rules = {}
+        for rule in wanted:
+            try:
+                rules[rule] = pooled[0].member_cases()
+            except CourtroomError as exc:
+                raise CourtroomError(f"--{rule.split('-')[0]}-baseline needs the reference run's dataset: {exc}") from exc
+    except CourtroomError as exc:
+        fail(str(exc))
+    for p in pooled:
+        if p.differences:
+            warn(f"{p.contender.name} pools runs whose judge settings differ ({', '.join(p.differences)}): "
+                 "are they one protocol?")
+    result = compare_runs([p.contender for p in pooled], calibrated=calibrated, count_errors_as_wrong=errors_wrong,
+                          rules=rules)
+    for message in result.warnings:
+        warn(message)
+    console.print(compare_table(result))
+    if result.pairings:
+        console.print(pairing_table(result))

@@ -1,0 +1,87 @@
+"""`courtroom court`, `courtroom personas` and `courtroom transcript`: validate, describe and publish schemas."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from courtroom.cli.app import console, court_app, err, fail, personas_app, transcript_app
+
+
+@personas_app.command("validate")
+def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files or directories.")) -> None:
+    """Validate persona files; report every broken one with its path, line and field."""
+    from courtroom.court.personas import Persona
+    from courtroom.errors import PersonaError
+
+    files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.y*ml")) if p.is_dir() else [p])]
+    broken = 0
+    for file in files:
+        try:
+            persona = Persona.from_file(file)
+            console.print("[green]ok[/] " + escape(f"{file} ({persona.name}, role {persona.role})"))
+        except PersonaError as exc:
+            broken += 1
+            err.print(f"[red]invalid[/] {escape(str(exc))}")
+    if broken or not files:
+        raise typer.Exit(1)
+
+
+@personas_app.command("schema")
+def personas_schema(output: str | None = typer.Option(None, "-o", "--output", help="Write to a file.")) -> None:
+    """Print (or write) the JSON Schema of persona files, for editor validation."""
+    from courtroom.court.personas import persona_json_schema
+
+    text = json.dumps(persona_json_schema(), indent=2)
+    if output:
+        Path(output).write_text(text + "\n")
+    else:
+        print(text)
+
+
+@court_app.command("validate")
+def court_validate(court: str = typer.Argument("default", help="Court name or file.")) -> None:
+    """Validate a court: its file, its graph and its personas."""
+    from courtroom.court import Court
+    from courtroom.errors import CourtroomError
+
+    try:
+        c = Court.load(court)
+    except CourtroomError as exc:
+        fail(str(exc))
+    console.print(f"[green]ok[/] {escape(c.describe())}")
+
+
+@court_app.command("show")
+def court_show(court: str = typer.Argument("default", help="Court name or file."),
+               mermaid: bool = typer.Option(False, "--mermaid", help="Print only the mermaid diagram.")) -> None:
+    """Describe a court and draw its procedure as a mermaid diagram."""
+    from courtroom.court import Court
+    from courtroom.errors import CourtroomError
+
+    try:
+        c = Court.load(court)
+    except CourtroomError as exc:
+        fail(str(exc))
+    if not mermaid:
+        console.print(escape(c.describe()))
+    print(c.to_mermaid())
+
+
+@court_app.command("schema")
+def court_schema() -> None:
+    """Print the JSON Schema of court files."""
+    from courtroom.court import court_json_schema
+
+    print(json.dumps(court_json_schema(), indent=2))
+
+
+@transcript_app.command("schema")
+def transcript_schema() -> None:
+    """Print the published JSON Schema of a transcript event (one JSONL line)."""
+    from courtroom.engine.events import event_json_schema
+
+    print(json.dumps(event_json_schema(), indent=2))

@@ -1,0 +1,46 @@
+"""`courtroom demo`: judge the shipped example cases and print the verdicts."""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from courtroom.cli.app import app, console, fail
+
+
+@app.command()
+def demo(
+    judge: str = typer.Option("courtroom", help="Which judge tries the example cases (courtroom or a baseline)."),
+    court: str = typer.Option("default", help="Court name or file (for the courtroom judge)."),
+    model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id."),
+    limit: int | None = typer.Option(None, help="Judge only the first N example cases."),
+) -> None:
+    """Judge the shipped example cases with the default model and print the verdicts."""
+    from courtroom.door.spec import BackendSpec
+    from courtroom.engine.registry import JudgeSpec
+    from courtroom.errors import CourtroomError
+    from courtroom.evaluate.datasets import example_cases
+
+    cases = example_cases()[:limit]
+    try:
+        judge_obj = JudgeSpec(name=judge, court=court).build(BackendSpec(model=model))
+        table = Table(title=f"{judge} judge ({court if judge == 'courtroom' else 'baseline'}), model {model}: "
+                            f"{len(cases)} example cases")
+        for column in ("case", "gold", "verdict", "score", "reason"):
+            table.add_column(column, overflow="fold")
+        correct = 0
+        with console.status("judging the example cases (the first run also prepares the model)..."):
+            outcomes = list(judge_obj.run_many(cases))
+        for outcome in outcomes:
+            v = outcome.verdict
+            if v is None:
+                table.add_row(outcome.case.id, outcome.case.label or "-", "[red]error[/]", "-", outcome.error or "")
+                continue
+            correct += v.label == outcome.case.label
+            mark = "[green]" if v.label == outcome.case.label else "[red]"
+            table.add_row(outcome.case.id, outcome.case.label or "-", f"{mark}{v.label}[/]", f"{v.score:.2f}",
+                          v.reason[:160])
+    except CourtroomError as exc:
+        fail(str(exc))
+    console.print(table)
+    console.print(f"accuracy {correct}/{len(cases)}")

@@ -1,0 +1,50 @@
+"""`courtroom rejudge`: decide a finished run again from its transcripts, with no model call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from courtroom.cli.app import app, console, err, fail
+
+
+@app.command()
+def rejudge(
+    run_dir: str = typer.Argument(..., help="A finished courtroom (or unstructured) run."),
+    out: str = typer.Option(..., help="The new run directory."),
+    court: str | None = typer.Option(None, help="The court to decide a courtroom run with (name or file): same "
+                                                "prompts, other arithmetic."),
+    reading: str | None = typer.Option(None, help="Read an unstructured run's replies again: strict or lenient."),
+    calls_from: list[str] = typer.Option([], help="Also serve calls recorded in this run of the same cases, e.g. "
+                                                  "a rails run for a court with a first reading (repeatable)."),
+) -> None:
+    """Decide a finished run again from its transcripts, with no model call.
+
+    A courtroom run under another court that differs in how rulings are weighed and combined (judge
+    weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
+    refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
+    from courtroom.errors import CourtroomError, RunError
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.log.rejudge import rejudge_run, rejudged_judge
+    from courtroom.log.store import RunStore
+    from courtroom.report.tables import confusion_table, metrics_table
+
+    try:
+        source = RunStore(run_dir)
+        if not source.exists():
+            raise RunError(f"{run_dir} is not a run directory (no manifest.json)")
+        judge = rejudged_judge(source.manifest(), court=court, reading=reading)
+        rows = rejudge_run(run_dir, out, judge=judge, calls_from=calls_from)
+    except CourtroomError as exc:
+        fail(str(exc))
+    overall = compute_metrics(rows)
+    (Path(out) / "metrics.json").write_text(overall.model_dump_json(indent=2))
+    if left_out := len(source.rows()) - len(rows):
+        cases = "case" if left_out == 1 else "cases"
+        err.print(f"[yellow]left out {left_out} {cases} of {escape(run_dir)}[/] (failed, or their transcript is gone)")
+    label = f"court {court}" if court is not None else f"reading {reading}"
+    console.print(metrics_table(f"{run_dir} rejudged by {label}: {len(rows)} cases -> {out}", overall,
+                                metrics_by_source(rows)))
+    console.print(confusion_table(overall))

@@ -1,0 +1,111 @@
+"""`courtroom run`: judge a dataset into a run directory, streaming and resumable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from courtroom.cli.app import app, console, default_run_name, err, fail
+
+JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
+"""Options of `run` that one judge takes, and which."""
+
+
+def judge_options(judge: str, **given: Any) -> dict[str, Any]:
+    """The judge options set on the command line; one meant for another judge is refused."""
+    options = {name: value for name, value in given.items() if value is not None}
+    for name in options:
+        if JUDGE_OPTIONS[name] != judge:
+            fail(f"--{name} is an option of the {JUDGE_OPTIONS[name]} judge, not of {judge}")
+    return options
+
+
+@app.command()
+def run(
+    dataset: str = typer.Argument(..., help="A .jsonl/.csv/.parquet file, `examples`, or hf:org/name[:split]."),
+    judge: str = typer.Option("courtroom", help="courtroom, single, two-step, rails, per-context, vote, unstructured."),
+    court: str = typer.Option("default", help="Court name or file (courtroom judge)."),
+    model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id."),
+    out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<judge>-<model>)."),
+    limit: int | None = typer.Option(None, min=1, help="At most N cases (with --balanced: N/2 per label)."),
+    balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
+    seed: int = typer.Option(0, help="Seed of the balanced sample."),
+    source: list[str] = typer.Option([], help="Keep only cases whose source contains this (repeatable)."),
+    exclude: list[str] = typer.Option([], help="Leave out the cases of this run directory or id file (repeatable)."),
+    field: list[str] = typer.Option([], help="Map a case field to a column: --field question=query (repeatable)."),
+    skip_invalid: bool = typer.Option(False, help="Skip and count invalid rows instead of stopping."),
+    engine: str = typer.Option("xgrammar", help="Constraint engine: xgrammar, llguidance, outlines_core."),
+    window: int = typer.Option(8, min=1, help="Cases advanced together in lockstep (the batch window)."),
+    votes: int | None = typer.Option(None, min=1, help="Votes of the `vote` judge."),
+    reading: str | None = typer.Option(None, help="How the `unstructured` judge reads replies: strict "
+                                                  "(json.loads, the founding article) or lenient (peer tools' parsers)."),
+    runner: str = typer.Option("local", help="local or ray."),
+    workers: int = typer.Option(1, help="Ray workers (model replicas)."),
+    gpus_per_worker: float = typer.Option(0.0, help="GPUs per Ray worker; a fraction packs replicas on a GPU."),
+    ray_address: str | None = typer.Option(None, help="Join this Ray cluster (default: start a local one)."),
+    device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
+    fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
+) -> None:
+    """Judge a dataset and stream the results to a run directory; re-run to resume."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from courtroom.errors import CourtroomError
+    from courtroom.evaluate.datasets import parse_field_map
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.log.manifest import RunSpec
+    from courtroom.report.tables import confusion_table, metrics_table
+    from courtroom.runs.start import start_run
+
+    options = judge_options(judge, votes=votes, reading=reading)
+    try:
+        spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
+                             sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
+                             model=model, engine=engine, window=window, judge_options=options, runner=runner,
+                             workers=workers, gpus_per_worker=gpus_per_worker, ray_address=ray_address, device=device)
+        name = f"{Path(dataset).stem}-{judge}-{default_run_name(model)}"
+        prepared = start_run(spec, out or f"runs/{name}", fresh=fresh)
+    except CourtroomError as exc:
+        fail(str(exc))
+    if prepared.report.skipped:
+        err.print(f"[yellow]skipped {len(prepared.report.skipped)} invalid rows[/], first: {escape(prepared.report.skipped[0])}")
+    total, done = len(prepared.cases), len(prepared.finished)
+    console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
+                  + (f" (resuming: {done} already done)" if done else ""))
+    wanted = {c.id for c in prepared.cases}
+    rows = {r.case_id: r for r in prepared.store.rows() if r.case_id in wanted}
+    failed_before = sum(1 for r in rows.values() if r.error is not None)
+    if failed_before:
+        console.print(f"judging again the {failed_before} cases that failed before")
+    columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[score]}")]
+    interrupted, failure = False, ""
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("judging", total=total, completed=done, score="")
+
+        def on_row(row) -> None:  # noqa: ANN001
+            rows[row.case_id] = row
+            bal = compute_metrics(list(rows.values()), resamples=0).balanced_accuracy.value
+            progress.update(task, advance=1, score=f"bal.acc {bal:.3f}" if bal is not None else "")
+
+        try:
+            prepared.execute(on_row)
+        except KeyboardInterrupt:
+            interrupted = True
+        except CourtroomError as exc:
+            failure = str(exc)
+    rows = [r for r in prepared.store.rows() if r.case_id in wanted]
+    if failure and not rows:
+        fail(failure)
+    overall = compute_metrics(rows)
+    (prepared.store.root / "metrics.json").write_text(overall.model_dump_json(indent=2))
+    console.print(metrics_table(f"{prepared.judge.name} / {model}: {len(rows)} of {total} cases", overall,
+                                metrics_by_source(rows)))
+    console.print(confusion_table(overall))
+    if interrupted:
+        err.print(f"[yellow]interrupted[/]: {len(rows)} of {total} cases are saved; run the same command to resume")
+        raise typer.Exit(130)
+    if failure:
+        fail(f"{failure}\n{len(rows)} of {total} cases are saved; run the same command to resume")

@@ -1,0 +1,99 @@
+"""The texts of a court's turns: every prompt of a case opens with the case (numbered context, question),
+the court rules and the fenced answer, identical for every call of the case, then the charge, the debate so
+far, the persona's instructions and the task. The shared part comes first, so the backend computes it once
+per case."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from courtroom.case import Case, Charge
+from courtroom.casefile import OPENING_SYSTEM, render_answer, render_opening
+from courtroom.court.bench import Bench
+from courtroom.court.moves import describe_fields
+from courtroom.court.personas import Persona
+from courtroom.court.procedure import EdgeSpec
+from courtroom.door.requests import ChatMessage
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One move in the debate record of a charge."""
+
+    round: int
+    role: str
+    persona: str
+    move: str
+    payload: dict[str, Any]
+
+
+NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding": None, "p_suspect": None}
+"""The `charge` a persona's template sees before any charge is brought (at the indictment)."""
+
+def case_messages(bench: Bench, case: Case, tail: str) -> tuple[ChatMessage, ChatMessage]:
+    """A prompt of the case: the shared opening (numbered context, question), the court rules and the
+    fenced answer (identical for every call of the case), then `tail` (charge, debate, instructions, task)."""
+    user = f"{render_opening(case)}\n\n{bench.spec.rules.strip()}\n\n{render_answer(case)}\n\n{tail}"
+    return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))
+
+
+def charge_header(charge: Charge) -> str:
+    return (f"CHARGE {charge.index + 1}: the answer states \"{charge.quote}\"\n"
+            f"The clerk's reason for suspicion: {charge.reason}")
+
+
+def render_payload(payload: dict[str, Any], sentences: tuple[str, ...]) -> str:
+    """A payload as the debate record shows it; a cited sentence is quoted in full."""
+    parts = []
+    for key, value in payload.items():
+        if key == "evidence" and isinstance(value, int):
+            parts.append(f'citing [{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences)
+                         else "citing no sentence")
+        else:
+            parts.append(str(value))
+    return " ".join(parts)
+
+
+def debate_record(entries: list[Entry], sentences: tuple[str, ...]) -> str:
+    if not entries:
+        return "DEBATE RECORD: nothing has been said yet."
+    lines = ["DEBATE RECORD:"]
+    for e in entries:
+        lines.append(f"- Round {e.round}, {e.role} ({e.move}): {render_payload(e.payload, sentences)}")
+    return "\n".join(lines)
+
+
+def turn_messages(bench: Bench, case: Case, persona: Persona, body: str, task: str,
+                  template: dict[str, Any]) -> tuple[ChatMessage, ...]:
+    instructions = persona.render(case={"question": case.question, "answer": case.answer, "context": case.context},
+                                  **template)
+    return case_messages(bench, case, f"{body}\n\n{instructions}\n\n{task}")
+
+
+def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> str:
+    options = "\n".join(f"- {m.move}: {m.description}" for m in moves)
+    return (f"It is your turn as {role}, round {round} of at most {max_rounds}. Your legal moves:\n{options}\n"
+            "Answer with the name of one move.")
+
+
+def payload_task(edge: EdgeSpec, model: Any) -> str:
+    return (f"Your move: {edge.move} ({edge.description}). Write it as a JSON object with these fields, "
+            f"in this order:\n{describe_fields(model)}")
+
+
+def verdict_task(charge: Charge) -> str:
+    return (f"Give your verdict on charge {charge.index + 1}. Answer \"hallucinated\" if the context does not "
+            "support the charged statement, or \"supported\" if the context supports it.")
+
+
+def indictment_task(max_charges: int) -> str:
+    return (f"List at most {max_charges} statements of the answer that the context may not support. Copy each "
+            "statement exactly as it is written in the answer, and give the reason it is suspect. If the context "
+            "supports every statement, return an empty list.\n"
+            'Write JSON: {"charges": [{"quote": "...", "reason": "..."}]}')
+
+
+def clerk_sentence_task(index: int, total: int, sentence: str) -> str:
+    return (f"ANSWER SENTENCE {index} of {total}: \"{sentence}\"\n"
+            "Is this sentence suspect: not stated by the context, or in conflict with it? Answer yes or no.")

@@ -1,0 +1,65 @@
+"""Result rows: one finished case as a run records it (`results.jsonl`), with its token and time accounting.
+
+Metrics, paired tests and comparisons read rows; the run store writes them. A row holds the verdict (or
+the error), the gold label, and what the case cost.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from courtroom.case import Label
+from courtroom.engine.lockstep import CaseOutcome
+
+
+class ResultRow(BaseModel):
+    """One finished case, as `results.jsonl` stores it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case_id: str
+    source: str
+    gold: Label | None
+    label: Label | None
+    """Predicted label (None when the case failed)."""
+    score: float | None
+    reason: str = ""
+    error: str | None = None
+    error_type: str | None = None
+    charges: int = 0
+    rounds: float = 0.0
+    """Mean rounds per charge."""
+    parse_failures: int = 0
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    computed_prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    """Model time attributed to this case (each batch's wall time shared among its requests)."""
+    transcript: str = ""
+    """Path of the transcript, relative to the run directory."""
+
+    @property
+    def correct(self) -> bool | None:
+        if self.gold is None or self.label is None:
+            return None
+        return self.gold == self.label
+
+
+def summarize(outcome: CaseOutcome, transcript: str) -> ResultRow:
+    """The result row of an outcome, with token and time accounting from its model calls."""
+    calls = [e for e in outcome.events if e.event == "model_call"]
+    rulings = outcome.verdict.rulings if outcome.verdict else []
+    verdict = outcome.verdict
+    return ResultRow(
+        case_id=outcome.case.id, source=outcome.case.source, gold=outcome.case.label,
+        label=verdict.label if verdict else None, score=verdict.score if verdict else None,
+        reason=verdict.reason if verdict else "", error=outcome.error, error_type=outcome.error_type,
+        charges=len(verdict.charges) if verdict else 0,
+        rounds=(sum(r.rounds for r in rulings) / len(rulings)) if rulings else 0.0,
+        parse_failures=(verdict.parse_failures if verdict else 0),
+        model_calls=len(calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
+        computed_prompt_tokens=sum(c.prompt_tokens - c.cached_prompt_tokens for c in calls),
+        completion_tokens=sum(c.completion_tokens for c in calls),
+        seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript,
+    )

@@ -1,0 +1,215 @@
+"""A run's manifest: what ran, as typed sections, and what produced every number.
+
+`RunSpec` is everything that defines a run: which cases (`CaseSelection`), which judge, which model door
+(`BackendSpec`, where the model is named once), where it runs. A `Manifest` records the spec, the judge's
+full configuration and its hash (the run's identity), where a rejudged run came from, and the versions,
+commit and command that made it.
+
+Manifests are versioned. Version 1 kept the spec as loose dictionaries (`backend`, `dataset`, `options`);
+it is read through `migrate_v1`, so every run ever recorded opens as version 2.
+"""
+
+from __future__ import annotations
+
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from courtroom.door.backend import Backend
+from courtroom.door.spec import BackendSpec
+from courtroom.engine.judge import Judge
+from courtroom.engine.migrations import retired, upgrade
+from courtroom.engine.registry import JudgeSpec, judge_from_config
+from courtroom.errors import ConfigError, RunError
+from courtroom.evaluate.selection import CaseSelection
+
+MANIFEST_VERSION = 2
+JudgeConfig = dict[str, Any]
+"""A judge's full configuration as `Judge.config()` gives it (for a court: its file and every persona)."""
+
+RunnerKind = Literal["local", "ray"]
+
+
+class RunnerSpec(BaseModel):
+    """Where the cases are judged."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    kind: RunnerKind = "local"
+    """local: in this process; ray: on Ray actors, one model replica each."""
+    workers: int = Field(1, ge=1)
+    """Ray workers (model replicas)."""
+    gpus_per_worker: float = Field(0.0, ge=0.0)
+    """GPUs per Ray worker; a fraction packs replicas on one GPU."""
+    address: str | None = None
+    """A Ray cluster to join (default: start a local one)."""
+
+
+class RunSpec(BaseModel):
+    """Everything that defines a run."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    selection: CaseSelection
+    """The cases."""
+    judge: JudgeSpec = JudgeSpec()
+    """The judge."""
+    backend: BackendSpec = BackendSpec()
+    """The model door (and the model)."""
+    runner: RunnerSpec = RunnerSpec()
+    """Where cases are judged."""
+    window: int = Field(8, ge=1)
+    """Cases advanced together in lockstep (the batch window)."""
+    skip_invalid: bool = False
+    """Skip and count invalid dataset rows instead of stopping."""
+
+    @classmethod
+    def build(cls, dataset: str, *, judge: str = "courtroom", court: str = "default",
+              judge_options: dict[str, Any] | None = None, model: str = "default", engine: str = "xgrammar",
+              device: str = "auto", runner: str = "local", workers: int = 1, gpus_per_worker: float = 0.0,
+              ray_address: str | None = None, window: int = 8, skip_invalid: bool = False, **selection: Any) -> RunSpec:
+        """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
+        a bad setting raises `ConfigError` naming it."""
+        try:
+            return cls(selection=CaseSelection(dataset=dataset, **selection),
+                       judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
+                       backend=BackendSpec(model=model, engine=engine, device=device),
+                       runner=RunnerSpec(kind=runner, workers=workers, gpus_per_worker=gpus_per_worker,
+                                         address=ray_address),
+                       window=window, skip_invalid=skip_invalid)
+        except ValidationError as exc:
+            problems = [f"{e['title']}.{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e['input']!r})"
+                        for e in (dict(error, title=exc.title) for error in exc.errors())]
+            raise ConfigError("; ".join(problems)) from None
+
+
+class RunOrigin(BaseModel):
+    """Where a rejudged run's model calls came from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    rejudged_from: str
+    """The run whose transcripts were decided again."""
+    changed: dict[str, str] = Field(default_factory=dict)
+    """What was changed (`court`, `reading`)."""
+    calls_from: list[str] = Field(default_factory=list)
+    """Other runs of the same cases that served recorded calls."""
+
+
+def _git_sha() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for package in ("courtroom", "torch", "transformers", "outlines", "outlines_core", "xgrammar", "llguidance",
+                    "pydantic", "networkx", "ray"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
+
+
+class Manifest(BaseModel):
+    """What a run was: enough to rebuild the judge and to know what produced every number."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    schema_version: Literal[2] = MANIFEST_VERSION
+    """Version of this manifest's layout (version 1 is migrated on reading)."""
+    name: str
+    """The run directory's name."""
+    created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    """When the run was first started (UTC)."""
+    spec: RunSpec
+    """What defines the run."""
+    judge: JudgeConfig
+    """The judge's full configuration (for the court: the court file and every persona, in full)."""
+    config_hash: str
+    """Hash of `judge`: the identity of the run's judge, carried by every transcript."""
+    origin: RunOrigin | None = None
+    """For a rejudged run: where its model calls came from."""
+    versions: dict[str, str | None] = Field(default_factory=_versions)
+    """Python and package versions."""
+    git_sha: str | None = Field(default_factory=_git_sha)
+    """The commit of courtroom's repository, when run from one."""
+    command: list[str] = Field(default_factory=lambda: list(sys.argv))
+    """The command line."""
+
+    @property
+    def model(self) -> str:
+        """The model the run's judge spoke to."""
+        return self.spec.backend.model
+
+    def rebuild_judge(self, backend: Backend | BackendSpec | None = None) -> Judge:
+        """The judge this run was made with, speaking through `backend` (by default the recorded spec, not
+        built). Refused, naming why, when this version of courtroom cannot make that judge."""
+        if why := retired(self.config_hash):
+            raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
+                           "not replayed or resumed")
+        judge = judge_from_config(self.judge, backend or self.spec.backend)
+        upgraded, _ = upgrade(self.judge)
+        if judge.config() != upgraded:
+            differing = judge_differences([judge.config(), upgraded])
+            raise RunError(f"run {self.name}: this version of courtroom rebuilds its judge with other settings "
+                           f"({', '.join(differing)}); it can be read and compared, not replayed")
+        return judge
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("schema_version", 1) == 1 and "spec" not in data:
+            return migrate_v1(data)
+        return data
+
+
+def migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 manifest (loose `backend`, `dataset` and `options` dictionaries) as version 2."""
+    options = dict(data.get("options", {}))
+    backend = data.get("backend", {})
+    spec = {
+        "selection": {**data.get("dataset", {}), "exclude": options.get("exclude", data.get("dataset", {}).get("exclude", []))},
+        "judge": {"name": options.get("judge", data["judge"].get("judge", "courtroom")),
+                  "court": options.get("court", "default"), "options": options.get("judge_options", {})},
+        "backend": {"model": backend.get("model", options.get("model", "default")),
+                    "engine": backend.get("engine", "xgrammar"), "device": backend.get("device", "auto")},
+        "runner": {"kind": options.get("runner", "local"), "workers": options.get("workers", 1),
+                   "gpus_per_worker": options.get("gpus_per_worker", 0.0), "address": options.get("ray_address")},
+        "window": options.get("window", 8), "skip_invalid": options.get("skip_invalid", False),
+    }
+    origin = None
+    if "rejudged_from" in options:
+        # version 1 wrote the change over the source's options: a new reading, else a new court
+        changed = {"reading": options["reading"]} if "reading" in options else {"court": options.get("court", "default")}
+        origin = {"rejudged_from": options["rejudged_from"], "changed": changed,
+                  "calls_from": options.get("calls_from", [])}
+    kept = {key: data[key] for key in ("name", "created", "judge", "config_hash", "versions", "git_sha", "command")
+            if key in data}
+    return {**kept, "schema_version": MANIFEST_VERSION, "spec": spec, "origin": origin}
+
+
+def judge_differences(configs: list[JudgeConfig]) -> list[str]:
+    """The judge settings (top-level keys, or `key.subkey` one level down) that differ between configurations."""
+    differing = []
+    for key in sorted({k for config in configs for k in config}):
+        values = [config.get(key) for config in configs]
+        if all(value == values[0] for value in values):
+            continue
+        if all(isinstance(value, dict) for value in values):
+            differing += [f"{key}.{sub}" for sub in sorted({s for value in values for s in value})
+                          if any(value.get(sub) != values[0].get(sub) for value in values)]
+        else:
+            differing.append(key)
+    return differing

@@ -1,0 +1,135 @@
+"""Verify a run directory: replay every transcript, and check every verdict, score, event and metric.
+
+What it detects: a transcript that is missing, torn, reordered, foreign (another case or judge), or whose
+recorded calls no longer replay to its debate and verdict; a result row that disagrees with its
+transcript; edits that differ from the edit index; metrics that do not recompute.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from courtroom.engine.events import Event, parse_event
+from courtroom.errors import ReplayMismatch
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.audit import Audit
+from courtroom.log.replay import replay
+from courtroom.log.store import RESULTS, transcript_name
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing `verify` found wrong, with the file and line at fault."""
+
+    file: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}" if self.line else f"{self.file}: {self.message}"
+
+
+def verify(audit: Audit) -> list[Problem]:
+    """Replay every transcript and check every verdict, score, event and the run's metrics."""
+    problems: list[Problem] = []
+    manifest = audit.store.manifest()
+    judge = manifest.rebuild_judge()
+    latest: dict[str, ResultRow] = {}  # a case judged again on resume: its last row stands
+    results = audit.root / RESULTS
+    lines = results.read_text(encoding="utf-8").splitlines() if results.is_file() else []
+    for number, line in enumerate(lines, start=1):
+        try:
+            row = ResultRow.model_validate_json(line)
+        except ValidationError as exc:
+            problems.append(Problem(str(results), number, f"not a valid result row: {exc.errors()[0]['msg']}"))
+            continue
+        latest.pop(row.case_id, None)
+        latest[row.case_id] = row
+    rows = list(latest.values())
+    listed = set()
+    edits = audit.edits()
+    for row in rows:
+        path = audit.root / row.transcript
+        listed.add(path.name)
+        if path.name != transcript_name(row.case_id):
+            problems.append(Problem(str(results), None, f"case {row.case_id}: transcript name {row.transcript} "
+                                                        "does not match the case id"))
+        events, bad = _read_checked(path)
+        problems.extend(bad)
+        if bad or not events:
+            continue
+        problems.extend(_check_sequence(path, events, manifest.config_hash, row.case_id))
+        recorded_edits = [e for e in events if e.event == "edit"]
+        if [e.model_dump() for e in recorded_edits] != [e.model_dump() for e in edits.get(row.case_id, [])]:
+            problems.append(Problem(str(path), None, "edit events differ from edits.jsonl"))
+        try:
+            result = replay([e for e in events if e.event != "edit"], judge, manifest.config_hash)
+        except ReplayMismatch as exc:
+            problems.append(Problem(str(path), None, f"replay failed: {exc}"))
+            continue
+        problems.extend(Problem(str(path), None, d) for d in result.differences)
+        verdict = result.verdict
+        if (verdict is None) != (row.label is None) or (
+                verdict is not None and (verdict.label != row.label or verdict.score != row.score)):
+            problems.append(Problem(str(results), None, f"case {row.case_id}: the results say "
+                                    f"{row.label}/{row.score} but the transcript replays to "
+                                    f"{verdict and verdict.label}/{verdict and verdict.score}"))
+    transcripts = audit.root / "transcripts"
+    for path in sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []:
+        if path.name not in listed:
+            problems.append(Problem(str(path), None, "transcript of a case that has no result row"))
+    metrics_path = audit.root / "metrics.json"
+    if metrics_path.is_file():
+        stored = json.loads(metrics_path.read_text())
+        recomputed = json.loads(compute_metrics(rows).model_dump_json())
+        if stored != recomputed:
+            keys = sorted(k for k in recomputed if stored.get(k) != recomputed[k])
+            problems.append(Problem(str(metrics_path), None, f"metrics do not recompute: {', '.join(keys)} differ"))
+    return problems
+
+
+
+
+def _read_checked(path: Path) -> tuple[list[Event], list[Problem]]:
+    if not path.is_file():
+        return [], [Problem(str(path), None, "transcript is missing")]
+    events, problems = [], []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.endswith("\n"):
+                problems.append(Problem(str(path), number, "truncated line (no newline at the end)"))
+            try:
+                events.append(parse_event(line))
+            except (ValidationError, ValueError) as exc:
+                message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+                problems.append(Problem(str(path), number, f"not a valid event: {message}"))
+    return events, problems
+
+
+def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_id: str) -> list[Problem]:
+    problems = []
+    for number, event in enumerate(events, start=1):
+        if event.seq != number - 1:
+            problems.append(Problem(str(path), number, f"event numbered {event.seq}, expected {number - 1} "
+                                                       "(events missing, reordered or inserted)"))
+            break
+    start = events[0]
+    if start.event != "case_start":
+        problems.append(Problem(str(path), 1, "the transcript does not begin with case_start"))
+    else:
+        if start.case.id != case_id:
+            problems.append(Problem(str(path), 1, f"foreign transcript: it is for case {start.case.id!r}"))
+        if start.config_hash != config_hash:
+            problems.append(Problem(str(path), 1, f"foreign transcript: made by judge configuration "
+                                                  f"{start.config_hash}, this run is {config_hash}"))
+    if not any(e.event in ("verdict", "error") for e in events):
+        problems.append(Problem(str(path), len(events), "truncated: the transcript has no verdict or error"))
+    return problems
+
+

@@ -1,0 +1,106 @@
+"""Evaluation runs: a dataset, a judge and a model, streamed to a run directory, resumable.
+
+`start_run` validates everything (dataset rows, court, model name) before any model loads, opens
+or resumes the run directory, and returns a `Run` whose `execute` judges the remaining cases
+through a runner (in process, or on Ray actors), writing each case as it ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from courtroom.case import Case
+from courtroom.door.models import resolve_model
+from courtroom.engine.judge import Judge
+from courtroom.engine.migrations import upgrade
+from courtroom.errors import ConfigError, RunError
+from courtroom.evaluate.datasets import LoadReport
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.cases import selected_cases
+from courtroom.log.manifest import Manifest, RunSpec
+from courtroom.log.store import RunLock, RunStore
+from courtroom.runs.runners import Runner, make_runner
+
+
+@dataclass
+class Run:
+    """A prepared run: the judge, the cases still to judge, and the store that records them."""
+
+    spec: RunSpec
+    judge: Judge
+    cases: list[Case]
+    store: RunStore
+    finished: set[str]
+    report: LoadReport
+    lock: RunLock | None = None
+    """The claim on the run directory (see `RunStore.lock`), held until `close()`."""
+
+    def close(self) -> None:
+        """Release the run directory (a process that ends releases it too)."""
+        if self.lock is not None:
+            self.lock.close()
+
+    @property
+    def remaining(self) -> list[Case]:
+        return [c for c in self.cases if c.id not in self.finished]
+
+    def execute(self, on_row: Callable[[ResultRow], None] | None = None, runner: Runner | None = None) -> list[ResultRow]:
+        """Judge every remaining case, writing each as it ends; returns all rows of the run."""
+        runner = runner or make_runner(self.spec.runner, self.spec.backend)
+        for outcome in runner.run(self.judge, self.remaining):
+            row = self.store.write(outcome)
+            self.finished.add(row.case_id)
+            if on_row:
+                on_row(row)
+        return self.store.rows()
+
+
+def build_judge(spec: RunSpec) -> Judge:
+    """The judge a run spec asks for (no model is loaded)."""
+    return spec.judge.build(spec.backend, window=spec.window)
+
+
+def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
+    """Load and select the cases, build the judge, and open (or resume) the run directory."""
+    report = LoadReport(spec.selection.dataset)
+    cases = selected_cases(spec.selection, skip_invalid=spec.skip_invalid, report=report)
+    if not cases:
+        raise RunError(f"{spec.selection.dataset}: no cases selected (check --source, --limit and the labels)")
+    resolve_model(spec.backend.model)  # an unknown model fails now, not after the first case
+    if spec.runner.kind == "ray" and spec.backend.device != "auto":
+        raise ConfigError(f"--device {spec.backend.device} with --runner ray: Ray places each worker, on a GPU it "
+                          "assigns (--gpus-per-worker) or on CPU; leave --device out")
+    judge = build_judge(spec)
+    store = RunStore(out)
+    lock = store.lock()
+    if store.exists() and not fresh:
+        _check_resumable(store.manifest(), spec, judge, out)
+        store.repair()
+    else:
+        if fresh:
+            import shutil
+
+            for path in store.root.iterdir():  # all but the lock this run holds
+                if path.name != ".lock":
+                    shutil.rmtree(path) if path.is_dir() else path.unlink()
+        store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
+                                      config_hash=judge.config_hash()))
+    wanted = {c.id for c in cases}
+    finished = store.finished_ids() & wanted
+    return Run(spec, judge, cases, store, finished, report, lock=lock)
+
+
+def _check_resumable(previous: Manifest, spec: RunSpec, judge: Judge, out: str | Path) -> None:
+    """A run directory resumes only with the judge, cases and model it was started with."""
+    if previous.config_hash != judge.config_hash():
+        migrated, applied = upgrade(previous.judge)
+        if applied and migrated == judge.config():
+            raise RunError(f"{out} was recorded before {'; '.join(applied)}: it can be audited and rejudged, not "
+                           "resumed; use another --out, or --fresh to start over")
+        raise RunError(f"{out} holds a run of another judge configuration ({previous.config_hash}); "
+                       "use another --out, or --fresh to start over")
+    if previous.spec.selection != spec.selection or previous.model != spec.backend.model:
+        raise RunError(f"{out} holds a run on other cases or another model; use another --out, "
+                       "or --fresh to start over")

@@ -1,0 +1,108 @@
+"""The package's folders are its layers: each may import only the layers below it, and no module imports
+itself back through others (no cycles). Every import counts, also those inside functions.
+
+    domain     case, errors, casefile, digest
+    door       model requests and responses, backends, models, constraints, prefix cache, recorded calls
+    engine     lockstep programs, transcript events, the Judge protocol, the judge registry, migrations
+    baselines  single-model judges
+    court      the court (may use the baselines' plain questions: its first reading is the rails question)
+    evaluate   datasets, result rows, metrics, paired tests, calibration, no-model rules, comparisons
+    log        run directories: store, manifest, replay, rejudge, audit, pooled runs
+    runs       run spec, starting and resuming a run, runners (local, Ray)
+    report     terminal tables, court records, the HTML report
+    cli        the command line: parse, call, print
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
+LAYERS = ["domain", "door", "engine", "baselines", "court", "evaluate", "log", "runs", "report", "cli"]
+DOMAIN = {"case", "errors", "casefile", "digest"}
+TOP = {"__init__", "_relocated"}
+"""The package's front door (lazy re-exports and old import paths): it may name any layer."""
+HEAVY = {"torch": {"door.transformers", "door.models", "door.constraints"},
+         "transformers": {"door.transformers", "door.models"},
+         "outlines": {"door.constraints"},
+         "ray": {"runs.ray_runner"}}
+"""Heavy packages, and the only modules allowed to import them."""
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+
+
+def _layer(module: str) -> str:
+    head = module.split(".")[0]
+    return "domain" if head in DOMAIN else head
+
+
+MODULE_NAMES = {_module(path) for path in PACKAGE.rglob("*.py")}
+
+
+def _imports() -> dict[str, set[str]]:
+    """Every module's imports (of courtroom modules, without the prefix, and of heavy packages)."""
+    found: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module(path)
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:  # `from pkg import submodule` imports the submodule, else pkg itself
+                    sub = f"{node.module}.{alias.name}"
+                    names.add(sub if sub.removeprefix("courtroom.") in MODULE_NAMES else node.module)
+        found[module] = names
+    return found
+
+
+def _internal(names: set[str], modules: set[str]) -> set[str]:
+    out = set()
+    for name in names:
+        if name.startswith("courtroom."):
+            target = name.removeprefix("courtroom.")
+            while target and target not in modules:  # `from courtroom.door import X` names the package
+                target = target.rpartition(".")[0]
+            if target:
+                out.add(target)
+    return out
+
+
+IMPORTS = _imports()
+MODULES = set(IMPORTS)
+
+
+def test_every_module_is_in_a_layer() -> None:
+    strays = sorted(m for m in MODULES if m not in TOP and _layer(m) not in LAYERS)
+    assert not strays, f"modules outside the layers {LAYERS}: {strays}"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES - TOP))
+def test_a_module_imports_only_its_own_layer_and_those_below(module: str) -> None:
+    rank = LAYERS.index(_layer(module))
+    upward = sorted(t for t in _internal(IMPORTS[module], MODULES)
+                    if t in TOP or LAYERS.index(_layer(t)) > rank)
+    assert not upward, f"courtroom.{module} ({_layer(module)}) imports from above: {upward}"
+
+
+def test_no_import_cycles() -> None:
+    graph = nx.DiGraph()
+    for module, names in IMPORTS.items():
+        for target in _internal(names, MODULES):
+            if target != module and module not in TOP:
+                graph.add_edge(module, target)
+    cycles = sorted(nx.simple_cycles(graph), key=len)
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c + c[:1]) for c in cycles[:5])
+
+
+@pytest.mark.parametrize("package", sorted(HEAVY))
+def test_heavy_packages_are_imported_in_one_place(package: str) -> None:
+    users = {m for m, names in IMPORTS.items() if any(n == package or n.startswith(package + ".") for n in names)}
+    assert users <= HEAVY[package], f"{package} is imported by {sorted(users - HEAVY[package])}"
