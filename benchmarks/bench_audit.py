@@ -21,8 +21,8 @@ from courtroom.case import Case
 from courtroom.court import Court
 from courtroom.door import Scored, ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
-from courtroom.log.manifest import RunSpec
-from courtroom.log.store import Manifest, RunStore
+from courtroom.log.manifest import Manifest, RunSpec
+from courtroom.log.store import RunStore
 from courtroom.runs.runners import LocalRunner
 
 WORDS = ("lighthouse harbour keeper lamp granite estuary museum cottage signal storm tide beacon ship coast rock "
@@ -66,12 +66,11 @@ def script(request):  # a deterministic stand-in for the model
 
 def build(root: Path, n: int) -> None:
     spec = RunSpec.build("synthetic", judge="courtroom", window=16)
-    judge = Court.default()
+    judge = Court.default(window=16)
     store = RunStore(root)
-    store.write_manifest(Manifest(name=root.name, judge=judge.config(), config_hash=judge.config_hash(),
-                                  backend={"backend": "scripted"}, dataset={"dataset": "synthetic", "cases": n}))
+    store.write_manifest(Manifest(name=root.name, spec=spec, judge=judge.config(), config_hash=judge.config_hash()))
     start = time.perf_counter()
-    for outcome in LocalRunner(ScriptedBackend(script)).run(judge, spec, synthetic_cases(n)):
+    for outcome in LocalRunner(ScriptedBackend(script)).run(judge, synthetic_cases(n)):
         store.write(outcome)
     rows = store.rows()
     (root / "metrics.json").write_text(compute_metrics(rows).model_dump_json(indent=2))

@@ -20,16 +20,16 @@ from pathlib import Path
 import ray
 
 from courtroom.door import ScriptedBackend
+from courtroom.door.spec import BackendSpec
 from courtroom.engine.registry import judge_class
 from courtroom.evaluate.datasets import example_cases
-from courtroom.log.manifest import RunSpec
 from courtroom.runs.ray_runner import RayRunner
 from courtroom.runs.runners import LocalRunner
 
 
-def timed(runner, judge, spec, cases) -> tuple[float, list]:  # noqa: ANN001
+def timed(runner, judge, cases) -> tuple[float, list]:  # noqa: ANN001
     start = time.perf_counter()
-    outcomes = list(runner.run(judge, spec, cases))
+    outcomes = list(runner.run(judge, cases))
     return time.perf_counter() - start, outcomes
 
 
@@ -54,16 +54,16 @@ def main() -> None:
     args = parser.parse_args()
     cases = (example_cases() * 10)[: args.cases]
     cases = [c.model_copy(update={"id": f"{c.id}-{i}"}) for i, c in enumerate(cases)]
-    spec = RunSpec.build("examples", judge=args.judge, window=8, device="cpu")
-    judge = judge_class(args.judge)()
+    backend = BackendSpec(device="cpu")
+    judge = judge_class(args.judge)(backend, window=8)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _system_config={"worker_niceness": 0})
     report: dict = {"cases": len(cases), "judge": args.judge, "model": "default"}
     # the local runner's threads (torch's default is the core count); the one Ray worker gets as many.
     # torch is not imported here: the local runner pays its import inside the timing, as a worker does
     threads = int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
-    local_s, local = timed(LocalRunner(), judge, spec, cases)
-    one_s, one = timed(RayRunner(workers=1, cpus_per_worker=threads, chunk_size=8), judge, spec, cases)
-    two_s, two = timed(RayRunner(workers=2, cpus_per_worker=1, chunk_size=8), judge, spec, cases)
+    local_s, local = timed(LocalRunner(), judge, cases)
+    one_s, one = timed(RayRunner(backend, workers=1, cpus_per_worker=threads, chunk_size=8), judge, cases)
+    two_s, two = timed(RayRunner(backend, workers=2, cpus_per_worker=1, chunk_size=8), judge, cases)
     report["threads"] = threads
     report["local_s"] = local_s
     report["ray_1_worker_s"] = one_s
@@ -75,7 +75,7 @@ def main() -> None:
     many = [c.model_copy(update={"id": f"driver-{i}"}) for i, c in enumerate(example_cases() * 20)]
     chunk = 8
     driver_s, _ = timed(RayRunner(workers=2, cpus_per_worker=1, chunk_size=chunk, backend_factory=scripted),
-                        judge, spec, many)
+                        judge, many)
     report["scripted_cases"] = len(many)
     report["scripted_s"] = driver_s
     report["driver_ms_per_chunk"] = 1000 * driver_s / (len(many) / chunk)

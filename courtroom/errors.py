@@ -61,3 +61,8 @@ class AuditError(RunError):
 
 class ReplayMismatch(CourtroomError):
     """The judge asked for something the transcript did not record (edited, truncated, or another judge's)."""
+
+
+class RecordedFailure(CourtroomError):
+    """Raised again, on replay, in place of a model-door exception a transcript recorded (as a subclass that
+    keeps the recorded type's name)."""

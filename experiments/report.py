@@ -19,10 +19,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from courtroom.evaluate.calibration import calibrated_rows  # noqa: E402
 from courtroom.evaluate.comparison import Contender, Pairing, compare  # noqa: E402
 from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402
-from courtroom.evaluate.calibration import calibrated_rows  # noqa: E402
 from courtroom.evaluate.metrics import auroc, compute_metrics, metrics_by_source  # noqa: E402
 from courtroom.evaluate.results import ResultRow  # noqa: E402
 from courtroom.evaluate.selection import select  # noqa: E402

@@ -26,7 +26,7 @@ LAYERS = ["domain", "door", "engine", "baselines", "court", "evaluate", "log", "
 DOMAIN = {"case", "errors", "casefile", "digest"}
 TOP = {"__init__", "_relocated"}
 """The package's front door (lazy re-exports and old import paths): it may name any layer."""
-HEAVY = {"torch": {"door.transformers", "door.models", "door.constraints"},
+HEAVY = {"torch": {"door.transformers", "door.decoding", "door.models", "door.constraints"},
          "transformers": {"door.transformers", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"}}

@@ -148,8 +148,8 @@ def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, l
     for i, edge in enumerate(spec.graph.edges):
         try:
             payload_model(edge.payload)
-        except KeyError as exc:
-            problems.append((("graph", "edges", i, "payload"), str(exc.args[0])))
+        except CourtError as exc:
+            problems.append((("graph", "edges", i, "payload"), str(exc)))
     for role in sorted(procedure.roles() | {spec.clerk}):
         if role not in personas:
             problems.append((("personas",), f"role {role!r} has no persona"))

@@ -25,6 +25,7 @@ from typing import Literal
 from courtroom.case import Case
 from courtroom.casefile import OPENING_SYSTEM, render_opening
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Sampling
+from courtroom.errors import BackendError
 
 SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
 """The system message of every scoring prompt, shared with the court's turns."""
@@ -68,7 +69,7 @@ class TokenScores:
     def of(cls, response: GenerationResponse) -> TokenScores:
         response.unwrap()
         if response.token_logprobs is None or response.token_spans is None:
-            raise ValueError("the backend returned no per-token log-probabilities for a scored text")
+            raise BackendError("the backend returned no per-token log-probabilities for a scored text")
         return cls(tuple(response.token_logprobs), tuple(tuple(s) for s in response.token_spans))
 
     def within(self, start: int, end: int) -> tuple[float, ...]:
@@ -100,18 +101,6 @@ def weakest_words(text: str, spans: Sequence[tuple[int, int]], gains: Sequence[f
         if len(chosen) == k:
             break
     return tuple(text[a:b].strip(" \"'.,;:!?()") or text[a:b] for a, b in sorted(chosen))
-
-
-def sentence_spans(text: str, sentences: Sequence[str]) -> list[tuple[int, int]]:
-    """Where each sentence (in order, as `split_sentences` gives them) lies in `text`."""
-    spans, cursor = [], 0
-    for sentence in sentences:
-        start = text.find(sentence, cursor)
-        if start < 0:
-            raise ValueError(f"sentence {sentence!r} is not in the text after position {cursor}")
-        spans.append((start, start + len(sentence)))
-        cursor = start + len(sentence)
-    return spans
 
 
 def token_grounding(with_context: Sequence[float], without: Sequence[float], clip: float | None) -> float:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from courtroom.case import Verdict
+from courtroom.errors import CourtError
 
 Text = str
 
@@ -98,7 +99,7 @@ def payload_model(spec: str | InlinePayload) -> type[Payload]:
     if isinstance(spec, InlinePayload):
         return _inline_model(spec.model_dump_json())
     if spec not in PAYLOADS:
-        raise KeyError(f"unknown payload {spec!r}; registered payloads: {sorted(PAYLOADS)}, or declare one inline")
+        raise CourtError(f"unknown payload {spec!r}; registered payloads: {sorted(PAYLOADS)}, or declare one inline")
     return PAYLOADS[spec]
 
 

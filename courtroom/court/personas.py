@@ -9,7 +9,6 @@ sandbox with strict undefined variables and checked when the file loads, so a ty
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -129,8 +128,3 @@ def load_persona(name: str, search: list[Path] | None = None) -> Persona:
 def shipped_personas() -> list[Path]:
     """Every persona file shipped with courtroom."""
     return sorted(shipped_dir().glob("*.yaml"))
-
-
-def write_schema(path: str | Path) -> None:
-    """Write the persona JSON schema to a file."""
-    Path(path).write_text(json.dumps(persona_json_schema(), indent=2) + "\n")

@@ -89,8 +89,17 @@ ALIASES: dict[str, Alias] = {
 
 
 def model_key(name: str) -> str:
-    """One name per model, for settings tuned per model: `default` is `smollm2-135m`."""
-    return "smollm2-135m" if name == "default" else name
+    """One name per model, for settings tuned per model: an alias's own name, also when the model is given as
+    the alias's file (`default` and the wheel's GGUF are `smollm2-135m`); any other model by its name."""
+    if name == "default":
+        return "smollm2-135m"
+    path = Path(name).expanduser()
+    if name not in ALIASES and path.suffix == ".gguf" and path.is_file():
+        for alias, entry in ALIASES.items():
+            located = entry.locate()
+            if alias != "default" and located is not None and located.resolve() == path.resolve():
+                return alias
+    return name
 
 
 def resolve_model(name: str) -> ModelSource:

@@ -26,7 +26,7 @@ from courtroom.door.requests import (
     jsonable,
     message_hash,
 )
-from courtroom.errors import ReplayMismatch
+from courtroom.errors import RecordedFailure, ReplayMismatch
 
 
 class RecordedCall(ModelResponse):
@@ -58,10 +58,6 @@ def recorded_response(call: RecordedCall, request: GenerationRequest) -> Generat
     fields = {name: getattr(call, name) for name in ModelResponse.model_fields}
     value = None if call.error is not None else request.spec.validate(call.value)
     return GenerationResponse(**{**fields, "value": value})
-
-
-class RecordedFailure(Exception):
-    """Raised again in place of a model-door exception a transcript recorded (it keeps its type's name)."""
 
 
 def recorded_exception(error_type: str, message: str) -> Exception:

@@ -21,47 +21,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintCompiler
+from courtroom.door.decoding import BackendStats, Row, decode_batch, finish_row, generator
 from courtroom.door.models import LoadedModel, load_model
 from courtroom.door.prefix_cache import PrefixCache, Segment
-from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
-
-
-@dataclass
-class BackendStats:
-    """Counters for benchmarks: how much work the backend actually did."""
-
-    calls: int = 0
-    requests: int = 0
-    prompt_tokens: int = 0
-    computed_prompt_tokens: int = 0
-    generated_tokens: int = 0
-    forward_passes: int = 0
-    seconds: float = 0.0
-    prefill_seconds: float = 0.0
-    decode_seconds: float = 0.0
-    decode_steps: int = 0
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(self.__dict__)
-
-
-@dataclass
-class _Row:
-    index: int
-    request: GenerationRequest
-    spec: OutputSpec
-    ids: list[int]
-    reused: int = 0
-    processor: Any = None
-    generator: Any = None
-    generated: list[int] = field(default_factory=list)
-    position: int = 0
-    finish: str | None = None
+from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec
 
 
 @dataclass(frozen=True)
@@ -166,7 +134,7 @@ class TransformersBackend(Backend):
         import torch
 
         start = time.perf_counter()
-        rows = [_Row(i, r, r.spec, self.tokenize(r)) for i, r in enumerate(requests)]
+        rows = [Row(i, r, r.spec, self.tokenize(r)) for i, r in enumerate(requests)]
         with torch.inference_mode():
             values: dict[int, tuple[Any, ...]] = {}
             choice = [r for r in rows if r.spec.kind == "choice" and r.request.constrained]
@@ -181,10 +149,11 @@ class TransformersBackend(Backend):
                 last_logits, cache, mask, positions = self._prefill(decode)
                 decode_start = time.perf_counter()
                 self.stats.prefill_seconds += decode_start - prefill_start
-                self._decode(decode, last_logits, cache, mask, positions)
+                decode_batch(decode, last_logits, cache, mask, positions, lm=self.loaded, compiler=self.compiler,
+                            stats=self.stats)
                 self.stats.decode_seconds += time.perf_counter() - decode_start
                 for row in decode:
-                    values[row.index] = self._finish_decoded(row)
+                    values[row.index] = finish_row(row, self.loaded.tokenizer)
         seconds = time.perf_counter() - start
         self.stats.calls += 1
         self.stats.requests += len(rows)
@@ -202,7 +171,7 @@ class TransformersBackend(Backend):
         return responses
 
     # -- prefill -------------------------------------------------------------------------------
-    def _prefill(self, rows: list[_Row]) -> tuple[Any, Any, Any, Any]:
+    def _prefill(self, rows: list[Row]) -> tuple[Any, Any, Any, Any]:
         """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions.
 
         Phase A computes each row's prompt, except its last token, alone: no padding is wasted on
@@ -317,7 +286,7 @@ class TransformersBackend(Backend):
                 self._option_ids[spec.key] = tokens
         return tokens
 
-    def _score_row(self, row: _Row) -> tuple[Any, ...]:
+    def _score_row(self, row: Row) -> tuple[Any, ...]:
         """Probability of every option of a choice row, from the model's logits.
 
         A choice is scored alone, after its own cached prefix: the uncached prompt tokens run in one
@@ -362,7 +331,7 @@ class TransformersBackend(Backend):
                 token_scores[j] += logprobs[r, torch.arange(len(ids) - 1), targets].tolist()
         return self._choice_result(row, token_scores)
 
-    def _choice_result(self, row: _Row, token_scores: list[list[float]]) -> tuple[Any, ...]:
+    def _choice_result(self, row: Row, token_scores: list[list[float]]) -> tuple[Any, ...]:
         """Pick an option (argmax, or sampled with the row's seed) from the options' summed log-probs."""
         import torch
 
@@ -373,7 +342,7 @@ class TransformersBackend(Backend):
             choice = int(torch.argmax(probs))
         else:
             tempered = torch.softmax(logp / temperature, dim=0)
-            choice = int(torch.multinomial(tempered.float(), 1, generator=_generator(row.request)))
+            choice = int(torch.multinomial(tempered.float(), 1, generator=generator(row.request)))
         option = row.spec.options[choice]
         option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
         option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
@@ -383,98 +352,3 @@ class TransformersBackend(Backend):
         return (row.spec.coerce_option(option), option, option_probs, None, completion, option_logprobs,
                 token_scores[choice], tokens.spans[choice])
 
-    # -- decoding ------------------------------------------------------------------------------
-    def _decode(self, rows: list[_Row], logits: Any, cache: Any, mask: Any, positions: Any) -> None:
-        """Generate token by token for every row until EOS or its limit; rows leave as they finish."""
-        import torch
-
-        lm = self.loaded
-        device = lm.device
-        stop_ids = _stop_token_ids(lm)
-        for row in rows:
-            if row.request.constrained and row.spec.kind == "json":
-                row.processor = self.compiler.processor(row.spec.key, row.spec.schema or "")
-            if row.request.sampling.temperature > 0:
-                row.generator = _generator(row.request)
-        active = list(range(len(rows)))
-        positions = positions.clone()
-        while True:
-            next_tokens = []
-            for slot, r in enumerate(active):
-                row = rows[r]
-                row_logits = logits[slot:slot + 1]
-                if row.processor is not None:
-                    last = row.generated[-1] if row.generated else row.ids[-1]
-                    row_logits = row.processor(torch.tensor([[last]], device=row_logits.device), row_logits.clone())
-                token = _pick(row_logits[0], row.request.sampling.temperature, row.generator)
-                next_tokens.append(token)
-                if token in stop_ids:
-                    row.finish = "stop"
-                else:
-                    row.generated.append(token)
-                    if len(row.generated) >= row.request.sampling.max_new_tokens:
-                        row.finish = "length"
-            keep = [slot for slot, r in enumerate(active) if rows[r].finish is None]
-            self.stats.generated_tokens += len(active)
-            self.stats.decode_steps += 1
-            if not keep:
-                return
-            if len(keep) < len(active):
-                index = torch.tensor(keep, device=device)
-                cache.batch_select_indices(index)
-                mask = mask.index_select(0, index)
-                positions = positions.index_select(0, index.cpu())
-                next_tokens = [next_tokens[s] for s in keep]
-                active = [active[s] for s in keep]
-            tokens = torch.tensor(next_tokens, dtype=torch.long, device=device).unsqueeze(1)
-            mask = torch.cat([mask, torch.ones((len(active), 1), dtype=mask.dtype, device=device)], dim=1)
-            out = lm.model(input_ids=tokens, attention_mask=mask, position_ids=positions.unsqueeze(1).to(device),
-                           past_key_values=cache, use_cache=True)
-            self.stats.forward_passes += 1
-            positions = positions + 1
-            cache = out.past_key_values
-            logits = out.logits[:, -1, :].float()
-
-    def _finish_decoded(self, row: _Row) -> tuple[Any, ...]:
-        raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
-        n = len(row.generated)
-        try:
-            value = row.spec.parse(raw)
-        except Exception as exc:
-            if row.finish == "length" and row.request.constrained:  # cut off inside the grammar
-                return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), \
-                    n, None, None, None
-            if row.finish != "length":
-                row.finish = "parse_error"
-            return None, raw, None, str(exc), n, None, None, None
-        if row.finish == "length" and row.request.constrained:
-            row.finish = "stop"  # the last token allowed closed the output: complete, not truncated
-        return value, raw, None, None, n, None, None, None
-
-
-def _generator(request: GenerationRequest) -> Any:
-    import torch
-
-    generator = torch.Generator()
-    generator.manual_seed(request.sampling.seed if request.sampling.seed is not None else
-                          int(torch.randint(0, 2**62, (1,))))
-    return generator
-
-
-def _pick(logits: Any, temperature: float, generator: Any) -> int:
-    import torch
-
-    if temperature == 0:
-        return int(torch.argmax(logits))
-    probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
-    return int(torch.multinomial(probs, 1, generator=generator))
-
-
-def _stop_token_ids(lm: LoadedModel) -> set[int]:
-    ids = {lm.tokenizer.eos_token_id}
-    configured = getattr(lm.model.generation_config, "eos_token_id", None)
-    if isinstance(configured, int):
-        ids.add(configured)
-    elif configured:
-        ids.update(configured)
-    return {i for i in ids if i is not None}

@@ -48,13 +48,13 @@ def normalize_label(value: Any) -> str | None:
     if isinstance(value, (int, float)):
         if value in (0, 1):
             return "FAIL" if value == 1 else "PASS"
-        raise ValueError(f"numeric label {value!r} must be 0 (faithful) or 1 (hallucinated)")
+        raise DatasetError(f"numeric label {value!r} must be 0 (faithful) or 1 (hallucinated)")
     text = str(value).strip().lower()
     if text in PASS_WORDS:
         return "PASS"
     if text in FAIL_WORDS:
         return "FAIL"
-    raise ValueError(f"label {value!r} is not PASS/FAIL (or faithful/hallucinated, or 0/1)")
+    raise DatasetError(f"label {value!r} is not PASS/FAIL (or faithful/hallucinated, or 0/1)")
 
 
 def _context(value: Any) -> Any:
@@ -89,7 +89,7 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
             raise DatasetError(f"{where}: missing field {required!r}{hint}; columns present: {sorted(map(str, row))}")
     try:
         data["label"] = normalize_label(data.get("label"))
-    except ValueError as exc:
+    except DatasetError as exc:
         raise DatasetError(f"{where}: field 'label': {exc}") from exc
     data["context"] = _context(data["context"])
     data["id"] = str(data["id"]) if data.get("id") not in (None, "") else default_id

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from courtroom.errors import ConfigError
 from courtroom.evaluate.results import ResultRow
 
 
@@ -176,7 +177,7 @@ def metrics_by_source(rows: Sequence[ResultRow], resamples: int = 1000, seed: in
     (`ragtruth/QA/gpt-4-0613` at depth 2 is `ragtruth/QA`)."""
 
     if depth is not None and depth < 1:
-        raise ValueError(f"depth must be at least 1, got {depth}")
+        raise ConfigError(f"depth must be at least 1, got {depth}")
 
     def group(source: str) -> str:
         return source if depth is None else "/".join(source.split("/")[:depth])

@@ -1,0 +1,144 @@
+"""The decoding loop of the transformers backend: every row of a batch generates token by token over the
+batch's KV cache, each under its own Outlines logits processor and seeded generator, until EOS or its limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from courtroom.door.constraints import ConstraintCompiler
+from courtroom.door.models import LoadedModel
+from courtroom.door.requests import GenerationRequest, OutputSpec, truncation_message
+
+
+@dataclass
+class BackendStats:
+    """Counters for benchmarks: how much work the backend actually did."""
+
+    calls: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    computed_prompt_tokens: int = 0
+    generated_tokens: int = 0
+    forward_passes: int = 0
+    seconds: float = 0.0
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+    decode_steps: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Row:
+    """One request in a batch, as it is prefilled and decoded."""
+
+    index: int
+    request: GenerationRequest
+    spec: OutputSpec
+    ids: list[int]
+    reused: int = 0
+    processor: Any = None
+    generator: Any = None
+    generated: list[int] = field(default_factory=list)
+    position: int = 0
+    finish: str | None = None
+
+
+def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions: Any, *, lm: LoadedModel,
+           compiler: ConstraintCompiler, stats: BackendStats) -> None:
+    """Generate token by token for every row until EOS or its limit; rows leave as they finish."""
+    import torch
+
+    device = lm.device
+    stop_ids = stop_token_ids(lm)
+    for row in rows:
+        if row.request.constrained and row.spec.kind == "json":
+            row.processor = compiler.processor(row.spec.key, row.spec.schema or "")
+        if row.request.sampling.temperature > 0:
+            row.generator = generator(row.request)
+    active = list(range(len(rows)))
+    positions = positions.clone()
+    while True:
+        next_tokens = []
+        for slot, r in enumerate(active):
+            row = rows[r]
+            row_logits = logits[slot:slot + 1]
+            if row.processor is not None:
+                last = row.generated[-1] if row.generated else row.ids[-1]
+                row_logits = row.processor(torch.tensor([[last]], device=row_logits.device), row_logits.clone())
+            token = pick(row_logits[0], row.request.sampling.temperature, row.generator)
+            next_tokens.append(token)
+            if token in stop_ids:
+                row.finish = "stop"
+            else:
+                row.generated.append(token)
+                if len(row.generated) >= row.request.sampling.max_new_tokens:
+                    row.finish = "length"
+        keep = [slot for slot, r in enumerate(active) if rows[r].finish is None]
+        stats.generated_tokens += len(active)
+        stats.decode_steps += 1
+        if not keep:
+            return
+        if len(keep) < len(active):
+            index = torch.tensor(keep, device=device)
+            cache.batch_select_indices(index)
+            mask = mask.index_select(0, index)
+            positions = positions.index_select(0, index.cpu())
+            next_tokens = [next_tokens[s] for s in keep]
+            active = [active[s] for s in keep]
+        tokens = torch.tensor(next_tokens, dtype=torch.long, device=device).unsqueeze(1)
+        mask = torch.cat([mask, torch.ones((len(active), 1), dtype=mask.dtype, device=device)], dim=1)
+        out = lm.model(input_ids=tokens, attention_mask=mask, position_ids=positions.unsqueeze(1).to(device),
+                       past_key_values=cache, use_cache=True)
+        stats.forward_passes += 1
+        positions = positions + 1
+        cache = out.past_key_values
+        logits = out.logits[:, -1, :].float()
+
+
+def finish_row(row: Row, tokenizer: Any) -> tuple[Any, ...]:
+    """The decoded row as (value, raw, probs, error, completion tokens, logprobs, token logprobs, spans)."""
+    raw = tokenizer.decode(row.generated, skip_special_tokens=True)
+    n = len(row.generated)
+    try:
+        value = row.spec.parse(raw)
+    except Exception as exc:
+        if row.finish == "length" and row.request.constrained:  # cut off inside the grammar
+            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), \
+                n, None, None, None
+        if row.finish != "length":
+            row.finish = "parse_error"
+        return None, raw, None, str(exc), n, None, None, None
+    if row.finish == "length" and row.request.constrained:
+        row.finish = "stop"  # the last token allowed closed the output: complete, not truncated
+    return value, raw, None, None, n, None, None, None
+
+
+def generator(request: GenerationRequest) -> Any:
+    import torch
+
+    generator = torch.Generator()
+    generator.manual_seed(request.sampling.seed if request.sampling.seed is not None else
+                          int(torch.randint(0, 2**62, (1,))))
+    return generator
+
+
+def pick(logits: Any, temperature: float, generator: Any) -> int:
+    import torch
+
+    if temperature == 0:
+        return int(torch.argmax(logits))
+    probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def stop_token_ids(lm: LoadedModel) -> set[int]:
+    ids = {lm.tokenizer.eos_token_id}
+    configured = getattr(lm.model.generation_config, "eos_token_id", None)
+    if isinstance(configured, int):
+        ids.add(configured)
+    elif configured:
+        ids.update(configured)
+    return {i for i in ids if i is not None}
