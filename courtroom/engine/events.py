@@ -58,12 +58,11 @@ class PromptEvent(BaseEvent):
     content: str
 
 
-class ModelCallEvent(BaseEvent, RecordedCall):
-    """One request at the model door and its response (`RecordedCall`), and where in the procedure it stood."""
+class CallSite(BaseModel):
+    """Where in a judge's procedure a model call stands (a `Call` carries it; its event records it)."""
 
-    event: Literal["model_call"] = "model_call"
-    step: int
-    """Lockstep step at which the call was batched."""
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
     purpose: str
     """What the call was for: `indict`, `move`, `payload`, `verdict`, or a baseline's step."""
     role: str | None = None
@@ -76,6 +75,16 @@ class ModelCallEvent(BaseEvent, RecordedCall):
     """Index of the charge on trial (from 0), when the call belongs to a trial."""
     round: int | None = None
     """Round of the trial, from 1."""
+
+
+class ModelCallEvent(BaseEvent, RecordedCall, CallSite):
+    """One request at the model door and its response (`RecordedCall`), and where in the procedure it stood."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False, use_attribute_docstrings=True)
+
+    event: Literal["model_call"] = "model_call"
+    step: int
+    """Lockstep step at which the call was batched."""
 
 
 class ChargesEvent(BaseEvent):

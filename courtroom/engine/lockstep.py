@@ -15,24 +15,25 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ConfigDict
+
 from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend
 from courtroom.door.recorded import recorded_fields
 from courtroom.door.requests import GenerationRequest, GenerationResponse, message_hash
-from courtroom.engine.events import CaseStartEvent, ErrorEvent, ModelCallEvent, PromptEvent, VerdictEvent
+from courtroom.engine.events import CallSite, CaseStartEvent, ErrorEvent, ModelCallEvent, PromptEvent, VerdictEvent
 
 
-@dataclass(frozen=True)
-class Call:
+class Call(CallSite):
     """A request at the model door, with where it stands in the procedure (for the transcript)."""
 
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
     request: GenerationRequest
-    purpose: str
-    role: str | None = None
-    persona: str | None = None
-    node: str | None = None
-    charge: int | None = None
-    round: int | None = None
+    """What is asked of the model."""
+
+    def __init__(self, request: GenerationRequest, /, **site: str | int | None) -> None:
+        super().__init__(request=request, **site)
 
 
 Program = Generator[list[Call], list[GenerationResponse], CaseVerdict]
@@ -62,8 +63,8 @@ class Transcript:
             if digest not in self._prompts:
                 self._prompts.add(digest)
                 self.add(PromptEvent, hash=digest, role=message.role, content=message.content)
-        self.add(ModelCallEvent, step=step, purpose=call.purpose, role=call.role, persona=call.persona, node=call.node,
-                 charge=call.charge, round=call.round, **recorded_fields(call.request, response))
+        self.add(ModelCallEvent, step=step, **call.model_dump(exclude={"request"}),
+                 **recorded_fields(call.request, response))
 
 
 @dataclass
