@@ -17,6 +17,7 @@ from courtroom.door import ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
+from courtroom.log.store import RunStore
 from courtroom.log.verify import verify
 from courtroom.report.html import build_report
 from courtroom.report.record import court_record
@@ -81,7 +82,7 @@ def test_verify_passes_on_an_intact_run(run_dir: Path) -> None:
 
 
 def test_verify_reports_a_tampered_value_with_file(copy_of: Path) -> None:
-    path = copy_of / "transcripts" / "example-lighthouse-automated.jsonl"
+    path = RunStore(copy_of).transcript_path("example-lighthouse-automated")
     lines = path.read_text().splitlines()
     i = next(i for i, line in enumerate(lines) if '"purpose":"verdict"' in line)
     event = json.loads(lines[i])
@@ -95,19 +96,20 @@ def test_verify_reports_a_tampered_value_with_file(copy_of: Path) -> None:
 
 
 def test_verify_reports_truncated_broken_and_foreign_files(copy_of: Path) -> None:
-    transcripts = copy_of / "transcripts"
-    truncated = transcripts / "example-bakery-hours.jsonl"
+    store = RunStore(copy_of)
+    truncated = store.transcript_path("example-bakery-hours")
     lines = truncated.read_text().splitlines()
     truncated.write_text("\n".join(lines[:-1]) + "\n")                   # the verdict line is gone
-    broken = transcripts / "example-drug-dose.jsonl"
+    broken = store.transcript_path("example-drug-dose")
     lines = broken.read_text().splitlines()
     lines[2] = lines[2][: len(lines[2]) // 2]                              # a line cut in half
     broken.write_text("\n".join(lines) + "\n")
-    shutil.copy(transcripts / "example-river-length.jsonl", transcripts / "example-orbit-period.jsonl")  # foreign
+    foreign = store.transcript_path("example-orbit-period")
+    shutil.copy(store.transcript_path("example-river-length"), foreign)
     problems = [str(p) for p in verify(Audit(copy_of))]
     assert any(f"{truncated}:" in p and "truncated" in p for p in problems)
     assert any(f"{broken}:3:" in p and "not a valid event" in p for p in problems)
-    assert any("example-orbit-period.jsonl:1:" in p and "foreign transcript" in p for p in problems)
+    assert any(f"{foreign.name}:1:" in p and "foreign transcript" in p for p in problems)
 
 
 def test_metrics_that_do_not_recompute_are_reported(copy_of: Path) -> None:

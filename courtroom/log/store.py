@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,12 +28,23 @@ from courtroom.evaluate.results import ResultRow, summarize
 from courtroom.log.manifest import Manifest
 
 MANIFEST = "manifest.json"
+LOCK = ".lock"
 RESULTS = "results.jsonl"
 TRANSCRIPTS = "transcripts"
+RUN_FILES = (MANIFEST, RESULTS, "metrics.json", "edits.jsonl")
+"""The files a run writes into its directory (besides `transcripts/` and the lock)."""
 
 
 def transcript_name(case_id: str) -> str:
-    """A safe, unique file name for a case id."""
+    """A file name for a case id that no other id shares, also on a case-insensitive file system: the id made
+    safe (at most 80 characters), then 12 hex digits of its SHA-256."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", case_id)[:80]
+    return f"{safe}-{hashlib.sha256(case_id.encode()).hexdigest()[:12]}.jsonl"
+
+
+def legacy_transcript_name(case_id: str) -> str:
+    """The file name runs recorded before 0.2 gave a case (two ids could share it: `a/b` and `a_b-3ec69c85`,
+    or `Case` and `case` on a case-insensitive file system); such runs keep their files, named in their rows."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", case_id)[:80]
     if safe != case_id:
         safe += "-" + hashlib.sha1(case_id.encode()).hexdigest()[:8]
@@ -43,7 +55,7 @@ class RunLock:
     """An advisory lock on a run directory (`.lock`, flock), held while a run writes into it."""
 
     def __init__(self, root: Path) -> None:
-        self.handle: Any = open(root / ".lock", "w")  # noqa: SIM115 - held for the life of the run
+        self.handle: Any = open(root / LOCK, "w")  # noqa: SIM115 - held for the life of the run
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows: no advisory locks, no check
@@ -70,6 +82,7 @@ class RunStore:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
+        self._transcripts: dict[str, str] | None = None
 
     @property
     def manifest_path(self) -> Path:
@@ -89,6 +102,23 @@ class RunStore:
         self.root.mkdir(parents=True, exist_ok=True)
         return RunLock(self.root)
 
+    def clear(self) -> None:
+        """Delete the run recorded here (`--fresh`), and nothing else: the run's own files go, any other
+        file stays. A directory that holds files but no run is refused, naming what it holds."""
+        if not self.root.is_dir():
+            return
+        entries = [p for p in self.root.iterdir() if p.name != LOCK]
+        if entries and not self.exists():
+            listed = ", ".join(sorted(p.name for p in entries)[:5]) + (" ..." if len(entries) > 5 else "")
+            raise RunError(f"--fresh {self.root}: not a run directory (no {MANIFEST}), refusing to delete what it "
+                           f"holds ({listed}); give --out a new or a run directory")
+        for path in entries:
+            if path.name == TRANSCRIPTS and path.is_dir():
+                shutil.rmtree(path)
+            elif path.name in RUN_FILES or path.name.startswith(MANIFEST + ".tmp"):
+                path.unlink()
+        self._transcripts = None
+
     def write_manifest(self, manifest: Manifest) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / TRANSCRIPTS).mkdir(exist_ok=True)
@@ -99,10 +129,12 @@ class RunStore:
 
     def write(self, outcome: CaseOutcome) -> ResultRow:
         """Store a finished case: its transcript first, then its result line."""
-        name = f"{TRANSCRIPTS}/{transcript_name(outcome.case.id)}"
+        name = str(self.transcript_path(outcome.case.id).relative_to(self.root))
         text = "".join(event.model_dump_json() + "\n" for event in outcome.events)
         _atomic_write(self.root / name, text)
         row = summarize(outcome, name)
+        if self._transcripts is not None:
+            self._transcripts[outcome.case.id] = name
         with self.results_path.open("a", encoding="utf-8") as handle:
             handle.write(row.model_dump_json() + "\n")
             handle.flush()
@@ -141,7 +173,11 @@ class RunStore:
             self.results_path.write_bytes(data[: data.rfind(b"\n") + 1])
 
     def transcript_path(self, case_id: str) -> Path:
-        return self.root / TRANSCRIPTS / transcript_name(case_id)
+        """Where a case's transcript is: as its result row names it (runs before 0.2 named files otherwise),
+        else by `transcript_name`."""
+        if self._transcripts is None:
+            self._transcripts = {row.case_id: row.transcript for row in self.iter_rows() if row.transcript}
+        return self.root / self._transcripts.get(case_id, f"{TRANSCRIPTS}/{transcript_name(case_id)}")
 
     def events(self, case_id: str) -> list[Event]:
         """A case's events, validated."""
@@ -155,11 +191,15 @@ def read_transcript(path: str | Path) -> list[Event]:
 
 
 def _atomic_write(path: Path, text: str) -> None:
+    """Write a whole file or nothing: a temporary file renamed over it (removed if writing fails)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 

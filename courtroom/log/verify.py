@@ -1,8 +1,12 @@
 """Verify a run directory: replay every transcript, and check every verdict, score, event and metric.
 
-What it detects: a transcript that is missing, torn, reordered, foreign (another case or judge), or whose
-recorded calls no longer replay to its debate and verdict; a result row that disagrees with its
-transcript; edits that differ from the edit index; metrics that do not recompute.
+What it detects: a transcript that is missing, empty, torn, reordered, foreign (another case or judge), whose
+stored prompt texts no longer match their hashes, or whose recorded calls no longer replay to its debate and
+verdict; a result row that disagrees with its transcript; edits that differ from the edit index; metrics
+that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
+result row and the metrics (someone who rewrites a recorded model output, the verdict that follows from it,
+the row and the metrics together). Every check recomputes from content; no secret is involved, so a run
+is as trustworthy as the place it is kept (see docs/SECURITY.md).
 """
 
 from __future__ import annotations
@@ -14,13 +18,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from courtroom.door.requests import ChatMessage, message_hash
 from courtroom.engine.events import Event, parse_event
 from courtroom.errors import ReplayMismatch
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.replay import replay
-from courtroom.log.store import RESULTS, transcript_name
+from courtroom.log.store import RESULTS, legacy_transcript_name, transcript_name
 
 
 @dataclass(frozen=True)
@@ -57,13 +62,16 @@ def verify(audit: Audit) -> list[Problem]:
     for row in rows:
         path = audit.root / row.transcript
         listed.add(path.name)
-        if path.name != transcript_name(row.case_id):
+        if path.name not in (transcript_name(row.case_id), legacy_transcript_name(row.case_id)):
             problems.append(Problem(str(results), None, f"case {row.case_id}: transcript name {row.transcript} "
                                                         "does not match the case id"))
         events, bad = _read_checked(path)
         problems.extend(bad)
+        if not events and not bad:
+            problems.append(Problem(str(path), None, "transcript is empty (0 events)"))
         if bad or not events:
             continue
+        problems.extend(_check_prompts(path, events))
         problems.extend(_check_sequence(path, events, manifest.config_hash, row.case_id))
         recorded_edits = [e for e in events if e.event == "edit"]
         if [e.model_dump() for e in recorded_edits] != [e.model_dump() for e in edits.get(row.case_id, [])]:
@@ -110,6 +118,14 @@ def _read_checked(path: Path) -> tuple[list[Event], list[Problem]]:
                 message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
                 problems.append(Problem(str(path), number, f"not a valid event: {message}"))
     return events, problems
+
+
+def _check_prompts(path: Path, events: Sequence[Event]) -> list[Problem]:
+    """Every stored prompt text still has the hash its model calls name (replay compares hashes only)."""
+    return [Problem(str(path), number, f"prompt {e.hash}: its text was changed (it now hashes to "
+                                       f"{message_hash(ChatMessage(role=e.role, content=e.content))})")
+            for number, e in enumerate(events, start=1)
+            if e.event == "prompt" and message_hash(ChatMessage(role=e.role, content=e.content)) != e.hash]
 
 
 def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_id: str) -> list[Problem]:

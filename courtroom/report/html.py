@@ -8,10 +8,14 @@ in the context.
 
 from __future__ import annotations
 
-import html
+import base64
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
+
+from jinja2 import Environment
+from markupsafe import Markup
 
 from courtroom.casefile import context_sentences
 from courtroom.evaluate.metrics import Metrics, compute_metrics
@@ -81,46 +85,44 @@ def calibration_svg(rows: list[Any], bins: int = 10, size: int = 260) -> str:
     return "".join(parts)
 
 
-def _metrics_rows(name: str, m: Metrics) -> str:
-    cells = [name, str(m.cases), str(m.errors), str(m.balanced_accuracy), _f(m.accuracy.value), _f(m.precision.value),
-             _f(m.recall.value), _f(m.f1.value), _f(m.auroc.value)]
-    return "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>"
+def _metrics_cells(name: str, m: Metrics) -> list[str]:
+    return [name, str(m.cases), str(m.errors), str(m.balanced_accuracy), _f(m.accuracy.value), _f(m.precision.value),
+            _f(m.recall.value), _f(m.f1.value), _f(m.auroc.value)]
 
 
 def _f(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def script_json(data: Any) -> Markup:
+    """JSON to embed in a `<script type="application/json">`: `<`, `>` and `&` escaped as \\u003c etc., so no
+    field can close the script, open a comment or start markup."""
+    text = json.dumps(data).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return Markup(text)  # noqa: S704 - escaped above, for a script element rather than HTML text
+
+
+def csp_hash(text: str) -> Markup:
+    """The CSP source expression that allows exactly this inline script or style."""
+    return Markup("'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'")  # noqa: S704
+
+
 def build_report(run_dir: str | Path) -> str:
-    """The HTML text of a run's report."""
+    """The HTML text of a run's report: one autoescaping template pass, every value from the run as text."""
     audit = Audit(run_dir)
     manifest = audit.store.manifest()
     rows = audit.rows()
     corrected = audit.corrected_rows()
-    model_metrics = compute_metrics(rows)
-    corrected_metrics = compute_metrics(corrected)
     cases = [_case_data(audit, r, c) for r, c in zip(rows, corrected)]
-    m = model_metrics.confusion
-    title = f"courtroom report: {audit.root.name}"
-    summary = (
-        "<table class='metrics'><tr><th>verdicts</th><th>cases</th><th>errors</th><th>balanced accuracy [95% CI]</th>"
-        "<th>accuracy</th><th>precision</th><th>recall</th><th>F1</th><th>AUROC</th></tr>"
-        + _metrics_rows("model", model_metrics)
-        + (_metrics_rows("corrected by humans", corrected_metrics) if audit.edits() else "")
-        + "</table>"
-    )
-    confusion = (f"<table id='confusion' class='confusion'><tr><th></th><th>predicted FAIL</th><th>predicted PASS</th></tr>"
-                 f"<tr><th>gold FAIL</th><td>{m['tp']}</td><td>{m['fn']}</td></tr>"
-                 f"<tr><th>gold PASS</th><td>{m['fp']}</td><td>{m['tn']}</td></tr></table>")
-    info = html.escape(f"judge {manifest.spec.judge.name}, model {manifest.model}, "
-                       f"created {manifest.created:%Y-%m-%d %H:%M} UTC, git {manifest.git_sha or 'unknown'}")
-    data = json.dumps(cases).replace("</", "<\\/")
-    sources = sorted({c["source"] for c in cases})
-    options = "".join(f"<option value='{html.escape(s)}'>{html.escape(s)}</option>" for s in sources)
-    return (TEMPLATE.replace("{{title}}", html.escape(title)).replace("{{info}}", info)
-            .replace("{{summary}}", summary).replace("{{confusion}}", confusion)
-            .replace("{{calibration}}", calibration_svg(rows)).replace("{{sources}}", options)
-            .replace("{{data}}", data))
+    metrics = [_metrics_cells("model", compute_metrics(rows))]
+    if audit.edits():
+        metrics.append(_metrics_cells("corrected by humans", compute_metrics(corrected)))
+    return PAGE.render(
+        title=f"courtroom report: {audit.root.name}",
+        info=f"judge {manifest.spec.judge.name}, model {manifest.model}, created {manifest.created:%Y-%m-%d %H:%M} "
+             f"UTC, git {manifest.git_sha or 'unknown'}",
+        metrics=metrics, confusion=compute_metrics(rows).confusion, calibration=Markup(calibration_svg(rows)),  # noqa: S704 - numbers only
+        sources=sorted({c["source"] for c in cases}), data=script_json(cases),
+        style_hash=csp_hash(STYLE), script_hash=csp_hash(SCRIPT), style=Markup(STYLE), script=Markup(SCRIPT))  # noqa: S704
 
 
 def write_report(run_dir: str | Path, output: str | Path) -> Path:
@@ -130,12 +132,7 @@ def write_report(run_dir: str | Path, output: str | Path) -> Path:
     return path
 
 
-TEMPLATE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>{{title}}</title>
-<style>
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em;color:#222;max-width:1200px}
+STYLE = """body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:1.5em;color:#222;max-width:1200px}
 h1{font-size:1.4em;margin-bottom:.2em} .info{color:#666;font-size:.9em}
 table{border-collapse:collapse;margin:.6em 0} td,th{border:1px solid #ddd;padding:.25em .5em;font-size:.9em}
 .panels{display:flex;gap:2em;align-items:flex-start;flex-wrap:wrap}
@@ -148,23 +145,9 @@ mark.charge{background:#ffd7d7;border-bottom:2px solid #c62828} mark.cite{backgr
 .sentence{display:block;margin:.1em 0} .sentence .n{color:#888;font-family:monospace}
 .move{margin:.2em 0 .2em 1em} .ruling{margin:.3em 0 .6em 1em;font-weight:bold}
 .edit{color:#7b1fa2} .muted{color:#888}
-</style></head><body>
-<h1>{{title}}</h1><div class="info">{{info}}</div>
-<h2>Summary</h2>{{summary}}
-<div class="panels"><div><h3>Confusion (positive = FAIL)</h3>{{confusion}}</div>
-<div><h3>Calibration</h3>{{calibration}}</div></div>
-<h2>Cases</h2>
-<div class="controls">
-<input id="search" type="search" placeholder="search id, question, answer, reason" size="40">
-<select id="filter-outcome"><option value="all">all cases</option><option value="wrong">wrong verdicts</option>
-<option value="correct">correct verdicts</option><option value="error">errors</option><option value="edited">edited</option></select>
-<select id="filter-verdict"><option value="">any verdict</option><option value="FAIL">FAIL</option><option value="PASS">PASS</option></select>
-<select id="filter-source"><option value="">any source</option>{{sources}}</select>
-<span id="count"></span></div>
-<div id="cases"></div>
-<script type="application/json" id="data">{{data}}</script>
-<script>
-"use strict";
+"""
+
+SCRIPT = r""""use strict";
 const cases = JSON.parse(document.getElementById("data").textContent);
 const $ = (id) => document.getElementById(id);
 function el(tag, cls, text) { const e = document.createElement(tag); if (cls) e.className = cls;
@@ -190,23 +173,23 @@ function detail(c) {
     line.append(cited.has(i + 1) ? el("mark", "cite", s) : document.createTextNode(s)); ctx.append(line); });
   d.append(ctx);
   if (c.charges.length) { const h = el("div"); h.append(el("b", "", "Charges: "));
-    c.charges.forEach((x, i) => h.append(el("div", "", (i + 1) + ". \\u201c" + x.quote + "\\u201d \\u2014 " + x.reason +
+    c.charges.forEach((x, i) => h.append(el("div", "", (i + 1) + ". \u201c" + x.quote + "\u201d \u2014 " + x.reason +
       (x.measured ? " [" + x.measured + "]" : "")))); d.append(h); }
-  c.dropped.forEach(x => d.append(el("div", "muted", "dropped: \\u201c" + x.quote + "\\u201d (" + x.why + ")" +
+  c.dropped.forEach(x => d.append(el("div", "muted", "dropped: \u201c" + x.quote + "\u201d (" + x.why + ")" +
     (x.measured ? " [" + x.measured + "]" : ""))));
   c.trials.forEach(t => { d.append(el("h4", "", "Trial of charge " + (t.charge + 1)));
-    t.moves.forEach(m => { const line = el("div", "move", "Round " + m.round + " \\u00b7 " + m.role + " (" + m.persona + ") " + m.move +
+    t.moves.forEach(m => { const line = el("div", "move", "Round " + m.round + " \u00b7 " + m.role + " (" + m.persona + ") " + m.move +
         (m.p === null ? " [forced]" : " [p=" + m.p + "]") + ": " + m.text);
       if (m.cite) { line.append(" citing "); line.append(el("mark", "cite", "[" + m.cite + "] " + (c.sentences[m.cite - 1] || ""))); }
       d.append(line); });
     if (t.ruling) d.append(el("div", "ruling", "Ruling: " + t.ruling.verdict + " (confidence " + t.ruling.confidence + ", " +
-      t.ruling.source + ") \\u2014 " + t.ruling.reason));
+      t.ruling.source + ") \u2014 " + t.ruling.reason));
     if (t.ruling && t.ruling.weighed) d.append(el("div", "muted weighed", t.ruling.weighed)); });
   const v = el("div"); v.append(el("b", "", "Verdict: " + (c.label || "none") + (c.score === null ? "" : " (score " + c.score.toFixed(3) + ")")));
   v.append(" gold: " + (c.gold || "-") + "; " + c.reason); d.append(v);
   if (c.error) d.append(el("div", "err", "Error: " + c.error));
   c.edits.forEach(e => d.append(el("div", "edit", "Edit by " + e.author + ": " + (e.charge === null ? "case" : "charge " + (e.charge + 1)) +
-    " \\u2192 " + e.verdict + " (" + e.reason + ")")));
+    " \u2192 " + e.verdict + " (" + e.reason + ")")));
   d.append(el("div", "muted", c.calls + " model calls, " + c.tokens + " tokens, " + c.seconds + " s"));
   return d; }
 function render() {
@@ -218,7 +201,7 @@ function render() {
   shown.slice(0, 500).forEach(c => { const row = el("div", "case-row"); row.dataset.id = c.id;
     row.append(el("span", "id", c.id)); row.append(el("span", outcome(c) === "wrong" ? "wrong" : outcome(c) === "error" ? "err" : "ok",
       (c.corrected || "error") + (c.corrected !== c.label ? " (model: " + c.label + ")" : "")));
-    row.append(el("span", "muted", "gold " + (c.gold || "-") + " \\u00b7 " + c.source));
+    row.append(el("span", "muted", "gold " + (c.gold || "-") + " \u00b7 " + c.source));
     row.addEventListener("click", () => { const next = row.nextSibling;
       if (next && next.classList && next.classList.contains("case-detail")) next.remove(); else row.after(detail(c)); });
     list.append(row); });
@@ -226,5 +209,32 @@ function render() {
 }
 ["search", "filter-outcome", "filter-verdict", "filter-source"].forEach(id => $(id).addEventListener("input", render));
 render();
-</script></body></html>
 """
+
+PAGE = Environment(autoescape=True).from_string("""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src {{ style_hash }}; script-src {{ script_hash }}; img-src data:">
+<title>{{ title }}</title>
+<style>{{ style }}</style></head><body>
+<h1>{{ title }}</h1><div class="info">{{ info }}</div>
+<h2>Summary</h2>
+<table class="metrics"><tr><th>verdicts</th><th>cases</th><th>errors</th><th>balanced accuracy [95% CI]</th><th>accuracy</th><th>precision</th><th>recall</th><th>F1</th><th>AUROC</th></tr>
+{% for cells in metrics %}<tr>{% for cell in cells %}<td>{{ cell }}</td>{% endfor %}</tr>
+{% endfor %}</table>
+<div class="panels"><div><h3>Confusion (positive = FAIL)</h3>
+<table id="confusion" class="confusion"><tr><th></th><th>predicted FAIL</th><th>predicted PASS</th></tr>
+<tr><th>gold FAIL</th><td>{{ confusion.tp }}</td><td>{{ confusion.fn }}</td></tr>
+<tr><th>gold PASS</th><td>{{ confusion.fp }}</td><td>{{ confusion.tn }}</td></tr></table></div>
+<div><h3>Calibration</h3>{{ calibration }}</div></div>
+<h2>Cases</h2>
+<div class="controls">
+<input id="search" type="search" placeholder="search id, question, answer, reason" size="40">
+<select id="filter-outcome"><option value="all">all cases</option><option value="wrong">wrong verdicts</option>
+<option value="correct">correct verdicts</option><option value="error">errors</option><option value="edited">edited</option></select>
+<select id="filter-verdict"><option value="">any verdict</option><option value="FAIL">FAIL</option><option value="PASS">PASS</option></select>
+<select id="filter-source"><option value="">any source</option>{% for source in sources %}<option value="{{ source }}">{{ source }}</option>{% endfor %}</select>
+<span id="count"></span></div>
+<div id="cases"></div>
+<script type="application/json" id="data">{{ data }}</script>
+<script>{{ script }}</script></body></html>
+""")

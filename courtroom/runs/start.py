@@ -80,11 +80,7 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         store.repair()
     else:
         if fresh:
-            import shutil
-
-            for path in store.root.iterdir():  # all but the lock this run holds
-                if path.name != ".lock":
-                    shutil.rmtree(path) if path.is_dir() else path.unlink()
+            store.clear()
         store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
                                       config_hash=judge.config_hash()))
     wanted = {c.id for c in cases}

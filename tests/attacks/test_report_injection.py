@@ -1,0 +1,83 @@
+"""Attack 3: stored XSS in `courtroom audit report`. Cases whose fields hold template syntax, markup, event
+handlers or a comment opener must show as text, never change the page, and the page's policy forbids any
+script or style but its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from courtroom.door import PseudoModel, ScriptedBackend
+from courtroom.log.audit import Audit
+from courtroom.log.manifest import RunSpec
+from courtroom.report.html import build_report
+from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
+
+PAYLOADS = ["{{data}}", "<input><img src=data:, onerror=document.title='pwned'>", "<!--<script>",
+            "</script><script>document.title='pwned'</script>", "{{title}} & {% raw %}"]
+
+
+@pytest.fixture(scope="module")
+def hostile_run(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    rows = [{"id": f"x{i}", "source": payload, "question": payload, "context": [f"The sky is blue. {payload}"],
+             "answer": f"It is green. {payload}", "label": "FAIL" if i % 2 else "PASS"} for i, payload in enumerate(PAYLOADS)]
+    dataset = root / "hostile.jsonl"
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = root / "{{data}}<b>run"
+    run = start_run(RunSpec.build(str(dataset), judge="courtroom", window=5), out)
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel())))
+    run.close()
+    Audit(out).edit("x1", "supported", "<!--<script>alert(1)</script>", "<img src=x onerror=alert(2)>")
+    return out
+
+
+def test_no_field_reaches_the_page_as_markup(hostile_run: Path) -> None:
+    page = build_report(hostile_run)
+    head, _, data = page.partition('<script type="application/json" id="data">')
+    data, _, tail = data.partition("</script>")
+    assert "<input><img" not in head and "<img src=data:" not in head and "<!--<script>" not in head
+    assert '"id": "x0"' not in head and '"id": "x0"' not in tail  # the case data went only where it belongs
+    assert "&lt;b&gt;run" in head and "<b>run" not in head  # the run's name, as text
+    assert not re.search(r"[<>&]", data)  # the embedded JSON cannot close the script or open a comment
+    assert json.loads(data.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&"))
+    assert tail.count("<script") == 1 and "onerror" not in tail
+
+
+def test_the_policy_allows_only_the_reports_own_script_and_style(hostile_run: Path) -> None:
+    page = build_report(hostile_run)
+    policy = re.search(r'Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert "unsafe-inline" not in policy and "'sha256-" in policy and "default-src 'none'" in policy
+
+
+def test_a_hostile_run_renders_as_text_in_a_real_browser(hostile_run: Path, tmp_path: Path) -> None:
+    playwright = pytest.importorskip("playwright.sync_api")
+    chromium = next((c for c in ("/usr/bin/chromium", shutil.which("chromium") or "") if c and os.path.exists(c)), None)
+    if chromium is None:
+        if os.environ.get("CI"):
+            pytest.fail("Chromium is not installed; .ci/run installs Debian's chromium package")
+        pytest.skip("no Chromium on this machine")
+    report = tmp_path / "report.html"
+    report.write_text(build_report(hostile_run))
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--no-first-run"])
+        page = browser.new_page()
+        violations: list[str] = []
+        page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+        page.goto(report.as_uri())
+        assert "5 in all" in page.text_content("#count")  # the page's own script ran
+        for row in page.locator(".case-row").all():
+            row.click()
+        text = page.inner_text("body")
+        assert "{{data}}" in text and "<img src=data:, onerror=" in text and "<!--<script>" in text
+        assert page.title() != "pwned" and page.locator("#cases img, #cases input").count() == 0
+        browser.close()
+    assert not violations, violations
