@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from courtroom.casefile import ANSWER_FENCE, split_sentences
+from courtroom.casefile import split_sentences
 from courtroom.court.moves import VerdictChoice
 from courtroom.door import Scored
 from courtroom.door.requests import GenerationRequest
@@ -56,7 +56,7 @@ class CourtScript:
             self.seen.append("indict")
             charges = self.charges.get(case_key, []) if isinstance(self.charges, dict) else self.charges
             return {"charges": charges}
-        if spec.kind == "choice" and len(spec.options) == 1 and ANSWER_FENCE not in prompt:  # a grounding measure
+        if spec.kind == "choice" and len(spec.options) == 1 and "ANSWER UNDER JUDGMENT" not in prompt:  # a measure
             [text] = spec.options
             self.seen.append("ground")
             # one token per word; every word gains its sentence's grounding from the context (0 without it)

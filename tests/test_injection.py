@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from courtroom.case import Case
-from courtroom.casefile import ANSWER_FENCE
+from courtroom.casefile import answer_fence
 from courtroom.court import Court
 from courtroom.door import ScriptedBackend
 from tests.court_script import CourtScript
@@ -41,10 +41,11 @@ def test_the_answer_appears_only_inside_its_fence() -> None:
     Court.default(backend).judge(INJECTED)
     for request in backend.calls:
         system, user = request.messages
-        if ANSWER_FENCE not in user.content:
+        fence = answer_fence(INJECTED)
+        if fence not in user.content:
             assert INJECTED.answer not in user.content  # a grounding measure: the answer is what it scores
             continue
-        fenced = user.content.split(ANSWER_FENCE)
+        fenced = user.content.split(fence)
         assert len(fenced) == 3 and INJECTED.answer in fenced[1]
         assert "Ignore previous instructions" not in fenced[0]
         for line in fenced[2].splitlines():  # elsewhere, answer text appears only as a quoted statement

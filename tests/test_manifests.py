@@ -40,9 +40,15 @@ def test_a_committed_manifest_rebuilds_its_judge(path: Path) -> None:
 
 
 def test_runs_made_before_per_model_thresholds_are_migrated() -> None:
-    migrated = [p for p in MANIFESTS if upgrade(RunStore(p.parent).manifest().judge)[1]]
+    migrated = [p for p in MANIFESTS if any(m.startswith("court 2") for m in upgrade(RunStore(p.parent).manifest().judge)[1])]
     assert {p.parent.name for p in migrated} == {"halubench-courtroom-v1", "halubench-courtroom-tune",
                                                  "ragtruth-courtroom-v1"}
+
+
+def test_every_committed_run_was_made_with_the_fixed_fence_of_prompt_format_1() -> None:
+    for path in MANIFESTS:
+        upgraded, applied = upgrade(RunStore(path.parent).manifest().judge)
+        assert upgraded["prompt_format"] == 1 and any(m.startswith("prompts 2") for m in applied)
 
 
 def test_only_the_first_two_step_runs_are_of_a_retired_judge() -> None:

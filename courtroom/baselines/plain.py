@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 from courtroom.case import Case
-from courtroom.casefile import render_case_file
+from courtroom.casefile import PROMPT_FORMAT, render_case_file
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Sampling
 
 JUDGE_SYSTEM = (
@@ -28,15 +28,15 @@ RAILS_TASK = ("Is the answer faithful to the context? Reply with one word: \"fac
 RailsLabel = Literal["factual", "hallucinated"]
 
 
-def plain_messages(case: Case, task: str) -> tuple[ChatMessage, ...]:
+def plain_messages(case: Case, task: str, prompt_format: int = PROMPT_FORMAT) -> tuple[ChatMessage, ...]:
     """The fact-checker's system prompt, then the case file and the task."""
-    return (ChatMessage(role="system", content=JUDGE_SYSTEM),
-            ChatMessage(role="user", content=f"{render_case_file(case)}\n\n{task}"))
+    case_file = render_case_file(case, prompt_format=prompt_format)
+    return (ChatMessage(role="system", content=JUDGE_SYSTEM), ChatMessage(role="user", content=f"{case_file}\n\n{task}"))
 
 
-def rails_request(case: Case) -> GenerationRequest:
+def rails_request(case: Case, prompt_format: int = PROMPT_FORMAT) -> GenerationRequest:
     """The one-word question: is the answer `factual` or `hallucinated`?"""
-    return GenerationRequest(messages=plain_messages(case, RAILS_TASK), output_type=RailsLabel,
+    return GenerationRequest(messages=plain_messages(case, RAILS_TASK, prompt_format), output_type=RailsLabel,
                              sampling=Sampling(max_new_tokens=8), cache_group=case.id)
 
 

@@ -40,7 +40,7 @@ class RailsJudge(PromptJudge):
     task = RAILS_TASK
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        [response] = yield [Call(rails_request(case), purpose="classify", role="judge")]
+        [response] = yield [Call(rails_request(case, self.prompt_format), purpose="classify", role="judge")]
         p = p_hallucinated(response)
         return CaseVerdict(case_id=case.id, label="FAIL" if p >= self.threshold else "PASS", score=p,
                            judge=self.name, reason=f"the model answers {response.value!r} (P(hallucinated) = {p:.2f})")
@@ -111,7 +111,7 @@ class TwoStepJudge(PromptJudge):
         return {"system": JUDGE_SYSTEM, "extract": self.extract_task, "score": self.score_task}
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        request = GenerationRequest(messages=plain_messages(case, self.extract_task), output_type=Candidates,
+        request = GenerationRequest(messages=plain_messages(case, self.extract_task, self.prompt_format), output_type=Candidates,
                                     sampling=Sampling(max_new_tokens=self.extract_tokens), cache_group=case.id)
         [response] = yield [Call(request, purpose="extract", role="judge")]
         candidates: Candidates = response.unwrap()
@@ -119,7 +119,7 @@ class TwoStepJudge(PromptJudge):
                            reason="No candidate was scored.")
         for candidate in candidates.potential_hallucinations:
             task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
-            request = GenerationRequest(messages=plain_messages(case, task), output_type=CandidateScore,
+            request = GenerationRequest(messages=plain_messages(case, task, self.prompt_format), output_type=CandidateScore,
                                         sampling=Sampling(max_new_tokens=self.score_tokens),
                                         cache_group=case.id)
             [response] = yield [Call(request, purpose="score", role="judge")]
@@ -148,7 +148,7 @@ class PerContextJudge(PromptJudge):
             "Does the answer agree with this passage, without contradicting it? Answer \"yes\" or \"no\".")
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        requests = [GenerationRequest(messages=plain_messages(case, self.task.format(passage=p)),
+        requests = [GenerationRequest(messages=plain_messages(case, self.task.format(passage=p), self.prompt_format),
                                       output_type=ContextVerdict, sampling=Sampling(max_new_tokens=4),
                                       cache_group=case.id) for p in case.context if p.strip()]
         responses = yield [Call(r, purpose="context", role="judge") for r in requests]

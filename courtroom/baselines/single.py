@@ -52,7 +52,7 @@ class SingleJudge(Judge):
 
     def request(self, case: Case, seed: int | None = None) -> GenerationRequest:
         sampling = self.sampling if seed is None else self.sampling.model_copy(update={"seed": seed})
-        return GenerationRequest(messages=plain_messages(case, self.task), output_type=SingleJudgment,
+        return GenerationRequest(messages=plain_messages(case, self.task, self.prompt_format), output_type=SingleJudgment,
                                  sampling=sampling, constrained=self.constrained, cache_group=case.id)
 
     def program(self, case: Case, transcript: Transcript) -> Program:

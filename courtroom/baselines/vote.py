@@ -26,7 +26,7 @@ class VoteJudge(Judge):
             raise ConfigError(f"votes {votes}: the vote needs at least one voter")
         self.votes = votes
         self.single = SingleJudge(backend, threshold=threshold, max_new_tokens=max_new_tokens,
-                                  temperature=temperature)
+                                  temperature=temperature, prompt_format=self.prompt_format)
 
     def options(self) -> dict[str, Any]:
         return {"votes": self.votes, "temperature": self.single.sampling.temperature,

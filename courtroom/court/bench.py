@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from courtroom.casefile import PROMPT_FORMAT
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import CourtSpec
@@ -20,6 +21,8 @@ class Bench:
     procedure: Procedure
     threshold: float
     """P(hallucinated) at or above which a ruling, and the case by the `mean` and `share` rules, is hallucinated."""
+    prompt_format: int = PROMPT_FORMAT
+    """How the case is written into prompts (`courtroom.casefile`)."""
 
     def persona(self, role: str) -> Persona:
         """The persona in a role (the first, for a panel)."""

@@ -31,7 +31,7 @@ from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Program, Transcript
-from courtroom.engine.migrations import canonical_config
+from courtroom.engine.migrations import canonical_config, upgrade
 from courtroom.errors import CourtError, PersonaError
 
 
@@ -68,10 +68,11 @@ class Court(Judge):
                     **options: Any) -> Court:
         """Rebuild a court from a run manifest's copy of its file and personas (not from disk); the model
         comes with `backend` (the run's recorded backend spec)."""
+        config, _ = upgrade(config)
         spec = CourtSpec.model_validate(config["court"])
         personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
         _validate(spec, personas, Path("<manifest>"), Locator(""))
-        return cls(spec, personas, backend, source="<manifest>", **options)
+        return cls(spec, personas, backend, source="<manifest>", prompt_format=config["prompt_format"], **options)
 
     @classmethod
     def create(cls, backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",
@@ -95,12 +96,13 @@ class Court(Judge):
     @property
     def bench(self) -> Bench:
         """The court as its trials read it, with the threshold for its model."""
-        return Bench(self.spec, self.personas, self.procedure, self.threshold)
+        return Bench(self.spec, self.personas, self.procedure, self.threshold, self.prompt_format)
 
     def config(self) -> dict[str, Any]:
         config = {"judge": self.name, "court": canonical_config(self.spec),
                   "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
-                               for role, people in self.personas.items()}}
+                               for role, people in self.personas.items()},
+                  "prompt_format": self.prompt_format}
         if self.spec.ruling.first_reading_weight:  # its prompt is then part of the court's behaviour
             config["first_reading"] = {"system": JUDGE_SYSTEM, "task": RAILS_TASK}
         if self.spec.aggregation.by_model:  # the model then decides the threshold: part of the behaviour

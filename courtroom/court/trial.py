@@ -131,9 +131,9 @@ def _jury(bench: Bench, case: Case, charge: Charge, entries: list[Entry], round:
     return p_h, f"the jury voted {votes} of {len(ps)} for hallucinated (mean P(hallucinated) = {mean_p:.2f});"
 
 
-def read_first(case: Case) -> Step:
+def read_first(case: Case, prompt_format: int) -> Step:
     """The judge's first reading of the whole answer: P(hallucinated) of the one-word question."""
-    [response] = yield [Call(rails_request(case), purpose="first reading", role="judge")]
+    [response] = yield [Call(rails_request(case, prompt_format), purpose="first reading", role="judge")]
     return p_hallucinated(response)
 
 
@@ -141,7 +141,7 @@ def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
     """Indict, try every charge side by side, and combine the rulings into the case verdict."""
     first_reading: float | None = None
     if bench.spec.ruling.first_reading_weight:
-        found, first_reading = yield from gather([indict(bench, case, transcript), read_first(case)])
+        found, first_reading = yield from gather([indict(bench, case, transcript), read_first(case, bench.prompt_format)])
     else:
         found = yield from indict(bench, case, transcript)
     if not found.charges:

@@ -80,7 +80,7 @@ QUOTE_FIELDS = ("quote", "statement")
 
 def _answer_sentences(prompt: str) -> tuple[str, ...]:
     """The sentences of the answer fenced in a prompt (none when the prompt fences no answer)."""
-    match = re.search(r"\n(={12})\n(.*?)\n\1", prompt, re.S)
+    match = re.search(r"\n(=+(?: [0-9a-f]+ =+)?)\n(.*?)\n\1", prompt, re.S)
     if not match:
         return ()
     return tuple(s for s in re.split(r"(?<=[.!?])\s+", match.group(2).strip()) if s)

@@ -11,10 +11,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from courtroom.case import Case, CaseVerdict
+from courtroom.casefile import PROMPT_FORMAT, PROMPT_FORMATS
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.lockstep import CaseOutcome, Program, Transcript, run_lockstep
+from courtroom.engine.migrations import upgrade
 from courtroom.errors import CaseFailedError, ConfigError
 
 
@@ -42,9 +44,13 @@ class Judge(ABC):
     name: str = "judge"
 
     def __init__(self, backend: Backend | BackendSpec | None = None, *, model: str | None = None,
-                 window: int = 8) -> None:
+                 window: int = 8, prompt_format: int = PROMPT_FORMAT) -> None:
         """`backend` is the model door (or its spec, built on first use; the default model when omitted);
-        `model` is a shorthand for `BackendSpec(model=...)`."""
+        `model` is a shorthand for `BackendSpec(model=...)`; `prompt_format` is how the case is written into
+        prompts (`courtroom.casefile`; older formats only to replay runs recorded with them)."""
+        if prompt_format not in PROMPT_FORMATS:
+            raise ConfigError(f"prompt format {prompt_format}: this version of courtroom writes formats {PROMPT_FORMATS}")
+        self.prompt_format = prompt_format
         if model is not None:
             if backend is not None:
                 raise ConfigError(f"model {model!r} given beside a backend: name the model in the backend (or its spec)")
@@ -81,12 +87,14 @@ class Judge(ABC):
 
     def config(self) -> dict[str, Any]:
         """Everything that determines this judge's behaviour, for the run manifest."""
-        return {"judge": self.name, "options": self.options(), "prompts": self.prompts()}
+        return {"judge": self.name, "options": self.options(), "prompts": self.prompts(),
+                "prompt_format": self.prompt_format}
 
     @classmethod
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None) -> Judge:
-        """Rebuild a judge from the configuration a run manifest recorded."""
-        return cls(backend, **config.get("options", {}))
+        """Rebuild a judge from the configuration a run manifest recorded (brought up to date first)."""
+        config, _ = upgrade(config)
+        return cls(backend, prompt_format=config["prompt_format"], **config.get("options", {}))
 
     @classmethod
     def create(cls, backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",

@@ -40,9 +40,19 @@ def _add_by_model(config: JudgeConfig) -> None:
     config["court"]["aggregation"]["by_model"] = {}
 
 
+def _without_prompt_format(config: JudgeConfig) -> bool:
+    return "prompt_format" not in config
+
+
+def _prompt_format_1(config: JudgeConfig) -> None:
+    config["prompt_format"] = 1
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("court 2: aggregation.by_model (per-model thresholds) added; absent means none",
               _court_without_by_model, _add_by_model),
+    Migration("prompts 2: the answer's fence is drawn per case (an answer could close the fixed fence of "
+              "format 1); absent means format 1", _without_prompt_format, _prompt_format_1),
 )
 
 

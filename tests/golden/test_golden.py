@@ -45,3 +45,29 @@ def _first_difference(want: object, got: object, where: str = "") -> str:
     return f"at {where or '<event>'}:\n  recorded: {want!r}\n  now:      {got!r}"
 
 
+
+
+FORMAT_1 = Path(__file__).parent / "format1"
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in FORMAT_1.glob("*.jsonl")))
+def test_a_judge_of_prompt_format_1_still_writes_the_transcripts_of_0_1(name: str) -> None:
+    """Runs recorded before the per-case fence replay: a judge rebuilt at prompt format 1 asks exactly what
+    they asked (these goldens were recorded by 0.1; only the configuration hash, which now names the format,
+    differs)."""
+
+    def at_format_1(backend):  # noqa: ANN001, ANN202
+        judge = VARIANTS[name](backend)
+        rebuilt = type(judge).from_config({**judge.config(), "prompt_format": 1}, backend)
+        rebuilt.window = judge.window
+        if hasattr(judge, "spec"):
+            rebuilt.spec = judge.spec
+        return rebuilt
+
+    def without_hash(line: str) -> dict:
+        event = json.loads(line)
+        event.pop("config_hash", None)
+        return event
+
+    expected = [without_hash(line) for line in (FORMAT_1 / f"{name}.jsonl").read_text().splitlines()]
+    assert [without_hash(line) for line in golden_lines(at_format_1)] == expected
