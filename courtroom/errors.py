@@ -35,6 +35,10 @@ class BackendError(CourtroomError):
     """A model backend failed to produce a response."""
 
 
+class ContextWindowError(BackendError):
+    """A request does not fit the model's context window (its case fails with this, the run goes on)."""
+
+
 class TruncatedGenerationError(BackendError):
     """A constrained generation hit its token limit before the output was complete."""
 
@@ -66,3 +70,8 @@ class ReplayMismatch(CourtroomError):
 class RecordedFailure(CourtroomError):
     """Raised again, on replay, in place of a model-door exception a transcript recorded (as a subclass that
     keeps the recorded type's name)."""
+
+
+class TemplateLimitError(PersonaError):
+    """A persona's instructions template would do too much work or make too large a value (a loop of
+    millions of turns, a string repeated or doubled past the limit); the message names the limit."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from courtroom.door.requests import GenerationRequest, GenerationResponse, output_spec
+from courtroom.errors import ContextWindowError
 
 
 class Backend(ABC):
@@ -35,6 +36,21 @@ class Backend(ABC):
 
     def release(self, cache_group: str) -> None:  # noqa: B027 (optional: a backend without a cache keeps nothing)
         """Free whatever is cached for a group of requests (a case that has ended)."""
+
+    @property
+    def context_window(self) -> int | None:
+        """The most tokens a prompt and its completion may hold together, when known."""
+        return None
+
+    def check_fits(self, request: GenerationRequest, prompt_tokens: int, completion_tokens: int) -> None:
+        """Refuse, before any work, a request whose prompt and completion would overflow the context window."""
+        window = self.context_window
+        if window is not None and prompt_tokens + completion_tokens > window:
+            where = f"case {request.cache_group!r}: " if request.cache_group else ""
+            raise ContextWindowError(
+                f"{where}the prompt holds {prompt_tokens} tokens and {completion_tokens} more may be generated, over "
+                f"the context window of {self.model!r} ({window} tokens); shorten the case's context or use a model "
+                "with a longer window")
 
     def describe(self) -> dict[str, Any]:
         """What a run manifest records about this backend."""

@@ -57,16 +57,28 @@ class ScriptedBackend(Backend):
 
     name = "scripted"
 
-    def __init__(self, outputs: Iterable[Any] | ScriptFunction, *, model: str = "scripted") -> None:
+    def __init__(self, outputs: Iterable[Any] | ScriptFunction, *, model: str = "scripted",
+                 context_window: int | None = None) -> None:
         self.model = model
+        self._context_window = context_window
         self._function: ScriptFunction | None = outputs if callable(outputs) else None
         self._queue: Iterator[Any] | None = None if callable(outputs) else iter(outputs)
         self.calls: list[GenerationRequest] = []
         self.batches: list[int] = []
         self.released: list[str] = []
 
+    @property
+    def context_window(self) -> int | None:
+        """As given (tokens are the prompt's words)."""
+        return self._context_window
+
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
         self.check_requests(requests)
+        for request in requests:
+            prompt = sum(len(m.content.split()) for m in request.messages)
+            completion = max(len(o.split()) for o in request.spec.options) if request.spec.kind == "choice" else \
+                request.sampling.max_new_tokens
+            self.check_fits(request, prompt, completion)
         self.batches.append(len(requests))
         responses = []
         for request in requests:

@@ -18,6 +18,7 @@ The flow of one batch:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Sequence
@@ -114,8 +115,10 @@ class TransformersBackend(Backend):
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
         self.check_requests(requests)  # before any model loads
         responses: list[GenerationResponse] = []
-        for start in range(0, len(requests), self.max_batch_size):
-            responses.extend(self._generate_batch(list(requests[start:start + self.max_batch_size])))
+        rows = self._rows(requests)
+        for start in range(0, len(rows), self.max_batch_size):
+            batch = [dataclasses.replace(row, index=i) for i, row in enumerate(rows[start:start + self.max_batch_size])]
+            responses.extend(self._generate_batch(batch))
         return responses
 
     def render(self, request: GenerationRequest) -> str:
@@ -130,11 +133,27 @@ class TransformersBackend(Backend):
         """The prompt token ids of a request."""
         return list(self.loaded.tokenizer(self.render(request), add_special_tokens=False)["input_ids"])
 
-    def _generate_batch(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
+    @property
+    def context_window(self) -> int | None:
+        return getattr(self.loaded.model.config, "max_position_embeddings", None)
+
+    def _rows(self, requests: Sequence[GenerationRequest]) -> list[Row]:
+        """The requests tokenized, each checked against the context window before any is computed."""
+        rows = []
+        for i, request in enumerate(requests):
+            row = Row(i, request, request.spec, self.tokenize(request))
+            if row.spec.kind == "choice" and request.constrained:
+                completion = max(len(ids) for ids in self._option_tokens(row.spec).ids)
+            else:
+                completion = request.sampling.max_new_tokens
+            self.check_fits(request, len(row.ids), completion)
+            rows.append(row)
+        return rows
+
+    def _generate_batch(self, rows: list[Row]) -> list[GenerationResponse]:
         import torch
 
         start = time.perf_counter()
-        rows = [Row(i, r, r.spec, self.tokenize(r)) for i, r in enumerate(requests)]
         with torch.inference_mode():
             values: dict[int, tuple[Any, ...]] = {}
             choice = [r for r in rows if r.spec.kind == "choice" and r.request.constrained]

@@ -49,6 +49,9 @@ class RunnerSpec(BaseModel):
     """GPUs per Ray worker; a fraction packs replicas on one GPU."""
     address: str | None = None
     """A Ray cluster to join (default: start a local one)."""
+    chunk_timeout: float | None = Field(None, gt=0)
+    """Seconds a Ray worker may take over a chunk of cases before it is deemed hung, killed and replaced
+    (its cases retried alone); None waits as long as it takes."""
 
 
 class RunSpec(BaseModel):
@@ -73,7 +76,8 @@ class RunSpec(BaseModel):
     def build(cls, dataset: str, *, judge: str = "courtroom", court: str = "default",
               judge_options: dict[str, Any] | None = None, model: str = "default", engine: str = "xgrammar",
               device: str = "auto", runner: str = "local", workers: int = 1, gpus_per_worker: float = 0.0,
-              ray_address: str | None = None, window: int = 8, skip_invalid: bool = False, **selection: Any) -> RunSpec:
+              ray_address: str | None = None, chunk_timeout: float | None = None, window: int = 8,
+              skip_invalid: bool = False, **selection: Any) -> RunSpec:
         """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
         a bad setting raises `ConfigError` naming it."""
         try:
@@ -81,7 +85,7 @@ class RunSpec(BaseModel):
                        judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
                        backend=BackendSpec(model=model, engine=engine, device=device),
                        runner=RunnerSpec(kind=runner, workers=workers, gpus_per_worker=gpus_per_worker,
-                                         address=ray_address),
+                                         address=ray_address, chunk_timeout=chunk_timeout),
                        window=window, skip_invalid=skip_invalid)
         except ValidationError as exc:
             problems = [f"{e['title']}.{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e['input']!r})"

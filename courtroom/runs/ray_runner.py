@@ -6,13 +6,15 @@ compiled constraints, and judges chunks of cases in lockstep with the same judge
 local runner. The driver hands out chunks, streams outcomes as chunks finish, and guarantees that
 every case ends exactly once: when an actor dies (killed, out of memory), it is replaced and the
 chunk's cases are retried one by one, at most `max_retries` times each; a case that keeps killing
-its worker is recorded as an error with the last traceback.
+its worker is recorded as an error with the last traceback. A worker that hangs (no answer for a chunk
+within `chunk_timeout` seconds) is killed and treated the same way.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -35,6 +37,10 @@ from courtroom.errors import BackendError
 BackendFactory = Callable[[str], Backend]
 """Builds a worker's model door on the device Ray gave it (`cuda` or `cpu`)."""
 DEATH = (RayActorError, ActorDiedError, ActorUnavailableError, WorkerCrashedError)
+
+
+class ChunkTimeout(Exception):
+    """A worker gave no answer for a chunk within the runner's time limit."""
 
 
 class CourtWorker:
@@ -74,8 +80,10 @@ class RayRunner:
     def __init__(self, backend: BackendSpec | None = None, *, workers: int = 1, gpus_per_worker: float = 0.0,
                  address: str | None = None, chunk_size: int | None = None, max_retries: int = 2,
                  cpus_per_worker: float = 1.0, backend_factory: BackendFactory | None = None,
-                 init_options: dict[str, Any] | None = None) -> None:
-        """Workers build their model door from `backend` on their device (or with `backend_factory`)."""
+                 init_options: dict[str, Any] | None = None, chunk_timeout: float | None = None) -> None:
+        """Workers build their model door from `backend` on their device (or with `backend_factory`); a chunk
+        that takes longer than `chunk_timeout` seconds is treated as its worker's death."""
+        self.chunk_timeout = chunk_timeout
         self.backend_spec = backend or BackendSpec()
         self.workers = workers
         self.gpus_per_worker = gpus_per_worker
@@ -114,21 +122,27 @@ class RayRunner:
         queue: deque[_Task] = deque(_Task(cases[i:i + size]) for i in range(0, len(cases), size))
         self.actors = [self._new_actor(judge, factory) for _ in range(self.workers)]
         self._check_started(self.backend_spec.model)
-        running: dict[Any, tuple[int, _Task]] = {}
+        running: dict[Any, tuple[int, _Task, float]] = {}
         done: set[str] = set()
         try:
             while queue or running:
                 for slot, actor in enumerate(self.actors):
-                    if queue and not any(s == slot for s, _ in running.values()):
+                    if queue and not any(s == slot for s, _, _ in running.values()):
                         task = queue.popleft()
                         task.attempts += 1
-                        running[actor.judge_chunk.remote(task.cases)] = (slot, task)
-                ready, _ = ray.wait(list(running), num_returns=1)
-                ref = ready[0]
-                slot, task = running.pop(ref)
+                        running[actor.judge_chunk.remote(task.cases)] = (slot, task, time.monotonic())
+                ready, _ = ray.wait(list(running), num_returns=1, timeout=self._wait_seconds(running))
+                if ready:
+                    ref = ready[0]
+                else:  # a chunk is over its time: its worker hangs, and is treated as dead
+                    ref = min(running, key=lambda r: running[r][2])
+                slot, task, started = running.pop(ref)
                 try:
+                    if not ready:
+                        raise ChunkTimeout(f"no answer from the worker in {time.monotonic() - started:.0f} s "
+                                           f"(--chunk-timeout {self.chunk_timeout:g})")
                     outcomes = ray.get(ref)
-                except DEATH as exc:
+                except (*DEATH, ChunkTimeout) as exc:
                     self._replace(slot, judge, factory)
                     for case in task.cases:
                         if case.id in done:
@@ -147,6 +161,13 @@ class RayRunner:
             for actor in self.actors:
                 ray.kill(actor)
             self.actors = []
+
+    def _wait_seconds(self, running: dict[Any, tuple[int, _Task, float]]) -> float | None:
+        """How long to wait for a chunk before the oldest one is over its time (None: no limit)."""
+        if self.chunk_timeout is None:
+            return None
+        oldest = min(started for _, _, started in running.values())
+        return max(0.0, self.chunk_timeout - (time.monotonic() - oldest))
 
     def _check_started(self, model: str) -> None:
         """Wait for every worker to load its model; a worker that cannot start stops the run with its error."""
@@ -172,7 +193,9 @@ class RayRunner:
 def _worker_failure(case: Case, judge: Judge, exc: BaseException, attempts: int) -> CaseOutcome:
     transcript = Transcript()
     transcript.add(CaseStartEvent, case=case, judge=judge.name, config_hash=judge.config_hash())
-    message = f"the worker died {attempts} times while judging this case: {type(exc).__name__}: {exc}"
-    transcript.add(ErrorEvent, message=message, error_type="WorkerDied",
+    kind = "WorkerTimeout" if isinstance(exc, ChunkTimeout) else "WorkerDied"
+    verb = "hung" if isinstance(exc, ChunkTimeout) else "died"
+    message = f"the worker {verb} {attempts} times while judging this case: {type(exc).__name__}: {exc}"
+    transcript.add(ErrorEvent, message=message, error_type=kind,
                    traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-    return CaseOutcome(case, None, transcript.events, message, "WorkerDied")
+    return CaseOutcome(case, None, transcript.events, message, kind)

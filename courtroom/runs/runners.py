@@ -40,5 +40,5 @@ def make_runner(runner: RunnerSpec, backend: BackendSpec) -> Runner:
         from courtroom.runs.ray_runner import RayRunner
 
         return RayRunner(backend, workers=runner.workers, gpus_per_worker=runner.gpus_per_worker,
-                         address=runner.address)
+                         address=runner.address, chunk_timeout=runner.chunk_timeout)
     return LocalRunner()

@@ -49,8 +49,15 @@ class Run:
     def execute(self, on_row: Callable[[ResultRow], None] | None = None, runner: Runner | None = None) -> list[ResultRow]:
         """Judge every remaining case, writing each as it ends; returns all rows of the run."""
         runner = runner or make_runner(self.spec.runner, self.spec.backend)
-        for outcome in runner.run(self.judge, self.remaining):
-            row = self.store.write(outcome)
+        outcomes = runner.run(self.judge, self.remaining)
+        for outcome in outcomes:
+            try:
+                row = self.store.write(outcome)
+            except OSError as exc:  # disk full, quota, permissions: stop, keeping every case written so far
+                outcomes.close()
+                raise RunError(f"{self.store.root}: cannot record case {outcome.case.id!r} ({exc.strerror or exc}); "
+                               f"{len(self.finished)} of {len(self.cases)} cases are saved: free space (or fix the "
+                               "directory) and run the same command to resume") from exc
             self.finished.add(row.case_id)
             if on_row:
                 on_row(row)
