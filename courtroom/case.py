@@ -50,6 +50,13 @@ class Case(BaseModel):
             raise ValueError("the context is empty: give at least one passage with text")
         return value
 
+    @field_validator("answer")
+    @classmethod
+    def _answer_has_text(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the answer is blank: it has no text to judge")
+        return value
+
     @property
     def hallucinated(self) -> bool | None:
         """The gold label as a boolean (None when unlabelled)."""

@@ -11,12 +11,16 @@ from courtroom.log.audit import Audit
 
 
 def _audit(run_dir: str) -> Audit:
-    from courtroom.errors import AuditError
+    """The run directory, its manifest and result rows read (a corrupt one fails here, naming file and line)."""
+    from courtroom.errors import RunError
 
     try:
-        return Audit(run_dir)
-    except AuditError as exc:
+        audit = Audit(run_dir)
+        audit.store.manifest()
+        audit.rows()
+    except RunError as exc:  # AuditError among them
         fail(str(exc))
+    return audit
 
 
 @audit_app.command("summary")

@@ -46,6 +46,8 @@ def run(
     workers: int = typer.Option(1, help="Ray workers (model replicas)."),
     gpus_per_worker: float = typer.Option(0.0, help="GPUs per Ray worker; a fraction packs replicas on a GPU."),
     ray_address: str | None = typer.Option(None, help="Join this Ray cluster (default: start a local one)."),
+    chunk_timeout: float | None = typer.Option(None, help="Seconds a Ray worker may take over a chunk of cases "
+                                                         "before it is deemed hung and replaced (default: no limit)."),
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
 ) -> None:
@@ -60,17 +62,27 @@ def run(
     from courtroom.runs.start import start_run
 
     options = judge_options(judge, votes=votes, reading=reading)
+    target = Path(out or f"runs/{Path(dataset).stem}-{judge}-{default_run_name(model)}")
     try:
         spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
                              sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
                              model=model, engine=engine, window=window, judge_options=options, runner=runner,
-                             workers=workers, gpus_per_worker=gpus_per_worker, ray_address=ray_address, device=device)
-        name = f"{Path(dataset).stem}-{judge}-{default_run_name(model)}"
-        prepared = start_run(spec, out or f"runs/{name}", fresh=fresh)
+                             workers=workers, gpus_per_worker=gpus_per_worker, ray_address=ray_address,
+                             chunk_timeout=chunk_timeout, device=device)
+        for place in (target, *target.parents):
+            if place.exists() and not place.is_dir():
+                fail(f"--out {target}: {place} is a file, not a run directory; give --out a new or a run directory")
+        prepared = start_run(spec, target, fresh=fresh)
     except CourtroomError as exc:
         fail(str(exc))
-    if prepared.report.skipped:
-        err.print(f"[yellow]skipped {len(prepared.report.skipped)} invalid rows[/], first: {escape(prepared.report.skipped[0])}")
+    except OSError as exc:  # a file or directory that cannot be read or made
+        fail(f"{exc.filename or target}: {exc.strerror or exc}")
+    report = prepared.report
+    if report.skipped:
+        err.print(f"[yellow]skipped {len(report.skipped)} invalid rows[/], first: {escape(report.skipped[0])}")
+    if report.unlabelled:
+        err.print(f"[yellow]note[/]: {report.unlabelled} of {report.cases} cases have no gold label (an empty label "
+                  "means unlabelled)")
     total, done = len(prepared.cases), len(prepared.finished)
     console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
                   + (f" (resuming: {done} already done)" if done else ""))

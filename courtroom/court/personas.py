@@ -5,6 +5,9 @@ Template variables: `persona` (name, role, description), `role`, `case` (questio
 context), `charge` (index, quote, reason), `round`, `max_rounds`. Templates are rendered in a
 sandbox with strict undefined variables and checked when the file loads, so a typo is caught by
 `courtroom personas validate`, not halfway through a run.
+
+Templates render in `courtroom.court.sandbox`: immutable (a template cannot change the case for the
+turns after it) and bounded (its work and output are counted, never timed).
 """
 
 from __future__ import annotations
@@ -14,10 +17,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined
-from jinja2.sandbox import SandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from courtroom.court.sandbox import render_template
 from courtroom.court.yamlio import load_model_file
 from courtroom.door.requests import Sampling
 from courtroom.errors import PersonaError
@@ -25,17 +27,19 @@ from courtroom.errors import PersonaError
 NAME_PATTERN = r"^[a-z][a-z0-9_\-]*$"
 TEMPLATE_VARIABLES = ("persona", "role", "case", "charge", "round", "max_rounds")
 
-_ENV = SandboxedEnvironment(undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+def _sample_context() -> dict[str, Any]:
+    """What a template is checked against when its file loads (made afresh for each check)."""
+    return {
+        "persona": {"name": "sample", "role": "judge", "description": "sample persona"},
+        "role": "judge",
+        "case": {"question": "Q?", "answer": "A.", "context": ["C."]},
+        "charge": {"index": 0, "quote": "A.", "reason": "R.", "grounding": -0.5, "p_suspect": 0.5},
+        "round": 1,
+        "max_rounds": 3,
+    }
 
-_SAMPLE_CONTEXT: dict[str, Any] = {
-    "persona": {"name": "sample", "role": "judge", "description": "sample persona"},
-    "role": "judge",
-    "case": {"question": "Q?", "answer": "A.", "context": ["C."]},
-    "charge": {"index": 0, "quote": "A.", "reason": "R.", "grounding": -0.5, "p_suspect": 0.5},
-    "round": 1,
-    "max_rounds": 3,
-}
 
+# -- the bounded sandbox ---------------------------------------------------------------------------
 
 class Persona(BaseModel):
     """An agent of the court, as written in a persona YAML file."""
@@ -61,8 +65,9 @@ class Persona(BaseModel):
     @classmethod
     def _template_renders(cls, value: str) -> str:
         try:
-            _ENV.from_string(value).render(**_SAMPLE_CONTEXT)
-        except Exception as exc:  # syntax and undefined names (TemplateError), but also {{ round / 0 }} and the like
+            render_template(value, _sample_context())
+        except Exception as exc:  # syntax and undefined names (TemplateError), changing what it is given
+            # (SecurityError), limits (TemplateLimitError), but also {{ round / 0 }} and the like
             raise ValueError(
                 f"instructions template does not render: {type(exc).__name__}: {exc}; "
                 f"available variables: {', '.join(TEMPLATE_VARIABLES)}"
@@ -78,9 +83,9 @@ class Persona(BaseModel):
         return value
 
     def render(self, **context: Any) -> str:
-        """The instructions for one turn."""
+        """The instructions for one turn (the template renders over a copy of `context`: it cannot change it)."""
         persona = {"name": self.name, "role": self.role, "description": self.description}
-        return _ENV.from_string(self.instructions).render(persona=persona, role=self.role, **context).strip()
+        return render_template(self.instructions, dict(persona=persona, role=self.role, **context)).strip()
 
     @classmethod
     def from_file(cls, path: str | Path) -> Persona:
@@ -101,10 +106,15 @@ def shipped_dir() -> Path:
 
 
 def find_persona_file(name: str, search: list[Path] | None = None) -> Path:
-    """A persona by path, or by name in the search directories and then the shipped personas."""
+    """A persona by path, or by name in the search directories and then the shipped personas. A relative path
+    is looked for in the search directories first (a court's own folder), then in the working directory."""
     as_path = Path(name)
-    if as_path.suffix in (".yaml", ".yml") and as_path.is_file():
-        return as_path
+    if as_path.suffix in (".yaml", ".yml"):
+        places = [as_path] if as_path.is_absolute() else [*(Path(d) / as_path for d in search or []), as_path]
+        for candidate in places:
+            if candidate.is_file():
+                return candidate
+        raise PersonaError(f"persona file {name} not found (looked for {', '.join(map(str, places))})")
     for directory in [*(search or []), shipped_dir()]:
         for suffix in (".yaml", ".yml"):
             candidate = Path(directory) / f"{name}{suffix}"

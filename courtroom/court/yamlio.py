@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,8 +15,28 @@ from courtroom.errors import ConfigError
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
-class UniqueKeyLoader(yaml.SafeLoader):
-    """A safe loader that refuses a key written twice in one mapping (YAML would keep the last silently)."""
+class PlainComposer(yaml.SafeLoader):
+    """A safe loader that refuses anchors and aliases (`&name`, `*name`, `<<: *name`): persona and court files
+    have no need for them, and nested aliases expand exponentially (a "billion laughs" file of a few hundred
+    bytes would stand for hundreds of millions of nodes in every walk of the document)."""
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None, None, f"alias *{event.anchor} is not allowed in courtroom files: write the value out",
+                event.start_mark)
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise yaml.composer.ComposerError(
+                None, None, f"anchor &{anchor} is not allowed in courtroom files (nor are aliases): write the value "
+                "out", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+class UniqueKeyLoader(PlainComposer):
+    """A safe loader that refuses a key written twice in one mapping (YAML would keep the last silently), and
+    anchors and aliases (`PlainComposer`)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -36,7 +57,7 @@ class Locator:
     def __init__(self, text: str) -> None:
         self._lines: dict[tuple[Any, ...], int] = {}
         try:
-            node = yaml.compose(text)
+            node = yaml.compose(text, Loader=PlainComposer)  # noqa: S506 (a SafeLoader; no alias is followed)
         except yaml.YAMLError:
             node = None
         if node is not None:
@@ -82,6 +103,10 @@ def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple
     return data, Locator(text)
 
 
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 120, 120, 8, 8, 3
+
+
 def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None) -> str:
     """One line per validation error: file:line: field: what was expected."""
     lines = []
@@ -90,7 +115,7 @@ def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | N
         field = ".".join(map(str, loc)) or "<top level>"
         line = locator.line(loc) if locator else None
         where = f"{path}:{line}" if line else str(path)
-        got = f" (got {e['input']!r})" if e["type"] not in ("missing",) and not isinstance(e["input"], dict) else ""
+        got = f" (got {_SHORT.repr(e['input'])})" if e["type"] not in ("missing",) and not isinstance(e["input"], dict) else ""
         lines.append(f"{where}: field {field}: {e['msg']}{got}")
     return "\n".join(lines)
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import csv
 import json
+import re
+import reprlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -37,6 +39,10 @@ class LoadReport:
     rows: int = 0
     skipped: list[str] = field(default_factory=list)
     """One message per invalid row that was skipped."""
+    cases: int = 0
+    """Valid cases loaded."""
+    unlabelled: int = 0
+    """Valid cases with no gold label (no label column, or an empty or null label)."""
 
 
 def normalize_label(value: Any) -> str | None:
@@ -57,20 +63,37 @@ def normalize_label(value: Any) -> str | None:
     raise DatasetError(f"label {value!r} is not PASS/FAIL (or faithful/hallucinated, or 0/1)")
 
 
-def _context(value: Any) -> Any:
+_SHORT = reprlib.Repr()
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 60, 60, 4, 4, 2
+
+
+def _kind(value: Any) -> str:
+    """A value's type and a short look at it, for an error message."""
+    return f"{type(value).__name__} {_SHORT.repr(value)}"
+
+
+def _context(value: Any, where: str) -> list[str]:
+    """The context as a list of passages: a string (a JSON list of strings written as text is that list) or a
+    list of strings; any other type is refused, naming it."""
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("[") and text.endswith("]"):
             try:
                 parsed = json.loads(text)
-                if isinstance(parsed, list):
-                    return [str(p) for p in parsed]
             except json.JSONDecodeError:
-                pass
-        return [value]
+                parsed = None
+            if isinstance(parsed, list):
+                value = parsed
+        if isinstance(value, str):
+            return [value]
     if hasattr(value, "tolist"):
         value = value.tolist()
-    return value
+    if not isinstance(value, (list, tuple)):
+        raise DatasetError(f"{where}: field 'context': expected a string or a list of strings, got {_kind(value)}")
+    for number, passage in enumerate(value, start=1):
+        if not isinstance(passage, str):
+            raise DatasetError(f"{where}: field 'context': passage {number} is not a string (got {_kind(passage)})")
+    return list(value)
 
 
 def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | None = None,
@@ -79,23 +102,35 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     if not isinstance(row, dict):
         raise DatasetError(f"{where}: expected an object with fields, got {type(row).__name__}")
     mapping = {name: (field_map or {}).get(name, name) for name in CASE_FIELDS}
+
+    def hint(name: str) -> str:
+        return f" (mapped from column {mapping[name]!r})" if mapping[name] != name else ""
+
     data: dict[str, Any] = {}
     for name, column in mapping.items():
         if column in row and row[column] is not None:
             data[name] = row[column]
     for required in ("question", "context", "answer"):
         if required not in data:
-            hint = f" (mapped from column {mapping[required]!r})" if mapping[required] != required else ""
-            raise DatasetError(f"{where}: missing field {required!r}{hint}; columns present: {sorted(map(str, row))}")
+            if mapping[required] in row:
+                raise DatasetError(f"{where}: field {required!r}{hint(required)} is null")
+            raise DatasetError(f"{where}: missing field {required!r}{hint(required)}; columns present: "
+                               f"{sorted(map(str, row))}")
+    for name in ("question", "answer"):
+        if not isinstance(data[name], str):
+            raise DatasetError(f"{where}: field {name!r}{hint(name)}: expected a string, got {_kind(data[name])}")
     try:
         data["label"] = normalize_label(data.get("label"))
     except DatasetError as exc:
         raise DatasetError(f"{where}: field 'label': {exc}") from exc
-    data["context"] = _context(data["context"])
-    data["id"] = str(data["id"]) if data.get("id") not in (None, "") else default_id
+    data["context"] = _context(data["context"], where)
+    if data.get("id") in (None, ""):
+        data["id"] = default_id
+    elif isinstance(data["id"], bool) or not isinstance(data["id"], (str, int)):
+        raise DatasetError(f"{where}: field 'id'{hint('id')}: expected a string or an integer, got {_kind(data['id'])}")
+    else:
+        data["id"] = str(data["id"])
     data["source"] = str(data["source"]) if data.get("source") not in (None, "") else default_source
-    data["question"] = str(data["question"])
-    data["answer"] = str(data["answer"])
     extra = {k: v for k, v in row.items() if k not in mapping.values()}
     if extra:
         data["metadata"] = {k: v for k, v in extra.items() if isinstance(v, (str, int, float, bool)) or v is None}
@@ -106,38 +141,77 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
         raise DatasetError(f"{where}: {problems}") from exc
 
 
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+"""What a byte that is not UTF-8 becomes when text is read with `errors="surrogateescape"`."""
+
+
+def _not_utf8(where: str, text: str) -> DatasetError | None:
+    """A row error if `text` (read with surrogateescape) held bytes that are not UTF-8."""
+    bad = _UNDECODABLE.search(text)
+    if bad is None:
+        return None
+    column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
+    return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at column {column})")
+
+
 def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """JSON Lines, or (in a `.json` file) one JSON array of rows."""
+    """JSON Lines, or (in a `.json` file) one JSON array of rows. A line that is not UTF-8 or not JSON is a row
+    error naming the line (skipped and counted with `skip_invalid`)."""
     if path.suffix.lower() == ".json":
-        with path.open(encoding="utf-8-sig") as handle:
-            first = handle.read(4096).lstrip()[:1]
+        with path.open("rb") as handle:
+            first = handle.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")[:1]
         if first == "[":
+            text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")
+            bad = _UNDECODABLE.search(text)
+            if bad is not None:
+                yield str(path), _not_utf8(f"{path}:{text.count(chr(10), 0, bad.start()) + 1}", text)
+                return
             try:
-                rows = json.loads(path.read_text(encoding="utf-8-sig"))
+                rows = json.loads(text)
             except json.JSONDecodeError as exc:
-                yield str(path), DatasetError(f"{path}: not a valid JSON array (line {exc.lineno}: {exc.msg})")
+                yield str(path), DatasetError(f"{path}:{exc.lineno}: not a valid JSON array ({exc.msg} at "
+                                              f"column {exc.colno})")
                 return
             for number, row in enumerate(rows, start=1):
                 yield f"{path} item {number}", row
             return
-    with path.open(encoding="utf-8-sig") as handle:
+    with path.open(encoding="utf-8-sig", errors="surrogateescape") as handle:
         for number, line in enumerate(handle, start=1):
+            where = f"{path}:{number}"
+            if (error := _not_utf8(where, line)) is not None:
+                yield where, error
+                continue
             if not line.strip():
                 continue
             try:
-                yield f"{path}:{number}", json.loads(line)
+                yield where, json.loads(line)
             except json.JSONDecodeError as exc:
-                yield f"{path}:{number}", DatasetError(f"{path}:{number}: not valid JSON ({exc.msg})")
+                yield where, DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+
+
+def _csv_not_utf8(where: str, row: dict[Any, Any]) -> DatasetError | None:
+    for column, value in row.items():
+        for cell in value if column is None else [value]:
+            if isinstance(cell, str) and (bad := _UNDECODABLE.search(cell)):
+                name = f"column {column!r}" if column is not None else "a cell beyond the header"
+                return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in {name})")
+    return None
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """CSV (`.tsv`: tab-separated) with a header line; a byte-order mark is ignored."""
+    """CSV (`.tsv`: tab-separated) with a header line; a byte-order mark is ignored. A row with bytes that are
+    not UTF-8 is a row error naming its line."""
     csv.field_size_limit(1 << 30)
-    with path.open(encoding="utf-8-sig", newline="") as handle:
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+        header = "\t".join(reader.fieldnames or [])
+        if bad := _UNDECODABLE.search(header):
+            raise DatasetError(f"{path}:1: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in the header line)")
         for row in reader:
             where = f"{path}:{reader.line_num}"
-            if None in row:  # DictReader keeps the cells beyond the header under the key None
+            if (error := _csv_not_utf8(where, row)) is not None:
+                yield where, error
+            elif None in row:  # DictReader keeps the cells beyond the header under the key None
                 yield where, DatasetError(f"{where}: {len(row[None])} more cells than the header's "
                                           f"{len(reader.fieldnames or [])} columns (an unquoted separator?)")
             else:
@@ -166,6 +240,8 @@ def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_in
               report: LoadReport | None = None) -> list[Case]:
     """Cases from a JSONL, CSV or Parquet file."""
     path = Path(path)
+    if path.is_dir():
+        raise DatasetError(f"{path}: is a directory, not a dataset file")
     if not path.is_file():
         raise DatasetError(f"{path}: no such dataset file")
     return validate_rows(_rows(path), path.stem, field_map, skip_invalid, report or LoadReport(str(path)))
@@ -173,10 +249,15 @@ def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_in
 
 def validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[str, str] | None,
                    skip_invalid: bool, report: LoadReport) -> list[Case]:
+    """Every row as a Case (a bad row raises, or with `skip_invalid` is skipped and counted in `report`); then
+    a `field_map` column that no row has is refused (it would silently leave every case without it)."""
     cases: list[Case] = []
     seen: set[str] = set()
+    columns: set[str] = set()
     for index, (where, row) in enumerate(rows):
         report.rows += 1
+        if isinstance(row, dict):
+            columns.update(map(str, row))
         try:
             if isinstance(row, DatasetError):
                 raise row
@@ -190,6 +271,13 @@ def validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[st
             continue
         seen.add(case.id)
         cases.append(case)
+        report.cases += 1
+        report.unlabelled += case.label is None
+    if columns:
+        for name, column in (field_map or {}).items():
+            if column not in columns:
+                raise DatasetError(f"--field {name}={column}: no row has a column {column!r}; columns present: "
+                                   f"{sorted(columns)}")
     return cases
 
 

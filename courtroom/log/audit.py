@@ -109,6 +109,10 @@ class Audit:
     # -- editing ---------------------------------------------------------------------------------
     def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int | None = None) -> EditEvent:
         """Append a human correction to the case's transcript and to the run's edit index."""
+        for option, value in (("--author", author), ("--reason", reason)):
+            if not value.strip():
+                raise AuditError(f"{option} is blank: an edit records who corrects and why; give a non-empty "
+                                 f"{option[2:]}")
         row = self.row(case_id)
         verdict = Verdict(verdict)
         events = self.store.events(case_id)

@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from courtroom.engine.events import Event, parse_event
 from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError
@@ -125,7 +127,20 @@ class RunStore:
         _atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
 
     def manifest(self) -> Manifest:
-        return Manifest.model_validate_json(self.manifest_path.read_text())
+        """The run's manifest; one that cannot be read or does not validate is a `RunError` naming the file."""
+        try:
+            text = self.manifest_path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise RunError(f"{self.manifest_path}: cannot read the run's manifest ({exc.strerror})") from exc
+        except UnicodeDecodeError as exc:
+            raise RunError(f"{self.manifest_path}: not a valid run manifest (not valid UTF-8 at byte "
+                           f"{exc.start})") from exc
+        try:
+            return Manifest.model_validate_json(text)
+        except ValidationError as exc:
+            raise RunError(f"{self.manifest_path}: not a valid run manifest ({_first_problem(exc)})") from exc
+        except (ValueError, TypeError, KeyError) as exc:  # a migration of an older manifest that is not one
+            raise RunError(f"{self.manifest_path}: not a valid run manifest ({type(exc).__name__}: {exc})") from exc
 
     def write(self, outcome: CaseOutcome) -> ResultRow:
         """Store a finished case: its transcript first, then its result line."""
@@ -151,13 +166,27 @@ class RunStore:
         return list(latest.values())
 
     def iter_rows(self) -> Iterator[ResultRow]:
+        """Every result line, in order; a torn last line (an interrupted write) is skipped, blank lines are
+        ignored, and any other line that is not a result row is a `RunError` naming `results.jsonl:LINE`."""
         if not self.results_path.is_file():
             return
-        with self.results_path.open(encoding="utf-8") as handle:
-            for line in handle:
-                if not line.endswith("\n"):
+        with self.results_path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.endswith(b"\n"):
                     return  # torn write at the end of an interrupted run
-                yield ResultRow.model_validate_json(line)
+                where = f"{self.results_path}:{number}"
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise RunError(f"{where}: not a result row (not valid UTF-8 at column {exc.start + 1}); "
+                                   "fix or remove the line") from exc
+                if not line.strip():
+                    continue
+                try:
+                    yield ResultRow.model_validate_json(line)
+                except ValidationError as exc:
+                    raise RunError(f"{where}: not a result row ({_first_problem(exc)}); fix or remove the "
+                                   "line") from exc
 
     def finished_ids(self) -> set[str]:
         """The cases a resumed run skips: those whose latest row holds a verdict (a case that failed is
@@ -182,6 +211,17 @@ class RunStore:
     def events(self, case_id: str) -> list[Event]:
         """A case's events, validated."""
         return read_transcript(self.transcript_path(case_id))
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """The first problem pydantic found, with its field, in a few words."""
+    errors = exc.errors()
+    if not errors:
+        return str(exc)
+    first = errors[0]
+    field = ".".join(map(str, first["loc"]))
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return (f"field {field}: " if field else "") + first["msg"] + more
 
 
 def read_transcript(path: str | Path) -> list[Event]:
