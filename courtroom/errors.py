@@ -75,3 +75,7 @@ class RecordedFailure(CourtroomError):
 class TemplateLimitError(PersonaError):
     """A persona's instructions template would do too much work or make too large a value (a loop of
     millions of turns, a string repeated or doubled past the limit); the message names the limit."""
+
+
+class TranscriptError(RunError):
+    """A case's transcript is missing, empty or not a transcript (the message names the file and line)."""

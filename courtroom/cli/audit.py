@@ -77,16 +77,18 @@ def audit_list(
 @audit_app.command("show")
 def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
                case_id: str = typer.Argument(..., help="The case to show.")) -> None:
-    """The debate of one case as a court record."""
-    from courtroom.errors import AuditError
-    from courtroom.report.record import court_record
+    """The debate of one case as a court record (what its result row holds, when its transcript is gone)."""
+    from courtroom.errors import AuditError, TranscriptError
+    from courtroom.report.record import court_record, row_record
 
     audit = _audit(run_dir)
     try:
-        events = audit.events(case_id)
+        console.print(court_record(audit.events(case_id), audit.row(case_id).gold))
+    except TranscriptError as exc:
+        err.print(f"[yellow]note[/]: {escape(str(exc))}; showing what the results row holds")
+        console.print(row_record(audit.row(case_id)))
     except AuditError as exc:
         fail(str(exc))
-    console.print(court_record(events, audit.row(case_id).gold))
 
 
 @audit_app.command("verify")

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from courtroom.engine.events import Event, parse_event
 from courtroom.engine.lockstep import CaseOutcome
-from courtroom.errors import RunError
+from courtroom.errors import RunError, TranscriptError
 from courtroom.evaluate.results import ResultRow, summarize
 from courtroom.log.manifest import Manifest
 
@@ -225,9 +225,27 @@ def _first_problem(exc: ValidationError) -> str:
 
 
 def read_transcript(path: str | Path) -> list[Event]:
-    """Validate every line of a transcript file as an event."""
-    with Path(path).open(encoding="utf-8") as handle:
-        return [parse_event(line) for line in handle if line.strip()]
+    """Validate every line of a transcript file as an event; a transcript that is missing, empty, not a
+    transcript or has no `case_start` is a `TranscriptError` naming the file (and line)."""
+    path = Path(path)
+    events = []
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    events.append(parse_event(line))
+                except ValidationError as exc:
+                    raise TranscriptError(f"{path}:{number}: not a transcript event ({_first_problem(exc)})") from exc
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{path}: the transcript is missing") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+    if not events or events[0].event != "case_start":
+        raise TranscriptError(f"{path}: " + ("the transcript is empty" if not events else
+                                             "the transcript does not begin with case_start"))
+    return events
 
 
 def _atomic_write(path: Path, text: str) -> None:

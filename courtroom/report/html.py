@@ -18,13 +18,26 @@ from jinja2 import Environment
 from markupsafe import Markup
 
 from courtroom.casefile import context_sentences
+from courtroom.errors import TranscriptError
 from courtroom.evaluate.metrics import Metrics, compute_metrics
+from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.report.record import measured, weighed
 
 
-def _case_data(audit: Audit, row: Any, corrected: Any) -> dict[str, Any]:
-    events = audit.store.events(row.case_id)
+def _row_only(row: ResultRow, corrected: ResultRow, note: str) -> dict[str, Any]:
+    """A case whose transcript cannot be read: what its result row holds, and why the rest is missing."""
+    return {"id": row.case_id, "source": row.source, "gold": row.gold, "label": row.label, "corrected": corrected.label,
+            "score": row.score, "reason": row.reason, "error": row.error, "question": "", "answer": "", "sentences": [],
+            "charges": [], "dropped": [], "trials": [], "edits": [], "note": note,
+            "tokens": row.prompt_tokens + row.completion_tokens, "seconds": round(row.seconds, 2), "calls": row.model_calls}
+
+
+def _case_data(audit: Audit, row: ResultRow, corrected: ResultRow) -> dict[str, Any]:
+    try:
+        events = audit.store.events(row.case_id)
+    except TranscriptError as exc:
+        return _row_only(row, corrected, str(exc))
     start = next(e for e in events if e.event == "case_start")
     case = start.case
     charges = next((e for e in events if e.event == "charges"), None)
@@ -164,6 +177,7 @@ function marked(text, quotes, cls) {
   span.append(text.slice(pos)); return span; }
 function detail(c) {
   const d = el("div", "case-detail");
+  if (c.note) d.append(el("div", "err note", c.note + " (what the results row holds is shown)"));
   d.append(el("div", "", "Question: " + c.question));
   const ans = el("div"); ans.append(el("b", "", "Answer: ")); ans.append(marked(c.answer, c.charges.map(x => x.quote), "charge"));
   d.append(ans);

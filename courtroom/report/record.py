@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from courtroom.casefile import context_sentences
+from courtroom.evaluate.results import ResultRow
 
 
 def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
@@ -134,3 +135,19 @@ def court_record(events: Sequence[Any], gold: str | None = None) -> Group:
                                      f"{sum(c.seconds / max(c.batch_size, 1) for c in calls):.1f} s")
     parts.append(Panel(summary, title="verdict", border_style="magenta"))
     return Group(*parts)
+
+
+def row_record(row: ResultRow) -> Panel:
+    """What a case's result row holds (for a case whose transcript is gone)."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_row("[bold]case[/]", escape(f"{row.case_id}  ({row.source})"))
+    grid.add_row("[bold]gold[/]", escape(row.gold or "unlabelled"))
+    if row.label is not None:
+        mark = "" if row.correct is None else (" (correct)" if row.correct else " (wrong)")
+        grid.add_row("[bold]verdict[/]", escape(f"{row.label}{mark}, score {row.score:.3f}"))
+        grid.add_row("[bold]reason[/]", escape(row.reason))
+    if row.error:
+        grid.add_row("[bold red]error[/]", escape(f"{row.error_type}: {row.error}"))
+    grid.add_row("[bold]cost[/]", f"{row.model_calls} model calls, {row.prompt_tokens} prompt tokens, "
+                                  f"{row.completion_tokens} generated, {row.seconds:.1f} s")
+    return Panel(grid, title="the results row (no transcript)", border_style="yellow")
