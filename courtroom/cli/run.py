@@ -28,7 +28,13 @@ def run(
     dataset: str = typer.Argument(..., help="A .jsonl/.csv/.parquet file, `examples`, or hf:org/name[:split]."),
     judge: str = typer.Option("courtroom", help="courtroom, single, two-step, rails, per-context, vote, unstructured."),
     court: str = typer.Option("default", help="Court name or file (courtroom judge)."),
-    model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id."),
+    model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id (with --model-url: the "
+                                              "name the server serves it under)."),
+    model_url: str | None = typer.Option(None, help="Judge with a served model: its OpenAI-compatible API base, "
+                                                    "e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang, llama.cpp, a hosted API)."),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the served API's key."),
+    concurrency: int = typer.Option(8, min=1, help="Requests in flight at once to a served model."),
+    request_timeout: float = typer.Option(120.0, min=1, help="Seconds a request to a served model may take."),
     out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<judge>-<model>)."),
     limit: int | None = typer.Option(None, min=1, help="At most N cases (with --balanced: N/2 per label)."),
     balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
@@ -68,7 +74,8 @@ def run(
                              sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
                              model=model, engine=engine, window=window, judge_options=options, runner=runner,
                              workers=workers, gpus_per_worker=gpus_per_worker, ray_address=ray_address,
-                             chunk_timeout=chunk_timeout, device=device)
+                             chunk_timeout=chunk_timeout, device=device, model_url=model_url, api_key_env=api_key_env,
+                             concurrency=concurrency, request_timeout=request_timeout)
         for place in (target, *target.parents):
             if place.exists() and not place.is_dir():
                 fail(f"--out {target}: {place} is a file, not a run directory; give --out a new or a run directory")

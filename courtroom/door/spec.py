@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintEngine
 
-BackendKind = Literal["transformers"]
+BackendKind = Literal["transformers", "served"]
 """Backends a spec can build (the scripted backend is built in code, with its script)."""
 
 
@@ -24,16 +24,39 @@ class BackendSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     kind: BackendKind = "transformers"
-    """The implementation: `transformers` runs the model in this process (torch, Outlines constraints)."""
+    """The implementation: `transformers` runs the model in this process (torch, Outlines constraints);
+    `served` asks a model served over an OpenAI-compatible API at `url`."""
     model: str = "default"
-    """The model: an alias (`default`, `qwen2.5-coder-0.5b`), a `.gguf` file, a model directory or a Hub id."""
+    """The model: an alias (`default`, `qwen2.5-coder-0.5b`), a `.gguf` file, a model directory or a Hub id; for
+    a served model, the name it is served under."""
+    url: str | None = None
+    """The served API's base (`http://127.0.0.1:8000/v1`), for `served`."""
+    api_key_env: str = "OPENAI_API_KEY"
+    """The environment variable holding the served API's key (only its name is recorded)."""
+    concurrency: int = Field(8, ge=1)
+    """Requests in flight at once to a served model."""
+    timeout: float = Field(120.0, gt=0)
+    """Seconds a request to a served model may take."""
     engine: ConstraintEngine = DEFAULT_ENGINE
     """The constraint engine of JSON outputs: xgrammar, llguidance or outlines_core."""
     device: str = "auto"
     """auto (CUDA when torch sees a GPU, else CPU), cpu, cuda, cuda:1 ..."""
 
+    @model_validator(mode="after")
+    def _served_needs_a_url(self) -> BackendSpec:
+        if self.kind == "served" and not self.url:
+            raise ValueError("a served model needs the URL of its API (--model-url http://HOST:PORT/v1)")
+        return self
+
     def build(self, device: str | None = None) -> Backend:
-        """The backend this spec describes (on `device` instead of the spec's, for a Ray worker's GPU)."""
+        """The backend this spec describes (on `device` instead of the spec's, for a Ray worker's GPU; a served
+        model has no device here)."""
+        if self.kind == "served":
+            from courtroom.door.served import ServedBackend
+
+            assert self.url is not None
+            return ServedBackend(self.url, self.model, api_key_env=self.api_key_env, concurrency=self.concurrency,
+                                 timeout=self.timeout)
         from courtroom.door.transformers import TransformersBackend
 
         return TransformersBackend(self.model, engine=self.engine, device=device or self.device)

@@ -77,6 +77,11 @@ class Judge(ABC):
     def program(self, case: Case, transcript: Transcript) -> Program:
         """The procedure for one case (a generator of model calls returning the verdict)."""
 
+    def needs_text_scoring(self) -> str | None:
+        """What of this judge scores given texts with the model's likelihoods (a served model must then return
+        prompt log-probabilities), or None when it needs no such thing."""
+        return None
+
     def options(self) -> dict[str, Any]:
         """The constructor options that rebuild this judge (see `from_config`)."""
         return {}

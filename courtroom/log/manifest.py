@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from courtroom.door.backend import Backend
+from courtroom.door.served import ServerCapabilities
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import retired, upgrade
@@ -77,13 +78,16 @@ class RunSpec(BaseModel):
               judge_options: dict[str, Any] | None = None, model: str = "default", engine: str = "xgrammar",
               device: str = "auto", runner: str = "local", workers: int = 1, gpus_per_worker: float = 0.0,
               ray_address: str | None = None, chunk_timeout: float | None = None, window: int = 8,
-              skip_invalid: bool = False, **selection: Any) -> RunSpec:
+              skip_invalid: bool = False, model_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
+              concurrency: int = 8, request_timeout: float = 120.0, **selection: Any) -> RunSpec:
         """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
         a bad setting raises `ConfigError` naming it."""
         try:
             return cls(selection=CaseSelection(dataset=dataset, **selection),
                        judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
-                       backend=BackendSpec(model=model, engine=engine, device=device),
+                       backend=BackendSpec(kind="served" if model_url else "transformers", model=model, engine=engine,
+                                           device=device, url=model_url, api_key_env=api_key_env,
+                                           concurrency=concurrency, timeout=request_timeout),
                        runner=RunnerSpec(kind=runner, workers=workers, gpus_per_worker=gpus_per_worker,
                                          address=ray_address, chunk_timeout=chunk_timeout),
                        window=window, skip_invalid=skip_invalid)
@@ -145,6 +149,8 @@ class Manifest(BaseModel):
     """Hash of `judge`: the identity of the run's judge, carried by every transcript."""
     origin: RunOrigin | None = None
     """For a rejudged run: where its model calls came from."""
+    server: ServerCapabilities | None = None
+    """For a served model: what its server was found to support when the run started."""
     versions: dict[str, str | None] = Field(default_factory=_versions)
     """Python and package versions."""
     git_sha: str | None = Field(default_factory=_git_sha)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from courtroom.case import Case
+from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.models import resolve_model
+from courtroom.door.served import ServedBackend
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError, RunError
@@ -64,9 +66,24 @@ class Run:
         return self.store.rows()
 
 
-def build_judge(spec: RunSpec) -> Judge:
-    """The judge a run spec asks for (no model is loaded)."""
-    return spec.judge.build(spec.backend, window=spec.window)
+def build_judge(spec: RunSpec, backend: Backend | None = None) -> Judge:
+    """The judge a run spec asks for (no model is loaded), speaking through `backend` if given."""
+    return spec.judge.build(backend or spec.backend, window=spec.window)
+
+
+def served_backend(spec: RunSpec, judge: Judge) -> ServedBackend:
+    """The served model's door, probed before the first case: it answers, takes the key, serves the model, and
+    supports what the judge needs (a court that measures grounding needs prompt log-probabilities)."""
+    backend = spec.backend.build()
+    assert isinstance(backend, ServedBackend)
+    prepare_backend(backend)
+    if needed := judge.needs_text_scoring():
+        if not backend.capabilities.scores_texts:
+            raise ConfigError(
+                f"the {judge.name} judge scores texts ({needed}), which needs prompt log-probabilities, and the model "
+                f"server at {spec.backend.url} returns none (a hosted API?); use --court generative, the court that "
+                "works without them, or serve the model with vLLM or SGLang")
+    return backend
 
 
 def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
@@ -75,11 +92,15 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     cases = selected_cases(spec.selection, skip_invalid=spec.skip_invalid, report=report)
     if not cases:
         raise RunError(f"{spec.selection.dataset}: no cases selected (check --source, --limit and the labels)")
-    resolve_model(spec.backend.model)  # an unknown model fails now, not after the first case
+    if spec.backend.kind == "transformers":
+        resolve_model(spec.backend.model)  # an unknown model fails now, not after the first case
     if spec.runner.kind == "ray" and spec.backend.device != "auto":
         raise ConfigError(f"--device {spec.backend.device} with --runner ray: Ray places each worker, on a GPU it "
                           "assigns (--gpus-per-worker) or on CPU; leave --device out")
     judge = build_judge(spec)
+    backend = served_backend(spec, judge) if spec.backend.kind == "served" else None
+    if backend is not None:
+        judge = build_judge(spec, backend)
     store = RunStore(out)
     lock = store.lock()
     if store.exists() and not fresh:
@@ -89,7 +110,8 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         if fresh:
             store.clear()
         store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
-                                      config_hash=judge.config_hash()))
+                                      config_hash=judge.config_hash(),
+                                      server=backend.capabilities if backend is not None else None))
     wanted = {c.id for c in cases}
     finished = store.finished_ids() & wanted
     return Run(spec, judge, cases, store, finished, report, lock=lock)

@@ -1,0 +1,345 @@
+"""A served model behind the same door: any OpenAI-compatible HTTP server (vLLM, SGLang, llama.cpp's server, a
+hosted API), asked the way the in-process backend computes.
+
+- *JSON outputs* go to `/chat/completions` with `response_format` set to the output's JSON schema (the
+  server's structured outputs); a reply that still does not validate is a recorded parse failure.
+- *Scored choices* and *scored texts* (moves, verdicts, grounding) are computed from prompt
+  log-probabilities, exactly as in process: the prompt is tokenized by the server (`/tokenize`, with the
+  model's own chat template), each option's tokens are appended, and `/completions` with `echo` and
+  `max_tokens: 0` returns the log-probability of every option token; an option's score is their sum, and the
+  options' probabilities are their normalised exponentials. Servers without prompt log-probabilities
+  (hosted APIs) answer choices approximately, from the first generated token's `top_logprobs`, and cannot
+  score texts: a court that needs them is refused before the first case (`needs` / `check_serves`).
+- A lockstep batch goes out as concurrent requests (at most `concurrency` at once), so the server's
+  continuous batching does the work; every prompt of a case opens the same way, so its prefix cache hits.
+- Each request is retried with backoff on 429, 5xx and dropped connections; before the first case
+  `prepare` probes the server and fails with one clear error for a refused connection, a refused key, an
+  unknown model. The API key is read from an environment variable whose *name* is all that is recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from courtroom.door.backend import Backend
+from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
+from courtroom.errors import BackendError, ContextWindowError
+
+RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
+"""HTTP statuses worth asking again (after a pause): rate limits, timeouts, a server busy or restarting."""
+
+
+class ServerCapabilities(BaseModel):
+    """What a server was found to support when probed (recorded in the run's manifest)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    tokenize: bool
+    """`POST /tokenize` with chat messages: the server renders and tokenizes prompts (vLLM, SGLang)."""
+    prompt_logprobs: bool
+    """`/completions` with `echo` returns log-probabilities of prompt tokens: choices and texts are scored exactly."""
+    max_model_len: int | None = None
+    """The model's context window, when the server says."""
+
+
+    @property
+    def scores_texts(self) -> bool:
+        """Whether texts can be scored (grounding) and choices scored exactly."""
+        return self.tokenize and self.prompt_logprobs
+
+
+class ServedBackend(Backend):
+    """The door to a model someone serves over an OpenAI-compatible API."""
+
+    name = "served"
+
+    def __init__(self, url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", concurrency: int = 8,
+                 timeout: float = 120.0, retries: int = 4, prompt_logprobs: bool | None = None) -> None:
+        """`url` is the API's base (`http://127.0.0.1:8000/v1`); `model` the served model's name;
+        `prompt_logprobs=False` forces the approximate path of servers without them (None: probe)."""
+        import httpx
+
+        self.url = url.rstrip("/")
+        self.root = self.url.removesuffix("/v1")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.concurrency = concurrency
+        self.retries = retries
+        key = os.environ.get(api_key_env)
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout, connect=10.0),
+                                    limits=httpx.Limits(max_connections=concurrency))
+        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served")
+        self._forced_prompt_logprobs = prompt_logprobs
+        self._capabilities: ServerCapabilities | None = None
+        self._option_ids: dict[str, tuple[list[list[int]], list[str]]] = {}
+        self._end_ids: list[int] | None = None
+
+    # -- probing ---------------------------------------------------------------------------------
+    @property
+    def capabilities(self) -> ServerCapabilities:
+        """What the server supports (probed on first use)."""
+        if self._capabilities is None:
+            self.prepare()
+        assert self._capabilities is not None
+        return self._capabilities
+
+    def prepare(self) -> None:
+        """Probe the server once: it answers, accepts the key, serves the model; then what it supports."""
+        if self._capabilities is not None:
+            return
+        import httpx
+
+        try:
+            response = self._client.get(f"{self.url}/models")
+        except httpx.HTTPError as exc:
+            raise BackendError(f"cannot reach the model server at {self.url} ({type(exc).__name__}: {exc}); is it "
+                               "running, and is --model-url its OpenAI API base (…/v1)?") from exc
+        if response.status_code in (401, 403):
+            where = f"${self.api_key_env}" if os.environ.get(self.api_key_env) else f"no key (${self.api_key_env} is unset)"
+            raise BackendError(f"the model server at {self.url} refused the request ({response.status_code}) with "
+                               f"{where}; set the key's environment variable, or name another with --api-key-env")
+        if response.status_code != 200:
+            raise BackendError(f"the model server at {self.url} answered /models with {response.status_code}: "
+                               f"{response.text[:200]}")
+        served = {entry.get("id"): entry for entry in response.json().get("data", [])}
+        if self.model not in served:
+            raise BackendError(f"the model server at {self.url} does not serve {self.model!r}; it serves "
+                               f"{sorted(served)} (give --model one of them)")
+        max_len = served[self.model].get("max_model_len")
+        tokenize = self._probe_tokenize()
+        prompt_logprobs = tokenize and self._probe_prompt_logprobs() if self._forced_prompt_logprobs is None \
+            else self._forced_prompt_logprobs
+        self._capabilities = ServerCapabilities(tokenize=tokenize, prompt_logprobs=prompt_logprobs, max_model_len=max_len)
+
+    def _probe_tokenize(self) -> bool:
+        try:
+            return bool(self._post(f"{self.root}/tokenize", {"model": self.model, "prompt": "probe",
+                                                             "add_special_tokens": False}, retries=0).get("tokens"))
+        except BackendError:
+            return False
+
+    def _probe_prompt_logprobs(self) -> bool:
+        try:
+            ids = self._tokenize_text("The sky is blue.")
+            body = {"model": self.model, "prompt": ids, "max_tokens": 0, "echo": True, "logprobs": 0}
+            logprobs = self._post(f"{self.url}/completions", body, retries=0)["choices"][0]["logprobs"]
+            return len(logprobs["token_logprobs"]) == len(ids)
+        except (BackendError, KeyError, TypeError, IndexError):
+            return False
+
+    @property
+    def context_window(self) -> int | None:
+        return self.capabilities.max_model_len
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"backend": self.name, "url": self.url, "model": self.model,
+                                "api_key_env": self.api_key_env, "concurrency": self.concurrency}
+        if self._capabilities is not None:
+            info["capabilities"] = self._capabilities.model_dump()
+        return info
+
+    # -- the door --------------------------------------------------------------------------------
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
+        self.check_requests(requests)
+        self.prepare()
+        start = time.perf_counter()
+        responses = list(self._pool.map(self._serve, requests))
+        for response in responses:
+            response.batch_size = len(requests)
+            response.seconds = response.seconds or time.perf_counter() - start
+        return responses
+
+    def _serve(self, request: GenerationRequest) -> GenerationResponse:
+        spec = request.spec
+        if spec.kind == "choice" and request.constrained:
+            if self.capabilities.scores_texts:
+                return self._scored_choice(request, spec)
+            if len(spec.options) == 1:
+                raise BackendError(f"the model server at {self.url} returns no prompt log-probabilities, so it cannot "
+                                   "score a text (grounding); use a court that does not measure grounding")
+            return self._first_token_choice(request, spec)
+        return self._generated(request, spec)
+
+    # -- generated outputs (JSON or free text) ------------------------------------------------------
+    def _generated(self, request: GenerationRequest, spec: OutputSpec) -> GenerationResponse:
+        started = time.perf_counter()
+        sampling = request.sampling
+        body: dict[str, Any] = {"model": self.model, "messages": [m.model_dump() for m in request.messages],
+                                "max_tokens": sampling.max_new_tokens, "temperature": sampling.temperature}
+        if sampling.seed is not None:
+            body["seed"] = sampling.seed
+        if request.constrained and spec.kind == "json":
+            import json
+
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": spec.name[:64] or "output", "schema": json.loads(spec.schema or "{}"), "strict": True}}
+        elif request.constrained:  # a choice, generated (servers without prompt log-probabilities)
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": "choice", "schema": {"enum": list(spec.options)}, "strict": True}}
+        answer = self._post(f"{self.url}/chat/completions", body, request=request)
+        choice = answer["choices"][0]
+        raw = choice["message"].get("content") or ""
+        finish = "length" if choice.get("finish_reason") == "length" else "stop"
+        usage = answer.get("usage") or {}
+        counts = {"prompt_tokens": int(usage.get("prompt_tokens", 0)),
+                  "cached_prompt_tokens": int(((usage.get("prompt_tokens_details") or {}).get("cached_tokens")) or 0),
+                  "completion_tokens": int(usage.get("completion_tokens", 0)),
+                  "seconds": time.perf_counter() - started, "schema_key": spec.key}
+        try:
+            value = spec.parse(raw)
+        except Exception as exc:  # a reply that does not validate: a recorded parse failure, never a crash
+            error = truncation_message(spec, sampling.max_new_tokens) if finish == "length" and request.constrained \
+                else str(exc)
+            return GenerationResponse(raw=raw, error=error, finish_reason="length" if finish == "length" else
+                                      "parse_error", **counts)
+        return GenerationResponse(value=value, raw=raw, **counts)
+
+    # -- scored choices and texts (prompt log-probabilities) ------------------------------------
+    def _scored_choice(self, request: GenerationRequest, spec: OutputSpec) -> GenerationResponse:
+        started = time.perf_counter()
+        prompt = self._tokenize_messages(request)
+        self.check_fits(request, len(prompt), 0)
+        option_ids, _ = self._options(spec)
+        self.check_fits(request, len(prompt), max(len(ids) for ids in option_ids))
+        token_scores, spans = [], []
+        for ids in option_ids:
+            body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
+            logprobs = self._post(f"{self.url}/completions", body, request=request)["choices"][0]["logprobs"]
+            token_scores.append([float(lp) for lp in logprobs["token_logprobs"][len(prompt):]])
+            offsets = logprobs["text_offset"][len(prompt):]
+            end = offsets[0] + len("".join(logprobs["tokens"][len(prompt):]))
+            spans.append([(a - offsets[0], b - offsets[0]) for a, b in zip(offsets, [*offsets[1:], end])])
+        logp = [math.fsum(scores) for scores in token_scores]
+        top = max(logp)
+        weights = [math.exp(lp - top) for lp in logp]
+        probs = [w / math.fsum(weights) for w in weights]
+        choice = self._pick(probs, logp, request)
+        option = spec.options[choice]
+        return GenerationResponse(
+            value=spec.coerce_option(option), raw=option, prompt_tokens=len(prompt),
+            completion_tokens=len(option_ids[choice]), seconds=time.perf_counter() - started,
+            option_probs=dict(zip(spec.options, probs)), option_logprobs=dict(zip(spec.options, logp)),
+            token_logprobs=token_scores[choice], token_spans=_clip_spans(spans[choice], len(option)),
+            schema_key=spec.key)
+
+    @staticmethod
+    def _pick(probs: list[float], logp: list[float], request: GenerationRequest) -> int:
+        temperature = request.sampling.temperature
+        if temperature == 0:
+            return max(range(len(probs)), key=lambda i: probs[i])
+        top = max(logp)
+        tempered = [math.exp((lp - top) / temperature) for lp in logp]
+        return random.Random(request.sampling.seed).choices(range(len(probs)), weights=tempered)[0]
+
+    def _options(self, spec: OutputSpec) -> tuple[list[list[int]], list[str]]:
+        """Each option's token ids; when one option's tokens begin another's, the end of the turn is scored too
+        (as in process). Cached per option list, except one-option choices (texts being measured)."""
+        cached = self._option_ids.get(spec.key)
+        if cached is not None:
+            return cached
+        ids = [self._tokenize_text(option) for option in spec.options]
+        if any(a != b and b[:len(a)] == a for a in ids for b in ids):
+            ids = [t + self._end_of_turn() for t in ids]
+        result = (ids, list(spec.options))
+        if len(spec.options) > 1:
+            self._option_ids[spec.key] = result
+        return result
+
+    def _end_of_turn(self) -> list[int]:
+        """The token(s) that end an assistant turn in the model's chat template."""
+        if self._end_ids is None:
+            body = {"model": self.model, "messages": [{"role": "user", "content": "x"}, {"role": "assistant",
+                                                                                          "content": "y"}],
+                    "add_generation_prompt": False}
+            with_turn = self._post(f"{self.root}/tokenize", body)["tokens"]
+            without = self._post(f"{self.root}/tokenize", {**body, "messages": body["messages"][:1],
+                                                           "add_generation_prompt": True})["tokens"]
+            y = self._tokenize_text("y")
+            tail = with_turn[len(without) + len(y):]
+            self._end_ids = tail[:1]
+        return self._end_ids
+
+    def _tokenize_messages(self, request: GenerationRequest) -> list[int]:
+        body = {"model": self.model, "messages": [m.model_dump() for m in request.messages],
+                "add_generation_prompt": True}
+        return list(self._post(f"{self.root}/tokenize", body, request=request)["tokens"])
+
+    def _tokenize_text(self, text: str) -> list[int]:
+        body = {"model": self.model, "prompt": text, "add_special_tokens": False}
+        return list(self._post(f"{self.root}/tokenize", body)["tokens"])
+
+    # -- choices without prompt log-probabilities (approximate) ---------------------------------
+    def _first_token_choice(self, request: GenerationRequest, spec: OutputSpec) -> GenerationResponse:
+        """The option the model writes, constrained to the options, with probabilities estimated from the
+        first generated token's `top_logprobs` (an option no listed token begins gets what is left over)."""
+        started = time.perf_counter()
+        body = {"model": self.model, "messages": [m.model_dump() for m in request.messages], "max_tokens": 16,
+                "temperature": request.sampling.temperature, "logprobs": True, "top_logprobs": 20}
+        answer = self._post(f"{self.url}/chat/completions", body, request=request)
+        choice = answer["choices"][0]
+        text = (choice["message"].get("content") or "").strip().strip('"').strip()
+        first = ((choice.get("logprobs") or {}).get("content") or [{}])[0].get("top_logprobs", [])
+        mass = {o: 0.0 for o in spec.options}
+        for candidate in first:
+            token = candidate.get("token", "").strip().strip('"').lower()
+            for o in spec.options:
+                if token and o.lower().startswith(token):
+                    mass[o] += math.exp(candidate.get("logprob", -math.inf))
+        rest = max(0.0, 1.0 - math.fsum(mass.values())) / len(spec.options)
+        total = math.fsum(mass.values()) + rest * len(spec.options)
+        probs = {o: (mass[o] + rest) / total for o in spec.options}
+        option = next((o for o in spec.options if o.lower() == text.lower()), max(probs, key=lambda o: probs[o]))
+        usage = answer.get("usage") or {}
+        return GenerationResponse(
+            value=spec.coerce_option(option), raw=option, prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)), seconds=time.perf_counter() - started,
+            option_probs=probs, option_logprobs={o: math.log(p) for o, p in probs.items()}, schema_key=spec.key)
+
+    # -- HTTP ----------------------------------------------------------------------------------
+    def _post(self, url: str, body: dict[str, Any], *, request: GenerationRequest | None = None,
+              retries: int | None = None) -> dict[str, Any]:
+        """POST JSON, asking again with backoff on 429, 5xx and dropped connections; any other refusal is a
+        `BackendError` with the server's message (a context-length refusal a `ContextWindowError`)."""
+        import httpx
+
+        attempts = (self.retries if retries is None else retries) + 1
+        last = ""
+        for attempt in range(attempts):
+            try:
+                response = self._client.post(url, json=body)
+            except httpx.HTTPError as exc:
+                last = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code == 200:
+                    return response.json()
+                last = f"HTTP {response.status_code}: {response.text[:300]}"
+                if response.status_code not in RETRYABLE:
+                    where = f"case {request.cache_group!r}: " if request is not None and request.cache_group else ""
+                    text = response.text.lower()
+                    if response.status_code == 400 and ("context length" in text or "maximum model length" in text):
+                        raise ContextWindowError(f"{where}the model server refused the prompt as too long for "
+                                                 f"{self.model!r}: {response.text[:300]}")
+                    raise BackendError(f"{where}the model server at {self.url} refused {url.rsplit('/', 1)[-1]}: {last}")
+            if attempt + 1 < attempts:
+                time.sleep(min(8.0, 0.5 * 2 ** attempt))
+        raise BackendError(f"the model server at {self.url} did not answer after {attempts} attempts ({last})")
+
+    def close(self) -> None:
+        """Close the connections and the request threads."""
+        self._pool.shutdown(wait=False)
+        self._client.close()
+
+
+def _clip_spans(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """Token spans within the option's text (the end-of-turn token, when scored, spans nothing)."""
+    return [(min(a, length), min(b, length)) for a, b in spans]
+
