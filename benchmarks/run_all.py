@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent
 COMMANDS = {
     "door": ["bench_door.py"],
     "court": ["bench_court.py", "--model", "default", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
+    "served": ["bench_served.py", "--model", "qwen2.5-coder-0.5b", "--cases", "10"],
     "ray": ["bench_ray.py", "--cases", "48"],
     "audit": ["bench_audit.py", "--cases", "10000"],
 }

@@ -98,9 +98,24 @@ def audit_table(audit: dict[str, Any]) -> list[str]:
             _row("`courtroom audit list RUN_DIR --wrong`", cell(audit["list_wrong"]), "")]
 
 
+def served_table(served: dict[str, Any]) -> list[str]:
+    lines = [f"**Served vs in process** (`python benchmarks/bench_served.py --model {served['model']} --cases "
+             f"{served['cases']}`, HaluBench dev, the same GGUF: vLLM CPU build in bfloat16 vs transformers in float32)",
+             "", _row("judge", "served cases/min", "in-process cases/min", "served / in process", "verdict agreement",
+                      "parse failures over HTTP", "target"), _row(*["---"] * 7)]
+    for judge in ("court", "rails"):
+        r = served[judge]
+        lines.append(_row(judge, f"{r['served_cases_per_min']:.1f}", f"{r.get('in_process_cases_per_min', 0):.1f}",
+                          f"{r['speedup']:.2f}×" if "speedup" in r else "-",
+                          f"{100 * r['verdict_agreement']:.0f}%" if "verdict_agreement" in r else "-",
+                          r["served_parse_failures"], "≥ 2×, ≥ 90%, 0"))
+    return lines
+
+
 def render_tables(root: Path) -> str:
     parts = []
-    for name, table in (("door", door_table), ("court", court_table), ("ray", ray_table), ("audit", audit_table)):
+    for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
+                        ("ray", ray_table), ("audit", audit_table)):
         data = _load(root, name)
         if data is not None:
             parts.append("\n".join(table(data)))

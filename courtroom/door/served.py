@@ -3,13 +3,15 @@ hosted API), asked the way the in-process backend computes.
 
 - *JSON outputs* go to `/chat/completions` with `response_format` set to the output's JSON schema (the
   server's structured outputs); a reply that still does not validate is a recorded parse failure.
-- *Scored choices* and *scored texts* (moves, verdicts, grounding) are computed from prompt
-  log-probabilities, exactly as in process: the prompt is tokenized by the server (`/tokenize`, with the
-  model's own chat template), each option's tokens are appended, and `/completions` with `echo` and
-  `max_tokens: 0` returns the log-probability of every option token; an option's score is their sum, and the
-  options' probabilities are their normalised exponentials. Servers without prompt log-probabilities
-  (hosted APIs) answer choices approximately, from the first generated token's `top_logprobs`, and cannot
-  score texts: a court that needs them is refused before the first case (`needs` / `check_serves`).
+- *Scored choices* and *scored texts* (moves, verdicts, grounding) are computed exactly as in process: the
+  prompt is tokenized by the server (`/tokenize`, with the model's own chat template) and the log-probability
+  of every token of every option is read; an option's score is their sum, the options' probabilities their
+  normalised exponentials. On vLLM each token is read where it would be generated (`/completions` with the
+  option's tokens so far as the prompt, `max_tokens: 1`, `allowed_token_ids` of the next one, and its raw
+  log-probability): every such request reuses the prefix cache, so a case's long context is computed once.
+  Elsewhere they come from `echo` with `max_tokens: 0` (prompt log-probabilities), which vLLM computes without
+  the cache. Servers with neither (hosted APIs) answer choices approximately, from the first generated
+  token's `top_logprobs`, and cannot score texts: a court that needs them is refused before the first case.
 - A lockstep batch goes out as concurrent requests (at most `concurrency` at once), so the server's
   continuous batching does the work; every prompt of a case opens the same way, so its prefix cache hits.
 - Each request is retried with backoff on 429, 5xx and dropped connections; before the first case
@@ -33,6 +35,10 @@ from courtroom.door.backend import Backend
 from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
 from courtroom.errors import BackendError, ContextWindowError
 
+TOKEN_SCORING_LIMIT = 16
+"""Option tokens up to which a choice is scored token by token (cached); a longer text (a grounding measure)
+is scored in one `echo` pass, since each token's request would compute every option token before it."""
+
 RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
 """HTTP statuses worth asking again (after a pause): rate limits, timeouts, a server busy or restarting."""
 
@@ -46,6 +52,9 @@ class ServerCapabilities(BaseModel):
     """`POST /tokenize` with chat messages: the server renders and tokenizes prompts (vLLM, SGLang)."""
     prompt_logprobs: bool
     """`/completions` with `echo` returns log-probabilities of prompt tokens: choices and texts are scored exactly."""
+    token_scoring: bool = False
+    """`/completions` takes `allowed_token_ids` and returns the raw log-probability of the token it was made to
+    write (vLLM): texts are scored token by token with the prefix cache, exactly and much faster."""
     max_model_len: int | None = None
     """The model's context window, when the server says."""
 
@@ -76,8 +85,9 @@ class ServedBackend(Backend):
         key = os.environ.get(api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout, connect=10.0),
-                                    limits=httpx.Limits(max_connections=concurrency))
+                                    limits=httpx.Limits(max_connections=2 * concurrency))
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served")
+        self._terms = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served-tokens")
         self._forced_prompt_logprobs = prompt_logprobs
         self._capabilities: ServerCapabilities | None = None
         self._option_ids: dict[str, tuple[list[list[int]], list[str]]] = {}
@@ -118,7 +128,9 @@ class ServedBackend(Backend):
         tokenize = self._probe_tokenize()
         prompt_logprobs = tokenize and self._probe_prompt_logprobs() if self._forced_prompt_logprobs is None \
             else self._forced_prompt_logprobs
-        self._capabilities = ServerCapabilities(tokenize=tokenize, prompt_logprobs=prompt_logprobs, max_model_len=max_len)
+        token_scoring = tokenize and self._forced_prompt_logprobs is not False and self._probe_token_scoring()
+        self._capabilities = ServerCapabilities(tokenize=tokenize, prompt_logprobs=prompt_logprobs, max_model_len=max_len,
+                                                token_scoring=token_scoring)
 
     def _probe_tokenize(self) -> bool:
         try:
@@ -133,6 +145,16 @@ class ServedBackend(Backend):
             body = {"model": self.model, "prompt": ids, "max_tokens": 0, "echo": True, "logprobs": 0}
             logprobs = self._post(f"{self.url}/completions", body, retries=0)["choices"][0]["logprobs"]
             return len(logprobs["token_logprobs"]) == len(ids)
+        except (BackendError, KeyError, TypeError, IndexError):
+            return False
+
+    def _probe_token_scoring(self) -> bool:
+        try:
+            prompt, blue = self._tokenize_text("The sky is"), self._tokenize_text(" green")
+            body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "logprobs": 1, "temperature": 0,
+                    "allowed_token_ids": blue[:1], "return_tokens_as_token_ids": True}
+            logprobs = self._post(f"{self.url}/completions", body, retries=0)["choices"][0]["logprobs"]
+            return logprobs["tokens"][0] == f"token_id:{blue[0]}" and logprobs["token_logprobs"][0] < 0
         except (BackendError, KeyError, TypeError, IndexError):
             return False
 
@@ -210,14 +232,10 @@ class ServedBackend(Backend):
         self.check_fits(request, len(prompt), 0)
         option_ids, _ = self._options(spec)
         self.check_fits(request, len(prompt), max(len(ids) for ids in option_ids))
-        token_scores, spans = [], []
-        for ids in option_ids:
-            body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
-            logprobs = self._post(f"{self.url}/completions", body, request=request)["choices"][0]["logprobs"]
-            token_scores.append([float(lp) for lp in logprobs["token_logprobs"][len(prompt):]])
-            offsets = logprobs["text_offset"][len(prompt):]
-            end = offsets[0] + len("".join(logprobs["tokens"][len(prompt):]))
-            spans.append([(a - offsets[0], b - offsets[0]) for a, b in zip(offsets, [*offsets[1:], end])])
+        if self.capabilities.token_scoring and sum(map(len, option_ids)) <= TOKEN_SCORING_LIMIT:
+            token_scores, spans = self._scores_by_token(request, prompt, option_ids)
+        else:
+            token_scores, spans = self._scores_by_echo(request, prompt, option_ids)
         logp = [math.fsum(scores) for scores in token_scores]
         top = max(logp)
         weights = [math.exp(lp - top) for lp in logp]
@@ -230,6 +248,37 @@ class ServedBackend(Backend):
             option_probs=dict(zip(spec.options, probs)), option_logprobs=dict(zip(spec.options, logp)),
             token_logprobs=token_scores[choice], token_spans=_clip_spans(spans[choice], len(option)),
             schema_key=spec.key)
+
+    def _scores_by_echo(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
+                        ) -> tuple[list[list[float]], list[list[tuple[int, int]]]]:
+        """Every option token's log-probability from `echo` (the whole prompt computed again for each option)."""
+        token_scores, spans = [], []
+        for ids in option_ids:
+            body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
+            logprobs = self._post(f"{self.url}/completions", body, request=request)["choices"][0]["logprobs"]
+            token_scores.append([float(lp) for lp in logprobs["token_logprobs"][len(prompt):]])
+            spans.append(_spans(logprobs["tokens"][len(prompt):]))
+        return token_scores, spans
+
+    def _scores_by_token(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
+                         ) -> tuple[list[list[float]], list[list[tuple[int, int]]]]:
+        """Every option token's log-probability where it would be generated. The first request computes the
+        prompt (and leaves it in the prefix cache); the others then go out together, each computing only the
+        option tokens before its own."""
+        positions = sorted({(tuple(ids[:k]), ids[k]) for ids in option_ids for k in range(len(ids))}, key=len)
+
+        def term(position: tuple[tuple[int, ...], int]) -> tuple[float, str]:
+            done, target = position
+            body = {"model": self.model, "prompt": prompt + list(done), "max_tokens": 1, "logprobs": 1,
+                    "temperature": 0, "allowed_token_ids": [target]}
+            logprobs = self._post(f"{self.url}/completions", body, request=request)["choices"][0]["logprobs"]
+            return float(logprobs["token_logprobs"][0]), logprobs["tokens"][0]
+
+        first = term(positions[0])
+        scored = dict(zip(positions, [first, *self._terms.map(term, positions[1:])]))
+        token_scores = [[scored[(tuple(ids[:k]), ids[k])][0] for k in range(len(ids))] for ids in option_ids]
+        texts = [[scored[(tuple(ids[:k]), ids[k])][1] for k in range(len(ids))] for ids in option_ids]
+        return token_scores, [_spans(t) for t in texts]
 
     @staticmethod
     def _pick(probs: list[float], logp: list[float], request: GenerationRequest) -> int:
@@ -336,7 +385,17 @@ class ServedBackend(Backend):
     def close(self) -> None:
         """Close the connections and the request threads."""
         self._pool.shutdown(wait=False)
+        self._terms.shutdown(wait=False)
         self._client.close()
+
+
+def _spans(tokens: list[str]) -> list[tuple[int, int]]:
+    """Each token's character span in the text the tokens make."""
+    spans, start = [], 0
+    for token in tokens:
+        spans.append((start, start + len(token)))
+        start += len(token)
+    return spans
 
 
 def _clip_spans(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:

@@ -155,3 +155,22 @@ def test_a_server_killed_mid_run_loses_nothing_and_the_rerun_judges_every_case_o
     lines = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     finished = [row["case_id"] for row in lines if row["error"] is None]
     assert len(finished) == 20 and len(set(finished)) == 20
+
+
+def test_ray_workers_are_light_clients_of_the_served_model(server: str) -> None:
+    ray = pytest.importorskip("ray")
+    from courtroom.baselines import RailsJudge
+    from courtroom.log.manifest import RunnerSpec
+    from courtroom.runs.runners import make_runner
+
+    served = spec(server, "rails").backend
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        runner = make_runner(RunnerSpec(kind="ray", workers=2), served)
+        outcomes = list(runner.run(RailsJudge(served, window=2), example_cases()[:6]))
+        info = runner.actors  # released after the run
+    finally:
+        ray.shutdown()
+    assert len(outcomes) == 6 and all(o.ok for o in outcomes) and info == []
+    local = {o.case.id: o.verdict.label for o in RailsJudge(backend(server)).run_many(example_cases()[:6])}
+    assert {o.case.id: o.verdict.label for o in outcomes} == local

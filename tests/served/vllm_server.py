@@ -48,7 +48,7 @@ def servable_copy(model: str, into: Path) -> Path:
 def command(python: Path, model_dir: Path, name: str, port: int, *extra: str) -> list[str]:
     return [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir), "--served-model-name",
             name, "--host", "127.0.0.1", "--port", str(port), "--enforce-eager", "--dtype", "bfloat16",
-            "--max-model-len", "4096", "--structured-outputs-config",
+            "--max-model-len", "8192", "--structured-outputs-config",
             '{"backend": "xgrammar", "disable_any_whitespace": true}', *extra]
 
 
