@@ -167,3 +167,13 @@ class CaseVerdict(BaseModel):
     def hallucinated(self) -> bool:
         """The verdict as a boolean."""
         return self.label == "FAIL"
+
+
+class VariantVerdict(BaseModel):
+    """How a variant of the judge decided the case, from the same recorded model calls (the court's
+    measurement alone, its agents alone): the debate's gain is measured on every run with no extra call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: Label
+    score: float = Field(ge=0.0, le=1.0)

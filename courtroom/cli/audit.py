@@ -26,8 +26,9 @@ def _audit(run_dir: str) -> Audit:
 @audit_app.command("summary")
 def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
+    from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
-    from courtroom.report.tables import confusion_table, metrics_table
+    from courtroom.report.tables import compare_table, confusion_table, metrics_table, pairing_table
 
     audit = _audit(run_dir)
     rows = audit.rows()
@@ -41,6 +42,11 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> 
         console.print(metrics_table(f"corrected verdicts ({sum(map(len, audit.edits().values()))} human edits)",
                                     compute_metrics(corrected)))
     console.print(confusion_table(overall))
+    gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
+    if gain is not None:
+        console.print(compare_table(gain, title="the debate's gain: the court against its measurement alone and its "
+                                                 "agents alone (the same recorded calls)"))
+        console.print(pairing_table(gain))
     failed = [r for r in rows if r.error]
     if failed:
         table = Table(title=f"{len(failed)} cases ended in an error")

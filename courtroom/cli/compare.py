@@ -26,6 +26,9 @@ def compare(
     errors_wrong: bool = typer.Option(False, "--errors-as-wrong", help="Count every failed case as a wrong "
                                       "verdict instead of leaving it out (a judge that fails on hard cases is "
                                       "otherwise compared on the easier rest)."),
+    gain: bool = typer.Option(False, "--debate-gain", help="Add the reference court run's own variants (its "
+                                                           "measurement alone, its agents alone), decided from "
+                                                           "the same recorded calls."),
 ) -> None:
     """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases.
 
@@ -34,8 +37,10 @@ def compare(
     fitted on each of them alone, then their cases are compared together. Δ is the reference's balanced
     accuracy minus the run's (positive: the reference is ahead)."""
     from courtroom.errors import CourtroomError
+    from courtroom.evaluate.comparison import Contender
     from courtroom.evaluate.comparison import compare as compare_runs
     from courtroom.evaluate.confounds import LENGTH_ONLY, OVERLAP_ONLY
+    from courtroom.evaluate.results import as_variant, variant_names
     from courtroom.log.pooled import open_pooled_run
     from courtroom.report.tables import compare_table, pairing_table
 
@@ -54,8 +59,15 @@ def compare(
         if p.differences:
             warn(f"{p.contender.name} pools runs whose judge settings differ ({', '.join(p.differences)}): "
                  "are they one protocol?")
-    result = compare_runs([p.contender for p in pooled], calibrated=calibrated, count_errors_as_wrong=errors_wrong,
-                          rules=rules)
+    contenders = [p.contender for p in pooled]
+    if gain:
+        reference = pooled[0].contender
+        names = variant_names(reference.rows())
+        if not names:
+            fail(f"--debate-gain: {reference.name} holds no variants (a courtroom run made with courtroom 0.2 or later)")
+        contenders[1:1] = [Contender(f"{reference.name}: {n}", n, reference.model,
+                                     tuple(tuple(as_variant(m, n)) for m in reference.members)) for n in names]
+    result = compare_runs(contenders, calibrated=calibrated, count_errors_as_wrong=errors_wrong, rules=rules)
     for message in result.warnings:
         warn(message)
     console.print(compare_table(result))

@@ -17,6 +17,8 @@ def rejudge(
     court: str | None = typer.Option(None, help="The court to decide a courtroom run with (name or file): same "
                                                 "prompts, other arithmetic."),
     reading: str | None = typer.Option(None, help="Read an unstructured run's replies again: strict or lenient."),
+    settings: list[str] = typer.Option([], "--set", help="Change one of the court's settings, e.g. "
+                                                          "--set ruling.judge_weight=0.3 (repeatable)."),
     calls_from: list[str] = typer.Option([], help="Also serve calls recorded in this run of the same cases, e.g. "
                                                   "a rails run for a court with a first reading (repeatable)."),
 ) -> None:
@@ -25,6 +27,7 @@ def rejudge(
     A courtroom run under another court that differs in how rulings are weighed and combined (judge
     weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
     refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
+    from courtroom.court.spec import parse_override
     from courtroom.errors import CourtroomError, RunError
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.log.rejudge import rejudge_run, rejudged_judge
@@ -35,7 +38,8 @@ def rejudge(
         source = RunStore(run_dir)
         if not source.exists():
             raise RunError(f"{run_dir} is not a run directory (no manifest.json)")
-        judge = rejudged_judge(source.manifest(), court=court, reading=reading)
+        overrides = dict(parse_override(item) for item in settings)
+        judge = rejudged_judge(source.manifest(), court=court, reading=reading, overrides=overrides)
         rows = rejudge_run(run_dir, out, judge=judge, calls_from=calls_from)
     except CourtroomError as exc:
         fail(str(exc))
@@ -44,7 +48,7 @@ def rejudge(
     if left_out := len(source.rows()) - len(rows):
         cases = "case" if left_out == 1 else "cases"
         err.print(f"[yellow]left out {left_out} {cases} of {escape(run_dir)}[/] (failed, or their transcript is gone)")
-    label = f"court {court}" if court is not None else f"reading {reading}"
+    label = f"court {court}" if court is not None else f"reading {reading}" if reading else f"--set {' '.join(settings)}"
     console.print(metrics_table(f"{run_dir} rejudged by {label}: {len(rows)} cases -> {out}", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))

@@ -28,6 +28,8 @@ def run(
     dataset: str = typer.Argument(..., help="A .jsonl/.csv/.parquet file, `examples`, or hf:org/name[:split]."),
     judge: str = typer.Option("courtroom", help="courtroom, single, two-step, rails, per-context, vote, unstructured."),
     court: str = typer.Option("default", help="Court name or file (courtroom judge)."),
+    settings: list[str] = typer.Option([], "--set", help="Change one of the court's settings, e.g. "
+                                                          "--set ruling.judge_weight=0.3 (repeatable)."),
     model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id (with --model-url: the "
                                               "name the server serves it under)."),
     model_url: str | None = typer.Option(None, help="Judge with a served model: its OpenAI-compatible API base, "
@@ -60,6 +62,7 @@ def run(
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+    from courtroom.court.spec import parse_override
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.datasets import parse_field_map
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
@@ -68,6 +71,13 @@ def run(
     from courtroom.runs.start import start_run
 
     options = judge_options(judge, votes=votes, reading=reading)
+    if settings:
+        if judge != "courtroom":
+            fail("--set changes a court's settings: it is an option of the courtroom judge")
+        try:
+            options["overrides"] = dict(parse_override(item) for item in settings)
+        except CourtroomError as exc:
+            fail(str(exc))
     target = Path(out or f"runs/{Path(dataset).stem}-{judge}-{default_run_name(model)}")
     try:
         spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,

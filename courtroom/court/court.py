@@ -8,14 +8,14 @@ that every role has a persona, and that every persona loads and renders.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from courtroom.baselines.plain import JUDGE_SYSTEM, RAILS_TASK
-from courtroom.case import Case
+from courtroom.case import Case, VariantVerdict
 from courtroom.court.bench import Bench
 from courtroom.court.moves import payload_model
 from courtroom.court.personas import Persona, load_persona
@@ -23,16 +23,28 @@ from courtroom.court.procedure import Procedure
 from courtroom.court.spec import (
     CourtSpec,
     find_court_file,
+    with_overrides,
 )
 from courtroom.court.trial import run_case
 from courtroom.court.yamlio import Locator, describe_errors, read_yaml
 from courtroom.door.backend import Backend
 from courtroom.door.models import model_key
+from courtroom.door.recorded import RecordedCalls
 from courtroom.door.spec import BackendSpec
+from courtroom.engine.events import Event, ModelCallEvent
 from courtroom.engine.judge import Judge
-from courtroom.engine.lockstep import Program, Transcript
+from courtroom.engine.lockstep import Program, Transcript, run_lockstep
 from courtroom.engine.migrations import canonical_config, upgrade
 from courtroom.errors import CourtError, PersonaError
+
+VARIANTS: dict[str, dict[str, Any]] = {
+    "measurement only": {"ruling.judge_weight": 0.0, "ruling.first_reading_weight": 0.0},
+    "agents only": {"ruling.judge_weight": 1.0, "aggregation.method": "any"},
+}
+"""The court's debate gain is measured against these: its measurement alone (the agents' say at 0: every ruling is
+the charge's measured evidence), and its agents alone (the measurement's say at 0: every ruling is the court's own
+verdict, and the case is hallucinated when any ruling is). Which statements are charged is the indictment's in all
+three, so the difference is what the trial adds."""
 
 
 class Court(Judge):
@@ -47,6 +59,7 @@ class Court(Judge):
         self.personas = personas
         self.source = source
         self.procedure = Procedure(spec.graph)
+        self._variants: dict[str, Court] = {}
 
     # -- loading ---------------------------------------------------------------------------------
     @classmethod
@@ -60,6 +73,8 @@ class Court(Judge):
         except ValidationError as exc:
             raise CourtError(describe_errors(path, exc, locator)) from exc
         personas = _load_personas(spec, path, locator)
+        if overrides := options.pop("overrides", None):
+            spec = with_overrides(spec, overrides)
         _validate(spec, personas, path, locator)
         return cls(spec, personas, backend, source=str(path), **options)
 
@@ -116,6 +131,27 @@ class Court(Judge):
         if self.spec.ruling.judge_weight < 1.0:
             reasons.append(f"ruling.judge_weight: {self.spec.ruling.judge_weight:g} weighs measured evidence")
         return "; ".join(reasons) or None
+
+    def variant(self, name: str) -> Court:
+        """This court with one of the `VARIANTS` applied (same personas, model and prompt format)."""
+        if name not in self._variants:
+            spec = with_overrides(self.spec, VARIANTS[name])
+            self._variants[name] = Court(spec, self.personas, self._backend or self.backend_spec, source=self.source,
+                                         window=1, prompt_format=self.prompt_format)
+        return self._variants[name]
+
+    def variants(self, case: Case, events: Sequence[Event]) -> dict[str, VariantVerdict]:
+        """The case decided by the court's measurement alone and by its agents alone, from the calls it recorded
+        (a variant that would ask for a call the court did not make is left out)."""
+        calls = [e for e in events if isinstance(e, ModelCallEvent)]
+        decided = {}
+        for name in VARIANTS:
+            variant = self.variant(name)
+            [outcome] = run_lockstep([case], variant.program, RecordedCalls(calls), judge_name=variant.name,
+                                     config_hash=variant.config_hash(), window=1)
+            if outcome.verdict is not None:
+                decided[name] = VariantVerdict(label=outcome.verdict.label, score=outcome.verdict.score)
+        return decided
 
     def program(self, case: Case, transcript: Transcript) -> Program:
         return run_case(self.bench, case, transcript)

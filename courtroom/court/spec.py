@@ -9,10 +9,11 @@ identity its runs were made with.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from courtroom.court.personas import shipped_dir
 from courtroom.court.procedure import GraphSpec
@@ -182,3 +183,37 @@ def court_json_schema() -> dict[str, Any]:
     schema["title"] = "courtroom court"
     return schema
 
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """`ruling.judge_weight=0.3` -> `("ruling.judge_weight", 0.3)` (the value read as YAML: numbers, booleans,
+    null, lists and mappings as written)."""
+    import yaml
+
+    path, sep, text = item.partition("=")
+    if not sep or not path.strip():
+        raise CourtError(f"--set {item!r}: expected FIELD=VALUE, e.g. ruling.judge_weight=0.3")
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CourtError(f"--set {item!r}: the value is not valid YAML ({exc})") from exc
+    return path.strip(), value
+
+
+def with_overrides(spec: CourtSpec, overrides: Mapping[str, Any]) -> CourtSpec:
+    """The court with some of its settings changed (`{"ruling.judge_weight": 0.0}`); a path that names no setting,
+    or a value it does not take, is a `CourtError` naming it."""
+    data = spec.model_dump(mode="json", by_alias=True)
+    for path, value in overrides.items():
+        node = data
+        *parents, last = path.split(".")
+        for part in parents:
+            if not isinstance(node.get(part), dict):
+                raise CourtError(f"--set {path}: the court has no section {part!r}")
+            node = node[part]
+        if last not in node:
+            raise CourtError(f"--set {path}: the court has no setting {last!r} there (it has {sorted(node)})")
+        node[last] = value
+    try:
+        return CourtSpec.model_validate(data)
+    except ValidationError as exc:
+        raise CourtError("; ".join(f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc

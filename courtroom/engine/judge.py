@@ -10,11 +10,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from courtroom.case import Case, CaseVerdict
+from courtroom.case import Case, CaseVerdict, VariantVerdict
 from courtroom.casefile import PROMPT_FORMAT, PROMPT_FORMATS
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.spec import BackendSpec
+from courtroom.engine.events import Event
 from courtroom.engine.lockstep import CaseOutcome, Program, Transcript, run_lockstep
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import CaseFailedError, ConfigError
@@ -76,6 +77,10 @@ class Judge(ABC):
     @abstractmethod
     def program(self, case: Case, transcript: Transcript) -> Program:
         """The procedure for one case (a generator of model calls returning the verdict)."""
+
+    def variants(self, case: Case, events: Sequence[Event]) -> dict[str, VariantVerdict]:
+        """The case decided again by variants of this judge from its recorded calls (none by default)."""
+        return {}
 
     def needs_text_scoring(self) -> str | None:
         """What of this judge scores given texts with the model's likelihoods (a served model must then return

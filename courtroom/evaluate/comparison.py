@@ -17,7 +17,7 @@ from courtroom.evaluate.calibration import calibrated_rows, errors_as_wrong
 from courtroom.evaluate.confounds import NO_MODEL_ROWS
 from courtroom.evaluate.metrics import Metrics, compute_metrics
 from courtroom.evaluate.paired import excluded_from_pairing, gold_disagreements, mcnemar, paired_bootstrap_difference
-from courtroom.evaluate.results import ResultRow
+from courtroom.evaluate.results import ResultRow, as_variant, variant_names
 
 RowsTransform = Callable[[Sequence[ResultRow]], list[ResultRow]]
 
@@ -112,3 +112,15 @@ def compare(contenders: Sequence[Contender], *, calibrated: bool = False, count_
                             f"{everyone[0].name} but another gold label: are they runs of the same dataset?")
     pairings = [pair(c.name, rows[0], r) for c, r in zip(everyone[1:], rows[1:])]
     return Comparison(everyone, [compute_metrics(r) for r in rows], pairings, warnings)
+
+
+def debate_gain(contender: Contender) -> Comparison | None:
+    """The court against its own variants (its measurement alone, its agents alone) on the same cases and the
+    same recorded calls, each member on its own then pooled; None when the rows hold no variants."""
+    rows = contender.rows()
+    names = variant_names(rows)
+    if not names:
+        return None
+    variants = [Contender(name, name, contender.model, tuple(tuple(as_variant(m, name)) for m in contender.members))
+                for name in names]
+    return compare([contender, *variants])

@@ -6,9 +6,11 @@ the error), the gold label, and what the case cost.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from collections.abc import Sequence
 
-from courtroom.case import Label
+from pydantic import BaseModel, ConfigDict, Field
+
+from courtroom.case import Label, VariantVerdict
 from courtroom.engine.lockstep import CaseOutcome
 
 
@@ -38,6 +40,9 @@ class ResultRow(BaseModel):
     """Model time attributed to this case (each batch's wall time shared among its requests)."""
     transcript: str = ""
     """Path of the transcript, relative to the run directory."""
+    variants: dict[str, VariantVerdict] = Field(default_factory=dict)
+    """The case decided by variants of the judge from the same calls (the court's measurement alone, its
+    agents alone), for the debate's gain; empty for other judges and for runs made before 0.2."""
 
     @property
     def correct(self) -> bool | None:
@@ -46,7 +51,7 @@ class ResultRow(BaseModel):
         return self.gold == self.label
 
 
-def summarize(outcome: CaseOutcome, transcript: str) -> ResultRow:
+def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, VariantVerdict] | None = None) -> ResultRow:
     """The result row of an outcome, with token and time accounting from its model calls."""
     calls = [e for e in outcome.events if e.event == "model_call"]
     rulings = outcome.verdict.rulings if outcome.verdict else []
@@ -61,5 +66,16 @@ def summarize(outcome: CaseOutcome, transcript: str) -> ResultRow:
         model_calls=len(calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
         computed_prompt_tokens=sum(c.prompt_tokens - c.cached_prompt_tokens for c in calls),
         completion_tokens=sum(c.completion_tokens for c in calls),
-        seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript,
+        seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript, variants=variants or {},
     )
+
+
+def as_variant(rows: Sequence[ResultRow], name: str) -> list[ResultRow]:
+    """The rows as a variant of the judge decided them (rows without that variant are left out)."""
+    return [r.model_copy(update={"label": r.variants[name].label, "score": r.variants[name].score})
+            for r in rows if name in r.variants]
+
+
+def variant_names(rows: Sequence[ResultRow]) -> list[str]:
+    """The variants the rows hold, in the order they were recorded."""
+    return list(dict.fromkeys(name for r in rows for name in r.variants))

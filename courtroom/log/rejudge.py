@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.events import ModelCallEvent
@@ -28,16 +29,19 @@ from courtroom.log.manifest import Manifest, RunOrigin
 from courtroom.log.store import RunStore
 
 
-def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None) -> JudgeSpec:
-    """The judge a rejudge asks for: a courtroom run under another court, or an unstructured run read again
-    another way; anything else is refused with what rejudge takes."""
+def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None,
+                   overrides: dict[str, Any] | None = None) -> JudgeSpec:
+    """The judge a rejudge asks for: a courtroom run under another court (or with some of its settings changed),
+    or an unstructured run read again another way; anything else is refused with what rejudge takes."""
     recorded = manifest.spec.judge
-    if recorded.name == "courtroom" and court is not None and reading is None:
-        return recorded.model_copy(update={"court": court})
+    if recorded.name == "courtroom" and (court is not None or overrides) and reading is None:
+        options = {**recorded.options, "overrides": {**recorded.options.get("overrides", {}), **(overrides or {})}} \
+            if overrides else recorded.options
+        return recorded.model_copy(update={"court": court or recorded.court, "options": options})
     if recorded.name == "unstructured" and reading is not None and court is None:
         return recorded.model_copy(update={"options": {**recorded.options, "reading": reading}})
     raise RunError(f"{manifest.name} is a run of the {recorded.name} judge: rejudge takes a courtroom run with "
-                   "--court, or an unstructured run with --reading")
+                   "--court or --set, or an unstructured run with --reading")
 
 
 def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
@@ -75,7 +79,7 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
         target.write_manifest(Manifest(
             name=Path(out).name, spec=spec, judge=new_judge.config(), config_hash=new_judge.config_hash(),
             origin=RunOrigin(rejudged_from=str(source), changed=changed, calls_from=[str(p) for p in calls_from])))
-        rows = [target.write(outcome) for outcome in outcomes]
+        rows = [target.write(outcome, new_judge.variants(outcome.case, outcome.events)) for outcome in outcomes]
     finally:
         lock.close()
     return rows

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from courtroom.case import VariantVerdict
 from courtroom.engine.events import Event, parse_event
 from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError, TranscriptError
@@ -142,12 +143,12 @@ class RunStore:
         except (ValueError, TypeError, KeyError) as exc:  # a migration of an older manifest that is not one
             raise RunError(f"{self.manifest_path}: not a valid run manifest ({type(exc).__name__}: {exc})") from exc
 
-    def write(self, outcome: CaseOutcome) -> ResultRow:
-        """Store a finished case: its transcript first, then its result line."""
+    def write(self, outcome: CaseOutcome, variants: dict[str, VariantVerdict] | None = None) -> ResultRow:
+        """Store a finished case: its transcript first, then its result line (with the variants' verdicts)."""
         name = str(self.transcript_path(outcome.case.id).relative_to(self.root))
         text = "".join(event.model_dump_json() + "\n" for event in outcome.events)
         _atomic_write(self.root / name, text)
-        row = summarize(outcome, name)
+        row = summarize(outcome, name, variants)
         if self._transcripts is not None:
             self._transcripts[outcome.case.id] = name
         with self.results_path.open("a", encoding="utf-8") as handle:

@@ -33,9 +33,9 @@ def confusion_table(m: Metrics) -> Table:
     return table
 
 
-def compare_table(comparison: Comparison) -> Table:
+def compare_table(comparison: Comparison, title: str = "runs side by side") -> Table:
     """Every contender's metrics, one row each."""
-    table = Table(title="runs side by side")
+    table = Table(title=title)
     for column in ("run", "judge", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
                    "AUROC [95% CI]", "parse fail.", "tokens/case", "s/case"):
         table.add_column(column, justify="left" if column in ("run", "judge", "model") else "right", overflow="fold")

@@ -53,8 +53,9 @@ class Run:
         runner = runner or make_runner(self.spec.runner, self.spec.backend)
         outcomes = runner.run(self.judge, self.remaining)
         for outcome in outcomes:
+            variants = self.judge.variants(outcome.case, outcome.events) if outcome.ok else {}
             try:
-                row = self.store.write(outcome)
+                row = self.store.write(outcome, variants)
             except OSError as exc:  # disk full, quota, permissions: stop, keeping every case written so far
                 outcomes.close()
                 raise RunError(f"{self.store.root}: cannot record case {outcome.case.id!r} ({exc.strerror or exc}); "
