@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from courtroom.evaluate.calibration import calibrated_rows  # noqa: E402
-from courtroom.evaluate.comparison import Contender, Pairing, compare  # noqa: E402
+from courtroom.evaluate.comparison import Contender, Pairing, compare, debate_gain  # noqa: E402
 from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402
 from courtroom.evaluate.metrics import auroc, compute_metrics, metrics_by_source  # noqa: E402
@@ -306,6 +306,18 @@ def main() -> None:
                     n, alone, both = beyond_rule(rows, judges[rule])
                     if not np.isnan(both):
                         lines.append(f"| {name} | {n} | {alone:.3f} | {both:.3f} | {both - alone:+.3f} |")
+        if court and (gain := debate_gain(Contender.of(court, judges[court]))) is not None:
+            lines += ["", f"The debate's gain: `{court}` against its own measurement alone (every ruling is the charge's "
+                      "measured evidence) and its agents alone (every ruling is the court's verdict, the case hallucinated "
+                      "when any ruling is), decided from the same recorded calls (`courtroom audit`, `compare "
+                      "--debate-gain`):", "",
+                      "| decided by | cases | balanced accuracy | AUROC | Δ (court − it) [95% CI] | McNemar p |",
+                      "|---|---|---|---|---|---|",
+                      f"| the court | {gain.metrics[0].cases} | {gain.metrics[0].balanced_accuracy} | {gain.metrics[0].auroc} "
+                      "| - | - |"]
+            for contender, m, pairing in zip(gain.contenders[1:], gain.metrics[1:], gain.pairings):
+                lines.append(f"| {contender.name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} | "
+                             + " | ".join(paired_cells(pairing)) + " |")
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]

@@ -245,7 +245,7 @@ def test_grounding_charges_the_sentences_the_context_does_not_account_for() -> N
     [ruling] = outcome.verdict.rulings
     # judge_weight 0: the ruling is the evidence alone, sigmoid((0.2 - (-0.5)) / 0.3)
     assert ruling.p_hallucinated == pytest.approx(1 / (1 + math.exp(-(0.2 + 0.5) / 0.3)))
-    assert outcome.verdict.label == "FAIL" and "grounding in the context -0.50" in ruling.reason
+    assert outcome.verdict.label == "FAIL" and "the context accounts for it at -0.50" in ruling.reason
 
 
 def test_the_defence_can_acquit_by_citing_evidence_that_accounts_for_the_charge() -> None:
@@ -256,7 +256,7 @@ def test_the_defence_can_acquit_by_citing_evidence_that_accounts_for_the_charge(
     [ruling] = verdict.rulings
     evidence = 1 / (1 + math.exp(-(0.2 - 1.5) / 0.3))
     assert ruling.p_hallucinated == pytest.approx(0.25 * 0.9 + 0.75 * evidence)
-    assert verdict.label == "PASS" and "in the cited sentences [1] +1.50" in ruling.reason
+    assert verdict.label == "PASS" and "the cited sentence [1] at +1.50" in ruling.reason
 
 
 def test_weighing_evidence_after_a_scored_clerk_measures_the_charge_then() -> None:
@@ -320,7 +320,7 @@ def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> 
     assert [r.p_hallucinated for r in verdict.rulings] == pytest.approx(
         [0.75 * r.p_hallucinated + 0.25 * 0.9 for r in without.rulings])
     assert all(r.first_reading == pytest.approx(0.9) for r in verdict.rulings)
-    assert "first reading P(hallucinated) = 0.90" in verdict.rulings[0].reason
+    assert "the first reading of the whole answer, P(hallucinated) = 0.90" in verdict.rulings[0].reason
     # asked once per case, alongside the indictment, exactly as the rails baseline asks it
     def is_reading(request) -> bool:  # noqa: ANN001
         return request.spec.kind == "choice" and set(request.spec.options) == {"factual", "hallucinated"}
@@ -479,7 +479,7 @@ def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None
                               p_suspect=0.05)]
     acquitted_by_share = aggregate(court, "c", small, faithful, [_ruling(0, 0.6, "no colour in the context")])
     assert acquitted_by_share.label == "PASS"
-    assert "0 of 1 charges were found supported" in acquitted_by_share.reason
+    assert "0 of 1 charge found supported" in acquitted_by_share.reason
     assert "stays below the threshold" in acquitted_by_share.reason
 
 

@@ -67,7 +67,9 @@ def audit_list(
     search: str | None = typer.Option(None, help="Only cases whose id, reason or error contains this."),
     limit: int = typer.Option(50, help="Show at most this many."),
 ) -> None:
-    """List cases, with filters."""
+    """List cases, with filters (reasons cut at a word; `audit show` gives them whole)."""
+    from courtroom.report.tables import elide
+
     audit = _audit(run_dir)
     rows = audit.select(wrong=wrong, verdict=verdict, source=source, search=search, errors=errors)
     table = Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else ""))
@@ -76,7 +78,7 @@ def audit_list(
     for r in rows[:limit]:
         mark = "" if r.correct is None else ("[green]" if r.correct else "[red]")
         table.add_row(r.case_id, r.source, r.gold or "-", f"{mark}{r.label or 'error'}", "-" if r.score is None else
-                      f"{r.score:.2f}", str(r.charges), (r.error or r.reason)[:100])
+                      f"{r.score:.2f}", str(r.charges), elide(r.error or r.reason, 120))
     console.print(table)
 
 

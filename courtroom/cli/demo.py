@@ -20,6 +20,7 @@ def demo(
     from courtroom.engine.registry import JudgeSpec
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.datasets import example_cases
+    from courtroom.report.tables import elide
 
     cases = example_cases()[:limit]
     try:
@@ -39,7 +40,7 @@ def demo(
             correct += v.label == outcome.case.label
             mark = "[green]" if v.label == outcome.case.label else "[red]"
             table.add_row(outcome.case.id, outcome.case.label or "-", f"{mark}{v.label}[/]", f"{v.score:.2f}",
-                          v.reason[:160])
+                          elide(v.reason, 200))
     except CourtroomError as exc:
         fail(str(exc))
     console.print(table)

@@ -143,7 +143,8 @@ def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry
 
 
 def evidence_note(full: float, cited: float | None, sentences: list[int]) -> str:
-    text = f"evidence: grounding in the context {full:+.2f} nats/token"
+    text = f"the context accounts for it at {full:+.2f} nats/token"
     if cited is not None:
-        text += f", in the cited sentences {', '.join(f'[{i}]' for i in sentences)} {cited:+.2f}"
+        which = ", ".join(f"[{i}]" for i in sentences)
+        text += f", the cited {'sentence' if len(sentences) == 1 else 'sentences'} {which} at {cited:+.2f}"
     return text

@@ -20,7 +20,7 @@ from courtroom.court.indictment import indict
 from courtroom.court.moves import VerdictChoice, cited, payload_model
 from courtroom.court.personas import Persona
 from courtroom.court.prompts import Entry, charge_header, debate_record, move_task, payload_task, turn_messages, verdict_task
-from courtroom.court.verdict import aggregate, ruling, share
+from courtroom.court.verdict import aggregate, plural, ruling, share
 from courtroom.door.requests import GenerationRequest, jsonable
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript, gather
@@ -67,6 +67,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
                        evidence_found=found)
         entries.append(Entry(round, role, persona.name, edge.move, payload))
         confidence = 1.0 if move_probs is None else move_probs[edge.move]
+        words = ""
         if edge.to == "acquit":
             opinion, source = 1.0 - confidence, "withdrawn"
         elif edge.to == "convict":
@@ -74,26 +75,21 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         elif edge.to == "ruling":
             opinion = yield from _rule(bench, case, charge, persona, entries, round, call_info)
             source = "judge"
+            words = f'"{payload["reason"]}"' if isinstance(payload.get("reason"), str) and payload["reason"] else ""
         elif edge.to == "jury":
             opinion, votes = yield from _jury(bench, case, charge, entries, round)
             source = "jury"
-            payload = {"reason": votes + " " + " ".join(f"{k}: {v}" for k, v in payload.items())}
+            words = votes
         else:
             if edge.new_round:
                 round += 1
             node = edge.to
             continue
-        p_h, note, grounded = opinion, "", None
-        weight = bench.spec.ruling.judge_weight
-        if weight < 1.0:
+        weighed = {}
+        if bench.spec.ruling.judge_weight < 1.0:
             evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured)
-            p_h = weight * opinion + (1.0 - weight) * evidence
-        if first_reading is not None:
-            reading = bench.spec.ruling.first_reading_weight
-            p_h = (1.0 - reading) * p_h + reading * first_reading
-            note = "; ".join(filter(None, [note, f"first reading P(hallucinated) = {first_reading:.2f}"]))
-        decided = ruling(charge, p_h, payload, source, round, bench, note).model_copy(
-            update={"opinion": opinion, "evidence": grounded, "first_reading": first_reading})
+            weighed = {"evidence": evidence, "evidence_note": note, "grounded": grounded}
+        decided = ruling(charge, bench, source, opinion, round, first_reading=first_reading, words=words, **weighed)
         transcript.add(RulingEvent, ruling=decided)
         return decided
 
@@ -128,7 +124,7 @@ def _jury(bench: Bench, case: Case, charge: Charge, entries: list[Entry], round:
     votes = sum(p >= bench.threshold for p in ps)
     # majority: the share of jurors voting hallucinated; mean: their mean probability
     p_h = votes / len(ps) if bench.spec.jury_rule == "majority" else mean_p
-    return p_h, f"the jury voted {votes} of {len(ps)} for hallucinated (mean P(hallucinated) = {mean_p:.2f});"
+    return p_h, f"{votes} of {plural(len(ps), 'juror')} voted hallucinated, mean P(hallucinated) = {mean_p:.2f}"
 
 
 def read_first(case: Case, prompt_format: int) -> Step:
@@ -146,7 +142,7 @@ def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
         found = yield from indict(bench, case, transcript)
     if not found.charges:
         dropped = found.dropped
-        why = f" ({len(dropped)} proposed charges were dropped)" if dropped else ""
+        why = f" ({plural(len(dropped), 'statement')} measured, none suspect enough to charge)" if dropped else ""
         # the indictment's suspicion still ranks the case (AUROC), kept below the verdict threshold
         measured = [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None]
         suspicion = share(bench, measured) if bench.spec.aggregation.method == "share" and measured else found.suspicion

@@ -5,20 +5,48 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
-from courtroom.case import CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
+from courtroom.case import CaseVerdict, Charge, DroppedCharge, Ruling, RulingSource, Verdict
 from courtroom.court.bench import Bench
 
+SOURCES = {"withdrawn": "the prosecutor withdrew the charge", "conceded": "the defence conceded the charge",
+           "judge": "the judge ruled", "jury": "the jury ruled"}
 
-def ruling(charge: Charge, p_hallucinated: float, payload: dict[str, Any], source: Any, rounds: int,
-            bench: Bench, note: str = "") -> Ruling:
-    verdict = Verdict.HALLUCINATED if p_hallucinated >= bench.threshold else Verdict.SUPPORTED
-    reason = str(payload.get("reason") or " ".join(str(v) for v in payload.values()) or source)
-    reason = f"{reason} [{note}]" if note else reason
-    confidence = p_hallucinated if verdict is Verdict.HALLUCINATED else 1.0 - p_hallucinated
-    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence,
-                  p_hallucinated=p_hallucinated, source=source, rounds=rounds)
+
+def plural(count: int, noun: str) -> str:
+    """`1 charge`, `2 charges`."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, rounds: int, *,
+           evidence: float | None = None, evidence_note: str = "", grounded: float | None = None,
+           first_reading: float | None = None, words: str = "") -> Ruling:
+    """A charge's ruling: the court's own opinion (the judge's or jury's P(hallucinated), or what a withdrawal or
+    concession implies), weighed with the measured evidence (P(suspect) at the charge's best grounding) and the
+    first reading when the court takes them, and a reason that says which carried how much, in the record's terms."""
+    weight = bench.spec.ruling.judge_weight
+    p = opinion if evidence is None else weight * opinion + (1.0 - weight) * evidence
+    reading = bench.spec.ruling.first_reading_weight
+    if first_reading is not None:
+        p = (1.0 - reading) * p + reading * first_reading
+    verdict = Verdict.HALLUCINATED if p >= bench.threshold else Verdict.SUPPORTED
+    said = {"withdrawn": f"P(withdraw) = {1 - opinion:.2f}", "conceded": f"P(concede) = {opinion:.2f}"}.get(
+        source, f"P(hallucinated) = {opinion:.2f}")
+    parts = [f"{SOURCES[source]} ({said}{', ' + words if words else ''})"]
+    if evidence is not None:
+        parts.append(f"{evidence_note}, so P(suspect) = {evidence:.2f}; weighed {weight:.2f} to the court and "
+                     f"{1 - weight:.2f} to the evidence")
+    if first_reading is not None:
+        parts.append(f"the first reading of the whole answer, P(hallucinated) = {first_reading:.2f}, weighs {reading:.2f}")
+    opinion_side = Verdict.HALLUCINATED if opinion >= bench.threshold else Verdict.SUPPORTED
+    outcome = f"P(hallucinated) = {p:.2f}: {verdict.value}"
+    if opinion_side is not verdict:
+        overruled = {"withdrawn": "the withdrawal", "conceded": "the concession"}.get(source, f"the {source}'s verdict")
+        outcome += f" (the measurement overruled {overruled}: {opinion:.2f} became {p:.2f})"
+    reason = "; ".join(parts) + f"; {outcome}"
+    confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p
+    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence, p_hallucinated=p,
+                  source=source, rounds=rounds, opinion=opinion, evidence=grounded, first_reading=first_reading)
 
 
 def share(bench: Bench, statements: Sequence[tuple[str, float]]) -> float:
@@ -43,7 +71,7 @@ def verdict_reason(bench: Bench, charges: list[Charge], dropped: list[DroppedCha
         p, quote, how = max(suspects)
         return (f"No charge was convicted, but the case score by the {method} rule ({score:.2f}) reaches the "
                 f"threshold ({bench.threshold:.2f}); most suspect: \"{quote}\" (P {p:.2f}, {how}).")
-    summary = f"{len(supported)} of {len(rulings)} charges were found supported ({method} rule)"
+    summary = f"{len(supported)} of {plural(len(rulings), 'charge')} found supported ({method} rule)"
     if supported:
         return f"{summary}: {max(supported, key=lambda r: 1 - r.p_hallucinated).reason}"
     return (f"{summary}, but the case score by that rule ({score:.2f}) stays below the threshold "

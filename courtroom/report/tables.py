@@ -67,3 +67,11 @@ def p_value(p: float) -> str:
 
 def _v(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def elide(text: str, width: int) -> str:
+    """`text` cut to at most `width` characters at a word, with `…` where it was cut (the whole text is one
+    command away: `courtroom audit show RUN CASE`)."""
+    import textwrap
+
+    return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" …")

@@ -43,14 +43,14 @@ def full_disk_after(writes: int, monkeypatch: pytest.MonkeyPatch, torn: bool = F
     real_write = store_module.RunStore.write
     count = {"n": 0}
 
-    def write(self, outcome):  # noqa: ANN001, ANN202
+    def write(self, outcome, variants=None):  # noqa: ANN001, ANN202
         count["n"] += 1
         if count["n"] > writes:
             if torn:
                 with self.results_path.open("a") as handle:
                     handle.write('{"case_id": "half a li')
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return real_write(self, outcome)
+        return real_write(self, outcome, variants)
 
     monkeypatch.setattr(store_module.RunStore, "write", write)
 

@@ -52,9 +52,8 @@ FORMAT_1 = Path(__file__).parent / "format1"
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in FORMAT_1.glob("*.jsonl")))
 def test_a_judge_of_prompt_format_1_still_writes_the_transcripts_of_0_1(name: str) -> None:
-    """Runs recorded before the per-case fence replay: a judge rebuilt at prompt format 1 asks exactly what
-    they asked (these goldens were recorded by 0.1; only the configuration hash, which now names the format,
-    differs)."""
+    """Runs recorded before the per-case fence replay: a judge rebuilt at prompt format 1 asks exactly what they
+    asked, prompt for prompt and call for call (these goldens were recorded by 0.1)."""
 
     def at_format_1(backend):  # noqa: ANN001, ANN202
         judge = VARIANTS[name](backend)
@@ -64,10 +63,11 @@ def test_a_judge_of_prompt_format_1_still_writes_the_transcripts_of_0_1(name: st
             rebuilt.spec = judge.spec
         return rebuilt
 
-    def without_hash(line: str) -> dict:
-        event = json.loads(line)
-        event.pop("config_hash", None)
-        return event
+    def asked(lines: list[str]) -> list[dict]:
+        """What was asked of the model: the prompts and each call's request (the decisions' wording may change)."""
+        events = [json.loads(line) for line in lines]
+        keep = ("hash", "role", "content", "messages", "output_type", "schema_key", "sampling", "purpose", "raw")
+        return [{k: e[k] for k in keep if k in e} for e in events if e["event"] in ("prompt", "model_call")]
 
-    expected = [without_hash(line) for line in (FORMAT_1 / f"{name}.jsonl").read_text().splitlines()]
-    assert [without_hash(line) for line in golden_lines(at_format_1)] == expected
+    expected = asked((FORMAT_1 / f"{name}.jsonl").read_text().splitlines())
+    assert asked(golden_lines(at_format_1)) == expected
