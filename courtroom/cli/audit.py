@@ -84,14 +84,21 @@ def audit_list(
 
 @audit_app.command("show")
 def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
-               case_id: str = typer.Argument(..., help="The case to show.")) -> None:
-    """The debate of one case as a court record (what its result row holds, when its transcript is gone)."""
+               case_id: str = typer.Argument(..., help="The case to show."),
+               calls: bool = typer.Option(False, "--calls", help="Also every model call: its prompt (the shared "
+                                                                 "opening folded), constraint, raw output, "
+                                                                 "probabilities and cost.")) -> None:
+    """The debate of one case as a court record, with the measurement token by token (what its result row holds,
+    when its transcript is gone)."""
     from courtroom.errors import AuditError, TranscriptError
-    from courtroom.report.record import court_record, row_record
+    from courtroom.report.record import calls_record, court_record, row_record
 
     audit = _audit(run_dir)
     try:
-        console.print(court_record(audit.events(case_id), audit.row(case_id).gold))
+        events = audit.events(case_id)
+        console.print(court_record(events, audit.row(case_id).gold, audit.grounding_clip()))
+        if calls:
+            console.print(calls_record(events))
     except TranscriptError as exc:
         err.print(f"[yellow]note[/]: {escape(str(exc))}; showing what the results row holds")
         console.print(row_record(audit.row(case_id)))

@@ -72,6 +72,11 @@ class Audit:
                 return row
         raise AuditError(f"no case {case_id!r} in {self.root} (see `courtroom audit list`)")
 
+    def grounding_clip(self) -> float | None:
+        """The cap on one token's grounding gain of the run's court (None for other judges, or no cap)."""
+        court = self.store.manifest().judge.get("court") or {}
+        return (court.get("grounding") or {}).get("clip")
+
     def events(self, case_id: str) -> list[Event]:
         """A case's transcript, validated."""
         self.row(case_id)

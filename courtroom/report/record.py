@@ -11,8 +11,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from courtroom.case import Case
 from courtroom.casefile import context_sentences
 from courtroom.evaluate.results import ResultRow
+from courtroom.report.calls import call_views
+from courtroom.report.measurement import answer_gains, weakest
 
 
 def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
@@ -54,7 +57,7 @@ def weighed(ruling: Any) -> str:
     return f"P(hallucinated) {ruling.p_hallucinated:.2f} from " + ", ".join(parts)
 
 
-def court_record(events: Sequence[Any], gold: str | None = None) -> Group:
+def court_record(events: Sequence[Any], gold: str | None = None, clip: float | None = None) -> Group:
     """The case, the charges, each round's moves and arguments, the rulings and the verdict."""
     start = next(e for e in events if e.event == "case_start")
     case = start.case
@@ -80,6 +83,8 @@ def court_record(events: Sequence[Any], gold: str | None = None) -> Group:
     head.add_row("[bold]answer[/]", highlight(case.answer, quotes, "bold red underline"))
     head.add_row("[bold]gold[/]", escape(gold or case.label or "unlabelled"))
     parts.append(Panel(head, title="the case", border_style="blue"))
+    if (heat := measurement_record(case, events, clip)) is not None:
+        parts.append(heat)
     parts.append(Panel(context, title="context (cited sentences in yellow)", border_style="blue"))
 
     if charges is not None:
@@ -151,3 +156,53 @@ def row_record(row: ResultRow) -> Panel:
     grid.add_row("[bold]cost[/]", f"{row.model_calls} model calls, {row.prompt_tokens} prompt tokens, "
                                   f"{row.completion_tokens} generated, {row.seconds:.1f} s")
     return Panel(grid, title="the results row (no transcript)", border_style="yellow")
+
+
+GAIN_STYLES = ((-0.5, "white on red3"), (0.0, "black on orange1"), (0.5, "black on khaki1"), (1.5, "black on pale_green1"),
+               (float("inf"), "black on green3"))
+"""Token shading by grounding gain (nats): what the context accounts for least is red, most is green."""
+
+
+def gain_style(gain: float) -> str:
+    return next(style for bound, style in GAIN_STYLES if gain < bound)
+
+
+def measurement_record(case: Case, events: Sequence[Any], clip: float | None) -> Panel | None:
+    """The answer shaded token by token by how much the context raised its likelihood, the weakest words
+    underlined, with a legend; None when the court did not measure the answer whole."""
+    gains = answer_gains(case, events, clip)
+    if not gains:
+        return None
+    answer = case.answer.strip()
+    text = Text(answer)
+    for token in gains:
+        text.stylize(gain_style(token.gain), token.start, token.end)
+    for start, end in weakest(gains, answer):
+        text.stylize("bold underline", start, end)
+    legend = Text("gain (nats per token, capped at " + (f"{clip:g}" if clip else "none") + "): ")
+    for (_bound, style), label in zip(GAIN_STYLES, ("< -0.5", "< 0", "< 0.5", "< 1.5", ">= 1.5")):
+        legend.append(f" {label} ", style=style)
+        legend.append(" ")
+    legend.append("  underlined: the words the context accounts for least")
+    return Panel(Group(text, Text(""), legend), title="the measurement, token by token", border_style="cyan")
+
+
+def calls_record(events: Sequence[Any]) -> Group:
+    """Every model call of the case: prompt (shared opening folded), constraint, raw output, probabilities, cost."""
+    panels = []
+    for call in call_views(events):
+        body = Table.grid(padding=(0, 1))
+        body.add_row("[bold]constraint[/]", escape(call.constraint))
+        for role, content in call.messages:
+            body.add_row(f"[bold]{role}[/]", escape(content))
+        body.add_row("[bold]output[/]", escape(call.raw) if call.raw else "[dim](empty)[/]")
+        if call.option_probs:
+            body.add_row("[bold]options[/]", escape(", ".join(f"{o} {p:.3f}" for o, p in call.option_probs.items())))
+        if call.error:
+            body.add_row("[bold red]error[/]", escape(call.error))
+        body.add_row("[bold]cost[/]", f"{call.prompt_tokens} prompt tokens ({call.reused_tokens} reused), "
+                                      f"{call.completion_tokens} generated, {call.seconds:.2f} s")
+        where = f" · {call.where}" if call.where else ""
+        panels.append(Panel(body, title=escape(f"call {call.number} · {call.purpose} · {call.speaker}{where}"),
+                            border_style="grey50"))
+    return Group(*panels)

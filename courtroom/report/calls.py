@@ -1,0 +1,68 @@
+"""Every model call of a case, as a reviewer reads it: what was asked (the prompt, with the part every prompt of
+the case shares folded), under which constraint, what came back (the raw output, option probabilities), and
+what it cost (tokens computed and reused, seconds). Shared by `courtroom audit show --calls` and the report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from courtroom.engine.events import Event, ModelCallEvent, PromptEvent
+
+
+@dataclass(frozen=True)
+class CallView:
+    """One model call of a case."""
+
+    number: int
+    purpose: str
+    speaker: str
+    where: str
+    """Charge and round, when the call belongs to a trial."""
+    constraint: str
+    messages: tuple[tuple[str, str], ...]
+    """(role, text) of each message; a user message's opening shared with the case's first prompt is folded."""
+    folded: int
+    """Characters folded away (the shared opening: context and question)."""
+    raw: str
+    option_probs: dict[str, float] | None
+    prompt_tokens: int
+    reused_tokens: int
+    completion_tokens: int
+    seconds: float
+    error: str | None
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return a.rfind("\n", 0, i) + 1 if i < n else i  # fold whole lines
+
+
+def call_views(events: Sequence[Event]) -> list[CallView]:
+    """The case's model calls in order, with their prompts rebuilt from the transcript."""
+    prompts = {e.hash: e for e in events if isinstance(e, PromptEvent)}
+    calls = [e for e in events if isinstance(e, ModelCallEvent)]
+    opening = next((prompts[h].content for c in calls for h in c.messages if prompts[h].role == "user"), "")
+    views = []
+    for number, call in enumerate(calls, start=1):
+        messages, folded = [], 0
+        for h in call.messages:
+            prompt = prompts[h]
+            text = prompt.content
+            shared = _common_prefix(opening, text) if prompt.role == "user" and number > 1 else 0
+            if shared > 200:
+                folded += shared
+                text = f"[... {shared:,} characters shared by every prompt of the case ...]\n" + text[shared:].lstrip("\n")
+            messages.append((prompt.role, text))
+        kind = ("scoring (the text's likelihood, nothing generated)" if call.purpose == "ground"
+                else f"{call.output_type} (constraint {call.schema_key})" if call.constrained else "free text")
+        where = ", ".join(part for part in (f"charge {call.charge + 1}" if call.charge is not None else "",
+                                            f"round {call.round}" if call.round else "") if part)
+        speaker = " ".join(part for part in (call.role or "", f"({call.persona})" if call.persona else "") if part)
+        views.append(CallView(number, call.purpose, speaker or "-", where, kind, tuple(messages), folded, call.raw,
+                              call.option_probs, call.prompt_tokens, call.cached_prompt_tokens,
+                              call.completion_tokens, call.seconds, call.error))
+    return views
