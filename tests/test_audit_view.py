@@ -14,7 +14,7 @@ from courtroom.door import ScriptedBackend
 from courtroom.engine.events import ModelCallEvent
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
-from courtroom.report.calls import call_views
+from courtroom.report.calls import call_views, folded
 from courtroom.report.measurement import answer_gains, weakest
 from courtroom.report.record import measurement_record
 from courtroom.runs.runners import LocalRunner
@@ -49,9 +49,10 @@ def test_every_call_is_shown_with_its_prompt_and_output(run_dir: Path) -> None:
     assert moves and all(v.where.startswith("charge 1, round ") for v in moves)
     assert all(v.option_probs for v in moves)
     # the context and question every prompt repeats are folded after the first call, never lost
-    assert views[0].folded == 0 and "QUESTION:" in views[0].messages[-1][1]
-    assert moves[0].folded > 200 and "shared by every prompt" in moves[0].messages[-1][1]
-    assert "CHARGE 1" in moves[0].messages[-1][1]
+    first, move = views[0].messages[-1], moves[0].messages[-1]
+    assert first[2] == 0 and "QUESTION:" in first[1]
+    assert move[2] > 200 and move[1][:move[2]] == first[1][:move[2]] and "CHARGE 1" in move[1][move[2]:]
+    assert "shared by every prompt" in folded(move[1], move[2]) and "QUESTION:" not in folded(move[1], move[2])
 
     result = runner.invoke(app, ["audit", "show", str(run_dir), CASE, "--calls"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output

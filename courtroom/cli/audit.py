@@ -127,14 +127,66 @@ def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> N
 
 
 @audit_app.command("report")
-def audit_report(run_dir: str = typer.Argument(..., help="Run directory."),
-                 output: str = typer.Option("report.html", "-o", "--output", help="The HTML file to write.")) -> None:
-    """Write a self-contained HTML report (no network requests)."""
+def audit_report(run_dir: str = typer.Argument(..., help="Run directory (run A, with --against)."),
+                 output: str = typer.Option("report.html", "-o", "--output", help="The HTML file to write."),
+                 against: str | None = typer.Option(None, "--against", help="A second run of the same cases (run B): "
+                                                                             "the report compares them case by case."),
+                 calls: bool | None = typer.Option(None, "--calls/--no-calls", help="Include every model call "
+                                                   "(default: when the report holds at most 1,000 cases).")) -> None:
+    """Write a self-contained HTML report (one file, no network requests)."""
+    from courtroom.errors import AuditError
     from courtroom.report.html import write_report
 
     _audit(run_dir)
-    path = write_report(run_dir, output)
+    if against is not None:
+        _audit(against)
+    try:
+        path = write_report(run_dir, output, against, calls)
+    except AuditError as exc:
+        fail(str(exc))
     console.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+
+
+@audit_app.command("diff")
+def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
+               run_b: str = typer.Argument(..., help="Run B, of the same cases."),
+               limit: int = typer.Option(50, help="List at most this many changed cases."),
+               only: str | None = typer.Option(None, help="Only these changes: fixed, broken or changed.")) -> None:
+    """The cases whose verdict changed from run A to run B: which changes fixed a wrong verdict, which broke a
+    right one, and the paired test over the cases both judged (`audit report A --against B` shows both
+    records side by side)."""
+    from courtroom.errors import AuditError
+    from courtroom.report.diff import diff_runs
+    from courtroom.report.tables import elide
+
+    if only is not None and only not in ("fixed", "broken", "changed"):
+        fail(f"--only must be fixed, broken or changed, not {only!r}")
+    a, b = _audit(run_a), _audit(run_b)
+    try:
+        diff = diff_runs(a, b)
+    except AuditError as exc:
+        fail(str(exc))
+    p = diff.pairing
+    shared = sum(c.a is not None and c.b is not None for c in diff.cases)
+    console.print(f"A = {escape(str(a.root))}, B = {escape(str(b.root))}: {shared} cases in both"
+                  + (f", {diff.count('only A')} only in A" if diff.count("only A") else "")
+                  + (f", {diff.count('only B')} only in B" if diff.count("only B") else ""))
+    console.print(f"verdict changed on {len(diff.changed)}: [green]{diff.count('fixed')} fixed[/] (B right, A wrong), "
+                  f"[red]{diff.count('broken')} broken[/] (A right, B wrong), {diff.count('changed')} changed with "
+                  f"neither right or no gold")
+    if p.difference is not None:
+        console.print(f"balanced accuracy A - B {p.difference:+.3f} [95% CI {p.low:+.3f}, {p.high:+.3f}], "
+                      f"McNemar p = {p.p_value:.3g} on {p.shared} cases with gold")
+    changed = [c for c in diff.changed if only is None or c.change == only]
+    table = Table(title=f"{len(changed)} changed cases" + (f" (first {limit})" if len(changed) > limit else ""))
+    for column in ("case", "gold", "A", "score A", "B", "score B", "change", "B's reason"):
+        table.add_column(column, overflow="fold")
+    style = {"fixed": "green", "broken": "red", "changed": "yellow"}
+    for c in changed[:limit]:
+        table.add_row(escape(c.case_id), c.gold or "-", c.a.label or "error", "-" if c.a.score is None else f"{c.a.score:.3f}",
+                      c.b.label or "error", "-" if c.b.score is None else f"{c.b.score:.3f}",
+                      f"[{style[c.change]}]{c.change}[/]", escape(elide(c.b.reason or c.b.error or "", 120)))
+    console.print(table)
 
 
 @audit_app.command("edit")

@@ -19,11 +19,13 @@ class CallView:
     speaker: str
     where: str
     """Charge and round, when the call belongs to a trial."""
+    role: str | None
+    charge: int | None
+    round: int | None
     constraint: str
-    messages: tuple[tuple[str, str], ...]
-    """(role, text) of each message; a user message's opening shared with the case's first prompt is folded."""
-    folded: int
-    """Characters folded away (the shared opening: context and question)."""
+    messages: tuple[tuple[str, str, int], ...]
+    """(role, text, shared) of each message: `shared` leading characters of the text are the case's opening
+    (context and question, repeated by every prompt after the first), for a view to fold."""
     raw: str
     option_probs: dict[str, float] | None
     prompt_tokens: int
@@ -48,21 +50,25 @@ def call_views(events: Sequence[Event]) -> list[CallView]:
     opening = next((prompts[h].content for c in calls for h in c.messages if prompts[h].role == "user"), "")
     views = []
     for number, call in enumerate(calls, start=1):
-        messages, folded = [], 0
+        messages = []
         for h in call.messages:
             prompt = prompts[h]
-            text = prompt.content
-            shared = _common_prefix(opening, text) if prompt.role == "user" and number > 1 else 0
-            if shared > 200:
-                folded += shared
-                text = f"[... {shared:,} characters shared by every prompt of the case ...]\n" + text[shared:].lstrip("\n")
-            messages.append((prompt.role, text))
+            shared = _common_prefix(opening, prompt.content) if prompt.role == "user" and number > 1 else 0
+            messages.append((prompt.role, prompt.content, shared if shared > 200 else 0))
         kind = ("scoring (the text's likelihood, nothing generated)" if call.purpose == "ground"
                 else f"{call.output_type} (constraint {call.schema_key})" if call.constrained else "free text")
         where = ", ".join(part for part in (f"charge {call.charge + 1}" if call.charge is not None else "",
                                             f"round {call.round}" if call.round else "") if part)
         speaker = " ".join(part for part in (call.role or "", f"({call.persona})" if call.persona else "") if part)
-        views.append(CallView(number, call.purpose, speaker or "-", where, kind, tuple(messages), folded, call.raw,
+        views.append(CallView(number, call.purpose, speaker or "-", where, call.role, call.charge, call.round, kind,
+                              tuple(messages), call.raw,
                               call.option_probs, call.prompt_tokens, call.cached_prompt_tokens,
                               call.completion_tokens, call.seconds, call.error))
     return views
+
+
+def folded(text: str, shared: int) -> str:
+    """A message with its shared opening replaced by a note of its length."""
+    if not shared:
+        return text
+    return f"[... {shared:,} characters shared by every prompt of the case ...]\n" + text[shared:].lstrip("\n")

@@ -11,6 +11,15 @@ from dataclasses import dataclass
 from courtroom.case import Case
 from courtroom.engine.events import Event, ModelCallEvent, PromptEvent
 
+GAIN_BANDS = (-0.5, 0.0, 0.5, 1.5)
+"""Upper bounds (nats) of the shading bands of a token's gain; band 4 is everything from 1.5 up."""
+BAND_LABELS = ("< -0.5", "-0.5 to 0", "0 to 0.5", "0.5 to 1.5", ">= 1.5")
+
+
+def band(gain: float) -> int:
+    """The shading band of a gain: 0 (the context makes the token less likely) to 4 (far more likely)."""
+    return next((i for i, bound in enumerate(GAIN_BANDS) if gain < bound), len(GAIN_BANDS))
+
 
 @dataclass(frozen=True)
 class TokenGain:

@@ -14,8 +14,8 @@ from rich.text import Text
 from courtroom.case import Case
 from courtroom.casefile import context_sentences
 from courtroom.evaluate.results import ResultRow
-from courtroom.report.calls import call_views
-from courtroom.report.measurement import answer_gains, weakest
+from courtroom.report.calls import call_views, folded
+from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
 
 
 def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
@@ -158,13 +158,8 @@ def row_record(row: ResultRow) -> Panel:
     return Panel(grid, title="the results row (no transcript)", border_style="yellow")
 
 
-GAIN_STYLES = ((-0.5, "white on red3"), (0.0, "black on orange1"), (0.5, "black on khaki1"), (1.5, "black on pale_green1"),
-               (float("inf"), "black on green3"))
-"""Token shading by grounding gain (nats): what the context accounts for least is red, most is green."""
-
-
-def gain_style(gain: float) -> str:
-    return next(style for bound, style in GAIN_STYLES if gain < bound)
+BAND_STYLES = ("white on red3", "black on orange1", "black on khaki1", "black on pale_green1", "black on green3")
+"""Token shading by grounding band (`measurement.band`): what the context accounts for least is red, most green."""
 
 
 def measurement_record(case: Case, events: Sequence[Any], clip: float | None) -> Panel | None:
@@ -176,11 +171,11 @@ def measurement_record(case: Case, events: Sequence[Any], clip: float | None) ->
     answer = case.answer.strip()
     text = Text(answer)
     for token in gains:
-        text.stylize(gain_style(token.gain), token.start, token.end)
+        text.stylize(BAND_STYLES[band(token.gain)], token.start, token.end)
     for start, end in weakest(gains, answer):
         text.stylize("bold underline", start, end)
     legend = Text("gain (nats per token, capped at " + (f"{clip:g}" if clip else "none") + "): ")
-    for (_bound, style), label in zip(GAIN_STYLES, ("< -0.5", "< 0", "< 0.5", "< 1.5", ">= 1.5")):
+    for style, label in zip(BAND_STYLES, BAND_LABELS):
         legend.append(f" {label} ", style=style)
         legend.append(" ")
     legend.append("  underlined: the words the context accounts for least")
@@ -193,8 +188,8 @@ def calls_record(events: Sequence[Any]) -> Group:
     for call in call_views(events):
         body = Table.grid(padding=(0, 1))
         body.add_row("[bold]constraint[/]", escape(call.constraint))
-        for role, content in call.messages:
-            body.add_row(f"[bold]{role}[/]", escape(content))
+        for role, content, shared in call.messages:
+            body.add_row(f"[bold]{role}[/]", escape(folded(content, shared)))
         body.add_row("[bold]output[/]", escape(call.raw) if call.raw else "[dim](empty)[/]")
         if call.option_probs:
             body.add_row("[bold]options[/]", escape(", ".join(f"{o} {p:.3f}" for o, p in call.option_probs.items())))

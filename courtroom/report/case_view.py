@@ -1,0 +1,106 @@
+"""What the HTML report holds of a case: a line of the case list (`case_line`) and its whole record
+(`case_record`: the case, the measurement token by token, charges, every trial's moves with the model calls of
+each turn, rulings, verdict, human edits). Plain JSON-able dicts; the page renders them as text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from courtroom.case import Case
+from courtroom.casefile import context_sentences
+from courtroom.engine.events import Event
+from courtroom.errors import TranscriptError
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.audit import Audit
+from courtroom.report.calls import CallView, call_views
+from courtroom.report.measurement import answer_gains, band, weakest
+from courtroom.report.record import measured, weighed
+from courtroom.report.tables import elide
+
+Sentences = Callable[[Case], Sequence[str]]
+
+
+def outcome(row: ResultRow, corrected: ResultRow) -> str:
+    """correct, wrong, error or unlabelled (after human edits)."""
+    if row.error:
+        return "error"
+    if row.gold is None:
+        return "unlabelled"
+    return "correct" if corrected.label == row.gold else "wrong"
+
+
+def case_line(index: int, row: ResultRow, corrected: ResultRow, edited: bool) -> dict[str, Any]:
+    """The case list's entry: enough to sort, filter and search without opening the record."""
+    return {"i": index, "id": row.case_id, "source": row.source, "gold": row.gold, "label": row.label,
+            "corrected": corrected.label, "score": row.score, "outcome": outcome(row, corrected), "edited": edited,
+            "reason": elide(row.reason or row.error or "", 240), "charges": row.charges}
+
+
+def _call(view: CallView) -> dict[str, Any]:
+    return {"n": view.number, "purpose": view.purpose, "speaker": view.speaker, "where": view.where,
+            "role": view.role, "charge": view.charge, "round": view.round, "constraint": view.constraint,
+            "messages": [[role, text[shared:], shared] for role, text, shared in view.messages], "raw": view.raw,
+            "options": view.option_probs, "prompt_tokens": view.prompt_tokens, "reused": view.reused_tokens,
+            "completion_tokens": view.completion_tokens, "seconds": round(view.seconds, 3), "error": view.error}
+
+
+def _row_only(row: ResultRow, note: str) -> dict[str, Any]:
+    """A case whose transcript cannot be read: what its result row holds, and why the rest is missing."""
+    return {"note": note, "question": "", "answer": "", "sentences": [], "charges": [], "dropped": [], "trials": [],
+            "edits": [], "heat": [], "weak": [], "calls": None, "opening": "", "reason": row.reason,
+            "error": row.error, "label": row.label, "gold": row.gold, "score": row.score,
+            "tokens": row.prompt_tokens + row.completion_tokens, "seconds": round(row.seconds, 2),
+            "model_calls": row.model_calls}
+
+
+def _trials(events: Sequence[Event]) -> list[dict[str, Any]]:
+    moves = [e for e in events if e.event == "move"]
+    rulings = {e.ruling.charge: e.ruling for e in events if e.event == "ruling"}
+    trials = []
+    for index in sorted({m.charge for m in moves} | set(rulings)):
+        trial_moves = []
+        for m in (m for m in moves if m.charge == index):
+            cite = m.payload.get("evidence") if isinstance(m.payload.get("evidence"), int) else None
+            trial_moves.append({"round": m.round, "role": m.role, "persona": m.persona, "move": m.move,
+                                "p": None if m.forced or not m.move_probs else round(m.move_probs.get(m.move, 0), 3),
+                                "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"),
+                                "cite": cite})
+        ruling = rulings.get(index)
+        trials.append({"charge": index, "moves": trial_moves, "ruling": None if ruling is None else {
+            "verdict": ruling.verdict.value, "confidence": round(ruling.confidence, 3), "source": ruling.source,
+            "reason": ruling.reason, "weighed": weighed(ruling)}})
+    return trials
+
+
+def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | None = None,
+                sentences: Sentences = context_sentences) -> dict[str, Any]:
+    """Everything the report shows when the case is opened (what the results row holds, when the transcript
+    is gone or broken)."""
+    try:
+        events = audit.store.events(row.case_id)
+    except TranscriptError as exc:
+        return _row_only(row, str(exc))
+    case = next(e for e in events if e.event == "case_start").case
+    charges = next((e for e in events if e.event == "charges"), None)
+    gains = answer_gains(case, events, clip)
+    answer = case.answer.strip()
+    calls = call_views(events) if with_calls else None
+    opening = next((text for call in calls or () for role, text, _ in call.messages if role == "user"), "")
+    return {
+        "note": None, "question": case.question, "answer": case.answer, "sentences": list(sentences(case)),
+        "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)}
+                    for c in charges.charges] if charges else [],
+        "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)}
+                    for d in charges.dropped] if charges else [],
+        "trials": _trials(events),
+        "edits": [{"charge": e.charge, "verdict": e.verdict.value, "author": e.provenance.author,
+                   "reason": e.provenance.reason} for e in events if e.event == "edit"],
+        # offsets into the answer as the court scored it (stripped): [start, end, gain, uncapped gain, band]
+        "heat": [[t.start, t.end, round(t.gain, 3), round(t.uncapped, 3), band(t.gain)] for t in gains],
+        "scored_answer": answer, "weak": [list(span) for span in weakest(gains, answer)] if gains else [],
+        "calls": None if calls is None else [_call(v) for v in calls], "opening": opening,
+        "reason": row.reason, "error": row.error, "label": row.label, "gold": row.gold, "score": row.score,
+        "tokens": row.prompt_tokens + row.completion_tokens, "seconds": round(row.seconds, 2),
+        "model_calls": row.model_calls,
+    }
