@@ -116,9 +116,11 @@ def _diff_cells(diff: RunDiff) -> list[str]:
             f"{p.p_value:.3g}"]
 
 
-def build_report(run_dir: str | Path, against: str | Path | None = None, calls: bool | None = None) -> str:
+def build_report(run_dir: str | Path, against: str | Path | None = None, calls: bool | None = None,
+                 page_size: int = PAGE_SIZE) -> str:
     """The HTML text of a run's report, or of two runs compared case by case (`against` is run B).
-    `calls`: include every model call (default: when the report holds at most `CALLS_UP_TO` cases)."""
+    `calls`: include every model call (default: when the report holds at most `CALLS_UP_TO` cases);
+    `page_size`: cases per page of the case list."""
     runs = [_Run(Audit(run_dir), "A", 0)] + ([_Run(Audit(against), "B", 1)] if against is not None else [])
     diff = diff_runs(runs[0].audit, runs[1].audit) if against is not None else None
     total = len({r.case_id for run in runs for r in run.audit.rows()})
@@ -143,7 +145,7 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
     calls_note = ("model calls are not included in this report: it holds more than "
                   f"{CALLS_UP_TO:,} cases (write it with --calls to include them, or see `courtroom audit show RUN CASE "
                   "--calls`)") if calls is None else "model calls are not included in this report (written with --no-calls)"
-    meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": PAGE_SIZE, "clip": clip,
+    meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size, "clip": clip,
             "bands": list(BAND_LABELS), "calls_note": calls_note}
     style, script = _asset("report.css"), _asset("report.js")
     title = (f"courtroom report: {runs[0].audit.root.name}" if not diff else
