@@ -112,10 +112,26 @@ def served_table(served: dict[str, Any]) -> list[str]:
     return lines
 
 
+def report_table(report: dict[str, Any]) -> list[str]:
+    sizes = " ".join(str(r["cases"]) for r in report["sizes"])
+    lines = [f"**The HTML report at scale** (`python benchmarks/bench_report.py --sizes {sizes}`, headless Chromium, "
+             "median of 5 openings; the page's own clock)", "",
+             _row("cases", "model calls in the file", "file", "write", "time to interactive", "filter wrong verdicts",
+                  "search", "sort by score", "open a case"), _row(*["---"] * 9)]
+    for r in report["sizes"]:
+        lines.append(_row(f"{r['cases']:,}", "yes" if r["calls_included"] else "no (`--calls` to include)",
+                          f"{r['file_mb']:.1f} MB", f"{r['write_s']:.1f} s", f"{r['time_to_interactive_ms']:.0f} ms",
+                          f"{r['filter_wrong_ms']:.0f} ms", f"{r['search_ms']:.0f} ms", f"{r['sort_by_score_ms']:.0f} ms",
+                          f"{r['open_case_ms']:.0f} ms"))
+    lines += ["", f"Time to interactive grows {report['tti_ratio_largest_to_smallest']:.1f}× from the smallest report to "
+                  "the largest; the targets are ≤ 2 s to interactive and ≤ 100 ms per filter."]
+    return lines
+
+
 def render_tables(root: Path) -> str:
     parts = []
     for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
-                        ("ray", ray_table), ("audit", audit_table)):
+                        ("ray", ray_table), ("audit", audit_table), ("report", report_table)):
         data = _load(root, name)
         if data is not None:
             parts.append("\n".join(table(data)))

@@ -1,44 +1,67 @@
-"""Regenerate docs/report.png: a scripted court run on the example cases, its HTML report opened in
-headless Chromium, filtered to wrong verdicts, with the first case open.
+"""Regenerate the README's screenshots from a real run: its HTML report opened in headless Chromium.
 
-    python docs/screenshot.py
+    python docs/screenshot.py RUN_DIR [--case CASE_ID] [--against RUN_B]
+
+Writes docs/report.png (the summary and the case list, filtered to wrong verdicts, sorted by score),
+docs/report-case.png (one case opened: the measurement token by token, the trial, the verdict),
+docs/report-calls.png (the same case with a turn's model calls expanded: prompt and raw output) and, with
+--against, docs/report-diff.png (the two runs case by case, a changed case opened side by side).
 """
 
 from __future__ import annotations
 
+import argparse
+import shutil
 import tempfile
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from courtroom.door import ScriptedBackend
-from courtroom.log.manifest import RunSpec
 from courtroom.report.html import write_report
-from courtroom.runs.runners import LocalRunner
-from courtroom.runs.start import start_run
-from tests.court_script import CourtScript
 
 HERE = Path(__file__).resolve().parent
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        script = CourtScript(grounding={str(d): -0.4 for d in range(10)}, suspect={str(d): 0.8 for d in range(10)},
-                             moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
-                             p_hallucinated=0.7)
-        run = start_run(RunSpec.build("examples", judge="courtroom", court="default", window=4), Path(tmp) / "run")
-        run.execute(runner=LocalRunner(ScriptedBackend(script)))
-        report = write_report(Path(tmp) / "run", Path(tmp) / "report.html")
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=[
-                "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
-            page = browser.new_page(viewport={"width": 1200, "height": 1500})
-            page.goto(report.as_uri())
-            page.select_option("#filter-outcome", "wrong")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir")
+    parser.add_argument("--case", help="the case to open (default: the first wrong verdict with a trial)")
+    parser.add_argument("--against", help="a second run of the same cases, for the diff screenshot")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
+        page = browser.new_page(viewport={"width": 1300, "height": 1100})
+        page.goto(write_report(args.run_dir, Path(tmp) / "report.html").as_uri())
+        page.wait_for_selector("body[data-ready='1']")
+        page.select_option("#filter-outcome", "wrong")
+        page.click("#case-head th[data-key='score']")
+        page.screenshot(path=str(HERE / "report.png"))
+        print(HERE / "report.png")
+        if args.case:
+            page.select_option("#filter-outcome", "all")
+            page.fill("#search", args.case)
+        row = page.locator(".case-row").first
+        row.click()
+        record = page.locator(".case-detail").first
+        record.scroll_into_view_if_needed()
+        record.screenshot(path=str(HERE / "report-case.png"))
+        print(HERE / "report-case.png")
+        turn = record.locator("details.turn-calls").first
+        if turn.count():
+            turn.locator("summary").first.click()
+            turn.locator("details.call > summary").first.click()
+            turn.scroll_into_view_if_needed()
+            turn.screenshot(path=str(HERE / "report-calls.png"))
+            print(HERE / "report-calls.png")
+        if args.against:
+            page.goto(write_report(args.run_dir, Path(tmp) / "diff.html", against=args.against).as_uri())
+            page.wait_for_selector("body[data-ready='1']")
+            page.select_option("#filter-change", "any")
             page.locator(".case-row").first.click()
-            page.screenshot(path=str(HERE / "report.png"), full_page=False)
-            browser.close()
-    print(HERE / "report.png")
+            page.screenshot(path=str(HERE / "report-diff.png"), full_page=False)
+            print(HERE / "report-diff.png")
+        browser.close()
 
 
 if __name__ == "__main__":

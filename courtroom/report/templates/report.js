@@ -210,4 +210,5 @@ for (const c of lines) c.search = [c.id, c.reason, c.question || "", c.answer ||
 $("prev").addEventListener("click", () => { page -= 1; draw(); });
 $("next").addEventListener("click", () => { page += 1; draw(); });
 header(); apply();
+document.body.dataset.readyMs = String(Math.round(performance.now()));
 document.body.dataset.ready = "1";
