@@ -13,11 +13,9 @@ prompt prefixes stay shared. Format 1, a fixed line of `=`, is kept for transcri
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
-
 from courtroom.case import Case
 from courtroom.digest import content_hash
+from courtroom.sentences import SPLITTER, SentenceSplitter, split
 
 ANSWER_FENCE = "=" * 12
 """The fence of prompt format 1 (a fixed string an answer could contain, and so close)."""
@@ -25,19 +23,17 @@ PROMPT_FORMAT = 2
 """The prompt format new judges use: 2 fences the answer with a per-case boundary (`answer_fence`)."""
 PROMPT_FORMATS = (1, 2)
 """Every format this version writes (1 only to replay runs recorded with it)."""
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]*[A-Z0-9])|\n+")
 
 
-@lru_cache(maxsize=4096)
-def split_sentences(text: str) -> tuple[str, ...]:
-    """Sentences of a text (a simple rule: end punctuation then a capital or digit, or a line break)."""
-    parts = [p.strip() for p in _SENTENCE_END.split(text)]
-    return tuple(p for p in parts if p)
+def split_sentences(text: str, splitter: SentenceSplitter = SPLITTER) -> tuple[str, ...]:
+    """The sentences of an answer (or any text), verbatim: each is a substring of `text` (`courtroom.sentences`)."""
+    return split(text, splitter, render=False)
 
 
-def context_sentences(case: Case) -> tuple[str, ...]:
-    """Every sentence of the context, in order; citations refer to them by number from 1."""
-    return tuple(s for passage in case.context for s in split_sentences(passage))
+def context_sentences(case: Case, splitter: SentenceSplitter = SPLITTER) -> tuple[str, ...]:
+    """Every sentence of the context, in order, as the court numbers them: citations refer to them by number
+    from 1. A court's own splitter is `CourtSpec.sentences`; a run's, `Audit.context_sentences`."""
+    return tuple(s for passage in case.context for s in split(passage, splitter))
 
 
 def render_context(case: Case) -> str:
@@ -45,20 +41,20 @@ def render_context(case: Case) -> str:
     return "\n".join(f"[{i}] {passage.strip()}" for i, passage in enumerate(case.context, start=1))
 
 
-def render_numbered_context(case: Case) -> str:
+def render_numbered_context(case: Case, splitter: SentenceSplitter = SPLITTER) -> str:
     """The context sentence by sentence, numbered [1], [2], ... for citations."""
-    return "\n".join(f"[{i}] {s}" for i, s in enumerate(context_sentences(case), start=1))
+    return "\n".join(f"[{i}] {s}" for i, s in enumerate(context_sentences(case, splitter), start=1))
 
 
 OPENING_SYSTEM = "Answer the question using the context."
 """The system message of every prompt of a case (court turns and grounding measurements alike)."""
 
 
-def render_opening(case: Case, context: str | None = None) -> str:
-    """The opening of a case's user messages: the numbered context, then the question. Court turns
-    continue it with the rules and the answer; grounding measurements score a statement right after it,
-    so every prompt of a case shares this prefix (and its KV cache)."""
-    text = render_numbered_context(case) if context is None else context
+def render_opening(case: Case, context: str | None = None, splitter: SentenceSplitter = SPLITTER) -> str:
+    """The opening of a case's user messages: the numbered context (cut by `splitter`, unless `context` is
+    given), then the question. Court turns continue it with the rules and the answer; grounding measurements
+    score a statement right after it, so every prompt of a case shares this prefix (and its KV cache)."""
+    text = render_numbered_context(case, splitter) if context is None else context
     return f"CONTEXT:\n{text}\n\nQUESTION: {case.question.strip()}"
 
 
@@ -86,16 +82,17 @@ def render_question(case: Case) -> str:
     return f"QUESTION (for orientation only):\n{case.question.strip()}"
 
 
-def render_evidence(case: Case, numbered: bool = False) -> str:
+def render_evidence(case: Case, numbered: bool = False, splitter: SentenceSplitter = SPLITTER) -> str:
     """Question and context: the head of the case file (it holds no part of the answer)."""
-    context = render_numbered_context(case) if numbered else render_context(case)
+    context = render_numbered_context(case, splitter) if numbered else render_context(case)
     heading = "CONTEXT (the only evidence), sentence by sentence:" if numbered else "CONTEXT (the only evidence):"
     return f"{render_question(case)}\n\n{heading}\n{context}"
 
 
-def render_case_file(case: Case, numbered: bool = False, prompt_format: int = PROMPT_FORMAT) -> str:
+def render_case_file(case: Case, numbered: bool = False, prompt_format: int = PROMPT_FORMAT,
+                     splitter: SentenceSplitter = SPLITTER) -> str:
     """Question, context and the fenced answer: the shared part that opens every prompt of a case."""
-    return f"{render_evidence(case, numbered)}\n\n{render_answer(case, prompt_format)}"
+    return f"{render_evidence(case, numbered, splitter)}\n\n{render_answer(case, prompt_format)}"
 
 
 def normalize(text: str) -> str:

@@ -1,7 +1,7 @@
 """The package's folders are its layers: each may import only the layers below it, and no module imports
 itself back through others (no cycles). Every import counts, also those inside functions.
 
-    domain     case, errors, casefile, digest
+    domain     case, errors, casefile, sentences, digest
     door       model requests and responses, backends, models, constraints, prefix cache, recorded calls
     engine     lockstep programs, transcript events, the Judge protocol, the judge registry, migrations
     baselines  single-model judges
@@ -23,7 +23,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
 LAYERS = ["domain", "door", "engine", "baselines", "court", "evaluate", "log", "runs", "report", "cli"]
-DOMAIN = {"case", "errors", "casefile", "digest"}
+DOMAIN = {"case", "errors", "casefile", "sentences", "digest"}
 TOP = {"__init__", "_relocated"}
 """The package's front door (lazy re-exports and old import paths): it may name any layer."""
 HEAVY = {"torch": {"door.transformers", "door.decoding", "door.models", "door.constraints"},

@@ -96,7 +96,7 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
     audit = _audit(run_dir)
     try:
         events = audit.events(case_id)
-        console.print(court_record(events, audit.row(case_id).gold, audit.grounding_clip()))
+        console.print(court_record(events, audit.row(case_id).gold, audit.grounding_clip(), audit.sentence_splitter()))
         if calls:
             console.print(calls_record(events))
     except TranscriptError as exc:

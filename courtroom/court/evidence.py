@@ -68,7 +68,8 @@ def measure_statements(bench: Bench, case: Case, statements: Sequence[str]) -> S
             spans[i] = (start, start + len(statement)) if start >= 0 else None
     measured: list[Measure | None] = [None] * len(statements)
     alone = [i for i, span in enumerate(spans) if span is None]
-    calls = [Call(measure.scoring_request(case, answer, c), purpose="ground", role=bench.spec.clerk)
+    calls = [Call(measure.scoring_request(case, answer, c, splitter=bench.spec.sentences), purpose="ground",
+                  role=bench.spec.clerk)
              for c in ("full", "none")] if len(alone) < len(statements) else []
     calls += _measure_calls(bench, case, [statements[i] for i in alone])
     responses = yield calls
@@ -87,8 +88,8 @@ def measure_statements(bench: Bench, case: Case, statements: Sequence[str]) -> S
 
 def _measure_calls(bench: Bench, case: Case, statements: Sequence[str]) -> list[Call]:
     role = bench.spec.clerk
-    with_context = [measure.scoring_request(case, s, "full") for s in statements]
-    without = [measure.scoring_request(case, s, "none") for s in statements]
+    with_context = [measure.scoring_request(case, s, "full", splitter=bench.spec.sentences) for s in statements]
+    without = [measure.scoring_request(case, s, "none", splitter=bench.spec.sentences) for s in statements]
     return [Call(r, purpose="ground", role=role) for r in with_context + without]
 
 
@@ -128,7 +129,7 @@ def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry
     """P(hallucinated) from the evidence: the charge's grounding in the whole context, or in the sentences
     the defence cited, whichever accounts for it better (the defence carries the burden of proof), with
     the court's lexical evidence when it takes it."""
-    sentences = context_sentences(case)
+    sentences = context_sentences(case, bench.spec.sentences)
     cited = sorted({e.payload["evidence"] for e in entries if e.role in bench.spec.ruling_evidence_roles
                     and isinstance(e.payload.get("evidence"), int) and 1 <= e.payload["evidence"] <= len(sentences)})
     if measured is None:

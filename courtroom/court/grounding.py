@@ -26,18 +26,19 @@ from courtroom.case import Case
 from courtroom.casefile import OPENING_SYSTEM, render_opening
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Sampling
 from courtroom.errors import BackendError
+from courtroom.sentences import SPLITTER, SentenceSplitter
 
 SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
 """The system message of every scoring prompt, shared with the court's turns."""
 
 
 def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"],
-                    cited: Sequence[tuple[int, str]] = ()) -> GenerationRequest:
+                    cited: Sequence[tuple[int, str]] = (), splitter: SentenceSplitter = SPLITTER) -> GenerationRequest:
     """Score `statement` as the answer to the case's question: after the whole numbered context (`full`,
-    the opening every prompt of the case shares), after no context (`none`), or after the numbered
-    sentences a party cited (`cited`)."""
+    the opening every prompt of the case shares, its sentences cut by `splitter`), after no context
+    (`none`), or after the numbered sentences a party cited (`cited`)."""
     if context == "full":
-        user = render_opening(case)
+        user = render_opening(case, splitter=splitter)
     elif context == "cited":
         user = render_opening(case, "\n".join(f"[{i}] {text}" for i, text in cited))
     else:

@@ -47,7 +47,7 @@ def _indict_by_grounding(bench: Bench, case: Case) -> Step:
     """The court measures how well the context accounts for each answer sentence; the least grounded
     (P(suspect) at or above the threshold) are charged."""
     spec, g = bench.spec.indictment, bench.spec.grounding
-    sentences = split_sentences(case.answer) or (case.answer.strip(),)
+    sentences = split_sentences(case.answer, bench.spec.sentences) or (case.answer.strip(),)
     measured = yield from measure_statements(bench, case, sentences)
     ps = [suspicion(bench, m.grounding, m) for m in measured]
     ranked = sorted(range(len(sentences)), key=lambda i: -ps[i])
@@ -77,7 +77,7 @@ def _indict_by_score(bench: Bench, case: Case) -> Step:
     """The clerk rates every answer sentence (scored yes/no); the most suspect are charged."""
     clerk = bench.persona(bench.spec.clerk)
     spec = bench.spec.indictment
-    sentences = split_sentences(case.answer) or (case.answer.strip(),)
+    sentences = split_sentences(case.answer, bench.spec.sentences) or (case.answer.strip(),)
     template = {"charge": NO_CHARGE, "round": 0, "max_rounds": bench.spec.max_rounds}
     instructions = clerk.render(case={"question": case.question, "answer": case.answer, "context": case.context},
                                 **template)

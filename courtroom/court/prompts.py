@@ -34,7 +34,8 @@ NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding":
 def case_messages(bench: Bench, case: Case, tail: str) -> tuple[ChatMessage, ChatMessage]:
     """A prompt of the case: the shared opening (numbered context, question), the court rules and the
     fenced answer (identical for every call of the case), then `tail` (charge, debate, instructions, task)."""
-    user = f"{render_opening(case)}\n\n{bench.spec.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
+    opening = render_opening(case, splitter=bench.spec.sentences)
+    user = f"{opening}\n\n{bench.spec.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
     return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))
 
 

@@ -4,7 +4,9 @@ decided and combined, and the procedure graph. Validated by pydantic on load; th
 
 Settings added after the first court files are marked `Since(version)`: at their default they are left
 out of a court's recorded configuration (`canonical_config`), so a court that does not use them keeps the
-identity its runs were made with.
+identity its runs were made with. A setting whose default is not the old behaviour (`sentences`) is always
+recorded instead, and configurations recorded without it are migrated to the old value
+(`courtroom.engine.migrations`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from courtroom.court.personas import shipped_dir
 from courtroom.court.procedure import GraphSpec
 from courtroom.engine.migrations import Since
 from courtroom.errors import CourtError
+from courtroom.sentences import SPLITTER, SentenceSplitter
 
 
 class AggregationSpec(BaseModel):
@@ -136,6 +139,11 @@ class CourtSpec(BaseModel):
     """Role -> persona name or file (a list for a panel such as the jury)."""
     clerk: str = "clerk"
     """The role that draws up the charges."""
+    sentences: SentenceSplitter = SPLITTER
+    """How the context is cut into the numbered sentences the parties cite, and the answer into the statements
+    the clerk charges (`courtroom.sentences`): structured (JSON records, table rows, list items and lines first,
+    then prose, past abbreviations, initials and decimals) or regex (end punctuation before a capital, or a
+    line break: the first splitter). Always recorded; a court recorded before the setting existed is regex."""
     indictment: IndictmentSpec = IndictmentSpec()
     """How charges are drawn up."""
     grounding: GroundingSpec = GroundingSpec()

@@ -32,7 +32,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
     first reading of the answer when the court takes one)."""
     procedure = bench.procedure
     max_rounds = bench.spec.max_rounds
-    sentences = context_sentences(case)
+    sentences = context_sentences(case, bench.spec.sentences)
     node, round = procedure.start, 1
     entries: list[Entry] = []
     while True:
@@ -97,7 +97,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
 def _verdict_request(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
                      round: int) -> GenerationRequest:
     template = {"charge": charge.model_dump(), "round": round, "max_rounds": bench.spec.max_rounds}
-    body = f"{charge_header(charge)}\n\n{debate_record(entries, context_sentences(case))}"
+    body = f"{charge_header(charge)}\n\n{debate_record(entries, context_sentences(case, bench.spec.sentences))}"
     return GenerationRequest(messages=turn_messages(bench, case, persona, body, verdict_task(charge), template),
                              output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id)
 

@@ -48,11 +48,22 @@ def _prompt_format_1(config: JudgeConfig) -> None:
     config["prompt_format"] = 1
 
 
+def _court_without_sentences(config: JudgeConfig) -> bool:
+    return config.get("judge") == "courtroom" and "sentences" not in config.get("court", {})
+
+
+def _regex_sentences(config: JudgeConfig) -> None:
+    config["court"]["sentences"] = "regex"
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("court 2: aggregation.by_model (per-model thresholds) added; absent means none",
               _court_without_by_model, _add_by_model),
     Migration("prompts 2: the answer's fence is drawn per case (an answer could close the fixed fence of "
               "format 1); absent means format 1", _without_prompt_format, _prompt_format_1),
+    Migration("court 3: sentences (how the context and the answer are cut into sentences; new courts cut JSON, "
+              "tables and lists by their structure) added; absent means regex, the first splitter",
+              _court_without_sentences, _regex_sentences),
 )
 
 

@@ -12,14 +12,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from courtroom.case import CaseVerdict, Verdict
+from courtroom.case import Case, CaseVerdict, Verdict
+from courtroom.casefile import context_sentences
 from courtroom.court import Court
 from courtroom.court.verdict import aggregate
 from courtroom.engine.events import EditEvent, Event, Provenance
 from courtroom.engine.judge import Judge
+from courtroom.engine.migrations import upgrade
 from courtroom.errors import AuditError
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.store import RunStore
+from courtroom.sentences import SPLITTER, SentenceSplitter
 
 EDITS = "edits.jsonl"
 
@@ -76,6 +79,16 @@ class Audit:
         """The cap on one token's grounding gain of the run's court (None for other judges, or no cap)."""
         court = self.store.manifest().judge.get("court") or {}
         return (court.get("grounding") or {}).get("clip")
+
+    def sentence_splitter(self) -> SentenceSplitter:
+        """How the run's court cut contexts and answers into sentences (its recorded `sentences`, `regex` for a
+        court recorded before the setting existed); for other judges, which number no sentences, the default."""
+        judge, _ = upgrade(self.store.manifest().judge)
+        return (judge.get("court") or {}).get("sentences", SPLITTER) if judge.get("judge") == "courtroom" else SPLITTER
+
+    def context_sentences(self, case: Case) -> tuple[str, ...]:
+        """The case's context sentences numbered as the run's court numbered them (citation [i] is the i-th)."""
+        return context_sentences(case, self.sentence_splitter())
 
     def events(self, case_id: str) -> list[Event]:
         """A case's transcript, validated."""

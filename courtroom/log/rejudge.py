@@ -22,6 +22,7 @@ from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.events import ModelCallEvent
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import CaseOutcome, run_lockstep
+from courtroom.engine.migrations import upgrade
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import RunError
 from courtroom.evaluate.results import ResultRow
@@ -32,12 +33,18 @@ from courtroom.log.store import RunStore
 def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None,
                    overrides: dict[str, Any] | None = None) -> JudgeSpec:
     """The judge a rejudge asks for: a courtroom run under another court (or with some of its settings changed),
-    or an unstructured run read again another way; anything else is refused with what rejudge takes."""
+    or an unstructured run read again another way; anything else is refused with what rejudge takes. The court
+    cuts sentences as the run's did (its numbered context is in every recorded prompt) unless `sentences` is set."""
     recorded = manifest.spec.judge
     if recorded.name == "courtroom" and (court is not None or overrides) and reading is None:
         options = {**recorded.options, "overrides": {**recorded.options.get("overrides", {}), **(overrides or {})}} \
             if overrides else recorded.options
-        return recorded.model_copy(update={"court": court or recorded.court, "options": options})
+        asked = recorded.model_copy(update={"court": court or recorded.court, "options": options})
+        splitter = upgrade(manifest.judge)[0]["court"]["sentences"]
+        if "sentences" in options.get("overrides", {}) or asked.build().config()["court"]["sentences"] == splitter:
+            return asked
+        options = {**options, "overrides": {"sentences": splitter, **options.get("overrides", {})}}
+        return asked.model_copy(update={"options": options})
     if recorded.name == "unstructured" and reading is not None and court is None:
         return recorded.model_copy(update={"options": {**recorded.options, "reading": reading}})
     raise RunError(f"{manifest.name} is a run of the {recorded.name} judge: rejudge takes a courtroom run with "

@@ -16,6 +16,7 @@ from courtroom.casefile import context_sentences
 from courtroom.evaluate.results import ResultRow
 from courtroom.report.calls import call_views, folded
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
+from courtroom.sentences import SPLITTER, SentenceSplitter
 
 
 def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
@@ -57,8 +58,10 @@ def weighed(ruling: Any) -> str:
     return f"P(hallucinated) {ruling.p_hallucinated:.2f} from " + ", ".join(parts)
 
 
-def court_record(events: Sequence[Any], gold: str | None = None, clip: float | None = None) -> Group:
-    """The case, the charges, each round's moves and arguments, the rulings and the verdict."""
+def court_record(events: Sequence[Any], gold: str | None = None, clip: float | None = None,
+                 splitter: SentenceSplitter = SPLITTER) -> Group:
+    """The case, the charges, each round's moves and arguments, the rulings and the verdict; the context's
+    sentences numbered as the run's court numbered them (`splitter`: `Audit.sentence_splitter()`)."""
     start = next(e for e in events if e.event == "case_start")
     case = start.case
     charges = next((e for e in events if e.event == "charges"), None)
@@ -68,7 +71,7 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
     error = next((e for e in events if e.event == "error"), None)
     edits = [e for e in events if e.event == "edit"]
     calls = [e for e in events if e.event == "model_call"]
-    sentences = context_sentences(case)
+    sentences = context_sentences(case, splitter)
     cited = {m.payload.get("evidence") for m in moves if isinstance(m.payload.get("evidence"), int)}
     parts: list[Any] = []
 
