@@ -195,3 +195,24 @@ def test_many_cases_leave_the_calls_out_unless_asked(runs) -> None:
     finally:
         html.CALLS_UP_TO = limit
     assert len(without) < len(with_calls) / 2
+
+
+def test_the_report_numbers_sentences_as_the_runs_court_did() -> None:
+    """A run recorded before the structured splitter (regex): the report's numbered context is the one its
+    prompts cited, not today's default."""
+    import json
+    import re
+
+    from courtroom.casefile import context_sentences
+
+    run = Path(__file__).parent / "golden" / "before_sentences" / "run"
+    audit = Audit(run)
+    page = build_report(run)
+    differ = 0
+    for i, row in enumerate(audit.rows()):
+        block = re.search(rf'<script type="application/json" id="a{i}">(.*?)</script>', page, flags=re.S).group(1)
+        record = json.loads(block.replace("\\u003c", "<").replace("\\u003e", ">").replace("\\u0026", "&"))
+        case = next(e.case for e in audit.events(row.case_id) if e.event == "case_start")
+        assert record["sentences"] == list(context_sentences(case, "regex"))
+        differ += record["sentences"] != list(context_sentences(case, "structured"))
+    assert differ  # the fixture holds contexts the two splitters cut differently

@@ -4,11 +4,9 @@ each turn, rulings, verdict, human edits). Plain JSON-able dicts; the page rende
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from courtroom.case import Case
-from courtroom.casefile import context_sentences
 from courtroom.engine.events import Event
 from courtroom.errors import TranscriptError
 from courtroom.evaluate.results import ResultRow
@@ -17,8 +15,6 @@ from courtroom.report.calls import CallView, call_views
 from courtroom.report.measurement import answer_gains, band, weakest
 from courtroom.report.record import measured, weighed
 from courtroom.report.tables import elide
-
-Sentences = Callable[[Case], Sequence[str]]
 
 
 def outcome(row: ResultRow, corrected: ResultRow) -> str:
@@ -73,8 +69,7 @@ def _trials(events: Sequence[Event]) -> list[dict[str, Any]]:
     return trials
 
 
-def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | None = None,
-                sentences: Sentences = context_sentences) -> dict[str, Any]:
+def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | None = None) -> dict[str, Any]:
     """Everything the report shows when the case is opened (what the results row holds, when the transcript
     is gone or broken)."""
     try:
@@ -88,7 +83,7 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
     calls = call_views(events) if with_calls else None
     opening = next((text for call in calls or () for role, text, _ in call.messages if role == "user"), "")
     return {
-        "note": None, "question": case.question, "answer": case.answer, "sentences": list(sentences(case)),
+        "note": None, "question": case.question, "answer": case.answer, "sentences": list(audit.context_sentences(case)),
         "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)}
                     for c in charges.charges] if charges else [],
         "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)}
