@@ -1,6 +1,6 @@
 """Run every benchmark in turn, each in a fresh process, and write the README's performance tables.
 
-Usage: python benchmarks/run_all.py [--only door court served ray audit report] [--tables-only]
+Usage: python benchmarks/run_all.py [--only door court served ray audit report sentences] [--tables-only]
 
 Raw numbers land in benchmarks/results/*.json; the tables are printed, written to
 benchmarks/results/TABLES.md, and replace the README's performance tables (between its markers).
@@ -21,6 +21,7 @@ COMMANDS = {
     "ray": ["bench_ray.py", "--cases", "48"],
     "audit": ["bench_audit.py", "--cases", "10000"],
     "report": ["bench_report.py", "--sizes", "100", "1000", "10000"],
+    "sentences": ["bench_sentences.py"],
 }
 
 

@@ -128,10 +128,26 @@ def report_table(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def sentences_table(results: dict[str, Any]) -> list[str]:
+    lines = ["**Sentence splitters** (`python benchmarks/bench_sentences.py`, the dev contexts of ../shared/data; pieces "
+             "that look broken; a hand-cut set of hard prose)", "",
+             _row("splitter", "data", "sentences per context", "< 3 words", "no letters", "unbalanced brackets",
+                  "cut after an abbreviation", "ms / 1000 contexts"), _row(*["---"] * 8)]
+    for splitter, per_data in results.items():
+        for data, r in per_data.items():
+            if data == "gold":
+                continue
+            lines.append(_row(splitter, data, f"{r['mean']:.1f}", f"{100 * r['short']:.1f}%", f"{100 * r['no letters']:.1f}%",
+                              f"{100 * r['unbalanced']:.1f}%", r["after abbreviation"], f"{r['ms per 1000']:.0f}"))
+    gold = ", ".join(f"{name} {r['gold']['right']}/{r['gold']['of']}" for name, r in results.items() if "gold" in r)
+    return lines + ["", f"Hard prose passages split exactly right: {gold}."]
+
+
 def render_tables(root: Path) -> str:
     parts = []
     for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
-                        ("ray", ray_table), ("audit", audit_table), ("report", report_table)):
+                        ("ray", ray_table), ("audit", audit_table), ("report", report_table),
+                        ("sentences", sentences_table)):
         data = _load(root, name)
         if data is not None:
             parts.append("\n".join(table(data)))
