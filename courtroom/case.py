@@ -109,7 +109,7 @@ class DroppedCharge(BaseModel):
     """The indictment's probability that the quote is hallucinated, when it gives one."""
 
 
-RulingSource = Literal["judge", "withdrawn", "conceded", "jury"]
+RulingSource = Literal["judge", "withdrawn", "conceded", "jury", "measurement"]
 
 
 class Ruling(BaseModel):
@@ -137,6 +137,9 @@ class Ruling(BaseModel):
     """The grounding (nats per token) the evidence was weighed at, when the court weighs evidence."""
     first_reading: float | None = None
     """The judge's first reading of the whole answer, P(hallucinated), when the court weighs one."""
+    escalated: bool | None = Field(None, exclude_if=lambda v: v is None)
+    """With an escalation band (`CourtSpec.escalation`): whether the charge went to trial (its measured P(suspect)
+    in the band) or was decided by the measurement alone (source `measurement`); None when every charge is tried."""
 
 
 class CaseVerdict(BaseModel):

@@ -38,6 +38,12 @@ class CourtScript:
     first_reading: float = 0.5
     """P(hallucinated) of the one-word question (`factual` or `hallucinated`) about the whole answer."""
     move_p: float = 0.9
+    cite: list[int] = field(default_factory=lambda: [1])
+    """A scored citation (evidence court): the sentence cited, in order per charge (the last repeats)."""
+    cite_p: float = 0.7
+    """Its probability (the other sentences, and 0, share the rest)."""
+    name: list[str] = field(default_factory=lambda: ["(none)"])
+    """A scored exhibit: the item named, in order per charge (the last repeats; `(none)` when not offered)."""
     context_sentences: int = 1
     """A grounding prompt citing at least this many numbered sentences holds the whole context."""
     seen: list[str] = field(default_factory=list)
@@ -89,6 +95,19 @@ class CourtScript:
             if isinstance(p, list):
                 p = self._next(f"{case_key}:verdict", p)
             return {"hallucinated": p, "supported": 1 - p}
+        if spec.kind == "choice" and all(o.isdigit() for o in spec.options):  # a scored citation
+            charge = re.search(r"CHARGE (\d+)", prompt).group(1)
+            number = str(self._next(f"{case_key}:{charge}:cite", self.cite))
+            self.seen.append(f"cite:{number}")
+            rest = (1 - self.cite_p) / (len(spec.options) - 1)
+            return {o: self.cite_p if o == number else rest for o in spec.options}
+        if spec.kind == "choice" and "(none)" in spec.options:  # a scored exhibit
+            charge = re.search(r"CHARGE (\d+)", prompt).group(1)
+            item = self._next(f"{case_key}:{charge}:name", self.name)
+            item = item if item in spec.options else "(none)"
+            self.seen.append(f"name:{item}")
+            rest = (1 - self.cite_p) / (len(spec.options) - 1)
+            return {o: self.cite_p if o == item else rest for o in spec.options}
         if spec.kind == "choice":
             role = MOVE_ROLES[frozenset(spec.options)]
             charge = re.search(r"CHARGE (\d+)", prompt).group(1)

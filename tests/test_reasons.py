@@ -1,6 +1,8 @@
 """No shipped court writes a reason that contradicts its record: a withdrawn charge is not "found hallucinated"
 without saying that the measurement overruled the withdrawal (and by how much), the verdict a reason names is the
-ruling's, and counts agree with their nouns."""
+ruling's, and counts agree with their nouns. With an escalation band, a charge decided by the measurement says it
+was not escalated and why (the band), one tried says it was escalated; with move priors, a withdrawal's or
+concession's probability is the calibrated one the record holds."""
 
 from __future__ import annotations
 
@@ -18,11 +20,16 @@ OVERRULED = {"withdrawn": "overruled the withdrawal", "conceded": "overruled the
              "judge": "overruled the judge's verdict", "jury": "overruled the jury's verdict"}
 
 
-def verdicts(court_name: str, weight: float | None, seed: int) -> list:
-    court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model="default"))
+def verdicts(court_name: str, weight: float | None, seed: int, **overrides: object) -> list:
+    court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model="default"), overrides=overrides or None)
     if weight is not None:
         court.spec = court.spec.model_copy(update={"ruling": court.spec.ruling.model_copy(update={"judge_weight": weight})})
     return court.judge_many(example_cases())
+
+
+def outcomes(court_name: str, seed: int, **overrides: object) -> list:
+    court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model="default"), overrides=overrides or None)
+    return [o for o in court.run_many(example_cases()) if o.verdict is not None]
 
 
 @pytest.mark.parametrize("court_name", COURTS)
@@ -54,3 +61,60 @@ def test_every_reason_agrees_with_its_record(court_name: str, weight: float | No
 
 def court_threshold(court_name: str) -> float:
     return Court.load(court_name, ScriptedBackend(PseudoModel(), model="default")).threshold
+
+
+BAND = {"low": 0.6, "high": 0.8}
+
+
+@pytest.mark.parametrize("court_name", [c for c in COURTS if c != "generative"])  # its drafted charges: no P(suspect)
+def test_escalated_and_measured_rulings_say_what_decided_them(court_name: str) -> None:
+    measured = tried = 0
+    for seed in range(3):
+        for verdict in verdicts(court_name, None, seed, escalation=BAND):
+            for ruling in verdict.rulings:
+                charge = verdict.charges[ruling.charge]
+                assert f"P(hallucinated) = {ruling.p_hallucinated:.2f}: {ruling.verdict.value}" in ruling.reason
+                if ruling.source == "measurement":
+                    assert ruling.reason.endswith(f"P(hallucinated) = {ruling.p_hallucinated:.2f}: "
+                                                  f"{ruling.verdict.value}")
+                    measured += 1
+                    assert ruling.escalated is False and ruling.opinion is None and ruling.rounds == 0
+                    assert not BAND["low"] <= charge.p_suspect <= BAND["high"]
+                    side = "below" if charge.p_suspect < BAND["low"] else "above"
+                    assert ruling.reason.startswith("not escalated to trial, the measurement decided (")
+                    assert f"is {side} the escalation band [0.6, 0.8]" in ruling.reason
+                    assert "overruled" not in ruling.reason and "withdr" not in ruling.reason
+                    if ruling.first_reading is None:
+                        assert ruling.p_hallucinated == charge.p_suspect
+                else:
+                    tried += 1
+                    assert ruling.escalated is True and BAND["low"] <= charge.p_suspect <= BAND["high"]
+                    assert ruling.reason.startswith(f"escalated to trial (P(suspect) = {charge.p_suspect:.2f} lies in "
+                                                    "the escalation band [0.6, 0.8]); ")
+                    side = "hallucinated" if ruling.opinion >= court_threshold(court_name) else "supported"
+                    assert ("overruled" in ruling.reason) is (side != ruling.verdict.value), ruling.reason
+            if verdict.label == "PASS":
+                assert "found hallucinated" not in verdict.reason
+    assert measured > 3 and tried > 3
+
+
+PRIORS = {"prosecution": {"argue": 0.2, "withdraw": 0.8}, "defense": {"rebut": 0.7, "concede": 0.3}}
+
+
+@pytest.mark.parametrize("court_name", ["default", "evidence"])
+def test_calibrated_withdrawals_and_concessions_say_the_probability_the_record_holds(court_name: str) -> None:
+    checked = 0
+    for seed in range(3):
+        for outcome in outcomes(court_name, seed, move_priors={"nodes": PRIORS}):
+            moves = {(e.charge, e.move): e for e in outcome.events if e.event == "move"}
+            for ruling in outcome.verdict.rulings:
+                if ruling.source not in ("withdrawn", "conceded"):
+                    continue
+                move = moves[(ruling.charge, "withdraw" if ruling.source == "withdrawn" else "concede")]
+                p = move.calibrated_probs[move.move]
+                said = f"P({move.move}) = {p:.2f}, calibrated by the court's priors; the model's own " \
+                       f"P({move.move}) = {move.move_probs[move.move]:.2f}"
+                assert said in ruling.reason, ruling.reason
+                assert ruling.opinion == pytest.approx(1 - p if ruling.source == "withdrawn" else p)
+                checked += 1
+    assert checked > 3

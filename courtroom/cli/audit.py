@@ -28,6 +28,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> 
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.evaluate.results import escalation
     from courtroom.report.tables import compare_table, confusion_table, metrics_table, pairing_table
 
     audit = _audit(run_dir)
@@ -42,6 +43,8 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> 
         console.print(metrics_table(f"corrected verdicts ({sum(map(len, audit.edits().values()))} human edits)",
                                     compute_metrics(corrected)))
     console.print(confusion_table(overall))
+    if (escalated := escalation(rows)) is not None:
+        console.print(escape(escalated.describe()))
     gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
     if gain is not None:
         console.print(compare_table(gain, title="the debate's gain: the court against its measurement alone and its "

@@ -73,3 +73,25 @@ def compare(
     console.print(compare_table(result))
     if result.pairings:
         console.print(pairing_table(result))
+    _escalation_table([p.contender for p in pooled])
+
+
+def _escalation_table(contenders: list) -> None:
+    """The share of charges escalated and the cost per case of the runs of escalating courts (none: no table)."""
+    from rich.table import Table
+
+    from courtroom.evaluate.results import escalation
+
+    measured = [(c.name, e) for c in contenders if (e := escalation(c.rows())) is not None]
+    if not measured:
+        return
+    table = Table(title="escalation: charges tried, the rest decided by the measurement alone")
+    for column in ("run", "charges", "tried", "share tried", "s/case", "trials s/case", "outside trials s/case",
+                   "court / outside"):
+        table.add_column(column, justify="left" if column == "run" else "right", overflow="fold")
+    for name, e in measured:
+        outside = e.measurement_seconds_per_case
+        table.add_row(name, str(e.charges), str(e.tried), f"{e.share:.1%}", f"{e.seconds_per_case:.2f}",
+                      f"{e.trial_seconds_per_case:.2f}", f"{outside:.2f}",
+                      f"{e.seconds_per_case / outside:.2f}x" if outside > 0 else "-")
+    console.print(table)

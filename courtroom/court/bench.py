@@ -4,7 +4,7 @@ model it speaks to. The parts of a trial (indictment, evidence, trial, verdict) 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from courtroom.casefile import PROMPT_FORMAT
 from courtroom.court.personas import Persona
@@ -23,6 +23,8 @@ class Bench:
     """P(hallucinated) at or above which a ruling, and the case by the `mean` and `share` rules, is hallucinated."""
     prompt_format: int = PROMPT_FORMAT
     """How the case is written into prompts (`courtroom.casefile`)."""
+    move_priors: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Node -> move -> prior of the court's model (`CourtSpec.move_priors`, `by_model` applied); empty: none."""
 
     def persona(self, role: str) -> Persona:
         """The persona in a role (the first, for a panel)."""

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from courtroom.baselines.plain import JUDGE_SYSTEM, RAILS_TASK
 from courtroom.case import Case, VariantVerdict
 from courtroom.court.bench import Bench
-from courtroom.court.moves import payload_model
+from courtroom.court.moves import Citation, payload_model
 from courtroom.court.personas import Persona, load_persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import (
@@ -109,9 +109,18 @@ class Court(Judge):
         return tuned.get(model_key(self.model), aggregation.threshold)
 
     @property
+    def move_priors(self) -> dict[str, dict[str, float]]:
+        """The move priors for this court's model (`move_priors.by_model` node by node over `move_priors.nodes`)."""
+        priors = self.spec.move_priors
+        if priors is None:
+            return {}
+        tuned = {model_key(name): nodes for name, nodes in priors.by_model.items()}
+        return {**priors.nodes, **tuned.get(model_key(self.model), {})}
+
+    @property
     def bench(self) -> Bench:
-        """The court as its trials read it, with the threshold for its model."""
-        return Bench(self.spec, self.personas, self.procedure, self.threshold, self.prompt_format)
+        """The court as its trials read it, with the threshold and move priors for its model."""
+        return Bench(self.spec, self.personas, self.procedure, self.threshold, self.prompt_format, self.move_priors)
 
     def config(self) -> dict[str, Any]:
         config = {"judge": self.name, "court": canonical_config(self.spec),
@@ -120,8 +129,8 @@ class Court(Judge):
                   "prompt_format": self.prompt_format}
         if self.spec.ruling.first_reading_weight:  # its prompt is then part of the court's behaviour
             config["first_reading"] = {"system": JUDGE_SYSTEM, "task": RAILS_TASK}
-        if self.spec.aggregation.by_model:  # the model then decides the threshold: part of the behaviour
-            config["model"] = model_key(self.model)
+        if self.spec.aggregation.by_model or (self.spec.move_priors and self.spec.move_priors.by_model):
+            config["model"] = model_key(self.model)  # the model then decides the threshold or priors: behaviour
         return config
 
     def needs_text_scoring(self) -> str | None:
@@ -130,6 +139,10 @@ class Court(Judge):
             reasons.append("indictment.mode: grounding")
         if self.spec.ruling.judge_weight < 1.0:
             reasons.append(f"ruling.judge_weight: {self.spec.ruling.judge_weight:g} weighs measured evidence")
+        if any(payload_model(e.payload) is Citation for e in self.spec.graph.edges):
+            reasons.append("a citation move: the court measures the charge's grounding in the sentence cited")
+        if any(n.choice == "evidence" for n in self.spec.graph.nodes.values()):
+            reasons.append("a node decided by the evidence: the court measures the charge")
         return "; ".join(reasons) or None
 
     def variant(self, name: str) -> Court:
@@ -206,7 +219,39 @@ def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, l
                                                            f"speak: {', '.join(sorted(speakers))})"))
     if "jury" in procedure.terminals_used() and "jury" not in personas:
         problems.append((("personas",), "the graph ends at `jury`, but no personas sit in the `jury` role"))
+    problems += _priors_problems(spec, procedure)
+    if spec.escalation is not None and spec.indictment.mode == "generate":
+        problems.append((("escalation",), "the clerk's drafted charges (indictment.mode: generate) have no measured "
+                                          "P(suspect) to escalate by: use indictment.mode grounding or score"))
     if problems:
         lines = [f"{path}:{locator.line(field) or ''}: field {'.'.join(map(str, field))}: {message}"
                  for field, message in problems]
         raise CourtError("illegal court:\n" + "\n".join(lines))
+
+
+def _priors_problems(spec: CourtSpec, procedure: Procedure) -> list[tuple[tuple[str | int, ...], str]]:
+    """Move priors name nodes the model chooses at, and give a prior for every move out of each."""
+    if spec.move_priors is None:
+        return []
+    problems: list[tuple[tuple[str | int, ...], str]] = []
+    tables: list[tuple[tuple[str | int, ...], dict[str, dict[str, float]]]] = [(("move_priors", "nodes"),
+                                                                             spec.move_priors.nodes)]
+    tables += [(("move_priors", "by_model", model), nodes) for model, nodes in spec.move_priors.by_model.items()]
+    for where, nodes in tables:
+        for node, priors in nodes.items():
+            if node not in spec.graph.nodes:
+                problems.append((where + (node,), f"{node!r} is not a node of the graph (nodes: "
+                                                  f"{', '.join(spec.graph.nodes)})"))
+                continue
+            if spec.graph.nodes[node].choice != "model":
+                problems.append((where + (node,), f"node {node!r} is decided by the court's rule, not by the model: "
+                                                  "it has no move probabilities to calibrate"))
+                continue
+            moves = [e.move for e in procedure.moves(node)]
+            if unknown := sorted(set(priors) - set(moves)):
+                problems.append((where + (node,), f"{', '.join(unknown)}: not a move at {node!r} (its moves: "
+                                                  f"{', '.join(moves)})"))
+            if missing := [m for m in moves if m not in priors]:
+                problems.append((where + (node,), f"no prior for {', '.join(missing)}: give one for every move at "
+                                                  f"{node!r} ({', '.join(moves)})"))
+    return problems

@@ -3,12 +3,17 @@
 A court names a payload per move, either one of the registered models below or an inline list of
 text fields in the court YAML. Reasons come before conclusions and every text field is bounded,
 so constrained decoding always closes the JSON well within the persona's token limit.
+
+Three payloads are not written as JSON. `citation` and `exhibit` are *scored choices* (every option gets a
+probability, recorded with the move): a context sentence by number (0: none), which the court then measures
+the charge's grounding in; an item of the charged statement the context may not account for
+(`courtroom.court.exhibits`), which the court checks against the context. `none` carries nothing (no call).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -70,10 +75,37 @@ class Note(Payload):
     """What remains unclear, in one sentence."""
 
 
+class Citation(Payload):
+    """The context sentence that states the charged statement, chosen by a scored choice over the numbered
+    sentences (0: none); the court measures the charge's grounding in it."""
+
+    scored: ClassVar[str] = "citation"
+    evidence: int = Field(ge=0)
+    """Number of the context sentence that states the charged statement, or 0 if none does."""
+
+
+class Exhibit(Payload):
+    """An item of the charged statement that the context does not account for, chosen by a scored choice among
+    the candidates (`courtroom.court.exhibits`, or `(none)`); the court checks it against the context."""
+
+    scored: ClassVar[str] = "exhibit"
+    exhibit: str
+    """The item, exactly as the statement writes it, or `(none)`."""
+
+
+class Nothing(Payload):
+    """No payload: the move is all there is to it (no model call)."""
+
+
 PAYLOADS: dict[str, type[Payload]] = {
     "argument": Argument, "reason": Reason, "ruling": RulingReason, "question": Question,
-    "testimony": Testimony, "note": Note,
+    "testimony": Testimony, "note": Note, "citation": Citation, "exhibit": Exhibit, "none": Nothing,
 }
+
+
+def scored_kind(model: type[Payload]) -> str | None:
+    """`citation` or `exhibit` for a payload chosen by a scored choice, None for one written as JSON."""
+    return getattr(model, "scored", None)
 
 
 class InlineField(BaseModel):
@@ -116,7 +148,7 @@ def _inline_model(spec_json: str) -> type[Payload]:
 def cited(model: type[Payload], sentences: int) -> type[Payload]:
     """The payload with its `evidence` citation bounded by the case's number of context sentences,
     so a citation is valid by construction."""
-    if "evidence" not in model.model_fields:
+    if "evidence" not in model.model_fields or scored_kind(model):
         return model
     field = model.model_fields["evidence"]
     fields: dict[str, Any] = {"evidence": (int, Field(ge=0, le=sentences, description=field.description))}

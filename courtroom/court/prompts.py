@@ -11,6 +11,7 @@ from typing import Any
 from courtroom.case import Case, Charge
 from courtroom.casefile import OPENING_SYSTEM, render_answer, render_opening
 from courtroom.court.bench import Bench
+from courtroom.court.exhibits import NONE, Item
 from courtroom.court.moves import describe_fields
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
@@ -26,6 +27,8 @@ class Entry:
     persona: str
     move: str
     payload: dict[str, Any]
+    finding: str = ""
+    """What the court measured or checked of the payload (evidence moves), shown after it."""
 
 
 NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding": None, "p_suspect": None}
@@ -51,6 +54,8 @@ def render_payload(payload: dict[str, Any], sentences: tuple[str, ...]) -> str:
         if key == "evidence" and isinstance(value, int):
             parts.append(f'citing [{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences)
                          else "citing no sentence")
+        elif key == "exhibit":
+            parts.append("names nothing" if value == NONE else f'names "{value}"')
         else:
             parts.append(str(value))
     return " ".join(parts)
@@ -61,7 +66,10 @@ def debate_record(entries: list[Entry], sentences: tuple[str, ...]) -> str:
         return "DEBATE RECORD: nothing has been said yet."
     lines = ["DEBATE RECORD:"]
     for e in entries:
-        lines.append(f"- Round {e.round}, {e.role} ({e.move}): {render_payload(e.payload, sentences)}")
+        said = render_payload(e.payload, sentences)
+        if e.finding:  # an evidence move, or the court's rule: what the court measured, checked or decided
+            said = f"{said}; the court finds {e.finding}" if said else f"the court finds {e.finding}"
+        lines.append(f"- Round {e.round}, {e.role} ({e.move})" + (f": {said}" if e.payload or e.finding else ""))
     return "\n".join(lines)
 
 
@@ -81,6 +89,18 @@ def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> 
 def payload_task(edge: EdgeSpec, model: Any) -> str:
     return (f"Your move: {edge.move} ({edge.description}). Write it as a JSON object with these fields, "
             f"in this order:\n{describe_fields(model)}")
+
+
+def citation_task(edge: EdgeSpec, sentences: int) -> str:
+    return (f"Your move: {edge.move} ({edge.description}). Cite the one context sentence that states the charged "
+            f"statement: answer with its number, from 1 to {sentences}, or 0 if no sentence states it.")
+
+
+def exhibit_task(edge: EdgeSpec, items: list[Item]) -> str:
+    listed = "\n".join(f"- {item.text}" for item in items)
+    return (f"Your move: {edge.move} ({edge.description}). Name the one item of the charged statement that the "
+            f"context does not account for, exactly as listed:\n{listed}\n"
+            f"or {NONE} if the context accounts for every one of them.")
 
 
 def verdict_task(charge: Charge) -> str:

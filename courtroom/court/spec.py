@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from courtroom.court.personas import shipped_dir
 from courtroom.court.procedure import GraphSpec
@@ -122,6 +122,63 @@ class RulingSpec(BaseModel):
     Qwen2.5-Coder-0.5B it added nothing on HaluBench dev (weight 0.1: 0.655 vs 0.650 cross-validated)."""
 
 
+class EscalationSpec(BaseModel):
+    """Which charges go to trial: a charge whose measured P(suspect) lies in the band [low, high] is tried; one
+    outside it is decided by the measurement alone (a ruling at P(hallucinated) = P(suspect), source
+    `measurement`, no trial call). The measurement decides the clear cases and the debate is paid for only where
+    it can change the verdict. Set the band on labelled dev data (`courtroom rejudge --set escalation=...` decides
+    a run recorded with full trials again, asking only for the calls the escalated court needs)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    low: float = Field(ge=0.0, le=1.0)
+    """Charges measured below this P(suspect) are found supported by the measurement."""
+    high: float = Field(ge=0.0, le=1.0)
+    """Charges measured above this P(suspect) are found hallucinated by the measurement."""
+
+    @model_validator(mode="after")
+    def _a_band(self) -> EscalationSpec:
+        if self.low > self.high:
+            raise ValueError(f"low ({self.low:g}) is above high ({self.high:g}): the band is empty")
+        return self
+
+
+MovePriors = dict[str, dict[str, Annotated[float, Field(gt=0.0)]]]
+"""Node -> move -> the model's prior probability of choosing that move."""
+
+
+class MovePriorsSpec(BaseModel):
+    """Priors of a model's move choices, per node of the graph: a small model chooses some moves (a withdrawal)
+    almost whatever the charge, so its probabilities carry a prior. With priors, the calibrated probability of a
+    move is P(move) / prior(move), renormalised over the legal moves; the move is chosen by the calibrated
+    probabilities (the most probable, deterministic from the recorded probabilities, so transcripts replay) and
+    a withdrawal's or concession's opinion is its calibrated probability. Estimate them from a run's
+    transcripts (`courtroom.court.calibration.move_priors`: the mean probability of each move at each node)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    nodes: MovePriors = Field(default_factory=dict)
+    """Node -> move -> prior; a node named here must give a prior for every move out of it."""
+    by_model: dict[str, MovePriors] = Field(default_factory=dict)
+    """Priors for particular models (by the name given to --model), node by node overriding `nodes`: priors
+    belong to the court and the model together."""
+
+
+class ExhibitCheckSpec(BaseModel):
+    """How the court's check of the item the prosecution named (an `exhibit` payload, see
+    `courtroom.court.exhibits`) enters the evidence: a shift of the log-odds of P(suspect), as the lexical term
+    does. When any named item is absent from the sources `absent` is added, else when a named item is present
+    `present`; naming nothing adds nothing. A court with `exhibit` moves and no `exhibit_check` records and shows
+    the checks without weighing them."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    absent: float = 1.0
+    """Added to the log-odds of P(suspect) when an item the prosecution named is absent from the sources."""
+    present: float = -1.0
+    """Added when the items the prosecution named are all present in the sources."""
+
+
 class CourtSpec(BaseModel):
     """A court file."""
 
@@ -164,6 +221,14 @@ class CourtSpec(BaseModel):
     """With no charge brought: judge the answer faithful, or try the whole answer as one charge."""
     graph: GraphSpec
     """The procedure of each trial."""
+    escalation: Annotated[EscalationSpec | None, Since(4)] = None
+    """Try only the charges whose measured P(suspect) lies in this band, deciding the others by the measurement
+    alone; None tries every charge."""
+    move_priors: Annotated[MovePriorsSpec | None, Since(4)] = None
+    """Calibrate the model's move choices by these priors; None chooses by the raw probabilities."""
+    exhibit_check: Annotated[ExhibitCheckSpec | None, Since(4)] = None
+    """Weigh the court's check of the items the prosecution names (`exhibit` moves) into P(suspect); None
+    records the checks without weighing them."""
 
 
 def courts_dir() -> Path:

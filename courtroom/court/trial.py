@@ -3,27 +3,60 @@
 Written as lockstep programs (see `courtroom.engine.lockstep`): the charges of a case are tried side by
 side and every turn due at the same step, across cases, goes to the backend as one batch. A turn is one to
 three constrained calls: choose a move among the legal ones (scored, so each move has a probability;
-skipped when only one is legal), write the move's payload (JSON under its schema), and, when the move ends
-in a ruling, the verdict (scored: its probability is the confidence).
+skipped when only one is legal; calibrated by the court's move priors when it has them; decided by the
+court's rule at a node decided by the evidence), write the move's payload (JSON under its schema, or a
+scored choice for a citation or an exhibit, which the court then measures or checks), and, when the move
+ends in a ruling, the verdict (scored: its probability is the confidence). With an escalation band, charges
+measured outside it are decided by the measurement before any trial.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from courtroom.baselines.plain import p_hallucinated, rails_request
 from courtroom.case import Case, CaseVerdict, Charge, Ruling
 from courtroom.casefile import context_sentences
 from courtroom.court.bench import Bench
-from courtroom.court.evidence import Measure, weigh_evidence
+from courtroom.court.calibration import calibrate, most_probable
+from courtroom.court.evidence import (
+    Measure,
+    TrialEvidence,
+    grounding_in_cited,
+    measure_statements,
+    reopen,
+    weigh_evidence,
+)
+from courtroom.court.exhibits import NONE, Item, Sources, candidates
 from courtroom.court.indictment import indict
-from courtroom.court.moves import VerdictChoice, cited, payload_model
+from courtroom.court.moves import VerdictChoice, cited, payload_model, scored_kind
 from courtroom.court.personas import Persona
-from courtroom.court.prompts import Entry, charge_header, debate_record, move_task, payload_task, turn_messages, verdict_task
-from courtroom.court.verdict import aggregate, plural, ruling, share
+from courtroom.court.procedure import EdgeSpec
+from courtroom.court.prompts import (
+    Entry,
+    charge_header,
+    citation_task,
+    debate_record,
+    exhibit_task,
+    move_task,
+    payload_task,
+    turn_messages,
+    verdict_task,
+)
+from courtroom.court.verdict import aggregate, escalated, measured_ruling, plural, ruling, share
 from courtroom.door.requests import GenerationRequest, jsonable
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript, gather
+
+
+class Chosen(NamedTuple):
+    """A move and how it was chosen: the model's probabilities (raw, and calibrated by the court's priors), or the
+    court's rule; all None when it was the only legal move."""
+
+    edge: EdgeSpec
+    raw: dict[str, float] | None = None
+    calibrated: dict[str, float] | None = None
+    rule: str | None = None
 
 
 def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
@@ -35,6 +68,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
     sentences = context_sentences(case, bench.spec.sentences)
     node, round = procedure.start, 1
     entries: list[Entry] = []
+    found = TrialEvidence()
     while True:
         role = procedure.role(node)
         persona = bench.persona(role)
@@ -42,32 +76,59 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         body = f"{charge_header(charge)}\n\n{debate_record(entries, sentences)}"
         legal = procedure.legal_moves(node, round, max_rounds)
         call_info = dict(role=role, persona=persona.name, node=node, charge=charge.index, round=round)
-        move_probs: dict[str, float] | None = None
         if len(legal) == 1:
-            edge = legal[0]
+            chosen = Chosen(legal[0])
+        elif procedure.spec.nodes[node].choice == "evidence":
+            if measured is None:
+                [measured] = yield from measure_statements(bench, case, [charge.quote])
+            again, why = reopen(bench, measured, found, round)
+            chosen = Chosen(next(e for e in legal if e.new_round == again), rule=why)
         else:
             request = GenerationRequest(
                 messages=turn_messages(bench, case, persona, body, move_task(role, round, max_rounds, legal), template),
                 output_type=Literal[tuple(e.move for e in legal)],  # type: ignore[misc]
                 sampling=persona.sampling, cache_group=case.id)
             [response] = yield [Call(request, purpose="move", **call_info)]
-            chosen = response.unwrap()
-            move_probs = response.option_probs
-            edge = next(e for e in legal if e.move == chosen)
+            raw = response.option_probs
+            if node in bench.move_priors and raw:
+                calibrated = calibrate(raw, bench.move_priors[node])
+                chosen = Chosen(next(e for e in legal if e.move == most_probable(calibrated)), raw, calibrated)
+            else:
+                move = response.unwrap()
+                chosen = Chosen(next(e for e in legal if e.move == move), raw)
+        edge = chosen.edge
         model = cited(payload_model(edge.payload), len(sentences))
-        request = GenerationRequest(
-            messages=turn_messages(bench, case, persona, body, payload_task(edge, model), template),
-            output_type=model, sampling=persona.sampling, cache_group=case.id)
-        [response] = yield [Call(request, purpose="payload", **call_info)]
-        payload = jsonable(response.unwrap())
+        task_info = (bench, case, persona, body, template, call_info)
+        if scored_kind(model) == "citation":
+            payload, choice_probs = yield from _cite(edge, len(sentences), *task_info)
+            if measured is None and 1 <= payload["evidence"] <= len(sentences):
+                [measured] = yield from measure_statements(bench, case, [charge.quote])
+            finding = yield from _measure_citation(bench, case, charge, measured, found, payload["evidence"], round)
+        elif scored_kind(model) == "exhibit":
+            weakest = measured.weakest if measured is not None else ()
+            sources = Sources([*case.context, case.question])
+            offered = candidates(charge.quote, sources, weakest)
+            payload, choice_probs = yield from _name(edge, offered, *task_info)
+            finding = _check_exhibit(sources, offered, payload["exhibit"], found, round)
+        elif not model.model_fields:
+            payload, choice_probs, finding = {}, None, ""
+        else:
+            request = GenerationRequest(
+                messages=turn_messages(bench, case, persona, body, payload_task(edge, model), template),
+                output_type=model, sampling=persona.sampling, cache_group=case.id)
+            [response] = yield [Call(request, purpose="payload", **call_info)]
+            payload, choice_probs, finding = jsonable(response.unwrap()), None, ""
         evidence = payload.get("evidence")
-        found = None if not isinstance(evidence, int) or evidence == 0 else 1 <= evidence <= len(sentences)
+        located = None if not isinstance(evidence, int) or evidence == 0 else 1 <= evidence <= len(sentences)
         transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=role, persona=persona.name,
-                       move=edge.move, payload=payload, forced=move_probs is None, move_probs=move_probs,
-                       evidence_found=found)
-        entries.append(Entry(round, role, persona.name, edge.move, payload))
-        confidence = 1.0 if move_probs is None else move_probs[edge.move]
-        words = ""
+                       move=edge.move, payload=payload, forced=chosen.raw is None and chosen.rule is None,
+                       move_probs=chosen.raw, calibrated_probs=chosen.calibrated, rule=chosen.rule,
+                       choice_probs=choice_probs, finding=finding or None, evidence_found=located)
+        entries.append(Entry(round, role, persona.name, edge.move, payload, finding or chosen.rule or ""))
+        probs = chosen.calibrated or chosen.raw
+        confidence = 1.0 if probs is None else probs[edge.move]
+        words = "" if chosen.calibrated is None or chosen.raw is None else \
+            f"calibrated by the court's priors; the model's own P({edge.move}) = {chosen.raw[edge.move]:.2f}"
         if edge.to == "acquit":
             opinion, source = 1.0 - confidence, "withdrawn"
         elif edge.to == "convict":
@@ -87,11 +148,66 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
             continue
         weighed = {}
         if bench.spec.ruling.judge_weight < 1.0:
-            evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured)
+            evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured, found)
             weighed = {"evidence": evidence, "evidence_note": note, "grounded": grounded}
         decided = ruling(charge, bench, source, opinion, round, first_reading=first_reading, words=words, **weighed)
         transcript.add(RulingEvent, ruling=decided)
         return decided
+
+
+def _cite(edge: EdgeSpec, sentences: int, bench: Bench, case: Case, persona: Persona, body: str,
+          template: dict[str, Any], call_info: dict[str, Any]) -> Step:
+    """A citation as a scored choice over the numbered context sentences (0: none): the payload and every
+    sentence's probability."""
+    options = tuple(str(i) for i in range(sentences + 1))
+    request = GenerationRequest(
+        messages=turn_messages(bench, case, persona, body, citation_task(edge, sentences), template),
+        output_type=Literal[options],  # type: ignore[valid-type]
+        sampling=persona.sampling, cache_group=case.id)
+    [response] = yield [Call(request, purpose="payload", **call_info)]
+    chosen = response.unwrap()
+    probs = response.option_probs
+    return {"evidence": int(most_probable(probs) if probs else chosen)}, probs
+
+
+def _name(edge: EdgeSpec, offered: list[Item], bench: Bench, case: Case, persona: Persona, body: str,
+          template: dict[str, Any], call_info: dict[str, Any]) -> Step:
+    """An exhibit as a scored choice among the candidate items (or none): the payload and every option's
+    probability; no call when there is no candidate."""
+    if not offered:
+        return {"exhibit": NONE}, None
+    options = tuple(item.text for item in offered) + (NONE,)
+    request = GenerationRequest(
+        messages=turn_messages(bench, case, persona, body, exhibit_task(edge, offered), template),
+        output_type=Literal[options],  # type: ignore[valid-type]
+        sampling=persona.sampling, cache_group=case.id)
+    [response] = yield [Call(request, purpose="payload", **call_info)]
+    chosen = response.unwrap()
+    probs = response.option_probs
+    return {"exhibit": most_probable(probs) if probs else chosen}, probs
+
+
+def _measure_citation(bench: Bench, case: Case, charge: Charge, measured: Measure | None, found: TrialEvidence,
+                      number: int, round: int) -> Step:
+    """The court measures the charge's grounding in the cited sentence (once per sentence and trial); the finding."""
+    if measured is None or not 1 <= number <= len(sentences := context_sentences(case, bench.spec.sentences)):
+        return "no sentence cited"
+    if number not in found.cited:
+        found.cited[number] = yield from grounding_in_cited(bench, case, charge, measured,
+                                                             [(number, sentences[number - 1])])
+    found.bring(f"[{number}]", round)
+    return (f"the statement grounded in [{number}] at {found.cited[number]:+.2f} nats/token "
+            f"(in the whole context {measured.grounding:+.2f})")
+
+
+def _check_exhibit(sources: Sources, offered: list[Item], named: str, found: TrialEvidence, round: int) -> str:
+    """The court checks the named item against the sources; the finding."""
+    if named == NONE:
+        return "nothing named to check"
+    item = next(i for i in offered if i.text == named)
+    found.named[named] = held = sources.holds(item)
+    found.bring(f"'{named}'", round)
+    return f"'{named}' {'in' if held else 'not in'} the context"
 
 
 def _verdict_request(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
@@ -149,6 +265,14 @@ def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
         score = min(suspicion, bench.threshold * 0.999)
         return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
                            reason=f"No charges were brought: every statement of the answer stands{why}.")
-    rulings: list[Ruling] = yield from gather([try_charge(bench, case, c, transcript, found.measures.get(c.index),
-                                                          first_reading) for c in found.charges])
+    decided: dict[int, Ruling] = {}
+    for charge in found.charges:  # outside the escalation band: the measurement decides, no trial
+        if escalated(charge, bench) is False:
+            decided[charge.index] = measured_ruling(charge, bench, first_reading)
+            transcript.add(RulingEvent, ruling=decided[charge.index])
+    tried = [c for c in found.charges if c.index not in decided]
+    tried_rulings = yield from gather([try_charge(bench, case, c, transcript, found.measures.get(c.index),
+                                                  first_reading) for c in tried])
+    decided |= {c.index: r for c, r in zip(tried, tried_rulings)}
+    rulings: list[Ruling] = [decided[c.index] for c in found.charges]
     return aggregate(bench, case.id, found.charges, found.dropped, rulings)

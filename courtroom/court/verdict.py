@@ -18,6 +18,58 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def escalated(charge: Charge, bench: Bench) -> bool | None:
+    """Whether the charge goes to trial: True inside the court's escalation band (or with no P(suspect) to place
+    in it, such as the whole answer tried when nothing was charged), False outside it (the measurement decides);
+    None when the court has no band."""
+    band = bench.spec.escalation
+    if band is None:
+        return None
+    return charge.p_suspect is None or band.low <= charge.p_suspect <= band.high
+
+
+def _against(p: float, bound: float) -> str:
+    """`p` with as many decimals as it takes to tell it from `bound`."""
+    for digits in range(2, 8):
+        if round(p, digits) != round(bound, digits):
+            return f"{p:.{digits}f}"
+    return f"{p!r}"
+
+
+def band_note(charge: Charge, bench: Bench) -> str:
+    """Why a charge was or was not escalated, in the band's terms."""
+    band = bench.spec.escalation
+    assert band is not None
+    if charge.p_suspect is None:
+        return "no P(suspect) was measured to place it in the escalation band"
+    p, where = charge.p_suspect, f"[{band.low:g}, {band.high:g}]"
+    if p < band.low:
+        return f"P(suspect) = {_against(p, band.low)} is below the escalation band {where}"
+    if p > band.high:
+        return f"P(suspect) = {_against(p, band.high)} is above the escalation band {where}"
+    return f"P(suspect) = {p:.2f} lies in the escalation band {where}"
+
+
+def measured_ruling(charge: Charge, bench: Bench, first_reading: float | None = None) -> Ruling:
+    """The ruling on a charge the court did not escalate: the measurement alone, P(hallucinated) = P(suspect)
+    (with the first reading weighed in when the court takes one); no trial."""
+    assert charge.p_suspect is not None
+    p = charge.p_suspect
+    reading = bench.spec.ruling.first_reading_weight
+    if first_reading is not None:
+        p = (1.0 - reading) * p + reading * first_reading
+    verdict = Verdict.HALLUCINATED if p >= bench.threshold else Verdict.SUPPORTED
+    measured = f"grounding {charge.grounding:+.2f} nats/token, " if charge.grounding is not None else ""
+    parts = [f"not escalated to trial, the measurement decided ({measured}{band_note(charge, bench)})"]
+    if first_reading is not None:
+        parts.append(f"the first reading of the whole answer, P(hallucinated) = {first_reading:.2f}, weighs {reading:.2f}")
+    reason = "; ".join(parts) + f"; P(hallucinated) = {p:.2f}: {verdict.value}"
+    confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p
+    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence, p_hallucinated=p,
+                  source="measurement", rounds=0, evidence=charge.grounding, first_reading=first_reading,
+                  escalated=False)
+
+
 def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, rounds: int, *,
            evidence: float | None = None, evidence_note: str = "", grounded: float | None = None,
            first_reading: float | None = None, words: str = "") -> Ruling:
@@ -33,6 +85,9 @@ def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, r
     said = {"withdrawn": f"P(withdraw) = {1 - opinion:.2f}", "conceded": f"P(concede) = {opinion:.2f}"}.get(
         source, f"P(hallucinated) = {opinion:.2f}")
     parts = [f"{SOURCES[source]} ({said}{', ' + words if words else ''})"]
+    tried = escalated(charge, bench)
+    if tried is not None:
+        parts.insert(0, f"escalated to trial ({band_note(charge, bench)})")
     if evidence is not None:
         parts.append(f"{evidence_note}, so P(suspect) = {evidence:.2f}; weighed {weight:.2f} to the court and "
                      f"{1 - weight:.2f} to the evidence")
@@ -46,7 +101,8 @@ def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, r
     reason = "; ".join(parts) + f"; {outcome}"
     confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p
     return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence, p_hallucinated=p,
-                  source=source, rounds=rounds, opinion=opinion, evidence=grounded, first_reading=first_reading)
+                  source=source, rounds=rounds, opinion=opinion, evidence=grounded, first_reading=first_reading,
+                  escalated=tried)
 
 
 def share(bench: Bench, statements: Sequence[tuple[str, float]]) -> float:
@@ -66,7 +122,9 @@ def verdict_reason(bench: Bench, charges: list[Charge], dropped: list[DroppedCha
         worst = max(guilty, key=lambda r: r.p_hallucinated)
         return f"Charge {worst.charge + 1} (\"{charges[worst.charge].quote}\") is found hallucinated: {worst.reason}"
     if hallucinated:  # by the share or mean rule with no charge convicted: the measured statements decided
-        suspects = [(r.p_hallucinated, charges[r.charge].quote, f"charge {r.charge + 1}, acquitted") for r in rulings]
+        suspects = [(r.p_hallucinated, charges[r.charge].quote,
+                     f"charge {r.charge + 1}, {'not escalated' if r.source == 'measurement' else 'acquitted'}")
+                    for r in rulings]
         suspects += [(d.p_suspect, d.quote, f"not tried: {d.why_dropped}") for d in dropped if d.p_suspect is not None]
         p, quote, how = max(suspects)
         return (f"No charge was convicted, but the case score by the {method} rule ({score:.2f}) reaches the "

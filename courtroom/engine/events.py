@@ -109,7 +109,17 @@ class MoveEvent(BaseEvent):
     forced: bool = False
     """True when only one move was legal, so no model call chose it."""
     move_probs: dict[str, float] | None = None
-    """The model's probability of every legal move (None when forced)."""
+    """The model's probability of every legal move (None when forced), as the model gave it (raw)."""
+    calibrated_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
+    """With move priors (`CourtSpec.move_priors`): the calibrated probability of every legal move, by which the
+    move was chosen; None when the court chose by the raw probabilities."""
+    rule: str | None = Field(None, exclude_if=lambda v: v is None)
+    """Why the court's rule chose this move (a node decided by the evidence), None when the model chose it."""
+    choice_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
+    """For a payload chosen by a scored choice (a citation, an exhibit): the probability of every option."""
+    finding: str | None = Field(None, exclude_if=lambda v: v is None)
+    """What the court measured or checked of the payload (the grounding in a cited sentence, whether a named
+    item is in the context), as the debate record shows it."""
     evidence_found: bool | None = None
     """Whether the payload's `evidence` was found in the context (None when there is none)."""
     error: str | None = None

@@ -7,6 +7,7 @@ the error), the gold label, and what the case cost.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,6 +44,12 @@ class ResultRow(BaseModel):
     variants: dict[str, VariantVerdict] = Field(default_factory=dict)
     """The case decided by variants of the judge from the same calls (the court's measurement alone, its
     agents alone), for the debate's gain; empty for other judges and for runs made before 0.2."""
+    escalated: int | None = Field(None, exclude_if=lambda v: v is None)
+    """With a court that escalates (`escalation`): how many of the case's charges went to trial (the others were
+    decided by the measurement alone); None when every charge is tried, for other judges and older runs."""
+    trial_seconds: float | None = Field(None, exclude_if=lambda v: v is None)
+    """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`; the
+    rest is what the measurement (and a first reading) cost. None as for `escalated`."""
 
     @property
     def correct(self) -> bool | None:
@@ -56,6 +63,7 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
     calls = [e for e in outcome.events if e.event == "model_call"]
     rulings = outcome.verdict.rulings if outcome.verdict else []
     verdict = outcome.verdict
+    escalates = any(r.escalated is not None for r in rulings)
     return ResultRow(
         case_id=outcome.case.id, source=outcome.case.source, gold=outcome.case.label,
         label=verdict.label if verdict else None, score=verdict.score if verdict else None,
@@ -67,7 +75,51 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
         computed_prompt_tokens=sum(c.prompt_tokens - c.cached_prompt_tokens for c in calls),
         completion_tokens=sum(c.completion_tokens for c in calls),
         seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript, variants=variants or {},
+        escalated=sum(bool(r.escalated) for r in rulings) if escalates else None,
+        trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None) if escalates else None,
     )
+
+
+class Escalation(NamedTuple):
+    """How much of a run's debate an escalating court held, and what the trials cost."""
+
+    charges: int
+    """Charges brought."""
+    tried: int
+    """Charges that went to trial (inside the band)."""
+    seconds_per_case: float
+    """Model time per case, all calls."""
+    trial_seconds_per_case: float
+    """Model time per case of the trials."""
+
+    @property
+    def share(self) -> float:
+        """The share of charges escalated to trial."""
+        return self.tried / self.charges if self.charges else 0.0
+
+    @property
+    def measurement_seconds_per_case(self) -> float:
+        """Model time per case outside the trials: the measurement (and a first reading)."""
+        return self.seconds_per_case - self.trial_seconds_per_case
+
+    def describe(self) -> str:
+        """One line: the share escalated and the cost per case, against the measurement's alone."""
+        outside = self.measurement_seconds_per_case
+        ratio = f" (the court costs {self.seconds_per_case / outside:.2f}x that)" if outside > 0 else ""
+        return (f"escalation: {self.tried} of {self.charges} charges tried ({self.share:.1%}), the rest decided by "
+                f"the measurement alone; model time {self.seconds_per_case:.2f} s/case, of which trials "
+                f"{self.trial_seconds_per_case:.2f} s; outside the trials {outside:.2f} s/case{ratio}")
+
+
+def escalation(rows: Sequence[ResultRow]) -> Escalation | None:
+    """The share of charges escalated and the cost per case of a run of an escalating court (its finished cases);
+    None when no row records escalation."""
+    if not any(r.escalated is not None for r in rows):
+        return None
+    done = [r for r in rows if r.error is None]
+    count = max(len(done), 1)
+    return Escalation(sum(r.charges for r in done), sum(r.escalated or 0 for r in done),
+                      sum(r.seconds for r in done) / count, sum(r.trial_seconds or 0.0 for r in done) / count)
 
 
 def as_variant(rows: Sequence[ResultRow], name: str) -> list[ResultRow]:

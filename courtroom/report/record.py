@@ -108,6 +108,10 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
             table.add_column(column, overflow="fold")
         for m in (m for m in moves if m.charge == index):
             p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
+            if m.calibrated_probs and m.move_probs:  # the court chose by calibrated probabilities
+                p = f"{m.calibrated_probs.get(m.move, 0):.2f} calibrated (raw {m.move_probs.get(m.move, 0):.2f})"
+            elif m.rule:
+                p = "court's rule"
             said = []
             for key, value in m.payload.items():
                 if key == "evidence" and isinstance(value, int):

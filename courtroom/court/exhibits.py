@@ -1,0 +1,151 @@
+"""Exhibits: the items of a charged statement the prosecution may name as unsupported, and the court's check of a
+named item against the sources (its context passages and its question). Deterministic and free; no model call.
+
+An item is a number, a name of several capitalised words, or a content word (`courtroom.court.lexical`). The
+candidates offered to the prosecution are the statement's items the context may not account for: every number
+(numbers are claims), every word or name the sources never use, and the words the measurement found the context
+accounts for least (`Measure.weakest`). The court then checks the one named, exactly:
+
+- a **number** is present when its value occurs among the sources' numbers, compared by value after
+  normalisation: thousands separators, currency signs and a trailing `.0` are ignored, and a scale word or
+  suffix multiplies (`thousand`, `million`, `billion`, `trillion`; `k`, `m`, `mn`, `bn` written against the
+  digits), so "1,200", "1200", "$1,200" and "1.2 thousand" are one value; a percent sign or word is dropped
+  ("12%" is 12). Numbers written as words ("twelve") are words, not numbers;
+- a **name** (two or more capitalised content words in a row) is present when the phrase occurs in the sources,
+  ignoring case and spacing;
+- a **word** is present when the sources use its stem (as `lexical.Vocabulary` matches words).
+
+Present or absent is evidence, not opinion: an invented number or name is absent; a paraphrase may be absent
+too, and a number copied from the wrong place is present, which is why a court weighs the check with its
+measurement (`CourtSpec.exhibit_check`) rather than deciding by it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from courtroom.court.lexical import STOP_WORDS, content_words, word_key
+
+NONE = "(none)"
+"""The option by which the prosecution names no item (it finds every item accounted for)."""
+MAX_ITEMS = 10
+"""At most this many candidates are offered: the absent ones first, then numbers, then the weakest words."""
+
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?:[$€£]\s?)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?:(%)|\s?(thousand|million|billion|trillion|percent)\b|(k|m|mn|bn)\b)?(?!\w)", re.IGNORECASE)
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
+          "trillion": 1e12}
+_CAPITALISED = re.compile(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+")
+
+ItemKind = Literal["number", "name", "word"]
+
+
+@dataclass(frozen=True)
+class Item:
+    """An item of a statement: its text as written, what kind it is, and where it is."""
+
+    text: str
+    kind: ItemKind
+    start: int
+    end: int
+
+
+def number_value(text: str) -> float | None:
+    """The value a written number stands for ("1,200", "$1.2 thousand", "1.2k", "12%"), or None when `text` is
+    not one number."""
+    match = _NUMBER.fullmatch(text.strip())
+    if match is None:
+        return None
+    return _value(match)
+
+
+def _value(match: re.Match[str]) -> float:
+    value = float(match.group(1).replace(",", ""))
+    scale = (match.group(3) or match.group(4) or "").lower()
+    return float(f"{value * _SCALE.get(scale, 1.0):.12g}")
+
+
+def numbers(text: str) -> list[tuple[float, int, int]]:
+    """Every number written in `text`: its value and character span."""
+    return [(_value(m), m.start(), m.end()) for m in _NUMBER.finditer(text)]
+
+
+def _names(text: str) -> list[tuple[int, int]]:
+    """Spans of runs of two or more capitalised content words (function words such as "The" cut a run)."""
+    spans = []
+    for match in _CAPITALISED.finditer(text):
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", match.group())]
+        run: list[tuple[int, int]] = []
+        for a, b in words + [(-1, -1)]:
+            word = match.group()[a:b] if a >= 0 else ""
+            if a >= 0 and word.lower() not in STOP_WORDS:
+                run.append((a, b))
+                continue
+            if len(run) >= 2:
+                spans.append((match.start() + run[0][0], match.start() + run[-1][1]))
+            run = []
+    return spans
+
+
+def items(statement: str) -> list[Item]:
+    """The statement's items in order: numbers, names, and the content words outside them."""
+    found = [Item(statement[a:b], "number", a, b) for _, a, b in numbers(statement)]
+    found += [Item(statement[a:b], "name", a, b) for a, b in _names(statement)
+              if not any(i.start < b and a < i.end for i in found)]
+    for word in content_words(statement):
+        if word.text[0].isdigit() or any(i.start < word.end and word.start < i.end for i in found):
+            continue
+        found.append(Item(word.text, "word", word.start, word.end))
+    unique: dict[str, Item] = {}
+    for item in sorted(found, key=lambda i: i.start):
+        unique.setdefault(_key(item), item)
+    return list(unique.values())
+
+
+def _key(item: Item) -> str:
+    if item.kind == "number":
+        return f"#{number_value(item.text)}"
+    if item.kind == "name":
+        return " ".join(item.text.lower().split())
+    return word_key(item.text)
+
+
+class Sources:
+    """What a case's sources (context passages and question) hold, for checking a named item."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        texts = list(texts)
+        self.text = " ".join(" ".join(t.split()) for t in texts).lower()
+        self.values = {value for t in texts for value, _, _ in numbers(t)}
+        self.keys = frozenset(w.key for t in texts for w in content_words(t))
+
+    def holds(self, item: Item) -> bool:
+        """Whether the sources account for the item (see the module's rules)."""
+        if item.kind == "number":
+            return number_value(item.text) in self.values
+        if item.kind == "name":
+            return " ".join(item.text.lower().split()) in self.text
+        return word_key(item.text) in self.keys
+
+
+def candidates(statement: str, sources: Sources, weakest: Sequence[str] = ()) -> list[Item]:
+    """The items offered to the prosecution: those the sources do not hold, every number, and the words the
+    measurement found weakest; at most `MAX_ITEMS` (absent first, then numbers, then weakest), in statement order."""
+    weak = [w.lower() for w in weakest if w.strip()]
+
+    def rank(item: Item) -> int | None:
+        if not sources.holds(item):
+            return 0
+        if item.kind == "number":
+            return 1
+        text = item.text.lower()
+        if any(w in text or text in w for w in weak):
+            return 2
+        return None
+    ranked = [(r, item) for item in items(statement) if (r := rank(item)) is not None]
+    chosen = sorted(ranked, key=lambda ri: (ri[0], ri[1].start))[:MAX_ITEMS]
+    return [item for _, item in sorted(chosen, key=lambda ri: ri[1].start)]
