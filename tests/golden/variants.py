@@ -15,6 +15,7 @@ from courtroom.baselines import (
     VoteJudge,
 )
 from courtroom.court import Court, LexicalSpec
+from courtroom.court.spec import EscalationSpec, MovePriorsSpec
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.evaluate.datasets import example_cases
@@ -43,6 +44,10 @@ VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
         "default", grounding={"scoring": "sentence", "clip": None, "lexical": LexicalSpec(scale=0.1)},
         ruling={"first_reading_weight": 0.2}, aggregation={"method": "any"}),
     "court-jury-majority": _court("jury", jury_rule="majority", aggregation={"method": "majority"}),
+    "court-evidence": _court("evidence"),
+    "court-default-escalation-priors": _court(
+        "default", escalation=EscalationSpec(low=0.55, high=0.75),
+        move_priors=MovePriorsSpec(nodes={"prosecution": {"argue": 0.3, "withdraw": 0.7}})),
     "single": lambda b: SingleJudge(b),
     "two-step": lambda b: TwoStepJudge(b),
     "rails": lambda b: RailsJudge(b),
