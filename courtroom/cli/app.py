@@ -55,6 +55,34 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+GATE_FAILED = 3
+"""The exit status of a run (or summary) whose metrics fail a `--fail-under` gate."""
+
+
+def parse_fail_under(texts: list[str]) -> list:
+    """The `--fail-under` gates, checked before anything runs (an unknown metric lists the valid ones)."""
+    from courtroom.errors import ConfigError
+    from courtroom.evaluate.gates import parse_gates
+
+    try:
+        return parse_gates(texts)
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def check_gates(metrics, gates: list) -> None:  # noqa: ANN001
+    """Exit with status 3 and one line per failed gate when the metrics fail any; say so when all pass."""
+    from courtroom.evaluate.gates import gate_failures
+
+    if not gates:
+        return
+    failures = gate_failures(metrics, gates)
+    if failures:
+        err.print(f"[bold red]failed[/]: {escape('; '.join(failures))}")
+        raise typer.Exit(GATE_FAILED)
+    console.print(f"[green]passed[/]: {', '.join(f'{g.metric} >= {g.shown}' for g in gates)}")
+
+
 def warn(message: str) -> None:
     """Print a warning on stderr."""
     err.print(f"[yellow]warning[/]: {escape(message)}")

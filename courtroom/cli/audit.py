@@ -6,7 +6,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from courtroom.cli.app import audit_app, console, err, fail
+from courtroom.cli.app import audit_app, check_gates, console, err, fail, parse_fail_under
 from courtroom.log.audit import Audit
 
 
@@ -24,13 +24,17 @@ def _audit(run_dir: str) -> Audit:
 
 
 @audit_app.command("summary")
-def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
+def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
+                  fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate on the finished run: exit 3 "
+                                                       "when a metric is below this, e.g. balanced_accuracy=0.70 "
+                                                       "(repeatable).")) -> None:
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.evaluate.results import escalation
     from courtroom.report.tables import compare_table, confusion_table, metrics_table, pairing_table
 
+    gates = parse_fail_under(fail_under)
     audit = _audit(run_dir)
     rows = audit.rows()
     manifest = audit.store.manifest()
@@ -58,6 +62,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory.")) -> 
         for r in failed[:20]:
             table.add_row(r.case_id, f"{r.error_type}: {r.error}")
         console.print(table)
+    check_gates(overall, gates)
 
 
 @audit_app.command("list")

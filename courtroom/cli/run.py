@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from courtroom.cli.app import app, console, default_run_name, err, fail
+from courtroom.cli.app import app, check_gates, console, default_run_name, err, fail, parse_fail_under
 
 JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
 """Options of `run` that one judge takes, and which."""
@@ -58,6 +58,9 @@ def run(
                                                          "before it is deemed hung and replaced (default: no limit)."),
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
+    fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate: exit 3 when a metric of the finished "
+                                         "run is below this, e.g. --fail-under balanced_accuracy=0.70 (repeatable; "
+                                         "any number of metrics.json, `.low` for an interval's lower end)."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -71,6 +74,7 @@ def run(
     from courtroom.runs.start import start_run
 
     options = judge_options(judge, votes=votes, reading=reading)
+    gates = parse_fail_under(fail_under)
     if settings:
         if judge != "courtroom":
             fail("--set changes a court's settings: it is an option of the courtroom judge")
@@ -138,3 +142,4 @@ def run(
         raise typer.Exit(130)
     if failure:
         fail(f"{failure}\n{len(rows)} of {total} cases are saved; run the same command to resume")
+    check_gates(overall, gates)
