@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from courtroom.cli.app import audit_app, check_gates, console, err, fail, parse_fail_under
+from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under
 from courtroom.log.audit import Audit
 
 
@@ -27,7 +29,8 @@ def _audit(run_dir: str) -> Audit:
 def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
                   fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate on the finished run: exit 3 "
                                                        "when a metric is below this, e.g. balanced_accuracy=0.70 "
-                                                       "(repeatable).")) -> None:
+                                                       "(repeatable)."),
+                  as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (for scripts).")) -> None:
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
@@ -38,6 +41,9 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     audit = _audit(run_dir)
     rows = audit.rows()
     manifest = audit.store.manifest()
+    if as_json:
+        _summary_json(audit, gates)
+        return
     console.print(f"[bold]{escape(str(audit.root))}[/]: judge {manifest.spec.judge.name}, model {escape(manifest.model)}, "
                   f"{len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
     overall = compute_metrics(rows)
@@ -65,6 +71,44 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     check_gates(overall, gates)
 
 
+def _summary_json(audit: Audit, gates: list) -> None:
+    """`audit summary --json`: the run, its metrics (overall, per source, corrected), errors and gates."""
+    from courtroom.evaluate.comparison import Contender, debate_gain
+    from courtroom.evaluate.gates import gate_failures
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.evaluate.results import escalation
+    from courtroom.log.export import metrics_json
+
+    rows, manifest = audit.rows(), audit.store.manifest()
+    overall = compute_metrics(rows)
+    edits = sum(map(len, audit.edits().values()))
+    gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
+    escalated = escalation(rows)
+    failures = gate_failures(overall, gates)
+    summary = {
+        "run": str(audit.root), "judge": manifest.spec.judge.name, "model": manifest.model, "cases": len(rows),
+        "created": manifest.created.isoformat(), "config_hash": manifest.config_hash,
+        "metrics": metrics_json(overall),
+        "by_source": {name: metrics_json(m) for name, m in metrics_by_source(rows).items()},
+        "edits": edits, "corrected_metrics": metrics_json(compute_metrics(audit.corrected_rows())) if edits else None,
+        "errors": [{"case_id": r.case_id, "error_type": r.error_type, "error": r.error} for r in rows if r.error],
+        "escalation": None if escalated is None else {**escalated._asdict(), "share": escalated.share},
+        "debate_gain": None if gain is None else _comparison_json(gain),
+        "gates": [{"metric": g.metric, "minimum": g.minimum, "value": g.value(overall), "passed": g.failure(overall) is None}
+                  for g in gates],
+    }
+    typer.echo(json.dumps(summary, indent=2))
+    if failures:
+        err.print(f"[bold red]failed[/]: {escape('; '.join(failures))}")
+        raise typer.Exit(GATE_FAILED)
+
+
+def _comparison_json(comparison) -> dict:  # noqa: ANN001
+    from courtroom.cli.compare import comparison_json
+
+    return comparison_json(comparison)
+
+
 @audit_app.command("list")
 def audit_list(
     run_dir: str = typer.Argument(..., help="Run directory."),
@@ -73,13 +117,22 @@ def audit_list(
     verdict: str | None = typer.Option(None, help="Only this verdict: PASS or FAIL."),
     source: str | None = typer.Option(None, help="Only sources containing this."),
     search: str | None = typer.Option(None, help="Only cases whose id, reason or error contains this."),
-    limit: int = typer.Option(50, help="Show at most this many."),
+    limit: int | None = typer.Option(None, help="Show at most this many (default 50; with --json, all)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the matching cases as JSON (reasons whole)."),
 ) -> None:
     """List cases, with filters (reasons cut at a word; `audit show` gives them whole)."""
     from courtroom.report.tables import elide
 
     audit = _audit(run_dir)
     rows = audit.select(wrong=wrong, verdict=verdict, source=source, search=search, errors=errors)
+    if as_json:
+        from courtroom.log.export import row_json
+
+        shown = rows if limit is None else rows[:limit]
+        typer.echo(json.dumps({"run": str(audit.root), "matching": len(rows), "cases": [row_json(r) for r in shown]},
+                              indent=2))
+        return
+    limit = 50 if limit is None else limit
     table = Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else ""))
     for column in ("case", "source", "gold", "verdict", "score", "charges", "reason"):
         table.add_column(column, overflow="fold")

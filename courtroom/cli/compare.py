@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 
 from courtroom.cli.app import app, console, fail, warn
@@ -29,6 +31,7 @@ def compare(
     gain: bool = typer.Option(False, "--debate-gain", help="Add the reference court run's own variants (its "
                                                            "measurement alone, its agents alone), decided from "
                                                            "the same recorded calls."),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON (for scripts)."),
 ) -> None:
     """Compare runs side by side, with intervals and paired tests (McNemar) on shared cases.
 
@@ -70,10 +73,30 @@ def compare(
     result = compare_runs(contenders, calibrated=calibrated, count_errors_as_wrong=errors_wrong, rules=rules)
     for message in result.warnings:
         warn(message)
+    if as_json:
+        typer.echo(json.dumps(comparison_json(result), indent=2))
+        return
     console.print(compare_table(result))
     if result.pairings:
         console.print(pairing_table(result))
     _escalation_table([p.contender for p in pooled])
+
+
+def comparison_json(comparison) -> dict:  # noqa: ANN001
+    """A comparison as JSON data: every contender's metrics, and every pairing with the reference
+    (`difference` is the reference's balanced accuracy minus the run's, as in the table)."""
+    from dataclasses import asdict
+
+    from courtroom.log.export import metrics_json
+
+    return {
+        "reference": comparison.contenders[0].name,
+        "difference": "reference - run",
+        "runs": [{"name": c.name, "judge": c.judge, "model": c.model, "metrics": metrics_json(m)}
+                 for c, m in zip(comparison.contenders, comparison.metrics)],
+        "pairings": [asdict(p) for p in comparison.pairings],
+        "warnings": list(comparison.warnings),
+    }
 
 
 def _escalation_table(contenders: list) -> None:

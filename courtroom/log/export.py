@@ -1,0 +1,157 @@
+"""A run as data for other tools: one row per case (CSV, Parquet, JSON Lines), and summaries as JSON.
+
+A case's row holds what its result row holds (verdict, score, gold, correct, reason, error, cost) and, read
+from its transcript, every charge with its evidence: the quoted statement and why it was charged, what the
+court measured (grounding, P(suspect)), the ruling (verdict, P(hallucinated), how it came about, the agents'
+opinion and the grounding the evidence was weighed at) and the context sentences the parties cited. Charges
+are numbered from 1, as the court record and `audit edit --charge` number them. A case without a transcript
+(runs committed without them) has `charges` null; its count is still in `n_charges`.
+
+In CSV the charges are one JSON string column; in Parquet and JSON Lines a list of records.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from courtroom.case import CaseVerdict
+from courtroom.engine.events import Event
+from courtroom.errors import AuditError, TranscriptError
+from courtroom.evaluate.metrics import Metrics
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.audit import Audit
+
+FORMATS = ("csv", "parquet", "jsonl", "inspect")
+"""What `courtroom export --format` writes (`inspect`: an inspect_ai eval log, `courtroom.log.inspect_log`)."""
+
+COLUMNS = ("case_id", "source", "gold", "verdict", "corrected_verdict", "score", "correct", "reason", "error",
+           "error_type", "n_charges", "charges", "model_calls", "prompt_tokens", "completion_tokens", "seconds")
+"""The columns of an exported case, in order (stable: scripts may rely on them)."""
+
+CHARGE_FIELDS = ("number", "quote", "reason", "grounding", "p_suspect", "verdict", "p_hallucinated", "source",
+                 "ruling_reason", "opinion", "evidence_grounding", "cited")
+"""The fields of an exported charge."""
+
+
+def charge_records(events: list[Event], sentences: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every charge of a transcript with its ruling and the context sentences cited in its trial."""
+    verdicts = [e.verdict for e in events if e.event == "verdict"]
+    verdict: CaseVerdict | None = verdicts[-1] if verdicts else None
+    if verdict is None:
+        return []
+    rulings = {r.charge: r for r in verdict.rulings}
+    cited: dict[int, list[int]] = {}
+    for e in events:
+        if e.event == "move" and isinstance(number := e.payload.get("evidence"), int) and number > 0:
+            numbers = cited.setdefault(e.charge, [])
+            if number not in numbers:
+                numbers.append(number)
+    records = []
+    for charge in verdict.charges:
+        ruling = rulings.get(charge.index)
+        records.append({
+            "number": charge.index + 1, "quote": charge.quote, "reason": charge.reason,
+            "grounding": charge.grounding, "p_suspect": charge.p_suspect,
+            "verdict": ruling.verdict.value if ruling else None,
+            "p_hallucinated": ruling.p_hallucinated if ruling else None,
+            "source": ruling.source if ruling else None, "ruling_reason": ruling.reason if ruling else None,
+            "opinion": ruling.opinion if ruling else None, "evidence_grounding": ruling.evidence if ruling else None,
+            "cited": [{"sentence": n, "text": sentences[n - 1] if n <= len(sentences) else ""}
+                      for n in sorted(cited.get(charge.index, []))],
+        })
+    return records
+
+
+def case_records(audit: Audit) -> list[dict[str, Any]]:
+    """One record per case of the run, with the columns of `COLUMNS`."""
+    corrected = {r.case_id: r.label for r in audit.corrected_rows()}
+    records = []
+    for row in audit.rows():
+        charges: list[dict[str, Any]] | None
+        try:
+            events = audit.store.events(row.case_id)
+        except TranscriptError:
+            charges = None
+        else:
+            start = events[0]
+            charges = charge_records(events, audit.context_sentences(start.case)) if row.error is None else []
+        records.append(_case_record(row, corrected.get(row.case_id), charges))
+    return records
+
+
+def _case_record(row: ResultRow, corrected: str | None, charges: list[dict[str, Any]] | None) -> dict[str, Any]:
+    return {"case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,
+            "corrected_verdict": corrected, "score": row.score, "correct": row.correct, "reason": row.reason,
+            "error": row.error, "error_type": row.error_type, "n_charges": row.charges, "charges": charges,
+            "model_calls": row.model_calls, "prompt_tokens": row.prompt_tokens,
+            "completion_tokens": row.completion_tokens, "seconds": row.seconds}
+
+
+def _arrow_schema():  # noqa: ANN202
+    import pyarrow as pa
+
+    cited = pa.list_(pa.struct([("sentence", pa.int64()), ("text", pa.string())]))
+    charge = pa.struct([("number", pa.int64()), ("quote", pa.string()), ("reason", pa.string()),
+                        ("grounding", pa.float64()), ("p_suspect", pa.float64()), ("verdict", pa.string()),
+                        ("p_hallucinated", pa.float64()), ("source", pa.string()), ("ruling_reason", pa.string()),
+                        ("opinion", pa.float64()), ("evidence_grounding", pa.float64()), ("cited", cited)])
+    types = {"case_id": pa.string(), "source": pa.string(), "gold": pa.string(), "verdict": pa.string(),
+             "corrected_verdict": pa.string(), "score": pa.float64(), "correct": pa.bool_(), "reason": pa.string(),
+             "error": pa.string(), "error_type": pa.string(), "n_charges": pa.int64(), "charges": pa.list_(charge),
+             "model_calls": pa.int64(), "prompt_tokens": pa.int64(), "completion_tokens": pa.int64(),
+             "seconds": pa.float64()}
+    return pa.schema([(name, types[name]) for name in COLUMNS])
+
+
+def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
+    """Write the run's cases to `output` as `fmt` (csv, parquet, jsonl, inspect); returns the path written."""
+    if fmt not in FORMATS:
+        raise AuditError(f"unknown export format {fmt!r}; the formats are {', '.join(FORMATS)}")
+    audit = Audit(run_dir)
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "inspect":
+        from courtroom.log.inspect_log import write_inspect_log
+
+        return write_inspect_log(audit, output)
+    records = case_records(audit)
+    if fmt == "jsonl":
+        with output.open("w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    elif fmt == "csv":
+        with output.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+            writer.writeheader()
+            for record in records:
+                writer.writerow({**record, "charges": "" if record["charges"] is None else
+                                 json.dumps(record["charges"], ensure_ascii=False)})
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(records, schema=_arrow_schema()), output)
+    return output
+
+
+def default_output(run_dir: str | Path, fmt: str) -> Path:
+    """Where an export goes unless told: beside the run, named after it (`runs/x` -> `runs/x.csv`)."""
+    root = Path(run_dir).resolve()
+    suffix = {"inspect": ".eval.json"}.get(fmt, f".{fmt}")
+    return root.parent / f"{root.name}{suffix}"
+
+
+# -- summaries as JSON (`--json` on audit summary, audit list, compare) ------------------------------------------
+def metrics_json(metrics: Metrics) -> dict[str, Any]:
+    """Metrics as plain JSON data (the keys of `metrics.json`)."""
+    return metrics.model_dump(mode="json")
+
+
+def row_json(row: ResultRow) -> dict[str, Any]:
+    """A case in a listing: what `audit list` shows, whole."""
+    return {"case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,
+            "score": row.score, "correct": row.correct, "charges": row.charges, "reason": row.reason,
+            "error": row.error}
