@@ -9,8 +9,10 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 STAMP := $(VENV)/.installed
 VLLM_VENV ?= .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed
+INSPECT_VENV ?= .venv-inspect
+INSPECT_STAMP := $(INSPECT_VENV)/.installed
 
-.PHONY: install vllm demo test test-fast bench clean
+.PHONY: install vllm inspect demo test test-fast bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,12 +34,21 @@ $(VLLM_STAMP):
 
 vllm: $(VLLM_STAMP)
 
+# inspect_ai in its own environment, for the test that reads `courtroom export --format inspect` with inspect_ai's own
+# reader: in .venv it would move fsspec (2026.9 -> 2026.6) and python-dateutil (4 -> 2.9).
+$(INSPECT_STAMP):
+	test -x $(INSPECT_VENV)/bin/python || $(PYTHON) -m venv $(INSPECT_VENV)
+	$(INSPECT_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "inspect-ai==0.3.285"
+	touch $(INSPECT_STAMP)
+
+inspect: $(INSPECT_STAMP)
+
 demo: $(STAMP)
 	$(VENV)/bin/courtroom demo
 
 # the unit and model tests first, so a failure there is seen early; then the tests against a real vLLM server
-test: $(STAMP) $(VLLM_STAMP)
-	$(PY) -m pytest -q -m "not served"
+test: $(STAMP) $(VLLM_STAMP) $(INSPECT_STAMP)
+	COURTROOM_INSPECT_PYTHON=$(INSPECT_VENV)/bin/python $(PY) -m pytest -q -m "not served"
 	COURTROOM_VLLM_PYTHON=$(VLLM_VENV)/bin/python $(PY) -m pytest -q -m served
 
 test-fast: $(STAMP)
@@ -47,4 +58,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) .pytest_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(INSPECT_VENV) .pytest_cache

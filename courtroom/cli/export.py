@@ -14,7 +14,7 @@ def export(
                                                           "gold, correct, charges and their evidence) or inspect "
                                                           "(an inspect_ai eval log; pip install courtroom[inspect])."),
     output: str | None = typer.Option(None, "-o", "--output", help="The file to write (default: beside the run, "
-                                                                   "RUN.csv, RUN.parquet, RUN.jsonl, RUN.eval.json)."),
+                                                                   "RUN.csv, RUN.parquet, RUN.jsonl, RUN.inspect.json)."),
 ) -> None:
     """Write a run's cases for other tools: pandas, spreadsheets, DuckDB, inspect_ai's log viewer."""
     from courtroom.errors import CourtroomError
@@ -23,7 +23,14 @@ def export(
     if fmt not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     try:
-        path = export_run(run_dir, fmt, output or default_output(run_dir, fmt))
+        target = output or default_output(run_dir, fmt)
+        if fmt == "inspect":
+            from courtroom.log.audit import Audit
+            from courtroom.log.inspect_log import write_inspect_log
+
+            path = write_inspect_log(Audit(run_dir), target)
+        else:
+            path = export_run(run_dir, fmt, target)
     except CourtroomError as exc:
         fail(str(exc))
     except OSError as exc:

@@ -107,16 +107,14 @@ def _arrow_schema():  # noqa: ANN202
 
 
 def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
-    """Write the run's cases to `output` as `fmt` (csv, parquet, jsonl, inspect); returns the path written."""
+    """Write the run's cases to `output` as `fmt` (csv, parquet, jsonl); returns the path written."""
     if fmt not in FORMATS:
         raise AuditError(f"unknown export format {fmt!r}; the formats are {', '.join(FORMATS)}")
     audit = Audit(run_dir)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "inspect":
-        from courtroom.log.inspect_log import write_inspect_log
-
-        return write_inspect_log(audit, output)
+        raise AuditError("an inspect_ai eval log is written by courtroom.log.inspect_log.write_inspect_log")
     records = case_records(audit)
     if fmt == "jsonl":
         with output.open("w", encoding="utf-8") as handle:
@@ -140,7 +138,7 @@ def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
 def default_output(run_dir: str | Path, fmt: str) -> Path:
     """Where an export goes unless told: beside the run, named after it (`runs/x` -> `runs/x.csv`)."""
     root = Path(run_dir).resolve()
-    suffix = {"inspect": ".eval.json"}.get(fmt, f".{fmt}")
+    suffix = {"inspect": ".inspect.json"}.get(fmt, f".{fmt}")
     return root.parent / f"{root.name}{suffix}"
 
 

@@ -1,0 +1,198 @@
+"""A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`.
+
+The log is written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai
+(`pip install courtroom[inspect]` gives you its viewer and reader); `tests/test_inspect_export.py` reads every
+export back with inspect_ai's own `read_eval_log`. One sample per case:
+
+- `input`: the question, the numbered context and the answer under judgment; `target`: the gold label
+  (FAIL = hallucinated, PASS = faithful; empty when unlabelled);
+- `scores`: `courtroom` (value: the score, P(hallucinated); answer: the verdict; explanation: the reason;
+  metadata: gold, correct and every charge with its evidence as `courtroom export` writes it) and, with a gold
+  label, `correct` (`C` or `I`, the letters inspect_ai's accuracy reads);
+- `messages`: every model call of the transcript in order, its prompt messages then the model's raw output
+  (an assistant message whose metadata says which role, node, charge and round the call was); `events`: the
+  same calls as inspect model events with their token usage and time. Prompt texts are stored once per case
+  as attachments (`attachment://HASH`, the transcript's own message hashes), as inspect_ai stores them.
+- `output`: the verdict and its reason; `error`: why a case failed.
+
+A case without a transcript (runs committed without them) gets its input from the run's dataset when it can be
+read, no messages, and its verdict and scores from the result row.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from courtroom.case import Case
+from courtroom.casefile import render_numbered_context
+from courtroom.engine.events import Event
+from courtroom.errors import CourtroomError, TranscriptError
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.audit import Audit
+from courtroom.log.cases import run_cases
+from courtroom.log.export import charge_records
+
+LOG_VERSION = 2
+"""inspect_ai's log format version this writes."""
+RATES = ("balanced_accuracy", "accuracy", "precision", "recall", "f1", "auroc")
+
+
+def _id() -> str:
+    return uuid.uuid4().hex[:22]
+
+
+def case_input(case: Case, audit: Audit) -> str:
+    """What the judge was shown, as one text: question, numbered context, the answer under judgment."""
+    context = render_numbered_context(case, audit.sentence_splitter())
+    return f"Question: {case.question}\n\nContext:\n{context}\n\nAnswer under judgment:\n{case.answer}"
+
+
+def _usage(row: ResultRow) -> dict[str, int]:
+    return {"input_tokens": row.prompt_tokens, "output_tokens": row.completion_tokens,
+            "total_tokens": row.prompt_tokens + row.completion_tokens}
+
+
+def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
+    """The transcript's model calls as inspect messages, model events and attachments."""
+    prompts = {e.hash: e for e in events if e.event == "prompt"}
+    messages: list[dict[str, Any]] = []
+    model_events: list[dict[str, Any]] = []
+    attachments: dict[str, str] = {}
+    for e in events:
+        if e.event != "model_call":
+            continue
+        inputs = []
+        for key in e.messages:
+            prompt = prompts.get(key)
+            if prompt is None:
+                continue
+            attachments[key] = prompt.content
+            inputs.append({"id": _id(), "content": f"attachment://{key}", "role": prompt.role})
+        site = {name: value for name in ("purpose", "role", "persona", "node", "charge", "round")
+                if (value := getattr(e, name)) is not None}
+        if site.get("charge") is not None:
+            site["charge"] += 1  # numbered from 1, as the court record and `audit edit --charge` number charges
+        if e.option_probs:
+            site["option_probs"] = e.option_probs
+        reply = {"id": _id(), "content": e.raw if e.error is None else f"{e.raw}\n[error: {e.error}]",
+                 "role": "assistant", "model": model, "metadata": site}
+        messages.extend([*inputs, reply])
+        usage = {"input_tokens": e.prompt_tokens, "output_tokens": e.completion_tokens,
+                 "total_tokens": e.prompt_tokens + e.completion_tokens}
+        if e.cached_prompt_tokens:
+            usage["input_tokens_cache_read"] = e.cached_prompt_tokens
+        config: dict[str, Any] = {"temperature": e.sampling.temperature, "max_tokens": e.sampling.max_new_tokens}
+        if e.sampling.seed is not None:
+            config["seed"] = e.sampling.seed
+        model_events.append({
+            "uuid": _id(), "timestamp": e.time.isoformat(), "working_start": 0.0, "event": "model", "model": model,
+            "role": e.role, "input": inputs, "tools": [], "tool_choice": "none", "config": config,
+            "output": {"model": model, "choices": [{"message": reply, "stop_reason": "stop" if e.finish_reason == "stop"
+                                                    else "max_tokens" if e.finish_reason == "length" else "unknown"}],
+                       "completion": e.raw, "usage": usage, "time": e.seconds},
+            "metadata": site, "error": e.error, "working_time": e.seconds,
+        })
+    return messages, model_events, attachments
+
+
+def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, corrected: str | None) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = []
+    model_events: list[dict[str, Any]] = []
+    attachments: dict[str, str] = {}
+    charges: list[dict[str, Any]] | None = None
+    case = cases.get(row.case_id)
+    started = completed = None
+    try:
+        events = audit.store.events(row.case_id)
+    except TranscriptError:
+        pass
+    else:
+        case = events[0].case
+        started, completed = events[0].time.isoformat(), events[-1].time.isoformat()
+        messages, model_events, attachments = _calls(events, model)
+        charges = charge_records(events, audit.context_sentences(case)) if row.error is None else []
+    scores: dict[str, Any] = {}
+    if row.label is not None:
+        scores["courtroom"] = {"value": row.score, "answer": row.label, "explanation": row.reason,
+                               "metadata": {"gold": row.gold, "correct": row.correct, "charges": charges,
+                                            "corrected_verdict": corrected}}
+        if row.correct is not None:
+            scores["correct"] = {"value": "C" if row.correct else "I", "answer": row.label}
+    verdict_text = f"{row.label}: {row.reason}" if row.label is not None else f"error: {row.error}"
+    sample: dict[str, Any] = {
+        "id": row.case_id, "epoch": 1,
+        "input": case_input(case, audit) if case is not None else f"case {row.case_id} (its text is not in the run)",
+        "target": row.gold or "",
+        "messages": messages,
+        "output": {"model": model, "choices": [{"message": {"id": _id(), "content": verdict_text, "role": "assistant",
+                                                            "model": model}, "stop_reason": "stop"}],
+                   "completion": verdict_text},
+        "scores": scores,
+        "metadata": {"source": row.source, "verdict": row.label, "score": row.score, "gold": row.gold,
+                     "correct": row.correct, "n_charges": row.charges, "model_calls": row.model_calls,
+                     "transcript": row.transcript},
+        "store": {}, "events": model_events, "model_usage": {model: _usage(row)}, "attachments": attachments,
+        "total_time": row.seconds, "working_time": row.seconds,
+    }
+    if started:
+        sample["started_at"], sample["completed_at"] = started, completed
+    if row.error is not None:
+        sample["error"] = {"message": f"{row.error_type}: {row.error}", "traceback": "", "traceback_ansi": ""}
+    return sample
+
+
+def inspect_log(audit: Audit) -> dict[str, Any]:
+    """The run as an inspect_ai eval log (its JSON data)."""
+    manifest = audit.store.manifest()
+    rows = audit.rows()
+    model = manifest.model
+    try:
+        cases = {c.id: c for c in run_cases(audit.store)}
+    except CourtroomError:  # the dataset is not here: inputs come from the transcripts alone
+        cases = {}
+    corrected = {r.case_id: r.label for r in audit.corrected_rows()}
+    samples = [_sample(r, audit, cases, model, corrected.get(r.case_id)) for r in rows]
+    metrics = compute_metrics(rows)
+    created = manifest.created.isoformat()
+    times = [s["completed_at"] for s in samples if "completed_at" in s]
+    judge = manifest.spec.judge
+    usage = {"input_tokens": sum(r.prompt_tokens for r in rows), "output_tokens": sum(r.completion_tokens for r in rows)}
+    usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    return {
+        "version": LOG_VERSION,
+        "status": "success" if rows and not any(r.error for r in rows) else "error" if rows else "started",
+        "eval": {
+            "eval_id": _id(), "run_id": manifest.config_hash, "created": created,
+            "task": f"courtroom/{audit.root.name}", "task_id": audit.root.name, "task_version": 0,
+            "task_attribs": {}, "task_args": {}, "task_args_passed": {}, "solver": judge.name,
+            "solver_args_passed": {},
+            "dataset": {"name": manifest.spec.selection.dataset, "samples": len(rows),
+                        "sample_ids": [r.case_id for r in rows]},
+            "model": f"courtroom/{model}", "model_generate_config": {}, "model_args": {}, "config": {},
+            "packages": {name: version for name, version in manifest.versions.items() if version},
+            "metadata": {"judge": judge.name, "config_hash": manifest.config_hash, "run": str(audit.root),
+                         "git_sha": manifest.git_sha},
+        },
+        "plan": {"name": "plan", "steps": [{"solver": judge.name, "params": {"court": judge.court}}], "config": {}},
+        "results": {
+            "total_samples": len(rows), "completed_samples": sum(r.label is not None for r in rows),
+            "scores": [{"name": "courtroom", "scorer": "courtroom", "params": {},
+                        "metrics": {name: {"name": name, "value": getattr(metrics, name).value, "params": {}}
+                                    for name in RATES if getattr(metrics, name).value is not None}}],
+        },
+        "stats": {"started_at": created, "completed_at": max(times) if times else created,
+                  "model_usage": {model: usage}, "role_usage": {}},
+        "invalidated": False, "tags": [], "metadata": {}, "samples": samples,
+    }
+
+
+def write_inspect_log(audit: Audit, output: str | Path) -> Path:
+    """Write the run's inspect_ai eval log (JSON) to `output`."""
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(inspect_log(audit), ensure_ascii=False), encoding="utf-8")
+    return output
