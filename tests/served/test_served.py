@@ -27,6 +27,8 @@ from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.log.store import RunStore
 from courtroom.log.verify import verify
+from courtroom.report.calls import call_views
+from courtroom.report.measurement import answer_gains
 from courtroom.runs.start import start_run
 from tests.served import vllm_server
 from tests.served.conftest import KEY, KEY_ENV, NAME, serve
@@ -69,7 +71,18 @@ def test_a_court_run_over_http_verifies_and_never_records_the_key(server: str, t
     manifest = RunStore(tmp_path / "court").manifest()
     assert manifest.server is not None and manifest.server.scores_texts
     assert manifest.spec.backend.kind == "served" and manifest.spec.backend.api_key_env == KEY_ENV
-    assert verify(Audit(tmp_path / "court")) == []
+    audit = Audit(tmp_path / "court")
+    assert verify(audit) == []
+    # the audit shows a served run's calls and measurement as it shows an in-process run's
+    tried = max(rows, key=lambda r: r.model_calls)
+    events = audit.events(tried.case_id)
+    case = next(e.case for e in events if e.event == "case_start")
+    views = call_views(events)
+    assert len(views) == tried.model_calls and all(v.messages and v.constraint for v in views)
+    trial = [v for v in views if v.purpose in ("move", "payload")]
+    assert trial and all(v.raw for v in trial), [(v.purpose, v.raw) for v in views]
+    gains = answer_gains(case, events, audit.grounding_clip())
+    assert gains and "".join(case.answer.strip()[g.start:g.end] for g in gains).strip() == case.answer.strip()
     for path in (tmp_path / "court").rglob("*"):
         if path.is_file():
             assert KEY not in path.read_text(errors="replace"), path
