@@ -27,6 +27,11 @@ class OutputTypeError(CourtroomError, TypeError):
     """An output type cannot become a constraint (a JSON schema or a set of string options)."""
 
 
+class MetricArgumentError(CourtroomError, TypeError):
+    """A metric-style call (`Court.score`) got no answer or context, a part under two names, or a name no tool uses;
+    the message lists the names accepted."""
+
+
 class ModelNotFoundError(CourtroomError):
     """A model name could not be resolved; the message lists everything that was tried."""
 

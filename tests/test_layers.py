@@ -10,6 +10,7 @@ itself back through others (no cycles). Every import counts, also those inside f
     log        run directories: store, manifest, replay, rejudge, audit, pooled runs
     runs       run spec, starting and resuming a run, runners (local, Ray)
     report     terminal tables, court records, the HTML report
+    integrations  the court as a metric in Opik, DeepEval and Ragas; `courtroom.testing` (pytest helpers)
     cli        the command line: parse, call, print
 """
 
@@ -22,14 +23,19 @@ import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
-LAYERS = ["domain", "door", "engine", "baselines", "court", "evaluate", "log", "runs", "report", "cli"]
+LAYERS = ["domain", "door", "engine", "baselines", "court", "evaluate", "log", "runs", "report", "integrations", "cli"]
 DOMAIN = {"case", "errors", "casefile", "sentences", "digest"}
+LOOSE = {"testing": "integrations"}
+"""Top-level modules that belong to a layer of folders."""
 TOP = {"__init__", "_relocated"}
 """The package's front door (lazy re-exports and old import paths): it may name any layer."""
 HEAVY = {"torch": {"door.transformers", "door.decoding", "door.models", "door.constraints"},
          "transformers": {"door.transformers", "door.models"},
          "outlines": {"door.constraints"},
-         "ray": {"runs.ray_runner"}}
+         "ray": {"runs.ray_runner"},
+         "opik": {"integrations.opik"},
+         "deepeval": {"integrations.deepeval"},
+         "ragas": {"integrations.ragas"}}
 """Heavy packages, and the only modules allowed to import them."""
 
 
@@ -40,7 +46,7 @@ def _module(path: Path) -> str:
 
 def _layer(module: str) -> str:
     head = module.split(".")[0]
-    return "domain" if head in DOMAIN else head
+    return "domain" if head in DOMAIN else LOOSE.get(head, head)
 
 
 MODULE_NAMES = {_module(path) for path in PACKAGE.rglob("*.py")}

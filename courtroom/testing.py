@@ -1,0 +1,66 @@
+"""pytest helpers for unit tests of a RAG pipeline: the court as an assertion.
+
+    from courtroom.testing import assert_faithful
+
+    def test_the_answer_is_grounded():
+        answer = my_rag("When was the lighthouse automated?")
+        assert_faithful(answer=answer.text, context=answer.passages, question="When was the lighthouse automated?")
+
+A hallucinated answer fails the test with the court's charges and the evidence for each: the statement charged,
+why it was charged (how well the context accounts for it, the words it accounts for least), and the ruling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from courtroom.court.court import Court
+from courtroom.court.metric import Score
+
+_default: Court | None = None
+
+
+def default_court() -> Court:
+    """The court `assert_faithful` uses when given none: `Court.default()` (the default model), loaded once per
+    process and shared by every test."""
+    global _default
+    if _default is None:
+        _default = Court.default()
+    return _default
+
+
+def assert_faithful(answer: str, context: Sequence[str] | str, question: str | None = None, *,
+                    court: Court | None = None, threshold: float | None = None) -> Score:
+    """Fail (AssertionError) unless the court finds `answer` faithful to `context`; return the court's `Score`.
+
+    `court`: the court to judge with (default: `default_court()`; pass `Court.default(model=...)` or a court of
+    your own); `threshold`: fail when P(hallucinated) reaches it, instead of the court's own verdict."""
+    result = (court or default_court()).score(answer=answer, context=context, question=question, threshold=threshold)
+    if not result.success:
+        raise AssertionError(failure_message(result, court or default_court()))
+    return result
+
+
+def failure_message(result: Score, court: Court) -> str:
+    """The failure as a reader wants it: the verdict and the number that decided, then each charge with its
+    evidence and ruling, then the court's reason."""
+    verdict = result.verdict
+    how = (f"the court's verdict is hallucinated (P(hallucinated) = {result.value:.2f}, its threshold "
+           f"{result.threshold:.2f})" if verdict.label == "FAIL" else
+           f"P(hallucinated) = {result.value:.2f} reaches the threshold {result.threshold:.2f}")
+    lines = [f"the answer is not faithful to its context: {how}; court {court.spec.name!r} on model {court.model!r}"]
+    rulings = {r.charge: r for r in verdict.rulings}
+    for charge in verdict.charges:
+        ruling = rulings.get(charge.index)
+        found = f"{ruling.verdict.value} (P(hallucinated) = {ruling.p_hallucinated:.2f})" if ruling else "not ruled on"
+        lines += [f"  charge {charge.index + 1}: \"{charge.quote}\" found {found}",
+                  f"    charged because {charge.reason}"]
+        if ruling:
+            lines.append(f"    ruling: {ruling.reason}")
+    if not verdict.charges:
+        lines.append("  no charge was brought")
+    for dropped in verdict.dropped:
+        lines.append(f"  not tried: \"{dropped.quote}\" ({dropped.why_dropped}; {dropped.reason})")
+    if not any(r.verdict.value == "hallucinated" for r in verdict.rulings):  # else the reason is a convicted charge's
+        lines.append(f"  verdict: {verdict.reason}")
+    return "\n".join(lines)

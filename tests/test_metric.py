@@ -1,0 +1,93 @@
+"""The court as a metric (`Court.score`, `Court.ascore`): the argument names of Opik, DeepEval and Ragas, the value
+(P(hallucinated), lower is better), the threshold and success, and the errors of a call that names too little or
+too much."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from courtroom.court import Court
+from courtroom.court.metric import NAME, Score
+from courtroom.door import ScriptedBackend
+from courtroom.engine.judge import MetricResult
+from courtroom.errors import MetricArgumentError
+from tests.court_script import CourtScript
+
+QUESTION = "When was the lighthouse automated?"
+CONTEXT = ["The Harrow Point lighthouse was first lit in 1874. It was automated in 1962. Its cottages are a museum."]
+FAITHFUL = "It was first lit in 1874. It was automated in 1962."
+HALLUCINATED = "It was first lit in 1874. It was automated in 1926."
+
+
+@pytest.fixture
+def court() -> Court:
+    """The default court on the scripted backend: the statement naming 1926 is ungrounded and conceded."""
+    script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
+    return Court.default(ScriptedBackend(script, model="scripted"))
+
+
+def test_a_score_is_the_courts_verdict_read_as_a_metric(court: Court) -> None:
+    result = court.score(question=QUESTION, answer=HALLUCINATED, context=CONTEXT)
+    assert isinstance(result, Score) and isinstance(result, MetricResult)
+    assert result.name == NAME and result.threshold == court.threshold == 0.48
+    assert result.value == result.verdict.score == result.score and result.value > 0.48
+    assert result.success is False and result.verdict.label == "FAIL" and result.reason == result.verdict.reason
+    faithful = court.score(question=QUESTION, answer=FAITHFUL, context=CONTEXT)
+    assert faithful.success is True and faithful.value < 0.48
+
+
+@pytest.mark.parametrize("names", [("question", "answer", "context"), ("input", "output", "context"),
+                                   ("input", "actual_output", "retrieval_context"),
+                                   ("user_input", "response", "retrieved_contexts")])
+def test_every_tools_argument_names_judge_the_same_case(court: Court, names: tuple[str, str, str]) -> None:
+    question, answer, context = names
+    result = court.score(**{question: QUESTION, answer: HALLUCINATED, context: CONTEXT})
+    assert result.value == pytest.approx(court.score(question=QUESTION, answer=HALLUCINATED, context=CONTEXT).value)
+
+
+def test_a_context_may_be_one_string_and_the_question_may_be_left_out(court: Court) -> None:
+    assert court.score(answer=HALLUCINATED, context=CONTEXT[0]).success is False
+
+
+def test_a_threshold_of_your_own_decides_success_by_the_value(court: Court) -> None:
+    result = court.score(answer=FAITHFUL, context=CONTEXT, threshold=0.05, name="mine")
+    assert result.threshold == 0.05 and result.name == "mine" and result.success is False and result.value >= 0.05
+    assert court.score(answer=HALLUCINATED, context=CONTEXT, threshold=0.99).success is True
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"context": CONTEXT}, "no answer given: pass it as answer or output or actual_output or response"),
+    ({"answer": FAITHFUL}, "no context given: pass it as context or retrieval_context or retrieved_contexts"),
+    ({"output": FAITHFUL, "actual_output": FAITHFUL, "context": CONTEXT}, "ambiguous answer: both output and actual_output"),
+    ({"answer": FAITHFUL, "context": CONTEXT, "retrieval_context": CONTEXT}, "ambiguous context: both context and "
+                                                                              "retrieval_context"),
+    ({"answer": FAITHFUL, "retrieved_context": CONTEXT}, "unknown argument retrieved_context: the court takes "
+                                                         "question: question | input | user_input; answer:"),
+    ({"answer": FAITHFUL, "context": []}, "the context is an empty list"),
+    ({"answer": FAITHFUL, "context": [1962]}, "context must be text"),
+    ({"answer": FAITHFUL, "context": {"a": "b"}}, "context must be a string or a list of strings, not dict"),
+    ({"answer": FAITHFUL, "context": CONTEXT, "threshold": 48}, "threshold 48: a P(hallucinated) threshold lies in"),
+])
+def test_a_call_that_names_too_little_or_too_much_is_a_clear_error(court: Court, arguments: dict, message: str) -> None:
+    with pytest.raises(MetricArgumentError) as error:
+        court.score(**arguments)
+    assert message in str(error.value)
+    assert isinstance(error.value, TypeError)
+
+
+def test_positional_arguments_are_refused(court: Court) -> None:
+    with pytest.raises(TypeError):
+        court.score(QUESTION, FAITHFUL, CONTEXT)  # type: ignore[misc]
+
+
+def test_ascore_is_the_async_twin_and_concurrent_calls_are_judged_one_at_a_time(court: Court) -> None:
+    async def both() -> list[Score]:
+        return await asyncio.gather(*(court.ascore(input=QUESTION, output=a, context=CONTEXT)
+                                      for a in (HALLUCINATED, FAITHFUL, HALLUCINATED, FAITHFUL)))
+    results = asyncio.run(both())
+    assert [r.success for r in results] == [False, True, False, True]
+    assert results[0].value == pytest.approx(court.score(answer=HALLUCINATED, context=CONTEXT).value)
+    with pytest.raises(MetricArgumentError, match="no context given"):
+        asyncio.run(court.ascore(answer=FAITHFUL))
