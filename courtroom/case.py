@@ -74,7 +74,8 @@ class Charge(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     index: int = Field(ge=0)
-    """Position among the case's charges."""
+    """Position among the case's charges, from 0 as recorded in transcripts; people read charge `index + 1` (the
+    court record, reasons, `audit edit --charge` and exports number charges from 1)."""
     quote: str
     """Words taken from the answer."""
     reason: str
@@ -118,7 +119,8 @@ class Ruling(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     charge: int = Field(ge=0)
-    """Index of the charge ruled on."""
+    """`Charge.index` of the charge ruled on: from 0, as recorded in transcripts; the court record, reasons,
+    `audit edit --charge` and exports call it charge `charge + 1`."""
     verdict: Verdict
     """Whether the charged statement is hallucinated."""
     reason: str

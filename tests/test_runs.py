@@ -68,12 +68,43 @@ def test_interrupted_run_resumes_to_the_same_results(tmp_path: Path) -> None:
     assert not RunStore(tmp_path / "part").finished_ids() ^ {c.id for c in resumed.cases}
 
 
-def test_resume_refuses_another_configuration(tmp_path: Path) -> None:
-    start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r")
-    with pytest.raises(CourtroomError, match="another judge configuration"):
-        start_run(RunSpec.build("examples", judge="single"), tmp_path / "r")
-    with pytest.raises(CourtroomError, match="other cases"):
+def test_resume_refuses_another_configuration_naming_what_differs(tmp_path: Path) -> None:
+    from courtroom.door import PseudoModel
+
+    first = start_run(RunSpec.build("examples", judge="rails", limit=4), tmp_path / "r")
+    first.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
+    first.close()
+    with pytest.raises(CourtroomError, match="another judge configuration") as refused:
+        start_run(RunSpec.build("examples", judge="single", limit=4), tmp_path / "r")
+    assert "judge: 'rails' -> 'single'" in str(refused.value)
+    with pytest.raises(CourtroomError, match="other cases") as refused:
         start_run(RunSpec.build("examples", judge="rails", limit=3), tmp_path / "r")
+    assert "limit: 4 -> 3" in str(refused.value)
+    with pytest.raises(CourtroomError, match="another model") as refused:
+        start_run(RunSpec.build("examples", judge="rails", limit=4, model="qwen2.5-coder-0.5b"), tmp_path / "r")
+    assert "model: 'default' -> 'qwen2.5-coder-0.5b'" in str(refused.value)
+    court = start_run(RunSpec.build("examples", judge="courtroom", limit=2), tmp_path / "c")
+    court.execute(runner=scripted_runner())
+    court.close()
+    with pytest.raises(CourtroomError, match="another judge configuration") as refused:
+        start_run(RunSpec.build("examples", judge="courtroom", limit=2,
+                                judge_options={"overrides": {"ruling.judge_weight": 0.3}}), tmp_path / "c")
+    assert "court.ruling.judge_weight: 0.1 -> 0.3" in str(refused.value)
+
+
+def test_a_run_that_recorded_no_case_takes_the_corrected_command(tmp_path: Path) -> None:
+    from courtroom.errors import BackendError
+
+    class Unloadable(ScriptedBackend):
+        def prepare(self) -> None:
+            raise OSError("org/missing-model is not a local folder and the Hub is unreachable")
+
+    failed = start_run(RunSpec.build("examples", judge="single"), tmp_path / "r")
+    with pytest.raises(BackendError):
+        failed.execute(runner=LocalRunner(Unloadable(lambda request: "factual", model="org/missing-model")))
+    failed.close()
+    fixed = start_run(RunSpec.build("examples", judge="rails", limit=2), tmp_path / "r")  # another judge, cases
+    assert fixed.store.manifest().spec.judge.name == "rails" and len(fixed.remaining) == 2
 
 
 def test_a_run_directory_takes_one_writer_at_a_time(tmp_path: Path) -> None:

@@ -269,4 +269,6 @@ def audit_edit(
         event = audit.edit(case_id, verdict, reason, author, None if charge is None else charge - 1)
     except AuditError as exc:
         fail(str(exc))
-    console.print(f"recorded edit {event.seq} on {case_id}: {'case' if charge is None else f'charge {charge}'} -> {verdict}")
+    number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
+    console.print(f"recorded edit {number} of {audit.root} on {case_id} (event {event.seq} of its transcript): "
+                  f"{'case' if charge is None else f'charge {charge}'} -> {verdict}")

@@ -63,14 +63,10 @@ def run(
                                          "any number of metrics.json, `.low` for an interval's lower end)."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     from courtroom.court.spec import parse_override
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.datasets import parse_field_map
-    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.log.manifest import RunSpec
-    from courtroom.report.tables import confusion_table, metrics_table
     from courtroom.runs.start import start_run
 
     options = judge_options(judge, votes=votes, reading=reading)
@@ -98,6 +94,20 @@ def run(
         fail(str(exc))
     except OSError as exc:  # a file or directory that cannot be read or made
         fail(f"{exc.filename or target}: {exc.strerror or exc}")
+    try:
+        _judge(prepared, dataset, model, limit, balanced, gates)
+    finally:
+        prepared.close()  # the run directory is free again (also when the command runs inside another process)
+
+
+def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool, gates: list) -> None:  # noqa: ANN001
+    """Judge a started run's remaining cases with a progress bar; print and record its metrics; check its gates."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from courtroom.errors import CourtroomError
+    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.report.tables import confusion_table, metrics_table
+
     report = prepared.report
     if report.skipped:
         err.print(f"[yellow]skipped {len(report.skipped)} invalid rows[/], first: {escape(report.skipped[0])}")
@@ -105,6 +115,11 @@ def run(
         err.print(f"[yellow]note[/]: {report.unlabelled} of {report.cases} cases have no gold label (an empty label "
                   "means unlabelled)")
     total, done = len(prepared.cases), len(prepared.finished)
+    if balanced and limit is not None and total < limit:
+        why = "a balanced sample has as many FAIL as PASS cases" if total == limit - 1 and limit % 2 else \
+            "the selected data hold no more cases of one label"
+        err.print(f"[yellow]note[/]: --balanced --limit {limit} judges {total // 2} cases per label, {total} in all "
+                  f"({why})")
     console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
                   + (f" (resuming: {done} already done)" if done else ""))
     wanted = {c.id for c in prepared.cases}

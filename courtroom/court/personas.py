@@ -114,14 +114,22 @@ def find_persona_file(name: str, search: list[Path] | None = None) -> Path:
         for candidate in places:
             if candidate.is_file():
                 return candidate
-        raise PersonaError(f"persona file {name} not found (looked for {', '.join(map(str, places))})")
+        raise PersonaError(f"persona file {name} not found (looked for {', '.join(_distinct(places))})")
     for directory in [*(search or []), shipped_dir()]:
         for suffix in (".yaml", ".yml"):
             candidate = Path(directory) / f"{name}{suffix}"
             if candidate.is_file():
                 return candidate
-    places = ", ".join(str(d) for d in [*(search or []), shipped_dir()])
+    places = ", ".join(_distinct([*(search or []), shipped_dir()]))
     raise PersonaError(f"persona {name!r} not found (looked for {name}.yaml in {places})")
+
+
+def _distinct(places: list) -> list[str]:
+    """The places searched, each once (a court's own folder is often the working directory too)."""
+    seen: dict[Path, str] = {}
+    for place in places:
+        seen.setdefault(Path(place).resolve(), str(place))
+    return list(seen.values())
 
 
 @lru_cache(maxsize=256)

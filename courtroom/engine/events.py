@@ -100,6 +100,7 @@ class MoveEvent(BaseEvent):
 
     event: Literal["move"] = "move"
     charge: int
+    """`Charge.index` of the charge on trial (from 0; shown as charge `charge + 1`)."""
     round: int
     node: str
     role: str
@@ -164,7 +165,8 @@ class EditEvent(BaseEvent):
 
     event: Literal["edit"] = "edit"
     charge: int | None
-    """The charge corrected, or None for the case verdict itself."""
+    """`Charge.index` of the charge corrected (from 0: `audit edit --charge 1` records 0), or None for the case
+    verdict itself."""
     verdict: Verdict
     provenance: Provenance
 

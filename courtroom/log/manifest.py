@@ -223,3 +223,25 @@ def judge_differences(configs: list[JudgeConfig]) -> list[str]:
         else:
             differing.append(key)
     return differing
+
+
+def setting_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Every setting that differs between two configurations (nested mappings), as `path: old -> new`
+    (`court.ruling.judge_weight: 0.1 -> 0.3`); long values are cut."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        found = []
+        for key in sorted(set(old) | set(new), key=str):
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in new:
+                found.append(f"{path}: {_short(old[key])} -> (not set)")
+            elif key not in old:
+                found.append(f"{path}: (not set) -> {_short(new[key])}")
+            else:
+                found += setting_differences(old[key], new[key], path)
+        return found
+    return [] if old == new else [f"{prefix or 'value'}: {_short(old)} -> {_short(new)}"]
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 3] + "..."

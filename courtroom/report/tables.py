@@ -36,9 +36,10 @@ def confusion_table(m: Metrics) -> Table:
 def compare_table(comparison: Comparison, title: str = "runs side by side") -> Table:
     """Every contender's metrics, one row each."""
     table = Table(title=title)
-    for column in ("run", "judge", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
+    _name_column(table, [c.name for c in comparison.contenders])
+    for column in ("judge", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
                    "AUROC [95% CI]", "parse fail.", "tokens/case", "s/case"):
-        table.add_column(column, justify="left" if column in ("run", "judge", "model") else "right", overflow="fold")
+        table.add_column(column, justify="left" if column in ("judge", "model") else "right", overflow="fold")
     for contender, m in zip(comparison.contenders, comparison.metrics):
         table.add_row(contender.name, contender.judge, contender.model, str(m.cases), str(m.errors),
                       str(m.balanced_accuracy), _v(m.f1.value), str(m.auroc), str(m.parse_failures),
@@ -49,15 +50,23 @@ def compare_table(comparison: Comparison, title: str = "runs side by side") -> T
 def pairing_table(comparison: Comparison) -> Table:
     """Every contender after the first, paired with it on the cases both judged."""
     reference = comparison.contenders[0].name
-    table = Table(title=f"paired against {reference} (shared cases; Δ = {reference} − run)")
-    for column in ("run", "shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right",
+    table = Table(title=f"paired against {reference}: Δ = {reference} − run",
+                  caption="Δ > 0: the reference is ahead; on the cases both judged")
+    _name_column(table, [p.name for p in comparison.pairings])
+    for column in ("shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right",
                    "only run right", "McNemar p"):
-        table.add_column(column, justify="left" if column == "run" else "right", overflow="fold")
+        table.add_column(column, justify="right", overflow="fold")
     for p in comparison.pairings:
         ci = f" [{p.low:+.3f}, {p.high:+.3f}]" if p.low is not None and p.high is not None else ""
         table.add_row(p.name, str(p.shared), str(p.left_out), "-" if p.difference is None else f"{p.difference:+.3f}{ci}",
                       str(p.reference_only), str(p.contender_only), p_value(p.p_value))
     return table
+
+
+def _name_column(table: Table, names: list[str]) -> None:
+    """The run column: names of up to 48 characters whole on one line (the other columns fold instead)."""
+    table.add_column("run", justify="left", **({"no_wrap": True} if max(map(len, names), default=0) <= 48
+                                                else {"overflow": "fold"}))
 
 
 def p_value(p: float) -> str:

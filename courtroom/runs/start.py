@@ -21,7 +21,7 @@ from courtroom.errors import ConfigError, RunError
 from courtroom.evaluate.datasets import LoadReport
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.cases import selected_cases
-from courtroom.log.manifest import Manifest, RunSpec
+from courtroom.log.manifest import Manifest, RunSpec, setting_differences
 from courtroom.log.store import RunLock, RunStore
 from courtroom.runs.runners import Runner, make_runner
 
@@ -104,11 +104,12 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         judge = build_judge(spec, backend)
     store = RunStore(out)
     lock = store.lock()
-    if store.exists() and not fresh:
+    reconfigured = store.exists() and not fresh and not store.rows()
+    if store.exists() and not fresh and not reconfigured:
         _check_resumable(store.manifest(), spec, judge, out)
         store.repair()
     else:
-        if fresh:
+        if fresh or reconfigured:  # a run that recorded no case yet (it failed before its first) takes the new settings
             store.clear()
         store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
                                       config_hash=judge.config_hash(),
@@ -125,8 +126,19 @@ def _check_resumable(previous: Manifest, spec: RunSpec, judge: Judge, out: str |
         if applied and migrated == judge.config():
             raise RunError(f"{out} was recorded before {'; '.join(applied)}: it can be audited and rejudged, not "
                            "resumed; use another --out, or --fresh to start over")
-        raise RunError(f"{out} holds a run of another judge configuration ({previous.config_hash}); "
+        raise RunError(f"{out} holds a run of another judge configuration ({previous.config_hash}, now "
+                       f"{judge.config_hash()}): {_listed(setting_differences(previous.judge, judge.config()))}; "
                        "use another --out, or --fresh to start over")
-    if previous.spec.selection != spec.selection or previous.model != spec.backend.model:
-        raise RunError(f"{out} holds a run on other cases or another model; use another --out, "
-                       "or --fresh to start over")
+    differences = setting_differences(previous.spec.selection.model_dump(mode="json"),
+                                      spec.selection.model_dump(mode="json"))
+    if previous.model != spec.backend.model:
+        differences.insert(0, f"model: {previous.model!r} -> {spec.backend.model!r}")
+    if differences:
+        raise RunError(f"{out} holds a run on other cases or another model: {_listed(differences)}; use another "
+                       "--out, or --fresh to start over")
+
+
+def _listed(differences: list[str], most: int = 6) -> str:
+    shown = "; ".join(differences[:most])
+    return shown + (f"; and {len(differences) - most} more" if len(differences) > most else "") if shown else \
+        "no setting differs (a configuration recorded by another version?)"
