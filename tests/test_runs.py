@@ -253,3 +253,22 @@ def test_a_model_that_cannot_load_stops_the_run_before_any_case(tmp_path: Path) 
     with pytest.raises(BackendError, match="model 'org/missing-model' could not be loaded: OSError"):
         run.execute(runner=LocalRunner(backend))
     assert RunStore(tmp_path / "r").rows() == [] and backend.calls == []
+
+
+def test_a_run_directory_held_by_another_process_is_refused(tmp_path: Path) -> None:
+    """The run lock is filelock's (flock on POSIX, msvcrt on Windows, never silently absent): a directory another
+    process holds is refused until that process lets go."""
+    import subprocess
+    import sys
+
+    (tmp_path / "r").mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, filelock; lock = filelock.FileLock(sys.argv[1]); "
+                               "lock.acquire(); print('held', flush=True); sys.stdin.read()", str(tmp_path / "r" / ".lock")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(CourtroomError, match="being written by another run"):
+            start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r")
+    finally:
+        holder.communicate("", timeout=30)
+    start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r").close()

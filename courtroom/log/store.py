@@ -55,25 +55,24 @@ def legacy_transcript_name(case_id: str) -> str:
 
 
 class RunLock:
-    """An advisory lock on a run directory (`.lock`, flock), held while a run writes into it."""
+    """An exclusive lock on a run directory (`.lock`, through `filelock`: flock on POSIX, msvcrt on Windows), held
+    while a run writes into it; a second writer is refused at once, however the first was started."""
 
     def __init__(self, root: Path) -> None:
-        self.handle: Any = open(root / LOCK, "w")  # noqa: SIM115 - held for the life of the run
+        from filelock import FileLock, Timeout
+
+        self.handle: Any = FileLock(root / LOCK, timeout=0, thread_local=False)
         try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no advisory locks, no check
-            return
-        try:
-            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self.close()
+            self.handle.acquire()
+        except Timeout:
+            self.handle = None
             raise RunError(f"{root} is being written by another run right now; wait for it to end "
-                                 "or use another --out") from None
+                           "or use another --out") from None
 
     def close(self) -> None:
         """Release the directory."""
         if self.handle is not None:
-            self.handle.close()
+            self.handle.release(force=True)
             self.handle = None
 
     def __del__(self) -> None:
