@@ -26,27 +26,43 @@ def best_threshold(gold: np.ndarray, scores: np.ndarray) -> float:
     return float(candidates[best[len(best) // 2]])
 
 
+def stratified_folds(gold: np.ndarray, keys: Sequence[str] | Sequence[int] | np.ndarray, folds: int = 5,
+                     seed: int = 0) -> np.ndarray:
+    """The fold (0 .. folds-1) of every case: each gold label dealt round-robin over the folds in a seeded
+    permutation of its cases' keys (sorted first), so a case's fold depends on the keys, not on row order. The
+    one fold assignment of the package: `compare --calibrated`, `courtroom calibrate` and the tuning scripts."""
+    gold = np.asarray(gold, dtype=bool)
+    keys = list(keys)
+    rng = np.random.default_rng(seed)
+    fold_of: dict = {}
+    for label in (True, False):
+        for i, key in enumerate(rng.permutation(sorted(k for k, g in zip(keys, gold) if g == label))):
+            fold_of[key.item() if isinstance(key, np.generic) else key] = i % folds
+    return np.array([fold_of[k] for k in keys], dtype=int)
+
+
+def out_of_fold(gold: np.ndarray, scores: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """FAIL predictions (score at or above the threshold) of every case with the threshold that is best on the
+    other folds (`best_threshold`), and each case's threshold."""
+    predictions = np.zeros(len(gold), dtype=bool)
+    thresholds = np.zeros(len(gold), dtype=float)
+    for k in np.unique(fold):
+        train = fold != k
+        threshold = best_threshold(gold[train], scores[train])
+        predictions[~train] = scores[~train] >= threshold
+        thresholds[~train] = threshold
+    return predictions, thresholds
+
+
 def calibrated_predictions(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) -> dict[str, bool]:
     """Out-of-fold FAIL predictions with a calibrated threshold: the cases are split into `folds`
     stratified folds, and each fold is labelled with the threshold that is best on the other folds.
     An honest estimate of a judge whose threshold is calibrated on labelled data of the same kind."""
     judged = [r for r in rows if r.score is not None and r.gold is not None]
-    rng = np.random.default_rng(seed)
-    fold_of: dict[str, int] = {}
-    for label in ("FAIL", "PASS"):
-        ids = [r.case_id for r in judged if r.gold == label]
-        for i, case_id in enumerate(rng.permutation(sorted(ids))):  # folds depend on the ids, not row order
-            fold_of[str(case_id)] = i % folds
-    gold = np.array([r.gold == "FAIL" for r in judged])
+    gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
     scores = np.array([float(r.score) for r in judged])
-    fold = np.array([fold_of[r.case_id] for r in judged])
-    predictions: dict[str, bool] = {}
-    for k in range(folds):
-        train = fold != k
-        threshold = best_threshold(gold[train], scores[train])
-        for i in np.flatnonzero(~train):
-            predictions[judged[i].case_id] = bool(scores[i] >= threshold)
-    return predictions
+    predictions, _ = out_of_fold(gold, scores, stratified_folds(gold, [r.case_id for r in judged], folds, seed))
+    return {r.case_id: bool(p) for r, p in zip(judged, predictions)}
 
 
 def calibrated_rows(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) -> list[ResultRow]:

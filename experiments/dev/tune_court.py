@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from courtroom.evaluate.calibration import best_threshold
+from courtroom.evaluate.calibration import best_threshold, out_of_fold, stratified_folds
 from courtroom.evaluate.metrics import auroc
 from courtroom.log.store import RunStore
 
@@ -85,16 +85,9 @@ def balanced(gold: np.ndarray, pred: np.ndarray) -> float:
 
 
 def cross_validated(gold: np.ndarray, scores: np.ndarray, folds: int = 5, seed: int = 0) -> float:
-    """Balanced accuracy with each fold thresholded at the best threshold of the other folds."""
-    rng = np.random.default_rng(seed)
-    fold = np.empty(len(gold), dtype=int)
-    for label in (True, False):
-        idx = rng.permutation(np.flatnonzero(gold == label))
-        fold[idx] = np.arange(len(idx)) % folds
-    pred = np.zeros(len(gold), dtype=bool)
-    for k in range(folds):
-        train = fold != k
-        pred[~train] = scores[~train] >= best_threshold(gold[train], scores[train])
+    """Balanced accuracy with each fold thresholded at the best threshold of the other folds (the library's folds,
+    keyed by position here)."""
+    pred, _ = out_of_fold(gold, scores, stratified_folds(gold, np.arange(len(gold)), folds, seed))
     return balanced(gold, pred)
 
 
