@@ -20,7 +20,10 @@ def demo(
     from courtroom.engine.registry import JudgeSpec
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.datasets import example_cases
+    from courtroom.evaluate.results import summarize
+    from courtroom.report.progress import run_progress
     from courtroom.report.tables import elide
+    from courtroom.runs.progress import usual_calls
 
     cases = example_cases()[:limit]
     try:
@@ -30,8 +33,11 @@ def demo(
         for column in ("case", "gold", "verdict", "score", "reason"):
             table.add_column(column, overflow="fold")
         correct = 0
-        with console.status("judging the example cases (the first run also prepares the model)..."):
-            outcomes = list(judge_obj.run_many(cases))
+        outcomes = []
+        with run_progress(console, len(cases), 0, usual_calls(judge_obj), "judging the examples") as (monitor, _, _):
+            for outcome in judge_obj.run_many(cases, observer=monitor):
+                outcomes.append(outcome)
+                monitor.case_finished(summarize(outcome, ""))
         for outcome in outcomes:
             v = outcome.verdict
             if v is None:

@@ -102,11 +102,11 @@ def run(
 
 def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool, gates: list) -> None:  # noqa: ANN001
     """Judge a started run's remaining cases with a progress bar; print and record its metrics; check its gates."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.report.progress import run_progress
     from courtroom.report.tables import confusion_table, metrics_table
+    from courtroom.runs.progress import usual_calls
 
     report = prepared.report
     if report.skipped:
@@ -127,19 +127,19 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
     failed_before = sum(1 for r in rows.values() if r.error is not None)
     if failed_before:
         console.print(f"judging again the {failed_before} cases that failed before")
-    columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn(), TimeRemainingColumn(), TextColumn("{task.fields[score]}")]
     interrupted, failure = False, ""
-    with Progress(*columns, console=console) as progress:
-        task = progress.add_task("judging", total=total, completed=done, score="")
+    finished = [r.model_calls for r in rows.values() if r.error is None]
+    calls = sum(finished) / len(finished) if finished else usual_calls(prepared.judge)
+    with run_progress(console, total, done, calls) as (monitor, progress, task):
 
         def on_row(row) -> None:  # noqa: ANN001
             rows[row.case_id] = row
+            monitor.case_finished(row)
             bal = compute_metrics(list(rows.values()), resamples=0).balanced_accuracy.value
-            progress.update(task, advance=1, score=f"bal.acc {bal:.3f}" if bal is not None else "")
+            progress.update(task, score=f"bal.acc {bal:.3f}" if bal is not None else "")
 
         try:
-            prepared.execute(on_row)
+            prepared.execute(on_row, observer=monitor)
         except KeyboardInterrupt:
             interrupted = True
         except CourtroomError as exc:

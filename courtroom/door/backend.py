@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from courtroom.door.requests import GenerationRequest, GenerationResponse, output_spec
 from courtroom.errors import ContextWindowError
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Work a backend has just done inside a batch, for progress displays: requests answered, prompt tokens
+    computed, tokens generated. Ticks come as the work happens (a row scored, a decoding step), so a batch that
+    runs for minutes shows it moving; a backend may report from several threads."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 class Backend(ABC):
@@ -21,6 +33,13 @@ class Backend(ABC):
     name: str = "backend"
     model: str = "unknown"
     """The model this backend serves (or stands in for), as the user named it."""
+    on_tick: Callable[[Tick], None] | None = None
+    """Told of work as it happens inside `generate` (set by whoever shows progress; None: nobody listens)."""
+
+    def tick(self, requests: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        """Report work done inside a batch to `on_tick`, if anyone listens."""
+        if self.on_tick is not None:
+            self.on_tick(Tick(requests, prompt_tokens, completion_tokens))
 
     @abstractmethod
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:

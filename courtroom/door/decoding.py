@@ -3,6 +3,7 @@ batch's KV cache, each under its own Outlines logits processor and seeded genera
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,8 +48,9 @@ class Row:
 
 
 def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions: Any, *, lm: LoadedModel,
-           compiler: ConstraintCompiler, stats: BackendStats) -> None:
-    """Generate token by token for every row until EOS or its limit; rows leave as they finish."""
+           compiler: ConstraintCompiler, stats: BackendStats, tick: Callable[..., None] | None = None) -> None:
+    """Generate token by token for every row until EOS or its limit; rows leave as they finish (each step and
+    each finished row told to `tick`, for progress)."""
     import torch
 
     device = lm.device
@@ -79,6 +81,8 @@ def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions:
         keep = [slot for slot, r in enumerate(active) if rows[r].finish is None]
         stats.generated_tokens += len(active)
         stats.decode_steps += 1
+        if tick is not None:
+            tick(requests=len(active) - len(keep), completion_tokens=len(active))
         if not keep:
             return
         if len(keep) < len(active):

@@ -195,6 +195,7 @@ def dequantized_dir(gguf: Path) -> Path:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        quiet_loading()
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
         quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
         # A GGUF-loaded model refuses save_pretrained: rebuild it from its config and save that.
@@ -252,6 +253,16 @@ def native_bf16(device: Any) -> bool:
     return torch.cuda.get_device_capability(index)[0] >= 8
 
 
+def quiet_loading() -> None:
+    """No progress bars of transformers or huggingface_hub (loading weights, dequantizing, downloading): they
+    would break into the run's own progress display, which says what is happening."""
+    from huggingface_hub.utils import disable_progress_bars
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    disable_progress_bars()
+
+
 def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: str = "auto") -> LoadedModel:
     """Load a model and its tokenizer onto a device, in eval mode."""
     source = name_or_source if isinstance(name_or_source, ModelSource) else resolve_model(name_or_source)
@@ -267,6 +278,7 @@ def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: s
         location = source.location
     device = pick_device(device)
     torch_dtype = pick_dtype(device, dtype)
+    quiet_loading()
     tokenizer = AutoTokenizer.from_pretrained(location)
     model = AutoModelForCausalLM.from_pretrained(location, dtype=torch_dtype)
     model.to(device)

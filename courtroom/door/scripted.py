@@ -84,6 +84,7 @@ class ScriptedBackend(Backend):
         for request in requests:
             self.calls.append(request)
             responses.append(self._respond(request, self._next_output(request)))
+            self.tick(requests=1, prompt_tokens=responses[-1].prompt_tokens, completion_tokens=responses[-1].completion_tokens)
         for response in responses:
             response.batch_size = len(requests)
         return responses

@@ -174,11 +174,17 @@ class ServedBackend(Backend):
         self.check_requests(requests)
         self.prepare()
         start = time.perf_counter()
-        responses = list(self._pool.map(self._serve, requests))
+        responses = list(self._pool.map(self._serve_and_tick, requests))
         for response in responses:
             response.batch_size = len(requests)
             response.seconds = response.seconds or time.perf_counter() - start
         return responses
+
+    def _serve_and_tick(self, request: GenerationRequest) -> GenerationResponse:
+        response = self._serve(request)
+        self.tick(requests=1, prompt_tokens=response.prompt_tokens - response.cached_prompt_tokens,
+                  completion_tokens=response.completion_tokens)
+        return response
 
     def _serve(self, request: GenerationRequest) -> GenerationResponse:
         spec = request.spec

@@ -162,14 +162,16 @@ class TransformersBackend(Backend):
                 scoring_start = time.perf_counter()
                 for row in sorted(choice, key=lambda r: (r.request.cache_group or "", len(r.ids))):
                     values[row.index] = self._score_row(row)
+                    self.tick(requests=1, prompt_tokens=len(row.ids) - row.reused, completion_tokens=values[row.index][4])
                 self.stats.prefill_seconds += time.perf_counter() - scoring_start
             if decode:
                 prefill_start = time.perf_counter()
                 last_logits, cache, mask, positions = self._prefill(decode)
                 decode_start = time.perf_counter()
                 self.stats.prefill_seconds += decode_start - prefill_start
+                self.tick(prompt_tokens=sum(len(r.ids) - r.reused for r in decode))
                 decode_batch(decode, last_logits, cache, mask, positions, lm=self.loaded, compiler=self.compiler,
-                            stats=self.stats)
+                            stats=self.stats, tick=self.tick)
                 self.stats.decode_seconds += time.perf_counter() - decode_start
                 for row in decode:
                     values[row.index] = finish_row(row, self.loaded.tokenizer)

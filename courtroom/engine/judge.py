@@ -16,7 +16,7 @@ from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import Event
-from courtroom.engine.lockstep import CaseOutcome, Program, Transcript, run_lockstep
+from courtroom.engine.lockstep import CaseOutcome, LockstepObserver, Program, Transcript, run_lockstep
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import CaseFailedError, ConfigError
 
@@ -116,9 +116,11 @@ class Judge(ABC):
         """Stable hash of `config()`; transcripts carry it."""
         return content_hash(json.dumps(self.config(), sort_keys=True, default=str))
 
-    def run_many(self, cases: Iterable[Case], backend: Backend | None = None) -> Iterator[CaseOutcome]:
+    def run_many(self, cases: Iterable[Case], backend: Backend | None = None,
+                 observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]:
         """Judge cases in lockstep, yielding each outcome (verdict or error, with transcript) as it ends.
-        The model loads before the first case; a model that cannot load raises `BackendError`."""
+        The model loads before the first case; a model that cannot load raises `BackendError`. An `observer`
+        watches the batches from the inside (progress)."""
         queue = iter(cases)
         first = next(queue, None)
         if first is None:
@@ -126,7 +128,7 @@ class Judge(ABC):
         backend = backend or self.backend
         prepare_backend(backend)
         yield from run_lockstep(itertools.chain([first], queue), self.program, backend, judge_name=self.name,
-                                config_hash=self.config_hash(), window=self.window)
+                                config_hash=self.config_hash(), window=self.window, observer=observer)
 
     def judge_many(self, cases: Sequence[Case]) -> list[CaseVerdict]:
         """Judge cases in lockstep and return their verdicts in order; raise if any case failed."""

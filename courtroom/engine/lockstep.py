@@ -13,12 +13,12 @@ from __future__ import annotations
 import traceback
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ConfigDict
 
 from courtroom.case import Case, CaseVerdict
-from courtroom.door.backend import Backend
+from courtroom.door.backend import Backend, Tick
 from courtroom.door.recorded import recorded_fields
 from courtroom.door.requests import GenerationRequest, GenerationResponse, message_hash
 from courtroom.engine.events import CallSite, CaseStartEvent, ErrorEvent, ModelCallEvent, PromptEvent, VerdictEvent
@@ -85,6 +85,17 @@ class CaseOutcome:
 ProgramFactory = Callable[[Case, Transcript], Program]
 
 
+class LockstepObserver(Protocol):
+    """Watches a lockstep run from inside its batches (for progress displays): each batch as it goes to the
+    backend, the backend's work as it happens (`Tick`s, possibly from other threads), each batch's end."""
+
+    def batch_started(self, step: int, cases: int, calls: int) -> None: ...
+
+    def tick(self, tick: Tick) -> None: ...
+
+    def batch_finished(self, step: int) -> None: ...
+
+
 @dataclass
 class _Running:
     case: Case
@@ -101,8 +112,10 @@ def run_lockstep(
     judge_name: str,
     config_hash: str,
     window: int = 8,
+    observer: LockstepObserver | None = None,
 ) -> Iterator[CaseOutcome]:
-    """Run every case's program, batching the calls due at each step; yield outcomes as cases end."""
+    """Run every case's program, batching the calls due at each step; yield outcomes as cases end (an
+    `observer` watches each batch from the inside)."""
     queue = iter(cases)
     running: list[_Running] = []
     exhausted = False
@@ -123,7 +136,7 @@ def run_lockstep(
                 running.append(state)
         if not running:
             return
-        responses = _serve(running, backend)
+        responses = _observed(running, backend, observer, step)
         still: list[_Running] = []
         for state in running:
             answer = responses[id(state)]
@@ -139,6 +152,19 @@ def run_lockstep(
                 still.append(state)
         running = still
         step += 1
+
+
+def _observed(running: Sequence[_Running], backend: Backend, observer: LockstepObserver | None, step: int) -> dict[int, Any]:
+    """`_serve`, with the observer told of the batch and listening to the backend's work inside it."""
+    if observer is None:
+        return _serve(running, backend)
+    observer.batch_started(step, len(running), sum(len(state.pending) for state in running))
+    listening, backend.on_tick = backend.on_tick, observer.tick
+    try:
+        return _serve(running, backend)
+    finally:
+        backend.on_tick = listening
+        observer.batch_finished(step)
 
 
 def _serve(running: Sequence[_Running], backend: Backend) -> dict[int, Any]:

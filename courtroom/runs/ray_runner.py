@@ -115,8 +115,9 @@ class RayRunner:
         """Where every live worker runs."""
         return ray.get([a.info.remote() for a in self.actors])
 
-    def run(self, judge: Judge, cases: list[Case]) -> Iterator[CaseOutcome]:
-        """Judge the cases on the workers; yield each outcome once, as its chunk finishes."""
+    def run(self, judge: Judge, cases: list[Case], observer: Any = None) -> Iterator[CaseOutcome]:  # noqa: ARG002
+        """Judge the cases on the workers; yield each outcome once, as its chunk finishes (an `observer` is not told
+        of the batches inside the actors: a Ray run's progress moves case by case)."""
         self._ensure_ray()
         factory = self.backend_factory or self.backend_spec.build
         size = self.chunk_size or judge.window

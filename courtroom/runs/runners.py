@@ -14,14 +14,15 @@ from courtroom.case import Case
 from courtroom.door.backend import Backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
-from courtroom.engine.lockstep import CaseOutcome
+from courtroom.engine.lockstep import CaseOutcome, LockstepObserver
 from courtroom.log.manifest import RunnerSpec
 
 
 class Runner(Protocol):
-    """Judges cases somewhere and yields each outcome once, as it ends."""
+    """Judges cases somewhere and yields each outcome once, as it ends (an `observer` watches the batches from
+    the inside where the runner can show them: in process)."""
 
-    def run(self, judge: Judge, cases: list[Case]) -> Iterator[CaseOutcome]: ...
+    def run(self, judge: Judge, cases: list[Case], observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]: ...
 
 
 class LocalRunner:
@@ -30,8 +31,8 @@ class LocalRunner:
     def __init__(self, backend: Backend | None = None) -> None:
         self.backend = backend
 
-    def run(self, judge: Judge, cases: list[Case]) -> Iterator[CaseOutcome]:
-        yield from judge.run_many(cases, self.backend)
+    def run(self, judge: Judge, cases: list[Case], observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]:
+        yield from judge.run_many(cases, self.backend, observer)
 
 
 def make_runner(runner: RunnerSpec, backend: BackendSpec) -> Runner:

@@ -16,6 +16,7 @@ from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.models import resolve_model
 from courtroom.door.served import ServedBackend
 from courtroom.engine.judge import Judge
+from courtroom.engine.lockstep import LockstepObserver
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError, RunError
 from courtroom.evaluate.datasets import LoadReport
@@ -48,10 +49,13 @@ class Run:
     def remaining(self) -> list[Case]:
         return [c for c in self.cases if c.id not in self.finished]
 
-    def execute(self, on_row: Callable[[ResultRow], None] | None = None, runner: Runner | None = None) -> list[ResultRow]:
-        """Judge every remaining case, writing each as it ends; returns all rows of the run."""
+    def execute(self, on_row: Callable[[ResultRow], None] | None = None, runner: Runner | None = None,
+                observer: LockstepObserver | None = None) -> list[ResultRow]:
+        """Judge every remaining case, writing each as it ends; returns all rows of the run (an `observer`
+        watches the lockstep batches from the inside, for progress)."""
         runner = runner or make_runner(self.spec.runner, self.spec.backend)
-        outcomes = runner.run(self.judge, self.remaining)
+        outcomes = runner.run(self.judge, self.remaining, observer) if observer is not None else \
+            runner.run(self.judge, self.remaining)
         for outcome in outcomes:
             variants = self.judge.variants(outcome.case, outcome.events) if outcome.ok else {}
             try:

@@ -1,0 +1,60 @@
+"""The progress display of `run` and `demo`: a rich bar driven by `runs.progress.RunProgress`.
+
+    judging ━━━━━━━╸━━━━━━━━  3/20  8 running · 5/16 calls in flight (step 2) · 412 tok/s · 0:01:10 · ETA 0:06:40
+
+The bar and the ETA count the work of the cases still running (their answered calls), so they move inside a
+lockstep window instead of sitting at 0 until its first case ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
+from rich.text import Text
+
+from courtroom.runs.progress import RunProgress
+
+
+class _Live(ProgressColumn):
+    """A column read from the run's progress at every refresh."""
+
+    def __init__(self, monitor: RunProgress, part: str) -> None:
+        super().__init__()
+        self.monitor, self.part = monitor, part
+
+    def render(self, task: Task) -> Text:  # noqa: ARG002
+        s = self.monitor.snapshot()
+        if self.part == "count":
+            return Text(f"{s.done}/{s.total}", style="progress.download")
+        if self.part == "work":
+            step = f" (step {s.step + 1})" if s.step is not None else ""
+            flight = f"{s.in_flight}/{s.batch} calls in flight{step}" if s.batch else "starting"
+            return Text(f"{s.running} running · {flight} · {s.tokens_per_second:,.0f} tok/s", style="progress.data.speed")
+        if self.part == "elapsed":
+            return Text(str(timedelta(seconds=int(s.elapsed))), style="progress.elapsed")
+        eta = "-:--:--" if s.eta is None else str(timedelta(seconds=int(s.eta)))
+        return Text(f"ETA {eta}", style="progress.remaining")
+
+
+@contextmanager
+def run_progress(console: Console, total: int, done: int, calls_per_case: float,
+                 description: str = "judging") -> Iterator[tuple[RunProgress, Progress, TaskID]]:
+    """A live progress display for a run; yields its `RunProgress` (give it to the runner as the observer and
+    tell it each finished case), the rich `Progress` and the task (for extra fields)."""
+    holder: dict[str, TaskID] = {}
+
+    def refresh(monitor: RunProgress) -> None:
+        if "task" in holder:
+            progress.update(holder["task"], completed=monitor.snapshot().fraction)
+
+    monitor = RunProgress(total, done, calls_per_case, on_change=refresh)
+    columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), _Live(monitor, "count"),
+               _Live(monitor, "work"), _Live(monitor, "elapsed"), _Live(monitor, "eta"),
+               TextColumn("{task.fields[score]}")]
+    with Progress(*columns, console=console) as progress:
+        holder["task"] = progress.add_task(description, total=total, completed=done, score="")
+        yield monitor, progress, holder["task"]
