@@ -12,7 +12,7 @@ VLLM_STAMP := $(VLLM_VENV)/.installed
 INSPECT_VENV ?= .venv-inspect
 INSPECT_STAMP := $(INSPECT_VENV)/.installed
 
-.PHONY: install vllm inspect demo test test-fast bench clean
+.PHONY: install vllm inspect integrations demo test test-fast bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,19 +43,44 @@ $(INSPECT_STAMP):
 
 inspect: $(INSPECT_STAMP)
 
+# Opik, DeepEval and Ragas, each in its own environment, for the tests of courtroom.integrations inside each host's
+# own evaluate call: their pins conflict with one another (deepeval wants rich 14, ragas rich 13) and with ours
+# (opik: filelock 3, python-dateutil 2), and deepeval brings pytest plugins. Those tests judge with the scripted
+# backend, so these environments take the package without its heavy dependencies (torch, transformers, ray): only
+# what `courtroom.court` imports.
+HOSTS := opik deepeval ragas
+# the same as the extras in pyproject.toml, pinned (ragas 0.4.3 imports a module langchain-community 0.4 removed)
+HOST_opik := opik==2.2.122
+HOST_deepeval := deepeval==4.3.1
+HOST_ragas := ragas==0.4.3 "langchain-community<0.4"
+HOST_CORE := "pydantic>=2.10" "networkx>=3.4" "pyyaml>=6" "jinja2>=3.1" "snowballstemmer>=2.2" "pytest>=8"
+HOST_STAMPS := $(HOSTS:%=.venv-%/.installed)
+
+$(HOST_STAMPS): .venv-%/.installed: pyproject.toml Makefile
+	test -x .venv-$*/bin/python || $(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	.venv-$*/bin/python -m pip install --quiet --disable-pip-version-check $(HOST_$*) $(HOST_CORE)
+	.venv-$*/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $@
+
+integrations: $(HOST_STAMPS)
+
 demo: $(STAMP)
 	$(VENV)/bin/courtroom demo
 
-# the unit and model tests first, so a failure there is seen early; then the tests against a real vLLM server
-test: $(STAMP) $(VLLM_STAMP) $(INSPECT_STAMP)
-	COURTROOM_INSPECT_PYTHON=$(INSPECT_VENV)/bin/python $(PY) -m pytest -q -m "not served"
+# the unit and model tests first, so a failure there is seen early; then the tests against a real vLLM server, then
+# the adapters inside Opik, DeepEval and Ragas, each in its environment (COURTROOM_HOST: a missing host fails, not skips)
+test: $(STAMP) $(VLLM_STAMP) $(INSPECT_STAMP) $(HOST_STAMPS)
+	COURTROOM_INSPECT_PYTHON=$(INSPECT_VENV)/bin/python $(PY) -m pytest -q -m "not served and not integrations"
 	COURTROOM_VLLM_PYTHON=$(VLLM_VENV)/bin/python $(PY) -m pytest -q -m served
+	for host in $(HOSTS); do COURTROOM_HOST=$$host .venv-$$host/bin/python -m pytest -q -m integrations \
+	    tests/integrations/test_$$host.py || exit 1; done
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not model and not served"
+	$(PY) -m pytest -q -m "not model and not served and not integrations"
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) $(INSPECT_VENV) .pytest_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(INSPECT_VENV) $(HOSTS:%=.venv-%) .pytest_cache

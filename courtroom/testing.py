@@ -35,6 +35,7 @@ def assert_faithful(answer: str, context: Sequence[str] | str, question: str | N
 
     `court`: the court to judge with (default: `default_court()`; pass `Court.default(model=...)` or a court of
     your own); `threshold`: fail when P(hallucinated) reaches it, instead of the court's own verdict."""
+    __tracebackhide__ = True  # pytest shows the caller's line and the message, not this helper
     result = (court or default_court()).score(answer=answer, context=context, question=question, threshold=threshold)
     if not result.success:
         raise AssertionError(failure_message(result, court or default_court()))

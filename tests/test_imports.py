@@ -1,4 +1,5 @@
-"""`import courtroom` and `courtroom --help` must not import torch or ray."""
+"""`import courtroom` and `courtroom --help` must not import torch or ray (nor the evaluation tools the adapters of
+`courtroom.integrations` plug into)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 PROBE = """
 import sys
 {code}
-heavy = sorted(m for m in ("torch", "ray", "transformers", "outlines") if m in sys.modules)
+heavy = sorted(m for m in ("torch", "ray", "transformers", "outlines", "opik", "deepeval", "ragas") if m in sys.modules)
 print("HEAVY=" + ",".join(heavy))
 """
 
@@ -34,6 +35,7 @@ def _heavy_modules(code: str) -> tuple[str, str]:
 @pytest.mark.parametrize("code", [
     "import courtroom",
     "import courtroom.cli, courtroom.baselines, courtroom.engine.lockstep, courtroom.evaluate.datasets, courtroom.door",
+    "import courtroom.integrations, courtroom.integrations.common, courtroom.testing",
 ])
 def test_importing_courtroom_is_light(code: str) -> None:
     heavy, _ = _heavy_modules(code)

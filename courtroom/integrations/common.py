@@ -1,0 +1,44 @@
+"""What every adapter shares: the court it judges with, the arguments it picks out of what its tool passes, and
+the verdict as metadata a tool can store beside the value."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from courtroom.court.court import Court
+from courtroom.court.metric import ARGUMENTS, Score
+
+NAMES = frozenset(alias for aliases in ARGUMENTS.values() for alias in aliases)
+"""Every name a part of a case goes by (`courtroom.court.metric.ARGUMENTS`)."""
+
+
+def court_or_default(court: Court | None) -> Court:
+    """The court given, or the default court on the default model (the model loads on the first score)."""
+    return court if court is not None else Court.default()
+
+
+def case_arguments(arguments: Mapping[str, Any], own: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The arguments that name a part of the case, out of everything a tool passes a metric (a dataset item's
+    other fields, the task's other outputs, the tool's own extras). A part given under the tool's `own` name is
+    taken from it alone, whatever other fields share a name with it (an Opik item's `question` beside the task's
+    `input`); a part given only under other names is passed on as given (two of them are ambiguous)."""
+    given = {name: value for name, value in arguments.items() if name in NAMES and value is not None}
+    for aliases in ARGUMENTS.values():
+        if ours := [name for name in own if name in aliases and name in given]:
+            given = {name: value for name, value in given.items() if name not in aliases or name in ours}
+    return given
+
+
+def metadata(result: Score) -> dict[str, Any]:
+    """The verdict behind a score, as plain JSON: label, threshold, success and each charge with its ruling."""
+    verdict = result.verdict
+    rulings = {r.charge: r for r in verdict.rulings}
+    charges = []
+    for charge in verdict.charges:
+        entry: dict[str, Any] = {"charge": charge.index + 1, "quote": charge.quote, "why_charged": charge.reason}
+        if (ruling := rulings.get(charge.index)) is not None:
+            entry.update(verdict=ruling.verdict.value, p_hallucinated=ruling.p_hallucinated, ruling=ruling.reason)
+        charges.append(entry)
+    return {"label": verdict.label, "p_hallucinated": result.value, "threshold": result.threshold,
+            "success": result.success, "charges": charges}

@@ -1,0 +1,74 @@
+"""The court as a Ragas metric: `CourtroomMetric` is a `ragas.metrics.base.SingleTurnMetric` (Ragas 0.4), so it
+goes in `ragas.evaluate(dataset, metrics=[CourtroomMetric()])` beside Ragas' own metrics, and it needs no LLM of
+Ragas' (it is not a `MetricWithLLM`: the court brings its own model).
+
+    from ragas import EvaluationDataset, evaluate
+    from courtroom.integrations.ragas import CourtroomMetric
+
+    data = EvaluationDataset.from_list([{"user_input": "...", "response": "...", "retrieved_contexts": ["..."]}])
+    result = evaluate(data, metrics=[CourtroomMetric()])     # or CourtroomMetric(Court.default(model=...))
+    result.to_pandas()["courtroom_hallucination"]
+
+The column is the court's P(hallucinated): **lower is better**, unlike Ragas' `faithfulness`. Ragas keeps a float
+per row; the court's reason and verdict of the rows scored are kept on the metric (`verdicts`, by answer). For
+Ragas' experiment API, `score(...)`/`ascore(...)` return a `ragas.metrics.result.MetricResult` with the reason.
+Install with `pip install "courtroom[ragas]"`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragas.dataset_schema import SingleTurnSample
+from ragas.metrics.base import MetricType, SingleTurnMetric
+from ragas.metrics.result import MetricResult
+from ragas.run_config import RunConfig
+
+from courtroom.case import CaseVerdict
+from courtroom.court.court import Court
+from courtroom.court.metric import NAME, Score
+from courtroom.integrations.common import case_arguments, court_or_default
+
+
+@dataclass(init=False)
+class CourtroomMetric(SingleTurnMetric):
+    """The court's P(hallucinated) for a sample's `response` given its `retrieved_contexts` and `user_input`."""
+
+    court: Court | None = None
+    """The court (default: the default court on the default model, loaded on the first score)."""
+    threshold: float | None = None
+    """A threshold of your own for `success` in `verdicts` and `MetricResult`s (default: the court's verdict)."""
+    name: str = NAME
+    _required_columns: dict[MetricType, set[str]] = field(default_factory=dict)
+    verdicts: dict[str, CaseVerdict] = field(default_factory=dict, repr=False)
+    """The verdict behind each row's score, by the row's response (the last kept when a response repeats)."""
+
+    def __init__(self, court: Court | None = None, *, threshold: float | None = None, name: str = NAME) -> None:
+        self.court = court_or_default(court)
+        self.threshold = threshold
+        self.name = name
+        self._required_columns = {MetricType.SINGLE_TURN: {"response", "retrieved_contexts", "user_input:optional"}}
+        self.verdicts = {}
+        self.__post_init__()
+
+    def init(self, run_config: RunConfig) -> None:
+        """Nothing to set up: the court brings its model (it loads on the first score)."""
+
+    async def _single_turn_ascore(self, sample: SingleTurnSample, callbacks: Any) -> float:
+        result = await self.court.ascore(threshold=self.threshold, name=self.name, question=sample.user_input,
+                                         answer=sample.response, context=sample.retrieved_contexts)
+        self.verdicts[sample.response] = result.verdict
+        return result.value
+
+    def score(self, **kwargs: Any) -> MetricResult:
+        """Ragas' experiment-style call: `score(user_input=..., response=..., retrieved_contexts=[...])` (or any
+        of the court's names for them); the result's `reason` is the court's."""
+        return _result(self.court.score(threshold=self.threshold, name=self.name, **case_arguments(kwargs)))
+
+    async def ascore(self, **kwargs: Any) -> MetricResult:
+        return _result(await self.court.ascore(threshold=self.threshold, name=self.name, **case_arguments(kwargs)))
+
+
+def _result(result: Score) -> MetricResult:
+    return MetricResult(value=result.value, reason=result.reason)
