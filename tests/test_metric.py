@@ -5,14 +5,15 @@ too much."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from courtroom.court import Court
-from courtroom.court.metric import NAME, Score
+from courtroom.court.metric import NAME, Score, case_from_arguments
 from courtroom.door import ScriptedBackend
 from courtroom.engine.judge import MetricResult
-from courtroom.errors import MetricArgumentError
+from courtroom.errors import BackendError, CaseFailedError, MetricArgumentError
 from tests.court_script import CourtScript
 
 QUESTION = "When was the lighthouse automated?"
@@ -82,12 +83,79 @@ def test_positional_arguments_are_refused(court: Court) -> None:
         court.score(QUESTION, FAITHFUL, CONTEXT)  # type: ignore[misc]
 
 
-def test_ascore_is_the_async_twin_and_concurrent_calls_are_judged_one_at_a_time(court: Court) -> None:
-    async def both() -> list[Score]:
-        return await asyncio.gather(*(court.ascore(input=QUESTION, output=a, context=CONTEXT)
-                                      for a in (HALLUCINATED, FAITHFUL, HALLUCINATED, FAITHFUL)))
-    results = asyncio.run(both())
-    assert [r.success for r in results] == [False, True, False, True]
-    assert results[0].value == pytest.approx(court.score(answer=HALLUCINATED, context=CONTEXT).value)
+def test_ascore_is_the_async_twin(court: Court) -> None:
+    result = asyncio.run(court.ascore(input=QUESTION, output=HALLUCINATED, context=CONTEXT))
+    assert result.value == pytest.approx(court.score(answer=HALLUCINATED, context=CONTEXT, question=QUESTION).value)
     with pytest.raises(MetricArgumentError, match="no context given"):
         asyncio.run(court.ascore(answer=FAITHFUL))
+    with pytest.raises(MetricArgumentError, match="threshold -1"):
+        asyncio.run(court.ascore(answer=FAITHFUL, context=CONTEXT, threshold=-1))
+
+
+def test_a_case_is_named_by_its_content_so_the_same_call_gets_the_same_prompts() -> None:
+    one = case_from_arguments({"answer": FAITHFUL, "context": CONTEXT})
+    assert one.id == case_from_arguments({"output": FAITHFUL, "context": CONTEXT[0]}).id
+    assert one.id != case_from_arguments({"answer": HALLUCINATED, "context": CONTEXT}).id
+
+
+def answers(n: int) -> list[str]:
+    return [f"It was first lit in 1874. It was automated in {1926 if i % 2 else 1962}, and it has {i} rooms."
+            for i in range(n)]
+
+
+def test_concurrent_ascores_are_judged_together_in_lockstep(court: Court) -> None:
+    texts = answers(6)
+    sequential = [court.score(answer=a, context=CONTEXT) for a in texts]
+    backend = court.backend
+    backend.batches.clear()
+
+    async def gathered() -> list[Score]:
+        return await asyncio.gather(*(court.ascore(answer=a, context=CONTEXT) for a in texts + texts[:2]))
+    results = asyncio.run(gathered())
+    assert [r.value for r in results] == [r.value for r in sequential + sequential[:2]]
+    assert [r.success for r in results[:6]] == [True, False] * 3
+    assert max(backend.batches) >= 6  # six cases' calls in one batch (the two repeated ones judged once)
+
+
+def test_concurrent_scores_from_threads_are_judged_together(court: Court) -> None:
+    texts = answers(4)
+    sequential = [court.score(answer=a, context=CONTEXT).value for a in texts]
+    court.backend.batches.clear()
+    with ThreadPoolExecutor(4) as pool:
+        values = list(pool.map(lambda a: court.score(answer=a, context=CONTEXT).value, texts))
+    assert values == sequential and max(court.backend.batches) >= 4
+
+
+def test_a_case_that_fails_fails_its_call_alone() -> None:
+    script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
+
+    def flaky(request):
+        if "it has 1 rooms." in request.messages[-1].content:
+            raise RuntimeError("the model fell over")
+        return script(request)
+    court = Court.default(ScriptedBackend(flaky, model="scripted"))
+
+    async def gathered() -> list:
+        return await asyncio.gather(*(court.ascore(answer=a, context=CONTEXT) for a in answers(3)),
+                                    return_exceptions=True)
+    ok, failed, also_ok = asyncio.run(gathered())
+    assert isinstance(failed, CaseFailedError) and "the model fell over" in str(failed)
+    assert ok.success and also_ok.success
+    assert court.score(answer=answers(1)[0], context=CONTEXT).success  # the court goes on after a failure
+
+
+class Unloadable(ScriptedBackend):
+    def prepare(self) -> None:
+        raise OSError("no weights here")
+
+
+def test_a_court_whose_model_cannot_load_fails_every_waiting_call_and_recovers(court: Court) -> None:
+    broken = Court.default(Unloadable(lambda request: None, model="scripted"))
+
+    async def gathered() -> list:
+        return await asyncio.gather(*(broken.ascore(answer=a, context=CONTEXT) for a in answers(3)),
+                                    return_exceptions=True)
+    errors = asyncio.run(gathered())
+    assert all(isinstance(e, BackendError) and "could not be loaded: OSError: no weights here" in str(e) for e in errors)
+    broken._backend = court.backend  # the model is there now: the next call is judged
+    assert broken.score(answer=FAITHFUL, context=CONTEXT).success

@@ -8,7 +8,6 @@ that every role has a persona, and that every persona loads and renders.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from pydantic import ValidationError
 from courtroom.baselines.plain import JUDGE_SYSTEM, RAILS_TASK
 from courtroom.case import Case, VariantVerdict
 from courtroom.court.bench import Bench
-from courtroom.court.metric import NAME, Score, case_from_arguments, score_case
+from courtroom.court.metric import NAME, Score, ascore_case, case_from_arguments, score_case
 from courtroom.court.moves import Citation, payload_model
 from courtroom.court.personas import Persona, load_persona
 from courtroom.court.procedure import Procedure
@@ -176,13 +175,13 @@ class Court(Judge):
         """Judge one answer as a metric: `court.score(answer=..., context=[...], question=...)`, or under Opik's,
         DeepEval's or Ragas' names (`output`/`actual_output`/`response`, `retrieval_context`, `input`, ...).
         `value` is P(hallucinated), lower is better; `success` is the court's verdict (faithful) at its own
-        threshold for its model, or `value < threshold` when one is given."""
+        threshold for its model, or `value < threshold` when one is given. Calls made at the same time (from a
+        tool's worker threads, or `ascore`s gathered) are judged together in lockstep."""
         return score_case(self, case_from_arguments(arguments), threshold, name)
 
     async def ascore(self, *, threshold: float | None = None, name: str = NAME, **arguments: Any) -> Score:
-        """`score` without blocking the event loop (the case is judged in a worker thread)."""
-        case = case_from_arguments(arguments)
-        return await asyncio.to_thread(score_case, self, case, threshold, name)
+        """`score` without blocking the event loop (the court judges on its own thread)."""
+        return await ascore_case(self, case_from_arguments(arguments), threshold, name)
 
     def to_mermaid(self) -> str:
         """The procedure as a mermaid diagram."""

@@ -10,18 +10,26 @@
 - `threshold` is the court's own verdict threshold for its model (`Court.threshold`) unless one is given;
 - `success` is the court's verdict, faithful (`PASS`); with a threshold given, `value < threshold`.
 
-The adapters in `courtroom.integrations` wrap this for Opik, DeepEval and Ragas; `courtroom.testing` for pytest.
+Calls made at the same time (a tool's worker threads, `asyncio.gather`ed `ascore`s) are judged together in one
+lockstep run on the court's own thread (`submit`). The adapters in `courtroom.integrations` wrap all this for Opik,
+DeepEval and Ragas; `courtroom.testing` for pytest.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 from courtroom.case import Case, CaseVerdict
+from courtroom.digest import content_hash
 from courtroom.engine.judge import MetricResult
-from courtroom.errors import MetricArgumentError
+from courtroom.engine.lockstep import CaseOutcome
+from courtroom.errors import CaseFailedError, MetricArgumentError
 
 NAME = "courtroom_hallucination"
 """The metric's name where a tool shows it (a column, a feedback score): the value is P(hallucinated)."""
@@ -35,12 +43,12 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
 
 
 class Judging(Protocol):
-    """What scoring needs of a court (`courtroom.court.Court`): a verdict for a case and its threshold."""
+    """What scoring needs of a court (`courtroom.court.Court`): its threshold, and cases judged in lockstep."""
 
     @property
     def threshold(self) -> float: ...
 
-    def judge(self, case: Case) -> CaseVerdict: ...
+    def run_many(self, cases: Iterable[Case]) -> Iterator[CaseOutcome]: ...
 
 
 class Score(MetricResult):
@@ -54,7 +62,7 @@ class Score(MetricResult):
     """The answer passes: the court's verdict is faithful (with a threshold given: `value < threshold`)."""
 
 
-def case_from_arguments(arguments: Mapping[str, Any], case_id: str = "metric") -> Case:
+def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None) -> Case:
     """The case named by metric-style keyword arguments, each part under any of its names (`ARGUMENTS`).
     `None` counts as not given; a part named twice, a name no tool uses, or no answer or context is an error
     that lists the names accepted."""
@@ -87,23 +95,111 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str = "metric") -
     for part, value in (("question", question), ("answer", parts["answer"]), *(("context", c) for c in context)):
         if not isinstance(value, str):
             raise MetricArgumentError(f"{part} must be text (str), not {type(value).__name__}: {value!r:.80}")
+    if case_id is None:  # named by its content: the same call gets the same prompts (the answer's fence) every time
+        case_id = "metric-" + content_hash(json.dumps([question, parts["answer"], context]))[:12]
     return Case(id=case_id, question=question, answer=parts["answer"], context=context)
 
 
 def score_case(court: Judging, case: Case, threshold: float | None = None, name: str = NAME) -> Score:
-    """Judge one case with the court and read its verdict as a metric (one case at a time per court: a backend
-    is not safe to call from two threads at once, and host tools call metrics from thread pools)."""
-    if threshold is not None and not 0.0 <= threshold <= 1.0:
-        raise MetricArgumentError(f"threshold {threshold}: a P(hallucinated) threshold lies in [0, 1]")
-    lock = court.__dict__.setdefault("_metric_lock", threading.Lock())
-    with lock:
-        verdict = court.judge(case)
+    """Judge one case with the court and read its verdict as a metric (blocking; calls from other threads at the
+    same time are judged in the same lockstep run)."""
+    _check(threshold)
+    return as_score(court, submit(court, case).result(), threshold, name)
+
+
+async def ascore_case(court: Judging, case: Case, threshold: float | None = None, name: str = NAME) -> Score:
+    """`score_case` for an event loop: it waits for the verdict without blocking the loop."""
+    _check(threshold)
+    return as_score(court, await asyncio.wrap_future(submit(court, case)), threshold, name)
+
+
+def as_score(court: Judging, verdict: CaseVerdict, threshold: float | None, name: str) -> Score:
+    """A verdict read as a metric: at the court's own threshold success is its verdict, at another `value < threshold`."""
     if threshold is None:
         threshold, success = court.threshold, verdict.label == "PASS"
     else:
         success = verdict.score < threshold
     return Score(name=name, value=verdict.score, reason=verdict.reason, verdict=verdict, threshold=threshold,
                  success=success)
+
+
+def _check(threshold: float | None) -> None:
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise MetricArgumentError(f"threshold {threshold}: a P(hallucinated) threshold lies in [0, 1]")
+
+
+LINGER = 0.005
+"""Seconds a court waits, when the first metric call arrives, for the calls made at the same moment (a tool scoring
+a dataset on worker threads or with `asyncio.gather`) to join it in one lockstep run."""
+
+_batchers_lock = threading.Lock()
+
+
+def submit(court: Judging, case: Case) -> Future[CaseVerdict]:
+    """The verdict on `case`, to come: cases submitted while the court is judging are judged together in lockstep
+    (up to its window at a time; the same case submitted twice is judged once)."""
+    with _batchers_lock:
+        batcher = court.__dict__.setdefault("_metric_batcher", _Batcher(court))
+    return batcher.submit(case)
+
+
+class _Batcher:
+    """One court's queue of metric calls. A drain thread feeds the queue to `run_many` as its window frees up, so
+    calls arriving while a run is under way join it; when the queue runs dry the run ends and the next call
+    starts another (runs never overlap: a backend is not safe to call from two threads at once)."""
+
+    def __init__(self, court: Judging) -> None:
+        self.court = court
+        self.lock = threading.Lock()
+        self.running = threading.Lock()
+        self.pending: dict[str, tuple[Case, Future[CaseVerdict]]] = {}
+        self.taken: dict[str, Future[CaseVerdict]] = {}
+        self.draining = False
+
+    def submit(self, case: Case) -> Future[CaseVerdict]:
+        with self.lock:
+            if case.id in self.pending:
+                return self.pending[case.id][1]
+            if case.id in self.taken:
+                return self.taken[case.id]
+            future: Future[CaseVerdict] = Future()
+            self.pending[case.id] = (case, future)
+            start, self.draining = not self.draining, True
+        if start:
+            threading.Thread(target=self._drain, name="courtroom-metric", daemon=True).start()
+        return future
+
+    def _cases(self) -> Iterator[Case]:
+        while True:
+            with self.lock:
+                if not self.pending:
+                    self.draining = False
+                    return
+                case_id = next(iter(self.pending))
+                case, future = self.pending.pop(case_id)
+                self.taken[case_id] = future
+            yield case
+
+    def _drain(self) -> None:
+        with self.running:
+            time.sleep(LINGER)
+            try:
+                for outcome in self.court.run_many(self._cases()):
+                    with self.lock:
+                        future = self.taken.pop(outcome.case.id)
+                    if outcome.verdict is None:
+                        future.set_exception(CaseFailedError(f"the court could not judge the answer: "
+                                                             f"{outcome.error_type}: {outcome.error}"))
+                    else:
+                        future.set_result(outcome.verdict)
+            except BaseException as exc:  # the backend failed (a model that cannot load): every call waiting fails
+                with self.lock:
+                    waiting = [*self.taken.values(), *(f for _, f in self.pending.values())]
+                    self.taken.clear()
+                    self.pending.clear()
+                    self.draining = False
+                for future in waiting:
+                    future.set_exception(exc)
 
 
 def _names() -> str:
