@@ -24,7 +24,10 @@ from courtroom.evaluate.comparison import Contender, Pairing, compare, debate_ga
 from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402
 from courtroom.evaluate.metrics import auroc, compute_metrics, metrics_by_source  # noqa: E402
-from courtroom.evaluate.results import ResultRow  # noqa: E402
+from courtroom.evaluate.results import (
+    ResultRow,  # noqa: E402
+    escalation,  # noqa: E402
+)
 from courtroom.evaluate.selection import select  # noqa: E402
 from courtroom.log.store import RunStore  # noqa: E402
 
@@ -306,8 +309,10 @@ def main() -> None:
                     n, alone, both = beyond_rule(rows, judges[rule])
                     if not np.isnan(both):
                         lines.append(f"| {name} | {n} | {alone:.3f} | {both:.3f} | {both - alone:+.3f} |")
-        if court and (gain := debate_gain(Contender.of(court, judges[court]))) is not None:
-            lines += ["", f"The debate's gain: `{court}` against its own measurement alone (every ruling is the charge's "
+        for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
+            if name in NO_MODEL_RULES or (gain := debate_gain(Contender.of(name, rows))) is None:
+                continue
+            lines += ["", f"The debate's gain: `{name}` against its own measurement alone (every ruling is the charge's "
                       "measured evidence) and its agents alone (every ruling is the court's verdict, the case hallucinated "
                       "when any ruling is), decided from the same recorded calls (`courtroom audit`, `compare "
                       "--debate-gain`):", "",
@@ -318,6 +323,9 @@ def main() -> None:
             for contender, m, pairing in zip(gain.contenders[1:], gain.metrics[1:], gain.pairings):
                 lines.append(f"| {contender.name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} | "
                              + " | ".join(paired_cells(pairing)) + " |")
+        for name, rows in sorted(judges.items(), key=lambda kv: _order(kv[0])):
+            if name not in NO_MODEL_RULES and (held := escalation(rows)) is not None:
+                lines += ["", f"`{name}`, {held.describe()}."]
         if court:
             lines += diagnostics(judges[court])
         lines += ["", f"![ROC and reliability](plots/{plot(model, dataset, judges)})", ""]
