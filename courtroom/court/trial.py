@@ -155,19 +155,27 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         return decided
 
 
-def _cite(edge: EdgeSpec, sentences: int, bench: Bench, case: Case, persona: Persona, body: str,
-          template: dict[str, Any], call_info: dict[str, Any]) -> Step:
-    """A citation as a scored choice over the numbered context sentences (0: none): the payload and every
-    sentence's probability."""
-    options = tuple(str(i) for i in range(sentences + 1))
+def _scored_choice(options: tuple[str, ...], task: str, bench: Bench, case: Case, persona: Persona, body: str,
+                   template: dict[str, Any], call_info: dict[str, Any]) -> Step:
+    """One scored choice among `options` as a payload call: the most probable option and every option's probability."""
     request = GenerationRequest(
-        messages=turn_messages(bench, case, persona, body, citation_task(edge, sentences), template),
+        messages=turn_messages(bench, case, persona, body, task, template),
         output_type=Literal[options],  # type: ignore[valid-type]
         sampling=persona.sampling, cache_group=case.id)
     [response] = yield [Call(request, purpose="payload", **call_info)]
     chosen = response.unwrap()
     probs = response.option_probs
-    return {"evidence": int(most_probable(probs) if probs else chosen)}, probs
+    return (most_probable(probs) if probs else chosen), probs
+
+
+def _cite(edge: EdgeSpec, sentences: int, bench: Bench, case: Case, persona: Persona, body: str,
+          template: dict[str, Any], call_info: dict[str, Any]) -> Step:
+    """A citation as a scored choice over the numbered context sentences (0: none): the payload and every
+    sentence's probability."""
+    options = tuple(str(i) for i in range(sentences + 1))
+    chosen, probs = yield from _scored_choice(options, citation_task(edge, sentences), bench, case, persona, body,
+                                              template, call_info)
+    return {"evidence": int(chosen)}, probs
 
 
 def _name(edge: EdgeSpec, offered: list[Item], bench: Bench, case: Case, persona: Persona, body: str,
@@ -177,14 +185,9 @@ def _name(edge: EdgeSpec, offered: list[Item], bench: Bench, case: Case, persona
     if not offered:
         return {"exhibit": NONE}, None
     options = tuple(item.text for item in offered) + (NONE,)
-    request = GenerationRequest(
-        messages=turn_messages(bench, case, persona, body, exhibit_task(edge, offered), template),
-        output_type=Literal[options],  # type: ignore[valid-type]
-        sampling=persona.sampling, cache_group=case.id)
-    [response] = yield [Call(request, purpose="payload", **call_info)]
-    chosen = response.unwrap()
-    probs = response.option_probs
-    return {"exhibit": most_probable(probs) if probs else chosen}, probs
+    chosen, probs = yield from _scored_choice(options, exhibit_task(edge, offered), bench, case, persona, body,
+                                              template, call_info)
+    return {"exhibit": chosen}, probs
 
 
 def _measure_citation(bench: Bench, case: Case, charge: Charge, measured: Measure | None, found: TrialEvidence,
