@@ -45,6 +45,7 @@ VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
         ruling={"first_reading_weight": 0.2}, aggregation={"method": "any"}),
     "court-jury-majority": _court("jury", jury_rule="majority", aggregation={"method": "majority"}),
     "court-evidence": _court("evidence"),
+    "court-escalated": _court("escalated"),
     "court-default-escalation-priors": _court(
         "default", escalation=EscalationSpec(low=0.55, high=0.75),
         move_priors=MovePriorsSpec(nodes={"prosecution": {"argue": 0.3, "withdraw": 0.7}})),
