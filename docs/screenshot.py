@@ -27,7 +27,10 @@ def main() -> None:
     parser.add_argument("run_dir")
     parser.add_argument("--case", help="the case to open (default: the first wrong verdict with a trial)")
     parser.add_argument("--against", help="a second run of the same cases, for the diff screenshot")
+    parser.add_argument("--out", default=str(HERE), help="the directory the screenshots go to (default: docs/)")
     args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"])
@@ -36,8 +39,8 @@ def main() -> None:
         page.wait_for_selector("body[data-ready='1']")
         page.select_option("#filter-outcome", "wrong")
         page.click("#case-head th[data-key='score']")
-        page.screenshot(path=str(HERE / "report.png"))
-        print(HERE / "report.png")
+        page.screenshot(path=str(out / "report.png"))
+        print(out / "report.png")
         if args.case:
             page.select_option("#filter-outcome", "all")
             page.fill("#search", args.case)
@@ -45,22 +48,22 @@ def main() -> None:
         row.click()
         record = page.locator(".case-detail").first
         record.scroll_into_view_if_needed()
-        record.screenshot(path=str(HERE / "report-case.png"))
-        print(HERE / "report-case.png")
+        record.screenshot(path=str(out / "report-case.png"))
+        print(out / "report-case.png")
         turn = record.locator("details.turn-calls").first
         if turn.count():
             turn.locator("summary").first.click()
             turn.locator("details.call > summary").first.click()
             turn.scroll_into_view_if_needed()
-            turn.screenshot(path=str(HERE / "report-calls.png"))
-            print(HERE / "report-calls.png")
+            turn.screenshot(path=str(out / "report-calls.png"))
+            print(out / "report-calls.png")
         if args.against:
             page.goto(write_report(args.run_dir, Path(tmp) / "diff.html", against=args.against).as_uri())
             page.wait_for_selector("body[data-ready='1']")
             page.select_option("#filter-change", "any")
             page.locator(".case-row").first.click()
-            page.screenshot(path=str(HERE / "report-diff.png"), full_page=False)
-            print(HERE / "report-diff.png")
+            page.screenshot(path=str(out / "report-diff.png"), full_page=False)
+            print(out / "report-diff.png")
         browser.close()
 
 
