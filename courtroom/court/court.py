@@ -27,6 +27,7 @@ from courtroom.court.spec import (
     with_overrides,
 )
 from courtroom.court.trial import run_case
+from courtroom.court.verdict import plural
 from courtroom.court.yamlio import Locator, describe_errors, read_yaml
 from courtroom.door.backend import Backend
 from courtroom.door.models import model_key
@@ -190,8 +191,8 @@ class Court(Judge):
     def describe(self) -> str:
         """A short text summary of the court."""
         people = ", ".join(f"{role}: {'/'.join(p.name for p in ps)}" for role, ps in self.personas.items())
-        return (f"{self.spec.name}: {people}; at most {self.spec.max_charges} charges and {self.spec.max_rounds} "
-                f"rounds; aggregation {self.spec.aggregation.method}")
+        return (f"{self.spec.name}: {people}; at most {plural(self.spec.max_charges, 'charge')} and "
+                f"{plural(self.spec.max_rounds, 'round')}; aggregation {self.spec.aggregation.method}")
 
 
 def _load_personas(spec: CourtSpec, path: Path, locator: Locator) -> dict[str, list[Persona]]:
