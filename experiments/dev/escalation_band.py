@@ -24,17 +24,14 @@ from courtroom.log.store import RunStore
 def decide(run: str, low: float, high: float, scratch: Path) -> tuple[float, float, float]:
     """Balanced accuracy, share of charges tried and model seconds per case of the run decided with this band."""
     out = scratch / f"band-{low:g}-{high:g}"
-    if out.exists():
+    if out.exists():  # a band asked twice (the grid's ends) is decided once
         rows = RunStore(out).rows()
-        held = escalation(rows)
-        assert held is not None
-        return compute_metrics(rows, resamples=0).balanced_accuracy.value, held.share, held.seconds_per_case
-    judge = rejudged_judge(RunStore(run).manifest(), overrides={"escalation": {"low": low, "high": high}})
-    rows = rejudge_run(run, out, judge=judge)
+    else:
+        judge = rejudged_judge(RunStore(run).manifest(), overrides={"escalation": {"low": low, "high": high}})
+        rows = rejudge_run(run, out, judge=judge)
     held = escalation(rows)
     assert held is not None
     return compute_metrics(rows, resamples=0).balanced_accuracy.value, held.share, held.seconds_per_case
-
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
