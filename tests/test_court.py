@@ -10,6 +10,7 @@ import pytest
 from courtroom.case import Case, Verdict
 from courtroom.court import Court, LexicalSpec
 from courtroom.door import ScriptedBackend, Truncated
+from courtroom.door.pseudo import PseudoModel
 from courtroom.door.spec import BackendSpec
 from courtroom.log.replay import replay
 from tests.court_script import CourtScript
@@ -494,3 +495,8 @@ def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() ->
     verdict = aggregate(court, "c", [Charge(index=0, quote=answer, reason="r", whole_answer=True)], parts,
                         [_ruling(0, 0.9, "invented")])
     assert verdict.score == pytest.approx(0.9) and verdict.label == "FAIL"
+
+
+def test_describe_counts_charges_and_rounds_in_the_singular_and_plural() -> None:
+    court = Court.load("default", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "max_charges": 2})
+    assert "at most 2 charges and 1 round;" in court.describe()
