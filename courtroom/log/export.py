@@ -7,7 +7,10 @@ opinion and the grounding the evidence was weighed at) and the context sentences
 are numbered from 1, as the court record and `audit edit --charge` number them. A case without a transcript
 (runs committed without them) has `charges` null; its count is still in `n_charges`.
 
-In CSV the charges are one JSON string column; in Parquet and JSON Lines a list of records.
+In CSV the charges are one JSON string column; in Parquet and JSON Lines a list of records. A CSV cell whose
+text a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return, as a
+hostile case id or source can) is written with a leading `'` so that it opens as text (OWASP's advice on CSV
+injection); Parquet and JSON Lines hold every value exactly.
 """
 
 from __future__ import annotations
@@ -34,6 +37,14 @@ COLUMNS = ("case_id", "source", "gold", "verdict", "corrected_verdict", "score",
 CHARGE_FIELDS = ("number", "quote", "reason", "grounding", "p_suspect", "verdict", "p_hallucinated", "source",
                  "ruling_reason", "opinion", "evidence_grounding", "cited")
 """The fields of an exported charge."""
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""How a CSV cell opened in a spreadsheet begins a formula (and so gets a leading `'` on export)."""
+
+
+def spreadsheet_safe(value: Any) -> Any:
+    """`value`, with a leading `'` if it is text a spreadsheet would run as a formula."""
+    return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
 def charge_records(events: list[Event], sentences: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -125,8 +136,8 @@ def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS)
             writer.writeheader()
             for record in records:
-                writer.writerow({**record, "charges": "" if record["charges"] is None else
-                                 json.dumps(record["charges"], ensure_ascii=False)})
+                charges = "" if record["charges"] is None else json.dumps(record["charges"], ensure_ascii=False)
+                writer.writerow({key: spreadsheet_safe(value) for key, value in {**record, "charges": charges}.items()})
     else:
         import pyarrow as pa
         import pyarrow.parquet as pq
