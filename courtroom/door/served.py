@@ -39,6 +39,9 @@ TOKEN_SCORING_LIMIT = 16
 """Option tokens up to which a choice is scored token by token (cached); a longer text (a grounding measure)
 is scored in one `echo` pass, since each token's request would compute every option token before it."""
 
+LOGPROB_SLACK = 1e-4
+"""How far above 0 a server's log-probability may round (read as 0); anything higher is refused as no log-probability."""
+
 RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
 """HTTP statuses worth asking again (after a pause): rate limits, timeouts, a server busy or restarting."""
 
@@ -187,6 +190,14 @@ class ServedBackend(Backend):
         return response
 
     def _serve(self, request: GenerationRequest) -> GenerationResponse:
+        try:
+            return self._serve_unchecked(request)
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:  # a body not shaped as promised
+            where = f"case {request.cache_group!r}: " if request.cache_group else ""
+            raise BackendError(f"{where}the model server at {self.url} answered with a body courtroom cannot read "
+                               f"({type(exc).__name__}: {exc}); is it an OpenAI-compatible API?") from exc
+
+    def _serve_unchecked(self, request: GenerationRequest) -> GenerationResponse:
         spec = request.spec
         if spec.kind == "choice" and request.constrained:
             if self.capabilities.scores_texts:
@@ -261,9 +272,10 @@ class ServedBackend(Backend):
         token_scores, spans = [], []
         for ids in option_ids:
             body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
-            logprobs = self._post(f"{self.url}/completions", body, request=request)["choices"][0]["logprobs"]
-            token_scores.append([float(lp) for lp in logprobs["token_logprobs"][len(prompt):]])
-            spans.append(_spans(logprobs["tokens"][len(prompt):]))
+            answer = self._post(f"{self.url}/completions", body, request=request)
+            scores, tokens = self._checked_logprobs(answer, total=len(prompt) + len(ids), last=len(ids))
+            token_scores.append(scores)
+            spans.append(_spans(tokens))
         return token_scores, spans
 
     def _scores_by_token(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
@@ -277,14 +289,31 @@ class ServedBackend(Backend):
             done, target = position
             body = {"model": self.model, "prompt": prompt + list(done), "max_tokens": 1, "logprobs": 1,
                     "temperature": 0, "allowed_token_ids": [target]}
-            logprobs = self._post(f"{self.url}/completions", body, request=request)["choices"][0]["logprobs"]
-            return float(logprobs["token_logprobs"][0]), logprobs["tokens"][0]
+            scores, tokens = self._checked_logprobs(self._post(f"{self.url}/completions", body, request=request),
+                                                    total=1, last=1)
+            return scores[0], tokens[0]
 
         first = term(positions[0])
         scored = dict(zip(positions, [first, *self._terms.map(term, positions[1:])]))
         token_scores = [[scored[(tuple(ids[:k]), ids[k])][0] for k in range(len(ids))] for ids in option_ids]
         texts = [[scored[(tuple(ids[:k]), ids[k])][1] for k in range(len(ids))] for ids in option_ids]
         return token_scores, [_spans(t) for t in texts]
+
+    def _checked_logprobs(self, answer: dict[str, Any], *, total: int, last: int) -> tuple[list[float], list[str]]:
+        """The `last` token log-probabilities (and tokens) of a completions answer that must hold `total` of them.
+        A count that differs (the server tokenized another way) or a value that is not a log-probability (NaN,
+        infinite, positive) is a `BackendError`, never a silently wrong score."""
+        logprobs = answer["choices"][0]["logprobs"]
+        values, tokens = list(logprobs["token_logprobs"]), [str(t) for t in logprobs["tokens"]]
+        if len(values) != total or len(tokens) != total:
+            raise BackendError(f"the model server at {self.url} returned {len(values)} token log-probabilities "
+                               f"where {total} were asked for; does it tokenize as its /tokenize says?")
+        scores = values[total - last:]
+        for value in scores:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not -math.inf < value <= LOGPROB_SLACK:
+                raise BackendError(f"the model server at {self.url} returned {value!r} as a token log-probability "
+                                   "(expected a finite number at most 0)")
+        return [min(float(v), 0.0) for v in scores], tokens[total - last:]
 
     @staticmethod
     def _pick(probs: list[float], logp: list[float], request: GenerationRequest) -> int:
@@ -346,9 +375,13 @@ class ServedBackend(Backend):
         mass = {o: 0.0 for o in spec.options}
         for candidate in first:
             token = candidate.get("token", "").strip().strip('"').lower()
+            logprob = candidate.get("logprob", -math.inf)
+            if isinstance(logprob, bool) or not isinstance(logprob, int | float) or not logprob <= LOGPROB_SLACK:
+                raise BackendError(f"the model server at {self.url} returned {logprob!r} as a token log-probability "
+                                   "(expected a number at most 0)")
             for o in spec.options:
                 if token and o.lower().startswith(token):
-                    mass[o] += math.exp(candidate.get("logprob", -math.inf))
+                    mass[o] += math.exp(min(logprob, 0.0))
         rest = max(0.0, 1.0 - math.fsum(mass.values())) / len(spec.options)
         total = math.fsum(mass.values()) + rest * len(spec.options)
         probs = {o: (mass[o] + rest) / total for o in spec.options}
@@ -375,7 +408,14 @@ class ServedBackend(Backend):
                 last = f"{type(exc).__name__}: {exc}"
             else:
                 if response.status_code == 200:
-                    return response.json()
+                    try:
+                        answer = response.json()
+                    except ValueError:
+                        answer = None
+                    if not isinstance(answer, dict):
+                        raise BackendError(f"the model server at {self.url} answered {url.rsplit('/', 1)[-1]} with "
+                                           f"something other than a JSON object: {response.text[:200]!r}")
+                    return answer
                 last = f"HTTP {response.status_code}: {response.text[:300]}"
                 if response.status_code not in RETRYABLE:
                     where = f"case {request.cache_group!r}: " if request is not None and request.cache_group else ""
