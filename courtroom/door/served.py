@@ -36,8 +36,14 @@ from courtroom.door.requests import GenerationRequest, GenerationResponse, Outpu
 from courtroom.errors import BackendError, ContextWindowError
 
 TOKEN_SCORING_LIMIT = 16
-"""Option tokens up to which a choice is scored token by token (cached); a longer text (a grounding measure)
-is scored in one `echo` pass, since each token's request would compute every option token before it."""
+"""Option tokens up to which a choice is always scored token by token (cached). Beyond it, a choice is scored
+token by token only when that computes fewer tokens than `echo` (`_token_scoring_pays`): a choice among many
+short options over a long prompt (a citation among the context's numbered sentences) is, since `echo`
+computes the whole prompt again for every option; a long text (a grounding measure) is not, since each token's
+request computes every option token before it."""
+
+CACHE_BLOCK = 16
+"""Tokens a token-scoring request may compute again past the cached prompt (a server caches whole blocks)."""
 
 LOGPROB_SLACK = 1e-4
 """How far above 0 a server's log-probability may round (read as 0); anything higher is refused as no log-probability."""
@@ -249,7 +255,7 @@ class ServedBackend(Backend):
         self.check_fits(request, len(prompt), 0)
         option_ids, _ = self._options(spec)
         self.check_fits(request, len(prompt), max(len(ids) for ids in option_ids))
-        if self.capabilities.token_scoring and sum(map(len, option_ids)) <= TOKEN_SCORING_LIMIT:
+        if self.capabilities.token_scoring and _token_scoring_pays(len(prompt), option_ids):
             token_scores, spans = self._scores_by_token(request, prompt, option_ids)
         else:
             token_scores, spans = self._scores_by_echo(request, prompt, option_ids)
@@ -433,6 +439,19 @@ class ServedBackend(Backend):
         self._pool.shutdown(wait=False)
         self._terms.shutdown(wait=False)
         self._client.close()
+
+
+def _token_scoring_pays(prompt_tokens: int, option_ids: list[list[int]]) -> bool:
+    """Whether to score the options token by token rather than by `echo`: always up to `TOKEN_SCORING_LIMIT`
+    option tokens, beyond it when it computes fewer tokens. `echo` computes the prompt and the option for every
+    option (prompt log-probabilities bypass the prefix cache); token by token computes the prompt once, then
+    for each distinct position the option tokens before it and up to a cache block of the prompt."""
+    if sum(map(len, option_ids)) <= TOKEN_SCORING_LIMIT:
+        return True
+    positions = {tuple(ids[:k + 1]) for ids in option_ids for k in range(len(ids))}
+    by_token = prompt_tokens + sum(len(position) - 1 + CACHE_BLOCK for position in positions)
+    by_echo = sum(prompt_tokens + len(ids) for ids in option_ids)
+    return by_token < by_echo
 
 
 def _spans(tokens: list[str]) -> list[tuple[int, int]]:

@@ -5,11 +5,8 @@ with an error naming the server and what was wrong, never a silently wrong score
 
 from __future__ import annotations
 
-import json
 import math
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,73 +17,13 @@ from courtroom.door.served import ServedBackend
 from courtroom.errors import BackendError
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.start import start_run
-
-MODEL = "fake"
-
-
-class FakeServer(ThreadingHTTPServer):
-    """An OpenAI-compatible server with a character tokenizer, every token at log-probability -0.5, and one
-    way of being wrong (`mode`)."""
-
-    mode = "honest"
-
-
-class Handler(BaseHTTPRequestHandler):
-    server: FakeServer
-
-    def log_message(self, *args: Any) -> None:  # quiet
-        pass
-
-    def _send(self, payload: Any, raw: bytes | None = None) -> None:
-        body = raw if raw is not None else json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:  # noqa: N802
-        self._send({"data": [{"id": MODEL, "max_model_len": 4096}]})
-
-    def do_POST(self) -> None:  # noqa: N802
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        mode = self.server.mode
-        if self.path == "/tokenize":
-            text = body["prompt"] if "prompt" in body else "".join(m["content"] for m in body["messages"])
-            self._send({"tokens": [ord(c) for c in text]})
-        elif self.path == "/v1/completions":
-            if mode == "not json":
-                self._send(None, raw=b"<html>502 Bad Gateway</html>")
-                return
-            if mode == "no logprobs":
-                self._send({"choices": [{"text": ""}]})
-                return
-            ids = body["prompt"] if body.get("echo") else [ord("x")]
-            values: list[Any] = [None] + [-0.5] * (len(ids) - 1) if body.get("echo") else [-0.5]
-            if mode in ("nan", "infinite", "positive"):
-                values[-1] = {"nan": math.nan, "infinite": -math.inf, "positive": 3.0}[mode]
-            tokens = [chr(i) for i in ids]
-            if mode == "short":  # the server tokenized the text another way
-                values, tokens = values[:-1], tokens[:-1]
-            self._send({"choices": [{"text": "", "logprobs": {"token_logprobs": values, "tokens": tokens}}]})
-        else:  # /v1/chat/completions, the approximate choice of servers without prompt log-probabilities
-            top = [{"token": "yes", "logprob": math.nan if mode == "nan" else -0.1}]
-            self._send({"choices": [{"message": {"content": "yes"}, "finish_reason": "stop",
-                                     "logprobs": {"content": [{"top_logprobs": top}]}}],
-                        "usage": {"prompt_tokens": 3, "completion_tokens": 1}})
+from tests.fake_openai import MODEL, FakeServer, fake_server
 
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeServer]:
-    server = FakeServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-
-
-def url(server: FakeServer) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+    with fake_server() as server:
+        yield server
 
 
 CHOICE = GenerationRequest(messages=(ChatMessage(role="user", content="Is the sky blue? yes or no"),),
@@ -95,7 +32,7 @@ CHOICE = GenerationRequest(messages=(ChatMessage(role="user", content="Is the sk
 
 def scored(server: FakeServer, mode: str, **options: Any) -> Any:
     server.mode = "honest"  # probed honest, then wrong while serving
-    backend = ServedBackend(url(server), MODEL, retries=0, **options)
+    backend = ServedBackend(server.url, MODEL, retries=0, **options)
     backend.prepare()
     server.mode = mode
     try:
@@ -129,7 +66,7 @@ def test_nan_in_the_approximate_path_is_an_error_too(fake: FakeServer) -> None:
 def test_a_court_run_against_a_lying_server_ends_each_case_with_the_error_and_finishes(fake: FakeServer,
                                                                                         tmp_path: Path) -> None:
     fake.mode = "nan"
-    run = start_run(RunSpec.build("examples", judge="courtroom", model=MODEL, model_url=url(fake), limit=3),
+    run = start_run(RunSpec.build("examples", judge="courtroom", model=MODEL, model_url=fake.url, limit=3),
                     tmp_path / "run")
     rows = run.execute()
     run.close()
