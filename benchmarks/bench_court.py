@@ -6,7 +6,7 @@
 3. a lockstep batch of 8 cases vs one case at a time: cases per minute;
 4. early stopping: mean rounds per charge, and the tokens saved against always holding every round.
 
-Usage: python benchmarks/bench_court.py --model default --cases 30 [--court default]
+Usage: python benchmarks/bench_court.py --model default --cases 30 [--court full]
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", action="append", default=None)
     parser.add_argument("--cases", type=int, default=30)
-    parser.add_argument("--court", default="default")
+    parser.add_argument("--court", default="full")
     parser.add_argument("--out", default="benchmarks/results/court.json")
     args = parser.parse_args()
     reports = [bench(model, args.cases, args.court) for model in (args.model or ["default"])]

@@ -30,7 +30,7 @@ from courtroom.evaluate.selection import select  # noqa: E402
 from tests.served import vllm_server  # noqa: E402
 
 DATA = HERE.parents[1] / "shared" / "data" / "halubench-dev.jsonl"
-JUDGES = {"court": lambda backend: Court.default(backend), "rails": lambda backend: RailsJudge(backend)}
+JUDGES = {"court": lambda backend: Court.load("full", backend), "rails": lambda backend: RailsJudge(backend)}
 
 
 def timed(judge, cases) -> tuple[float, list]:  # noqa: ANN001

@@ -38,7 +38,7 @@ def main() -> None:
     parser.add_argument("--datasets", nargs="+", default=["halubench", "ragtruth"])
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--court", default="default")
+    parser.add_argument("--court", default="full")
     parser.add_argument("--votes", type=int, default=None)
     parser.add_argument("--window", type=int, default=8)
     parser.add_argument("--exclude", nargs="*", default=[],

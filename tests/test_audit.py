@@ -35,7 +35,7 @@ def run_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("runs") / "court"
     script = CourtScript(suspect={str(d): 0.8 for d in range(10)}, grounding={str(d): -0.5 for d in range(10)},
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.7)
-    run = start_run(RunSpec.build("examples", judge="courtroom", window=4), out)
+    run = start_run(RunSpec.build("examples", judge="courtroom", court="full", window=4), out)
     rows = run.execute(runner=LocalRunner(ScriptedBackend(script)))
     (out / "metrics.json").write_text(compute_metrics(rows).model_dump_json(indent=2))
     return out
@@ -214,7 +214,7 @@ def test_confirming_a_supported_charge_does_not_convict_under_the_share_rule() -
     from courtroom.evaluate.results import ResultRow
     from courtroom.log.audit import corrected_label
 
-    court = Court.default()
+    court = Court.load("full")
     charges = [Charge(index=i, quote=q, reason="r") for i, q in enumerate(["It opened in 1901.", "It has a bell."])]
     rulings = [Ruling(charge=0, verdict=Verdict.HALLUCINATED, reason="r", confidence=0.5, p_hallucinated=0.5),
                Ruling(charge=1, verdict=Verdict.SUPPORTED, reason="r", confidence=0.9, p_hallucinated=0.1)]
@@ -240,7 +240,7 @@ def test_verify_passes_on_a_run_whose_failed_cases_were_judged_again(tmp_path: P
             raise BackendError("CUDA out of memory")
         return script(request)
 
-    spec = RunSpec.build("examples", judge="courtroom", window=4)
+    spec = RunSpec.build("examples", judge="courtroom", court="full", window=4)
     first = start_run(spec, tmp_path / "r")
     rows = first.execute(runner=LocalRunner(ScriptedBackend(out_of_memory_on_some)))
     first.close()

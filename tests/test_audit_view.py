@@ -33,7 +33,7 @@ def run_dir(tmp_path_factory) -> Path:
     script = CourtScript(suspect={str(d): 0.8 for d in range(10)}, grounding={str(d): -0.5 for d in range(10)},
                          word_grounding={str(d): -1.5 for d in range(10)},
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.7)
-    start_run(RunSpec.build("examples", judge="courtroom", window=4), out).execute(
+    start_run(RunSpec.build("examples", judge="courtroom", court="full", window=4), out).execute(
         runner=LocalRunner(ScriptedBackend(script)))
     return out
 

@@ -42,7 +42,7 @@ def court(move_p: float, priors: dict | None = None, model: str = "default", see
     backend = ScriptedBackend(PseudoModel(seed) if seed is not None else CourtScript(
         grounding={"1926": -0.8, "e": 0.1}, move_p=move_p,
         moves={"prosecutor": ["withdraw"], "defender": ["rebut"], "judge": ["rule"]}), model=model)
-    return Court.load("default", backend, overrides={"move_priors": priors} if priors else None)
+    return Court.load("full", backend, overrides={"move_priors": priors} if priors else None)
 
 
 def first_moves(judge: Court) -> list:
@@ -87,14 +87,14 @@ def test_priors_by_model_override_the_court_s_node_by_node() -> None:
     assert all(m.move == "argue" for m in first_moves(court(0.7, priors, model="default")))
     assert all(m.move == "withdraw" for m in first_moves(court(0.7, priors, model="other")))
     plain = {"aggregation.by_model": {}}  # no per-model threshold: only the priors depend on the model
-    assert "model" not in Court.load("default", overrides=plain).config()
-    assert Court.load("default", ScriptedBackend([], model="other"),
+    assert "model" not in Court.load("full", overrides=plain).config()
+    assert Court.load("full", ScriptedBackend([], model="other"),
                       overrides={**plain, "move_priors": priors}).config()["model"] == "other"
-    assert "move_priors" not in Court.default().config()["court"]
+    assert "move_priors" not in Court.load("full").config()["court"]
 
 
 def run_dir(tmp_path: Path) -> Path:
-    spec = RunSpec.build("examples", judge="courtroom", window=4)
+    spec = RunSpec.build("examples", judge="courtroom", court="full", window=4)
     started = start_run(spec, tmp_path / "run")
     started.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
     started.close()
@@ -118,7 +118,7 @@ def test_priors_are_the_mean_raw_probability_of_each_move_per_node(tmp_path: Pat
     assert turns(audit) == {node: sum(e.node == node for e in chosen) for node in expected}
     # the YAML is a court's section: it loads, validates and calibrates
     section = yaml.safe_load(priors_yaml(priors))["move_priors"]
-    spec = with_overrides(Court.default().spec, {"move_priors": section})
+    spec = with_overrides(Court.load("full").spec, {"move_priors": section})
     assert spec.move_priors.nodes == priors
     by_model = yaml.safe_load(priors_yaml(priors, "qwen2.5-coder-0.5b"))["move_priors"]
     assert by_model == {"by_model": {"qwen2.5-coder-0.5b": priors}}

@@ -22,7 +22,7 @@ WIDE = {"COLUMNS": "200"}
 @pytest.fixture
 def court_run(tmp_path: Path, pseudo_runs) -> Path:  # noqa: F811
     out = tmp_path / "court"
-    result = runner.invoke(app, ["run", "examples", "--out", str(out), "--limit", "8"], env=WIDE)
+    result = runner.invoke(app, ["run", "examples", "--court", "full", "--out", str(out), "--limit", "8"], env=WIDE)
     assert result.exit_code == 0, result.output
     return out
 

@@ -21,7 +21,7 @@ CASE = Case(id="c1", question="When was the lighthouse automated?",
 CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
 
 
-def court(script: CourtScript, name: str = "default", mode: str = "generate", **options) -> tuple[Court, ScriptedBackend]:
+def court(script: CourtScript, name: str = "full", mode: str = "generate", **options) -> tuple[Court, ScriptedBackend]:
     """A shipped court on the scripted backend; by default the clerk writes its charges (generate mode) and
     rulings follow the court's own verdict alone (judge weight 1), so each path is tested in isolation."""
     backend = ScriptedBackend(script, model=options.pop("model", "scripted"))
@@ -173,7 +173,7 @@ def test_a_failing_case_does_not_stop_the_others() -> None:
             return Truncated()  # the prosecutor's argument is cut off by its token limit
         return good(request)
 
-    c = Court.default(ScriptedBackend(script))
+    c = Court.load("full", ScriptedBackend(script))
     outcomes = {o.case.id: o for o in c.run_many([CASE, CASE.model_copy(update={"id": "bad"})])}
     assert outcomes["c1"].ok
     bad = outcomes["bad"]
@@ -182,7 +182,7 @@ def test_a_failing_case_does_not_stop_the_others() -> None:
 
 
 @pytest.mark.parametrize("name, moves", [
-    ("default", {"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]}),
+    ("full", {"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]}),
     ("jury", {"prosecutor": ["argue", "withdraw"], "defender": ["rebut"], "judge": ["next_round", "to_jury"]}),
     ("cross_examination", {"prosecutor": ["argue"], "defender": ["rebut"], "cross": ["question"], "judge": ["rule"]}),
 ])
@@ -467,7 +467,7 @@ def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None
     from courtroom.case import Charge, DroppedCharge
     from courtroom.court.verdict import aggregate
 
-    court = Court.default().bench
+    court = Court.load("full").bench
     charge = [Charge(index=0, quote="The bridge is red.", reason="r")]
     unsure = [DroppedCharge(quote="It opened in 1901.", reason="r", why_dropped="over the charge limit", p_suspect=0.9)]
     convicted_by_share = aggregate(court, "c", charge, unsure, [_ruling(0, 0.1, "the context says red")])
@@ -488,7 +488,7 @@ def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() ->
     from courtroom.case import Charge, DroppedCharge
     from courtroom.court.verdict import aggregate
 
-    court = Court.default().bench
+    court = Court.load("full").bench
     answer = "It opened in 1901. It is red."
     parts = [DroppedCharge(quote=q, reason="r", why_dropped="grounded", p_suspect=0.1)
              for q in ("It opened in 1901.", "It is red.")]
@@ -498,5 +498,11 @@ def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() ->
 
 
 def test_describe_counts_charges_and_rounds_in_the_singular_and_plural() -> None:
-    court = Court.load("default", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "max_charges": 2})
-    assert "at most 2 charges and 1 round;" in court.describe()
+    court = Court.load("full", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "max_charges": 2})
+    assert "at most 2 charges, each tried for at most 1 round;" in court.describe()
+
+
+def test_describe_says_which_charges_go_to_trial() -> None:
+    assert "at most 3 charges, each decided by the measurement (no trial);" in Court.load("default").describe()
+    assert ("those measured at P(suspect) in [0.7, 0.8] tried for at most 3 rounds;"
+            in Court.load("escalated").describe())

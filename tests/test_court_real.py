@@ -15,7 +15,7 @@ pytestmark = pytest.mark.model
 
 @pytest.fixture(scope="module")
 def court(real_backend) -> Court:
-    return Court.default(real_backend)
+    return Court.load("full", real_backend)
 
 
 def test_a_shipped_case_end_to_end(court: Court) -> None:

@@ -31,7 +31,7 @@ def scripted() -> LocalRunner:
 
 
 def run(tmp_path: Path, name: str, **options) -> list:
-    spec = RunSpec.build("examples", judge="courtroom", window=4, judge_options=options)
+    spec = RunSpec.build("examples", judge="courtroom", court="full", window=4, judge_options=options)
     started = start_run(spec, tmp_path / name)
     rows = started.execute(runner=scripted())
     started.close()
@@ -62,7 +62,7 @@ def test_the_gain_is_reported_with_paired_tests(tmp_path: Path) -> None:
 
 def test_court_settings_can_be_changed_from_the_command_line(tmp_path: Path) -> None:
     assert parse_override("ruling.judge_weight=0.3") == ("ruling.judge_weight", 0.3)
-    spec = Court.default().spec
+    spec = Court.load("full").spec
     assert with_overrides(spec, {"aggregation.method": "any"}).aggregation.method == "any"
     with pytest.raises(CourtError, match="no setting 'weight' there"):
         with_overrides(spec, {"ruling.weight": 1})
@@ -76,4 +76,4 @@ def test_court_settings_can_be_changed_from_the_command_line(tmp_path: Path) -> 
     derived = {r.case_id: (r.label, r.score) for r in as_variant(RunStore(tmp_path / "court").rows(), "measurement only")}
     assert rejudged == derived
     assert RunStore(tmp_path / "re").manifest().spec.judge == JudgeSpec(
-        options={"overrides": {"ruling.judge_weight": 0, "ruling.first_reading_weight": 0}})
+        court="full", options={"overrides": {"ruling.judge_weight": 0, "ruling.first_reading_weight": 0}})

@@ -17,7 +17,7 @@ from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases
-from courtroom.evaluate.results import escalation
+from courtroom.evaluate.results import as_variant, escalation
 from courtroom.log.manifest import RunSpec
 from courtroom.log.rejudge import rejudge_run
 from courtroom.log.store import RunStore
@@ -46,8 +46,8 @@ def script() -> CourtScript:
                        moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
 
 
-def run(tmp_path: Path, name: str, **overrides: object) -> list:
-    spec = RunSpec.build("examples", judge="courtroom", window=4,
+def run(tmp_path: Path, name: str, court: str = "full", **overrides: object) -> list:
+    spec = RunSpec.build("examples", judge="courtroom", court=court, window=4,
                          judge_options={"overrides": overrides} if overrides else None)
     started = start_run(spec, tmp_path / name)
     rows = started.execute(runner=LocalRunner(TimedBackend(script(), model="default")))
@@ -56,7 +56,7 @@ def run(tmp_path: Path, name: str, **overrides: object) -> list:
 
 
 def outcomes(**overrides: object) -> list:
-    court = Court.load("default", ScriptedBackend(script(), model="default"), overrides=overrides or None)
+    court = Court.load("full", ScriptedBackend(script(), model="default"), overrides=overrides or None)
     return list(court.run_many(example_cases()))
 
 
@@ -85,9 +85,9 @@ def test_the_measurement_decides_exactly_the_charges_outside_the_band() -> None:
 
 
 def test_without_a_band_every_charge_is_tried_as_before() -> None:
-    court = Court.default()
+    court = Court.load("full")
     assert court.spec.escalation is None and "escalation" not in court.config()["court"]
-    assert "escalation" in Court.load("default", overrides={"escalation": BAND}).config()["court"]
+    assert "escalation" in Court.load("full", overrides={"escalation": BAND}).config()["court"]
     for outcome in outcomes():
         for ruling in outcome.verdict.rulings:
             assert ruling.source != "measurement" and ruling.escalated is None
@@ -152,13 +152,39 @@ def test_rejudge_takes_a_band_from_the_command_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize("band, message", [
     ({"low": 0.8, "high": 0.2}, r"field escalation: Value error, low \(0.8\) is above high \(0.2\): the band is empty"),
     ({"low": 0.2, "high": 1.5}, "field escalation.high: Input should be less than or equal to 1"),
-    ({"low": 0.2}, "field escalation.high: Field required"),
+    ({"low": 0.2}, r"field escalation: Value error, a band needs both low and high \(or tries: nothing"),
+    ({"tries": "nothing", "high": 0.5}, "field escalation: Value error, tries: nothing takes no band"),
+    ({"tries": "all"}, "field escalation.tries: Input should be 'band' or 'nothing'"),
     ({"low": 0.2, "high": 0.5, "wide": True}, "field escalation.wide: Extra inputs are not permitted"),
 ])
 def test_a_malformed_band_is_refused_naming_the_file_and_field(tmp_path: Path, band: dict, message: str) -> None:
     path = court_file(tmp_path, lambda data: data.update(escalation=band))
     with pytest.raises(CourtError, match=rf"{path}:\d+: {message}"):
         Court.load(path)
+
+
+def test_the_default_court_tries_nothing_and_decides_as_the_full_courts_measurement_alone(tmp_path: Path) -> None:
+    """The default court is the full court's clerk and measurement without the trial: a live run of it decides every
+    case as the full court's own "measurement only" variant does, with none of the trial's calls."""
+    assert Court.load("default").spec.escalation.tries == "nothing"
+    full = run(tmp_path, "full")
+    default = run(tmp_path, "default", court="default")
+    measured = {r.case_id: (r.label, r.score) for r in as_variant(full, "measurement only")}
+    assert {r.case_id: (r.label, r.score) for r in default} == measured
+    assert sum(r.charges for r in default) >= 10 and escalation(default).tried == 0
+    assert sum(r.model_calls for r in default) < sum(r.model_calls for r in full)
+    for case_id in (r.case_id for r in default if r.charges):
+        events = RunStore(tmp_path / "default").events(case_id)
+        assert not [e for e in events if e.event == "move" or (e.event == "model_call" and e.charge is not None)]
+        rulings = [e.ruling for e in events if e.event == "ruling"]
+        assert rulings and all(r.source == "measurement" and r.escalated is False for r in rulings)
+        assert all(r.reason.startswith("decided by the measurement (") and "this court tries no charge" in r.reason
+                   for r in rulings)
+
+
+def test_a_court_that_tries_nothing_cannot_try_the_whole_answer() -> None:
+    with pytest.raises(CourtError, match="field escalation.tries: a court that tries nothing cannot try the whole"):
+        Court.load("default", overrides={"on_no_charges": "try_whole_answer"})
 
 
 def test_a_band_needs_an_indictment_that_measures_suspicion() -> None:

@@ -215,7 +215,7 @@ def test_every_shipped_court_validates_from_the_command_line() -> None:
     for path in sorted(courts_dir().glob("*.yaml")):
         result = CliRunner().invoke(app, ["court", "validate", str(path)])
         assert result.exit_code == 0 and result.output.startswith(f"ok {path.stem}"), result.output
-    assert "choice" not in str(Court.default().config()["court"]["graph"])  # other courts keep their identity
+    assert "choice" not in str(Court.load("full").config()["court"]["graph"])  # other courts keep their identity
     assert Court.load("evidence").config()["court"]["graph"]["nodes"]["bench"]["choice"] == "evidence"
 
 

@@ -30,7 +30,7 @@ def test_injected_text_does_not_change_the_requested_structure() -> None:
     runs = {}
     for case in (BENIGN, INJECTED):
         backend = ScriptedBackend(CourtScript(suspect=SUSPECT, grounding=GROUNDING, moves=MOVES, p_hallucinated=0.9))
-        verdict = Court.default(backend).judge(case)  # score-mode clerk: one call per answer sentence
+        verdict = Court.load("full", backend).judge(case)  # score-mode clerk: one call per answer sentence
         runs[case.id] = (backend, verdict)
     assert shape(runs["benign"][0]) == shape(runs["injected"][0])
     assert runs["injected"][1].label == "FAIL"  # the fake verdict inside the answer changed nothing
@@ -38,7 +38,7 @@ def test_injected_text_does_not_change_the_requested_structure() -> None:
 
 def test_the_answer_appears_only_inside_its_fence() -> None:
     backend = ScriptedBackend(CourtScript(suspect=SUSPECT, grounding=GROUNDING, moves=MOVES))
-    Court.default(backend).judge(INJECTED)
+    Court.load("full", backend).judge(INJECTED)
     for request in backend.calls:
         system, user = request.messages
         fence = answer_fence(INJECTED)

@@ -14,7 +14,7 @@ from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.backend import Tick
 from courtroom.evaluate.datasets import example_cases
 from courtroom.evaluate.results import summarize
-from courtroom.runs.progress import COURT_CALLS_PER_CASE, RunProgress, usual_calls
+from courtroom.runs.progress import COURT_CALLS_PER_CASE, MEASUREMENT_CALLS_PER_CASE, RunProgress, usual_calls
 from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 
@@ -35,8 +35,8 @@ def test_progress_moves_inside_the_first_lockstep_window() -> None:
         clock.now += 1.0  # every event takes a second
         seen.append(monitor.snapshot())
 
-    monitor = RunProgress(len(cases), calls_per_case=usual_calls(Court.default()), on_change=watch, clock=clock)
-    court = Court.load("default", ScriptedBackend(PseudoModel(), model="default"), window=8)
+    monitor = RunProgress(len(cases), calls_per_case=usual_calls(Court.load("full")), on_change=watch, clock=clock)
+    court = Court.load("full", ScriptedBackend(PseudoModel(), model="default"), window=8)
     first_done = None
     for outcome in court.run_many(cases, observer=monitor):
         if first_done is None:
@@ -68,7 +68,8 @@ def test_the_eta_counts_the_running_cases_share_of_their_calls() -> None:
     monitor.batch_started(1, cases=4, calls=4)  # a backend that does not tick: the batch counts when it ends
     monitor.batch_finished(1)
     assert monitor.snapshot().calls == 8
-    assert usual_calls(Court.default()) == COURT_CALLS_PER_CASE
+    assert usual_calls(Court.load("full")) == COURT_CALLS_PER_CASE
+    assert usual_calls(Court.load("default")) == MEASUREMENT_CALLS_PER_CASE < COURT_CALLS_PER_CASE  # no trial
 
 
 def test_run_shows_calls_in_flight_tokens_per_second_and_an_eta(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811

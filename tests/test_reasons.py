@@ -104,7 +104,7 @@ def test_escalated_and_measured_rulings_say_what_decided_them(court_name: str) -
 PRIORS = {"prosecution": {"argue": 0.2, "withdraw": 0.8}, "defense": {"rebut": 0.7, "concede": 0.3}}
 
 
-@pytest.mark.parametrize("court_name", ["default", "evidence"])
+@pytest.mark.parametrize("court_name", ["full", "evidence"])
 def test_calibrated_withdrawals_and_concessions_say_the_probability_the_record_holds(court_name: str) -> None:
     checked = 0
     for seed in range(3):

@@ -31,7 +31,7 @@ def scripted_runner() -> LocalRunner:
 
 def court_file(tmp_path: Path, name: str, old: str, new: str) -> Path:
     """The shipped default court with one line changed."""
-    text = (courts_dir() / "default.yaml").read_text()
+    text = (courts_dir() / "full.yaml").read_text()
     assert old in text
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.replace(old, new).replace("name: default", f"name: {name}"))
@@ -43,10 +43,10 @@ def comparable(path: Path) -> list[dict]:
 
 
 def test_rejudging_gives_what_a_live_run_of_the_other_court_gives(tmp_path: Path) -> None:
-    shipped = next(line for line in (courts_dir() / "default.yaml").read_text().splitlines()
+    shipped = next(line for line in (courts_dir() / "full.yaml").read_text().splitlines()
                    if line.startswith("aggregation:"))
     strict = court_file(tmp_path, "strict", shipped, "aggregation: {method: any, threshold: 0.75}")
-    spec = RunSpec.build("examples", judge="courtroom", window=4)
+    spec = RunSpec.build("examples", judge="courtroom", court="full", window=4)
     live_default = start_run(spec, tmp_path / "default")
     live_default.execute(runner=scripted_runner())
     live_default.close()
@@ -69,7 +69,7 @@ def test_rejudging_gives_what_a_live_run_of_the_other_court_gives(tmp_path: Path
 def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) -> None:
     reworded = court_file(tmp_path, "reworded", "General knowledge is not evidence.",
                           "General knowledge is never evidence.")
-    run = start_run(RunSpec.build("examples", judge="courtroom"), tmp_path / "run")
+    run = start_run(RunSpec.build("examples", judge="courtroom", court="full"), tmp_path / "run")
     run.execute(runner=scripted_runner())
     run.close()
     with pytest.raises(CourtroomError, match="cannot be rejudged from its transcript: .*never asked the model"):
@@ -82,7 +82,7 @@ def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) ->
 def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_run(tmp_path: Path) -> None:
     reading = court_file(tmp_path, "reading", "ruling: {judge_weight: 0.1}",
                          "ruling: {judge_weight: 0.1, first_reading_weight: 0.3}")
-    spec = RunSpec.build("examples", judge="courtroom", window=4)
+    spec = RunSpec.build("examples", judge="courtroom", court="full", window=4)
     for name, run_spec in (("court", spec), ("rails", spec.model_copy(update={"judge": JudgeSpec(name="rails")})),
                            ("live", spec.model_copy(update={"judge": JudgeSpec(court=str(reading))}))):
         run = start_run(run_spec, tmp_path / name)

@@ -149,7 +149,7 @@ def test_the_splitter_is_deterministic_and_cached() -> None:
 
 # -- the court's setting --------------------------------------------------------------------------------
 def test_new_courts_cut_structured_and_record_it() -> None:
-    court = Court.load("default")
+    court = Court.load("full")
     assert court.spec.sentences == "structured"
     config = court.config()
     assert config["court"]["sentences"] == "structured"  # recorded even at its default: absent means regex
@@ -182,7 +182,7 @@ def test_a_malformed_splitter_is_refused_naming_the_field(tmp_path: Path) -> Non
                                          r"\(got 'nltk'\)"):
         Court.load(path)
     with pytest.raises(CourtError, match="--set sentences: Input should be 'regex' or 'structured'"):
-        with_overrides(Court.load("default").spec, {"sentences": "pysbd"})
+        with_overrides(Court.load("full").spec, {"sentences": "pysbd"})
 
 
 # -- runs recorded before the setting -------------------------------------------------------------------
@@ -258,7 +258,7 @@ def test_rejudging_a_run_recorded_before_keeps_its_splitter(before_run: Path, tm
 def test_every_prompt_and_citation_of_a_case_uses_the_courts_splitter() -> None:
     case = next(c for c in _before_cases() if c.id == "structured-table-and-list")
     for splitter in ("regex", "structured"):
-        court = Court.load("default", ScriptedBackend(PseudoModel(), model="default"), overrides={"sentences": splitter},
+        court = Court.load("full", ScriptedBackend(PseudoModel(), model="default"), overrides={"sentences": splitter},
                            window=1)
         [outcome] = court.run_many([case])
         numbered = render_numbered_context(case, splitter)

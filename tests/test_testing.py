@@ -15,7 +15,7 @@ from tests.test_metric import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION
 @pytest.fixture
 def court() -> Court:
     script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    return Court.default(ScriptedBackend(script, model="scripted"))
+    return Court.load("full", ScriptedBackend(script, model="scripted"))
 
 
 def test_a_faithful_answer_passes_and_returns_the_score(court: Court) -> None:
@@ -29,7 +29,7 @@ def test_a_hallucinated_answer_fails_with_the_charge_and_its_evidence(court: Cou
     message = str(failed.value)
     lines = message.splitlines()
     assert lines[0].startswith("the answer is not faithful to its context: the court's verdict is hallucinated "
-                               "(P(hallucinated) = 0.55, its threshold 0.48); court 'default' on model 'scripted'")
+                               "(P(hallucinated) = 0.55, its threshold 0.48); court 'full' on model 'scripted'")
     assert lines[1] == '  charge 1: "It was automated in 1926." found hallucinated (P(hallucinated) = 0.98)'
     assert lines[2].startswith("    charged because the context accounts poorly for it (grounding -1.00 nats/token, "
                                "P(suspect) = 0.99; least accounted for:")

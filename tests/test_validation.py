@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -141,3 +142,12 @@ def test_json_schemas_for_editors() -> None:
     assert persona["additionalProperties"] is False and "instructions" in persona["properties"]
     court = court_json_schema()
     assert "graph" in court["properties"] and "$schema" in court["properties"]
+
+
+def test_the_shipped_json_schemas_are_those_the_code_writes() -> None:
+    """Editors validate court and persona files against `personas/*.schema.json`: a setting added to the code must
+    reach them (`courtroom court schema > personas/court.schema.json`, `courtroom personas schema -o ...`)."""
+    from courtroom.court.personas import shipped_dir
+
+    assert json.loads((shipped_dir() / "court.schema.json").read_text()) == court_json_schema()
+    assert json.loads((shipped_dir() / "persona.schema.json").read_text()) == persona_json_schema()

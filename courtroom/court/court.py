@@ -1,6 +1,7 @@
 """A court: which personas sit in which roles, the procedure graph, limits and how rulings combine.
 
-Courts are YAML files (`personas/courts/*.yaml` ships `default`, `jury` and `cross_examination`).
+Courts are YAML files (`personas/courts/*.yaml` ships `default`, `full`, `escalated`, `evidence`, `jury`,
+`cross_examination` and `generative`).
 Loading validates everything before any model is touched: the file's fields, the graph (a verdict
 is reachable, every cycle is bounded by the round limit, every move has a payload and a target),
 that every role has a persona, and that every persona loads and renders.
@@ -99,7 +100,8 @@ class Court(Judge):
 
     @classmethod
     def default(cls, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
-        """The default court: clerk, prosecutor, defender and judge; 3 charges, 3 rounds."""
+        """The default court: the clerk charges the least grounded statements (at most 3) and the measurement
+        decides each, with no trial (`Court.load("full")` tries them)."""
         return cls.load("default", backend, **options)
 
     # -- what the engine needs --------------------------------------------------------------------
@@ -191,8 +193,15 @@ class Court(Judge):
     def describe(self) -> str:
         """A short text summary of the court."""
         people = ", ".join(f"{role}: {'/'.join(p.name for p in ps)}" for role, ps in self.personas.items())
-        return (f"{self.spec.name}: {people}; at most {plural(self.spec.max_charges, 'charge')} and "
-                f"{plural(self.spec.max_rounds, 'round')}; aggregation {self.spec.aggregation.method}")
+        band, charges = self.spec.escalation, plural(self.spec.max_charges, "charge")
+        if band is None:
+            trials = f"at most {charges}, each tried for at most {plural(self.spec.max_rounds, 'round')}"
+        elif band.low is None or band.high is None:
+            trials = f"at most {charges}, each decided by the measurement (no trial)"
+        else:
+            trials = (f"at most {charges}, those measured at P(suspect) in [{band.low:g}, {band.high:g}] tried for at "
+                      f"most {plural(self.spec.max_rounds, 'round')}")
+        return f"{self.spec.name}: {people}; {trials}; aggregation {self.spec.aggregation.method}"
 
 
 def _load_personas(spec: CourtSpec, path: Path, locator: Locator) -> dict[str, list[Persona]]:
@@ -238,6 +247,10 @@ def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, l
     if spec.escalation is not None and spec.indictment.mode == "generate":
         problems.append((("escalation",), "the clerk's drafted charges (indictment.mode: generate) have no measured "
                                           "P(suspect) to escalate by: use indictment.mode grounding or score"))
+    if spec.escalation is not None and spec.escalation.tries == "nothing" and spec.on_no_charges == "try_whole_answer":
+        problems.append((("escalation", "tries"), "a court that tries nothing cannot try the whole answer when nothing "
+                                                  "was charged (on_no_charges: try_whole_answer): it has no measured "
+                                                  "P(suspect) to decide by; use on_no_charges: acquit"))
     if problems:
         lines = [f"{path}:{locator.line(field) or ''}: field {'.'.join(map(str, field))}: {message}"
                  for field, message in problems]

@@ -127,17 +127,26 @@ class EscalationSpec(BaseModel):
     outside it is decided by the measurement alone (a ruling at P(hallucinated) = P(suspect), source
     `measurement`, no trial call). The measurement decides the clear cases and the debate is paid for only where
     it can change the verdict. Set the band on labelled dev data (`courtroom rejudge --set escalation=...` decides
-    a run recorded with full trials again, asking only for the calls the escalated court needs)."""
+    a run recorded with full trials again, asking only for the calls the escalated court needs). `tries: nothing`
+    (no band) lets the measurement decide every charge: the court charges and measures, and tries none."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
-    low: float = Field(ge=0.0, le=1.0)
+    tries: Annotated[Literal["band", "nothing"], Since(5)] = "band"
+    """band: try the charges measured inside [low, high]; nothing: try no charge (give no band)."""
+    low: float | None = Field(None, ge=0.0, le=1.0)
     """Charges measured below this P(suspect) are found supported by the measurement."""
-    high: float = Field(ge=0.0, le=1.0)
+    high: float | None = Field(None, ge=0.0, le=1.0)
     """Charges measured above this P(suspect) are found hallucinated by the measurement."""
 
     @model_validator(mode="after")
     def _a_band(self) -> EscalationSpec:
+        if self.tries == "nothing":
+            if self.low is not None or self.high is not None:
+                raise ValueError("tries: nothing takes no band: leave out low and high")
+            return self
+        if self.low is None or self.high is None:
+            raise ValueError("a band needs both low and high (or tries: nothing, to try no charge)")
         if self.low > self.high:
             raise ValueError(f"low ({self.low:g}) is above high ({self.high:g}): the band is empty")
         return self

@@ -25,6 +25,8 @@ def escalated(charge: Charge, bench: Bench) -> bool | None:
     band = bench.spec.escalation
     if band is None:
         return None
+    if band.low is None or band.high is None:  # tries: nothing
+        return False
     return charge.p_suspect is None or band.low <= charge.p_suspect <= band.high
 
 
@@ -40,6 +42,8 @@ def band_note(charge: Charge, bench: Bench) -> str:
     """Why a charge was or was not escalated, in the band's terms."""
     band = bench.spec.escalation
     assert band is not None
+    if band.low is None or band.high is None:
+        return "this court tries no charge"
     if charge.p_suspect is None:
         return "no P(suspect) was measured to place it in the escalation band"
     p, where = charge.p_suspect, f"[{band.low:g}, {band.high:g}]"
@@ -60,7 +64,10 @@ def measured_ruling(charge: Charge, bench: Bench, first_reading: float | None = 
         p = (1.0 - reading) * p + reading * first_reading
     verdict = Verdict.HALLUCINATED if p >= bench.threshold else Verdict.SUPPORTED
     measured = f"grounding {charge.grounding:+.2f} nats/token, " if charge.grounding is not None else ""
-    parts = [f"not escalated to trial, the measurement decided ({measured}{band_note(charge, bench)})"]
+    band = bench.spec.escalation
+    tries_nothing = band is not None and band.tries == "nothing"
+    lead = "decided by the measurement" if tries_nothing else "not escalated to trial, the measurement decided"
+    parts = [f"{lead} ({measured}{band_note(charge, bench)})"]
     if first_reading is not None:
         parts.append(f"the first reading of the whole answer, P(hallucinated) = {first_reading:.2f}, weighs {reading:.2f}")
     reason = "; ".join(parts) + f"; P(hallucinated) = {p:.2f}: {verdict.value}"

@@ -23,6 +23,9 @@ from courtroom.evaluate.results import ResultRow
 COURT_CALLS_PER_CASE = 5.0
 """Model calls a court case takes before any has finished (the default court on HaluBench and RAGTruth dev cases:
 4.6 to 6.9 per case; replaced by the run's own mean as soon as a case ends)."""
+MEASUREMENT_CALLS_PER_CASE = 2.0
+"""Model calls of a court that tries no charge (`escalation: {tries: nothing}`): the answer scored with its context
+and without it."""
 
 
 PRIOR_WEIGHT = 2.0
@@ -34,7 +37,8 @@ RUNNING_CAP = 0.9
 def usual_calls(judge: Judge) -> float:
     """Model calls one case usually takes with this judge (before the run has measured its own)."""
     if judge.name == "courtroom":
-        return COURT_CALLS_PER_CASE
+        band = getattr(getattr(judge, "spec", None), "escalation", None)
+        return MEASUREMENT_CALLS_PER_CASE if band is not None and band.tries == "nothing" else COURT_CALLS_PER_CASE
     if judge.name == "vote":
         return float(getattr(judge, "votes", 1) or 1)
     if judge.name == "two-step":

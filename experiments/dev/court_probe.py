@@ -19,7 +19,7 @@ from courtroom.log.store import summarize
 
 def main() -> None:
     parser = probe_parser(__doc__, n=24)
-    parser.add_argument("--court", default="default")
+    parser.add_argument("--court", default="full")
     parser.add_argument("--rails", action="store_true")
     parser.add_argument("--show", type=int, default=3)
     parser.add_argument("--save", default=None, help="write the outcomes to this run directory")

@@ -21,13 +21,15 @@ from courtroom.log.rejudge import rejudge_run, rejudged_judge
 from courtroom.log.store import RunStore
 
 
-def decide(run: str, low: float, high: float, scratch: Path) -> tuple[float, float, float]:
-    """Balanced accuracy, share of charges tried and model seconds per case of the run decided with this band."""
-    out = scratch / f"band-{low:g}-{high:g}"
+def decide(run: str, low: float | None, high: float | None, scratch: Path) -> tuple[float, float, float]:
+    """Balanced accuracy, share of charges tried and model seconds per case of the run decided with this band
+    (no band: the measurement decides every charge)."""
+    band = {"tries": "nothing"} if low is None or high is None else {"low": low, "high": high}
+    out = scratch / ("nothing" if low is None else f"band-{low:g}-{high:g}")
     if out.exists():  # a band asked twice (the grid's ends) is decided once
         rows = RunStore(out).rows()
     else:
-        judge = rejudged_judge(RunStore(run).manifest(), overrides={"escalation": {"low": low, "high": high}})
+        judge = rejudged_judge(RunStore(run).manifest(), overrides={"escalation": band})
         rows = rejudge_run(run, out, judge=judge)
     held = escalation(rows)
     assert held is not None
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
-        base_accuracy, _, base_seconds = decide(args.run, 1.0, 1.0, scratch)  # tries nothing: the measurement
+        base_accuracy, _, base_seconds = decide(args.run, None, None, scratch)  # the measurement alone
         full_accuracy, _, full_seconds = decide(args.run, 0.0, 1.0, scratch)  # tries every charge
         bands = [(low, high, *decide(args.run, low, high, scratch))
                  for low in [0.0, *args.grid] for high in [*args.grid, 1.0] if low < high]

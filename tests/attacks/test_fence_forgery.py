@@ -24,7 +24,7 @@ def test_the_fence_appears_exactly_around_the_answer_in_every_prompt() -> None:
     fence = answer_fence(CASE)
     assert fence != ANSWER_FENCE and fence not in FORGED
     backend = ScriptedBackend(PseudoModel())
-    Court.default(backend).judge(CASE)
+    Court.load("full", backend).judge(CASE)
     fenced = [r.messages[-1].content for r in backend.calls if fence in r.messages[-1].content]
     assert fenced  # every court turn shows the fenced answer
     for prompt in fenced:

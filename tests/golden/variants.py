@@ -36,18 +36,19 @@ def _court(name: str, **changes: dict[str, Any]) -> Callable[[ScriptedBackend], 
 
 VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
     "court-default": _court("default"),
+    "court-full": _court("full"),
     "court-jury": _court("jury"),
     "court-cross_examination": _court("cross_examination"),
-    "court-default-score": _court("default", indictment={"mode": "score"}),
-    "court-default-generate": _court("default", indictment={"mode": "generate"}, on_no_charges="try_whole_answer"),
-    "court-default-sentence-lexical-reading": _court(
-        "default", grounding={"scoring": "sentence", "clip": None, "lexical": LexicalSpec(scale=0.1)},
+    "court-full-score": _court("full", indictment={"mode": "score"}),
+    "court-full-generate": _court("full", indictment={"mode": "generate"}, on_no_charges="try_whole_answer"),
+    "court-full-sentence-lexical-reading": _court(
+        "full", grounding={"scoring": "sentence", "clip": None, "lexical": LexicalSpec(scale=0.1)},
         ruling={"first_reading_weight": 0.2}, aggregation={"method": "any"}),
     "court-jury-majority": _court("jury", jury_rule="majority", aggregation={"method": "majority"}),
     "court-evidence": _court("evidence"),
     "court-escalated": _court("escalated"),
-    "court-default-escalation-priors": _court(
-        "default", escalation=EscalationSpec(low=0.55, high=0.75),
+    "court-full-escalation-priors": _court(
+        "full", escalation=EscalationSpec(low=0.55, high=0.75),
         move_priors=MovePriorsSpec(nodes={"prosecution": {"argue": 0.3, "withdraw": 0.7}})),
     "single": lambda b: SingleJudge(b),
     "two-step": lambda b: TwoStepJudge(b),

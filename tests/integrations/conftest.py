@@ -59,7 +59,7 @@ def host(name: str) -> ModuleType:
 def scripted_court() -> Court:
     """The default court, judging on the scripted backend: the statement naming 1926 is ungrounded and conceded."""
     script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    return Court.default(ScriptedBackend(script, model="scripted"))
+    return Court.load("full", ScriptedBackend(script, model="scripted"))
 
 
 @pytest.fixture

@@ -102,8 +102,8 @@ def test_every_baseline_runs_over_http(server: str, tmp_path: Path, judge: str) 
 def test_court_verdicts_over_http_agree_with_the_in_process_court(server: str, real_backend) -> None:
     """The 20 example cases, the default court: served (bf16) and in process (float32)."""
     cases = example_cases()
-    served = Court.default(backend(server)).judge_many(cases)
-    local = Court.default(real_backend).judge_many(cases)
+    served = Court.load("full", backend(server)).judge_many(cases)
+    local = Court.load("full", real_backend).judge_many(cases)
     agreement = np.mean([s.label == r.label for s, r in zip(served, local)])
     correlation = np.corrcoef([s.score for s in served], [r.score for r in local])[0, 1]
     assert agreement >= 0.85 and correlation >= 0.9, (agreement, correlation)
