@@ -173,6 +173,9 @@ def test_the_default_court_tries_nothing_and_decides_as_the_full_courts_measurem
     assert {r.case_id: (r.label, r.score) for r in default} == measured
     assert sum(r.charges for r in default) >= 10 and escalation(default).tried == 0
     assert sum(r.model_calls for r in default) < sum(r.model_calls for r in full)
+    assert all(not r.variants for r in default)  # no agents: no debate gain to report
+    assert escalation(default).describe().startswith(f"escalation: no charge tried, the measurement decided all "
+                                                     f"{sum(r.charges for r in default)};")
     for case_id in (r.case_id for r in default if r.charges):
         events = RunStore(tmp_path / "default").events(case_id)
         assert not [e for e in events if e.event == "move" or (e.event == "model_call" and e.charge is not None)]

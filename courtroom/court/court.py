@@ -159,7 +159,10 @@ class Court(Judge):
 
     def variants(self, case: Case, events: Sequence[Event]) -> dict[str, VariantVerdict]:
         """The case decided by the court's measurement alone and by its agents alone, from the calls it recorded
-        (a variant that would ask for a call the court did not make is left out)."""
+        (a variant that would ask for a call the court did not make is left out); none for a court that tries no
+        charge, whose verdict is its measurement's and which has no agents."""
+        if self.spec.escalation is not None and self.spec.escalation.tries == "nothing":
+            return {}
         calls = [e for e in events if isinstance(e, ModelCallEvent)]
         decided = {}
         for name in VARIANTS:

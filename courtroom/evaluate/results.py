@@ -105,6 +105,9 @@ class Escalation(NamedTuple):
     def describe(self) -> str:
         """One line: the share escalated and the cost per case, against the measurement's alone."""
         outside = self.measurement_seconds_per_case
+        if self.tried == 0:
+            return (f"escalation: no charge tried, the measurement decided all {self.charges}; model time "
+                    f"{self.seconds_per_case:.2f} s/case")
         ratio = f" (the court costs {self.seconds_per_case / outside:.2f}x that)" if outside > 0 else ""
         return (f"escalation: {self.tried} of {self.charges} charges tried ({self.share:.1%}), the rest decided by "
                 f"the measurement alone; model time {self.seconds_per_case:.2f} s/case, of which trials "
