@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,7 +26,9 @@ class FakeServer(ThreadingHTTPServer):
     """The server; set `mode`, `token_scoring` and `logprob` between requests."""
 
     mode = "honest"
-    """honest, nan, infinite, positive, short (fewer log-probabilities than tokens), not json, no logprobs."""
+    """honest, nan, infinite, positive, short (fewer log-probabilities than tokens), not json, no logprobs; trickle
+    (an honest answer, one byte every 20 ms) and huge (a body of `huge_bytes`, streamed)."""
+    huge_bytes = 4 * 2**20
     token_scoring = False
     """Whether it scores a token where it would be generated (`allowed_token_ids`, `return_tokens_as_token_ids`)."""
     logprob = staticmethod(token_logprob)
@@ -47,11 +50,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, payload: Any, raw: bytes | None = None) -> None:
         body = raw if raw is not None else json.dumps(payload).encode()
+        mode = self.server.mode if self.path == "/v1/completions" else "honest"
+        length = self.server.huge_bytes if mode == "huge" else len(body)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(length))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            if mode == "trickle":
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(0.02)
+            elif mode == "huge":
+                block = b" " * 2**16
+                for _ in range(length // len(block)):
+                    self.wfile.write(block)
+            else:
+                self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up reading, as it should
+            pass
 
     def do_GET(self) -> None:  # noqa: N802
         self._send({"data": [{"id": MODEL, "max_model_len": 8192}]})

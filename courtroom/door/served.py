@@ -21,6 +21,7 @@ hosted API), asked the way the in-process backend computes.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import random
@@ -47,6 +48,10 @@ CACHE_BLOCK = 16
 
 LOGPROB_SLACK = 1e-4
 """How far above 0 a server's log-probability may round (read as 0); anything higher is refused as no log-probability."""
+
+MAX_RESPONSE_BYTES = 256 * 2**20
+"""The largest answer read from a server (prompt log-probabilities of a long prompt take a few MB); a larger one is
+refused before it fills the memory."""
 
 RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
 """HTTP statuses worth asking again (after a pause): rate limits, timeouts, a server busy or restarting."""
@@ -91,6 +96,7 @@ class ServedBackend(Backend):
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.retries = retries
+        self.timeout = timeout
         key = os.environ.get(api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout, connect=10.0),
@@ -410,30 +416,50 @@ class ServedBackend(Backend):
         last = ""
         for attempt in range(attempts):
             try:
-                response = self._client.post(url, json=body)
+                status, text = self._receive(url, body)
             except httpx.HTTPError as exc:
                 last = f"{type(exc).__name__}: {exc}"
             else:
-                if response.status_code == 200:
+                if status == 200:
                     try:
-                        answer = response.json()
+                        answer = json.loads(text)
                     except ValueError:
                         answer = None
                     if not isinstance(answer, dict):
                         raise BackendError(f"the model server at {self.url} answered {url.rsplit('/', 1)[-1]} with "
-                                           f"something other than a JSON object: {response.text[:200]!r}")
+                                           f"something other than a JSON object: {text[:200]!r}")
                     return answer
-                last = f"HTTP {response.status_code}: {response.text[:300]}"
-                if response.status_code not in RETRYABLE:
+                last = f"HTTP {status}: {text[:300]}"
+                if status not in RETRYABLE:
                     where = f"case {request.cache_group!r}: " if request is not None and request.cache_group else ""
-                    text = response.text.lower()
-                    if response.status_code == 400 and ("context length" in text or "maximum model length" in text):
+                    lowered = text.lower()
+                    if status == 400 and ("context length" in lowered or "maximum model length" in lowered):
                         raise ContextWindowError(f"{where}the model server refused the prompt as too long for "
-                                                 f"{self.model!r}: {response.text[:300]}")
+                                                 f"{self.model!r}: {text[:300]}")
                     raise BackendError(f"{where}the model server at {self.url} refused {url.rsplit('/', 1)[-1]}: {last}")
             if attempt + 1 < attempts:
                 time.sleep(min(8.0, 0.5 * 2 ** attempt))
         raise BackendError(f"the model server at {self.url} did not answer after {attempts} attempts ({last})")
+
+    def _receive(self, url: str, body: dict[str, Any]) -> tuple[int, str]:
+        """POST and read the whole answer: its status and text. A server that trickles its answer past `timeout`
+        seconds in all is a timeout (httpx bounds each read, not the whole); one larger than `MAX_RESPONSE_BYTES`
+        is refused as it streams in."""
+        import httpx
+
+        deadline = time.monotonic() + self.timeout
+        with self._client.stream("POST", url, json=body) as response:
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise BackendError(f"the model server at {self.url} answered {url.rsplit('/', 1)[-1]} with more "
+                                       f"than {MAX_RESPONSE_BYTES // 2**20} MiB; refused")
+                if time.monotonic() > deadline:
+                    raise httpx.ReadTimeout(f"the answer took more than {self.timeout:g} s in all", request=None)
+                chunks.append(chunk)
+            return response.status_code, b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
 
     def close(self) -> None:
         """Close the connections and the request threads."""

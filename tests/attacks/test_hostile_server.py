@@ -1,7 +1,8 @@
 """Attack: a model server that answers, but wrongly. A served engine (or a proxy in front of one) that returns
 NaN, infinite or positive log-probabilities, fewer log-probabilities than the prompt has tokens (its tokenizer
-disagrees with its /tokenize), a body that is not JSON, or JSON without the promised fields must end the case
-with an error naming the server and what was wrong, never a silently wrong score, and never kill the run."""
+disagrees with its /tokenize), a body that is not JSON, or JSON without the promised fields, or an answer that trickles in
+forever or never ends, must end the case with an error naming the server and what was wrong, never a silently
+wrong score or a hung or exhausted process, and never kill the run."""
 
 from __future__ import annotations
 
@@ -55,6 +56,19 @@ def test_a_wrong_answer_is_an_error_naming_the_server(fake: FakeServer, mode: st
     with pytest.raises(BackendError, match="the model server at http://127.0.0.1") as caught:
         scored(fake, mode)
     assert says in str(caught.value)
+
+
+def test_a_server_that_trickles_its_answer_times_out_in_all(fake: FakeServer) -> None:
+    """httpx bounds each read, not the whole answer: one byte every 20 ms would never time out by reads alone."""
+    with pytest.raises(BackendError, match=r"did not answer after 1 attempts \(ReadTimeout: the answer took more "
+                                           r"than 0.3 s in all\)"):
+        scored(fake, "trickle", timeout=0.3)
+
+
+def test_a_huge_answer_is_refused_as_it_streams_in(fake: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("courtroom.door.served.MAX_RESPONSE_BYTES", 2**20)
+    with pytest.raises(BackendError, match="answered completions with more than 1 MiB; refused"):
+        scored(fake, "huge")
 
 
 def test_nan_in_the_approximate_path_is_an_error_too(fake: FakeServer) -> None:
