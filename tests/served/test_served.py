@@ -64,7 +64,7 @@ def test_scores_agree_with_the_in_process_backend(server: str, real_backend) -> 
 
 
 def test_a_court_run_over_http_verifies_and_never_records_the_key(server: str, tmp_path: Path) -> None:
-    run = start_run(spec(server, limit=6), tmp_path / "court")
+    run = start_run(spec(server, limit=6, court="full"), tmp_path / "court")
     rows = run.execute()
     run.close()
     assert len(rows) == 6 and all(r.error is None for r in rows) and sum(r.parse_failures for r in rows) == 0
