@@ -272,3 +272,44 @@ def test_a_run_directory_held_by_another_process_is_refused(tmp_path: Path) -> N
     finally:
         holder.communicate("", timeout=30)
     start_run(RunSpec.build("examples", judge="rails"), tmp_path / "r").close()
+
+
+def test_a_run_whose_court_changed_on_disk_resumes_with_the_court_it_recorded(tmp_path: Path) -> None:
+    """Upgrading courtroom (or editing a court file) must not strand a half-finished run: `--court RUN_DIR` finishes
+    it with the court its manifest records, to the results a straight run gives."""
+    from courtroom.court import Court, courts_dir
+    from courtroom.engine.registry import JudgeSpec
+    from courtroom.errors import CourtError
+
+    court_file = tmp_path / "mine.yaml"
+    court_file.write_text((courts_dir() / "full.yaml").read_text())
+    spec = RunSpec.build("examples", judge="courtroom", court=str(court_file), window=3, limit=8)
+    straight = start_run(spec, tmp_path / "straight")
+    straight.execute(runner=scripted_runner())
+    straight.close()
+
+    part = start_run(spec, tmp_path / "part")
+
+    class Stop(Exception):
+        pass
+
+    def stop_after_three(row) -> None:  # noqa: ANN001
+        if len(RunStore(tmp_path / "part").finished_ids()) >= 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        part.execute(stop_after_three, runner=scripted_runner())
+    part.close()
+    court_file.write_text(court_file.read_text().replace("max_rounds: 3", "max_rounds: 2"))  # the court changed
+    with pytest.raises(CourtroomError, match="another judge configuration") as refused:
+        start_run(spec, tmp_path / "part")
+    assert f"--court {tmp_path / 'part'} to finish it with the court it was started with" in str(refused.value)
+    recorded = spec.model_copy(update={"judge": JudgeSpec(court=str(tmp_path / "part"))})
+    resumed = start_run(recorded, tmp_path / "part")
+    assert 3 <= len(resumed.finished) < 8
+    resumed.execute(runner=scripted_runner())
+    assert rows_of(tmp_path / "part") == rows_of(tmp_path / "straight")
+    rails = start_run(RunSpec.build("examples", judge="rails", limit=1), tmp_path / "rails")
+    rails.execute(runner=scripted_runner())
+    with pytest.raises(CourtError, match="the run was judged by 'rails', not by a court"):
+        Court.recorded(tmp_path / "rails")

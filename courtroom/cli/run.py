@@ -27,7 +27,8 @@ def judge_options(judge: str, **given: Any) -> dict[str, Any]:
 def run(
     dataset: str = typer.Argument(..., help="A .jsonl/.csv/.parquet file, `examples`, or hf:org/name[:split]."),
     judge: str = typer.Option("courtroom", help="courtroom, single, two-step, rails, per-context, vote, unstructured."),
-    court: str = typer.Option("default", help="Court name or file (courtroom judge)."),
+    court: str = typer.Option("default", help="Court name, file, or run directory (the court that run recorded: to "
+                                              "resume it after its court changed) (courtroom judge)."),
     settings: list[str] = typer.Option([], "--set", help="Change one of the court's settings, e.g. "
                                                           "--set ruling.judge_weight=0.3 (repeatable)."),
     model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id (with --model-url: the "

@@ -88,15 +88,38 @@ class Court(Judge):
         comes with `backend` (the run's recorded backend spec)."""
         config, _ = upgrade(config)
         spec = CourtSpec.model_validate(config["court"])
+        if overrides := options.pop("overrides", None):
+            spec = with_overrides(spec, overrides)
         personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
-        _validate(spec, personas, Path("<manifest>"), Locator(""))
+        _validate(spec, personas, Path(options.pop("source", "<manifest>")), Locator(""))
         return cls(spec, personas, backend, source="<manifest>", prompt_format=config["prompt_format"], **options)
 
     @classmethod
     def create(cls, backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",
                options: Mapping[str, Any] | None = None) -> Court:
-        """The court a `JudgeSpec` names (`court`: a shipped name or a file)."""
+        """The court a `JudgeSpec` names (`court`: a shipped name, a file, or a run directory: the court its manifest
+        records)."""
+        if (Path(court) / "manifest.json").is_file():
+            return cls.recorded(court, backend, window=window, **(options or {}))
         return cls.load(court, backend, window=window, **(options or {}))
+
+    @classmethod
+    def recorded(cls, run_dir: str | Path, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
+        """The court a run was made with, as its manifest records it: to finish (resume) a run whose court has
+        changed on disk since, or to judge new cases exactly as it did. `overrides` apply on top."""
+        import json
+
+        manifest = Path(run_dir) / "manifest.json"
+        try:
+            config = json.loads(manifest.read_text(encoding="utf-8"))["judge"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CourtError(f"{manifest}: not a readable run manifest with a judge configuration ({exc})") from exc
+        if not isinstance(config, dict) or config.get("judge") != "courtroom":
+            name = config.get("judge") if isinstance(config, dict) else None
+            raise CourtError(f"{manifest}: the run was judged by {name!r}, not by a court")
+        court = cls.from_config(config, backend, source=str(manifest), **options)
+        court.source = str(manifest)
+        return court
 
     @classmethod
     def default(cls, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:

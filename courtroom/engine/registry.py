@@ -52,7 +52,8 @@ class JudgeSpec(BaseModel):
     name: str = "courtroom"
     """`courtroom` or a baseline (see `JUDGES`)."""
     court: str = "default"
-    """The court (a shipped name or a file), for the courtroom judge."""
+    """The court (a shipped name, a file, or a run directory: the court its manifest records), for the courtroom
+    judge."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Options of the judge's constructor (`votes` of the vote judge, `reading` of the unstructured one)."""
 

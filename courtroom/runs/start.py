@@ -108,16 +108,22 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         judge = build_judge(spec, backend)
     store = RunStore(out)
     lock = store.lock()
-    reconfigured = store.exists() and not fresh and not store.rows()
-    if store.exists() and not fresh and not reconfigured:
-        _check_resumable(store.manifest(), spec, judge, out)
-        store.repair()
-    else:
-        if fresh or reconfigured:  # a run that recorded no case yet (it failed before its first) takes the new settings
-            store.clear()
-        store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
-                                      config_hash=judge.config_hash(),
-                                      server=backend.capabilities if backend is not None else None))
+    try:
+        reconfigured = store.exists() and not fresh and not store.rows()
+        if store.exists() and not fresh and not reconfigured:
+            _check_resumable(store.manifest(), spec, judge, out)
+            store.repair()
+        else:
+            if fresh or reconfigured:  # a run that recorded no case yet (it failed before its first): new settings
+                store.clear()
+            store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
+                                          config_hash=judge.config_hash(),
+                                          server=backend.capabilities if backend is not None else None))
+    except BaseException:  # a refused resume leaves the directory free for the corrected command, in this process too
+        lock.close()
+        if backend is not None:
+            backend.close()
+        raise
     wanted = {c.id for c in cases}
     finished = store.finished_ids() & wanted
     return Run(spec, judge, cases, store, finished, report, lock=lock)
@@ -130,9 +136,11 @@ def _check_resumable(previous: Manifest, spec: RunSpec, judge: Judge, out: str |
         if applied and migrated == judge.config():
             raise RunError(f"{out} was recorded before {'; '.join(applied)}: it can be audited and rejudged, not "
                            "resumed; use another --out, or --fresh to start over")
+        recorded = f", --court {out} to finish it with the court it was started with" \
+            if previous.judge.get("judge") == "courtroom" == spec.judge.name else ""
         raise RunError(f"{out} holds a run of another judge configuration ({previous.config_hash}, now "
                        f"{judge.config_hash()}): {_listed(setting_differences(previous.judge, judge.config()))}; "
-                       "use another --out, or --fresh to start over")
+                       f"use another --out{recorded}, or --fresh to start over")
     differences = setting_differences(previous.spec.selection.model_dump(mode="json"),
                                       spec.selection.model_dump(mode="json"))
     if previous.model != spec.backend.model:
