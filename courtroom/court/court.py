@@ -82,8 +82,8 @@ class Court(Judge):
         return cls(spec, personas, backend, source=str(path), **options)
 
     @classmethod
-    def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None,
-                    **options: Any) -> Court:
+    def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
+                    source: str = "<manifest>", **options: Any) -> Court:
         """Rebuild a court from a run manifest's copy of its file and personas (not from disk); the model
         comes with `backend` (the run's recorded backend spec)."""
         config, _ = upgrade(config)
@@ -91,8 +91,8 @@ class Court(Judge):
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
         personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
-        _validate(spec, personas, Path(options.pop("source", "<manifest>")), Locator(""))
-        return cls(spec, personas, backend, source="<manifest>", prompt_format=config["prompt_format"], **options)
+        _validate(spec, personas, Path(source), Locator(""))
+        return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
     @classmethod
     def create(cls, backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",
@@ -117,9 +117,7 @@ class Court(Judge):
         if not isinstance(config, dict) or config.get("judge") != "courtroom":
             name = config.get("judge") if isinstance(config, dict) else None
             raise CourtError(f"{manifest}: the run was judged by {name!r}, not by a court")
-        court = cls.from_config(config, backend, source=str(manifest), **options)
-        court.source = str(manifest)
-        return court
+        return cls.from_config(config, backend, source=str(manifest), **options)
 
     @classmethod
     def default(cls, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
@@ -184,7 +182,7 @@ class Court(Judge):
         """The case decided by the court's measurement alone and by its agents alone, from the calls it recorded
         (a variant that would ask for a call the court did not make is left out); none for a court that tries no
         charge, whose verdict is its measurement's and which has no agents."""
-        if self.spec.escalation is not None and self.spec.escalation.tries == "nothing":
+        if self.spec.escalation is not None and self.spec.escalation.bounds is None:
             return {}
         calls = [e for e in events if isinstance(e, ModelCallEvent)]
         decided = {}
@@ -222,11 +220,11 @@ class Court(Judge):
         band, charges = self.spec.escalation, plural(self.spec.max_charges, "charge")
         if band is None:
             trials = f"at most {charges}, each tried for at most {plural(self.spec.max_rounds, 'round')}"
-        elif band.low is None or band.high is None:
+        elif band.bounds is None:
             trials = f"at most {charges}, each decided by the measurement (no trial)"
         else:
-            trials = (f"at most {charges}, those measured at P(suspect) in [{band.low:g}, {band.high:g}] tried for at "
-                      f"most {plural(self.spec.max_rounds, 'round')}")
+            trials = (f"at most {charges}, those measured at P(suspect) in [{band.bounds[0]:g}, {band.bounds[1]:g}] "
+                      f"tried for at most {plural(self.spec.max_rounds, 'round')}")
         return f"{self.spec.name}: {people}; {trials}; aggregation {self.spec.aggregation.method}"
 
 

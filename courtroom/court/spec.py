@@ -151,6 +151,11 @@ class EscalationSpec(BaseModel):
             raise ValueError(f"low ({self.low:g}) is above high ({self.high:g}): the band is empty")
         return self
 
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        """The band (low, high); None for a court that tries nothing."""
+        return None if self.low is None or self.high is None else (self.low, self.high)
+
 
 MovePriors = dict[str, dict[str, Annotated[float, Field(gt=0.0)]]]
 """Node -> move -> the model's prior probability of choosing that move."""

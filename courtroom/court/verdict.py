@@ -25,9 +25,10 @@ def escalated(charge: Charge, bench: Bench) -> bool | None:
     band = bench.spec.escalation
     if band is None:
         return None
-    if band.low is None or band.high is None:  # tries: nothing
+    if band.bounds is None:  # tries: nothing
         return False
-    return charge.p_suspect is None or band.low <= charge.p_suspect <= band.high
+    low, high = band.bounds
+    return charge.p_suspect is None or low <= charge.p_suspect <= high
 
 
 def _against(p: float, bound: float) -> str:
@@ -42,15 +43,16 @@ def band_note(charge: Charge, bench: Bench) -> str:
     """Why a charge was or was not escalated, in the band's terms."""
     band = bench.spec.escalation
     assert band is not None
-    if band.low is None or band.high is None:
+    if band.bounds is None:
         return "this court tries no charge"
     if charge.p_suspect is None:
         return "no P(suspect) was measured to place it in the escalation band"
-    p, where = charge.p_suspect, f"[{band.low:g}, {band.high:g}]"
-    if p < band.low:
-        return f"P(suspect) = {_against(p, band.low)} is below the escalation band {where}"
-    if p > band.high:
-        return f"P(suspect) = {_against(p, band.high)} is above the escalation band {where}"
+    (low, high), p = band.bounds, charge.p_suspect
+    where = f"[{low:g}, {high:g}]"
+    if p < low:
+        return f"P(suspect) = {_against(p, low)} is below the escalation band {where}"
+    if p > high:
+        return f"P(suspect) = {_against(p, high)} is above the escalation band {where}"
     return f"P(suspect) = {p:.2f} lies in the escalation band {where}"
 
 
@@ -65,8 +67,8 @@ def measured_ruling(charge: Charge, bench: Bench, first_reading: float | None = 
     verdict = Verdict.HALLUCINATED if p >= bench.threshold else Verdict.SUPPORTED
     measured = f"grounding {charge.grounding:+.2f} nats/token, " if charge.grounding is not None else ""
     band = bench.spec.escalation
-    tries_nothing = band is not None and band.tries == "nothing"
-    lead = "decided by the measurement" if tries_nothing else "not escalated to trial, the measurement decided"
+    lead = ("decided by the measurement" if band is not None and band.bounds is None
+            else "not escalated to trial, the measurement decided")
     parts = [f"{lead} ({measured}{band_note(charge, bench)})"]
     if first_reading is not None:
         parts.append(f"the first reading of the whole answer, P(hallucinated) = {first_reading:.2f}, weighs {reading:.2f}")

@@ -38,7 +38,7 @@ def usual_calls(judge: Judge) -> float:
     """Model calls one case usually takes with this judge (before the run has measured its own)."""
     if judge.name == "courtroom":
         band = getattr(getattr(judge, "spec", None), "escalation", None)
-        return MEASUREMENT_CALLS_PER_CASE if band is not None and band.tries == "nothing" else COURT_CALLS_PER_CASE
+        return MEASUREMENT_CALLS_PER_CASE if band is not None and band.bounds is None else COURT_CALLS_PER_CASE
     if judge.name == "vote":
         return float(getattr(judge, "votes", 1) or 1)
     if judge.name == "two-step":
