@@ -17,7 +17,7 @@ from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases
-from courtroom.evaluate.results import as_variant, escalation
+from courtroom.evaluate.results import escalation
 from courtroom.log.manifest import RunSpec
 from courtroom.log.rejudge import rejudge_run
 from courtroom.log.store import RunStore
@@ -163,14 +163,18 @@ def test_a_malformed_band_is_refused_naming_the_file_and_field(tmp_path: Path, b
         Court.load(path)
 
 
-def test_the_default_court_tries_nothing_and_decides_as_the_full_courts_measurement_alone(tmp_path: Path) -> None:
+def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudged_without_its_trials(
+        tmp_path: Path) -> None:
     """The default court is the full court's clerk and measurement without the trial: a live run of it decides every
-    case as the full court's own "measurement only" variant does, with none of the trial's calls."""
+    case as a full-trial run decided again by `rejudge --court default` does, with none of the trial's calls. (The
+    full court's "measurement only" column is not it: there the defence's citations still weigh in the evidence.)"""
     assert Court.load("default").spec.escalation.tries == "nothing"
     full = run(tmp_path, "full")
     default = run(tmp_path, "default", court="default")
-    measured = {r.case_id: (r.label, r.score) for r in as_variant(full, "measurement only")}
-    assert {r.case_id: (r.label, r.score) for r in default} == measured
+    rejudged = rejudge_run(tmp_path / "full", tmp_path / "re", judge=JudgeSpec(court="default"))
+    assert {r.case_id: (r.label, r.score, r.reason) for r in default} == \
+        {r.case_id: (r.label, r.score, r.reason) for r in rejudged}
+    assert [r.model_calls for r in default] == [r.model_calls for r in rejudged]
     assert sum(r.charges for r in default) >= 10 and escalation(default).tried == 0
     assert sum(r.model_calls for r in default) < sum(r.model_calls for r in full)
     assert all(not r.variants for r in default)  # no agents: no debate gain to report
