@@ -271,7 +271,7 @@ def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, l
     if spec.escalation is not None and spec.indictment.mode == "generate":
         problems.append((("escalation",), "the clerk's drafted charges (indictment.mode: generate) have no measured "
                                           "P(suspect) to escalate by: use indictment.mode grounding or score"))
-    if spec.escalation is not None and spec.escalation.tries == "nothing" and spec.on_no_charges == "try_whole_answer":
+    if spec.escalation is not None and spec.escalation.bounds is None and spec.on_no_charges == "try_whole_answer":
         problems.append((("escalation", "tries"), "a court that tries nothing cannot try the whole answer when nothing "
                                                   "was charged (on_no_charges: try_whole_answer): it has no measured "
                                                   "P(suspect) to decide by; use on_no_charges: acquit"))
