@@ -419,6 +419,9 @@ class ServedBackend(Backend):
                 status, text = self._receive(url, body)
             except httpx.HTTPError as exc:
                 last = f"{type(exc).__name__}: {exc}"
+                if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+                    last += (f"; a model this slow needs a longer request timeout than {self.timeout:g} s "
+                             f"(`--request-timeout`, or `timeout` of the backend spec)")
             else:
                 if status == 200:
                     try:

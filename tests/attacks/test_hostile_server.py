@@ -61,7 +61,8 @@ def test_a_wrong_answer_is_an_error_naming_the_server(fake: FakeServer, mode: st
 def test_a_server_that_trickles_its_answer_times_out_in_all(fake: FakeServer) -> None:
     """httpx bounds each read, not the whole answer: one byte every 20 ms would never time out by reads alone."""
     with pytest.raises(BackendError, match=r"did not answer after 1 attempts \(ReadTimeout: the answer took more "
-                                           r"than 0.3 s in all\)"):
+                                           r"than 0.3 s in all; a model this slow needs a longer request timeout "
+                                           r"than 0.3 s \(`--request-timeout`"):
         scored(fake, "trickle", timeout=0.3)
 
 
