@@ -69,12 +69,16 @@ demo: $(STAMP)
 	$(VENV)/bin/courtroom demo
 
 # the unit and model tests first, so a failure there is seen early; then the tests against a real vLLM server, then
-# the adapters inside Opik, DeepEval and Ragas, each in its environment (COURTROOM_HOST: a missing host fails, not skips)
+# the adapters inside Opik, DeepEval and Ragas, each in its environment (COURTROOM_HOST: a missing host fails, not skips).
+# Each phase says what it runs and how long it took. From nothing this builds ~8 GB of environments (see the README).
+PHASE = @phase() { name="$$1"; shift; echo "== $$name: $$*"; start=$$(date +%s); "$$@"; rc=$$?; \
+	echo "== $$name: exit $$rc after $$(( $$(date +%s) - start )) s"; return $$rc; }; phase
 test: $(STAMP) $(VLLM_STAMP) $(INSPECT_STAMP) $(HOST_STAMPS)
-	COURTROOM_INSPECT_PYTHON=$(INSPECT_VENV)/bin/python $(PY) -m pytest -q -m "not served and not integrations"
-	COURTROOM_VLLM_PYTHON=$(VLLM_VENV)/bin/python $(PY) -m pytest -q -m served
-	for host in $(HOSTS); do COURTROOM_HOST=$$host .venv-$$host/bin/python -m pytest -q -m integrations \
-	    tests/integrations/test_$$host.py || exit 1; done
+	$(PHASE) "unit and model tests" env COURTROOM_INSPECT_PYTHON=$(INSPECT_VENV)/bin/python \
+	    $(PY) -m pytest -q -m "not served and not integrations"
+	$(PHASE) "served (a real vLLM server)" env COURTROOM_VLLM_PYTHON=$(VLLM_VENV)/bin/python $(PY) -m pytest -q -m served
+	$(PHASE) "integrations" sh -c 'for host in $(HOSTS); do echo "-- $$host"; COURTROOM_HOST=$$host \
+	    .venv-$$host/bin/python -m pytest -q -m integrations tests/integrations/test_$$host.py || exit 1; done'
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not model and not served and not integrations"

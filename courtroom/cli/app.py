@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from typer.core import TyperGroup
 
@@ -45,8 +45,32 @@ audit_app = typer.Typer(help="Audit a run: `courtroom audit RUN_DIR` summarises;
                         cls=_AuditGroup, no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
-console = Console()
-err = Console(stderr=True)
+PIPED_WIDTH = 320
+"""The width of tables printed to a pipe, a file or a CI log (no terminal to fit): wide enough not to cut a cell."""
+
+
+class CliConsole(Console):
+    """On a terminal, rich's console at the terminal's width. Piped or captured (CI logs, scripts, tests), where no
+    width is known, lines are never wrapped and tables get `PIPED_WIDTH` columns (COLUMNS still wins when set)."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
+            return ConsoleDimensions(PIPED_WIDTH, size.height)
+        return size
+
+    @property
+    def soft_wrap(self) -> bool:  # type: ignore[override]
+        return self._soft_wrap or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._soft_wrap = value
+
+
+console = CliConsole()
+err = CliConsole(stderr=True)
 
 
 def fail(message: str) -> NoReturn:

@@ -94,6 +94,8 @@ class RayRunner:
         self.backend_factory = backend_factory
         self.init_options = init_options or {}
         self.actors: list[Any] = []
+        self._starting: dict[Any, int] = {}
+        """Replacement workers still starting: their readiness reference -> slot."""
         self.restarts = 0
 
     def _ensure_ray(self) -> None:
@@ -127,15 +129,22 @@ class RayRunner:
         running: dict[Any, tuple[int, _Task, float]] = {}
         done: set[str] = set()
         try:
-            while queue or running:
+            while queue or running or self._starting:
                 for slot, actor in enumerate(self.actors):
-                    if queue and not any(s == slot for s, _, _ in running.values()):
+                    busy = slot in self._starting.values() or any(s == slot for s, _, _ in running.values())
+                    if queue and not busy:
                         task = queue.popleft()
                         task.attempts += 1
                         running[actor.judge_chunk.remote(task.cases)] = (slot, task, time.monotonic())
-                ready, _ = ray.wait(list(running), num_returns=1, timeout=self._wait_seconds(running))
+                ready, _ = ray.wait([*running, *self._starting], num_returns=1,
+                                    timeout=self._wait_seconds(running))
+                if ready and ready[0] in self._starting:  # a replacement worker is up: its chunks may start
+                    self._started(ready[0])
+                    continue
                 if ready:
                     ref = ready[0]
+                elif not running:
+                    continue
                 else:  # a chunk is over its time: its worker hangs, and is treated as dead
                     ref = min(running, key=lambda r: running[r][2])
                 slot, task, started = running.pop(ref)
@@ -163,10 +172,13 @@ class RayRunner:
             for actor in self.actors:
                 ray.kill(actor)
             self.actors = []
+            self._starting = {}
 
     def _wait_seconds(self, running: dict[Any, tuple[int, _Task, float]]) -> float | None:
-        """How long to wait for a chunk before the oldest one is over its time (None: no limit)."""
-        if self.chunk_timeout is None:
+        """How long to wait for a chunk before the oldest one is over its time (None: no limit). A chunk's time runs
+        from when it was handed to a worker that is up: a replacement's start-up (loading its model, on a busy
+        machine) is not a hang."""
+        if self.chunk_timeout is None or not running:
             return None
         oldest = min(started for _, _, started in running.values())
         return max(0.0, self.chunk_timeout - (time.monotonic() - oldest))
@@ -179,17 +191,33 @@ class RayRunner:
             for actor in self.actors:
                 ray.kill(actor)
             self.actors = []
-            lines = [line for line in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if line.strip()]
-            cause = lines[-1].strip() if lines else type(exc).__name__  # the last line of the worker's traceback
-            raise BackendError(f"the Ray workers could not start model {model!r}: {cause}") from exc
+            raise BackendError(f"the Ray workers could not start model {model!r}: {_last_line(exc)}") from exc
 
     def _replace(self, slot: int, judge: Judge, factory: BackendFactory) -> None:
+        """Kill the worker in `slot` and start another; it takes chunks once it has started (`_started`)."""
         try:
             ray.kill(self.actors[slot])
         except Exception:  # already gone
             pass
         self.actors[slot] = self._new_actor(judge, factory)
+        self._starting[self.actors[slot].info.remote()] = slot
         self.restarts += 1
+
+    def _started(self, ref: Any) -> None:
+        """A replacement worker answered; one that could not start stops the run with its error (what is finished
+        was already handed out)."""
+        self._starting.pop(ref)
+        try:
+            ray.get(ref)
+        except DEATH as exc:
+            raise BackendError(f"a replacement Ray worker could not start model {self.backend_spec.model!r}: "
+                               f"{_last_line(exc)}") from exc
+
+
+def _last_line(exc: BaseException) -> str:
+    """The last line of a worker's traceback, as Ray relays it (its colours removed)."""
+    lines = [line for line in re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).splitlines() if line.strip()]
+    return lines[-1].strip() if lines else type(exc).__name__
 
 
 def _worker_failure(case: Case, judge: Judge, exc: BaseException, attempts: int) -> CaseOutcome:

@@ -97,8 +97,6 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     cases = selected_cases(spec.selection, skip_invalid=spec.skip_invalid, report=report)
     if not cases:
         raise RunError(f"{spec.selection.dataset}: no cases selected (check --source, --limit and the labels)")
-    if spec.backend.kind == "transformers":
-        resolve_model(spec.backend.model)  # an unknown model fails now, not after the first case
     if spec.runner.kind == "ray" and spec.backend.device != "auto":
         raise ConfigError(f"--device {spec.backend.device} with --runner ray: Ray places each worker, on a GPU it "
                           "assigns (--gpus-per-worker) or on CPU; leave --device out")
@@ -107,11 +105,20 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     if backend is not None:
         judge = build_judge(spec, backend)
     store = RunStore(out)
+    try:
+        if store.exists() and not fresh and store.rows():  # what differs from the recorded run is said first,
+            _check_resumable(store.manifest(), spec, judge, out)  # whatever this machine has installed
+        if spec.backend.kind == "transformers":
+            resolve_model(spec.backend.model)  # an unknown model fails now, not after the first case
+    except BaseException:
+        if backend is not None:
+            backend.close()
+        raise
     lock = store.lock()
     try:
         reconfigured = store.exists() and not fresh and not store.rows()
         if store.exists() and not fresh and not reconfigured:
-            _check_resumable(store.manifest(), spec, judge, out)
+            _check_resumable(store.manifest(), spec, judge, out)  # again, now that this process holds the run
             store.repair()
         else:
             if fresh or reconfigured:  # a run that recorded no case yet (it failed before its first): new settings

@@ -102,8 +102,10 @@ def cluster():
     ray.shutdown()
 
 
-def hangs_on(case_id: str):  # noqa: ANN201
+def hangs_on(case_id: str, start_seconds: float = 0.0):  # noqa: ANN201
+    """Workers that hang on one case, and take `start_seconds` to start (a model loading on a busy machine)."""
     def build(device: str) -> ScriptedBackend:
+        time.sleep(start_seconds)
         model = PseudoModel()
 
         def answer(request):  # noqa: ANN001, ANN202
@@ -115,12 +117,16 @@ def hangs_on(case_id: str):  # noqa: ANN201
     return build
 
 
-def test_a_hung_worker_is_replaced_and_its_case_ends_as_an_error(cluster) -> None:
+@pytest.mark.parametrize("start_seconds", [0.0, 6.0])
+def test_a_hung_worker_is_replaced_and_its_case_ends_as_an_error(cluster, start_seconds: float) -> None:
+    """A chunk's time runs from when its worker is up: a replacement that takes longer to start than the chunk
+    timeout (6 s against 4) is not taken for a hang, so only the hung case fails, however busy the machine."""
     from courtroom.baselines import RailsJudge
     from courtroom.runs.ray_runner import RayRunner
 
     cases = example_cases()[:6]
-    runner = RayRunner(workers=1, chunk_size=2, chunk_timeout=4, max_retries=1, backend_factory=hangs_on(cases[3].id))
+    runner = RayRunner(workers=1, chunk_size=2, chunk_timeout=4, max_retries=1,
+                       backend_factory=hangs_on(cases[3].id, start_seconds))
     outcomes = list(runner.run(RailsJudge(), cases))
     assert Counter(o.case.id for o in outcomes) == Counter(c.id for c in cases)
     hung = next(o for o in outcomes if o.case.id == cases[3].id)
