@@ -34,7 +34,7 @@ MODULES: dict[str, str] = {
     "courtroom.yamlio": "courtroom.court.yamlio",
     "courtroom.trial": "courtroom.court.trial",
     "courtroom.grounding": "courtroom.court.grounding",
-    "courtroom.lexical": "courtroom.court.lexical",
+    "courtroom.lexical": "courtroom.witness.lexical",
     "courtroom.plain": "courtroom.baselines.plain",
     "courtroom.datasets": "courtroom.evaluate.datasets",
     "courtroom.metrics": "courtroom.evaluate.metrics",

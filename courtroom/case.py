@@ -110,7 +110,7 @@ class DroppedCharge(BaseModel):
     """The indictment's probability that the quote is hallucinated, when it gives one."""
 
 
-RulingSource = Literal["judge", "withdrawn", "conceded", "jury", "measurement"]
+RulingSource = Literal["judge", "withdrawn", "conceded", "jury", "measurement", "testimony"]
 
 
 class Ruling(BaseModel):
@@ -144,6 +144,64 @@ class Ruling(BaseModel):
     in the band) or was decided by the measurement alone (source `measurement`); None when every charge is tried."""
 
 
+class Pointer(BaseModel):
+    """What a witness points at: characters of the answer (and a context sentence, where it found one)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    start: int = Field(ge=0)
+    """First character in the answer (as given, unstripped)."""
+    end: int = Field(ge=0)
+    """One past the last character."""
+    note: str
+    """What the witness says of it ("not in the context", "gain -2.3 nats")."""
+    weight: float = 0.0
+    """How strongly it points (the witness's own scale: a token's lost nats, 1 for an absent figure)."""
+    context_sentence: int | None = Field(None, exclude_if=lambda v: v is None)
+    """The context sentence (numbered from 1, as the court numbers them) it points at, when one."""
+
+
+class Testimony(BaseModel):
+    """What one witness measured of a case: named values for the whole answer and for each of its sentences (the
+    same names, as if the sentence were the whole answer), and what it points at. A witness the court could not
+    hear (the backend lacks what it needs) is recorded as not heard, with why, never as zeros."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    witness: str
+    """Its name (`courtroom.witness.registry`)."""
+    version: int
+    """Its version: a fitted ruling names the versions it was fitted on."""
+    heard: bool = True
+    why_not: str = Field("", exclude_if=lambda v: not v)
+    """Why it was not heard."""
+    values: dict[str, float] = Field(default_factory=dict)
+    """Named values of the whole answer."""
+    sentences: list[dict[str, float]] = Field(default_factory=list)
+    """The same values of each answer sentence, in the court's order."""
+    points: list[Pointer] = Field(default_factory=list)
+    """What it points at in the answer."""
+
+
+class Weighing(BaseModel):
+    """How a fitted ruling weighed a case's testimony into P(hallucinated) (`courtroom.witness.ruling`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    ruling: str
+    """Which ruling: the model and court it was fitted for, and its fingerprint."""
+    family: str
+    """The task family whose weights applied (qa, summary, data2text)."""
+    log_odds: float
+    p_hallucinated: float = Field(ge=0.0, le=1.0)
+    threshold: float = Field(ge=0.0, le=1.0)
+    """P(hallucinated) at or above which the answer is hallucinated."""
+    contributions: dict[str, float] = Field(default_factory=dict)
+    """Each value's part of the log-odds (its weight times its standardised value), the intercept as `intercept`."""
+    missing: list[str] = Field(default_factory=list)
+    """Values the ruling weighs that no witness gave (not heard): left out at their mean, contributing 0."""
+
+
 class CaseVerdict(BaseModel):
     """The verdict on a case: label, score and reason, with the rulings behind it."""
 
@@ -167,6 +225,10 @@ class CaseVerdict(BaseModel):
     """Which judge produced this verdict."""
     parse_failures: int = 0
     """Model outputs that did not parse (only unconstrained judges can have any)."""
+    testimony: list[Testimony] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """What the court's witnesses measured (courts that hear witnesses)."""
+    weighing: Weighing | None = Field(None, exclude_if=lambda v: v is None)
+    """How a fitted ruling weighed the testimony into the verdict, when one did."""
 
     @property
     def hallucinated(self) -> bool:

@@ -254,7 +254,7 @@ def main() -> None:
              "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
              "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
              "in disguise. `overlap-only` is no model either: it calls FAIL every answer with a larger share of content "
-             "words that neither the context nor the question uses than the table's median (`courtroom.court.lexical`).", ""]
+             "words that neither the context nor the question uses than the table's median (`courtroom.witness.lexical`).", ""]
     summary: dict = {}
     tuning: list[str] = []
     evaluated: dict[str, dict[str, dict[str, list[ResultRow]]]] = {}

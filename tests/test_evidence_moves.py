@@ -15,13 +15,13 @@ from typer.testing import CliRunner
 from courtroom.case import Case
 from courtroom.cli import app
 from courtroom.court import Court, courts_dir
-from courtroom.court.exhibits import MAX_ITEMS, Sources, candidates, items, number_value
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.lockstep import run_lockstep
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases
 from courtroom.log.replay import replay
+from courtroom.witness.exhibits import MAX_ITEMS, Sources, candidates, items, number_value
 from tests.court_script import CourtScript
 from tests.test_validation import court_file
 

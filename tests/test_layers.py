@@ -4,6 +4,8 @@ itself back through others (no cycles). Every import counts, also those inside f
     domain     case, errors, casefile, sentences, digest
     door       model requests and responses, backends, models, constraints, prefix cache, recorded calls
     engine     lockstep programs, transcript events, the Judge protocol, the judge registry, migrations
+    witness    what a case's text and the model's own pass testify (figures, names, polarity, grounding,
+               attention, hidden states) and the fitted ruling that weighs the testimony
     baselines  single-model judges
     court      the court (may use the baselines' plain questions: its first reading is the rails question)
     evaluate   datasets, result rows, metrics, paired tests, calibration, no-model rules, comparisons
@@ -23,7 +25,7 @@ import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
-LAYERS = ["domain", "door", "engine", "baselines", "court", "evaluate", "log", "runs", "report", "integrations", "cli"]
+LAYERS = ["domain", "door", "engine", "witness", "baselines", "court", "evaluate", "log", "runs", "report", "integrations", "cli"]
 DOMAIN = {"case", "errors", "casefile", "sentences", "digest"}
 LOOSE = {"testing": "integrations"}
 """Top-level modules that belong to a layer of folders."""

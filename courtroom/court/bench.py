@@ -10,6 +10,7 @@ from courtroom.casefile import PROMPT_FORMAT
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import CourtSpec
+from courtroom.witness.ruling import FittedRuling
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class Bench:
     """How the case is written into prompts (`courtroom.casefile`)."""
     move_priors: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     """Node -> move -> prior of the court's model (`CourtSpec.move_priors`, `by_model` applied); empty: none."""
+    ruling: FittedRuling | None = None
+    """The ruling fitted for the court's model (`CourtSpec.witnesses`), None without one."""
 
     def persona(self, role: str) -> Persona:
         """The persona in a role (the first, for a panel)."""

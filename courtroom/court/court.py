@@ -29,6 +29,7 @@ from courtroom.court.spec import (
 )
 from courtroom.court.trial import run_case
 from courtroom.court.verdict import plural
+from courtroom.court.witnesses import load_rulings
 from courtroom.court.yamlio import Locator, describe_errors, read_yaml
 from courtroom.door.backend import Backend
 from courtroom.door.models import model_key
@@ -39,6 +40,7 @@ from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Program, Transcript, run_lockstep
 from courtroom.engine.migrations import canonical_config, upgrade
 from courtroom.errors import CourtError, PersonaError
+from courtroom.witness.ruling import FittedRuling
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "measurement only": {"ruling.judge_weight": 0.0, "ruling.first_reading_weight": 0.0},
@@ -78,6 +80,7 @@ class Court(Judge):
         personas = _load_personas(spec, path, locator)
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
+        spec = load_rulings(spec, path, locator)
         _validate(spec, personas, path, locator)
         return cls(spec, personas, backend, source=str(path), **options)
 
@@ -90,6 +93,7 @@ class Court(Judge):
         spec = CourtSpec.model_validate(config["court"])
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
+        spec = load_rulings(spec, Path(source), Locator(""))
         personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
         _validate(spec, personas, Path(source), Locator(""))
         return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
@@ -143,19 +147,32 @@ class Court(Judge):
         return {**priors.nodes, **tuned.get(model_key(self.model), {})}
 
     @property
+    def ruling(self) -> FittedRuling | None:
+        """The ruling fitted for this court's model (`witnesses.rulings`), None without one."""
+        witnesses = self.spec.witnesses
+        return witnesses.ruling_for(model_key(self.model)) if witnesses is not None else None
+
+    @property
     def bench(self) -> Bench:
-        """The court as its trials read it, with the threshold and move priors for its model."""
-        return Bench(self.spec, self.personas, self.procedure, self.threshold, self.prompt_format, self.move_priors)
+        """The court as its trials read it, with the threshold, move priors and ruling for its model."""
+        return Bench(self.spec, self.personas, self.procedure, self.threshold, self.prompt_format, self.move_priors,
+                     self.ruling)
 
     def config(self) -> dict[str, Any]:
-        config = {"judge": self.name, "court": canonical_config(self.spec),
+        spec = self.spec
+        if spec.witnesses is not None and spec.witnesses.rulings:  # only this model's ruling decides this court's cases
+            mine = model_key(self.model)
+            rulings = {m: r for m, r in spec.witnesses.rulings.items() if model_key(m) == mine}
+            spec = spec.model_copy(update={"witnesses": spec.witnesses.model_copy(update={"rulings": rulings})})
+        config = {"judge": self.name, "court": canonical_config(spec),
                   "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
                                for role, people in self.personas.items()},
                   "prompt_format": self.prompt_format}
         if self.spec.ruling.first_reading_weight:  # its prompt is then part of the court's behaviour
             config["first_reading"] = {"system": JUDGE_SYSTEM, "task": RAILS_TASK}
-        if self.spec.aggregation.by_model or (self.spec.move_priors and self.spec.move_priors.by_model):
-            config["model"] = model_key(self.model)  # the model then decides the threshold or priors: behaviour
+        if self.spec.aggregation.by_model or (self.spec.move_priors and self.spec.move_priors.by_model) or \
+                (self.spec.witnesses and self.spec.witnesses.rulings):
+            config["model"] = model_key(self.model)  # the model then decides the threshold, priors or ruling: behaviour
         return config
 
     def needs_text_scoring(self) -> str | None:
@@ -275,6 +292,13 @@ def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, l
         problems.append((("escalation", "tries"), "a court that tries nothing cannot try the whole answer when nothing "
                                                   "was charged (on_no_charges: try_whole_answer): it has no measured "
                                                   "P(suspect) to decide by; use on_no_charges: acquit"))
+    if spec.witnesses is not None:
+        if spec.indictment.mode != "grounding" or spec.grounding.scoring != "answer":
+            problems.append((("witnesses",), "witnesses are heard on the whole answer's measured tokens: they need "
+                                             "indictment.mode: grounding and grounding.scoring: answer"))
+        if spec.escalation is None or spec.escalation.bounds is not None:
+            problems.append((("witnesses",), "a court that hears witnesses decides by their testimony and tries no "
+                                             "charge: give it escalation: {tries: nothing}"))
     if problems:
         lines = [f"{path}:{locator.line(field) or ''}: field {'.'.join(map(str, field))}: {message}"
                  for field, message in problems]

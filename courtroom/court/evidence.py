@@ -18,10 +18,10 @@ from courtroom.case import Case, Charge
 from courtroom.casefile import context_sentences
 from courtroom.court import grounding as measure
 from courtroom.court.bench import Bench
-from courtroom.court.lexical import Vocabulary
 from courtroom.court.prompts import Entry
 from courtroom.door.requests import GenerationResponse
 from courtroom.engine.lockstep import Call, Step
+from courtroom.witness.lexical import Vocabulary
 
 
 @dataclass(frozen=True)
@@ -168,15 +168,29 @@ def measure_statements(bench: Bench, case: Case, statements: Sequence[str]) -> S
     responses = yield calls
     if len(alone) < len(statements):
         full, bare = measure.TokenScores.of(responses[0]), measure.TokenScores.of(responses[1])
-        for i, span in enumerate(spans):
-            if span is not None:
-                b, f = bare.within(*span), full.within(*span)
-                weakest = measure.weakest_words(answer, full.spans_within(*span), [x - y for x, y in zip(f, b)])
-                measured[i] = Measure(measure.token_grounding(f, b, g.clip), (math.fsum(b), len(b)), b, span, weakest)
+        for i, m in enumerate(answer_measures(bench, answer, spans, full, bare)):
+            if m is not None:
+                measured[i] = m
         responses = responses[2:]
     for i, m in zip(alone, _measures([statements[i] for i in alone], responses, g.clip)):
         measured[i] = m
     return with_lexical_evidence(bench, case, statements, measured)
+
+
+def answer_measures(bench: Bench, answer: str, spans: Sequence[tuple[int, int] | None], full: measure.TokenScores,
+                    bare: measure.TokenScores) -> list[Measure | None]:
+    """The measure of each statement at `spans` of the answer (None where it has none), read off the whole answer
+    scored with the context (`full`) and without (`bare`)."""
+    clip = bench.spec.grounding.clip
+    out: list[Measure | None] = []
+    for span in spans:
+        if span is None:
+            out.append(None)
+            continue
+        b, f = bare.within(*span), full.within(*span)
+        weakest = measure.weakest_words(answer, full.spans_within(*span), [x - y for x, y in zip(f, b)])
+        out.append(Measure(measure.token_grounding(f, b, clip), (math.fsum(b), len(b)), b, span, weakest))
+    return out
 
 
 def _measure_calls(bench: Bench, case: Case, statements: Sequence[str]) -> list[Call]:

@@ -24,7 +24,8 @@ from typing import Literal
 
 from courtroom.case import Case
 from courtroom.casefile import OPENING_SYSTEM, render_opening
-from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Sampling
+from courtroom.door.observe import token_indices
+from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation, Sampling
 from courtroom.errors import BackendError
 from courtroom.sentences import SPLITTER, SentenceSplitter
 
@@ -33,7 +34,8 @@ SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
 
 
 def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"],
-                    cited: Sequence[tuple[int, str]] = (), splitter: SentenceSplitter = SPLITTER) -> GenerationRequest:
+                    cited: Sequence[tuple[int, str]] = (), splitter: SentenceSplitter = SPLITTER,
+                    observe: Observation | None = None) -> GenerationRequest:
     """Score `statement` as the answer to the case's question: after the whole numbered context (`full`,
     the opening every prompt of the case shares, its sentences cut by `splitter`), after no context
     (`none`), or after the numbered sentences a party cited (`cited`)."""
@@ -45,7 +47,7 @@ def scoring_request(case: Case, statement: str, context: Literal["full", "none",
         user = f"QUESTION: {case.question.strip()}"
     return GenerationRequest(messages=(SYSTEM, ChatMessage(role="user", content=user)),
                              output_type=Literal[(statement,)], sampling=Sampling(max_new_tokens=512),
-                             cache_group=case.id)
+                             cache_group=case.id, observe=observe)
 
 
 def logprob(response: GenerationResponse, statement: str) -> tuple[float, int]:
@@ -74,12 +76,13 @@ class TokenScores:
         return cls(tuple(response.token_logprobs), tuple(tuple(s) for s in response.token_spans))
 
     def within(self, start: int, end: int) -> tuple[float, ...]:
-        """The log-probabilities of the tokens that overlap characters [start, end)."""
-        return tuple(lp for lp, (a, b) in zip(self.logprobs, self.spans) if a < end and b > start)
+        """The log-probabilities of the tokens that overlap characters [start, end) (found by binary search: reading
+        every sentence of an answer costs its tokens once, not sentences x tokens)."""
+        return tuple(self.logprobs[i] for i in token_indices(self.spans, start, end))
 
     def spans_within(self, start: int, end: int) -> tuple[tuple[int, int], ...]:
         """The character spans of the tokens that overlap characters [start, end), as `within` orders them."""
-        return tuple((a, b) for a, b in self.spans if a < end and b > start)
+        return tuple(self.spans[i] for i in token_indices(self.spans, start, end))
 
 
 def weakest_words(text: str, spans: Sequence[tuple[int, int]], gains: Sequence[float], k: int = 3) -> tuple[str, ...]:

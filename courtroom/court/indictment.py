@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from courtroom.case import WHOLE_ANSWER_REASON, Case, Charge, DroppedCharge
+from courtroom.case import WHOLE_ANSWER_REASON, Case, Charge, DroppedCharge, Weighing
 from courtroom.casefile import normalize, quoted_in, split_sentences
 from courtroom.court.bench import Bench
 from courtroom.court.evidence import Measure, measure_statements, suspicion
 from courtroom.court.moves import ChargeDraft, indictment_model
 from courtroom.court.prompts import NO_CHARGE, case_messages, clerk_sentence_task, indictment_task, turn_messages
+from courtroom.court.witnesses import Examination, examine
 from courtroom.door.requests import GenerationRequest
 from courtroom.engine.events import ChargesEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
@@ -27,6 +28,10 @@ class Indictment:
     suspicion: float = 0.0
     """The highest P(suspect) of any statement (0 when the mode gives none)."""
     measures: dict[int, Measure] = field(default_factory=dict)
+    examination: Examination | None = None
+    """What the court's witnesses found (courts that hear witnesses)."""
+    weighing: Weighing | None = None
+    """How the court's ruling weighed the whole answer (with a ruling fitted for the court's model)."""
 
 
 def indict(bench: Bench, case: Case, transcript: Transcript) -> Step:
@@ -48,14 +53,28 @@ def _indict_by_grounding(bench: Bench, case: Case) -> Step:
     (P(suspect) at or above the threshold) are charged."""
     spec, g = bench.spec.indictment, bench.spec.grounding
     sentences = split_sentences(case.answer, bench.spec.sentences) or (case.answer.strip(),)
-    measured = yield from measure_statements(bench, case, sentences)
-    ps = [suspicion(bench, m.grounding, m) for m in measured]
-    ranked = sorted(range(len(sentences)), key=lambda i: -ps[i])
-    charged = sorted(i for i in ranked if ps[i] >= spec.threshold)
+    examination = weighing = None
+    if bench.spec.witnesses is not None:
+        examination = yield from examine(bench, case, sentences)
+        measured = examination.measures
+    else:
+        measured = yield from measure_statements(bench, case, sentences)
+    threshold = spec.threshold
+    if examination is not None and bench.ruling is not None:
+        weighing = examination.weigh(bench.ruling)
+        ps = [examination.weigh(bench.ruling, i).p_hallucinated for i in range(len(sentences))]
+        threshold = weighing.threshold
+        charged = [] if weighing.p_hallucinated < threshold else \
+            sorted([i for i in range(len(sentences)) if ps[i] >= threshold] or [max(range(len(ps)), key=ps.__getitem__)])
+    else:
+        ps = [suspicion(bench, m.grounding, m) for m in measured]
+        charged = [i for i in range(len(sentences)) if ps[i] >= threshold]
     charged = sorted(sorted(charged, key=lambda i: -ps[i])[: bench.spec.max_charges])
     charges, measures, dropped = [], {}, []
     for i in range(len(sentences)):
         note = f"grounding {measured[i].grounding:+.2f} nats/token, P(suspect) = {ps[i]:.2f}"
+        if weighing is not None:
+            note = f"the ruling weighs it at P(hallucinated) = {ps[i]:.2f}; grounding {measured[i].grounding:+.2f} nats/token"
         if measured[i].weakest:
             note += "; least accounted for: " + ", ".join(f"'{w}'" for w in measured[i].weakest)
         if g.lexical is not None:
@@ -66,11 +85,12 @@ def _indict_by_grounding(bench: Bench, case: Case) -> Step:
             charges.append(Charge(index=len(charges), quote=sentences[i], grounding=measured[i].grounding,
                                   p_suspect=ps[i], reason=f"the context accounts poorly for it ({note})"))
         else:
-            why = (f"P(suspect) = {ps[i]:.2f} is below the threshold {spec.threshold}" if ps[i] < spec.threshold
-                   else f"over the limit of {bench.spec.max_charges} charges")
+            why = (f"P(suspect) = {ps[i]:.2f} is below the threshold {threshold}" if ps[i] < threshold
+                   else "the ruling finds the answer as a whole faithful" if weighing is not None and i not in charged
+                   and weighing.p_hallucinated < threshold else f"over the limit of {bench.spec.max_charges} charges")
             dropped.append(DroppedCharge(quote=sentences[i], reason=note, why_dropped=why,
                                          grounding=measured[i].grounding, p_suspect=ps[i]))
-    return Indictment(charges, dropped, max(ps), measures)
+    return Indictment(charges, dropped, max(ps), measures, examination, weighing)
 
 
 def _indict_by_score(bench: Bench, case: Case) -> Step:

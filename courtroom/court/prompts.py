@@ -11,11 +11,11 @@ from typing import Any
 from courtroom.case import Case, Charge
 from courtroom.casefile import OPENING_SYSTEM, render_answer, render_opening
 from courtroom.court.bench import Bench
-from courtroom.court.exhibits import NONE, Item
 from courtroom.court.moves import describe_fields
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
 from courtroom.door.requests import ChatMessage
+from courtroom.witness.exhibits import NONE, Item
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,8 @@ from courtroom.court.procedure import GraphSpec
 from courtroom.engine.migrations import Since
 from courtroom.errors import CourtError
 from courtroom.sentences import SPLITTER, SentenceSplitter
+from courtroom.witness.registry import WitnessName
+from courtroom.witness.ruling import FittedRuling
 
 
 class AggregationSpec(BaseModel):
@@ -88,7 +90,7 @@ class GroundingSpec(BaseModel):
 
 class LexicalSpec(BaseModel):
     """Lexical evidence: the words of a statement that neither the context nor the question uses
-    (`courtroom.court.lexical`), named in its charge as exhibits for the debate, and optionally weighed: the
+    (`courtroom.witness.lexical`), named in its charge as exhibits for the debate, and optionally weighed: the
     share u of the statement's distinct content words that are unsupported adds (u - center) / scale to
     the log-odds that the statement is hallucinated."""
 
@@ -180,7 +182,7 @@ class MovePriorsSpec(BaseModel):
 
 class ExhibitCheckSpec(BaseModel):
     """How the court's check of the item the prosecution named (an `exhibit` payload, see
-    `courtroom.court.exhibits`) enters the evidence: a shift of the log-odds of P(suspect), as the lexical term
+    `courtroom.witness.exhibits`) enters the evidence: a shift of the log-odds of P(suspect), as the lexical term
     does. When any named item is absent from the sources `absent` is added, else when a named item is present
     `present`; naming nothing adds nothing. A court with `exhibit` moves and no `exhibit_check` records and shows
     the checks without weighing them."""
@@ -191,6 +193,34 @@ class ExhibitCheckSpec(BaseModel):
     """Added to the log-odds of P(suspect) when an item the prosecution named is absent from the sources."""
     present: float = -1.0
     """Added when the items the prosecution named are all present in the sources."""
+
+
+class WitnessesSpec(BaseModel):
+    """The witnesses a court hears (`courtroom.witness.registry`), and the rulings fitted to weigh their testimony
+    for particular models (`courtroom.witness.ruling`). With a ruling for its model, the court decides each sentence
+    and the whole answer by the ruling; without one, by its grounding measure as before, and the testimony is
+    recorded all the same (`courtroom calibrate --ruling` fits a ruling from such a run)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    heard: list[WitnessName] = Field(min_length=1)
+    """The witnesses called, in the order they testify."""
+    hidden_depth: float = Field(0.5, gt=0.0, le=1.0)
+    """The depth of the residual stream the hidden-state witness reads (0.5: the middle layer)."""
+    rulings: dict[str, FittedRuling | str] = Field(default_factory=dict)
+    """Model -> its fitted ruling: a ruling file, relative to the court file (read when the court loads, and recorded
+    whole in every run's manifest), by the name given to --model (`default` is `smollm2-135m`)."""
+
+    @model_validator(mode="after")
+    def _once_each(self) -> WitnessesSpec:
+        if len(set(self.heard)) != len(self.heard):
+            raise ValueError(f"a witness is called twice: {self.heard}")
+        return self
+
+    def ruling_for(self, model: str) -> FittedRuling | None:
+        """The ruling fitted for `model` (a model key), None when there is none (or it is not loaded yet)."""
+        ruling = self.rulings.get(model)
+        return ruling if isinstance(ruling, FittedRuling) else None
 
 
 class CourtSpec(BaseModel):
@@ -243,6 +273,9 @@ class CourtSpec(BaseModel):
     exhibit_check: Annotated[ExhibitCheckSpec | None, Since(4)] = None
     """Weigh the court's check of the items the prosecution names (`exhibit` moves) into P(suspect); None
     records the checks without weighing them."""
+    witnesses: Annotated[WitnessesSpec | None, Since(6)] = None
+    """Hear these witnesses when charging, and weigh their testimony by a ruling fitted for the court's model; None
+    hears none (the grounding measure decides)."""
 
 
 def courts_dir() -> Path:

@@ -27,8 +27,7 @@ from courtroom.court.evidence import (
     reopen,
     weigh_evidence,
 )
-from courtroom.court.exhibits import NONE, Item, Sources, candidates
-from courtroom.court.indictment import indict
+from courtroom.court.indictment import Indictment, indict
 from courtroom.court.moves import VerdictChoice, cited, payload_model, scored_kind
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
@@ -43,10 +42,20 @@ from courtroom.court.prompts import (
     turn_messages,
     verdict_task,
 )
-from courtroom.court.verdict import aggregate, escalated, measured_ruling, plural, ruling, share
+from courtroom.court.verdict import (
+    aggregate,
+    escalated,
+    measured_ruling,
+    plural,
+    ruling,
+    share,
+    testimony_ruling,
+    weighed_verdict,
+)
 from courtroom.door.requests import GenerationRequest, jsonable
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript, gather
+from courtroom.witness.exhibits import NONE, Item, Sources, candidates
 
 
 class Chosen(NamedTuple):
@@ -259,6 +268,36 @@ def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
         found, first_reading = yield from gather([indict(bench, case, transcript), read_first(case, bench.prompt_format)])
     else:
         found = yield from indict(bench, case, transcript)
+    if found.weighing is not None and found.examination is not None:  # a fitted ruling weighs the testimony
+        assert bench.ruling is not None
+        rulings = [testimony_ruling(c, found.examination.weigh(bench.ruling, _sentence(found, c)),
+                                    found.examination.testimony, found.examination.reading.offset)
+                   for c in found.charges]
+        for r in rulings:
+            transcript.add(RulingEvent, ruling=r)
+        return weighed_verdict(case.id, case.answer, found.charges, found.dropped, rulings, found.weighing,
+                               found.examination.testimony)
+    verdict = yield from _decide(bench, case, transcript, found, first_reading)
+    if found.examination is not None:  # witnesses heard, but no ruling for this model: the measurement decided
+        verdict.testimony = found.examination.testimony
+        verdict.reason = verdict.reason.rstrip(".") + ". " + NO_RULING
+    return verdict
+
+
+NO_RULING = ("No ruling is fitted for this model, so the grounding measure decided; the witnesses' testimony is "
+             "recorded (courtroom calibrate --ruling fits a ruling on labelled runs).")
+
+
+def _sentence(found: Indictment, charge: Charge) -> int:
+    """The index, among the answer's sentences, of a charged sentence."""
+    assert found.examination is not None
+    reading = found.examination.reading
+    quotes = [reading.answer[a:b] for a, b in reading.sentences]
+    return quotes.index(charge.quote) if charge.quote in quotes else 0
+
+
+def _decide(bench: Bench, case: Case, transcript: Transcript, found: Indictment, first_reading: float | None) -> Step:
+    """The verdict by the court's measurement and trials."""
     if not found.charges:
         dropped = found.dropped
         why = f" ({plural(len(dropped), 'statement')} measured, none suspect enough to charge)" if dropped else ""

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from courtroom.case import CaseVerdict, Charge, DroppedCharge, Ruling, RulingSource, Verdict
+from courtroom.case import CaseVerdict, Charge, DroppedCharge, Pointer, Ruling, RulingSource, Testimony, Verdict, Weighing
 from courtroom.court.bench import Bench
 
 SOURCES = {"withdrawn": "the prosecutor withdrew the charge", "conceded": "the defence conceded the charge",
-           "judge": "the judge ruled", "jury": "the jury ruled"}
+           "judge": "the judge ruled", "jury": "the jury ruled", "testimony": "the ruling weighed the testimony"}
 
 
 def plural(count: int, noun: str) -> str:
@@ -166,3 +166,56 @@ def aggregate(bench: Bench, case_id: str, charges: list[Charge], dropped: list[D
     reason = verdict_reason(bench, charges, dropped, rulings, hallucinated, score)
     return CaseVerdict(case_id=case_id, label="FAIL" if hallucinated else "PASS", score=score, reason=reason,
                        rulings=rulings, charges=charges, dropped=dropped)
+
+
+def testimony_ruling(charge: Charge, weighing: Weighing, testimony: list[Testimony], offset: int) -> Ruling:
+    """The ruling on a charged sentence by a fitted ruling's weighing of its own testimony (no trial)."""
+    p = weighing.p_hallucinated
+    verdict = Verdict.HALLUCINATED if p >= weighing.threshold else Verdict.SUPPORTED
+    said = "; ".join(_said(testimony, offset, offset + len(charge.quote))[:2])
+    reason = (f"the ruling weighed its testimony at P(hallucinated) = {p:.2f} (threshold {weighing.threshold:.2f}; "
+              f"{_turned_on(weighing)}){': ' + said if said else ''}: {verdict.value}")
+    confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p
+    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence, p_hallucinated=p,
+                  source="testimony", rounds=0, evidence=charge.grounding, escalated=False)
+
+
+def _turned_on(weighing: Weighing, most: int = 3) -> str:
+    """The values that moved the log-odds most, in the direction of the outcome."""
+    toward = 1 if weighing.p_hallucinated >= weighing.threshold else -1
+    parts = sorted(((v, k) for k, v in weighing.contributions.items() if k != "intercept" and v * toward > 0),
+                   key=lambda vk: -abs(vk[0]))[:most]
+    return "it turned on " + ", ".join(f"{k} {v:+.2f}" for v, k in parts) if parts else "no value moved it far"
+
+
+def _said(testimony: list[Testimony], start: int, end: int) -> list[str]:
+    """What the witnesses pointed at within [start, end) of the answer, strongest first."""
+    points: list[tuple[Pointer, str]] = [(p, t.witness) for t in testimony if t.heard for p in t.points
+                                         if p.start < end and p.end > start]
+    return [f"{witness}: {p.note}" for p, witness in sorted(points, key=lambda pw: -pw[0].weight)]
+
+
+def quoted_points(testimony: list[Testimony], answer: str, most: int = 3) -> list[str]:
+    """The strongest things the witnesses pointed at, each with the words it points at."""
+    points = sorted(((p, t.witness) for t in testimony if t.heard for p in t.points), key=lambda pw: -pw[0].weight)
+    return [f"'{answer[p.start:p.end]}': {p.note} ({witness})" for p, witness in points[:most]]
+
+
+def weighed_verdict(case_id: str, answer: str, charges: list[Charge], dropped: list[DroppedCharge],
+                    rulings: list[Ruling], weighing: Weighing, testimony: list[Testimony]) -> CaseVerdict:
+    """The case verdict by a fitted ruling's weighing of the whole answer's testimony."""
+    hallucinated = weighing.p_hallucinated >= weighing.threshold
+    outcome = "hallucinated" if hallucinated else "faithful"
+    reason = (f"The ruling fitted for {weighing.ruling.split('/')[1]} ({weighing.family}) weighs the testimony at "
+              f"P(hallucinated) = {weighing.p_hallucinated:.2f} against {weighing.threshold:.2f}: {outcome}; "
+              f"{_turned_on(weighing)}")
+    if hallucinated and rulings:
+        worst = max(rulings, key=lambda r: r.p_hallucinated)
+        reason += f". Most suspect: \"{charges[worst.charge].quote}\" (P {worst.p_hallucinated:.2f})"
+    if hallucinated and (said := quoted_points(testimony, answer)):
+        reason += "; the witnesses point at " + "; ".join(said)
+    if weighing.missing:
+        reason += f". Not heard, so not weighed: {', '.join(weighing.missing)}"
+    return CaseVerdict(case_id=case_id, label="FAIL" if hallucinated else "PASS", score=weighing.p_hallucinated,
+                       reason=reason + ".", rulings=rulings, charges=charges, dropped=dropped, testimony=testimony,
+                       weighing=weighing)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from courtroom.door.requests import GenerationRequest, GenerationResponse, output_spec
+from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse, output_spec
 from courtroom.errors import ContextWindowError
 
 
@@ -55,6 +55,12 @@ class Backend(ABC):
 
     def release(self, cache_group: str) -> None:  # noqa: B027 (optional: a backend without a cache keeps nothing)
         """Free whatever is cached for a group of requests (a case that has ended)."""
+
+    @property
+    def looks_inside(self) -> frozenset[Capability]:
+        """What this backend can report from inside the model's pass (`GenerationRequest.observe`): `attention`,
+        `hidden_states`; none by default (a served model returns tokens and log-probabilities only)."""
+        return frozenset()
 
     @property
     def context_window(self) -> int | None:

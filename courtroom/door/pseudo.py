@@ -15,7 +15,8 @@ import json
 import re
 from typing import Any
 
-from courtroom.door.requests import GenerationRequest
+from courtroom.door.observe import span_means, token_indices
+from courtroom.door.requests import GenerationRequest, Observation
 from courtroom.door.scripted import Scored, Unparseable
 
 WORDS = ("the", "context", "states", "answer", "claim", "year", "supported", "unclear", "record", "sentence")
@@ -37,7 +38,10 @@ class PseudoModel:
         prompt = "\n".join(m.content for m in request.messages)
         key = (prompt, spec.key, request.sampling.seed)
         if spec.kind == "choice" and len(spec.options) == 1:
-            return self._scored(prompt, spec.options[0])
+            scored = self._scored(prompt, spec.options[0])
+            if request.observe is not None:
+                scored.observed = self._observed(prompt, scored, request.observe)
+            return scored
         if spec.kind == "choice":
             weights = {o: 0.05 + self.unit(key, o) for o in spec.options}
             return weights
@@ -61,6 +65,22 @@ class PseudoModel:
         if consumed != text:  # leading whitespace the split left out
             tokens[0] = (text[: len(text) - len(consumed)] + tokens[0][0], tokens[0][1])
         return Scored({text: sum(lp for _, lp in tokens)}, tokens=tokens)
+
+    def _observed(self, prompt: str, scored: Scored, observe: Observation) -> dict[str, Any]:
+        """Pseudo-observations of a scored text (2 layers of 2 heads, hidden states of 4 dimensions): each token's
+        attention to the prompt is higher where its log-probability rose with the context."""
+        assert scored.tokens is not None
+        token_spans, start = [], 0
+        for word, _ in scored.tokens:
+            token_spans.append((start, start + len(word)))
+            start += len(word)
+        ratios = [[[round(0.2 + 0.6 * self.unit("att", word, i, layer, head), 4) for head in range(2)]
+                   for layer in range(2)] for i, (word, _) in enumerate(scored.tokens)]
+        hidden = [[[round(self.unit("h", word, i, depth, d) - 0.5, 3) for d in range(4)] for depth in observe.hidden]
+                  for i, (word, _) in enumerate(scored.tokens)]
+        members = [token_indices(token_spans, a, b) for a, b in observe.spans]
+        return {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members, digits=3),
+                "token_lookback": [round(sum(sum(layer) for layer in r) / 4, 4) for r in ratios]}
 
     def _free_text(self, key: tuple[Any, ...]) -> Any:
         """Free text as small models write it: JSON, JSON in a fence, or prose that does not parse."""

@@ -17,11 +17,14 @@ from collections import defaultdict, deque
 from collections.abc import Sequence
 from typing import Any
 
+from pydantic import Field
+
 from courtroom.door.backend import Backend
 from courtroom.door.requests import (
     GenerationRequest,
     GenerationResponse,
     ModelResponse,
+    Observation,
     Sampling,
     jsonable,
     message_hash,
@@ -42,6 +45,8 @@ class RecordedCall(ModelResponse):
     """False when the model wrote free text, parsed afterwards."""
     sampling: Sampling
     """Temperature, token limit and seed of the call."""
+    observe: Observation | None = Field(None, exclude_if=lambda v: v is None)
+    """What the call asked to see inside the model's pass (`GenerationRequest.observe`), when it asked."""
 
 
 def recorded_fields(request: GenerationRequest, response: GenerationResponse) -> dict[str, Any]:
@@ -50,7 +55,7 @@ def recorded_fields(request: GenerationRequest, response: GenerationResponse) ->
     fields = {name: getattr(response, name) for name in ModelResponse.model_fields}
     return {**fields, "value": jsonable(response.value), "messages": [message_hash(m) for m in request.messages],
             "output_type": spec.name, "schema_key": spec.key, "constrained": request.constrained,
-            "sampling": request.sampling}
+            "sampling": request.sampling, "observe": request.observe}
 
 
 def recorded_response(call: RecordedCall, request: GenerationRequest) -> GenerationResponse:
@@ -94,6 +99,8 @@ class ReplayBackend(Backend):
             raise ReplayMismatch(f"{where}: the prompt differs from the recorded one")
         if request.spec.key != call.schema_key:
             raise ReplayMismatch(f"{where}: output schema {request.spec.key} differs from recorded {call.schema_key}")
+        if request.observe != call.observe:
+            raise ReplayMismatch(f"{where}: what the call asked to observe inside the model differs from the record")
         return recorded_response(call, request)
 
 
@@ -102,7 +109,9 @@ def _call_key(messages: Sequence[str], schema_key: str, constrained: bool, sampl
 
 
 class RecordedCalls(Backend):
-    """Serves recorded calls by what was asked (prompt, schema, sampling), in any order."""
+    """Serves recorded calls by what was asked (prompt, schema, sampling), in any order. What a call asked to observe
+    inside the model is not part of the match: a court with more witnesses decides an older run again, and the
+    witnesses whose observations the run did not record say so."""
 
     name = "recorded"
 

@@ -14,7 +14,7 @@ import json
 import typing
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -44,6 +44,37 @@ class Sampling(BaseModel):
     """Hard limit on generated tokens; a JSON output cut off here is reported as truncated."""
     seed: int | None = None
     """Seed of this request's own random generator, so sampling does not depend on the batch."""
+
+
+Capability = Literal["attention", "hidden_states"]
+"""What a backend may report from inside the model's pass besides log-probabilities (`Backend.looks_inside`)."""
+
+
+class Observation(BaseModel):
+    """What the pass that scores a text (a one-option choice) should also report from inside the model, each
+    averaged over the tokens of given character spans of the text: the evidence a small model's forward pass
+    carries beyond its likelihoods (the court's `lookback` and `hidden` witnesses)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    spans: tuple[tuple[int, int], ...] = Field(min_length=1)
+    """Character spans (start, end) of the scored text to average over (the answer's sentences, the whole)."""
+    lookback: bool = False
+    """Per layer and head, the share of attention the text's tokens pay to the prompt against the text so far
+    (Lookback Lens' ratio, averaged over the heads' attention to each part): needs `attention`."""
+    hidden: tuple[Annotated[float, Field(gt=0.0, le=1.0)], ...] = ()
+    """Depths of the residual stream to report (mean hidden state): 0.5 is the middle layer, 1.0 the last; needs
+    `hidden_states`."""
+
+    @property
+    def needs(self) -> frozenset[Capability]:
+        """The capabilities a backend must have to answer this."""
+        wanted: set[Capability] = set()
+        if self.lookback:
+            wanted.add("attention")
+        if self.hidden:
+            wanted.add("hidden_states")
+        return frozenset(wanted)
 
 
 OutputKind = Literal["json", "choice"]
@@ -183,6 +214,9 @@ class GenerationRequest(BaseModel):
     """Requests of one group (a case) share cached prompt prefixes; `Backend.release` frees them."""
     tag: str | None = None
     """Free label carried into transcripts (for example the persona and move)."""
+    observe: Observation | None = None
+    """For a scored text (a one-option choice): what else to report from inside the model's pass; a backend that
+    cannot look inside (`Backend.looks_inside`) answers without it."""
 
     @property
     def spec(self) -> OutputSpec:
@@ -220,6 +254,13 @@ class ModelResponse(BaseModel):
     `option_logprobs` entry); where in a text the model is surprised, e.g. by one invented number."""
     token_spans: list[tuple[int, int]] | None = None
     """For a choice: each token's character span (start, end) in the chosen option, beside `token_logprobs`."""
+    lookback: list[list[list[float]]] | None = Field(None, exclude_if=lambda v: v is None)
+    """With `Observation.lookback`: per observed span, per layer, per head, the share of attention paid to the prompt
+    (against the text so far), averaged over the span's tokens."""
+    token_lookback: list[float] | None = Field(None, exclude_if=lambda v: v is None)
+    """With `Observation.lookback`: per token of the scored text, that share averaged over every layer and head."""
+    hidden: list[list[list[float]]] | None = Field(None, exclude_if=lambda v: v is None)
+    """With `Observation.hidden`: per observed span, per depth asked for, the mean hidden state of the span's tokens."""
     finish_reason: Literal["stop", "length", "parse_error"] = "stop"
     """Why generation ended; `length` means the token limit cut the output."""
     error: str | None = None

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from courtroom.door.backend import Backend
-from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
+from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse, OutputSpec, truncation_message
 from courtroom.errors import BackendError, OutputParseError, ScriptExhaustedError
 
 
@@ -28,9 +28,13 @@ class Scored:
     tokens, whose texts make up the option and whose log-probabilities sum to its own; without it the
     option is one token."""
 
-    def __init__(self, logprobs: dict[str, float], tokens: list[tuple[str, float]] | None = None) -> None:
+    def __init__(self, logprobs: dict[str, float], tokens: list[tuple[str, float]] | None = None,
+                 observed: dict[str, Any] | None = None) -> None:
         self.logprobs = logprobs
         self.tokens = tokens
+        self.observed = observed or {}
+        """What the pass saw inside the model, for a request that asks (`lookback`, `token_lookback`, `hidden`, as
+        `ModelResponse` holds them); given only to a backend that `looks_inside`."""
 
 
 class Unparseable:
@@ -58,8 +62,9 @@ class ScriptedBackend(Backend):
     name = "scripted"
 
     def __init__(self, outputs: Iterable[Any] | ScriptFunction, *, model: str = "scripted",
-                 context_window: int | None = None) -> None:
+                 context_window: int | None = None, looks_inside: Iterable[Capability] = ()) -> None:
         self.model = model
+        self._looks_inside = frozenset(looks_inside)
         self._context_window = context_window
         self._function: ScriptFunction | None = outputs if callable(outputs) else None
         self._queue: Iterator[Any] | None = None if callable(outputs) else iter(outputs)
@@ -71,6 +76,12 @@ class ScriptedBackend(Backend):
     def context_window(self) -> int | None:
         """As given (tokens are the prompt's words)."""
         return self._context_window
+
+    @property
+    def looks_inside(self) -> frozenset[Capability]:
+        """As given: a script stands in for a backend that reports attention or hidden states, or for one that
+        cannot (a served model)."""
+        return self._looks_inside
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
         self.check_requests(requests)
@@ -127,9 +138,11 @@ class ScriptedBackend(Backend):
                 error=f"output is not valid JSON for {spec.name}", schema_key=spec.key,
             )
         probs = logprobs = tokens = spans = None
+        observed: dict[str, Any] = {}
         try:
             if spec.kind == "choice":
                 if isinstance(output, Scored):
+                    observed = self._observed(request, output)
                     logprobs = {o: float(output.logprobs[o]) for o in spec.options}
                     top = max(logprobs.values())
                     tokens = output.tokens
@@ -147,8 +160,20 @@ class ScriptedBackend(Backend):
         return GenerationResponse(
             value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
             seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens, token_spans=spans,
-            schema_key=spec.key,
+            schema_key=spec.key, **observed,
         )
+
+    def _observed(self, request: GenerationRequest, output: Scored) -> dict[str, Any]:
+        """What a scored output saw inside the model, as far as the request asks and this backend looks inside."""
+        observe = request.observe
+        if observe is None or not observe.needs <= self._looks_inside:
+            return {}
+        wanted = {"lookback", "token_lookback"} if observe.lookback else set()
+        if observe.hidden:
+            wanted.add("hidden")
+        if missing := wanted - set(output.observed):
+            raise BackendError(f"the script gave no {sorted(missing)} for a request that asks to observe them")
+        return {k: v for k, v in output.observed.items() if k in wanted}
 
 
 def _token_scores(option: str, logprob: float, tokens: list[tuple[str, float]] | None

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from courtroom.case import Case
-from courtroom.court.lexical import Vocabulary
 from courtroom.evaluate.results import ResultRow
+from courtroom.witness.lexical import Vocabulary
 
 LENGTH_ONLY = "length-only"
 OVERLAP_ONLY = "overlap-only"

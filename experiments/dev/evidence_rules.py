@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from courtroom.court.lexical import Vocabulary, content_words
+from courtroom.witness.lexical import Vocabulary, content_words
 from courtroom.evaluate.datasets import load_file
 from courtroom.evaluate.metrics import auroc
 from experiments.dev.tune_court import best_threshold, cross_validated

@@ -1,7 +1,7 @@
 """Exhibits: the items of a charged statement the prosecution may name as unsupported, and the court's check of a
 named item against the sources (its context passages and its question). Deterministic and free; no model call.
 
-An item is a number, a name of several capitalised words, or a content word (`courtroom.court.lexical`). The
+An item is a number, a name of several capitalised words, or a content word (`courtroom.witness.lexical`). The
 candidates offered to the prosecution are the statement's items the context may not account for: every number
 (numbers are claims), every word or name the sources never use, and the words the measurement found the context
 accounts for least (`Measure.weakest`). The court then checks the one named, exactly:
@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from courtroom.court.lexical import STOP_WORDS, content_words, word_key
+from courtroom.witness.lexical import STOP_WORDS, content_words, word_key
 
 NONE = "(none)"
 """The option by which the prosecution names no item (it finds every item accounted for)."""

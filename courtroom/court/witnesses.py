@@ -1,0 +1,163 @@
+"""The court hears its witnesses (`CourtSpec.witnesses`): one scoring pass of the whole answer with the context,
+which also reports what the witnesses need from inside the model when the backend can look inside, one without the
+context, and, for a yes/no question, the model's own yes or no; then every witness testifies, and a ruling fitted
+for the court's model weighs the testimony of each sentence and of the whole answer.
+
+Rulings are read here too: a court file names them by path, and each is checked against the court (its name, the
+witnesses it hears and their versions, the hidden state's depth) and the model it is filed under.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ValidationError
+
+from courtroom.case import Case, Testimony, Weighing
+from courtroom.casefile import OPENING_SYSTEM, context_sentences, render_opening
+from courtroom.court import grounding as measure
+from courtroom.court.bench import Bench
+from courtroom.court.evidence import Measure, answer_measures, with_lexical_evidence
+from courtroom.court.spec import CourtSpec
+from courtroom.court.yamlio import Locator, describe_errors, read_yaml
+from courtroom.door.models import model_key
+from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation
+from courtroom.engine.lockstep import Call, Step
+from courtroom.errors import CourtError
+from courtroom.witness.family import task_family
+from courtroom.witness.polarity import is_yes_no_question
+from courtroom.witness.reading import Reading
+from courtroom.witness.registry import WITNESSES, GroundingSettings, hear
+from courtroom.witness.ruling import FittedRuling
+
+YES_NO_TASK = "Answer the question with yes or no."
+"""What the verdict witness asks after the case's opening (context and question)."""
+NOT_INSIDE = ("the model door reports no {what} (a served model returns log-probabilities only; in-process "
+              "backends report it)")
+
+
+@dataclass(frozen=True)
+class Examination:
+    """What the witnesses' step found: each sentence's measure, the testimony, and the reading it rests on."""
+
+    measures: list[Measure]
+    testimony: list[Testimony]
+    reading: Reading
+
+    def vectors(self, sentence: int | None = None) -> dict[str, list[float]]:
+        """The vectors the ruling's probes read, of the whole answer (or of one sentence), as far as the pass gave
+        them."""
+        at = -1 if sentence is None else sentence
+        out = {}
+        if self.reading.lookback is not None:
+            out["lookback"] = list(self.reading.lookback[at])
+        if self.reading.hidden is not None:
+            out["hidden"] = list(self.reading.hidden[at])
+        return out
+
+    def weigh(self, ruling: FittedRuling, sentence: int | None = None) -> Weighing:
+        """The ruling's weighing of the whole answer (or of one sentence)."""
+        return ruling.weigh(self.testimony, self.vectors(sentence), task_family(self.reading.case), sentence)
+
+
+def verdict_request(bench: Bench, case: Case) -> GenerationRequest:
+    """The verdict witness's question: yes or no, after the case's opening (whose KV every prompt of the case shares)."""
+    user = f"{render_opening(case, splitter=bench.spec.sentences)}\n\n{YES_NO_TASK}"
+    return GenerationRequest(messages=(ChatMessage(role="system", content=OPENING_SYSTEM),
+                                       ChatMessage(role="user", content=user)),
+                             output_type=Literal["yes", "no"], cache_group=case.id)
+
+
+def examine(bench: Bench, case: Case, sentences: tuple[str, ...]) -> Step:
+    """Measure every sentence in the flow of the whole answer, hear the court's witnesses; returns an `Examination`."""
+    spec = bench.spec.witnesses
+    assert spec is not None
+    g = bench.spec.grounding
+    answer = case.answer.strip()
+    reading = Reading.of(case, sentences, context_sentences(case, bench.spec.sentences))
+    lookback, hidden = "lookback" in spec.heard, "hidden" in spec.heard
+    observe = Observation(spans=(*reading.sentences, (0, len(answer))), lookback=lookback,
+                          hidden=(spec.hidden_depth,) if hidden else ()) if lookback or hidden else None
+    calls = [Call(measure.scoring_request(case, answer, "full", splitter=bench.spec.sentences, observe=observe),
+                  purpose="ground", role=bench.spec.clerk),
+             Call(measure.scoring_request(case, answer, "none", splitter=bench.spec.sentences), purpose="ground",
+                  role=bench.spec.clerk)]
+    asks = "verdict" in spec.heard and is_yes_no_question(case.question)
+    if asks:
+        calls.append(Call(verdict_request(bench, case), purpose="witness", role=bench.spec.clerk))
+    responses = yield calls
+    full, bare = measure.TokenScores.of(responses[0]), measure.TokenScores.of(responses[1])
+    measured = answer_measures(bench, answer, list(reading.sentences), full, bare)
+    measures = with_lexical_evidence(bench, case, sentences, [m for m in measured if m is not None])
+    reading = _read(reading, full, bare, responses[0], responses[2] if asks else None)
+    testimony = hear(reading, spec.heard, GroundingSettings(g.clip, g.center, g.scale))
+    return Examination(measures, testimony, reading)
+
+
+def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores, observed: GenerationResponse,
+          verdict: GenerationResponse | None) -> Reading:
+    """The reading with what the passes gave."""
+    from dataclasses import replace
+
+    n = len(reading.sentences) + 1
+    lookback = tuple(tuple(v for layer in span for v in layer) for span in observed.lookback) \
+        if observed.lookback is not None and len(observed.lookback) == n else None
+    hidden = tuple(tuple(span[0]) for span in observed.hidden) \
+        if observed.hidden is not None and len(observed.hidden) == n and observed.hidden[0] else None
+    unheard = {}
+    if lookback is None:
+        unheard["attention"] = NOT_INSIDE.format(what="attention")
+    if hidden is None:
+        unheard["hidden_states"] = NOT_INSIDE.format(what="hidden states")
+    says_yes = None
+    if verdict is not None:
+        verdict.unwrap()
+        says_yes = float((verdict.option_probs or {}).get("yes", 0.5))
+    return replace(reading, token_spans=full.spans, full=full.logprobs, bare=bare.logprobs, lookback=lookback,
+                   token_lookback=tuple(observed.token_lookback) if lookback is not None and observed.token_lookback
+                   else None, hidden=hidden, says_yes=says_yes, unheard=unheard)
+
+
+def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:
+    """The court with every ruling it names by file read and checked (see `check_ruling`)."""
+    witnesses = spec.witnesses
+    if witnesses is None or not witnesses.rulings:
+        return spec
+    loaded: dict[str, FittedRuling | str] = {}
+    for model, ruling in witnesses.rulings.items():
+        where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
+        if isinstance(ruling, str):
+            file = Path(ruling) if Path(ruling).is_absolute() else path.parent / ruling
+            data, file_locator = read_yaml(file, CourtError)
+            try:
+                ruling = FittedRuling.model_validate(data)
+            except ValidationError as exc:
+                raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
+                    from exc
+        check_ruling(ruling, spec, model, where)
+        loaded[model] = ruling
+    return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
+
+
+def check_ruling(ruling: FittedRuling, spec: CourtSpec, model: str, where: str) -> None:
+    """A ruling decides only for the model and court it was fitted for, over the witnesses (and versions) it was
+    fitted on: anything else is refused, naming both sides."""
+    witnesses = spec.witnesses
+    assert witnesses is not None
+    if model_key(ruling.model) != model_key(model):
+        raise CourtError(f"{where}: the ruling was fitted for model {ruling.model!r}, and is filed under {model!r}: "
+                         f"fit one for {model!r} (courtroom calibrate --ruling) or file it under its own model")
+    if ruling.court != spec.name:
+        raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court {spec.name!r}")
+    for name, version in ruling.witnesses.items():
+        if name not in witnesses.heard:
+            raise CourtError(f"{where}: the ruling weighs witness {name!r}, which court {spec.name!r} does not hear "
+                             f"(it hears {', '.join(witnesses.heard)})")
+        if name in WITNESSES and WITNESSES[name].version != version:
+            raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this courtroom's "
+                             f"is version {WITNESSES[name].version}: refit it (courtroom calibrate --ruling)")
+    if "hidden" in ruling.probes and ruling.hidden_depth != witnesses.hidden_depth:
+        raise CourtError(f"{where}: the ruling's hidden-state probe reads depth {ruling.hidden_depth}, the court's "
+                         f"witnesses.hidden_depth is {witnesses.hidden_depth}")

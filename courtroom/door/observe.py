@@ -1,0 +1,35 @@
+"""Reading an observed pass by spans of the scored text: which tokens lie in a character span, and the mean of
+per-token observations (attention ratios, hidden states) over each span. Pure numpy; backends and witnesses share it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+
+def token_indices(spans: Sequence[tuple[int, int]], start: int, end: int) -> list[int]:
+    """Indices of the tokens whose character span overlaps [start, end), in order. A tokenizer's spans are sorted,
+    so a binary search finds the first and every sentence of an answer costs its own tokens, not all of them."""
+    ends, high = [], -1
+    for _, b in spans:
+        high = max(high, b)
+        ends.append(high)
+    found = []
+    for i in range(bisect.bisect_right(ends, start), len(spans)):
+        a, b = spans[i]
+        if a >= end:
+            break
+        if b > start:
+            found.append(i)
+    return found
+
+
+def span_means(per_token: Any, members: Sequence[Sequence[int]], digits: int = 4) -> list[Any]:
+    """For each span (its token indices), the mean of `per_token` (tokens first) over its tokens, as nested lists
+    rounded to `digits` decimals (a span without tokens takes the first token's values)."""
+    values = np.asarray(per_token, dtype=np.float64)
+    return [np.round(values[list(m) or [0]].mean(axis=0), digits).tolist() for m in members]

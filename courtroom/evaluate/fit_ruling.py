@@ -1,0 +1,216 @@
+"""Fitting a ruling (`courtroom.witness.ruling`) on labelled cases, and estimating what it is worth out of fold.
+
+Logistic regressions (scikit-learn), classes weighed equally, on standardised values:
+- a **probe** per vector the model's pass gave (the attention pattern, a hidden state), L2-regularised hard, since
+  it has hundreds of weights: its score becomes one value of the ruling;
+- the **ruling** over the testimony's values and the probes' scores, one per task family that has enough labelled
+  cases of both kinds and does better on its own cases than the weights fitted on every family (`any`, always
+  fitted), inner cross-validation deciding.
+
+Honesty: the probes' scores the ruling is fitted on are out of fold (an inner split), and `fit_ruling` estimates
+the whole procedure by k-fold cross-validation (each fold decided by a ruling fitted, probes and all, on the others),
+folds dealt by the package's one fold assignment (`stratified_folds`) over groups of identical answers, so a
+duplicated case never sits on both sides. `leave_one_source_out` decides each source by a ruling fitted on the
+others: what a user with a new domain gets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+import numpy as np
+
+from courtroom.errors import ConfigError
+from courtroom.evaluate.calibration import stratified_folds
+from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe
+
+PROBE_C = {"lookback": 0.05, "hidden": 0.01}
+"""Inverse L2 strength of each probe (hundreds of weights on hundreds of cases)."""
+RULING_C = 1.0
+"""Inverse L2 strength of the ruling (a few dozen weights)."""
+FAMILY_MIN_CASES = 60
+FAMILY_MIN_PER_CLASS = 15
+"""A task family gets weights of its own only with this many labelled cases, and of each kind."""
+CASES_PER_WEIGHT = 10
+"""Fewer labelled cases than this per weight of the ruling draws a warning: the fit will be noisy."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """One labelled case as a ruling sees it."""
+
+    case_id: str
+    source: str
+    family: str
+    hallucinated: bool
+    values: dict[str, float]
+    """The testimony's values of the whole answer, named `witness.value`."""
+    vectors: dict[str, list[float]] = field(default_factory=dict)
+    """The whole answer's vectors for the probes (`lookback`, `hidden`)."""
+    group: str = ""
+    """Cases with the same group (the same answer) share a fold."""
+
+
+@dataclass
+class RulingFit:
+    """A ruling fitted on every case, and the out-of-fold P(hallucinated) of each case by rulings that never saw it."""
+
+    ruling: FittedRuling
+    examples: list[Example]
+    out_of_fold: np.ndarray
+    fold: np.ndarray
+    notes: list[str]
+
+
+def _check(examples: Sequence[Example], folds: int) -> None:
+    gold = np.array([e.hallucinated for e in examples])
+    for label, name in ((True, "hallucinated (FAIL)"), (False, "faithful (PASS)")):
+        count = int((gold == label).sum())
+        if count < folds:
+            raise ConfigError(f"{count} {name} case{'s' if count != 1 else ''} among {len(examples)}: fitting a ruling "
+                              f"with {folds}-fold cross-validation needs at least {folds} of each kind; label more cases "
+                              f"or use fewer folds (--folds {max(2, count)})" if count >= 2 else
+                              f"{count} {name} cases among {len(examples)}: a ruling needs labelled cases of both kinds")
+
+
+def _linear(X: np.ndarray, y: np.ndarray, names: list[str], C: float) -> Linear:
+    from sklearn.linear_model import LogisticRegression
+
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit((X - mean) / scale, y)
+    return Linear(features=names, mean=[float(v) for v in mean], scale=[float(v) for v in scale],
+                  weights=[float(w) for w in model.coef_[0]], intercept=float(model.intercept_[0]))
+
+
+def _apply(linear: Linear, X: np.ndarray) -> np.ndarray:
+    return linear.intercept + ((X - np.array(linear.mean)) / np.array(linear.scale)) @ np.array(linear.weights)
+
+
+class _Design:
+    """The examples as arrays: values (missing ones at the column mean), vectors per probe source, labels."""
+
+    def __init__(self, examples: Sequence[Example]) -> None:
+        self.examples = list(examples)
+        self.names = sorted({k for e in examples for k in e.values})
+        X = np.array([[e.values.get(n, np.nan) for n in self.names] for e in examples], dtype=np.float64)
+        means = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0) if len(X) else np.zeros(len(self.names))
+        self.X = np.where(np.isnan(X), np.nan_to_num(means)[None, :], X)
+        self.y = np.array([e.hallucinated for e in examples], dtype=int)
+        self.sources = sorted({k for e in examples for k in e.vectors
+                               if all(k in x.vectors and len(x.vectors[k]) == len(e.vectors[k]) for x in examples)})
+        self.vectors = {k: np.array([e.vectors[k] for e in examples], dtype=np.float64) for k in self.sources}
+        self.families = np.array([e.family for e in examples])
+        self.groups = [e.group or e.case_id for e in examples]
+
+
+def _folds(design: _Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
+    return stratified_folds(design.y[idx].astype(bool), [design.groups[i] for i in idx], folds=k, seed=seed)
+
+
+def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Probe], np.ndarray]:
+    """Probes fitted on `train`, and their out-of-fold scores on `train` (inner 5-fold) as columns."""
+    probes, columns = {}, []
+    inner = _folds(design, train, 5, seed + 1) if len(design.sources) else None
+    for source in design.sources:
+        V, y = design.vectors[source], design.y
+        scores = np.zeros(len(train))
+        for k in range(5):
+            fit_on, score_on = train[inner != k], train[inner == k]
+            if len(score_on) and len(set(y[fit_on])) == 2:
+                lin = _linear(V[fit_on], y[fit_on], [str(i) for i in range(V.shape[1])], PROBE_C.get(source, 0.01))
+                scores[inner == k] = _apply(lin, V[score_on])
+        probes[source] = Probe(source=source,  # type: ignore[arg-type]
+                               linear=_linear(V[train], y[train], [str(i) for i in range(V.shape[1])],
+                                              PROBE_C.get(source, 0.01)))
+        columns.append(scores)
+    return probes, np.array(columns).T if columns else np.zeros((len(train), 0))
+
+
+def _fit(design: _Design, train: np.ndarray, seed: int) -> FittedRuling | tuple[dict[str, Probe], dict[str, FamilyRuling]]:
+    """Probes and family weights fitted on `train` (no file metadata)."""
+    probes, scores = _probes(design, train, seed)
+    names = design.names + [f"{s}.probe" for s in design.sources]
+    X = np.hstack([design.X[train], scores])
+    y = design.y[train]
+    families = {"any": FamilyRuling(linear=_linear(X, y, names, RULING_C), cases=len(train))}
+    for family in sorted(set(design.families[train])):
+        mine = design.families[train] == family
+        if mine.sum() < FAMILY_MIN_CASES or min((y[mine] == 1).sum(), (y[mine] == 0).sum()) < FAMILY_MIN_PER_CLASS:
+            continue
+        if _family_pays(X, y, mine, names, design, train, seed):
+            families[family] = FamilyRuling(linear=_linear(X[mine], y[mine], names, RULING_C), cases=int(mine.sum()))
+    return probes, families
+
+
+def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: _Design,
+                 train: np.ndarray, seed: int) -> bool:
+    """Whether weights of the family's own beat those of every family on its cases, by inner cross-validation."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    inner = _folds(design, train, 5, seed + 2)
+    own, pooled = np.zeros(len(y)), np.zeros(len(y))
+    for k in range(5):
+        test = inner == k
+        if not (test & mine).any() or len(set(y[~test & mine])) < 2:
+            continue
+        pooled[test] = _apply(_linear(X[~test], y[~test], names, RULING_C), X[test])
+        own[test] = _apply(_linear(X[~test & mine], y[~test & mine], names, RULING_C), X[test])
+    return balanced_accuracy_score(y[mine], own[mine] >= 0) > balanced_accuracy_score(y[mine], pooled[mine] >= 0)
+
+
+def _decide(design: _Design, probes: dict[str, Probe], families: dict[str, FamilyRuling], test: np.ndarray) -> np.ndarray:
+    columns = [_apply(probes[s].linear, design.vectors[s][test]) for s in design.sources]
+    X = np.hstack([design.X[test], np.array(columns).T if columns else np.zeros((len(test), 0))])
+    out = np.zeros(len(test))
+    for row, i in enumerate(test):
+        family = families.get(design.families[i], families["any"])
+        out[row] = 1 / (1 + np.exp(-_apply(family.linear, X[row:row + 1])[0]))
+    return out
+
+
+def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
+               hidden_depth: float | None = None, folds: int = 5, seed: int = 0, command: str = "") -> RulingFit:
+    """The ruling fitted on every example, with every example's out-of-fold P(hallucinated)."""
+    _check(examples, folds)
+    design = _Design(examples)
+    everything = np.arange(len(examples))
+    fold = _folds(design, everything, folds, seed)
+    out_of_fold = np.zeros(len(examples))
+    for k in range(folds):
+        train, test = everything[fold != k], everything[fold == k]
+        probes, families = _fit(design, train, seed)
+        out_of_fold[test] = _decide(design, probes, families, test)
+    probes, families = _fit(design, everything, seed)
+    weights = len(design.names) + len(design.sources) + 1
+    notes = []
+    if len(examples) < CASES_PER_WEIGHT * weights:
+        notes.append(f"{len(examples)} labelled cases for {weights} weights of the ruling (fewer than "
+                     f"{CASES_PER_WEIGHT} a weight): expect a noisy fit; label more cases, or hear fewer witnesses")
+    sources: dict[str, int] = {}
+    for e in examples:
+        sources[e.source] = sources.get(e.source, 0) + 1
+    ruling = FittedRuling(model=model, court=court, witnesses=witnesses, hidden_depth=hidden_depth, probes=probes,
+                          families=families,  # type: ignore[arg-type]
+                          fitted={"cases": len(examples), "hallucinated": int(design.y.sum()), "sources": sources,
+                                  "folds": folds, "seed": seed, "command": command,
+                                  "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
+    return RulingFit(ruling, list(examples), out_of_fold, fold, notes)
+
+
+def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda e: e.source) -> np.ndarray:  # noqa: ANN001
+    """Every example's P(hallucinated) by a ruling fitted on the examples of the other sources only."""
+    design = _Design(examples)
+    out = np.zeros(len(examples))
+    groups = np.array([key(e) for e in examples])
+    for source in sorted(set(groups)):
+        train, test = np.flatnonzero(groups != source), np.flatnonzero(groups == source)
+        if len(set(design.y[train])) < 2:
+            out[test] = 0.5
+            continue
+        probes, families = _fit(design, train, seed)
+        out[test] = _decide(design, probes, families, test)
+    return out

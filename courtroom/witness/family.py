@@ -1,0 +1,29 @@
+"""The task family of a case, by which a fitted ruling picks its weights: question answering (`qa`), a summary of
+the context (`summary`), or a description of structured data (`data2text`). Given by the dataset (a `task` field,
+kept in the case's metadata) or read off the case: a question that asks for a summary, or a context that is a
+record (JSON or a Python literal, a table of key-value lines) with a question that asks to describe it."""
+
+from __future__ import annotations
+
+import re
+
+from courtroom.case import Case
+
+FAMILIES = ("qa", "summary", "data2text")
+_SUMMARY = re.compile(r"\bsummar(?:y|ise|ize|ising|izing)\b", re.IGNORECASE)
+_DESCRIBE = re.compile(r"\b(?:overview|describe|description|write|structured data|json)\b", re.IGNORECASE)
+_ALIASES = {"qa": "qa", "question answering": "qa", "summary": "summary", "summarization": "summary",
+            "summarisation": "summary", "data2text": "data2text", "data2txt": "data2text", "data-to-text": "data2text"}
+
+
+def task_family(case: Case) -> str:
+    """`qa`, `summary` or `data2text` (see the module's rules)."""
+    given = case.metadata.get("task")
+    if isinstance(given, str) and given.strip().lower() in _ALIASES:
+        return _ALIASES[given.strip().lower()]
+    if _SUMMARY.search(case.question):
+        return "summary"
+    context = "\n".join(case.context).lstrip()
+    if _DESCRIBE.search(case.question) and (context[:1] in "{[" or context.count(":") >= 5):
+        return "data2text"
+    return "qa"

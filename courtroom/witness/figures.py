@@ -1,0 +1,174 @@
+"""The figures witness: every number of the answer, looked up in the context. No model.
+
+A figure of the answer is checked against the numbers of the sources (context passages and question), by value at
+the answer's own precision ("21.1%" matches anything that rounds to 21.1 at one decimal):
+
+- **stated**: the value occurs in the sources, as written or rescaled by a power of a thousand or by a hundred
+  ("$1.2 billion" is "1,200 million"; "3.5%" is "0.035"; "$3144000.00" in USD thousands is "3,144" in millions);
+- **computed**: it is one step of arithmetic away from two numbers that stand near the question's words in the
+  context (their sum, difference, product, ratio, change relative to the second, or the first over the mean of
+  the second and a third), rescaled as above: a margin, a growth rate, a return on average assets;
+- **absent**: neither; an invented or miscomputed figure.
+
+Years and small counts (integers up to 10) are left out: they rarely carry the claim and match by accident. A
+computed match is weaker evidence than a stated one (with dozens of numbers, some combination lands near any
+value), which is why only numbers near the question's words take part, and the ruling weighs each status by what
+it is worth on labelled cases.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from courtroom.case import Testimony
+from courtroom.witness.exhibits import numbers
+from courtroom.witness.lexical import content_words
+from courtroom.witness.reading import Reading
+
+FigureStatus = Literal["given", "stated", "computed", "absent"]
+SCALES = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 100.0, 0.01)
+"""The factors a figure may be written at: units a thousand apart, and a percentage against a fraction."""
+NEAR_WORDS = 12
+"""How many numbers after a word of the question are taken to belong to it (a row of a financial table)."""
+MAX_OPERANDS = 80
+"""At most this many numbers take part in the search for a computation (the nearest to the question's words)."""
+
+
+@dataclass(frozen=True)
+class FigureCheck:
+    """One figure of the answer and what the sources say to it."""
+
+    text: str
+    start: int
+    end: int
+    value: float
+    status: FigureStatus
+    how: str = ""
+    """For a stated or computed figure: which numbers of the sources account for it."""
+
+
+def _decimals(text: str) -> int:
+    digits = re.sub(r"[^\d.]", "", text.split("e")[0])
+    return len(digits.split(".")[1]) if "." in digits else 0
+
+
+def _tolerance(text: str, value: float) -> float:
+    """Half a unit of the figure's last written digit (a figure is as precise as it is written), at least 0.05%."""
+    return max(0.5 * 10 ** -_decimals(text), abs(value) * 5e-4)
+
+
+def _is_year(text: str, value: float) -> bool:
+    return float(value).is_integer() and 1900 <= value <= 2100 and re.fullmatch(r"\d{4}", text.strip()) is not None
+
+
+def _operands(sources: Sequence[str], question: str) -> list[float]:
+    """The sources' numbers that stand within `NEAR_WORDS` numbers after a word of the question (all of them when
+    the question shares no word with the sources), nearest first."""
+    wanted = {w.key for w in content_words(question) if not w.text[0].isdigit() and len(w.text) > 2}
+    near: dict[float, int] = {}
+    every: list[float] = []
+    for text in sources:
+        found = numbers(text)
+        every += [v for v, _, _ in found]
+        starts = [a for _, a, _ in found]
+        for word in content_words(text):
+            if word.key not in wanted:
+                continue
+            following = [i for i, a in enumerate(starts) if a > word.end][:NEAR_WORDS]
+            for rank, i in enumerate(following):
+                value = found[i][0]
+                near[value] = min(near.get(value, rank), rank)
+    pool = sorted(near, key=lambda v: near[v]) if near else list(dict.fromkeys(every))
+    return [v for v in pool if v != 0][:MAX_OPERANDS]
+
+
+def _matches(candidates: np.ndarray, value: float, tolerance: float) -> np.ndarray:
+    """Which candidates, at some scale, lie within `tolerance` of `value` (signs ignored: tables write losses in
+    parentheses)."""
+    target = abs(value)
+    hits = np.zeros(candidates.shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        for scale in SCALES:
+            hits |= np.abs(np.abs(candidates * scale) - target) <= tolerance
+    return hits
+
+
+def _computation(values: list[float], value: float, tolerance: float, average: bool) -> str | None:
+    """How two (or three) of `values` give `value` in one step, or None."""
+    if len(values) < 2:
+        return None
+    a = np.array(values, dtype=np.float64)[:, None]
+    b = np.array(values, dtype=np.float64)[None, :]
+    with np.errstate(all="ignore"):
+        operations = {"+": a + b, "-": a - b, "*": a * b, "/": a / b, "change": (a - b) / b}
+        for name, result in operations.items():
+            hits = _matches(np.nan_to_num(result, nan=np.inf, posinf=np.inf, neginf=np.inf), value, tolerance)
+            np.fill_diagonal(hits, False)
+            if hits.any():
+                i, j = map(int, np.argwhere(hits)[0])
+                x, y = values[i], values[j]
+                return f"({x:g} - {y:g}) / {y:g}" if name == "change" else f"{x:g} {name} {y:g}"
+        if average and len(values) >= 3:
+            v = np.array(values[:40], dtype=np.float64)
+            mean = (v[None, :, None] + v[None, None, :]) / 2
+            result = v[:, None, None] / mean
+            hits = _matches(np.nan_to_num(result, nan=np.inf, posinf=np.inf, neginf=np.inf), value, tolerance)
+            if hits.any():
+                i, j, k = map(int, np.argwhere(hits)[0])
+                return f"{v[i]:g} / mean({v[j]:g}, {v[k]:g})"
+    return None
+
+
+def check_figures(answer: str, context: Sequence[str], question: str) -> list[FigureCheck]:
+    """Every figure of the answer (years and small counts aside) with its status against the sources."""
+    sources = [*context, question]
+    stated = np.array([v for text in context for v, _, _ in numbers(text)] or [math.inf])
+    asked = {v for v, _, _ in numbers(question)}
+    operands: list[float] | None = None
+    average = bool(re.search(r"\baverage|\bmean\b", question, re.IGNORECASE))
+    checks = []
+    for value, start, end in numbers(answer):
+        text = answer[start:end]
+        if _is_year(text, value) or (float(value).is_integer() and abs(value) <= 10 and "%" not in text):
+            continue
+        tolerance = _tolerance(text, value)
+        if value in asked:
+            checks.append(FigureCheck(text, start, end, value, "given", "the question states it"))
+            continue
+        hits = _matches(stated, value, tolerance)
+        if hits.any():
+            checks.append(FigureCheck(text, start, end, value, "stated", f"the context states {stated[hits][0]:g}"))
+            continue
+        if operands is None:
+            operands = _operands(sources, question)
+        how = _computation(operands, value, tolerance, average)
+        checks.append(FigureCheck(text, start, end, value, "computed" if how else "absent",
+                                  f"= {how} from the context" if how else ""))
+    return checks
+
+
+VERSION = 1
+STATUSES: tuple[FigureStatus, ...] = ("absent", "computed", "stated", "given")
+
+
+def testify(reading: Reading) -> Testimony:
+    """The figures witness's testimony: how many figures of the answer (and of each sentence) are absent from the
+    sources, computed from them, stated in them or given by the question; it points at each absent or computed one."""
+    case = reading.case
+    checks = check_figures(reading.answer, case.context, case.question)
+    counts = [dict.fromkeys(STATUSES, 0.0) for _ in reading.sentences]
+    points = []
+    for check in checks:
+        counts[reading.sentence_of(check.start)][check.status] += 1.0
+        if check.status == "absent":
+            points.append(reading.pointer(check.start, check.end, "the context has no such figure", 1.0))
+        elif check.status == "computed":
+            points.append(reading.pointer(check.start, check.end, f"computed: {check.how}", 0.5))
+    total = {status: float(sum(c[status] for c in counts)) for status in STATUSES}
+    return Testimony(witness="figures", version=VERSION, values=total, sentences=counts, points=points)

@@ -1,0 +1,19 @@
+"""The hidden-state witness: the model's residual stream at a middle layer, averaged over the answer and over each
+sentence, weighed by a linear probe fitted on labelled cases (`courtroom.witness.ruling`): what the model
+represents about a text it is reading, including whether it is supported, without saying it. The witness reports
+only that it was heard (the probe's score is the ruling's); its vectors stay in the model call's record. Needs
+`hidden_states` (in-process backends)."""
+
+from __future__ import annotations
+
+from courtroom.case import Testimony
+from courtroom.witness.reading import Reading
+
+VERSION = 1
+
+
+def testify(reading: Reading) -> Testimony:
+    """Heard, with the width of the state it read."""
+    assert reading.hidden is not None
+    return Testimony(witness="hidden", version=VERSION, values={},
+                     sentences=[{} for _ in reading.sentences], points=[])

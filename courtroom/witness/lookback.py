@@ -1,0 +1,34 @@
+"""The lookback witness: how much of its attention the model pays to the context while reading the answer (Lookback
+Lens, Chuang et al. 2024). For every layer and head, the share of attention the answer's tokens pay to the prompt
+(context and question) against the answer so far, averaged over a sentence; where a model makes something up it
+attends to what it wrote rather than to what it was given. A fitted ruling weighs the layer-by-head pattern with a
+linear probe (`courtroom.witness.ruling`); the witness itself reports the mean share, and points at the tokens
+where it falls lowest. Needs `attention` (in-process backends)."""
+
+from __future__ import annotations
+
+import statistics
+
+from courtroom.case import Testimony
+from courtroom.witness.reading import Reading
+
+VERSION = 1
+POINTED = 3
+"""The tokens with the lowest share of attention to the context that the witness points at."""
+
+
+def testify(reading: Reading) -> Testimony:
+    """The mean share of attention to the context, of the answer and of each sentence; the tokens where it is
+    lowest."""
+    assert reading.lookback is not None and reading.token_lookback is not None
+    means = [statistics.fmean(v) for v in reading.lookback]
+    spans = reading.token_spans or ()
+    points = []
+    overall = means[-1]
+    for share, i in sorted((v, i) for i, v in enumerate(reading.token_lookback))[:POINTED]:
+        if i < len(spans) and share < overall:
+            a, b = spans[i]
+            points.append(reading.pointer(a, b, f"attention to the context fell to {share:.2f} (answer mean "
+                                                f"{overall:.2f})", overall - share))
+    return Testimony(witness="lookback", version=VERSION, values={"mean": round(overall, 6)},
+                     sentences=[{"mean": round(m, 6)} for m in means[:-1]], points=points)

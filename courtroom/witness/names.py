@@ -1,0 +1,112 @@
+"""The names witness: the names of the answer (people, places, organisations, titles), looked up in the sources.
+No model.
+
+A name is a run of capitalised words (function words such as "of" or "the" may join two capitalised words, as in
+"Bank of America"), or a single capitalised word that does not open its sentence ("according to Pfizer"). It is
+present when the sources (context passages and question) contain it, ignoring case, spacing and a possessive 's;
+a name of several words is also present when every one of its words is (the context may write "Smith, John").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from courtroom.case import Testimony
+from courtroom.witness.lexical import STOP_WORDS
+from courtroom.witness.reading import Reading
+
+_TOKEN = re.compile(r"[A-Za-z][\w'&.-]*|\S")
+_JOINERS = frozenset({"of", "the", "and", "de", "la", "du", "von", "van", "for", "&"})
+_OPENERS = frozenset(".!?:;\n\"'(")
+
+
+@dataclass(frozen=True)
+class NameCheck:
+    """One name of the answer and whether the sources contain it."""
+
+    text: str
+    start: int
+    end: int
+    present: bool
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and word.lower() not in STOP_WORDS and not word.isupper() or \
+        (len(word) > 1 and word.isupper() and word.isalpha())
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip(" \t")
+    return not before or before[-1] in _OPENERS
+
+
+def names(text: str) -> list[tuple[int, int]]:
+    """Character spans of the names in `text` (see the module's rules)."""
+    tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    spans: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+
+    def close() -> None:
+        while run and text[run[-1][0]:run[-1][1]].lower() in _JOINERS:
+            run.pop()
+        if run:
+            capitals = [t for t in run if _capitalised(text[t[0]:t[1]])]
+            if len(capitals) >= 2 or not _opens_sentence(text, run[0][0]):
+                spans.append((run[0][0], run[-1][1]))
+        run.clear()
+
+    for a, b in tokens:
+        word = text[a:b].rstrip(".")
+        if word and _capitalised(word):
+            run.append((a, a + len(word)))
+        elif run and word.lower() in _JOINERS:
+            run.append((a, b))
+        else:
+            close()
+    close()
+    return spans
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"'s\b", "", text.lower()).replace(",", " ").split())
+
+
+def check_names(answer: str, sources: Sequence[str]) -> list[NameCheck]:
+    """Every name of the answer, once, with whether the sources contain it."""
+    haystack = f" {_norm(' '.join(sources))} "
+    words = set(haystack.split())
+    checks: dict[str, NameCheck] = {}
+    for a, b in names(answer):
+        name = _norm(answer[a:b])
+        if not name or name in checks:
+            continue
+        parts = [p for p in name.split() if p not in _JOINERS]
+        present = f" {name} " in haystack or bool(parts) and all(p in words for p in parts)
+        checks[name] = NameCheck(answer[a:b], a, b, present)
+    return list(checks.values())
+
+
+VERSION = 1
+
+
+def testify(reading: Reading) -> Testimony:
+    """The names witness's testimony: how many names of the answer (and of each sentence) the sources do not
+    contain, and their share of its names; it points at each."""
+    case = reading.case
+    checks = check_names(reading.answer, [*case.context, case.question])
+    per = [[0.0, 0.0] for _ in reading.sentences]
+    points = []
+    for check in checks:
+        counts = per[reading.sentence_of(check.start)]
+        counts[1] += 1.0
+        if not check.present:
+            counts[0] += 1.0
+            points.append(reading.pointer(check.start, check.end, "the context never names it", 1.0))
+
+    def values(absent: float, named: float) -> dict[str, float]:
+        return {"absent": absent, "absent_share": absent / named if named else 0.0}
+
+    return Testimony(witness="names", version=VERSION, values=values(sum(c[0] for c in per), sum(c[1] for c in per)),
+                     sentences=[values(*c) for c in per], points=points)

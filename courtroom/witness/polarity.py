@@ -1,0 +1,95 @@
+"""The polarity witness: whether the answer says yes where the context says no, or drops a negation. No model
+(the model's own yes-or-no reading of a yes/no question is the `verdict` witness, in `courtroom.witness.court`).
+
+Two checks, by cues:
+- a **yes/no answer** (the question opens with an auxiliary such as "Does" or "Is", the answer with "yes" or "no")
+  has a polarity, +1 or -1; it is reported so a ruling can weigh it against the model's reading;
+- every answer sentence is matched to the context sentence that shares most of its content words; when the two
+  disagree in negation (one says "not", "no", "never", "fails to", "did not improve" ... an odd number of times, the
+  other an even number) the sentence is flagged: a flipped conclusion keeps the words and changes the sign.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from courtroom.case import Testimony
+from courtroom.witness.lexical import content_words
+from courtroom.witness.reading import Reading
+
+AUXILIARIES = frozenset("do does did is are was were can could will would should shall has have had may might must "
+                        "am".split())
+NEGATIONS = re.compile(
+    r"\b(?:not|no|never|neither|nor|none|nothing|without|cannot|fail(?:s|ed)?\s+to|lack(?:s|ed)?|unable|absence|"
+    r"insignificant|non-?significant|unlikely|\w+n't)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PolarityCheck:
+    """One answer sentence against its closest context sentence."""
+
+    start: int
+    end: int
+    context_sentence: int
+    """The index of the closest context sentence (by shared content words), -1 when none shares a word."""
+    overlap: float
+    """The share of the answer sentence's content words that sentence uses."""
+    flipped: bool
+    """The two disagree in negation."""
+
+
+def is_yes_no_question(question: str) -> bool:
+    """The question asks for yes or no (it opens with an auxiliary verb)."""
+    first = re.match(r"\s*([A-Za-z]+)", question)
+    return bool(first) and first.group(1).lower() in AUXILIARIES
+
+
+def answer_polarity(question: str, answer: str) -> int:
+    """+1 for an answer that opens with yes, -1 with no, 0 otherwise or when the question is not a yes/no one."""
+    if not is_yes_no_question(question):
+        return 0
+    first = re.match(r"\s*\W*([A-Za-z]+)", answer)
+    word = first.group(1).lower() if first else ""
+    return {"yes": 1, "no": -1}.get(word, 0)
+
+
+def negated(text: str) -> bool:
+    """An odd number of negation cues."""
+    return len(NEGATIONS.findall(text)) % 2 == 1
+
+
+def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
+                   context_sentences: Sequence[str]) -> list[PolarityCheck]:
+    """Each answer sentence (by its span in `answer`) against the context sentence that shares most of its words."""
+    keyed = [{w.key for w in content_words(s)} for s in context_sentences]
+    checks = []
+    for start, end in sentences:
+        text = answer[start:end]
+        words = {w.key for w in content_words(text)} - {"yes"}
+        best, overlap = -1, 0.0
+        for i, keys in enumerate(keyed):
+            shared = len(words & keys) / len(words) if words else 0.0
+            if shared > overlap:
+                best, overlap = i, shared
+        flipped = best >= 0 and overlap >= 0.3 and negated(text) != negated(context_sentences[best])
+        checks.append(PolarityCheck(start, end, best, overlap, flipped))
+    return checks
+
+
+VERSION = 1
+
+
+def testify(reading: Reading) -> Testimony:
+    """The polarity witness's testimony: the answer's yes or no (+1, -1, 0), and the share of its sentences whose
+    negation disagrees with the context sentence closest to them; it points at each such sentence."""
+    case = reading.case
+    polarity = float(answer_polarity(case.question, reading.answer))
+    checks = check_polarity(reading.sentences, reading.answer, reading.context_sentences)
+    points = [reading.pointer(c.start, c.end, f"its negation disagrees with context sentence [{c.context_sentence + 1}]",
+                              c.overlap, context_sentence=c.context_sentence + 1) for c in checks if c.flipped]
+    flipped = [float(c.flipped) for c in checks]
+    return Testimony(witness="polarity", version=VERSION,
+                     values={"answer": polarity, "flipped": sum(flipped) / len(flipped) if flipped else 0.0},
+                     sentences=[{"answer": polarity, "flipped": f} for f in flipped], points=points)

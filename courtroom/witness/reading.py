@@ -1,0 +1,70 @@
+"""What the court read of a case for its witnesses: the answer cut into sentences, and what the model's passes
+gave (per-token log-probabilities with and without the context, attention ratios and hidden states per sentence,
+the model's own yes or no), each None when the court did not or could not ask for it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from courtroom.case import Case, Pointer
+from courtroom.door.observe import token_indices
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A case as the witnesses see it. Character positions are in `answer` (the case's answer without its leading
+    and trailing blanks); a pointer adds `offset` to stand in the case's own answer."""
+
+    case: Case
+    answer: str
+    offset: int
+    sentences: tuple[tuple[int, int], ...]
+    """Each answer sentence's span in `answer`, in order."""
+    context_sentences: tuple[str, ...]
+    """The context's sentences as the court numbers them (from 1)."""
+    token_spans: tuple[tuple[int, int], ...] | None = None
+    full: tuple[float, ...] | None = None
+    """Each answer token's log-probability after the context and question."""
+    bare: tuple[float, ...] | None = None
+    """The same after the question alone."""
+    lookback: tuple[tuple[float, ...], ...] | None = None
+    """Per sentence, then the whole answer (last): attention to the prompt per layer and head, flattened."""
+    token_lookback: tuple[float, ...] | None = None
+    hidden: tuple[tuple[float, ...], ...] | None = None
+    """Per sentence, then the whole answer (last): the mean hidden state at the court's depth."""
+    says_yes: float | None = None
+    """The model's P(yes) when asked the case's yes/no question after the context, when it was asked."""
+    unheard: dict[str, str] = field(default_factory=dict)
+    """What the court could not ask the model for, and why (`attention`: "the served backend ...")."""
+
+    @classmethod
+    def of(cls, case: Case, sentences: Sequence[str], context_sentences: Sequence[str], **passes: object) -> Reading:
+        """A reading of `case` whose answer is cut into `sentences` (substrings of it, in order)."""
+        answer = case.answer.strip()
+        spans, cursor = [], 0
+        for sentence in sentences:
+            start = answer.find(sentence, cursor)
+            start = answer.find(sentence) if start < 0 else start
+            start = max(start, 0)
+            spans.append((start, start + len(sentence)))
+            cursor = max(cursor, start + len(sentence))
+        return cls(case, answer, case.answer.find(answer), tuple(spans), tuple(context_sentences), **passes)
+
+    def tokens(self, start: int, end: int) -> list[int]:
+        """The answer tokens over characters [start, end)."""
+        return token_indices(self.token_spans or (), start, end)
+
+    def pointer(self, start: int, end: int, note: str, weight: float = 0.0,
+                context_sentence: int | None = None) -> Pointer:
+        """A pointer at characters [start, end) of `answer`, placed in the case's own answer."""
+        return Pointer(start=start + self.offset, end=end + self.offset, note=note, weight=round(weight, 4),
+                       context_sentence=context_sentence)
+
+    def sentence_of(self, start: int) -> int:
+        """The index of the sentence holding character `start` (the last one that starts at or before it)."""
+        index = 0
+        for i, (a, _) in enumerate(self.sentences):
+            if a <= start:
+                index = i
+        return index

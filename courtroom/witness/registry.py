@@ -1,0 +1,83 @@
+"""The witnesses by name: what each needs from the model door, its version, and how it testifies.
+
+Needs: `logprobs` (log-probabilities of given tokens: every in-process backend, and a server that returns prompt
+log-probabilities), `attention` and `hidden_states` (`Backend.looks_inside`: in-process backends), or nothing (the
+checks of the text against the sources). A court hears the witnesses it names whose needs its backend meets; the
+others are recorded as not heard, with why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from courtroom.case import Testimony
+from courtroom.witness import figures, grounding, hidden, lookback, names, overlap, polarity, verdict
+from courtroom.witness.reading import Reading
+
+Need = Literal["logprobs", "attention", "hidden_states"]
+WitnessName = Literal["grounding", "lookback", "hidden", "figures", "names", "polarity", "overlap", "verdict"]
+
+
+@dataclass(frozen=True)
+class GroundingSettings:
+    """The court's grounding measure, which the grounding witness reports by (`GroundingSpec`)."""
+
+    clip: float | None = 2.0
+    center: float = 0.4
+    scale: float = 0.3
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A named, versioned measurement of a case."""
+
+    name: str
+    version: int
+    needs: frozenset[Need]
+    testify: Callable[[Reading, GroundingSettings], Testimony]
+    about: str
+
+
+WITNESSES: dict[str, Witness] = {w.name: w for w in (
+    Witness("grounding", grounding.VERSION, frozenset({"logprobs"}),
+            lambda r, g: grounding.testify(r, g.clip, g.center, g.scale),
+            "how much likelier the context makes the answer's tokens (mean, low tail, rare words, surprise)"),
+    Witness("lookback", lookback.VERSION, frozenset({"logprobs", "attention"}), lambda r, g: lookback.testify(r),
+            "the share of attention the answer's tokens pay to the context, per layer and head"),
+    Witness("hidden", hidden.VERSION, frozenset({"logprobs", "hidden_states"}), lambda r, g: hidden.testify(r),
+            "the model's hidden state while reading the answer, for a fitted probe"),
+    Witness("figures", figures.VERSION, frozenset(), lambda r, g: figures.testify(r),
+            "every number of the answer looked up in the context, or computed from it"),
+    Witness("names", names.VERSION, frozenset(), lambda r, g: names.testify(r),
+            "every name of the answer looked up in the context"),
+    Witness("polarity", polarity.VERSION, frozenset(), lambda r, g: polarity.testify(r),
+            "the answer's yes or no, and negations that disagree with the closest context sentence"),
+    Witness("overlap", overlap.VERSION, frozenset(), lambda r, g: overlap.testify(r),
+            "the share of the answer's content words the context never uses"),
+    Witness("verdict", verdict.VERSION, frozenset({"logprobs"}), lambda r, g: verdict.testify(r),
+            "the model's own yes or no to a yes/no question, against the answer's"),
+)}
+"""Every witness, by name."""
+
+READING_NEEDS: dict[Need, Callable[[Reading], bool]] = {
+    "logprobs": lambda r: r.full is not None and r.bare is not None,
+    "attention": lambda r: r.lookback is not None and r.token_lookback is not None,
+    "hidden_states": lambda r: r.hidden is not None,
+}
+
+
+def hear(reading: Reading, heard: Sequence[str], settings: GroundingSettings) -> list[Testimony]:
+    """The testimony of each witness named, in order; one whose needs the reading does not meet is recorded as not
+    heard, with why (what the court could not ask the model for)."""
+    out = []
+    for name in heard:
+        witness = WITNESSES[name]
+        lacking = [need for need in sorted(witness.needs) if not READING_NEEDS[need](reading)]
+        if lacking:
+            why = "; ".join(reading.unheard.get(need, f"the run recorded no {need}") for need in lacking)
+            out.append(Testimony(witness=name, version=witness.version, heard=False, why_not=why))
+        else:
+            out.append(witness.testify(reading, settings))
+    return out

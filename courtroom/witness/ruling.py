@@ -1,0 +1,155 @@
+"""A fitted ruling: how a court weighs its witnesses' testimony, learnt from labelled cases for one model.
+
+A small, inspectable logistic model per task family (qa, summary, data2text, or `any`): the log-odds that an answer
+is hallucinated are an intercept plus a weight times each standardised value of the testimony
+(`grounding.q10`, `figures.absent`, ...), plus the scores of linear probes over the vectors the model's own pass
+gave (`lookback.probe`: the layer-by-head attention pattern; `hidden.probe`: the residual stream). The same weights
+apply to the whole answer and to each sentence (whose values are the sentence's own), which ranks the sentences to
+charge. Fitted by `courtroom calibrate --ruling` (`courtroom.witness.fit`), stored as a YAML file beside the court,
+and recorded whole in every run's manifest, so replay and `rejudge` decide with the ruling a run was made with.
+Applying it needs no scikit-learn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from courtroom.case import Testimony, Weighing
+from courtroom.digest import content_hash
+
+FORMAT = 1
+"""The ruling file format this version reads and writes."""
+Family = Literal["qa", "summary", "data2text", "any"]
+
+
+class Linear(BaseModel):
+    """Standardise, weigh, add: a logistic model's linear part."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    features: list[str]
+    mean: list[float]
+    scale: list[float]
+    weights: list[float]
+    intercept: float
+
+    @model_validator(mode="after")
+    def _same_lengths(self) -> Linear:
+        sizes = {len(self.features), len(self.mean), len(self.scale), len(self.weights)}
+        if len(sizes) != 1:
+            raise ValueError(f"features, mean, scale and weights differ in length ({sorted(sizes)})")
+        if any(s <= 0 for s in self.scale):
+            raise ValueError("every scale must be positive")
+        return self
+
+    def contributions(self, values: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
+        """Each feature's part of the log-odds (`intercept` included), and the features `values` lacks (left at
+        their mean: they contribute nothing)."""
+        parts = {"intercept": self.intercept}
+        missing = []
+        for name, mean, scale, weight in zip(self.features, self.mean, self.scale, self.weights):
+            if name not in values:
+                missing.append(name)
+                continue
+            parts[name] = weight * (values[name] - mean) / scale
+        return parts, missing
+
+
+class Probe(BaseModel):
+    """A linear probe over a vector of the model's pass (attention pattern or hidden state): its score is a log-odds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: Literal["lookback", "hidden"]
+    linear: Linear
+    """Over the vector's coordinates (features `0`, `1`, ...)."""
+
+    def score(self, vector: Sequence[float]) -> float:
+        if len(vector) != len(self.linear.weights):
+            raise ValueError(f"the {self.source} probe weighs {len(self.linear.weights)} values, the pass gave "
+                             f"{len(vector)} (another model?)")
+        lin = self.linear
+        return lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(vector, lin.mean, lin.scale, lin.weights))
+
+
+class FamilyRuling(BaseModel):
+    """The weights of one task family, and the threshold at which it calls an answer hallucinated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    linear: Linear
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+    cases: int = Field(0, ge=0)
+    """Labelled cases it was fitted on."""
+
+
+class FittedRuling(BaseModel):
+    """A ruling file (`kind: courtroom-ruling`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["courtroom-ruling"] = "courtroom-ruling"
+    format: Literal[1] = FORMAT
+    model: str
+    """The model it was fitted for (`courtroom.door.models.model_key`)."""
+    court: str
+    """The court it was fitted for (its name)."""
+    witnesses: dict[str, int]
+    """The witnesses it weighs, with the versions it was fitted on."""
+    hidden_depth: float | None = None
+    """The depth of the hidden state its hidden probe reads (None without one)."""
+    probes: dict[str, Probe] = Field(default_factory=dict)
+    families: dict[Family, FamilyRuling]
+    fitted: dict[str, object] = Field(default_factory=dict)
+    """How it was fitted: cases, sources, command, date."""
+    evaluation: dict[str, object] = Field(default_factory=dict)
+    """Its out-of-fold numbers on the cases it was fitted on (cross-validated)."""
+
+    @model_validator(mode="after")
+    def _has_a_family(self) -> FittedRuling:
+        if not self.families:
+            raise ValueError("a ruling needs the weights of at least one task family")
+        return self
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of its weights (what a verdict names)."""
+        return content_hash(self.model_dump_json(include={"probes", "families"}))[:12]
+
+    def family_for(self, family: str) -> tuple[str, FamilyRuling]:
+        """The family's weights, or those fitted on every family (`any`), or the first there is."""
+        for name in (family, "any"):
+            if name in self.families:
+                return name, self.families[name]  # type: ignore[index]
+        name = next(iter(self.families))
+        return name, self.families[name]
+
+    def features(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]],
+                 sentence: int | None = None) -> dict[str, float]:
+        """The values this ruling weighs, from the testimony of the whole answer (or of one sentence), and the probes'
+        scores over the matching vectors (absent when the witness was not heard)."""
+        values: dict[str, float] = {}
+        for t in testimony:
+            if not t.heard:
+                continue
+            source = t.values if sentence is None else (t.sentences[sentence] if sentence < len(t.sentences) else {})
+            values.update({f"{t.witness}.{k}": v for k, v in source.items()})
+        for name, probe in self.probes.items():
+            if name in vectors:
+                values[f"{name}.probe"] = probe.score(vectors[name])
+        return values
+
+    def weigh(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]], family: str,
+              sentence: int | None = None) -> Weighing:
+        """P(hallucinated) of the answer (or of one sentence), with each value's part of the log-odds."""
+        used, weights = self.family_for(family)
+        parts, missing = weights.linear.contributions(self.features(testimony, vectors, sentence))
+        z = math.fsum(parts.values())
+        p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
+                        p_hallucinated=round(p, 6), threshold=weights.threshold,
+                        contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing)
