@@ -11,15 +11,28 @@ from courtroom.cli.app import app, console, fail, warn
 
 @app.command()
 def calibrate(
-    run_dir: str = typer.Argument(..., help="A labelled courtroom run."),
+    run_dirs: list[str] = typer.Argument(..., help="Labelled courtroom runs (several with --ruling: one court, one model)."),
     output: str | None = typer.Option(None, "-o", "--output", help="Write the run's court with the fitted threshold "
-                                                                   "to this YAML file."),
+                                                                   "(or, with --ruling, with the ruling) to this YAML file."),
+    ruling: str | None = typer.Option(None, "--ruling", help="Fit the ruling that weighs the court's witnesses on the "
+                                                             "runs' labelled cases and write it to this YAML file."),
     folds: int = typer.Option(5, min=2, help="Folds of the cross-validated estimate."),
     seed: int = typer.Option(0, help="Seed of the folds."),
 ) -> None:
     """Fit the court's verdict threshold on a labelled run: the threshold best on all its cases, and a
     k-fold estimate of what it is worth (each fold judged at the threshold fitted on the others) beside the
-    court's current threshold on the same folds; with -o, the run's court with that threshold."""
+    court's current threshold on the same folds; with -o, the run's court with that threshold. With --ruling, fit
+    the ruling that weighs the court's witnesses instead (a small logistic model per task family), estimated the
+    same way, out of fold."""
+    if ruling is not None:
+        _calibrate_ruling(run_dirs, ruling, output, folds, seed)
+        return
+    if len(run_dirs) != 1:
+        fail("a threshold is calibrated on one run; several runs are for --ruling")
+    _calibrate_threshold(run_dirs[0], output, folds, seed)
+
+
+def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int) -> None:
     from courtroom.errors import CourtroomError
     from courtroom.log.calibrate import calibrate as fit
     from courtroom.log.calibrate import calibrated_court
@@ -53,3 +66,41 @@ def calibrate(
         console.print(f"wrote {escape(str(path))}: the run's court with aggregation.threshold {c.fitted:g}; decide the "
                       f"run again with it (no model call): courtroom rejudge {escape(c.run)} --court {escape(str(path))} "
                       f"--out RUN_DIR")
+
+
+def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds: int, seed: int) -> None:
+    import shlex
+    import sys
+
+    from courtroom.errors import CourtroomError
+    from courtroom.evaluate.ruling_report import ruling_table
+    from courtroom.log.ruling_calibrate import calibrate_ruling, court_with_ruling, write_ruling
+
+    command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    try:
+        fit, runs = calibrate_ruling(run_dirs, folds=folds, seed=seed, command=command)
+    except CourtroomError as exc:
+        fail(str(exc))
+    rows, evaluation = ruling_table(fit)
+    console.print(f"[bold]{len(fit.examples)}[/] labelled cases of court {escape(runs.court.spec.name)} on "
+                  f"{escape(runs.model)}; witnesses {', '.join(sorted(fit.ruling.witnesses))}; families "
+                  f"{', '.join(fit.ruling.families)}")
+    table = Table(title=f"the ruling out of fold ({folds}-fold cross-validation, seed {seed}): balanced accuracy, AUROC")
+    for column in ("cases", "of", "balanced accuracy", "AUROC"):
+        table.add_column(column, justify="left" if column == "cases" else "right")
+    for row in rows:
+        table.add_row(escape(row[0]), str(row[1]), f"{row[2]:.3f}", f"{row[3]:.3f}" if row[3] == row[3] else "-")
+    console.print(table)
+    for note in fit.notes:
+        warn(note)
+    written = write_ruling(fit, path, evaluation)
+    console.print(f"wrote {escape(str(written))}: the ruling for court {escape(runs.court.spec.name)} on "
+                  f"{escape(runs.model)}")
+    if output is not None:
+        try:
+            court = court_with_ruling(run_dirs[0], written, output)
+        except CourtroomError as exc:
+            fail(str(exc))
+        console.print(f"wrote {escape(str(court))}: the run's court with the ruling filed under {escape(runs.model)}; "
+                      f"decide the run again with it (no model call): courtroom rejudge {escape(run_dirs[0])} --court "
+                      f"{escape(str(court))} --out RUN_DIR")

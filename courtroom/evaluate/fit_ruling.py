@@ -82,8 +82,13 @@ def _linear(X: np.ndarray, y: np.ndarray, names: list[str], C: float) -> Linear:
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0
     model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit((X - mean) / scale, y)
-    return Linear(features=names, mean=[float(v) for v in mean], scale=[float(v) for v in scale],
-                  weights=[float(w) for w in model.coef_[0]], intercept=float(model.intercept_[0]))
+    return Linear(features=names, mean=_six(mean), scale=_six(scale), weights=_six(model.coef_[0]),
+                  intercept=float(f"{model.intercept_[0]:.6g}"))
+
+
+def _six(values: np.ndarray) -> list[float]:
+    """Six significant digits: what a ruling file keeps (the fit is not more precise than that)."""
+    return [float(f"{v:.6g}") for v in values]
 
 
 def _apply(linear: Linear, X: np.ndarray) -> np.ndarray:
@@ -121,10 +126,10 @@ def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Pr
         for k in range(5):
             fit_on, score_on = train[inner != k], train[inner == k]
             if len(score_on) and len(set(y[fit_on])) == 2:
-                lin = _linear(V[fit_on], y[fit_on], [str(i) for i in range(V.shape[1])], PROBE_C.get(source, 0.01))
+                lin = _linear(V[fit_on], y[fit_on], [], PROBE_C.get(source, 0.01))
                 scores[inner == k] = _apply(lin, V[score_on])
         probes[source] = Probe(source=source,  # type: ignore[arg-type]
-                               linear=_linear(V[train], y[train], [str(i) for i in range(V.shape[1])],
+                               linear=_linear(V[train], y[train], [],
                                               PROBE_C.get(source, 0.01)))
         columns.append(scores)
     return probes, np.array(columns).T if columns else np.zeros((len(train), 0))

@@ -32,6 +32,7 @@ class Linear(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     features: list[str]
+    """The values weighed, by name (empty for a probe: the vector's coordinates, in order)."""
     mean: list[float]
     scale: list[float]
     weights: list[float]
@@ -39,7 +40,7 @@ class Linear(BaseModel):
 
     @model_validator(mode="after")
     def _same_lengths(self) -> Linear:
-        sizes = {len(self.features), len(self.mean), len(self.scale), len(self.weights)}
+        sizes = {len(self.mean), len(self.scale), len(self.weights)} | ({len(self.features)} if self.features else set())
         if len(sizes) != 1:
             raise ValueError(f"features, mean, scale and weights differ in length ({sorted(sizes)})")
         if any(s <= 0 for s in self.scale):

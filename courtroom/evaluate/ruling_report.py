@@ -1,0 +1,42 @@
+"""What a fitted ruling is worth out of fold, by source and task family: the rows `courtroom calibrate --ruling`
+prints and the `evaluation` section the ruling file keeps."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from courtroom.evaluate.fit_ruling import RulingFit
+from courtroom.evaluate.metrics import rates_from_counts
+
+
+def _auroc(gold: np.ndarray, scores: np.ndarray) -> float:
+    positives, negatives = scores[gold], scores[~gold]
+    if not len(positives) or not len(negatives):
+        return float("nan")
+    wins = (positives[:, None] > negatives[None, :]).sum() + 0.5 * (positives[:, None] == negatives[None, :]).sum()
+    return float(wins / (len(positives) * len(negatives)))
+
+
+def _balanced(gold: np.ndarray, pred: np.ndarray) -> float:
+    tp, fp = int(np.sum(gold & pred)), int(np.sum(~gold & pred))
+    tn, fn = int(np.sum(~gold & ~pred)), int(np.sum(gold & ~pred))
+    return float(rates_from_counts(tp, fp, tn, fn)["balanced_accuracy"])
+
+
+def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], dict[str, object]]:
+    """Rows (cases, count, balanced accuracy at the ruling's threshold, AUROC) for all cases, each task family and
+    each source, out of fold; and the same as the ruling file's `evaluation`."""
+    gold = np.array([e.hallucinated for e in fit.examples])
+    thresholds = np.array([fit.ruling.family_for(e.family)[1].threshold for e in fit.examples])
+    pred = fit.out_of_fold >= thresholds
+    groups = [("all", np.ones(len(gold), dtype=bool))]
+    groups += [(f"family {f}", np.array([e.family == f for e in fit.examples])) for f in
+               sorted({e.family for e in fit.examples})]
+    groups += [(f"source {s}", np.array([e.source == s for e in fit.examples])) for s in
+               sorted({e.source for e in fit.examples})]
+    rows = [(name, int(m.sum()), _balanced(gold[m], pred[m]), _auroc(gold[m], fit.out_of_fold[m])) for name, m in groups]
+    evaluation = {"protocol": f"{int(fit.fold.max()) + 1}-fold cross-validation over groups of identical answers; "
+                              "each fold decided by a ruling (probes included) fitted on the others",
+                  "out_of_fold": {name: {"cases": n, "balanced_accuracy": round(b, 4),
+                                         "auroc": None if a != a else round(a, 4)} for name, n, b, a in rows}}
+    return rows, evaluation

@@ -1,0 +1,154 @@
+"""Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`).
+
+Each labelled case of the runs, judged by a court that hears witnesses, becomes an `Example`: the testimony its
+verdict records (the values of the whole answer) and the vectors its scoring pass reported (the last observed span
+is the whole answer), its task family and source. The runs must share the court and the model (a ruling is for one
+model and one court). `courtroom.evaluate.fit_ruling` fits and cross-validates; the ruling file is written with
+the out-of-fold numbers, and, with a court file, the run's court with the ruling filed under the run's model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from courtroom.case import Case, CaseVerdict
+from courtroom.court.court import Court
+from courtroom.digest import content_hash
+from courtroom.door.models import model_key
+from courtroom.door.spec import BackendSpec
+from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
+from courtroom.engine.migrations import upgrade
+from courtroom.errors import ConfigError
+from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
+from courtroom.log.audit import Audit
+from courtroom.log.store import _atomic_write
+from courtroom.witness.family import task_family
+from courtroom.witness.registry import WITNESSES
+
+
+@dataclass(frozen=True)
+class LabelledRuns:
+    """The examples of labelled runs of one court and model, and that court."""
+
+    examples: list[Example]
+    court: Court
+    model: str
+    runs: list[str]
+
+
+def _court(audit: Audit) -> Court:
+    manifest = audit.store.manifest()
+    if manifest.spec.judge.name != "courtroom":
+        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
+                          "witnesses")
+    config, _ = upgrade(manifest.judge)
+    court = Court.from_config(config, BackendSpec(model=manifest.model), source=str(audit.root / "manifest.json"))
+    if court.spec.witnesses is None:
+        raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
+                          "(the default court hears them)")
+    return court
+
+
+def example_of(events: Sequence[object]) -> Example | None:
+    """A case's example from its transcript, or None when it has no verdict, no gold label or no testimony."""
+    case: Case | None = None
+    verdict: CaseVerdict | None = None
+    observed: ModelCallEvent | None = None
+    for event in events:
+        if isinstance(event, CaseStartEvent):
+            case = event.case
+        elif isinstance(event, VerdictEvent):
+            verdict = event.verdict
+        elif isinstance(event, ModelCallEvent) and event.observe is not None:
+            observed = event
+    if case is None or verdict is None or case.label is None or not verdict.testimony:
+        return None
+    values = {f"{t.witness}.{k}": v for t in verdict.testimony if t.heard for k, v in t.values.items()}
+    vectors: dict[str, list[float]] = {}
+    if observed is not None and observed.lookback:
+        vectors["lookback"] = [v for layer in observed.lookback[-1] for v in layer]
+    if observed is not None and observed.hidden and observed.hidden[-1]:
+        vectors["hidden"] = list(observed.hidden[-1][0])
+    return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=case.label == "FAIL",
+                   values=values, vectors=vectors, group=content_hash(case.answer.strip()))
+
+
+def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
+    """Every labelled, judged case of the runs, which must share their court and model."""
+    examples: list[Example] = []
+    court: Court | None = None
+    model = ""
+    for run_dir in run_dirs:
+        audit = Audit(run_dir)
+        this = _court(audit)
+        this_model = model_key(audit.store.manifest().model)
+        if court is None:
+            court, model = this, this_model
+        elif (this.spec.name, this_model) != (court.spec.name, model):
+            raise ConfigError(f"{run_dir}: a run of court {this.spec.name!r} on {this_model!r}, the first run is of "
+                              f"court {court.spec.name!r} on {model!r}: a ruling is fitted for one court and one model")
+        seen = {e.case_id for e in examples}
+        for row in audit.rows():
+            if row.case_id in seen or row.label is None or row.gold is None:
+                continue
+            example = example_of(audit.events(row.case_id))
+            if example is not None:
+                examples.append(example)
+    if court is None:
+        raise ConfigError("no run given")
+    return LabelledRuns(examples, court, model, [str(r) for r in run_dirs])
+
+
+def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int = 0, command: str = "") -> tuple[RulingFit, LabelledRuns]:
+    """The ruling fitted on the runs' labelled cases, with its out-of-fold estimate."""
+    runs = labelled_runs(run_dirs)
+    witnesses = runs.court.spec.witnesses
+    assert witnesses is not None
+    heard = {t for e in runs.examples for t in {k.split(".")[0] for k in e.values}}
+    versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard or name in
+                {"lookback", "hidden"} & {k for e in runs.examples for k in e.vectors}}
+    fit = fit_ruling(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
+                     hidden_depth=witnesses.hidden_depth if any("hidden" in e.vectors for e in runs.examples) else None,
+                     folds=folds, seed=seed, command=command)
+    return fit, runs
+
+
+def write_ruling(fit: RulingFit, path: str | Path, evaluation: dict[str, object]) -> Path:
+    """The ruling file, with its out-of-fold numbers."""
+    ruling = fit.ruling.model_copy(update={"evaluation": evaluation})
+    path = Path(path)
+    _atomic_write(path, yaml.safe_dump(ruling.model_dump(mode="json"), sort_keys=False, width=120,
+                                          default_flow_style=None))
+    return path
+
+
+def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Path) -> Path:
+    """Write the run's court with `ruling` filed under the run's model (by a path relative to the court file), and
+    check that it loads with that ruling."""
+    import os
+
+    from courtroom.court.spec import CourtSpec
+    from courtroom.log.calibrate import _dump, _personas
+
+    audit = Audit(run_dir)
+    court = _court(audit)
+    config, _ = upgrade(audit.store.manifest().judge)
+    model = model_key(audit.store.manifest().model)
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude_none=True)
+    data.pop("$schema", None)
+    relative = os.path.relpath(Path(ruling).resolve(), output.resolve().parent)
+    data["witnesses"]["rulings"] = {**{m: r for m, r in (court.spec.witnesses.rulings or {}).items()  # type: ignore[union-attr]
+                                       if model_key(m) != model and isinstance(r, str)}, model: relative}
+    data["personas"] = _personas(config, data["personas"], audit, output)
+    header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
+    _atomic_write(output, header + _dump(data))
+    loaded = Court.load(output, BackendSpec(model=model))
+    if loaded.ruling is None:
+        raise ConfigError(f"{output}: the court loads, but finds no ruling for {model}")
+    return output
