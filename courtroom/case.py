@@ -18,6 +18,30 @@ class Verdict(str, enum.Enum):
     SUPPORTED = "supported"
 
 
+class AnnotatedSpan(BaseModel):
+    """A part of the answer a person marked as hallucinated (a gold span, as RAGTruth annotates them): character
+    offsets into the answer as given. Spans of one answer may overlap (annotators disagree); evaluation merges them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str | None = None
+    """The annotated text: when given, it must be exactly the answer's characters [start, end)."""
+    type: str | None = None
+    """The annotation's kind (RAGTruth: Evident/Subtle Conflict, Evident/Subtle Baseless Info)."""
+    implicit_true: bool = False
+    """Annotated, but true by common knowledge (RAGTruth): reported apart from the others."""
+    due_to_null: bool = False
+    """Annotated because the context had no answer (RAGTruth)."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AnnotatedSpan:
+        if self.end <= self.start:
+            raise ValueError(f"start {self.start} is not before end {self.end}: a span runs forward and is not empty")
+        return self
+
+
 class Case(BaseModel):
     """One thing to judge: a question, its context passages and the answer under judgment."""
 
@@ -37,6 +61,8 @@ class Case(BaseModel):
     """Dataset and subset, e.g. `halubench/FinanceBench`."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else the dataset carries."""
+    spans: list[AnnotatedSpan] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """Gold spans: the parts of the answer annotated as hallucinated, when the dataset has them."""
 
     @field_validator("context", mode="before")
     @classmethod
@@ -56,6 +82,19 @@ class Case(BaseModel):
         if not value.strip():
             raise ValueError("the answer is blank: it has no text to judge")
         return value
+
+    @model_validator(mode="after")
+    def _spans_fit_the_answer(self) -> Case:
+        for i, span in enumerate(self.spans):
+            if span.end > len(self.answer):
+                raise ValueError(f"field spans[{i}]: end {span.end} is past the answer's {len(self.answer)} characters")
+            if span.text is not None and self.answer[span.start:span.end] != span.text:
+                raise ValueError(f"field spans[{i}]: its text {span.text[:40]!r} is not the answer's characters "
+                                 f"[{span.start}, {span.end}) ({self.answer[span.start:span.end][:40]!r})")
+        if self.spans and self.label == "PASS":
+            raise ValueError(f"field spans: {len(self.spans)} hallucinated span(s) on a faithful (PASS) answer: label it FAIL, or "
+                             "drop its spans")
+        return self
 
     @property
     def hallucinated(self) -> bool | None:

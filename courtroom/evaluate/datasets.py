@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from courtroom.case import Case
 from courtroom.errors import DatasetError
 
-CASE_FIELDS = ("id", "question", "context", "answer", "label", "source")
+CASE_FIELDS = ("id", "question", "context", "answer", "label", "source", "spans")
 PASS_WORDS = {"pass", "faithful", "supported", "factual", "false", "0", "no"}
 FAIL_WORDS = {"fail", "hallucinated", "hallucination", "unsupported", "true", "1", "yes"}
 
@@ -116,6 +116,11 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
                 raise DatasetError(f"{where}: field {required!r}{hint(required)} is null")
             raise DatasetError(f"{where}: missing field {required!r}{hint(required)}; columns present: "
                                f"{sorted(map(str, row))}")
+    if "spans" in data and not isinstance(data["spans"], (list, tuple)) and not hasattr(data["spans"], "tolist"):
+        raise DatasetError(f"{where}: field 'spans'{hint('spans')}: expected a list of spans ({{\"start\", \"end\", "
+                           f"\"text\"}}), got {_kind(data['spans'])}")
+    if hasattr(data.get("spans"), "tolist"):
+        data["spans"] = data["spans"].tolist()
     for name in ("question", "answer"):
         if not isinstance(data[name], str):
             raise DatasetError(f"{where}: field {name!r}{hint(name)}: expected a string, got {_kind(data[name])}")
@@ -137,8 +142,14 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"field {'.'.join(map(str, e['loc'])) or '<row>'}: {e['msg']}" for e in exc.errors()[:5])
+        problems = "; ".join(f"field {'.'.join(map(str, e['loc']))}: {_message(e['msg'])}" if e["loc"] else
+                             _message(e["msg"]) for e in exc.errors()[:5])
         raise DatasetError(f"{where}: {problems}") from exc
+
+
+def _message(text: str) -> str:
+    """A validation message without pydantic's "Value error, " prefix."""
+    return text.removeprefix("Value error, ")
 
 
 _UNDECODABLE = re.compile("[\udc80-\udcff]")
