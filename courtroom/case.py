@@ -241,6 +241,25 @@ class Weighing(BaseModel):
     """Values the ruling weighs that no witness gave (not heard): left out at their mean, contributing 0."""
 
 
+class HallucinatedSpan(BaseModel):
+    """A part of the answer the court finds hallucinated: its characters (in the answer as given), how sure it is,
+    what named it, and the context sentence closest to it (the one that fails to support, or contradicts, it)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+    score: float = Field(ge=0.0, le=1.0)
+    """P(hallucinated) of its strongest word."""
+    named_by: list[str] = Field(default_factory=list)
+    """The witnesses that pointed at it (or the trial's moves that quoted it)."""
+    context_sentence: int | None = Field(None, exclude_if=lambda v: v is None)
+    """The context sentence (numbered from 1) closest to it, when one shares its words."""
+    verified: bool | None = Field(None, exclude_if=lambda v: v is None)
+    """For a span a party quoted in a trial: whether the quote was found in the text (normalised exact match)."""
+
+
 class CaseVerdict(BaseModel):
     """The verdict on a case: label, score and reason, with the rulings behind it."""
 
@@ -268,6 +287,9 @@ class CaseVerdict(BaseModel):
     """What the court's witnesses measured (courts that hear witnesses)."""
     weighing: Weighing | None = Field(None, exclude_if=lambda v: v is None)
     """How a fitted ruling weighed the testimony into the verdict, when one did."""
+    spans: list[HallucinatedSpan] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """The parts of the answer found hallucinated, strongest first (courts that hear witnesses; none when the answer is
+    found faithful)."""
 
     @property
     def hallucinated(self) -> bool:

@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from courtroom.case import WHOLE_ANSWER_REASON, Case, Charge, DroppedCharge, Weighing
+from courtroom.case import WHOLE_ANSWER_REASON, Case, Charge, DroppedCharge, HallucinatedSpan, Weighing
 from courtroom.casefile import normalize, quoted_in, split_sentences
 from courtroom.court.bench import Bench
 from courtroom.court.evidence import Measure, measure_statements, suspicion
 from courtroom.court.moves import ChargeDraft, indictment_model
 from courtroom.court.prompts import NO_CHARGE, case_messages, clerk_sentence_task, indictment_task, turn_messages
-from courtroom.court.witnesses import Examination, examine
+from courtroom.court.witnesses import Examination, examine, locate
 from courtroom.door.requests import GenerationRequest
 from courtroom.engine.events import ChargesEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
@@ -32,6 +32,8 @@ class Indictment:
     """What the court's witnesses found (courts that hear witnesses)."""
     weighing: Weighing | None = None
     """How the court's ruling weighed the whole answer (with a ruling fitted for the court's model)."""
+    spans: list[HallucinatedSpan] = field(default_factory=list)
+    """The words the witnesses find hallucinated, as spans (courts that hear witnesses)."""
 
 
 def indict(bench: Bench, case: Case, transcript: Transcript) -> Step:
@@ -90,7 +92,8 @@ def _indict_by_grounding(bench: Bench, case: Case) -> Step:
                    and weighing.p_hallucinated < threshold else f"over the limit of {bench.spec.max_charges} charges")
             dropped.append(DroppedCharge(quote=sentences[i], reason=note, why_dropped=why,
                                          grounding=measured[i].grounding, p_suspect=ps[i]))
-    return Indictment(charges, dropped, max(ps), measures, examination, weighing)
+    spans = locate(examination, ps, bench.ruling) if examination is not None else []
+    return Indictment(charges, dropped, max(ps), measures, examination, weighing, spans)
 
 
 def _indict_by_score(bench: Bench, case: Case) -> Step:

@@ -275,12 +275,15 @@ def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
                    for c in found.charges]
         for r in rulings:
             transcript.add(RulingEvent, ruling=r)
-        return weighed_verdict(case.id, case.answer, found.charges, found.dropped, rulings, found.weighing,
-                               found.examination.testimony)
-    verdict = yield from _decide(bench, case, transcript, found, first_reading)
-    if found.examination is not None:  # witnesses heard, but no ruling for this model: the measurement decided
-        verdict.testimony = found.examination.testimony
-        verdict.reason = verdict.reason.rstrip(".") + ". " + NO_RULING
+        verdict = weighed_verdict(case.id, case.answer, found.charges, found.dropped, rulings, found.weighing,
+                                  found.examination.testimony)
+    else:
+        verdict = yield from _decide(bench, case, transcript, found, first_reading)
+        if found.examination is not None:  # witnesses heard, but no ruling for this model: the measurement decided
+            verdict.testimony = found.examination.testimony
+            verdict.reason = verdict.reason.rstrip(".") + ". " + NO_RULING
+    if verdict.hallucinated:
+        verdict.spans = found.spans
     return verdict
 
 

@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import ValidationError
 
-from courtroom.case import Case, Testimony, Weighing
+from courtroom.case import Case, HallucinatedSpan, Testimony, Weighing
 from courtroom.casefile import OPENING_SYSTEM, context_sentences, render_opening
 from courtroom.court import grounding as measure
 from courtroom.court.bench import Bench
@@ -27,10 +27,12 @@ from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationRe
 from courtroom.engine.lockstep import Call, Step
 from courtroom.errors import CourtError
 from courtroom.witness.family import task_family
+from courtroom.witness.lexical import content_words
 from courtroom.witness.polarity import is_yes_no_question
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES, GroundingSettings, hear
 from courtroom.witness.ruling import FittedRuling
+from courtroom.witness.spans import model_scores, rule_scores, spans_of, word_values
 
 YES_NO_TASK = "Answer the question with yes or no."
 """What the verdict witness asks after the case's opening (context and question)."""
@@ -60,6 +62,30 @@ class Examination:
     def weigh(self, ruling: FittedRuling, sentence: int | None = None) -> Weighing:
         """The ruling's weighing of the whole answer (or of one sentence)."""
         return ruling.weigh(self.testimony, self.vectors(sentence), task_family(self.reading.case), sentence)
+
+
+def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRuling | None) -> list[HallucinatedSpan]:
+    """The words of the answer found hallucinated, as spans (the ruling's span model, or the rule without one)."""
+    reading = examination.reading
+    if reading.full is None or reading.bare is None or reading.token_spans is None:
+        return []
+    found, rows, names = word_values(reading.answer, reading.sentences, sentence_ps, reading.token_spans, reading.full,
+                                     reading.bare, reading.token_lookback, examination.testimony, reading.offset)
+    model = ruling.spans if ruling is not None else None
+    scores = model_scores(model, rows) if model is not None else rule_scores(rows)
+    predicted = spans_of(found, scores, names, model.threshold if model else 0.5, model.max_gap if model else 1)
+    keyed = [{w.key for w in content_words(s)} for s in reading.context_sentences]
+    out = []
+    for span in predicted:
+        text = reading.answer[span.start:span.end]
+        start, end = reading.sentences[span.sentence]
+        wanted = {w.key for w in content_words(reading.answer[start:end])}
+        shares = [len(wanted & k) / len(wanted) if wanted else 0.0 for k in keyed]
+        closest = max(range(len(shares)), key=shares.__getitem__) if shares and max(shares) > 0 else None
+        out.append(HallucinatedSpan(start=span.start + reading.offset, end=span.end + reading.offset, text=text,
+                                    score=round(span.score, 4), named_by=list(span.named_by),
+                                    context_sentence=closest + 1 if closest is not None else None))
+    return out
 
 
 def verdict_request(bench: Bench, case: Case) -> GenerationRequest:

@@ -22,9 +22,12 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from courtroom.case import AnnotatedSpan
 from courtroom.errors import ConfigError
 from courtroom.evaluate.calibration import stratified_folds
-from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe
+from courtroom.evaluate.spans import SpanCase, counts, prf
+from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe, SpanModel
+from courtroom.witness.spans import Word, spans_of
 
 PROBE_C = {"lookback": 0.05, "hidden": 0.01}
 """Inverse L2 strength of each probe (hundreds of weights on hundreds of cases)."""
@@ -35,6 +38,22 @@ FAMILY_MIN_PER_CLASS = 15
 """A task family gets weights of its own only with this many labelled cases, and of each kind."""
 CASES_PER_WEIGHT = 10
 """Fewer labelled cases than this per weight of the ruling draws a warning: the fit will be noisy."""
+
+
+@dataclass(frozen=True)
+class SpanExample:
+    """What fitting a span model needs of one answer: its words and their values (`witness.spans.FEATURES`, the
+    sentence's P left to the ruling), each sentence's testimony and vectors, and the gold spans."""
+
+    answer: str
+    """The answer without its outer blanks (words are in it); `offset` places it in the case's answer."""
+    offset: int
+    words: list[Word]
+    rows: list[list[float]]
+    sentence_values: list[dict[str, float]]
+    sentence_vectors: list[dict[str, list[float]]]
+    gold: list[AnnotatedSpan]
+    """In the case's answer, as the dataset gives them."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,8 @@ class Example:
     """The whole answer's vectors for the probes (`lookback`, `hidden`)."""
     group: str = ""
     """Cases with the same group (the same answer) share a fold."""
+    spans: SpanExample | None = None
+    """Its words, for a span model (cases of datasets with gold spans)."""
 
 
 @dataclass
@@ -62,6 +83,9 @@ class RulingFit:
     out_of_fold: np.ndarray
     fold: np.ndarray
     notes: list[str]
+    span_cases: dict[str, list[SpanCase]] = field(default_factory=dict)
+    """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`: the charged
+    sentences; `words`: the span model's words), by rulings and span models that never saw the case."""
 
 
 def _check(examples: Sequence[Example], folds: int) -> None:
@@ -185,11 +209,22 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     everything = np.arange(len(examples))
     fold = _folds(design, everything, folds, seed)
     out_of_fold = np.zeros(len(examples))
+    pointing = any(e.spans is not None and e.spans.gold for e in examples)
+    span_cases: dict[str, list[SpanCase]] = {"sentences": [], "words": []}
+    order: list[int] = []
     for k in range(folds):
         train, test = everything[fold != k], everything[fold == k]
         probes, families = _fit(design, train, seed)
         out_of_fold[test] = _decide(design, probes, families, test)
+        if pointing:
+            model = _fit_spans(examples, train, probes, families)
+            for i in test:
+                if examples[i].spans is not None:
+                    order.append(int(i))
+                    for name, predicted in _point(examples[i], probes, families, model, out_of_fold[i]).items():
+                        span_cases[name].append(predicted)
     probes, families = _fit(design, everything, seed)
+    span_model = _fit_spans(examples, everything, probes, families) if pointing else None
     weights = len(design.names) + len(design.sources) + 1
     notes = []
     if len(examples) < CASES_PER_WEIGHT * weights:
@@ -199,11 +234,113 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     for e in examples:
         sources[e.source] = sources.get(e.source, 0) + 1
     ruling = FittedRuling(model=model, court=court, witnesses=witnesses, hidden_depth=hidden_depth, probes=probes,
-                          families=families,  # type: ignore[arg-type]
+                          families=families, spans=span_model,  # type: ignore[arg-type]
                           fitted={"cases": len(examples), "hallucinated": int(design.y.sum()), "sources": sources,
                                   "folds": folds, "seed": seed, "command": command,
                                   "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
-    return RulingFit(ruling, list(examples), out_of_fold, fold, notes)
+    if pointing:  # back in the examples' order
+        rank = {i: n for n, i in enumerate(order)}
+        span_cases = {name: [cases[rank[i]] for i in sorted(order)] for name, cases in span_cases.items()}
+    return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases if pointing else {})
+
+
+def _sentence_ps(example: Example, probes: dict[str, Probe], families: dict[str, FamilyRuling]) -> list[float]:
+    """Each sentence's P(hallucinated) by a ruling's probes and family weights."""
+    assert example.spans is not None
+    family = families.get(example.family, families["any"])
+    out = []
+    for values, vectors in zip(example.spans.sentence_values, example.spans.sentence_vectors):
+        scored = dict(values)
+        for name, probe in probes.items():
+            if name in vectors:
+                scored[f"{name}.probe"] = probe.score(vectors[name])
+        parts, _ = family.linear.contributions(scored)
+        out.append(float(1 / (1 + np.exp(-np.clip(sum(parts.values()), -50, 50)))))
+    return out
+
+
+def _rows(example: Example, ps: list[float]) -> list[list[float]]:
+    assert example.spans is not None
+    return [[ps[w.sentence] if w.sentence < len(ps) else 0.0, *row[1:]]
+            for w, row in zip(example.spans.words, example.spans.rows)]
+
+
+def _gold_words(example: Example) -> list[bool]:
+    assert example.spans is not None
+    spans = example.spans
+    gold = [(g.start - spans.offset, g.end - spans.offset) for g in spans.gold if not g.implicit_true]
+    return [any(a < w.end and b > w.start for a, b in gold) for w in spans.words]
+
+
+def _fit_spans(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe],
+               families: dict[str, FamilyRuling]) -> SpanModel | None:
+    """A span model fitted on the training answers' words (their sentences' P by the fold's ruling), with the word
+    threshold and gap that give the best token F1 on them."""
+    from courtroom.witness.spans import FEATURES
+
+    chosen = [examples[i] for i in train if examples[i].spans is not None and examples[i].spans.words]
+    rows, gold, per = [], [], []
+    for e in chosen:
+        r = _rows(e, _sentence_ps(e, probes, families))
+        rows += r
+        gold += _gold_words(e)
+        per.append(r)
+    if len(set(gold)) < 2:
+        return None
+    linear = _linear(np.array(rows), np.array(gold, dtype=int), list(FEATURES), RULING_C)
+    scores = [list(1 / (1 + np.exp(-_apply(linear, np.array(r))))) for r in per]
+    best: tuple[float, float, int] = (-1.0, 0.5, 1)
+    for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        for gap in (0, 1, 2, 3):
+            total = [0, 0, 0]
+            for e, sc in zip(chosen, scores):
+                assert e.spans is not None
+                found = spans_of(e.spans.words, sc, [[] for _ in sc], threshold, gap)
+                c = counts(_span_case(e, [(s.start, s.end, s.score) for s in found]), "token")
+                total = [total[0] + c.tp, total[1] + c.fp, total[2] + c.fn]
+            f1 = prf(type(c)(*total))[2]
+            if f1 > best[0]:
+                best = (f1, threshold, gap)
+    return SpanModel(linear=linear, threshold=best[1], max_gap=best[2])
+
+
+def _span_case(example: Example, predicted: list[tuple[int, int, float]]) -> SpanCase:
+    """The answer's gold and `predicted` (in the stripped answer's characters) as a `SpanCase` in its own characters."""
+    assert example.spans is not None
+    o = example.spans.offset
+    gold = [g.model_copy(update={"start": g.start - o, "end": g.end - o}) for g in example.spans.gold]
+    return SpanCase(example.spans.answer, gold, predicted)
+
+
+def _point(example: Example, probes: dict[str, Probe], families: dict[str, FamilyRuling], model: SpanModel | None,
+           p_case: float, max_charges: int = 3) -> dict[str, SpanCase]:
+    """The spans each way of pointing predicts for one answer, none when the case is found faithful."""
+    assert example.spans is not None
+    family = families.get(example.family, families["any"])
+    ps = _sentence_ps(example, probes, families)
+    sentences: list[tuple[int, int, float]] = []
+    words: list[tuple[int, int, float]] = []
+    if p_case >= family.threshold and ps:
+        charged = [i for i in range(len(ps)) if ps[i] >= family.threshold] or [int(np.argmax(ps))]
+        charged = sorted(charged, key=lambda i: -ps[i])[:max_charges]
+        bounds = _sentence_bounds(example)
+        sentences = [(bounds[i][0], bounds[i][1], ps[i]) for i in charged if i < len(bounds)]
+        if model is not None:
+            lin = model.linear
+            scores = list(1 / (1 + np.exp(-_apply(lin, np.array(_rows(example, ps))))))
+            found = spans_of(example.spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap)
+            words = [(s.start, s.end, s.score) for s in found]
+    return {"sentences": _span_case(example, sentences), "words": _span_case(example, words)}
+
+
+def _sentence_bounds(example: Example) -> list[tuple[int, int]]:
+    """Each sentence's first and last word's characters."""
+    assert example.spans is not None
+    bounds: dict[int, tuple[int, int]] = {}
+    for w in example.spans.words:
+        a, b = bounds.get(w.sentence, (w.start, w.end))
+        bounds[w.sentence] = (min(a, w.start), max(b, w.end))
+    return [bounds.get(i, (0, 0)) for i in range(max(bounds, default=-1) + 1)]
 
 
 def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda e: e.source) -> np.ndarray:  # noqa: ANN001

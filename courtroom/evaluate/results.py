@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from courtroom.case import Label, VariantVerdict
+from courtroom.case import AnnotatedSpan, Label, VariantVerdict
 from courtroom.engine.lockstep import CaseOutcome
 
 
@@ -47,6 +47,11 @@ class ResultRow(BaseModel):
     escalated: int | None = Field(None, exclude_if=lambda v: v is None)
     """With a court that escalates (`escalation`): how many of the case's charges went to trial (the others were
     decided by the measurement alone); None when every charge is tried, for other judges and older runs."""
+    spans: list[tuple[int, int, float]] | None = Field(None, exclude_if=lambda v: v is None)
+    """The parts of the answer found hallucinated (start, end, score), strongest first, from a court that points at
+    them (None for other judges and older runs)."""
+    gold_spans: list[AnnotatedSpan] | None = Field(None, exclude_if=lambda v: v is None)
+    """The case's gold spans, when the dataset annotates them (None otherwise)."""
     trial_seconds: float | None = Field(None, exclude_if=lambda v: v is None)
     """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`; the
     rest is what the measurement (and a first reading) cost. None as for `escalated`."""
@@ -77,6 +82,8 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
         seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript, variants=variants or {},
         escalated=sum(bool(r.escalated) for r in rulings) if escalates else None,
         trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None) if escalates else None,
+        spans=[(s.start, s.end, s.score) for s in verdict.spans] if verdict and verdict.testimony else None,
+        gold_spans=list(outcome.case.spans) if outcome.case.spans else None,
     )
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from courtroom.case import Testimony, Weighing
 from courtroom.digest import content_hash
+from courtroom.errors import ConfigError
 
 FORMAT = 1
 """The ruling file format this version reads and writes."""
@@ -71,10 +72,21 @@ class Probe(BaseModel):
 
     def score(self, vector: Sequence[float]) -> float:
         if len(vector) != len(self.linear.weights):
-            raise ValueError(f"the {self.source} probe weighs {len(self.linear.weights)} values, the pass gave "
-                             f"{len(vector)} (another model?)")
+            raise ConfigError(f"the ruling's {self.source} probe weighs {len(self.linear.weights)} values, the model's "
+                              f"pass gave {len(vector)}: the ruling was fitted for another model")
         lin = self.linear
         return lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(vector, lin.mean, lin.scale, lin.weights))
+
+
+class SpanModel(BaseModel):
+    """How the court points at hallucinated words (`courtroom.witness.spans`): a logistic model over each word's values
+    (`spans.FEATURES`), the word threshold, and the gap of words a span may bridge."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    linear: Linear
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+    max_gap: int = Field(1, ge=0, le=5)
 
 
 class FamilyRuling(BaseModel):
@@ -105,6 +117,8 @@ class FittedRuling(BaseModel):
     """The depth of the hidden state its hidden probe reads (None without one)."""
     probes: dict[str, Probe] = Field(default_factory=dict)
     families: dict[Family, FamilyRuling]
+    spans: SpanModel | None = None
+    """The fitted span model, when the ruling was fitted on cases with gold spans."""
     fitted: dict[str, object] = Field(default_factory=dict)
     """How it was fitted: cases, sources, command, date."""
     evaluation: dict[str, object] = Field(default_factory=dict)
@@ -133,12 +147,11 @@ class FittedRuling(BaseModel):
                  sentence: int | None = None) -> dict[str, float]:
         """The values this ruling weighs, from the testimony of the whole answer (or of one sentence), and the probes'
         scores over the matching vectors (absent when the witness was not heard)."""
-        values: dict[str, float] = {}
-        for t in testimony:
-            if not t.heard:
-                continue
-            source = t.values if sentence is None else (t.sentences[sentence] if sentence < len(t.sentences) else {})
-            values.update({f"{t.witness}.{k}": v for k, v in source.items()})
+        return self.with_probes(testimony_values(testimony, sentence), vectors)
+
+    def with_probes(self, values: Mapping[str, float], vectors: Mapping[str, Sequence[float]]) -> dict[str, float]:
+        """`values` and the probes' scores over `vectors`."""
+        values = dict(values)
         for name, probe in self.probes.items():
             if name in vectors:
                 values[f"{name}.probe"] = probe.score(vectors[name])
@@ -147,10 +160,26 @@ class FittedRuling(BaseModel):
     def weigh(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]], family: str,
               sentence: int | None = None) -> Weighing:
         """P(hallucinated) of the answer (or of one sentence), with each value's part of the log-odds."""
+        return self.weigh_values(self.features(testimony, vectors, sentence), family)
+
+    def weigh_values(self, values: Mapping[str, float], family: str) -> Weighing:
+        """P(hallucinated) from the values `features` gives (probe scores included)."""
         used, weights = self.family_for(family)
-        parts, missing = weights.linear.contributions(self.features(testimony, vectors, sentence))
+        parts, missing = weights.linear.contributions(values)
         z = math.fsum(parts.values())
         p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
         return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
                         p_hallucinated=round(p, 6), threshold=weights.threshold,
                         contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing)
+
+
+def testimony_values(testimony: Sequence[Testimony], sentence: int | None = None) -> dict[str, float]:
+    """The testimony's values of the whole answer (or of one sentence), named `witness.value` (witnesses not heard
+    give none)."""
+    values: dict[str, float] = {}
+    for t in testimony:
+        if not t.heard:
+            continue
+        source = t.values if sentence is None else (t.sentences[sentence] if sentence < len(t.sentences) else {})
+        values.update({f"{t.witness}.{k}": v for k, v in source.items()})
+    return values
