@@ -2,8 +2,9 @@
 
 What it detects: a transcript that is missing, empty, torn, reordered, foreign (another case or judge), whose
 stored prompt texts no longer match their hashes, or whose recorded calls no longer replay to its debate and
-verdict; a result row that disagrees with its transcript; edits that differ from the edit index; metrics
-that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
+verdict; a result row that disagrees with its transcript; edits that are numbered out of turn (two recorded at
+once), that name a case the run has not, or that differ from the edit events older versions also put in
+transcripts; metrics that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
 result row and the metrics (someone who rewrites a recorded model output, the verdict that follows from it,
 the row and the metrics together). Every check recomputes from content; no secret is involved, so a run
 is as trustworthy as the place it is kept (see docs/SECURITY.md).
@@ -19,13 +20,13 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from courtroom.door.requests import ChatMessage, message_hash
-from courtroom.engine.events import Event, parse_event
+from courtroom.engine.events import EditEvent, Event, parse_event
 from courtroom.errors import ReplayMismatch
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.replay import replay
-from courtroom.log.store import RESULTS, legacy_transcript_name, transcript_name
+from courtroom.log.store import EDITS, RESULTS, legacy_transcript_name, transcript_name
 
 
 @dataclass(frozen=True)
@@ -73,9 +74,7 @@ def verify(audit: Audit) -> list[Problem]:
             continue
         problems.extend(_check_prompts(path, events))
         problems.extend(_check_sequence(path, events, manifest.config_hash, row.case_id))
-        recorded_edits = [e for e in events if e.event == "edit"]
-        if [e.model_dump() for e in recorded_edits] != [e.model_dump() for e in edits.get(row.case_id, [])]:
-            problems.append(Problem(str(path), None, "edit events differ from edits.jsonl"))
+        problems.extend(_check_edits(path, events, edits.get(row.case_id, [])))
         try:
             result = replay([e for e in events if e.event != "edit"], judge, manifest.config_hash)
         except ReplayMismatch as exc:
@@ -88,6 +87,8 @@ def verify(audit: Audit) -> list[Problem]:
             problems.append(Problem(str(results), None, f"case {row.case_id}: the results say "
                                     f"{row.label}/{row.score} but the transcript replays to "
                                     f"{verdict and verdict.label}/{verdict and verdict.score}"))
+    problems.extend(Problem(str(audit.root / EDITS), None, f"edits of case {case!r}, which has no result row")
+                    for case in edits if case not in latest)
     transcripts = audit.root / "transcripts"
     for path in sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []:
         if path.name not in listed:
@@ -149,3 +150,14 @@ def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_
     return problems
 
 
+def _check_edits(path: Path, events: Sequence[Event], edits: list[EditEvent]) -> list[Problem]:
+    """A case's edits (`edits.jsonl`) are numbered one after another, after its transcript's events; edit events
+    that older versions also appended to the transcript are the first of them."""
+    in_transcript = [e.model_dump() for e in events if e.event == "edit"]
+    if in_transcript != [e.model_dump() for e in edits[: len(in_transcript)]]:
+        return [Problem(str(path), None, "edit events differ from edits.jsonl")]
+    first = len(events) - len(in_transcript)
+    if [e.seq for e in edits] != list(range(first, first + len(edits))):
+        return [Problem(str(path), None, f"its edits in edits.jsonl are numbered {[e.seq for e in edits]}, expected "
+                                         f"from {first} one after another (an edit lost, or two recorded at once)")]
+    return []
