@@ -5,20 +5,22 @@ runs/NAME/
   manifest.json              what ran (`courtroom.log.manifest`): the run spec, the judge's configuration, versions
   results.jsonl              one line per finished case (verdict or error), appended as each case ends
   transcripts/<case>.jsonl   the case's events, written whole (atomic rename) before its result line
+  metrics.json               the run's metrics, written (whole) when the command ends
   edits.jsonl                human edits (`courtroom.log.audit`)
 ```
 
 A result line is written only after its transcript is complete, so a run killed at any moment
 resumes cleanly: finished cases are those with a result line; a torn last line is ignored.
 
-Its files are written by `courtroom.log.files`: whole or not at all, never through a symbolic link.
+A run directory may come from someone else: the paths it names stay inside it (`ResultRow.transcript`), and a
+command writes into it only if it is new, empty or a run, and none of its files is a symbolic link
+(`RunStore.lock`; the writes themselves are `courtroom.log.files`'s, which never follow a link).
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,7 +30,8 @@ from courtroom.case import VariantVerdict
 from courtroom.engine.events import Event, parse_event
 from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError, TranscriptError
-from courtroom.evaluate.results import ResultRow, summarize
+from courtroom.evaluate.metrics import Metrics
+from courtroom.evaluate.results import TRANSCRIPTS, ResultRow, summarize
 from courtroom.log.files import RunLock, append_line, atomic_write, cut_torn_line, refuse_links
 from courtroom.log.manifest import Manifest
 
@@ -36,10 +39,16 @@ MANIFEST = "manifest.json"
 LOCK = ".lock"
 EDITS_LOCK = ".edits.lock"
 RESULTS = "results.jsonl"
-TRANSCRIPTS = "transcripts"
+METRICS = "metrics.json"
 EDITS = "edits.jsonl"
-RUN_FILES = (MANIFEST, RESULTS, "metrics.json", EDITS)
+RUN_FILES = (MANIFEST, RESULTS, METRICS, EDITS)
 """The files a run writes into its directory (besides `transcripts/` and the locks)."""
+LOCKS = (LOCK, EDITS_LOCK)
+"""The lock files (`.lock` while a run writes, `.edits.lock` while an edit is recorded); never deleted."""
+WRITTEN = re.compile("(" + "|".join(map(re.escape, RUN_FILES)) + r")(\.tmp\d+)?")
+"""The names a run writes into its directory: its files and their temporary files (`courtroom.log.files`)."""
+WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+)?")
+"""The names a run writes into `transcripts/`."""
 
 
 def transcript_name(case_id: str) -> str:
@@ -79,7 +88,9 @@ class RunStore:
     def lock(self) -> RunLock:
         """Claim the run directory for this process (released by `close()` or when the process ends,
         however it ends); a second run writing into the same directory would duplicate cases, so it is
-        refused."""
+        refused. Nothing is written (not even the lock) into a directory that is not new, empty or a run, or
+        whose run files are symbolic links: both are refused, naming what was found."""
+        self.check_writable()
         self.root.mkdir(parents=True, exist_ok=True)
         return RunLock(self.root / LOCK, busy=f"{self.root} is being written by another run right now; wait for it "
                                               "to end or use another --out")
@@ -91,27 +102,52 @@ class RunStore:
         return RunLock(self.root / EDITS_LOCK, wait=60, busy=f"{self.root}: another edit has been recording for a "
                                                              "minute; try again when it ends")
 
+    def check_writable(self) -> None:
+        """Refuse (`RunError`) a directory a run may not write into: one whose run files or `transcripts/` are
+        symbolic links, or one that holds files but no run (a run writes only into a new, an empty or a run
+        directory)."""
+        refuse_links(self.root, (*RUN_FILES, TRANSCRIPTS, *LOCKS))
+        if self.root.is_dir() and not self.exists():
+            self._refuse_foreign("--out")
+
+    def _refuse_foreign(self, option: str) -> None:
+        """Refuse a directory that holds anything but what a run that never started leaves (its locks, an empty
+        `transcripts/`, a manifest's temporary file), naming what it holds."""
+        entries = [p for p in self.root.iterdir() if p.name not in LOCKS and not re.fullmatch(r"manifest\.json\.tmp\d+", p.name)
+                   and not (p.name == TRANSCRIPTS and p.is_dir() and not any(p.iterdir()))]
+        if entries:
+            listed = ", ".join(sorted(p.name for p in entries)[:5]) + (" ..." if len(entries) > 5 else "")
+            raise RunError(f"{option} {self.root}: not a run directory (no {MANIFEST}) and not empty ({listed}); "
+                           "a run writes only into a new, an empty or a run directory: give another")
+
     def clear(self) -> None:
-        """Delete the run recorded here (`--fresh`), and nothing else: the run's own files go, any other
-        file stays. A directory that holds files but no run is refused, naming what it holds."""
+        """Delete the run recorded here (`--fresh`), and nothing else: the files a run writes go (its own files,
+        their temporary files, its transcripts), any other file stays. A directory that holds files but no run is
+        refused, naming what it holds."""
         if not self.root.is_dir():
             return
-        entries = [p for p in self.root.iterdir() if p.name != LOCK]
-        if entries and not self.exists():
-            listed = ", ".join(sorted(p.name for p in entries)[:5]) + (" ..." if len(entries) > 5 else "")
-            raise RunError(f"--fresh {self.root}: not a run directory (no {MANIFEST}), refusing to delete what it "
-                           f"holds ({listed}); give --out a new or a run directory")
-        for path in entries:
-            if path.name == TRANSCRIPTS and path.is_dir():
-                shutil.rmtree(path)
-            elif path.name in RUN_FILES or path.name.startswith(MANIFEST + ".tmp"):
+        if not self.exists():
+            self._refuse_foreign("--fresh")
+        for path in self.root.iterdir():
+            if WRITTEN.fullmatch(path.name) or (path.name == TRANSCRIPTS and path.is_symlink()):
                 path.unlink()
+        transcripts = self.root / TRANSCRIPTS
+        if transcripts.is_dir() and not transcripts.is_symlink():
+            for path in transcripts.iterdir():
+                if WRITTEN_TRANSCRIPT.fullmatch(path.name) and (path.is_symlink() or path.is_file()):
+                    path.unlink()
+            if not any(transcripts.iterdir()):
+                transcripts.rmdir()
         self._transcripts = None
 
     def write_manifest(self, manifest: Manifest) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / TRANSCRIPTS).mkdir(exist_ok=True)
         atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
+
+    def write_metrics(self, metrics: Metrics) -> None:
+        """Record the run's metrics (`metrics.json`, written whole)."""
+        atomic_write(self.root / METRICS, metrics.model_dump_json(indent=2))
 
     def manifest(self) -> Manifest:
         """The run's manifest; one that cannot be read or does not validate is a `RunError` naming the file."""
@@ -131,7 +167,7 @@ class RunStore:
 
     def write(self, outcome: CaseOutcome, variants: dict[str, VariantVerdict] | None = None) -> ResultRow:
         """Store a finished case: its transcript first, then its result line (with the variants' verdicts)."""
-        name = str(self.transcript_path(outcome.case.id).relative_to(self.root))
+        name = self.transcript_path(outcome.case.id).relative_to(self.root).as_posix()
         text = "".join(event.model_dump_json() + "\n" for event in outcome.events)
         atomic_write(self.root / name, text)
         row = summarize(outcome, name, variants)
@@ -182,8 +218,8 @@ class RunStore:
         cut_torn_line(self.results_path)
 
     def transcript_path(self, case_id: str) -> Path:
-        """Where a case's transcript is: as its result row names it (runs before 0.2 named files otherwise),
-        else by `transcript_name`."""
+        """Where a case's transcript is: as its result row names it (runs before 0.2 named files otherwise; a row
+        names only a file of `transcripts/`), else by `transcript_name`."""
         if self._transcripts is None:
             self._transcripts = {row.case_id: row.transcript for row in self.iter_rows() if row.transcript}
         return self.root / self._transcripts.get(case_id, f"{TRANSCRIPTS}/{transcript_name(case_id)}")
