@@ -54,6 +54,9 @@ class ResultRow(BaseModel):
     trial_seconds: float | None = Field(None, exclude_if=lambda v: v is None)
     """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`; the
     rest is what the measurement (and a first reading) cost. None as for `escalated`."""
+    case_digest: str | None = Field(None, exclude_if=lambda v: v is None)
+    """`Case.digest()` of the case as it was judged (a resumed run refuses a dataset whose case changed since, and
+    `audit verify` checks it against the transcript and the manifest); None for rows recorded before runs kept digests."""
 
     @field_validator("transcript")
     @classmethod
@@ -90,6 +93,7 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
         seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript, variants=variants or {},
         escalated=sum(bool(r.escalated) for r in rulings) if escalates else None,
         trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None) if escalates else None,
+        case_digest=outcome.case.digest(),
     )
 
 

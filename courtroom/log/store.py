@@ -2,7 +2,8 @@
 
 ```
 runs/NAME/
-  manifest.json              what ran (`courtroom.log.manifest`): the run spec, the judge's configuration, versions
+  manifest.json              what ran (`courtroom.log.manifest`): the run spec, the judge's configuration, the
+                             digest of every case, versions
   results.jsonl              one line per finished case (verdict or error), appended as each case ends
   transcripts/<case>.jsonl   the case's events, written whole (atomic rename) before its result line
   metrics.json               the run's metrics, written (whole) when the command ends

@@ -2,12 +2,13 @@
 
 What it detects: a transcript that is missing, empty, torn, reordered, foreign (another case or judge), whose
 stored prompt texts no longer match their hashes, or whose recorded calls no longer replay to its debate and
-verdict; a result row that disagrees with its transcript; edits that are numbered out of turn (two recorded at
-once), that name a case the run has not, or that differ from the edit events older versions also put in
-transcripts; metrics that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
-result row and the metrics (someone who rewrites a recorded model output, the verdict that follows from it,
-the row and the metrics together). Every check recomputes from content; no secret is involved, so a run
-is as trustworthy as the place it is kept (see docs/SECURITY.md).
+verdict; a result row that disagrees with its transcript (verdict, score, gold label, the case's digest); a case
+judged on other content than the manifest records (data changed under a resumed run); edits that are numbered
+out of turn (two recorded at once), that name a case the run has not, or that differ from the edit events older
+versions also put in transcripts; metrics that do not recompute. What it cannot detect: edits that are
+consistent across a case's transcript, its result row and the metrics (someone who rewrites a recorded model
+output, the verdict that follows from it, the row and the metrics together). Every check recomputes from
+content; no secret is involved, so a run is as trustworthy as the place it is kept (see docs/SECURITY.md).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from courtroom.errors import ReplayMismatch
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
+from courtroom.log.manifest import CaseDigests
 from courtroom.log.replay import replay
 from courtroom.log.store import EDITS, RESULTS, legacy_transcript_name, transcript_name
 
@@ -74,6 +76,7 @@ def verify(audit: Audit) -> list[Problem]:
             continue
         problems.extend(_check_prompts(path, events))
         problems.extend(_check_sequence(path, events, manifest.config_hash, row.case_id))
+        problems.extend(_check_case(row, events[0], manifest.cases, results))
         problems.extend(_check_edits(path, events, edits.get(row.case_id, [])))
         try:
             result = replay([e for e in events if e.event != "edit"], judge, manifest.config_hash)
@@ -147,6 +150,25 @@ def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_
                                                   f"{start.config_hash}, this run is {config_hash}"))
     if not any(e.event in ("verdict", "error") for e in events):
         problems.append(Problem(str(path), len(events), "truncated: the transcript has no verdict or error"))
+    return problems
+
+
+def _check_case(row: ResultRow, start: Event, recorded: CaseDigests | None, results: Path) -> list[Problem]:
+    """The case a row was judged on is its transcript's (gold label, digest) and the one the manifest records."""
+    if start.event != "case_start":
+        return []
+    problems, digest = [], start.case.digest()
+    if row.gold != start.case.label:
+        problems.append(Problem(str(results), None, f"case {row.case_id}: the results say gold {row.gold} but its "
+                                                    f"transcript's case is labelled {start.case.label}"))
+    if row.case_digest is not None and row.case_digest != digest:
+        problems.append(Problem(str(results), None, f"case {row.case_id}: the results row records case digest "
+                                                    f"{row.case_digest}, its transcript's case is {digest}"))
+    if recorded is not None and recorded.cases.get(row.case_id) != digest:
+        known = recorded.cases.get(row.case_id)
+        problems.append(Problem(str(results), None, f"case {row.case_id}: " + (
+            f"judged on other content than the run recorded (digest {digest}, the manifest records {known}): the data "
+            "changed under the run" if known else "not among the cases the manifest records")))
     return problems
 
 
