@@ -3,12 +3,13 @@
 What it detects: a transcript that is missing, empty, torn, reordered, foreign (another case or judge), whose
 stored prompt texts no longer match their hashes, or whose recorded calls no longer replay to its debate and
 verdict; a result row that disagrees with its transcript (verdict, score, gold label, the case's digest); a case
-judged on other content than the manifest records (data changed under a resumed run); edits that are numbered
-out of turn (two recorded at once), that name a case the run has not, or that differ from the edit events older
-versions also put in transcripts; metrics that do not recompute. What it cannot detect: edits that are
-consistent across a case's transcript, its result row and the metrics (someone who rewrites a recorded model
-output, the verdict that follows from it, the row and the metrics together). Every check recomputes from
-content; no secret is involved, so a run is as trustworthy as the place it is kept (see docs/SECURITY.md).
+judged on other content than the manifest records (data changed under a resumed run); a rejudge that was
+interrupted before it wrote every case it decides; edits that are numbered out of turn (two recorded at once),
+that name a case the run has not, or that differ from the edit events older versions also put in transcripts;
+metrics that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
+result row and the metrics (someone who rewrites a recorded model output, the verdict that follows from it, the
+row and the metrics together). Every check recomputes from content; no secret is involved, so a run is as
+trustworthy as the place it is kept (see docs/SECURITY.md).
 """
 
 from __future__ import annotations
@@ -92,6 +93,11 @@ def verify(audit: Audit) -> list[Problem]:
                                     f"{verdict and verdict.label}/{verdict and verdict.score}"))
     problems.extend(Problem(str(audit.root / EDITS), None, f"edits of case {case!r}, which has no result row")
                     for case in edits if case not in latest)
+    if manifest.origin is not None and manifest.cases is not None and (
+            missing := [case for case in manifest.cases.cases if case not in latest]):
+        problems.append(Problem(str(results), None, f"unfinished rejudge: {len(missing)} of {len(manifest.cases.cases)} "
+                                                    f"cases it decided have no result row (first: {missing[0]!r}); run "
+                                                    "the same command to finish it"))
     transcripts = audit.root / "transcripts"
     for path in sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []:
         if path.name not in listed:
