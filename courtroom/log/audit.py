@@ -51,7 +51,7 @@ class Audit:
         self._by_id: dict[str, ResultRow] | None = None
         self._edits: dict[str, list[EditEvent]] | None = None
         self.notes: list[str] = []
-        """What reading the run skipped and why (a torn last line of `edits.jsonl`), for the reader to be told."""
+        """What reading the edits skipped and why (a torn last line of `edits.jsonl`), for the reader to be told."""
 
     # -- reading ---------------------------------------------------------------------------------
     def rows(self) -> list[ResultRow]:
@@ -65,21 +65,20 @@ class Audit:
         writing was interrupted) is skipped with a note (`notes`); any other line that is not an edit is an
         `AuditError` naming `edits.jsonl:LINE`."""
         if self._edits is None:
-            self._edits = self._read_edits()
+            self._edits, self.notes = self._read_edits()
         return self._edits
 
-    def _read_edits(self) -> dict[str, list[EditEvent]]:
+    def _read_edits(self) -> tuple[dict[str, list[EditEvent]], list[str]]:
         path = self.root / EDITS
         edits: dict[str, list[EditEvent]] = {}
         refuse_links(self.root, [EDITS])  # the file edits are appended to: never another's
         if not path.is_file():
-            return edits
+            return edits, []
         with path.open("rb") as handle:
             for number, line in enumerate(handle, start=1):
                 if not line.endswith(b"\n"):
-                    self.notes.append(f"{path}:{number}: a torn line (an edit interrupted while it was written) is "
-                                      "skipped; the next edit cuts it")
-                    break
+                    return edits, [f"{path}:{number}: a torn line (an edit interrupted while it was written) is "
+                                   "skipped; the next edit cuts it"]
                 if not line.strip():
                     continue
                 try:
@@ -88,7 +87,7 @@ class Audit:
                     raise AuditError(f"{path}:{number}: not an edit ({first_problem(exc)}); fix or remove the "
                                      "line") from exc
                 edits.setdefault(entry.case_id, []).append(entry.event)
-        return edits
+        return edits, []
 
     def corrected_rows(self) -> list[ResultRow]:
         """The results with human edits applied (rows without edits are unchanged)."""
