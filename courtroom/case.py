@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import enum
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from courtroom.digest import content_hash
 
 Label = Literal["PASS", "FAIL"]
 """Gold or predicted label, HaluBench convention: PASS = faithful, FAIL = hallucinated."""
@@ -100,6 +103,12 @@ class Case(BaseModel):
     def hallucinated(self) -> bool | None:
         """The gold label as a boolean (None when unlabelled)."""
         return None if self.label is None else self.label == "FAIL"
+
+    def digest(self) -> str:
+        """The hash of everything the case holds (id, question, context, answer, label, source, metadata): two
+        cases with the same digest are the same case. A run records it per case, so that a dataset changed under
+        a run is noticed (`courtroom.log.manifest.CaseDigests`)."""
+        return content_hash(json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False))
 
 
 WHOLE_ANSWER_REASON = "no specific charge was brought; the whole answer is tried"

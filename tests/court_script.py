@@ -36,6 +36,8 @@ class CourtScript:
     moves: dict[str, list[str]] = field(default_factory=dict)
     p_hallucinated: float | list[float] = 0.8
     first_reading: float = 0.5
+    says_yes: float = 0.5
+    """The verdict witness: the model's P(yes) to a yes/no question after the context."""
     """P(hallucinated) of the one-word question (`factual` or `hallucinated`) about the whole answer."""
     move_p: float = 0.9
     cite: list[int] = field(default_factory=lambda: [1])
@@ -86,6 +88,9 @@ class CourtScript:
             sentence = re.search(r'ANSWER SENTENCE \d+ of \d+: "(.*)"', prompt).group(1)
             p = next((v for k, v in self.suspect.items() if k in sentence), 0.1)
             return {"yes": p, "no": 1 - p}
+        if spec.kind == "choice" and set(spec.options) == {"yes", "no"}:  # the verdict witness: the model's own yes or no
+            self.seen.append("says yes")
+            return {"yes": self.says_yes, "no": 1 - self.says_yes}
         if spec.kind == "choice" and set(spec.options) == {"factual", "hallucinated"}:
             self.seen.append("first reading")
             return {"hallucinated": self.first_reading, "factual": 1 - self.first_reading}

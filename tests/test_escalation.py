@@ -103,7 +103,7 @@ def test_rejudging_a_full_trial_run_gives_the_escalated_court_and_counts_only_th
     full = run(tmp_path, "full")
     live = run(tmp_path, "live", escalation=BAND)
     rejudged = rejudge_run(tmp_path / "full", tmp_path / "re",
-                           judge=JudgeSpec(options={"overrides": {"escalation": BAND}}))
+                           judge=JudgeSpec(court="full", options={"overrides": {"escalation": BAND}}))
     by_case = {r.case_id: r for r in live}
     for row in rejudged:
         twin = by_case[row.case_id]
@@ -165,16 +165,22 @@ def test_a_malformed_band_is_refused_naming_the_file_and_field(tmp_path: Path, b
 
 def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudged_without_its_trials(
         tmp_path: Path) -> None:
-    """The default court is the full court's clerk and measurement without the trial: a live run of it decides every
-    case as a full-trial run decided again by `rejudge --court default` does, with none of the trial's calls. (The
-    full court's "measurement only" column is not it: there the defence's citations still weigh in the evidence.)"""
+    """The default court is the full court's clerk and measurement without the trial: a live run of it without its
+    witnesses decides every case as a full-trial run decided again by `rejudge --court default --set witnesses=null`
+    does, with none of the trial's calls; and with its witnesses, for a model no ruling is fitted for, it decides every
+    case the same (their testimony is recorded, the measurement decides). (The full court's "measurement only" column
+    is not it: there the defence's citations still weigh in the evidence.)"""
     assert Court.load("default").spec.escalation.tries == "nothing"
     full = run(tmp_path, "full")
-    default = run(tmp_path, "default", court="default")
-    rejudged = rejudge_run(tmp_path / "full", tmp_path / "re", judge=JudgeSpec(court="default"))
+    default = run(tmp_path, "default", court="default", witnesses=None)
+    rejudged = rejudge_run(tmp_path / "full", tmp_path / "re",
+                           judge=JudgeSpec(court="default", options={"overrides": {"witnesses": None}}))
     assert {r.case_id: (r.label, r.score, r.reason) for r in default} == \
         {r.case_id: (r.label, r.score, r.reason) for r in rejudged}
     assert [r.model_calls for r in default] == [r.model_calls for r in rejudged]
+    heard = run(tmp_path, "heard", court="default")
+    assert {r.case_id: (r.label, r.score) for r in heard} == {r.case_id: (r.label, r.score) for r in default}
+    assert all(r.reason.endswith("courtroom calibrate --ruling fits a ruling on labelled runs).") for r in heard)
     assert sum(r.charges for r in default) >= 10 and escalation(default).tried == 0
     assert sum(r.model_calls for r in default) < sum(r.model_calls for r in full)
     assert all(not r.variants for r in default)  # no agents: no debate gain to report

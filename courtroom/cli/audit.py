@@ -8,20 +8,24 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under
+from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under, warn
 from courtroom.log.audit import Audit
 
 
-def _audit(run_dir: str) -> Audit:
-    """The run directory, its manifest and result rows read (a corrupt one fails here, naming file and line)."""
+def open_audit(run_dir: str) -> Audit:
+    """The run directory, its manifest, result rows and edits read (a corrupt one fails here, naming file and line;
+    what was skipped, a torn last edit, is said)."""
     from courtroom.errors import RunError
 
     try:
         audit = Audit(run_dir)
         audit.store.manifest()
         audit.rows()
+        audit.edits()
     except RunError as exc:  # AuditError among them
         fail(str(exc))
+    for note in audit.notes:
+        warn(note)
     return audit
 
 
@@ -38,7 +42,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     from courtroom.report.tables import compare_table, confusion_table, metrics_table, pairing_table
 
     gates = parse_fail_under(fail_under)
-    audit = _audit(run_dir)
+    audit = open_audit(run_dir)
     rows = audit.rows()
     manifest = audit.store.manifest()
     if as_json:
@@ -123,7 +127,7 @@ def audit_list(
     """List cases, with filters (reasons cut at a word; `audit show` gives them whole)."""
     from courtroom.report.tables import elide
 
-    audit = _audit(run_dir)
+    audit = open_audit(run_dir)
     rows = audit.select(wrong=wrong, verdict=verdict, source=source, search=search, errors=errors)
     if as_json:
         from courtroom.log.export import row_json
@@ -154,7 +158,7 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
     from courtroom.errors import AuditError, TranscriptError
     from courtroom.report.record import calls_record, court_record, row_record
 
-    audit = _audit(run_dir)
+    audit = open_audit(run_dir)
     try:
         events = audit.events(case_id)
         console.print(court_record(events, audit.row(case_id).gold, audit.grounding_clip(), audit.sentence_splitter()))
@@ -173,7 +177,7 @@ def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> N
     from courtroom.errors import CourtroomError
     from courtroom.log.verify import verify
 
-    audit = _audit(run_dir)
+    audit = open_audit(run_dir)
     try:
         with console.status("replaying every transcript..."):
             problems = verify(audit)
@@ -198,9 +202,9 @@ def audit_report(run_dir: str = typer.Argument(..., help="Run directory (run A, 
     from courtroom.errors import AuditError
     from courtroom.report.html import write_report
 
-    _audit(run_dir)
+    open_audit(run_dir)
     if against is not None:
-        _audit(against)
+        open_audit(against)
     try:
         path = write_report(run_dir, output, against, calls)
     except AuditError as exc:
@@ -222,7 +226,7 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
 
     if only is not None and only not in ("fixed", "broken", "changed"):
         fail(f"--only must be fixed, broken or changed, not {only!r}")
-    a, b = _audit(run_a), _audit(run_b)
+    a, b = open_audit(run_a), open_audit(run_b)
     try:
         diff = diff_runs(a, b)
     except AuditError as exc:
@@ -260,14 +264,14 @@ def audit_edit(
     charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
 ) -> None:
     """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
-    from courtroom.errors import AuditError
+    from courtroom.errors import RunError
 
-    audit = _audit(run_dir)
+    audit = open_audit(run_dir)
     if verdict not in ("hallucinated", "supported"):
         fail(f"--verdict must be hallucinated or supported, not {verdict!r}")
     try:
         event = audit.edit(case_id, verdict, reason, author, None if charge is None else charge - 1)
-    except AuditError as exc:
+    except RunError as exc:  # AuditError among them; a link where edits.jsonl belongs
         fail(str(exc))
     number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
     console.print(f"recorded edit {number} of {audit.root} on {case_id} (event {event.seq} of its transcript): "

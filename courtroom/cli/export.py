@@ -17,18 +17,19 @@ def export(
                                                                    "RUN.csv, RUN.parquet, RUN.jsonl, RUN.inspect.json)."),
 ) -> None:
     """Write a run's cases for other tools: pandas, spreadsheets, DuckDB, inspect_ai's log viewer."""
+    from courtroom.cli.audit import open_audit
     from courtroom.errors import CourtroomError
     from courtroom.log.export import FORMATS, default_output, export_run
 
     if fmt not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    audit = open_audit(run_dir)
     try:
         target = output or default_output(run_dir, fmt)
         if fmt == "inspect":
-            from courtroom.log.audit import Audit
             from courtroom.log.inspect_log import write_inspect_log
 
-            path = write_inspect_log(Audit(run_dir), target)
+            path = write_inspect_log(audit, target)
         else:
             path = export_run(run_dir, fmt, target)
     except CourtroomError as exc:

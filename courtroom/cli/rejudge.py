@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import typer
 from rich.markup import escape
 
@@ -41,10 +39,12 @@ def rejudge(
         overrides = dict(parse_override(item) for item in settings)
         judge = rejudged_judge(source.manifest(), court=court, reading=reading, overrides=overrides)
         rows = rejudge_run(run_dir, out, judge=judge, calls_from=calls_from)
+        overall = compute_metrics(rows)
+        RunStore(out).write_metrics(overall)
     except CourtroomError as exc:
         fail(str(exc))
-    overall = compute_metrics(rows)
-    (Path(out) / "metrics.json").write_text(overall.model_dump_json(indent=2))
+    except OSError as exc:  # a file or directory that cannot be read or made
+        fail(f"{exc.filename or out}: {exc.strerror or exc}")
     if left_out := len(source.rows()) - len(rows):
         cases = "case" if left_out == 1 else "cases"
         err.print(f"[yellow]left out {left_out} {cases} of {escape(run_dir)}[/] (failed, or their transcript is gone)")

@@ -149,7 +149,10 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
     if failure and not rows:
         fail(failure)
     overall = compute_metrics(rows)
-    (prepared.store.root / "metrics.json").write_text(overall.model_dump_json(indent=2))
+    try:
+        prepared.store.write_metrics(overall)
+    except OSError as exc:  # a full disk: the cases are saved, the same command writes the metrics
+        failure = failure or f"{prepared.store.root}: cannot write metrics.json ({exc.strerror or exc})"
     console.print(metrics_table(f"{prepared.judge.name} / {model}: {len(rows)} of {total} cases", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))

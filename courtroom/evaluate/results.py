@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from courtroom.case import AnnotatedSpan, Label, VariantVerdict
 from courtroom.engine.lockstep import CaseOutcome
+
+TRANSCRIPTS = "transcripts"
+"""The folder of a run directory that holds its transcripts (`courtroom.log.store`)."""
 
 
 class ResultRow(BaseModel):
@@ -40,7 +43,8 @@ class ResultRow(BaseModel):
     seconds: float = 0.0
     """Model time attributed to this case (each batch's wall time shared among its requests)."""
     transcript: str = ""
-    """Path of the transcript, relative to the run directory."""
+    """Path of the transcript, relative to the run directory: a file of its `transcripts/` folder (a row read from
+    a run directory someone handed you names no other file: `../x` and `/x` are refused)."""
     variants: dict[str, VariantVerdict] = Field(default_factory=dict)
     """The case decided by variants of the judge from the same calls (the court's measurement alone, its
     agents alone), for the debate's gain; empty for other judges and for runs made before 0.2."""
@@ -55,6 +59,18 @@ class ResultRow(BaseModel):
     trial_seconds: float | None = Field(None, exclude_if=lambda v: v is None)
     """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`; the
     rest is what the measurement (and a first reading) cost. None as for `escalated`."""
+    case_digest: str | None = Field(None, exclude_if=lambda v: v is None)
+    """`Case.digest()` of the case as it was judged (a resumed run refuses a dataset whose case changed since, and
+    `audit verify` checks it against the transcript and the manifest); None for rows recorded before runs kept digests."""
+
+    @field_validator("transcript")
+    @classmethod
+    def _inside_transcripts(cls, value: str) -> str:
+        folder, _, name = value.replace("\\", "/").partition("/")
+        if value and (folder != TRANSCRIPTS or name in ("", ".", "..") or "/" in name):
+            raise ValueError(f"{value!r} is not a file of the run's {TRANSCRIPTS}/ folder (a path read from a run "
+                             "directory is never followed out of it)")
+        return value
 
     @property
     def correct(self) -> bool | None:
@@ -84,6 +100,7 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
         trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None) if escalates else None,
         spans=[(s.start, s.end, s.score) for s in verdict.spans] if verdict and verdict.testimony else None,
         gold_spans=list(outcome.case.spans) if outcome.case.spans else None,
+        case_digest=outcome.case.digest(),
     )
 
 

@@ -1,16 +1,20 @@
 """Auditing a run directory: its rows, filters, one case's events, and human edits (verification: `verify.py`).
 
-Human edits are appended, never rewritten: an `edit` event goes at the end of the case's
-transcript, and a copy into `edits.jsonl` so summaries of large runs need not open every
-transcript. The corrected verdict applies the edits to the model's rulings with the court's own
+Human edits are appended, never rewritten, to `edits.jsonl`, the one record of them: one line per edit (the case
+and its `edit` event), written whole or not at all under the run's edits lock, so a full disk, a killed editor or
+six editors at once leave every recorded edit and nothing half-recorded; a torn last line (an editor killed
+mid-write) is skipped with a note and cut by the next edit. A case's events are its transcript, never changed
+after the run wrote it, followed by its edits (earlier versions also appended each edit to the transcript;
+those are not repeated). The corrected verdict applies the edits to the model's rulings with the court's own
 aggregation rule; metrics are reported for the model's and the corrected verdicts side by side.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from courtroom.case import Case, CaseVerdict, Verdict
 from courtroom.casefile import context_sentences
@@ -21,10 +25,18 @@ from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import AuditError
 from courtroom.evaluate.results import ResultRow
-from courtroom.log.store import RunStore
+from courtroom.log.files import append_line, refuse_links
+from courtroom.log.store import EDITS, RunStore, first_problem
 from courtroom.sentences import SPLITTER, SentenceSplitter
 
-EDITS = "edits.jsonl"
+
+class EditEntry(BaseModel):
+    """One line of `edits.jsonl`: a human edit of one case."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    case_id: str
+    event: EditEvent
 
 
 class Audit:
@@ -36,6 +48,10 @@ class Audit:
             raise AuditError(f"{root} is not a run directory (no manifest.json)")
         self.root = self.store.root
         self._rows: list[ResultRow] | None = None
+        self._by_id: dict[str, ResultRow] | None = None
+        self._edits: dict[str, list[EditEvent]] | None = None
+        self.notes: list[str] = []
+        """What reading the edits skipped and why (a torn last line of `edits.jsonl`), for the reader to be told."""
 
     # -- reading ---------------------------------------------------------------------------------
     def rows(self) -> list[ResultRow]:
@@ -45,15 +61,33 @@ class Audit:
         return self._rows
 
     def edits(self) -> dict[str, list[EditEvent]]:
-        """Human edits per case, in the order they were made."""
+        """Human edits per case, in the order they were made. A torn last line of `edits.jsonl` (an edit whose
+        writing was interrupted) is skipped with a note (`notes`); any other line that is not an edit is an
+        `AuditError` naming `edits.jsonl:LINE`."""
+        if self._edits is None:
+            self._edits, self.notes = self._read_edits()
+        return self._edits
+
+    def _read_edits(self) -> tuple[dict[str, list[EditEvent]], list[str]]:
         path = self.root / EDITS
         edits: dict[str, list[EditEvent]] = {}
-        if path.is_file():
-            for line in path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    entry = json.loads(line)
-                    edits.setdefault(entry["case_id"], []).append(EditEvent.model_validate(entry["event"]))
-        return edits
+        refuse_links(self.root, [EDITS])  # the file edits are appended to: never another's
+        if not path.is_file():
+            return edits, []
+        with path.open("rb") as handle:
+            for number, line in enumerate(handle, start=1):
+                if not line.endswith(b"\n"):
+                    return edits, [f"{path}:{number}: a torn line (an edit interrupted while it was written) is "
+                                   "skipped; the next edit cuts it"]
+                if not line.strip():
+                    continue
+                try:
+                    entry = EditEntry.model_validate_json(line)
+                except ValidationError as exc:
+                    raise AuditError(f"{path}:{number}: not an edit ({first_problem(exc)}); fix or remove the "
+                                     "line") from exc
+                edits.setdefault(entry.case_id, []).append(entry.event)
+        return edits, []
 
     def corrected_rows(self) -> list[ResultRow]:
         """The results with human edits applied (rows without edits are unchanged)."""
@@ -70,9 +104,10 @@ class Audit:
         return corrected
 
     def row(self, case_id: str) -> ResultRow:
-        for row in self.rows():
-            if row.case_id == case_id:
-                return row
+        if self._by_id is None:
+            self._by_id = {row.case_id: row for row in self.rows()}
+        if case_id in self._by_id:
+            return self._by_id[case_id]
         raise AuditError(f"no case {case_id!r} in {self.root} (see `courtroom audit list`)")
 
     def grounding_clip(self) -> float | None:
@@ -91,9 +126,11 @@ class Audit:
         return context_sentences(case, self.sentence_splitter())
 
     def events(self, case_id: str) -> list[Event]:
-        """A case's transcript, validated."""
+        """A case's transcript, validated, followed by its human edits."""
         self.row(case_id)
-        return self.store.events(case_id)
+        events = self.store.events(case_id)
+        in_transcript = sum(e.event == "edit" for e in events)  # appended there by earlier versions
+        return [*events, *self.edits().get(case_id, [])[in_transcript:]]
 
     def select(self, *, wrong: bool = False, verdict: str | None = None, source: str | None = None,
                search: str | None = None, errors: bool = False) -> list[ResultRow]:
@@ -126,7 +163,7 @@ class Audit:
 
     # -- editing ---------------------------------------------------------------------------------
     def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int | None = None) -> EditEvent:
-        """Append a human correction to the case's transcript and to the run's edit index."""
+        """Record a human correction (a line of `edits.jsonl`, whole or not at all, under the edits lock)."""
         for option, value in (("--author", author), ("--reason", reason)):
             if not value.strip():
                 raise AuditError(f"{option} is blank: an edit records who corrects and why; give a non-empty "
@@ -142,12 +179,20 @@ class Audit:
                                  "omit --charge to correct the case verdict")
         if row.label is None:
             raise AuditError(f"case {case_id!r} ended in an error; there is no verdict to correct")
-        event = EditEvent(seq=len(events), charge=charge, verdict=verdict,
-                          provenance=Provenance(author=author, reason=reason))
-        with (self.root / row.transcript).open("a", encoding="utf-8") as handle:
-            handle.write(event.model_dump_json() + "\n")
-        with (self.root / EDITS).open("a", encoding="utf-8") as handle:
-            handle.write(json.dumps({"case_id": case_id, "event": event.model_dump(mode="json")}) + "\n")
+        path = self.root / EDITS
+        with self.store.edits_lock():
+            self._edits = None  # read again under the lock: another editor may have just recorded one
+            earlier = self.edits().get(case_id, [])
+            in_transcript = sum(e.event == "edit" for e in events)
+            event = EditEvent(seq=len(events) - in_transcript + len(earlier), charge=charge, verdict=verdict,
+                              provenance=Provenance(author=author, reason=reason))
+            try:
+                append_line(path, EditEntry(case_id=case_id, event=event).model_dump_json())
+            except OSError as exc:
+                raise AuditError(f"{path}: cannot record the edit ({exc.strerror or exc}); the run is unchanged: "
+                                 "run the same command again once the problem is fixed") from exc
+            finally:
+                self._edits = None
         return event
 
 

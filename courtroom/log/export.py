@@ -26,6 +26,7 @@ from courtroom.errors import AuditError, TranscriptError
 from courtroom.evaluate.metrics import Metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
+from courtroom.log.files import atomic_file
 
 FORMATS = ("csv", "parquet", "jsonl", "inspect")
 """What `courtroom export --format` writes (`inspect`: an inspect_ai eval log, `courtroom.log.inspect_log`)."""
@@ -118,7 +119,8 @@ def _arrow_schema():  # noqa: ANN202
 
 
 def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
-    """Write the run's cases to `output` as `fmt` (csv, parquet, jsonl); returns the path written."""
+    """Write the run's cases to `output` as `fmt` (csv, parquet, jsonl), whole or not at all (a previous file there
+    stays until the new one replaces it); returns the path written."""
     if fmt not in FORMATS:
         raise AuditError(f"unknown export format {fmt!r}; the formats are {', '.join(FORMATS)}")
     audit = Audit(run_dir)
@@ -128,11 +130,11 @@ def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
         raise AuditError("an inspect_ai eval log is written by courtroom.log.inspect_log.write_inspect_log")
     records = case_records(audit)
     if fmt == "jsonl":
-        with output.open("w", encoding="utf-8") as handle:
+        with atomic_file(output, "w", encoding="utf-8") as handle:
             for record in records:
                 handle.write(json.dumps(record, ensure_ascii=False) + "\n")
     elif fmt == "csv":
-        with output.open("w", encoding="utf-8", newline="") as handle:
+        with atomic_file(output, "w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS)
             writer.writeheader()
             for record in records:
@@ -142,7 +144,8 @@ def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        pq.write_table(pa.Table.from_pylist(records, schema=_arrow_schema()), output)
+        with atomic_file(output, "wb") as handle:
+            pq.write_table(pa.Table.from_pylist(records, schema=_arrow_schema()), handle)
     return output
 
 

@@ -35,6 +35,7 @@ from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.cases import run_cases
 from courtroom.log.export import charge_records
+from courtroom.log.files import atomic_write
 
 LOG_VERSION = 2
 """inspect_ai's log format version this writes."""
@@ -191,8 +192,7 @@ def inspect_log(audit: Audit) -> dict[str, Any]:
 
 
 def write_inspect_log(audit: Audit, output: str | Path) -> Path:
-    """Write the run's inspect_ai eval log (JSON) to `output`."""
+    """Write the run's inspect_ai eval log (JSON) to `output`, whole or not at all."""
     output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(inspect_log(audit), ensure_ascii=False), encoding="utf-8")
+    atomic_write(output, json.dumps(inspect_log(audit), ensure_ascii=False))
     return output

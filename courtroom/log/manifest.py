@@ -6,7 +6,9 @@ full configuration and its hash (the run's identity), where a rejudged run came 
 commit and command that made it.
 
 Manifests are versioned. Version 1 kept the spec as loose dictionaries (`backend`, `dataset`, `options`);
-it is read through `migrate_v1`, so every run ever recorded opens as version 2.
+it is read through `migrate_v1`, so every run ever recorded opens as version 2. Fields added to version 2 later
+are optional and left out when unset (`cases`: manifests written before it hold none), so older manifests read
+as they are; none of them is part of a run's identity (`config_hash`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import platform
 import subprocess
 import sys
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
@@ -21,6 +24,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from courtroom.case import Case
+from courtroom.digest import content_hash
 from courtroom.door.backend import Backend
 from courtroom.door.served import ServerCapabilities
 from courtroom.door.spec import BackendSpec
@@ -110,6 +115,34 @@ class RunOrigin(BaseModel):
     """Other runs of the same cases that served recorded calls."""
 
 
+class CaseDigests(BaseModel):
+    """The cases a run judges, each by its digest (`Case.digest()`): what the run is about, so that data changed
+    under it is noticed on resume and by `audit verify`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    digest: str
+    """The hash of all of them (the selected data's digest; the same cases in another order have the same)."""
+    cases: dict[str, str]
+    """Case id -> `Case.digest()`, in the order selected."""
+
+    @classmethod
+    def of(cls, cases: Sequence[Case]) -> CaseDigests:
+        digests = {case.id: case.digest() for case in cases}
+        return cls(digest=content_hash("\n".join(sorted(f"{i}\t{d}" for i, d in digests.items()))), cases=digests)
+
+    def changes(self, now: CaseDigests) -> str | None:
+        """What differs in `now`, as `N cases changed, M new, K gone (first changed: 'id')`; None if nothing."""
+        if now.digest == self.digest:
+            return None
+        changed = [i for i, d in now.cases.items() if i in self.cases and self.cases[i] != d]
+        new = [i for i in now.cases if i not in self.cases]
+        gone = [i for i in self.cases if i not in now.cases]
+        first = next((f"first {what}: {ids[0]!r}" for what, ids in (("changed", changed), ("new", new), ("gone", gone))
+                      if ids), "the recorded digest is not its cases'")
+        return f"{len(changed)} {'case' if len(changed) == 1 else 'cases'} changed, {len(new)} new, {len(gone)} gone ({first})"
+
+
 def _git_sha() -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
@@ -151,6 +184,9 @@ class Manifest(BaseModel):
     """For a rejudged run: where its model calls came from."""
     server: ServerCapabilities | None = None
     """For a served model: what its server was found to support when the run started."""
+    cases: CaseDigests | None = Field(None, exclude_if=lambda v: v is None)
+    """The cases the run judges (a rejudged run: the cases it decides again), by digest; None in manifests
+    written before runs kept digests."""
     versions: dict[str, str | None] = Field(default_factory=_versions)
     """Python and package versions."""
     git_sha: str | None = Field(default_factory=_git_sha)

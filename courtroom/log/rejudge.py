@@ -26,7 +26,7 @@ from courtroom.engine.migrations import upgrade
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import RunError
 from courtroom.evaluate.results import ResultRow
-from courtroom.log.manifest import Manifest, RunOrigin
+from courtroom.log.manifest import CaseDigests, Manifest, RunOrigin
 from courtroom.log.store import RunStore
 
 
@@ -57,9 +57,11 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
     run at `out`, serving model calls from the source's transcripts and, for the same case, from the runs in
     `calls_from`.
 
-    Every case is re-decided before anything is written, so a refused court leaves no partial run.
-    Cases that ended in an error in the source run, or whose transcript is gone, are left out (they have
-    no complete record); compare the runs on the cases they share."""
+    Every case is re-decided before anything is written, so a refused court leaves no partial run. The new
+    run's manifest records the cases it decides (`Manifest.cases`), so a rejudge interrupted while it wrote
+    them fails `audit verify` until the same call, which resumes it, has written the rest. Cases that ended in
+    an error in the source run, or whose transcript is gone, are left out (they have no complete record);
+    compare the runs on the cases they share."""
     origin = RunStore(source)
     others = [RunStore(path) for path in calls_from]
     for store in (origin, *others):
@@ -73,23 +75,47 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
     target = RunStore(out)
     if Path(out).resolve() == Path(source).resolve():
         raise RunError(f"{out}: rejudge into a new run directory, not the source run")
-    if target.exists():
-        raise RunError(f"{out} already holds a run; choose another --out")
     spec = manifest.spec.model_copy(update={"judge": judge})
     new_judge = judge.build(spec.backend, window=1)
-    outcomes = [_rejudge_case(origin, others, row.case_id, new_judge) for row in origin.rows()
-                if row.error is None and origin.transcript_path(row.case_id).is_file()]
     changed = {"court": judge.court} if judge.court != manifest.spec.judge.court else {}
     changed |= {k: str(v) for k, v in judge.options.items() if manifest.spec.judge.options.get(k) != v}
-    lock = target.lock()
-    try:
-        target.write_manifest(Manifest(
-            name=Path(out).name, spec=spec, judge=new_judge.config(), config_hash=new_judge.config_hash(),
-            origin=RunOrigin(rejudged_from=str(source), changed=changed, calls_from=[str(p) for p in calls_from])))
-        rows = [target.write(outcome, new_judge.variants(outcome.case, outcome.events)) for outcome in outcomes]
-    finally:
-        lock.close()
-    return rows
+    planned = Manifest(name=Path(out).name, spec=spec, judge=new_judge.config(), config_hash=new_judge.config_hash(),
+                       origin=RunOrigin(rejudged_from=str(source), changed=changed,
+                                        calls_from=[str(p) for p in calls_from]))
+    if target.exists():
+        _check_unfinished(target, planned)
+    outcomes = [_rejudge_case(origin, others, row.case_id, new_judge) for row in origin.rows()
+                if row.error is None and origin.transcript_path(row.case_id).is_file()]
+    planned = planned.model_copy(update={"cases": CaseDigests.of([outcome.case for outcome in outcomes])})
+    with target.lock():
+        if target.exists():  # a rejudge interrupted while it wrote: the same call writes the rest
+            _check_unfinished(target, planned)
+            target.repair()
+        else:
+            target.write_manifest(planned)
+        written = {row.case_id for row in target.rows()}
+        for outcome in outcomes:
+            if outcome.case.id not in written:
+                target.write(outcome, new_judge.variants(outcome.case, outcome.events))
+        return target.rows()
+
+
+def _check_unfinished(target: RunStore, planned: Manifest) -> None:
+    """A run already at `out` is taken only as this same rejudge, interrupted: of the same source, calls and judge
+    (and, once the cases are known, of the same cases)."""
+    found = target.manifest()
+
+    def same_paths(a: Sequence[str], b: Sequence[str]) -> bool:
+        return [Path(p).resolve() for p in a] == [Path(p).resolve() for p in b]
+
+    assert planned.origin is not None
+    if found.origin is None or found.config_hash != planned.config_hash or not same_paths(
+            [found.origin.rejudged_from, *found.origin.calls_from], [planned.origin.rejudged_from, *planned.origin.calls_from]):
+        raise RunError(f"{target.root} already holds a run (not this rejudge of {planned.origin.rejudged_from}); "
+                       "choose another --out")
+    if planned.cases is not None and found.cases is not None and (changes := found.cases.changes(planned.cases)):
+        raise RunError(f"{target.root}: this rejudge was started on other cases of {planned.origin.rejudged_from} "
+                       f"({changes}); choose another --out")
 
 
 def _rejudge_case(origin: RunStore, others: Sequence[RunStore], case_id: str, judge: Judge) -> CaseOutcome:

@@ -25,7 +25,7 @@ from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError
 from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
 from courtroom.log.audit import Audit
-from courtroom.log.store import _atomic_write
+from courtroom.log.files import atomic_write
 from courtroom.witness.family import task_family
 from courtroom.witness.registry import WITNESSES
 
@@ -121,7 +121,7 @@ def write_ruling(fit: RulingFit, path: str | Path, evaluation: dict[str, object]
     """The ruling file, with its out-of-fold numbers."""
     ruling = fit.ruling.model_copy(update={"evaluation": evaluation})
     path = Path(path)
-    _atomic_write(path, yaml.safe_dump(ruling.model_dump(mode="json"), sort_keys=False, width=120,
+    atomic_write(path, yaml.safe_dump(ruling.model_dump(mode="json"), sort_keys=False, width=120,
                                           default_flow_style=None))
     return path
 
@@ -147,7 +147,7 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
                                        if model_key(m) != model and isinstance(r, str)}, model: relative}
     data["personas"] = _personas(config, data["personas"], audit, output)
     header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
-    _atomic_write(output, header + _dump(data))
+    atomic_write(output, header + _dump(data))
     loaded = Court.load(output, BackendSpec(model=model))
     if loaded.ruling is None:
         raise ConfigError(f"{output}: the court loads, but finds no ruling for {model}")

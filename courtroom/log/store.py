@@ -2,24 +2,28 @@
 
 ```
 runs/NAME/
-  manifest.json              what ran (`courtroom.log.manifest`): the run spec, the judge's configuration, versions
+  manifest.json              what ran (`courtroom.log.manifest`): the run spec, the judge's configuration, the
+                             digest of every case, versions
   results.jsonl              one line per finished case (verdict or error), appended as each case ends
   transcripts/<case>.jsonl   the case's events, written whole (atomic rename) before its result line
+  metrics.json               the run's metrics, written (whole) when the command ends
+  edits.jsonl                human edits (`courtroom.log.audit`)
 ```
 
 A result line is written only after its transcript is complete, so a run killed at any moment
 resumes cleanly: finished cases are those with a result line; a torn last line is ignored.
+
+A run directory may come from someone else: the paths it names stay inside it (`ResultRow.transcript`), and a
+command writes into it only if it is new, empty or a run, and none of its files is a symbolic link
+(`RunStore.lock`; the writes themselves are `courtroom.log.files`'s, which never follow a link).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -27,15 +31,25 @@ from courtroom.case import VariantVerdict
 from courtroom.engine.events import Event, parse_event
 from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError, TranscriptError
-from courtroom.evaluate.results import ResultRow, summarize
+from courtroom.evaluate.metrics import Metrics
+from courtroom.evaluate.results import TRANSCRIPTS, ResultRow, summarize
+from courtroom.log.files import RunLock, append_line, atomic_write, cut_torn_line, refuse_links
 from courtroom.log.manifest import Manifest
 
 MANIFEST = "manifest.json"
 LOCK = ".lock"
+EDITS_LOCK = ".edits.lock"
 RESULTS = "results.jsonl"
-TRANSCRIPTS = "transcripts"
-RUN_FILES = (MANIFEST, RESULTS, "metrics.json", "edits.jsonl")
-"""The files a run writes into its directory (besides `transcripts/` and the lock)."""
+METRICS = "metrics.json"
+EDITS = "edits.jsonl"
+RUN_FILES = (MANIFEST, RESULTS, METRICS, EDITS)
+"""The files a run writes into its directory (besides `transcripts/` and the locks)."""
+LOCKS = (LOCK, EDITS_LOCK)
+"""The lock files (`.lock` while a run writes, `.edits.lock` while an edit is recorded); never deleted."""
+WRITTEN = re.compile("(" + "|".join(map(re.escape, RUN_FILES)) + r")(\.tmp\d+)?")
+"""The names a run writes into its directory: its files and their temporary files (`courtroom.log.files`)."""
+WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+)?")
+"""The names a run writes into `transcripts/`."""
 
 
 def transcript_name(case_id: str) -> str:
@@ -52,31 +66,6 @@ def legacy_transcript_name(case_id: str) -> str:
     if safe != case_id:
         safe += "-" + hashlib.sha1(case_id.encode()).hexdigest()[:8]
     return f"{safe}.jsonl"
-
-
-class RunLock:
-    """An exclusive lock on a run directory (`.lock`, through `filelock`: flock on POSIX, msvcrt on Windows), held
-    while a run writes into it; a second writer is refused at once, however the first was started."""
-
-    def __init__(self, root: Path) -> None:
-        from filelock import FileLock, Timeout
-
-        self.handle: Any = FileLock(root / LOCK, timeout=0, thread_local=False)
-        try:
-            self.handle.acquire()
-        except Timeout:
-            self.handle = None
-            raise RunError(f"{root} is being written by another run right now; wait for it to end "
-                           "or use another --out") from None
-
-    def close(self) -> None:
-        """Release the directory."""
-        if self.handle is not None:
-            self.handle.release(force=True)
-            self.handle = None
-
-    def __del__(self) -> None:
-        self.close()
 
 
 class RunStore:
@@ -100,31 +89,66 @@ class RunStore:
     def lock(self) -> RunLock:
         """Claim the run directory for this process (released by `close()` or when the process ends,
         however it ends); a second run writing into the same directory would duplicate cases, so it is
-        refused."""
+        refused. Nothing is written (not even the lock) into a directory that is not new, empty or a run, or
+        whose run files are symbolic links: both are refused, naming what was found."""
+        self.check_writable()
         self.root.mkdir(parents=True, exist_ok=True)
-        return RunLock(self.root)
+        return RunLock(self.root / LOCK, busy=f"{self.root} is being written by another run right now; wait for it "
+                                              "to end or use another --out")
+
+    def edits_lock(self) -> RunLock:
+        """Claim the run's edits (`edits.jsonl`) while one is recorded; another editor waits its turn (up to a
+        minute), a run being judged meanwhile does not."""
+        refuse_links(self.root, (EDITS, EDITS_LOCK))
+        return RunLock(self.root / EDITS_LOCK, wait=60, busy=f"{self.root}: another edit has been recording for a "
+                                                             "minute; try again when it ends")
+
+    def check_writable(self) -> None:
+        """Refuse (`RunError`) a directory a run may not write into: one whose run files or `transcripts/` are
+        symbolic links, or one that holds files but no run (a run writes only into a new, an empty or a run
+        directory)."""
+        refuse_links(self.root, (*RUN_FILES, TRANSCRIPTS, *LOCKS))
+        if self.root.is_dir() and not self.exists():
+            self._refuse_foreign("--out")
+
+    def _refuse_foreign(self, option: str) -> None:
+        """Refuse a directory that holds anything but what a run that never started leaves (its locks, an empty
+        `transcripts/`, a manifest's temporary file), naming what it holds."""
+        entries = [p for p in self.root.iterdir() if p.name not in LOCKS and not re.fullmatch(r"manifest\.json\.tmp\d+", p.name)
+                   and not (p.name == TRANSCRIPTS and p.is_dir() and not any(p.iterdir()))]
+        if entries:
+            listed = ", ".join(sorted(p.name for p in entries)[:5]) + (" ..." if len(entries) > 5 else "")
+            raise RunError(f"{option} {self.root}: not a run directory (no {MANIFEST}) and not empty ({listed}); "
+                           "a run writes only into a new, an empty or a run directory: give another")
 
     def clear(self) -> None:
-        """Delete the run recorded here (`--fresh`), and nothing else: the run's own files go, any other
-        file stays. A directory that holds files but no run is refused, naming what it holds."""
+        """Delete the run recorded here (`--fresh`), and nothing else: the files a run writes go (its own files,
+        their temporary files, its transcripts), any other file stays. A directory that holds files but no run is
+        refused, naming what it holds."""
         if not self.root.is_dir():
             return
-        entries = [p for p in self.root.iterdir() if p.name != LOCK]
-        if entries and not self.exists():
-            listed = ", ".join(sorted(p.name for p in entries)[:5]) + (" ..." if len(entries) > 5 else "")
-            raise RunError(f"--fresh {self.root}: not a run directory (no {MANIFEST}), refusing to delete what it "
-                           f"holds ({listed}); give --out a new or a run directory")
-        for path in entries:
-            if path.name == TRANSCRIPTS and path.is_dir():
-                shutil.rmtree(path)
-            elif path.name in RUN_FILES or path.name.startswith(MANIFEST + ".tmp"):
+        if not self.exists():
+            self._refuse_foreign("--fresh")
+        for path in self.root.iterdir():
+            if WRITTEN.fullmatch(path.name) or (path.name == TRANSCRIPTS and path.is_symlink()):
                 path.unlink()
+        transcripts = self.root / TRANSCRIPTS
+        if transcripts.is_dir() and not transcripts.is_symlink():
+            for path in transcripts.iterdir():
+                if WRITTEN_TRANSCRIPT.fullmatch(path.name) and (path.is_symlink() or path.is_file()):
+                    path.unlink()
+            if not any(transcripts.iterdir()):
+                transcripts.rmdir()
         self._transcripts = None
 
     def write_manifest(self, manifest: Manifest) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / TRANSCRIPTS).mkdir(exist_ok=True)
-        _atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
+        atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
+
+    def write_metrics(self, metrics: Metrics) -> None:
+        """Record the run's metrics (`metrics.json`, written whole)."""
+        atomic_write(self.root / METRICS, metrics.model_dump_json(indent=2))
 
     def manifest(self) -> Manifest:
         """The run's manifest; one that cannot be read or does not validate is a `RunError` naming the file."""
@@ -138,22 +162,19 @@ class RunStore:
         try:
             return Manifest.model_validate_json(text)
         except ValidationError as exc:
-            raise RunError(f"{self.manifest_path}: not a valid run manifest ({_first_problem(exc)})") from exc
+            raise RunError(f"{self.manifest_path}: not a valid run manifest ({first_problem(exc)})") from exc
         except (ValueError, TypeError, KeyError) as exc:  # a migration of an older manifest that is not one
             raise RunError(f"{self.manifest_path}: not a valid run manifest ({type(exc).__name__}: {exc})") from exc
 
     def write(self, outcome: CaseOutcome, variants: dict[str, VariantVerdict] | None = None) -> ResultRow:
         """Store a finished case: its transcript first, then its result line (with the variants' verdicts)."""
-        name = str(self.transcript_path(outcome.case.id).relative_to(self.root))
+        name = self.transcript_path(outcome.case.id).relative_to(self.root).as_posix()
         text = "".join(event.model_dump_json() + "\n" for event in outcome.events)
-        _atomic_write(self.root / name, text)
+        atomic_write(self.root / name, text)
         row = summarize(outcome, name, variants)
         if self._transcripts is not None:
             self._transcripts[outcome.case.id] = name
-        with self.results_path.open("a", encoding="utf-8") as handle:
-            handle.write(row.model_dump_json() + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_line(self.results_path, row.model_dump_json())
         return row
 
     def rows(self) -> list[ResultRow]:
@@ -185,7 +206,7 @@ class RunStore:
                 try:
                     yield ResultRow.model_validate_json(line)
                 except ValidationError as exc:
-                    raise RunError(f"{where}: not a result row ({_first_problem(exc)}); fix or remove the "
+                    raise RunError(f"{where}: not a result row ({first_problem(exc)}); fix or remove the "
                                    "line") from exc
 
     def finished_ids(self) -> set[str]:
@@ -195,15 +216,11 @@ class RunStore:
 
     def repair(self) -> None:
         """Cut a torn last line left by an interrupted run, so appends start on a fresh line."""
-        if not self.results_path.is_file():
-            return
-        data = self.results_path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            self.results_path.write_bytes(data[: data.rfind(b"\n") + 1])
+        cut_torn_line(self.results_path)
 
     def transcript_path(self, case_id: str) -> Path:
-        """Where a case's transcript is: as its result row names it (runs before 0.2 named files otherwise),
-        else by `transcript_name`."""
+        """Where a case's transcript is: as its result row names it (runs before 0.2 named files otherwise; a row
+        names only a file of `transcripts/`), else by `transcript_name`."""
         if self._transcripts is None:
             self._transcripts = {row.case_id: row.transcript for row in self.iter_rows() if row.transcript}
         return self.root / self._transcripts.get(case_id, f"{TRANSCRIPTS}/{transcript_name(case_id)}")
@@ -213,7 +230,7 @@ class RunStore:
         return read_transcript(self.transcript_path(case_id))
 
 
-def _first_problem(exc: ValidationError) -> str:
+def first_problem(exc: ValidationError) -> str:
     """The first problem pydantic found, with its field, in a few words."""
     errors = exc.errors()
     if not errors:
@@ -237,7 +254,7 @@ def read_transcript(path: str | Path) -> list[Event]:
                 try:
                     events.append(parse_event(line))
                 except ValidationError as exc:
-                    raise TranscriptError(f"{path}:{number}: not a transcript event ({_first_problem(exc)})") from exc
+                    raise TranscriptError(f"{path}:{number}: not a transcript event ({first_problem(exc)})") from exc
     except FileNotFoundError as exc:
         raise TranscriptError(f"{path}: the transcript is missing") from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -246,18 +263,3 @@ def read_transcript(path: str | Path) -> list[Event]:
         raise TranscriptError(f"{path}: " + ("the transcript is empty" if not events else
                                              "the transcript does not begin with case_start"))
     return events
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write a whole file or nothing: a temporary file renamed over it (removed if writing fails)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    try:
-        with tmp.open("w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-

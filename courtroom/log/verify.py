@@ -2,11 +2,14 @@
 
 What it detects: a transcript that is missing, empty, torn, reordered, foreign (another case or judge), whose
 stored prompt texts no longer match their hashes, or whose recorded calls no longer replay to its debate and
-verdict; a result row that disagrees with its transcript; edits that differ from the edit index; metrics
-that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
-result row and the metrics (someone who rewrites a recorded model output, the verdict that follows from it,
-the row and the metrics together). Every check recomputes from content; no secret is involved, so a run
-is as trustworthy as the place it is kept (see docs/SECURITY.md).
+verdict; a result row that disagrees with its transcript (verdict, score, gold label, the case's digest); a case
+judged on other content than the manifest records (data changed under a resumed run); a rejudge that was
+interrupted before it wrote every case it decides; edits that are numbered out of turn (two recorded at once),
+that name a case the run has not, or that differ from the edit events older versions also put in transcripts;
+metrics that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
+result row and the metrics (someone who rewrites a recorded model output, the verdict that follows from it, the
+row and the metrics together). Every check recomputes from content; no secret is involved, so a run is as
+trustworthy as the place it is kept (see docs/SECURITY.md).
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from courtroom.door.requests import ChatMessage, message_hash
-from courtroom.engine.events import Event, parse_event
+from courtroom.engine.events import EditEvent, Event, parse_event
 from courtroom.errors import ReplayMismatch
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
+from courtroom.log.manifest import CaseDigests
 from courtroom.log.replay import replay
-from courtroom.log.store import RESULTS, legacy_transcript_name, transcript_name
+from courtroom.log.store import EDITS, RESULTS, legacy_transcript_name, transcript_name
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,8 @@ def verify(audit: Audit) -> list[Problem]:
             continue
         problems.extend(_check_prompts(path, events))
         problems.extend(_check_sequence(path, events, manifest.config_hash, row.case_id))
-        recorded_edits = [e for e in events if e.event == "edit"]
-        if [e.model_dump() for e in recorded_edits] != [e.model_dump() for e in edits.get(row.case_id, [])]:
-            problems.append(Problem(str(path), None, "edit events differ from edits.jsonl"))
+        problems.extend(_check_case(row, events[0], manifest.cases, results))
+        problems.extend(_check_edits(path, events, edits.get(row.case_id, [])))
         try:
             result = replay([e for e in events if e.event != "edit"], judge, manifest.config_hash)
         except ReplayMismatch as exc:
@@ -88,6 +91,13 @@ def verify(audit: Audit) -> list[Problem]:
             problems.append(Problem(str(results), None, f"case {row.case_id}: the results say "
                                     f"{row.label}/{row.score} but the transcript replays to "
                                     f"{verdict and verdict.label}/{verdict and verdict.score}"))
+    problems.extend(Problem(str(audit.root / EDITS), None, f"edits of case {case!r}, which has no result row")
+                    for case in edits if case not in latest)
+    if manifest.origin is not None and manifest.cases is not None and (
+            missing := [case for case in manifest.cases.cases if case not in latest]):
+        problems.append(Problem(str(results), None, f"unfinished rejudge: {len(missing)} of {len(manifest.cases.cases)} "
+                                                    f"cases it decided have no result row (first: {missing[0]!r}); run "
+                                                    "the same command to finish it"))
     transcripts = audit.root / "transcripts"
     for path in sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []:
         if path.name not in listed:
@@ -149,3 +159,33 @@ def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_
     return problems
 
 
+def _check_case(row: ResultRow, start: Event, recorded: CaseDigests | None, results: Path) -> list[Problem]:
+    """The case a row was judged on is its transcript's (gold label, digest) and the one the manifest records."""
+    if start.event != "case_start":
+        return []
+    problems, digest = [], start.case.digest()
+    if row.gold != start.case.label:
+        problems.append(Problem(str(results), None, f"case {row.case_id}: the results say gold {row.gold} but its "
+                                                    f"transcript's case is labelled {start.case.label}"))
+    if row.case_digest is not None and row.case_digest != digest:
+        problems.append(Problem(str(results), None, f"case {row.case_id}: the results row records case digest "
+                                                    f"{row.case_digest}, its transcript's case is {digest}"))
+    if recorded is not None and recorded.cases.get(row.case_id) != digest:
+        known = recorded.cases.get(row.case_id)
+        problems.append(Problem(str(results), None, f"case {row.case_id}: " + (
+            f"judged on other content than the run recorded (digest {digest}, the manifest records {known}): the data "
+            "changed under the run" if known else "not among the cases the manifest records")))
+    return problems
+
+
+def _check_edits(path: Path, events: Sequence[Event], edits: list[EditEvent]) -> list[Problem]:
+    """A case's edits (`edits.jsonl`) are numbered one after another, after its transcript's events; edit events
+    that older versions also appended to the transcript are the first of them."""
+    in_transcript = [e.model_dump() for e in events if e.event == "edit"]
+    if in_transcript != [e.model_dump() for e in edits[: len(in_transcript)]]:
+        return [Problem(str(path), None, "edit events differ from edits.jsonl")]
+    first = len(events) - len(in_transcript)
+    if [e.seq for e in edits] != list(range(first, first + len(edits))):
+        return [Problem(str(path), None, f"its edits in edits.jsonl are numbered {[e.seq for e in edits]}, expected "
+                                         f"from {first} one after another (an edit lost, or two recorded at once)")]
+    return []

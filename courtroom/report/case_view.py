@@ -73,7 +73,7 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
     """Everything the report shows when the case is opened (what the results row holds, when the transcript
     is gone or broken)."""
     try:
-        events = audit.store.events(row.case_id)
+        events = audit.events(row.case_id)
     except TranscriptError as exc:
         return _row_only(row, str(exc))
     case = next(e for e in events if e.event == "case_start").case

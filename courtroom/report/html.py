@@ -27,6 +27,7 @@ from markupsafe import Markup
 
 from courtroom.evaluate.metrics import Metrics, compute_metrics
 from courtroom.log.audit import Audit
+from courtroom.log.files import atomic_write
 from courtroom.report.case_view import case_line, case_record
 from courtroom.report.charts import calibration_svg, histogram_svg, roc_svg
 from courtroom.report.diff import RunDiff, diff_runs
@@ -158,7 +159,8 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
 
 def write_report(run_dir: str | Path, output: str | Path, against: str | Path | None = None,
                  calls: bool | None = None) -> Path:
-    """Write the report file; returns its path."""
+    """Write the report file, whole or not at all (a previous report there stays until the new one replaces it);
+    returns its path."""
     path = Path(output)
-    path.write_text(build_report(run_dir, against, calls), encoding="utf-8")
+    atomic_write(path, build_report(run_dir, against, calls))
     return path

@@ -22,7 +22,7 @@ from courtroom.errors import ConfigError, RunError
 from courtroom.evaluate.datasets import LoadReport
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.cases import selected_cases
-from courtroom.log.manifest import Manifest, RunSpec, setting_differences
+from courtroom.log.manifest import CaseDigests, Manifest, RunSpec, setting_differences
 from courtroom.log.store import RunLock, RunStore
 from courtroom.runs.runners import Runner, make_runner
 
@@ -107,7 +107,7 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     store = RunStore(out)
     try:
         if store.exists() and not fresh and store.rows():  # what differs from the recorded run is said first,
-            _check_resumable(store.manifest(), spec, judge, out)  # whatever this machine has installed
+            _check_resumable(store, spec, judge, cases)  # whatever this machine has installed
         if spec.backend.kind == "transformers":
             resolve_model(spec.backend.model)  # an unknown model fails now, not after the first case
     except BaseException:
@@ -118,13 +118,13 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     try:
         reconfigured = store.exists() and not fresh and not store.rows()
         if store.exists() and not fresh and not reconfigured:
-            _check_resumable(store.manifest(), spec, judge, out)  # again, now that this process holds the run
+            _check_resumable(store, spec, judge, cases)  # again, now that this process holds the run
             store.repair()
         else:
             if fresh or reconfigured:  # a run that recorded no case yet (it failed before its first): new settings
                 store.clear()
             store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
-                                          config_hash=judge.config_hash(),
+                                          config_hash=judge.config_hash(), cases=CaseDigests.of(cases),
                                           server=backend.capabilities if backend is not None else None))
     except BaseException:  # a refused resume leaves the directory free for the corrected command, in this process too
         lock.close()
@@ -136,8 +136,10 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     return Run(spec, judge, cases, store, finished, report, lock=lock)
 
 
-def _check_resumable(previous: Manifest, spec: RunSpec, judge: Judge, out: str | Path) -> None:
-    """A run directory resumes only with the judge, cases and model it was started with."""
+def _check_resumable(store: RunStore, spec: RunSpec, judge: Judge, cases: list[Case]) -> None:
+    """A run directory resumes only with the judge, cases and model it was started with: the same selection of
+    the same data (each case's content as its digest recorded it) and the same model."""
+    previous, out = store.manifest(), store.root
     if previous.config_hash != judge.config_hash():
         migrated, applied = upgrade(previous.judge)
         if applied and migrated == judge.config():
@@ -155,6 +157,25 @@ def _check_resumable(previous: Manifest, spec: RunSpec, judge: Judge, out: str |
     if differences:
         raise RunError(f"{out} holds a run on other cases or another model: {_listed(differences)}; use another "
                        "--out, or --fresh to start over")
+    changes = previous.cases.changes(CaseDigests.of(cases)) if previous.cases is not None else \
+        _stale_rows(store.rows(), cases)
+    if changes:
+        raise RunError(f"{out}: the data changed since the run started ({spec.selection.dataset}): {changes}; its "
+                       "results would mix two datasets: use another --out, or --fresh to judge them all again")
+
+
+def _stale_rows(rows: list[ResultRow], cases: list[Case]) -> str | None:
+    """For a run recorded before digests: the judged cases whose content (digest, else gold label and source) is
+    not the selected case's now, and those no longer selected."""
+    now = {case.id: case for case in cases}
+    changed = [r.case_id for r in rows if r.case_id in now and (
+        r.case_digest != now[r.case_id].digest() if r.case_digest else (r.gold, r.source) != (now[r.case_id].label,
+                                                                                          now[r.case_id].source))]
+    gone = [r.case_id for r in rows if r.case_id not in now]
+    if not changed and not gone:
+        return None
+    return (f"{len(changed)} {'case' if len(changed) == 1 else 'cases'} changed, {len(gone)} gone (first: "
+            f"{(changed or gone)[0]!r})")
 
 
 def _listed(differences: list[str], most: int = 6) -> str:

@@ -21,7 +21,7 @@ DATA = Path(__file__).parent / "data"
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_golden_transcript(name: str) -> None:
-    lines = golden_lines(VARIANTS[name])
+    lines = golden_lines(VARIANTS[name], name)
     path = DATA / f"{name}.jsonl"
     if os.environ.get("COURTROOM_UPDATE_GOLDEN"):
         DATA.mkdir(exist_ok=True)

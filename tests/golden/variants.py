@@ -36,6 +36,7 @@ def _court(name: str, **changes: dict[str, Any]) -> Callable[[ScriptedBackend], 
 
 VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
     "court-default": _court("default"),
+    "court-default-inside": _court("default"),
     "court-full": _court("full"),
     "court-jury": _court("jury"),
     "court-cross_examination": _court("cross_examination"),
@@ -60,9 +61,17 @@ VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
 }
 
 
-def golden_lines(build: Callable[[ScriptedBackend], Any]) -> list[str]:
+INSIDE = {"court-default-inside": "pseudo"}
+"""Variants judged by a pseudo-model that also reports attention and hidden states (its pseudo-observations), under
+a model name no ruling is fitted for: the default court hears every witness and the measurement decides."""
+
+
+def golden_lines(build: Callable[[ScriptedBackend], Any], name: str = "") -> list[str]:
     """The events of judging the example cases, one JSON line each, without numbers, times and tracebacks."""
-    judge = build(ScriptedBackend(PseudoModel(), model="default"))
+    inside = name in INSIDE
+    backend = ScriptedBackend(PseudoModel(), model=INSIDE.get(name, "default"),
+                              looks_inside={"attention", "hidden_states"} if inside else ())
+    judge = build(backend)
     lines = []
     for outcome in judge.run_many(example_cases()[:CASES]):
         for event in outcome.events:

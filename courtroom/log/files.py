@@ -1,0 +1,155 @@
+"""How `courtroom` writes files: whole or not at all, never through a symbolic link, one writer at a time.
+
+A run directory may be someone else's (docs/SECURITY.md), and any name in it may be a symbolic link planted to
+make a command write elsewhere. A command that writes into a run first refuses one whose files are links
+(`refuse_links`, naming the file), and the writes never follow one anyway: a whole file is written beside its
+name and renamed over it (`atomic_write`, `atomic_file`: the name is replaced, a link with it, never the link's
+target; readers see the old file or the new one, whole), and a line is appended only to a file opened without
+following links (`append_line`: the whole line or, if the write fails, nothing). A command killed mid-write
+leaves the previous file (and a `NAME.tmpPID` beside it) or a torn last line, which readers skip and the next
+append cuts. Exports and reports are written the same way.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from courtroom.errors import RunError
+
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+"""Open flag: fail on a symbolic link instead of following it (0 where the system has none)."""
+
+
+def link_refused(path: Path) -> str:
+    """Why a command will not write through the symbolic link at `path`."""
+    return (f"{path} is a symbolic link (to {os.readlink(path)}): a run directory's files must be its own, courtroom "
+            "never writes through a link there; put the file itself there, or remove the link")
+
+
+def refuse_links(root: Path, names: Iterable[str]) -> None:
+    """Refuse (`RunError`, naming it) a run directory where any of `names` is a symbolic link."""
+    for name in names:
+        if (root / name).is_symlink():
+            raise RunError(link_refused(root / name))
+
+
+@contextmanager
+def atomic_file(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
+    """A handle on a new temporary file beside `path` (`open` mode and options) that replaces `path` when the block
+    ends, flushed to disk, and is removed if the block fails."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    tmp.unlink(missing_ok=True)  # left by a killed process of the same id (a link is removed, not followed)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW | getattr(os, "O_BINARY", 0), 0o666)
+        with os.fdopen(fd, mode, **options) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> None:
+    """Write a whole file or nothing (`atomic_file`); text as UTF-8."""
+    binary = isinstance(data, bytes)
+    with atomic_file(path, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as handle:
+        handle.write(data)
+
+
+def _open_unlinked(path: Path, flags: int) -> int:
+    """A file descriptor on `path`, which must not be a symbolic link (refused, naming it)."""
+    try:
+        return os.open(path, flags | NO_FOLLOW | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) or path.is_symlink():
+            raise RunError(link_refused(path)) from exc
+        raise
+
+
+def _cut_torn_line(fd: int) -> int:
+    """Cut the bytes after the file's last newline (a line an interrupted append left torn); its size after."""
+    size = end = os.fstat(fd).st_size
+    keep = 0
+    while end > 0:
+        start = max(0, end - 65536)
+        os.lseek(fd, start, os.SEEK_SET)
+        chunk = os.read(fd, end - start)
+        if (cut := chunk.rfind(b"\n")) >= 0:
+            keep = start + cut + 1
+            break
+        end = start
+    if keep != size:
+        os.ftruncate(fd, keep)
+    return keep
+
+
+def cut_torn_line(path: Path) -> None:
+    """Cut a torn last line of `path` (if it exists), so that appends start on a line of their own."""
+    if path.exists() or path.is_symlink():
+        fd = _open_unlinked(path, os.O_RDWR)
+        try:
+            _cut_torn_line(fd)
+        finally:
+            os.close(fd)
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line to `path`, flushed to disk: all of it or none. A torn last line left by an interrupted append
+    is cut first; if writing fails (a full disk), the file is cut back to what it was and the error raised."""
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = _open_unlinked(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
+    try:
+        size = _cut_torn_line(fd)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        except BaseException:
+            os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
+
+
+class RunLock:
+    """An exclusive lock (through `filelock`: flock on POSIX, msvcrt on Windows) on the file `path`, held until
+    `close()` or the process ends, however it ends. Another holder makes it wait up to `wait` seconds, then
+    refuses with `busy` (a `RunError`)."""
+
+    def __init__(self, path: Path, busy: str, wait: float = 0) -> None:
+        from filelock import FileLock, Timeout
+
+        self.handle: Any = FileLock(path, timeout=wait, thread_local=False)
+        try:
+            self.handle.acquire()
+        except Timeout:
+            self.handle = None
+            raise RunError(busy) from None
+        except OSError as exc:
+            self.handle = None
+            raise RunError(link_refused(path) if path.is_symlink() else f"{path}: cannot lock ({exc.strerror or exc})") \
+                from exc
+
+    def close(self) -> None:
+        """Release the lock."""
+        if self.handle is not None:
+            self.handle.release(force=True)
+            self.handle = None
+
+    def __enter__(self) -> RunLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
