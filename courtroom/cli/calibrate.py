@@ -73,7 +73,7 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
     import sys
 
     from courtroom.errors import CourtroomError
-    from courtroom.evaluate.ruling_report import ruling_table
+    from courtroom.evaluate.ruling_report import ruling_table, span_rows
     from courtroom.log.ruling_calibrate import calibrate_ruling, court_with_ruling, write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
@@ -89,8 +89,19 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
     for column in ("cases", "of", "balanced accuracy", "AUROC"):
         table.add_column(column, justify="left" if column == "cases" else "right")
     for row in rows:
-        table.add_row(escape(row[0]), str(row[1]), f"{row[2]:.3f}", f"{row[3]:.3f}" if row[3] == row[3] else "-")
+        table.add_row(escape(row[0]), str(row[1]), f"{row[2]:.3f}" if row[2] == row[2] else "-",
+                      f"{row[3]:.3f}" if row[3] == row[3] else "-")
     console.print(table)
+    if pointing := span_rows(evaluation):
+        spans = Table(title="pointing at the hallucinated words, out of fold (token level, hallucinated answers)")
+        for column in ("spans from", "precision", "recall", "F1 [95%]", "hit@1"):
+            spans.add_column(column, justify="left" if column == "spans from" else "right")
+        for row in pointing:
+            spans.add_row(*row)
+        console.print(spans)
+        diff = evaluation["spans_out_of_fold"]["token F1, words - sentences [95%]"]  # type: ignore[index]
+        console.print(f"token F1, the words' spans against the charged sentences: {diff[0]:+.3f} "
+                      f"[{diff[1]:+.3f}, {diff[2]:+.3f}] (paired bootstrap)")
     for note in fit.notes:
         warn(note)
     written = write_ruling(fit, path, evaluation)

@@ -217,11 +217,11 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
         probes, families = _fit(design, train, seed)
         out_of_fold[test] = _decide(design, probes, families, test)
         if pointing:
-            model = _fit_spans(examples, train, probes, families)
+            fold_spans = _fit_spans(examples, train, probes, families)
             for i in test:
                 if examples[i].spans is not None:
                     order.append(int(i))
-                    for name, predicted in _point(examples[i], probes, families, model, out_of_fold[i]).items():
+                    for name, predicted in _point(examples[i], probes, families, fold_spans, out_of_fold[i]).items():
                         span_cases[name].append(predicted)
     probes, families = _fit(design, everything, seed)
     span_model = _fit_spans(examples, everything, probes, families) if pointing else None

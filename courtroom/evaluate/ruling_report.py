@@ -7,6 +7,7 @@ import numpy as np
 
 from courtroom.evaluate.fit_ruling import RulingFit
 from courtroom.evaluate.metrics import rates_from_counts
+from courtroom.evaluate.spans import paired_f1_difference, span_scores
 
 
 def _auroc(gold: np.ndarray, scores: np.ndarray) -> float:
@@ -39,4 +40,25 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
                               "each fold decided by a ruling (probes included) fitted on the others",
                   "out_of_fold": {name: {"cases": n, "balanced_accuracy": round(b, 4),
                                          "auroc": None if a != a else round(a, 4)} for name, n, b, a in rows}}
+    if fit.span_cases:
+        pointing = {name: span_scores(cases) for name, cases in fit.span_cases.items()}
+        difference = paired_f1_difference(fit.span_cases["words"], fit.span_cases["sentences"])
+        evaluation["spans_out_of_fold"] = {**pointing, "token F1, words - sentences [95%]": list(difference)}
     return rows, evaluation
+
+
+def span_rows(evaluation: dict[str, object]) -> list[tuple[str, str, str, str, str]]:
+    """(way of pointing, token P, R, F1 [95%], hit@1) rows of a ruling's out-of-fold span numbers, on hallucinated
+    answers."""
+    found = evaluation.get("spans_out_of_fold")
+    if not isinstance(found, dict):
+        return []
+    rows = []
+    for name in ("sentences", "words"):
+        scores = found.get(name)
+        if isinstance(scores, dict):
+            token = scores["token hallucinated answers"]
+            rows.append((name, f"{token['precision']:.3f}", f"{token['recall']:.3f}",
+                         f"{token['f1']:.3f} [{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}]",
+                         f"{scores['hit@1']:.3f}"))
+    return rows

@@ -10,12 +10,13 @@ the out-of-fold numbers, and, with a court file, the run's court with the ruling
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import yaml
 
 from courtroom.case import Case, CaseVerdict
+from courtroom.casefile import split_sentences
 from courtroom.court.court import Court
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
@@ -23,11 +24,15 @@ from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError
-from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
+from courtroom.evaluate.fit_ruling import Example, RulingFit, SpanExample, fit_ruling
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
+from courtroom.sentences import SPLITTER, SentenceSplitter
 from courtroom.witness.family import task_family
+from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES
+from courtroom.witness.ruling import testimony_values
+from courtroom.witness.spans import word_values
 
 
 @dataclass(frozen=True)
@@ -53,28 +58,55 @@ def _court(audit: Audit) -> Court:
     return court
 
 
-def example_of(events: Sequence[object]) -> Example | None:
-    """A case's example from its transcript, or None when it has no verdict, no gold label or no testimony."""
+def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER) -> Example | None:
+    """A case's example from its transcript, or None when it has no verdict, no gold label or no testimony. With gold
+    spans, also what fitting a span model needs (`SpanExample`), its answer cut by the court's `splitter`."""
     case: Case | None = None
     verdict: CaseVerdict | None = None
-    observed: ModelCallEvent | None = None
+    ground: list[ModelCallEvent] = []
     for event in events:
         if isinstance(event, CaseStartEvent):
             case = event.case
         elif isinstance(event, VerdictEvent):
             verdict = event.verdict
-        elif isinstance(event, ModelCallEvent) and event.observe is not None:
-            observed = event
+        elif isinstance(event, ModelCallEvent) and event.purpose == "ground" and event.charge is None:
+            ground.append(event)
     if case is None or verdict is None or case.label is None or not verdict.testimony:
         return None
-    values = {f"{t.witness}.{k}": v for t in verdict.testimony if t.heard for k, v in t.values.items()}
+    observed = next((e for e in ground if e.observe is not None), None)
+    values = testimony_values(verdict.testimony)
+    return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=case.label == "FAIL",
+                   values=values, vectors=_vectors(observed, -1), group=content_hash(case.answer.strip()),
+                   spans=_span_example(case, verdict, ground, splitter) if case.spans or case.label == "PASS" else None)
+
+
+def _vectors(observed: ModelCallEvent | None, at: int) -> dict[str, list[float]]:
+    """The vectors a pass observed over one span (the last: the whole answer)."""
     vectors: dict[str, list[float]] = {}
     if observed is not None and observed.lookback:
-        vectors["lookback"] = [v for layer in observed.lookback[-1] for v in layer]
-    if observed is not None and observed.hidden and observed.hidden[-1]:
-        vectors["hidden"] = list(observed.hidden[-1][0])
-    return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=case.label == "FAIL",
-                   values=values, vectors=vectors, group=content_hash(case.answer.strip()))
+        vectors["lookback"] = [v for layer in observed.lookback[at] for v in layer]
+    if observed is not None and observed.hidden and observed.hidden[at]:
+        vectors["hidden"] = list(observed.hidden[at][0])
+    return vectors
+
+
+def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent],
+                  splitter: SentenceSplitter) -> SpanExample | None:
+    """The words of the answer with their values, for a span model (None without both scoring passes)."""
+    if len(ground) < 2 or ground[0].token_logprobs is None or ground[1].token_logprobs is None:
+        return None
+    full, bare = ground[0], ground[1]
+    answer = case.answer.strip()
+    reading = Reading.of(case, split_sentences(case.answer, splitter) or (answer,), ())
+    spans = [tuple(s) for s in full.token_spans or ()]
+    found, rows, _ = word_values(answer, reading.sentences, [0.0] * len(reading.sentences), spans,  # type: ignore[arg-type]
+                                 full.token_logprobs, bare.token_logprobs, full.token_lookback, verdict.testimony,
+                                 reading.offset)
+    return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows,
+                       sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
+                       sentence_vectors=[_vectors(full if full.observe is not None else None, i)
+                                         for i in range(len(reading.sentences))],
+                       gold=list(case.spans))
 
 
 def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
@@ -95,11 +127,13 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
         for row in audit.rows():
             if row.case_id in seen or row.label is None or row.gold is None:
                 continue
-            example = example_of(audit.events(row.case_id))
+            example = example_of(audit.events(row.case_id), this.spec.sentences)
             if example is not None:
                 examples.append(example)
     if court is None:
         raise ConfigError("no run given")
+    annotated = {e.source for e in examples if e.spans is not None and e.spans.gold}
+    examples = [e if e.source in annotated else replace(e, spans=None) for e in examples]  # no gold spans: no words
     return LabelledRuns(examples, court, model, [str(r) for r in run_dirs])
 
 
