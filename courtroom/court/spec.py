@@ -207,6 +207,10 @@ class WitnessesSpec(BaseModel):
     """The witnesses called, in the order they testify."""
     hidden_depth: float = Field(0.5, gt=0.0, le=1.0)
     """The depth of the residual stream the hidden-state witness reads (0.5: the middle layer)."""
+    trial: bool = False
+    """Hold a span trial over each charged sentence of an answer found hallucinated (`courtroom.court.span_trial`):
+    the prosecutor names the false words, the defender quotes the context, the judge rules on the quotes; the words
+    convicted are the verdict's spans (instead of the witnesses' own)."""
     rulings: dict[str, FittedRuling | str] = Field(default_factory=dict)
     """Model -> its fitted ruling: a ruling file, relative to the court file (read when the court loads, and recorded
     whole in every run's manifest), by the name given to --model (`default` is `smollm2-135m`)."""

@@ -42,6 +42,7 @@ from courtroom.court.prompts import (
     turn_messages,
     verdict_task,
 )
+from courtroom.court.span_trial import span_trial
 from courtroom.court.verdict import (
     aggregate,
     escalated,
@@ -284,6 +285,10 @@ def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
             verdict.reason = verdict.reason.rstrip(".") + ". " + NO_RULING
     if verdict.hallucinated:
         verdict.spans = found.spans
+        witnesses = bench.spec.witnesses
+        if witnesses is not None and witnesses.trial and found.examination is not None:
+            charged = [_sentence(found, c) for c in found.charges]
+            verdict.spans = yield from span_trial(bench, case, found.examination, found.spans, charged, transcript)
     return verdict
 
 

@@ -1,0 +1,169 @@
+"""The span trial (`witnesses.trial`): the trial's job is to name the exact words that are false.
+
+For each charged sentence of an answer found hallucinated, three turns, each a scored choice among candidates the
+witnesses propose (small models choose badly from open options, and by prior: so every choice is also asked with its
+content taken away, and the calibrated probability is P(option) / P(option without the content), renormalised):
+
+1. the **prosecutor** names the words of the sentence it holds unsupported, among the word runs the witnesses found
+   most suspect (or none); the quote is checked against the answer (normalised exact match);
+2. the **defender** quotes the context sentence that supports those words, among the context sentences sharing most
+   of the sentence's words (or none); the quote is *verified* when every content word of the named words is in it;
+3. the **judge** sees only the charge, the named words and the defender's quote with its verification (not the
+   whole context: the condition under which debate beat a direct judge, Khan et al. 2024) and rules.
+
+A verified quote acquits the words; otherwise the judge's P(hallucinated) decides. The words convicted are the
+verdict's spans, each marked verified (its quote found in the answer) and named by the prosecutor.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from courtroom.case import Case, HallucinatedSpan
+from courtroom.casefile import OPENING_SYSTEM, normalize, quoted_in
+from courtroom.court.bench import Bench
+from courtroom.court.calibration import calibrate, most_probable
+from courtroom.court.moves import VerdictChoice
+from courtroom.court.prompts import case_messages
+from courtroom.court.witnesses import Examination
+from courtroom.door.requests import ChatMessage, GenerationRequest
+from courtroom.engine.events import MoveEvent
+from courtroom.engine.lockstep import Call, Step, Transcript, gather
+from courtroom.witness.lexical import STOP_WORDS, content_words
+from courtroom.witness.spans import words
+
+NONE = "(none)"
+CANDIDATES = 4
+"""At most this many word runs are offered to the prosecutor."""
+QUOTES = 5
+"""At most this many context sentences are offered to the defender."""
+CONTENT_FREE = "N/A"
+
+
+def _choice(messages: tuple[ChatMessage, ...], options: tuple[str, ...], case: Case) -> GenerationRequest:
+    return GenerationRequest(messages=messages, output_type=Literal[options], cache_group=case.id)  # type: ignore[valid-type]
+
+
+def _calibrated(probs: dict[str, float], free: dict[str, float]) -> dict[str, float]:
+    return calibrate(probs, {o: max(p, 1e-6) for o, p in free.items()})
+
+
+def _candidates(examination: Examination, spans: list[HallucinatedSpan], sentence: int) -> list[str]:
+    """The word runs of a sentence the witnesses found most suspect (the spans already predicted in it first)."""
+    reading = examination.reading
+    start, end = reading.sentences[sentence]
+    found = words(reading.answer, reading.sentences)
+    texts = [s.text for s in spans if start <= s.start - reading.offset < end]
+    points = sorted((p for t in examination.testimony if t.heard for p in t.points), key=lambda p: -p.weight)
+    for p in points:
+        a, b = p.start - reading.offset, p.end - reading.offset
+        whole = [w for w in found if w.start < b and w.end > a]
+        if whole and start <= whole[0].start < end:
+            texts.append(reading.answer[whole[0].start:whole[-1].end])
+    out: list[str] = []
+    for text in texts:
+        if text and text not in out and text.lower() not in STOP_WORDS:
+            out.append(text)
+    return out[:CANDIDATES]
+
+
+def _quotes(examination: Examination, sentence: int) -> list[int]:
+    """The context sentences (numbered from 1) sharing most content words with an answer sentence."""
+    reading = examination.reading
+    start, end = reading.sentences[sentence]
+    wanted = {w.key for w in content_words(reading.answer[start:end])}
+    shared = [(len(wanted & {w.key for w in content_words(s)}), i + 1) for i, s in enumerate(reading.context_sentences)]
+    return [i for n, i in sorted(shared, key=lambda x: (-x[0], x[1])) if n > 0][:QUOTES]
+
+
+def verified_support(words: str, quote: str) -> bool:
+    """Whether a quoted context sentence holds every content word of the named words (stemmed), or the words
+    themselves (normalised)."""
+    keys = {w.key for w in content_words(words)}
+    return bool(keys) and keys <= {w.key for w in content_words(quote)} or normalize(words) in normalize(quote)
+
+
+def try_span(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
+             charge: int, transcript: Transcript) -> Step:
+    """The three turns over one charged sentence; the span convicted, or None."""
+    reading = examination.reading
+    start, end = reading.sentences[sentence]
+    quote = reading.answer[start:end]
+    offered = _candidates(examination, spans, sentence)
+    if not offered:
+        return None
+    info = {"role": "prosecutor", "node": "prosecution", "charge": charge, "round": 1}
+    options = (*offered, NONE)
+    task = (f'CHARGE {charge + 1}: the answer states "{quote}"\nName the exact words of this statement that the context '
+            f"does not support, or {NONE} if the context supports all of it. Options:\n"
+            + "\n".join(f"- {o}" for o in options))
+    free_case = case.model_copy(update={"context": [CONTENT_FREE]})
+    said, free = yield from gather([_ask(bench, case, task, options, info), _ask(bench, free_case, task, options, info)])
+    named_probs = _calibrated(said, free)
+    named = most_probable(named_probs)
+    found_in_answer = named == NONE or quoted_in(named, reading.answer)
+    transcript.add(MoveEvent, charge=charge, round=1, node="prosecution", role="prosecutor",
+                   persona=bench.persona("prosecutor").name, move="name", payload={"words": named},
+                   move_probs=None, choice_probs=named_probs,
+                   finding=f"the words are {'' if found_in_answer else 'not '}in the answer (raw P {said[named]:.2f})")
+    if named == NONE:
+        return None
+    numbers = _quotes(examination, sentence)
+    cited, verified = 0, False
+    if numbers:
+        listed = "\n".join(f"[{n}] {reading.context_sentences[n - 1]}" for n in numbers)
+        ask = (f'CHARGE {charge + 1}: the answer states "{quote}"\nThe prosecution holds these words unsupported: '
+               f'"{{words}}"\nQuote the one context sentence that supports them: answer with its number, or 0 if none '
+               f"does.\n{listed}")
+        choices = (*(str(n) for n in numbers), "0")
+        defence = {"role": "defender", "node": "defense", "charge": charge, "round": 1}
+        said, free = yield from gather([_ask(bench, case, ask.format(words=named), choices, defence),
+                                        _ask(bench, case, ask.format(words=CONTENT_FREE), choices, defence)])
+        cited_probs = _calibrated(said, free)
+        cited = int(most_probable(cited_probs))
+        verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1])
+        transcript.add(MoveEvent, charge=charge, round=1, node="defense", role="defender",
+                       persona=bench.persona("defender").name, move="quote", payload={"evidence": cited},
+                       choice_probs=cited_probs, evidence_found=cited > 0 or None,
+                       finding=(f"[{cited}] {'holds' if verified else 'does not hold'} the named words" if cited
+                                else "no sentence quoted"))
+    judged = (f'The answer states "{quote}". The prosecution holds the words "{named}" unsupported by the context. '
+              + (f'The defence quotes the context: "{reading.context_sentences[cited - 1]}" (the court checked: the '
+                 f"quote {'holds' if verified else 'does not hold'} the named words)." if cited else
+                 "The defence quotes no context sentence.")
+              + ' Are the named words hallucinated? Answer "hallucinated" or "supported".')
+    messages = (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=judged))
+    [response] = yield [Call(GenerationRequest(messages=messages, output_type=VerdictChoice, cache_group=case.id),
+                             purpose="verdict", role="judge", node="bench", charge=charge, round=1)]
+    response.unwrap()
+    p = float((response.option_probs or {}).get("hallucinated", 0.0))
+    convicted = not verified and p >= 0.5
+    transcript.add(MoveEvent, charge=charge, round=1, node="bench", role="judge", persona=bench.persona("judge").name,
+                   move="rule", payload={"words": named}, choice_probs=response.option_probs,
+                   finding=("acquitted: the defence's quote, verified, holds the words" if verified else
+                            f"P(hallucinated) = {p:.2f}: {'convicted' if convicted else 'acquitted'}"))
+    if not convicted or not found_in_answer:
+        return None
+    at = reading.answer.find(named, start)
+    at = at if at >= 0 else reading.answer.find(named)
+    return HallucinatedSpan(start=at + reading.offset, end=at + len(named) + reading.offset, text=named,
+                            score=round(p, 4), named_by=["prosecutor", "judge"], verified=True,
+                            context_sentence=cited or None)
+
+
+def _ask(bench: Bench, case: Case, task: str, options: tuple[str, ...], info: dict[str, object]) -> Step:
+    """A scored choice after the case's opening; every option's probability."""
+    persona = bench.persona(str(info["role"]))
+    [response] = yield [Call(_choice(case_messages(bench, case, task), options, case), purpose="payload",
+                             persona=persona.name, **info)]  # type: ignore[arg-type]
+    response.unwrap()
+    return dict(response.option_probs or {})
+
+
+def span_trial(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan],
+               sentences: list[int], transcript: Transcript) -> Step:
+    """The span trials of the charged sentences (by their index among the answer's sentences), side by side; the
+    spans convicted, strongest first."""
+    found = yield from gather([try_span(bench, case, examination, spans, s, n, transcript)
+                               for n, s in enumerate(sentences)])
+    return sorted((s for s in found if s is not None), key=lambda s: -s.score)
