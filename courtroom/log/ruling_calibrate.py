@@ -124,16 +124,18 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
             raise ConfigError(f"{run_dir}: a run of court {this.spec.name!r} on {this_model!r}, the first run is of "
                               f"court {court.spec.name!r} on {model!r}: a ruling is fitted for one court and one model")
         seen = {e.case_id for e in examples}
+        found = []
         for row in audit.rows():
             if row.case_id in seen or row.label is None or row.gold is None:
                 continue
             example = example_of(audit.events(row.case_id), this.spec.sentences)
             if example is not None:
-                examples.append(example)
+                found.append(example)
+        if not any(e.spans is not None and e.spans.gold for e in found):  # a run whose data has no gold spans
+            found = [replace(e, spans=None) for e in found]
+        examples += found
     if court is None:
         raise ConfigError("no run given")
-    annotated = {e.source for e in examples if e.spans is not None and e.spans.gold}
-    examples = [e if e.source in annotated else replace(e, spans=None) for e in examples]  # no gold spans: no words
     return LabelledRuns(examples, court, model, [str(r) for r in run_dirs])
 
 
