@@ -107,7 +107,8 @@ def main() -> None:
         lines += [f"## {name}", "", "| cases | n | today's default court | word overlap | ruling (5-fold) | ruling, "
                   "leave one source out |", "|---|---|---|---|---|---|"]
         for src in ["all", *sorted({x.source for x in r})]:
-            pick = (lambda rows, s=src: [x for x in rows if s == "all" or x.source == s])
+            def pick(rows: list[ResultRow], s: str = src) -> list[ResultRow]:
+                return [x for x in rows if s == "all" or x.source == s]
             lines.append(f"| {src} | {len(pick(r))} | {metric_cell(pick(t))} | {metric_cell(pick(o))} | "
                          f"{metric_cell(pick(r))} | {metric_cell(pick(lo))} |")
         lines += ["", f"Paired (ruling - other, balanced accuracy [95%], McNemar): against today's court "
