@@ -18,6 +18,7 @@ __all__ = [
     "ScriptedBackend", "make_backend",
     "GenerationRequest", "GenerationResponse", "ChatMessage", "Sampling",
     "load_dataset", "example_cases", "compute_metrics", "replay",
+    "run", "RunResult", "Score", "assert_faithful", "BackendSpec", "Testimony", "HallucinatedSpan",
 ]
 
 _WHERE = {
@@ -29,6 +30,9 @@ _WHERE = {
     "ChatMessage": "courtroom.door.requests", "Sampling": "courtroom.door.requests",
     "load_dataset": "courtroom.evaluate.selection", "example_cases": "courtroom.evaluate.datasets",
     "compute_metrics": "courtroom.evaluate.metrics", "replay": "courtroom.log.replay",
+    "run": "courtroom.runs.api", "RunResult": "courtroom.runs.api", "Score": "courtroom.court.metric",
+    "assert_faithful": "courtroom.testing", "BackendSpec": "courtroom.door.spec", "Testimony": "courtroom.case",
+    "HallucinatedSpan": "courtroom.case",
 }
 
 

@@ -1,0 +1,72 @@
+"""The library's entry point for an evaluation run: `courtroom.run(dataset, court=..., model=..., out=...)` judges a
+dataset into a run directory, exactly as `courtroom run` does (the command is a thin layer over it), resumes a run
+that was interrupted, and returns the run's rows and metrics. Like inspect's `eval()` or lm-evaluation-harness'
+`simple_evaluate`, but every case's transcript is on disk for `courtroom audit`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from courtroom.evaluate.metrics import Metrics, compute_metrics, metrics_by_source
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.manifest import RunSpec
+from courtroom.runs.runners import Runner
+from courtroom.runs.start import Run, start_run
+
+
+@dataclass
+class RunResult:
+    """A finished (or interrupted) run: where it is, its rows, and its metrics, overall and by source."""
+
+    run_dir: Path
+    rows: list[ResultRow]
+    metrics: Metrics
+    by_source: dict[str, Metrics]
+    judge: str
+    court: str | None
+    model: str
+
+    @property
+    def errors(self) -> list[ResultRow]:
+        """The cases that failed (they are judged again when the run is resumed)."""
+        return [r for r in self.rows if r.error is not None]
+
+
+def default_out(dataset: str, judge: str, court: str, model: str) -> Path:
+    """`runs/<dataset>-<judge or court>-<model>`: runs of different courts on the same data do not collide."""
+    name = Path(model).stem if Path(model).suffix in {".gguf", ".safetensors", ".bin"} else model.strip("/")
+    who = (Path(court).stem if judge == "courtroom" else judge).replace("/", "_")
+    return Path("runs") / f"{Path(dataset).stem}-{who}-{name.replace(':', '_').replace('/', '_')}"
+
+
+def run(dataset: str, *, judge: str = "courtroom", court: str = "default", model: str = "default",
+        out: str | Path | None = None, fresh: bool = False, runner: Runner | None = None,
+        on_row: Callable[[ResultRow], None] | None = None, observer: Any = None, **settings: Any) -> RunResult:
+    """Judge `dataset` (a file, `examples`, or `hf:org/name[:split]`) into a run directory and return its results.
+
+    `settings` are those of `courtroom run` (`limit`, `balanced`, `seed`, `sources`, `field_map`, `model_url`,
+    `window`, `judge_options` (for a court: `{"overrides": {"ruling.judge_weight": 0.3}}`), `runner="ray"`, ...;
+    `RunSpec.build`). An interrupted run resumes where it stopped; `fresh=True` starts over."""
+    spec = RunSpec.build(dataset, judge=judge, court=court, model=model, **settings)
+    target = Path(out) if out is not None else default_out(dataset, judge, court, model)
+    started = start_run(spec, target, fresh=fresh)
+    try:
+        started.execute(on_row, runner=runner, observer=observer)
+    finally:
+        started.close()
+    return finish(started)
+
+
+def finish(started: Run) -> RunResult:
+    """The results of a started run as they stand (its metrics written to `metrics.json`)."""
+    wanted = {c.id for c in started.cases}
+    rows = [r for r in started.store.rows() if r.case_id in wanted]
+    metrics = compute_metrics(rows)
+    started.store.write_metrics(metrics)
+    spec = started.spec
+    return RunResult(started.store.root, rows, metrics, metrics_by_source(rows), spec.judge.name,
+                     spec.judge.court if spec.judge.name == "courtroom" else None, spec.backend.model)
