@@ -12,7 +12,7 @@ VLLM_STAMP := $(VLLM_VENV)/.installed
 INSPECT_VENV ?= .venv-inspect
 INSPECT_STAMP := $(INSPECT_VENV)/.installed
 
-.PHONY: install vllm inspect integrations demo test test-fast bench clean
+.PHONY: install vllm inspect integrations docs demo test test-fast bench clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -65,15 +65,34 @@ $(HOST_STAMPS): .venv-%/.installed: pyproject.toml Makefile
 
 integrations: $(HOST_STAMPS)
 
+# The documentation site (mkdocs.yml, docs/) in its own small environment: MkDocs and Material only, not the package.
+# The same pins as the `docs` extra in pyproject.toml (tests/test_docs.py checks). --strict: a warning (a broken link
+# or anchor between pages, a page missing from the nav) fails the build; external links are not fetched.
+DOCS_VENV ?= .venv-docs
+DOCS_STAMP := $(DOCS_VENV)/.installed
+DOCS_REQS := "mkdocs==1.6.1" "mkdocs-material==9.8.1"
+# not --quiet: it hides the warnings that --strict counts, and the build passes whatever they say
+DOCS_BUILD := env NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict --site-dir site
+
+$(DOCS_STAMP): pyproject.toml Makefile
+	test -x $(DOCS_VENV)/bin/python || $(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(DOCS_REQS)
+	touch $@
+
+docs: $(DOCS_STAMP)
+	$(DOCS_BUILD)
+
 demo: $(STAMP)
 	$(VENV)/bin/courtroom demo
 
-# the unit and model tests first, so a failure there is seen early; then the tests against a real vLLM server, then
-# the adapters inside Opik, DeepEval and Ragas, each in its environment (COURTROOM_HOST: a missing host fails, not skips).
-# Each phase says what it runs and how long it took. From nothing this builds ~8 GB of environments (see the README).
+# the documentation site first (seconds), then the unit and model tests, so a failure there is seen early; then the
+# tests against a real vLLM server, then the adapters inside Opik, DeepEval and Ragas, each in its environment
+# (COURTROOM_HOST: a missing host fails, not skips). Each phase says what it runs and how long it took. From nothing
+# this builds ~8 GB of environments (see docs/getting-started.md).
 PHASE = @phase() { name="$$1"; shift; echo "== $$name: $$*"; start=$$(date +%s); "$$@"; rc=$$?; \
 	echo "== $$name: exit $$rc after $$(( $$(date +%s) - start )) s"; return $$rc; }; phase
-test: $(STAMP) $(VLLM_STAMP) $(INSPECT_STAMP) $(HOST_STAMPS)
+test: $(STAMP) $(VLLM_STAMP) $(INSPECT_STAMP) $(HOST_STAMPS) $(DOCS_STAMP)
+	$(PHASE) "docs (mkdocs build --strict)" $(DOCS_BUILD)
 	$(PHASE) "unit and model tests" env COURTROOM_INSPECT_PYTHON=$(INSPECT_VENV)/bin/python \
 	    $(PY) -m pytest -q -m "not served and not integrations"
 	$(PHASE) "served (a real vLLM server)" env COURTROOM_VLLM_PYTHON=$(VLLM_VENV)/bin/python $(PY) -m pytest -q -m served
@@ -87,4 +106,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) $(INSPECT_VENV) $(HOSTS:%=.venv-%) .pytest_cache
+	rm -rf $(VENV) $(VLLM_VENV) $(INSPECT_VENV) $(HOSTS:%=.venv-%) $(DOCS_VENV) site .pytest_cache

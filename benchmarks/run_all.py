@@ -1,9 +1,9 @@
-"""Run every benchmark in turn, each in a fresh process, and write the README's performance tables.
+"""Run every benchmark in turn, each in a fresh process, and write the performance tables of docs/performance.md.
 
 Usage: python benchmarks/run_all.py [--only door court served ray audit report sentences] [--tables-only]
 
 Raw numbers land in benchmarks/results/*.json; the tables are printed, written to
-benchmarks/results/TABLES.md, and replace the README's performance tables (between its markers).
+benchmarks/results/TABLES.md, and replace the tables of docs/performance.md (between its markers).
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+PAGE = HERE.parent / "docs" / "performance.md"
+"""The page whose tables `main` rewrites, between START and END."""
+START, END = "<!-- performance:start -->", "<!-- performance:end -->"
 COMMANDS = {
     "door": ["bench_door.py"],
     "court": ["bench_court.py", "--model", "default", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
@@ -40,12 +43,10 @@ def main() -> None:
 
     text = render_tables(HERE / "results")
     (HERE / "results" / "TABLES.md").write_text(text)
-    readme = HERE.parent / "README.md"
-    start, end = "<!-- performance:start -->", "<!-- performance:end -->"
-    content = readme.read_text()
-    if start in content and end in content:
-        before, rest = content.split(start, 1)
-        readme.write_text(before + start + "\n" + text + end + rest.split(end, 1)[1])
+    content = PAGE.read_text()
+    if START in content and END in content:
+        before, rest = content.split(START, 1)
+        PAGE.write_text(before + START + "\n" + text + END + rest.split(END, 1)[1])
     print(text)
 
 

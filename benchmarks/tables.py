@@ -1,4 +1,4 @@
-"""Markdown tables of the benchmark results (benchmarks/results/*.json), for the README."""
+"""Markdown tables of the benchmark results (benchmarks/results/*.json), for docs/performance.md."""
 
 from __future__ import annotations
 

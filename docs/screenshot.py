@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots from a real run: its HTML report opened in headless Chromium.
+"""Regenerate the screenshots of the README and docs/auditing.md from a real run: its HTML report opened in headless Chromium.
 
     python docs/screenshot.py RUN_DIR [--case CASE_ID] [--against RUN_B]
 

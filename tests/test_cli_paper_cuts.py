@@ -15,7 +15,7 @@ from tests.pseudo_cli import PseudoRunner, pseudo_runs  # noqa: F401 (fixture)
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
-README = Path(__file__).resolve().parents[1] / "README.md"
+COURTS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "courts-and-personas.md"
 
 
 def test_balanced_limit_says_when_it_judges_fewer_cases(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
@@ -105,9 +105,9 @@ def test_persona_search_paths_are_named_once(tmp_path: Path, monkeypatch) -> Non
     assert len(listed) == len(set(listed)) == 2, listed  # the court's folder (here the working directory), shipped
 
 
-def test_the_readmes_persona_and_court_examples_load(tmp_path: Path) -> None:
-    """The inline persona and court of the README, written to files as the README says, validate."""
-    text = README.read_text()
+def test_the_docs_persona_and_court_examples_load(tmp_path: Path) -> None:
+    """The inline persona and court of docs/courts-and-personas.md, written to files as the page says, validate."""
+    text = COURTS_PAGE.read_text()
     blocks = re.findall(r"```yaml\n# (\S+\.yaml)\n(.*?)```", text, re.S)
     files = dict(blocks)
     assert {"skeptic.yaml", "quick_court.yaml"} <= set(files), list(files)

@@ -63,8 +63,8 @@ def test_the_default_court_is_loaded_once(monkeypatch: pytest.MonkeyPatch, court
 
 @pytest.mark.model
 def test_the_default_court_on_the_real_default_model() -> None:
-    """`assert_faithful` with no court: the default court on the embedded default model, as the README shows it
-    (SmolLM2-135M is at chance as a judge, so only the shape of the outcome is checked)."""
+    """`assert_faithful` with no court: the default court on the embedded default model, as docs/integrations.md
+    shows it (SmolLM2-135M is at chance as a judge, so only the shape of the outcome is checked)."""
     try:
         result = assert_faithful(answer=FAITHFUL, context=CONTEXT, question=QUESTION)
     except AssertionError as failed:

@@ -1,0 +1,125 @@
+"""The README and the documentation pages (docs/): their links lead somewhere, their examples run.
+
+The site itself is built with `mkdocs build --strict` by `make docs` and by `make test` (its own phase), which
+fails on a broken link or anchor between pages; these tests need no MkDocs, so `make test-fast` checks the links
+too, and they run the README's own commands."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from courtroom.cli import app
+from courtroom.evaluate.datasets import load_file
+from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+PAGES = [README, *sorted(DOCS.glob("*.md"))]
+LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^( *)(```|~~~).*?^\1\2", re.S | re.M)
+runner = CliRunner()
+
+
+def _prose(text: str) -> str:
+    """The text without its code blocks and inline code (a link written there is an example, not a link)."""
+    return re.sub(r"`[^`\n]*`", "", FENCE.sub("", text))
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors a page's headings make (lower case, punctuation dropped, spaces as hyphens: GitHub's and
+    MkDocs' rule agree on these headings)."""
+    out = set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *$", FENCE.sub("", page.read_text()), re.M):
+        out.add(re.sub(r"[^\w\- ]", "", heading.lower()).strip().replace(" ", "-"))
+    return out
+
+
+def _blocks(text: str, language: str) -> list[str]:
+    return re.findall(rf"^```{language}\n(.*?)^```", text, re.S | re.M)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_points_at_a_file_of_the_repository(page: Path) -> None:
+    broken = []
+    for target in LINK.findall(_prose(page.read_text())):
+        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+            continue  # an external link (not fetched: the build needs no network), or an anchor of the page itself
+        path, _, anchor = target.partition("#")
+        file = (page.parent / path).resolve()
+        if not file.exists() or not file.is_relative_to(ROOT):
+            broken.append(f"{target}: no such file")
+        elif anchor and file.suffix == ".md" and anchor not in _anchors(file):
+            broken.append(f"{target}: no heading makes #{anchor}")
+    assert not broken, f"{page.relative_to(ROOT)}: {broken}"
+
+
+def test_the_readme_shows_the_two_commands_first_and_stays_short() -> None:
+    text = README.read_text()
+    first = _blocks(text, "bash")[0]
+    assert [line.split("#")[0].strip() for line in first.strip().splitlines()] == ["make demo", "make test"]
+    assert text.index("make demo") < text.index("```json")
+    assert len(text.splitlines()) <= 150
+
+
+def test_the_readmes_dataset_row_run_and_audit_work(tmp_path: Path, monkeypatch, pseudo_runs) -> None:  # noqa: F811
+    """The README's row, written to the file its commands name, is judged and audited by those commands (on the
+    pseudo-model)."""
+    text = README.read_text()
+    [row] = _blocks(text, "json")
+    commands = [shlex.split(line, comments=True) for block in _blocks(text, "bash") for line in block.splitlines()
+                if line.startswith("courtroom ")]
+    run, audit = commands
+    assert run[:2] == ["courtroom", "run"] and audit[:2] == ["courtroom", "audit"]
+    monkeypatch.chdir(tmp_path)
+    Path(run[2]).write_text(json.dumps(json.loads(row)) + "\n")
+    [case] = load_file(run[2])
+    assert case.label == "FAIL" and case.context and case.question and case.answer
+    for command in (run, audit):
+        result = runner.invoke(app, command[1:], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (command, result.output)
+    assert "bal. accuracy" in result.output and "gold FAIL" in result.output
+
+
+def test_the_getting_started_example_file_and_commands_work(tmp_path: Path, monkeypatch,
+                                                             pseudo_runs) -> None:  # noqa: F811
+    """The three-case file of docs/getting-started.md, saved under the name the page gives it, runs and audits with
+    the page's commands; its spread-out row is one of those cases."""
+    text = (DOCS / "getting-started.md").read_text()
+    spread, lines = _blocks(text, "json")
+    name = re.search(r"A file of three\s+cases, `([^`]+)`", text).group(1)
+    monkeypatch.chdir(tmp_path)
+    Path(name).write_text(lines)
+    cases = load_file(name)
+    assert [c.label for c in cases] == ["PASS", "FAIL", "PASS"]
+    assert json.loads(spread) in [json.loads(line) for line in lines.splitlines()]
+    block = next(b for b in _blocks(text, "bash") if b.startswith("courtroom run"))
+    for line in block.splitlines():
+        result = runner.invoke(app, shlex.split(line, comments=True)[1:], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (line, result.output)
+
+
+def test_the_docs_extra_and_the_makefile_pin_the_same_versions() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["docs"]
+    made = re.search(r"^DOCS_REQS := (.*)$", (ROOT / "Makefile").read_text(), re.M).group(1)
+    assert sorted(extra) == sorted(shlex.split(made))
+    assert all("==" in pin for pin in extra)
+
+
+def test_the_benchmarks_rewrite_the_performance_page_between_its_markers() -> None:
+    spec = importlib.util.spec_from_file_location("run_all", ROOT / "benchmarks" / "run_all.py")
+    run_all = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_all)
+    assert run_all.PAGE == DOCS / "performance.md"
+    text = run_all.PAGE.read_text()
+    assert text.count(run_all.START) == text.count(run_all.END) == 1
+    assert text.index(run_all.START) < text.index("| measure | xgrammar |") < text.index(run_all.END)
+    assert run_all.START not in README.read_text()
