@@ -5,7 +5,7 @@ is hallucinated are an intercept plus a weight times each standardised value of 
 (`grounding.q10`, `figures.absent`, ...), plus the scores of linear probes over the vectors the model's own pass
 gave (`lookback.probe`: the layer-by-head attention pattern; `hidden.probe`: the residual stream). The same weights
 apply to the whole answer and to each sentence (whose values are the sentence's own), which ranks the sentences to
-charge. Fitted by `courtroom calibrate --ruling` (`courtroom.witness.fit`), stored as a YAML file beside the court,
+charge. Fitted by `courtroom calibrate --ruling` (`courtroom.evaluate.fit_ruling`), stored as a YAML file beside the court,
 and recorded whole in every run's manifest, so replay and `rejudge` decide with the ruling a run was made with.
 Applying it needs no scikit-learn.
 """
