@@ -37,6 +37,7 @@ def _court(name: str, **changes: dict[str, Any]) -> Callable[[ScriptedBackend], 
 VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
     "court-default": _court("default"),
     "court-default-inside": _court("default"),
+    "court-pointing": _court("pointing"),
     "court-full": _court("full"),
     "court-jury": _court("jury"),
     "court-cross_examination": _court("cross_examination"),
