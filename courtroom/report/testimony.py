@@ -79,7 +79,9 @@ def sentence_text(sentences: Sequence[str], number: int | None) -> str | None:
 
 
 def pointer_view(pointer: Pointer, answer: str, sentences: Sequence[str]) -> PointerView:
-    return PointerView(pointer.start, pointer.end, answer[pointer.start:pointer.end].strip(), pointer.note, pointer.weight,
+    """The pointer with the answer's words it points at (trimmed, unless they are only blanks) and its sentence."""
+    words = answer[pointer.start:pointer.end]
+    return PointerView(pointer.start, pointer.end, words.strip() or words, pointer.note, pointer.weight,
                        pointer.context_sentence, sentence_text(sentences, pointer.context_sentence))
 
 
