@@ -52,3 +52,16 @@ def test_no_span_metrics_without_gold_spans(tmp_path: Path, pseudo_runs) -> None
     assert ran.exit_code == 0 and "hallucinated spans against" not in ran.output
     assert "spans" not in json.loads((out / "metrics.json").read_text())
     assert json.loads(runner.invoke(app, ["audit", "summary", str(out), "--json"]).stdout)["spans"] is None
+
+
+def test_rejudge_gives_the_span_metrics_of_its_verdicts(tmp_path: Path) -> None:
+    from tests.span_run import span_run
+
+    out = tmp_path / "rejudged"
+    result = runner.invoke(app, ["rejudge", str(span_run(tmp_path)), "--out", str(out), "--court", "default"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "hallucinated spans against the gold spans: 7 answers, 3 hallucinated" in result.output
+    audit = Audit(out)
+    assert json.loads((out / "metrics.json").read_text())["spans"] == json.loads(json.dumps(
+        run_span_scores(audit.store, audit.rows())))
+    assert verify(audit) == []
