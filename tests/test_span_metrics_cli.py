@@ -14,7 +14,7 @@ from courtroom.log.audit import Audit
 from courtroom.log.span_metrics import run_span_scores, span_cases
 from courtroom.log.verify import verify
 from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
-from tests.span_run import GOLD, UNANNOTATED, write_span_dataset
+from tests.span_run import GOLD, UNANNOTATED, span_run, write_span_dataset
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "220"}
@@ -55,8 +55,6 @@ def test_no_span_metrics_without_gold_spans(tmp_path: Path, pseudo_runs) -> None
 
 
 def test_rejudge_gives_the_span_metrics_of_its_verdicts(tmp_path: Path) -> None:
-    from tests.span_run import span_run
-
     out = tmp_path / "rejudged"
     result = runner.invoke(app, ["rejudge", str(span_run(tmp_path)), "--out", str(out), "--court", "default"], env=WIDE)
     assert result.exit_code == 0, result.output
