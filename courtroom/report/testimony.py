@@ -86,6 +86,8 @@ def pointer_view(pointer: Pointer, answer: str, sentences: Sequence[str]) -> Poi
 
 
 def _values(testimony: Testimony, weighing: Weighing | None) -> list[ValueView]:
+    """The witness's values with their contributions, then what the ruling weighs of it that it did not give (a
+    probe's score; a value of a witness not heard)."""
     parts = weighing.contributions if weighing else {}
     missing = set(weighing.missing) if weighing else set()
     prefix = f"{testimony.witness}."
@@ -122,18 +124,11 @@ def span_views(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> l
     return views
 
 
-def outside_ruling(weighing: Weighing | None) -> dict[str, float]:
-    """The contributions no witness's value accounts for (the intercept)."""
-    if weighing is None:
-        return {}
-    return {k: v for k, v in weighing.contributions.items() if "." not in k}
-
-
 def weighing_line(weighing: Weighing | None) -> str:
     """How the fitted ruling weighed the testimony, in one line (or that none did)."""
     if weighing is None:
         return "no fitted ruling weighed this testimony: it is recorded, and the court decided by its own rule"
-    intercept = outside_ruling(weighing).get("intercept")
+    intercept = weighing.contributions.get("intercept")
     line = (f"ruling {weighing.ruling} ({weighing.family}): log-odds {weighing.log_odds:+.2f}"
             + (f" (intercept {intercept:+.2f})" if intercept is not None else "")
             + f", P(hallucinated) {weighing.p_hallucinated:.2f} against threshold {weighing.threshold:.2f}")

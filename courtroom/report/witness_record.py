@@ -83,6 +83,7 @@ def answer_with_spans(answer: str, predicted: Sequence[HallucinatedSpan], gold: 
 
 
 def spans_legend(gold: bool) -> Text:
+    """What the styles of `answer_with_spans` mean."""
     legend = Text()
     legend.append(" found hallucinated [n] ", style=PREDICTED_STYLE)
     if gold:
