@@ -1,4 +1,5 @@
-"""Data out: `courtroom export` (csv, parquet, jsonl) and `--json` on audit summary, audit list and compare."""
+"""Data out: `courtroom export` (csv, parquet, jsonl; with the spans and gold spans) and `--json` on audit summary,
+audit list and compare."""
 
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ from typer.testing import CliRunner
 
 from courtroom.cli import app
 from courtroom.log.audit import Audit
-from courtroom.log.export import CHARGE_FIELDS, COLUMNS
+from courtroom.log.export import CHARGE_FIELDS, COLUMNS, SPAN_FIELDS
 from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
+from tests.span_run import span_run
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
+CASE = "example-lighthouse-automated"
 
 
 @pytest.fixture
@@ -107,3 +110,35 @@ def test_json_summaries_for_scripts(court_run: Path, tmp_path: Path, pseudo_runs
     court_bal, rails_bal = (r["metrics"]["balanced_accuracy"]["value"] for r in data["runs"])
     assert pairing["shared"] == 8 and pairing["difference"] == pytest.approx(court_bal - rails_bal)
     assert 0 <= pairing["p_value"] <= 1
+
+
+def test_export_has_the_spans_and_the_gold_spans(tmp_path: Path) -> None:
+    run = span_run(tmp_path)
+    rows = {r.case_id: r for r in Audit(run).rows()}
+    exported = {}
+    for fmt in ("csv", "parquet", "jsonl"):
+        path = tmp_path / f"x.{fmt}"
+        assert runner.invoke(app, ["export", str(run), "--format", fmt, "-o", str(path)]).exit_code == 0
+        if fmt == "csv":
+            with path.open(newline="") as handle:
+                records = [{**r, **{k: json.loads(r[k]) if r[k] else None for k in ("spans", "gold_spans")}}
+                           for r in csv.DictReader(handle)]
+        elif fmt == "parquet":
+            records = pq.read_table(path).to_pylist()
+        else:
+            records = [json.loads(line) for line in path.read_text().splitlines()]
+        exported[fmt] = {r["case_id"]: (r["spans"], r["gold_spans"]) for r in records}
+    assert exported["csv"] == exported["parquet"] == exported["jsonl"]
+    answer = Audit(run).events(CASE)[0].case.answer
+    spans, gold = exported["jsonl"][CASE]
+    assert spans == [{"start": a, "end": b, "text": answer[a:b], "score": score} for a, b, score in rows[CASE].spans]
+    assert tuple(spans[0]) == SPAN_FIELDS and spans[0]["text"] in ("last keeper retired", "1926")
+    assert gold == [{"start": 20, "end": 24, "text": "1926", "type": "Evident Conflict", "implicit_true": False,
+                     "due_to_null": False}]
+    assert exported["jsonl"]["example-lighthouse-year"] == ([], None)   # found faithful, and no gold span
+
+    Audit(run).store.transcript_path(CASE).unlink()                     # the transcript gone: no text, the rest kept
+    path = tmp_path / "gone.jsonl"
+    assert runner.invoke(app, ["export", str(run), "--format", "jsonl", "-o", str(path)]).exit_code == 0
+    spans = next(r["spans"] for r in map(json.loads, path.read_text().splitlines()) if r["case_id"] == CASE)
+    assert [(s["start"], s["end"], s["text"]) for s in spans] == [(a, b, None) for a, b, _ in rows[CASE].spans]

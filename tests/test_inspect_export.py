@@ -16,8 +16,11 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
+from courtroom.court.metric import reason_with_spans
 from courtroom.log.audit import Audit
+from courtroom.log.inspect_log import inspect_log
 from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
+from tests.span_run import span_run
 
 ROOT = Path(__file__).resolve().parents[1]
 READER = """
@@ -28,7 +31,8 @@ print(json.dumps({
     "status": log.status, "task": log.eval.task, "model": log.eval.model, "version": log.version,
     "metrics": {name: m.value for s in log.results.scores for name, m in s.metrics.items()},
     "samples": [{"id": s.id, "input": s.input, "target": s.target,
-                 "scores": {k: {"value": v.value, "answer": v.answer, "explanation": v.explanation}
+                 "scores": {k: {"value": v.value, "answer": v.answer, "explanation": v.explanation,
+                                "metadata": v.metadata}
                             for k, v in (s.scores or {}).items()},
                  "messages": [{"role": m.role, "text": m.text, "metadata": m.metadata} for m in s.messages],
                  "model_events": len([e for e in s.events if e.event == "model"]),
@@ -73,7 +77,9 @@ def test_an_exported_run_reads_back_with_inspect_ai(tmp_path: Path, pseudo_runs)
         assert sample["target"] == row.gold
         score = sample["scores"]["courtroom"]
         assert score["value"] == pytest.approx(row.score) and score["answer"] == row.label
-        assert score["explanation"] == row.reason
+        verdict = next(e.verdict for e in events if e.event == "verdict")
+        assert score["explanation"] == reason_with_spans(row.reason, verdict.spans)  # the spans, after the reason
+        assert [s["text"] for s in score["metadata"]["spans"]] == [s.text for s in verdict.spans]
         assert sample["scores"]["correct"]["value"] == ("C" if row.correct else "I")
         calls = [e for e in events if e.event == "model_call"]
         replies = [m for m in sample["messages"] if m["role"] == "assistant"]
@@ -86,3 +92,29 @@ def test_an_exported_run_reads_back_with_inspect_ai(tmp_path: Path, pseudo_runs)
             if call.charge is not None:
                 assert reply["metadata"]["charge"] == call.charge + 1
         assert sample["usage"] == {"default": row.prompt_tokens + row.completion_tokens}
+
+
+def test_a_samples_score_carries_the_spans_and_the_testimony(tmp_path: Path) -> None:
+    """Written without inspect_ai: the score's explanation names the spans, its metadata holds them (with who named
+    them), the gold spans, and what each witness said and pointed at."""
+    run = span_run(tmp_path)
+    audit = Audit(run)
+    samples = {s["id"]: s for s in inspect_log(audit)["samples"]}
+    case_id = "example-lighthouse-automated"
+    events = audit.events(case_id)
+    verdict, answer = next(e.verdict for e in events if e.event == "verdict"), events[0].case.answer
+    score = samples[case_id]["scores"]["courtroom"]
+    assert verdict.spans and score["explanation"].endswith(
+        "\nhallucinated: " + ", ".join(f"'{s.text}' ({s.score:.2f})" for s in verdict.spans))
+    metadata = score["metadata"]
+    assert metadata["spans"] == [s.model_dump() for s in verdict.spans] and metadata["spans"][0]["named_by"]
+    assert metadata["gold_spans"] == [{"start": 20, "end": 24, "text": "1926", "type": "Evident Conflict",
+                                       "implicit_true": False, "due_to_null": False}]
+    assert [t["witness"] for t in metadata["testimony"]] == [t.witness for t in verdict.testimony]
+    pointed = next(t for t in metadata["testimony"] if t["points"])
+    assert all(p["words"] == answer[p["start"]:p["end"]] and p["note"] for p in pointed["points"])
+    assert any(not t["heard"] and t["why_not"] for t in metadata["testimony"]) and metadata["weighing"] is None
+    faithful = samples["example-lighthouse-year"]["scores"]["courtroom"]
+    assert faithful["metadata"]["spans"] == [] and faithful["metadata"]["gold_spans"] is None
+    assert "\nhallucinated:" not in faithful["explanation"]
+    json.dumps(samples)  # plain JSON

@@ -35,11 +35,13 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
                                                        "when a metric is below this, e.g. balanced_accuracy=0.70 "
                                                        "(repeatable)."),
                   as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (for scripts).")) -> None:
-    """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
+    """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table; with gold spans in
+    the data, how well the hallucinated spans named find them."""
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.evaluate.results import escalation
-    from courtroom.report.tables import compare_table, confusion_table, metrics_table, pairing_table
+    from courtroom.log.span_metrics import run_span_scores
+    from courtroom.report.tables import compare_table, confusion_table, metrics_table, pairing_table, span_table
 
     gates = parse_fail_under(fail_under)
     audit = open_audit(run_dir)
@@ -57,6 +59,8 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
         console.print(metrics_table(f"corrected verdicts ({sum(map(len, audit.edits().values()))} human edits)",
                                     compute_metrics(corrected)))
     console.print(confusion_table(overall))
+    if (spans := run_span_scores(audit.store, rows)) is not None:
+        console.print(span_table(spans))
     if (escalated := escalation(rows)) is not None:
         console.print(escape(escalated.describe()))
     gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
@@ -76,12 +80,14 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
 
 
 def _summary_json(audit: Audit, gates: list) -> None:
-    """`audit summary --json`: the run, its metrics (overall, per source, corrected), errors and gates."""
+    """`audit summary --json`: the run, its metrics (overall, per source, corrected), span metrics (null without gold
+    spans), errors and gates."""
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.gates import gate_failures
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.evaluate.results import escalation
     from courtroom.log.export import metrics_json
+    from courtroom.log.span_metrics import run_span_scores
 
     rows, manifest = audit.rows(), audit.store.manifest()
     overall = compute_metrics(rows)
@@ -96,6 +102,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
         "by_source": {name: metrics_json(m) for name, m in metrics_by_source(rows).items()},
         "edits": edits, "corrected_metrics": metrics_json(compute_metrics(audit.corrected_rows())) if edits else None,
         "errors": [{"case_id": r.case_id, "error_type": r.error_type, "error": r.error} for r in rows if r.error],
+        "spans": run_span_scores(audit.store, rows),
         "escalation": None if escalated is None else {**escalated._asdict(), "share": escalated.share},
         "debate_gain": None if gain is None else _comparison_json(gain),
         "gates": [{"metric": g.metric, "minimum": g.minimum, "value": g.value(overall), "passed": g.failure(overall) is None}

@@ -29,8 +29,9 @@ def rejudge(
     from courtroom.errors import CourtroomError, RunError
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.log.rejudge import rejudge_run, rejudged_judge
+    from courtroom.log.span_metrics import run_span_scores
     from courtroom.log.store import RunStore
-    from courtroom.report.tables import confusion_table, metrics_table
+    from courtroom.report.tables import confusion_table, metrics_table, span_table
 
     try:
         source = RunStore(run_dir)
@@ -40,7 +41,8 @@ def rejudge(
         judge = rejudged_judge(source.manifest(), court=court, reading=reading, overrides=overrides)
         rows = rejudge_run(run_dir, out, judge=judge, calls_from=calls_from)
         overall = compute_metrics(rows)
-        RunStore(out).write_metrics(overall)
+        spans = run_span_scores(RunStore(out), rows)
+        RunStore(out).write_metrics(overall, spans)
     except CourtroomError as exc:
         fail(str(exc))
     except OSError as exc:  # a file or directory that cannot be read or made
@@ -52,3 +54,5 @@ def rejudge(
     console.print(metrics_table(f"{run_dir} rejudged by {label}: {len(rows)} cases -> {out}", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))
+    if spans is not None:
+        console.print(span_table(spans))

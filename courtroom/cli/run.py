@@ -105,8 +105,9 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
     """Judge a started run's remaining cases with a progress bar; print and record its metrics; check its gates."""
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+    from courtroom.log.span_metrics import run_span_scores
     from courtroom.report.progress import run_progress
-    from courtroom.report.tables import confusion_table, metrics_table
+    from courtroom.report.tables import confusion_table, metrics_table, span_table
     from courtroom.runs.progress import usual_calls
 
     report = prepared.report
@@ -149,13 +150,16 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
     if failure and not rows:
         fail(failure)
     overall = compute_metrics(rows)
+    spans = run_span_scores(prepared.store, rows)
     try:
-        prepared.store.write_metrics(overall)
+        prepared.store.write_metrics(overall, spans)
     except OSError as exc:  # a full disk: the cases are saved, the same command writes the metrics
         failure = failure or f"{prepared.store.root}: cannot write metrics.json ({exc.strerror or exc})"
     console.print(metrics_table(f"{prepared.judge.name} / {model}: {len(rows)} of {total} cases", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))
+    if spans is not None:
+        console.print(span_table(spans))
     if interrupted:
         err.print(f"[yellow]interrupted[/]: {len(rows)} of {total} cases are saved; run the same command to resume")
         raise typer.Exit(130)

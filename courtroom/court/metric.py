@@ -8,7 +8,9 @@
   `Hallucination` and DeepEval's `HallucinationMetric` (not `1 - faithfulness`: the court's threshold and every
   number in its reasons are on this scale);
 - `threshold` is the court's own verdict threshold for its model (`Court.threshold`) unless one is given;
-- `success` is the court's verdict, faithful (`PASS`); with a threshold given, `value < threshold`.
+- `success` is the court's verdict, faithful (`PASS`); with a threshold given, `value < threshold`;
+- `spans` are the parts of the answer it finds hallucinated and `testimony` what its witnesses measured (the
+  adapters name the spans in their reason: `reason_with_spans`).
 
 Calls made at the same time (a tool's worker threads, `asyncio.gather`ed `ascore`s) are judged together in one
 lockstep run on the court's own thread (`submit`). The adapters in `courtroom.integrations` wrap all this for Opik,
@@ -25,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Protocol
 
-from courtroom.case import Case, CaseVerdict
+from courtroom.case import Case, CaseVerdict, HallucinatedSpan, Testimony
 from courtroom.digest import content_hash
 from courtroom.engine.judge import MetricResult
 from courtroom.engine.lockstep import CaseOutcome
@@ -60,6 +62,36 @@ class Score(MetricResult):
     """The threshold `success` was decided at: the court's own for its model unless one was given."""
     success: bool
     """The answer passes: the court's verdict is faithful (with a threshold given: `value < threshold`)."""
+
+    @property
+    def spans(self) -> list[HallucinatedSpan]:
+        """The parts of the answer the court finds hallucinated, strongest first (none when it finds it faithful, or
+        when its court points at nothing)."""
+        return self.verdict.spans
+
+    @property
+    def testimony(self) -> list[Testimony]:
+        """What the court's witnesses measured of the answer (courts that hear witnesses)."""
+        return self.verdict.testimony
+
+
+SPANS_NAMED = 5
+"""The strongest spans a reason names (the rest are counted)."""
+
+
+def spans_phrase(spans: Sequence[HallucinatedSpan], limit: int = SPANS_NAMED) -> str:
+    """The spans found hallucinated as one line, strongest first: `hallucinated: 'X' (0.83), 'Y' (0.71)` ("" when
+    there are none)."""
+    if not spans:
+        return ""
+    named = ", ".join(f"'{s.text}' ({s.score:.2f})" for s in spans[:limit])
+    return f"hallucinated: {named}" + (f" and {len(spans) - limit} more" if len(spans) > limit else "")
+
+
+def reason_with_spans(reason: str, spans: Sequence[HallucinatedSpan]) -> str:
+    """The court's reason, and the spans it finds hallucinated on a line of their own (the reason alone without any)."""
+    phrase = spans_phrase(spans)
+    return f"{reason}\n{phrase}" if phrase else reason
 
 
 def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None) -> Case:

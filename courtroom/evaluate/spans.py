@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -44,8 +45,17 @@ def _chars(spans: Sequence[tuple[int, int]], length: int) -> np.ndarray:
     return mask
 
 
+@lru_cache(maxsize=16384)
+def _word_bounds(answer: str) -> np.ndarray:
+    """(start, end) of every word of the answer (each answer is counted several times: cached)."""
+    return np.array([m.span() for m in _WORD.finditer(answer)], dtype=np.int64).reshape(-1, 2)
+
+
 def _words(answer: str, mask: np.ndarray) -> np.ndarray:
-    return np.array([mask[m.start():m.end()].any() for m in _WORD.finditer(answer)], dtype=bool)
+    """Whether each word of the answer has a marked character (a running count of the marks, read at its ends)."""
+    bounds = _word_bounds(answer)
+    marked = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
+    return marked[bounds[:, 1]] - marked[bounds[:, 0]] > 0
 
 
 def counts(case: SpanCase, level: str, kind: str | None = None, implicit: bool = False) -> Counts:
@@ -89,10 +99,11 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
         for name, chosen in (("all answers", cases), ("hallucinated answers", hallucinated)):
             per = [counts(c, level) for c in chosen]
             p, r, f = prf(_sum(per))
+            table = np.array([(c.tp, c.fp, c.fn) for c in per], dtype=np.int64).reshape(-1, 3)
             boot = []
             for _ in range(resamples if per else 0):
-                sample = [per[i] for i in rng.integers(0, len(per), len(per))]
-                boot.append(prf(_sum(sample))[2])
+                tp, fp, fn = table[rng.integers(0, len(per), len(per))].sum(axis=0)
+                boot.append(prf(Counts(int(tp), int(fp), int(fn)))[2])
             low, high = (np.percentile(boot, [2.5, 97.5]) if boot else (0.0, 0.0))
             out[f"{level} {name}"] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
                                       "f1_95": [round(float(low), 4), round(float(high), 4)]}
@@ -102,10 +113,10 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
     implicit = [c for c in cases if any(g.implicit_true for g in c.gold)]
     out["token recall, implicit_true spans"] = round(prf(_sum([counts(c, "token", None, True) for c in implicit]))[1], 4) \
         if implicit else None
-    hits = [hit_at_1(c) for c in hallucinated]
-    out["hit@1"] = round(float(np.mean(hits)), 4) if hits else 0.0
-    if hits:
-        boot = [float(np.mean([hits[i] for i in rng.integers(0, len(hits), len(hits))])) for _ in range(resamples)]
+    hits = np.array([hit_at_1(c) for c in hallucinated], dtype=bool)
+    out["hit@1"] = round(float(np.mean(hits)), 4) if len(hits) else 0.0
+    if len(hits):
+        boot = [float(np.mean(hits[rng.integers(0, len(hits), len(hits))])) for _ in range(resamples)]
         out["hit@1_95"] = [round(float(v), 4) for v in np.percentile(boot, [2.5, 97.5])]
     return out
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from courtroom.court.court import Court
-from courtroom.court.metric import ARGUMENTS, Score
+from courtroom.court.metric import ARGUMENTS, Score, reason_with_spans
 
 NAMES = frozenset(alias for aliases in ARGUMENTS.values() for alias in aliases)
 """Every name a part of a case goes by (`courtroom.court.metric.ARGUMENTS`)."""
@@ -30,8 +30,14 @@ def case_arguments(arguments: Mapping[str, Any], own: tuple[str, ...] = ()) -> d
     return given
 
 
+def reason(result: Score) -> str:
+    """The reason a tool shows: the court's, then the spans it finds hallucinated (`hallucinated: 'X' (0.83), ...`)."""
+    return reason_with_spans(result.reason, result.spans)
+
+
 def metadata(result: Score) -> dict[str, Any]:
-    """The verdict behind a score, as plain JSON: label, threshold, success and each charge with its ruling."""
+    """The verdict behind a score, as plain JSON: label, threshold, success, each charge with its ruling and the
+    spans found hallucinated (characters of the answer, text, score, the witnesses that named them)."""
     verdict = result.verdict
     rulings = {r.charge: r for r in verdict.rulings}
     charges = []
@@ -40,5 +46,7 @@ def metadata(result: Score) -> dict[str, Any]:
         if (ruling := rulings.get(charge.index)) is not None:
             entry.update(verdict=ruling.verdict.value, p_hallucinated=ruling.p_hallucinated, ruling=ruling.reason)
         charges.append(entry)
+    spans = [{"start": s.start, "end": s.end, "text": s.text, "score": s.score, "named_by": s.named_by}
+             for s in result.spans]
     return {"label": verdict.label, "p_hallucinated": result.value, "threshold": result.threshold,
-            "success": result.success, "charges": charges}
+            "success": result.success, "charges": charges, "spans": spans}

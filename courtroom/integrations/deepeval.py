@@ -26,12 +26,13 @@ from deepeval.test_case import LLMTestCase
 
 from courtroom.court.court import Court
 from courtroom.court.metric import NAME, Score
-from courtroom.integrations.common import court_or_default
+from courtroom.integrations.common import court_or_default, reason
 
 
 class CourtroomMetric(BaseMetric):
     """The court's P(hallucinated) for a test case's `actual_output` given its `retrieval_context` (else `context`)
-    and `input`; `reason` is the court's reason, `verdict` the full verdict of the last measure."""
+    and `input`; `reason` is the court's reason and the spans it finds hallucinated, `verdict` the full verdict of the
+    last measure."""
 
     def __init__(self, court: Court | None = None, threshold: float | None = None, name: str = NAME,
                  async_mode: bool = True, verbose_mode: bool = False) -> None:
@@ -80,8 +81,8 @@ class CourtroomMetric(BaseMetric):
                 "threshold": threshold, "name": self.name}
 
     def _record(self, result: Score) -> float:
-        self.score, self.reason, self.success, self.verdict = result.value, result.reason, result.success, result.verdict
+        self.score, self.reason, self.success, self.verdict = result.value, reason(result), result.success, result.verdict
         self.error = None
         if self.verbose_mode:
-            self.verbose_logs = f"Score: {result.value:.2f} (threshold {result.threshold:.2f})\nReason: {result.reason}"
+            self.verbose_logs = f"Score: {result.value:.2f} (threshold {result.threshold:.2f})\nReason: {self.reason}"
         return self.score

@@ -8,8 +8,9 @@ goes wherever Opik takes a metric (`opik.evaluate(..., scoring_metrics=[Courtroo
     result = metric.score(input="...", output="...", context=["..."])
 
 The result is Opik's `ScoreResult`: `value` is the court's P(hallucinated) (lower is better, as Opik's
-`Hallucination`), `reason` the court's reason, `metadata` the verdict (label, threshold, success, each charge with
-its ruling). Install with `pip install "courtroom[opik]"`.
+`Hallucination`), `reason` the court's reason with the spans it finds hallucinated on a line of their own
+(`hallucinated: 'X' (0.83), ...`), `metadata` the verdict (label, threshold, success, each charge with its ruling,
+the spans). Install with `pip install "courtroom[opik]"`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from opik.evaluation.metrics import base_metric, score_result
 
 from courtroom.court.court import Court
 from courtroom.court.metric import NAME, Score
-from courtroom.integrations.common import case_arguments, court_or_default, metadata
+from courtroom.integrations.common import case_arguments, court_or_default, metadata, reason
 
 OWN = ("input", "output", "context")
 """Opik's names for the question, answer and context: they win over other fields that name the same part."""
@@ -52,5 +53,5 @@ class CourtroomMetric(base_metric.BaseMetric):
 
 
 def _result(result: Score) -> score_result.ScoreResult:
-    return score_result.ScoreResult(name=result.name, value=result.value, reason=result.reason,
+    return score_result.ScoreResult(name=result.name, value=result.value, reason=reason(result),
                                     metadata=metadata(result))

@@ -28,7 +28,7 @@ from ragas.run_config import RunConfig
 from courtroom.case import CaseVerdict
 from courtroom.court.court import Court
 from courtroom.court.metric import NAME, Score
-from courtroom.integrations.common import case_arguments, court_or_default
+from courtroom.integrations.common import case_arguments, court_or_default, reason
 
 
 @dataclass(init=False)
@@ -63,7 +63,7 @@ class CourtroomMetric(SingleTurnMetric):
 
     def score(self, **kwargs: Any) -> MetricResult:
         """Ragas' experiment-style call: `score(user_input=..., response=..., retrieved_contexts=[...])` (or any
-        of the court's names for them); the result's `reason` is the court's."""
+        of the court's names for them); the result's `reason` is the court's, with the spans it finds hallucinated."""
         return _result(self.court.score(threshold=self.threshold, name=self.name, **case_arguments(kwargs)))
 
     async def ascore(self, **kwargs: Any) -> MetricResult:
@@ -71,4 +71,4 @@ class CourtroomMetric(SingleTurnMetric):
 
 
 def _result(result: Score) -> MetricResult:
-    return MetricResult(value=result.value, reason=result.reason)
+    return MetricResult(value=result.value, reason=reason(result))

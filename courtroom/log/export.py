@@ -7,7 +7,12 @@ opinion and the grounding the evidence was weighed at) and the context sentences
 are numbered from 1, as the court record and `audit edit --charge` number them. A case without a transcript
 (runs committed without them) has `charges` null; its count is still in `n_charges`.
 
-In CSV the charges are one JSON string column; in Parquet and JSON Lines a list of records. A CSV cell whose
+With a court that points at the lie, `spans` lists the parts of the answer it finds hallucinated, strongest first
+(start, end, text, score: offsets into the answer as given; text null when the transcript is gone), and with data
+that annotates them, `gold_spans` the gold spans (start, end, text, type, implicit_true, due_to_null); each is null
+otherwise.
+
+In CSV the charges and spans are JSON string columns; in Parquet and JSON Lines lists of records. A CSV cell whose
 text a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return, as a
 hostile case id or source can) is written with a leading `'` so that it opens as text (OWASP's advice on CSV
 injection); Parquet and JSON Lines hold every value exactly.
@@ -32,8 +37,15 @@ FORMATS = ("csv", "parquet", "jsonl", "inspect")
 """What `courtroom export --format` writes (`inspect`: an inspect_ai eval log, `courtroom.log.inspect_log`)."""
 
 COLUMNS = ("case_id", "source", "gold", "verdict", "corrected_verdict", "score", "correct", "reason", "error",
-           "error_type", "n_charges", "charges", "model_calls", "prompt_tokens", "completion_tokens", "seconds")
-"""The columns of an exported case, in order (stable: scripts may rely on them)."""
+           "error_type", "n_charges", "charges", "model_calls", "prompt_tokens", "completion_tokens", "seconds", "spans",
+           "gold_spans")
+"""The columns of an exported case, in order (stable: scripts may rely on them; new ones are added at the end)."""
+JSON_COLUMNS = ("charges", "spans", "gold_spans")
+"""The columns of lists of records (a JSON string in CSV)."""
+SPAN_FIELDS = ("start", "end", "text", "score")
+"""The fields of an exported span."""
+GOLD_SPAN_FIELDS = ("start", "end", "text", "type", "implicit_true", "due_to_null")
+"""The fields of an exported gold span."""
 
 CHARGE_FIELDS = ("number", "quote", "reason", "grounding", "p_suspect", "verdict", "p_hallucinated", "source",
                  "ruling_reason", "opinion", "evidence_grounding", "cited")
@@ -77,29 +89,44 @@ def charge_records(events: list[Event], sentences: tuple[str, ...]) -> list[dict
     return records
 
 
+def span_records(row: ResultRow, answer: str | None) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
+    """The row's spans and gold spans as exported (each None when the row has none), their text read from `answer`
+    (the answer as given) where the row does not hold it."""
+    spans = None if row.spans is None else [
+        {"start": start, "end": end, "text": None if answer is None else answer[start:end], "score": score}
+        for start, end, score in row.spans]
+    gold = None if row.gold_spans is None else [
+        {**g.model_dump(include=set(GOLD_SPAN_FIELDS)),
+         "text": g.text if g.text is not None or answer is None else answer[g.start:g.end]} for g in row.gold_spans]
+    return spans, gold
+
+
 def case_records(audit: Audit) -> list[dict[str, Any]]:
     """One record per case of the run, with the columns of `COLUMNS`."""
     corrected = {r.case_id: r.label for r in audit.corrected_rows()}
     records = []
     for row in audit.rows():
         charges: list[dict[str, Any]] | None
+        answer: str | None
         try:
             events = audit.store.events(row.case_id)
         except TranscriptError:
-            charges = None
+            charges, answer = None, None
         else:
             start = events[0]
             charges = charge_records(events, audit.context_sentences(start.case)) if row.error is None else []
-        records.append(_case_record(row, corrected.get(row.case_id), charges))
+            answer = start.case.answer
+        records.append(_case_record(row, corrected.get(row.case_id), charges, *span_records(row, answer)))
     return records
 
 
-def _case_record(row: ResultRow, corrected: str | None, charges: list[dict[str, Any]] | None) -> dict[str, Any]:
+def _case_record(row: ResultRow, corrected: str | None, charges: list[dict[str, Any]] | None,
+                 spans: list[dict[str, Any]] | None, gold_spans: list[dict[str, Any]] | None) -> dict[str, Any]:
     return {"case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,
             "corrected_verdict": corrected, "score": row.score, "correct": row.correct, "reason": row.reason,
             "error": row.error, "error_type": row.error_type, "n_charges": row.charges, "charges": charges,
             "model_calls": row.model_calls, "prompt_tokens": row.prompt_tokens,
-            "completion_tokens": row.completion_tokens, "seconds": row.seconds}
+            "completion_tokens": row.completion_tokens, "seconds": row.seconds, "spans": spans, "gold_spans": gold_spans}
 
 
 def _arrow_schema():  # noqa: ANN202
@@ -110,11 +137,14 @@ def _arrow_schema():  # noqa: ANN202
                         ("grounding", pa.float64()), ("p_suspect", pa.float64()), ("verdict", pa.string()),
                         ("p_hallucinated", pa.float64()), ("source", pa.string()), ("ruling_reason", pa.string()),
                         ("opinion", pa.float64()), ("evidence_grounding", pa.float64()), ("cited", cited)])
+    span = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("text", pa.string()), ("score", pa.float64())])
+    gold = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("text", pa.string()), ("type", pa.string()),
+                      ("implicit_true", pa.bool_()), ("due_to_null", pa.bool_())])
     types = {"case_id": pa.string(), "source": pa.string(), "gold": pa.string(), "verdict": pa.string(),
              "corrected_verdict": pa.string(), "score": pa.float64(), "correct": pa.bool_(), "reason": pa.string(),
              "error": pa.string(), "error_type": pa.string(), "n_charges": pa.int64(), "charges": pa.list_(charge),
              "model_calls": pa.int64(), "prompt_tokens": pa.int64(), "completion_tokens": pa.int64(),
-             "seconds": pa.float64()}
+             "seconds": pa.float64(), "spans": pa.list_(span), "gold_spans": pa.list_(gold)}
     return pa.schema([(name, types[name]) for name in COLUMNS])
 
 
@@ -138,8 +168,9 @@ def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS)
             writer.writeheader()
             for record in records:
-                charges = "" if record["charges"] is None else json.dumps(record["charges"], ensure_ascii=False)
-                writer.writerow({key: spreadsheet_safe(value) for key, value in {**record, "charges": charges}.items()})
+                lists = {key: "" if record[key] is None else json.dumps(record[key], ensure_ascii=False)
+                         for key in JSON_COLUMNS}
+                writer.writerow({key: spreadsheet_safe(value) for key, value in {**record, **lists}.items()})
     else:
         import pyarrow as pa
         import pyarrow.parquet as pq

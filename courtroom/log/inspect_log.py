@@ -6,9 +6,11 @@ export back with inspect_ai's own `read_eval_log`. One sample per case:
 
 - `input`: the question, the numbered context and the answer under judgment; `target`: the gold label
   (FAIL = hallucinated, PASS = faithful; empty when unlabelled);
-- `scores`: `courtroom` (value: the score, P(hallucinated); answer: the verdict; explanation: the reason;
-  metadata: gold, correct and every charge with its evidence as `courtroom export` writes it) and, with a gold
-  label, `correct` (`C` or `I`, the letters inspect_ai's accuracy reads);
+- `scores`: `courtroom` (value: the score, P(hallucinated); answer: the verdict; explanation: the reason and the
+  spans found hallucinated; metadata: gold, correct, every charge with its evidence as `courtroom export` writes it,
+  the spans (with the witnesses that named them and their context sentence), the gold spans, the witnesses'
+  testimony (values, and what each points at with the answer's words) and a fitted ruling's weighing) and, with a
+  gold label, `correct` (`C` or `I`, the letters inspect_ai's accuracy reads);
 - `messages`: every model call of the transcript in order, its prompt messages then the model's raw output
   (an assistant message whose metadata says which role, node, charge and round the call was); `events`: the
   same calls as inspect model events with their token usage and time. Prompt texts are stored once per case
@@ -26,15 +28,16 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from courtroom.case import Case
+from courtroom.case import Case, CaseVerdict
 from courtroom.casefile import render_numbered_context
+from courtroom.court.metric import reason_with_spans
 from courtroom.engine.events import Event
 from courtroom.errors import CourtroomError, TranscriptError
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.cases import run_cases
-from courtroom.log.export import charge_records
+from courtroom.log.export import charge_records, span_records
 from courtroom.log.files import atomic_write
 
 LOG_VERSION = 2
@@ -100,11 +103,31 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
     return messages, model_events, attachments
 
 
+def testimony_records(verdict: CaseVerdict, answer: str) -> list[dict[str, Any]]:
+    """What each witness said of the whole answer: heard or not (and why), its values, and what it points at (with
+    the answer's words); the weighing of a fitted ruling is the verdict's `weighing`."""
+    return [{"witness": t.witness, "version": t.version, "heard": t.heard, "why_not": t.why_not, "values": t.values,
+             "points": [{**p.model_dump(), "words": answer[p.start:p.end]} for p in t.points]} for t in verdict.testimony]
+
+
+def _verdict_metadata(row: ResultRow, verdict: CaseVerdict | None, case: Case | None) -> dict[str, Any]:
+    """The spans (the verdict's, with who named them, else the result row's), the gold spans, the testimony and the
+    weighing of a case, for its score's metadata."""
+    answer = case.answer if case is not None else None
+    spans, gold = span_records(row, answer)
+    if verdict is not None and spans is not None:
+        spans = [s.model_dump() for s in verdict.spans]
+    testimony = testimony_records(verdict, answer or "") if verdict is not None and verdict.testimony else None
+    weighing = verdict.weighing.model_dump() if verdict is not None and verdict.weighing is not None else None
+    return {"spans": spans, "gold_spans": gold, "testimony": testimony, "weighing": weighing}
+
+
 def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, corrected: str | None) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     model_events: list[dict[str, Any]] = []
     attachments: dict[str, str] = {}
     charges: list[dict[str, Any]] | None = None
+    verdict: CaseVerdict | None = None
     case = cases.get(row.case_id)
     started = completed = None
     try:
@@ -116,11 +139,13 @@ def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, co
         started, completed = events[0].time.isoformat(), events[-1].time.isoformat()
         messages, model_events, attachments = _calls(events, model)
         charges = charge_records(events, audit.context_sentences(case)) if row.error is None else []
+        verdict = next((e.verdict for e in reversed(events) if e.event == "verdict"), None)
     scores: dict[str, Any] = {}
     if row.label is not None:
-        scores["courtroom"] = {"value": row.score, "answer": row.label, "explanation": row.reason,
+        explanation = reason_with_spans(row.reason, verdict.spans) if verdict is not None else row.reason
+        scores["courtroom"] = {"value": row.score, "answer": row.label, "explanation": explanation,
                                "metadata": {"gold": row.gold, "correct": row.correct, "charges": charges,
-                                            "corrected_verdict": corrected}}
+                                            "corrected_verdict": corrected, **_verdict_metadata(row, verdict, case)}}
         if row.correct is not None:
             scores["correct"] = {"value": "C" if row.correct else "I", "answer": row.label}
     verdict_text = f"{row.label}: {row.reason}" if row.label is not None else f"error: {row.error}"

@@ -6,7 +6,8 @@ runs/NAME/
                              digest of every case, versions
   results.jsonl              one line per finished case (verdict or error), appended as each case ends
   transcripts/<case>.jsonl   the case's events, written whole (atomic rename) before its result line
-  metrics.json               the run's metrics, written (whole) when the command ends
+  metrics.json               the run's metrics, written (whole) when the command ends; with gold spans in the
+                             data, their span metrics under `spans` (`courtroom.log.span_metrics`)
   edits.jsonl                human edits (`courtroom.log.audit`)
 ```
 
@@ -21,13 +22,15 @@ command writes into it only if it is new, empty or a run, and none of its files 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from courtroom.case import VariantVerdict
+from courtroom.case import Case, VariantVerdict
 from courtroom.engine.events import Event, parse_event
 from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError, TranscriptError
@@ -146,9 +149,12 @@ class RunStore:
         (self.root / TRANSCRIPTS).mkdir(exist_ok=True)
         atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
 
-    def write_metrics(self, metrics: Metrics) -> None:
-        """Record the run's metrics (`metrics.json`, written whole)."""
-        atomic_write(self.root / METRICS, metrics.model_dump_json(indent=2))
+    def write_metrics(self, metrics: Metrics, spans: dict[str, Any] | None = None) -> None:
+        """Record the run's metrics (`metrics.json`, written whole), with its span metrics under `spans` when the
+        data has gold spans (`courtroom.log.span_metrics.run_span_scores`)."""
+        text = metrics.model_dump_json(indent=2) if spans is None else \
+            json.dumps({**metrics.model_dump(mode="json"), "spans": spans}, indent=2)
+        atomic_write(self.root / METRICS, text)
 
     def manifest(self) -> Manifest:
         """The run's manifest; one that cannot be read or does not validate is a `RunError` naming the file."""
@@ -229,6 +235,11 @@ class RunStore:
         """A case's events, validated."""
         return read_transcript(self.transcript_path(case_id))
 
+    def case(self, case_id: str) -> Case:
+        """The case as its transcript's first event records it, read alone (a transcript of model calls runs to
+        megabytes); a `TranscriptError` as for `events`."""
+        return read_case(self.transcript_path(case_id))
+
 
 def first_problem(exc: ValidationError) -> str:
     """The first problem pydantic found, with its field, in a few words."""
@@ -263,3 +274,25 @@ def read_transcript(path: str | Path) -> list[Event]:
         raise TranscriptError(f"{path}: " + ("the transcript is empty" if not events else
                                              "the transcript does not begin with case_start"))
     return events
+
+
+def read_case(path: str | Path) -> Case:
+    """The case of a transcript: its first event, which is `case_start` (a `TranscriptError` naming the file when
+    it is missing, unreadable or begins otherwise)."""
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            line = next((text for text in handle if text.strip()), "")
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{path}: the transcript is missing") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+    if not line:
+        raise TranscriptError(f"{path}: the transcript is empty")
+    try:
+        event = parse_event(line)
+    except ValidationError as exc:
+        raise TranscriptError(f"{path}: its first event is not a transcript event ({first_problem(exc)})") from exc
+    if event.event != "case_start":
+        raise TranscriptError(f"{path}: the transcript does not begin with case_start")
+    return event.case

@@ -29,6 +29,7 @@ from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import CaseDigests
 from courtroom.log.replay import replay
+from courtroom.log.span_metrics import run_span_scores
 from courtroom.log.store import EDITS, RESULTS, legacy_transcript_name, transcript_name
 
 
@@ -106,8 +107,10 @@ def verify(audit: Audit) -> list[Problem]:
     if metrics_path.is_file():
         stored = json.loads(metrics_path.read_text())
         recomputed = json.loads(compute_metrics(rows).model_dump_json())
+        if "spans" in stored:  # span metrics, written when the data has gold spans
+            recomputed["spans"] = run_span_scores(audit.store, rows)
         if stored != recomputed:
-            keys = sorted(k for k in recomputed if stored.get(k) != recomputed[k])
+            keys = sorted(k for k in {*recomputed, *stored} if stored.get(k) != recomputed.get(k))
             problems.append(Problem(str(metrics_path), None, f"metrics do not recompute: {', '.join(keys)} differ"))
     return problems
 

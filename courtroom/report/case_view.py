@@ -1,6 +1,7 @@
 """What the HTML report holds of a case: a line of the case list (`case_line`) and its whole record
-(`case_record`: the case, the measurement token by token, charges, every trial's moves with the model calls of
-each turn, rulings, verdict, human edits). Plain JSON-able dicts; the page renders them as text."""
+(`case_record`: the case, the measurement token by token, the witnesses' testimony and the hallucinated spans (with
+the gold spans), charges, every trial's moves with the model calls of each turn, rulings, verdict, human edits).
+Plain JSON-able dicts; the page renders them as text."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from courtroom.report.calls import CallView, call_views
 from courtroom.report.measurement import answer_gains, band, weakest
 from courtroom.report.record import measured, weighed
 from courtroom.report.tables import elide
+from courtroom.report.testimony import testimony_data
 
 
 def outcome(row: ResultRow, corrected: ResultRow) -> str:
@@ -45,6 +47,7 @@ def _row_only(row: ResultRow, note: str) -> dict[str, Any]:
     """A case whose transcript cannot be read: what its result row holds, and why the rest is missing."""
     return {"note": note, "question": "", "answer": "", "sentences": [], "charges": [], "dropped": [], "trials": [],
             "edits": [], "heat": [], "weak": [], "calls": None, "opening": "", "reason": row.reason,
+            "weighing": None, "witnesses": [], "spans": [], "gold_spans": [],
             "error": row.error, "label": row.label, "gold": row.gold, "score": row.score,
             "tokens": row.prompt_tokens + row.completion_tokens, "seconds": round(row.seconds, 2),
             "model_calls": row.model_calls}
@@ -80,10 +83,13 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
     charges = next((e for e in events if e.event == "charges"), None)
     gains = answer_gains(case, events, clip)
     answer = case.answer.strip()
+    verdict = next((e.verdict for e in reversed(events) if e.event == "verdict"), None)
+    sentences = audit.context_sentences(case)
     calls = call_views(events) if with_calls else None
     opening = next((text for call in calls or () for role, text, _ in call.messages if role == "user"), "")
     return {
-        "note": None, "question": case.question, "answer": case.answer, "sentences": list(audit.context_sentences(case)),
+        "note": None, "question": case.question, "answer": case.answer, "sentences": list(sentences),
+        **testimony_data(verdict, case.answer, sentences, case.spans),
         "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)}
                     for c in charges.charges] if charges else [],
         "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)}

@@ -28,6 +28,7 @@ from markupsafe import Markup
 from courtroom.evaluate.metrics import Metrics, compute_metrics
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
+from courtroom.log.manifest import Manifest
 from courtroom.report.case_view import case_line, case_record
 from courtroom.report.charts import calibration_svg, histogram_svg, roc_svg
 from courtroom.report.diff import RunDiff, diff_runs
@@ -71,6 +72,14 @@ def _metrics_cells(name: str, m: Metrics) -> list[str]:
             _f(m.recall.value), _f(m.f1.value), _f(m.auroc.value)]
 
 
+def judged_by(manifest: Manifest) -> str:
+    """Who judged the run: `court NAME` for a court, else `judge NAME`."""
+    court = manifest.judge.get("court") if manifest.spec.judge.name == "courtroom" else None
+    name = court.get("name") if isinstance(court, dict) else None
+    return f"court {name or manifest.spec.judge.court or 'default'}" if manifest.spec.judge.name == "courtroom" else \
+        f"judge {manifest.spec.judge.name}"
+
+
 @dataclass
 class _Run:
     """One run's part of the page: its summary and its case records keyed by case id."""
@@ -88,7 +97,7 @@ class _Run:
             cells.append(_metrics_cells("corrected by humans", compute_metrics(self.audit.corrected_rows())))
         suffix = "" if self.side == 0 else "-b"
         return {"label": self.label, "side": self.side, "suffix": suffix, "metrics": cells, "confusion": metrics.confusion,
-                "info": f"{self.audit.root.name}: judge {manifest.spec.judge.name}, model {manifest.model}, created "
+                "info": f"{self.audit.root.name}: {judged_by(manifest)}, model {manifest.model}, created "
                         f"{manifest.created:%Y-%m-%d %H:%M} UTC, git {manifest.git_sha or 'unknown'}",
                 # numbers only reach the charts' markup
                 "roc": Markup(roc_svg(rows, metrics.auroc.value, "roc" + suffix)),  # noqa: S704
@@ -148,9 +157,9 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
                   "--calls`)") if calls is None else "model calls are not included in this report (written with --no-calls)"
     meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size, "clip": clip,
             "bands": list(BAND_LABELS), "calls_note": calls_note}
-    style, script = _asset("report.css"), _asset("report.js")
-    title = (f"courtroom report: {runs[0].audit.root.name}" if not diff else
-             f"courtroom report: {runs[0].audit.root.name} (A) against {runs[1].audit.root.name} (B)")
+    style, script = _asset("report.css"), _asset("report.js") + _asset("testimony.js")
+    names = [f"{run.audit.root.name} ({judged_by(run.audit.store.manifest())})" for run in runs]
+    title = f"courtroom report: {names[0]}" if not diff else f"courtroom report: {names[0]} (A) against {names[1]} (B)"
     return _page().render(
         title=title, runs=[run.summary() for run in runs], diff=_diff_cells(diff) if diff else None,
         sources=sorted({line["source"] for line in lines}), data=script_json(meta), records=records,

@@ -16,6 +16,7 @@ from courtroom.casefile import context_sentences
 from courtroom.evaluate.results import ResultRow
 from courtroom.report.calls import call_views, folded
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
+from courtroom.report.witness_record import row_spans, spans_record, witnesses_record
 from courtroom.sentences import SPLITTER, SentenceSplitter
 
 
@@ -128,6 +129,9 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
                 table.add_row("", "[dim]weighed[/]", "", f"{ruling.p_hallucinated:.2f}", Text(how, style="dim"))
         parts.append(table)
 
+    if verdict is not None:
+        parts.extend(panel for panel in (witnesses_record(verdict, case.answer, sentences),
+                                         spans_record(verdict, case.answer, case.spans, sentences)) if panel is not None)
     summary = Table.grid(padding=(0, 1))
     if verdict is not None:
         style = "red" if verdict.label == "FAIL" else "green"
@@ -158,6 +162,8 @@ def row_record(row: ResultRow) -> Panel:
         mark = "" if row.correct is None else (" (correct)" if row.correct else " (wrong)")
         grid.add_row("[bold]verdict[/]", escape(f"{row.label}{mark}, score {row.score:.3f}"))
         grid.add_row("[bold]reason[/]", escape(row.reason))
+    if row.spans:
+        grid.add_row("[bold]spans[/]", row_spans(row.spans))
     if row.error:
         grid.add_row("[bold red]error[/]", escape(f"{row.error_type}: {row.error}"))
     grid.add_row("[bold]cost[/]", f"{row.model_calls} model calls, {row.prompt_tokens} prompt tokens, "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.table import Table
 
 from courtroom.evaluate.comparison import Comparison
@@ -30,6 +32,34 @@ def confusion_table(m: Metrics) -> Table:
     table.add_column("predicted PASS", justify="right")
     table.add_row("gold FAIL", str(m.confusion["tp"]), str(m.confusion["fn"]))
     table.add_row("gold PASS", str(m.confusion["fp"]), str(m.confusion["tn"]))
+    return table
+
+
+SPAN_ROWS = (("token", "hallucinated answers"), ("char", "hallucinated answers"), ("token", "all answers"),
+             ("char", "all answers"))
+"""The span metrics shown, by level and answers (`courtroom.evaluate.spans.span_scores`' keys)."""
+
+
+def span_table(scores: dict[str, Any]) -> Table:
+    """Precision, recall and F1 of the spans named, by tokens and characters, on the hallucinated answers and on all
+    of them (spans named on a faithful answer count against precision); hit@1 and recall by type beneath."""
+    hit = scores.get("hit@1")
+    low_high = scores.get("hit@1_95")
+    caption = [f"hit@1 {hit:.3f}" + (f" [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high else "")
+               + " (the strongest span overlaps a gold span)"]
+    if by_type := scores.get("token recall by type"):
+        caption.append("token recall by type: " + ", ".join(f"{k} {v:.3f}" for k, v in by_type.items()))
+    if (implicit := scores.get("token recall, implicit_true spans")) is not None:
+        caption.append(f"token recall of implicit_true spans (left out above) {implicit:.3f}")
+    table = Table(title=f"hallucinated spans against the gold spans: {scores['answers']} answers, "
+                        f"{scores['hallucinated answers']} hallucinated", caption="\n".join(caption))
+    for column in ("level", "answers", "precision", "recall", "F1 [95% CI]"):
+        table.add_column(column, justify="left" if column in ("level", "answers") else "right")
+    for level, answers in SPAN_ROWS:
+        m = scores[f"{level} {answers}"]
+        low, high = m["f1_95"]
+        table.add_row("tokens" if level == "token" else "characters", answers, f"{m['precision']:.3f}",
+                      f"{m['recall']:.3f}", f"{m['f1']:.3f} [{low:.3f}, {high:.3f}]")
     return table
 
 

@@ -77,3 +77,62 @@ def test_a_hostile_run_renders_as_text_in_a_real_browser(hostile_run: Path, tmp_
         assert page.title() != "pwned" and page.locator("#cases img, #cases input").count() == 0
         browser.close()
     assert not violations, violations
+
+
+HOSTILE_NOTE = "</script><script>document.title='pwned'</script>"
+HOSTILE_WITNESS = "<img src=x onerror=document.title='pwned'>[bold red]rich[/]"
+
+
+@pytest.fixture
+def hostile_testimony(hostile_run: Path, tmp_path: Path) -> Path:
+    """The hostile run with a verdict whose pointer notes, witness name, span and ruling are markup."""
+    run = tmp_path / "testimony"
+    shutil.copytree(hostile_run, run)
+    path = Audit(run).store.transcript_path("x1")
+    lines = path.read_text().splitlines()
+    i = next(i for i, line in enumerate(lines) if json.loads(line)["event"] == "verdict")
+    event = json.loads(lines[i])
+    verdict = event["verdict"]
+    answer = json.loads(lines[0])["case"]["answer"]
+    verdict["testimony"] = [{"witness": HOSTILE_WITNESS, "version": 1, "values": {"<b>v</b>": 1.0},
+                             "points": [{"start": 0, "end": 5, "note": HOSTILE_NOTE, "context_sentence": 1}]},
+                            {"witness": "hidden", "version": 1, "heard": False, "why_not": HOSTILE_NOTE}]
+    verdict["spans"] = [{"start": 0, "end": len(answer), "text": answer, "score": 0.9, "named_by": [HOSTILE_WITNESS],
+                         "context_sentence": 1}]
+    verdict["weighing"] = {"ruling": HOSTILE_NOTE, "family": "<i>qa</i>", "log_odds": 1.0, "p_hallucinated": 0.7,
+                           "threshold": 0.5, "contributions": {f"{HOSTILE_WITNESS}.<b>v</b>": 0.4}}
+    lines[i] = json.dumps(event)
+    path.write_text("\n".join(lines) + "\n")
+    return run
+
+
+def test_hostile_testimony_and_spans_stay_text(hostile_testimony: Path, tmp_path: Path) -> None:
+    page = build_report(hostile_testimony)
+    outside = re.sub(r'<script type="application/json" id="[a-z0-9]+">.*?</script>', "", page, flags=re.S)
+    assert outside.count("<script") == 1 and "<img src=x" not in outside and "<i>qa" not in outside
+    for data in re.findall(r'<script type="application/json" id="[a-z0-9]+">(.*?)</script>', page, flags=re.S):
+        assert not re.search(r"[<>&]", data)
+    from rich.console import Console
+
+    from courtroom.report.record import court_record
+
+    console = Console(record=True, width=240)
+    console.print(court_record(Audit(hostile_testimony).events("x1")))
+    text = console.export_text()
+    assert "[bold red]rich[/]" in text and HOSTILE_NOTE in text  # rich markup in a witness's name, shown as written
+    chromium = next((c for c in ("/usr/bin/chromium", shutil.which("chromium") or "") if c and os.path.exists(c)), None)
+    playwright = pytest.importorskip("playwright.sync_api")
+    if chromium is None:
+        pytest.skip("no Chromium on this machine")
+    report = tmp_path / "report.html"
+    report.write_text(page)
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+        view = browser.new_page()
+        view.goto(report.as_uri())
+        view.fill("#search", "x1")
+        view.locator(".case-row").first.click()
+        shown = view.inner_text(".case-detail")
+        assert HOSTILE_NOTE in shown and "<img src=x onerror=" in shown
+        assert view.title() != "pwned" and view.locator(".case-detail img, .case-detail script").count() == 0
+        browser.close()

@@ -77,19 +77,23 @@ function callGroup(calls, opening, cls, label) {
   calls.forEach(c => g.append(callNode(c, opening))); return g;
 }
 
-function caseRecord(r, line) {
+function caseRecord(r, line, key) {
   const d = el("div", "case-detail");
   if (r === null) { d.append(el("div", "muted", "this run holds no such case")); return d; }
   if (r.note) d.append(el("div", "err note", r.note + " (what the results row holds is shown)"));
   if (r.question) d.append(el("div", "", "Question: " + r.question));
-  if (r.answer) { const ans = el("div"); ans.append(el("b", "", "Answer: "));
+  const spanned = r.spans.length || r.gold_spans.length;
+  if (r.answer && spanned) d.append(spanAnswer(r, key));
+  else if (r.answer) { const ans = el("div"); ans.append(el("b", "", "Answer: "));
     ans.append(marked(r.answer, r.charges.map(x => x.quote), "charge")); d.append(ans); }
+  if (r.spans.length) d.append(spanEvidence(r, key));
   if (r.heat.length) d.append(heatmap(r));
   const cited = new Set(); r.trials.forEach(t => t.moves.forEach(m => { if (m.cite) cited.add(m.cite); }));
   if (r.sentences.length) { const ctx = el("div", "context"); ctx.append(el("b", "", "Context:"));
     r.sentences.forEach((s, i) => { const line = el("span", "sentence"); line.append(el("span", "n", "[" + (i + 1) + "] "));
       line.append(cited.has(i + 1) ? el("mark", "cite", s) : document.createTextNode(s)); ctx.append(line); });
     d.append(ctx); }
+  if (r.witnesses.length) d.append(testimonyTable(r));
   if (r.charges.length) { const h = el("div"); h.append(el("b", "", "Charges: "));
     r.charges.forEach((x, i) => h.append(el("div", "", (i + 1) + ". \u201c" + x.quote + "\u201d \u2014 " + x.reason +
       (x.measured ? " [" + x.measured + "]" : "")))); d.append(h); }
@@ -168,9 +172,9 @@ function openCase(row, c) {
   if (two) { const pair = el("div", "pair");
     for (const [side, key] of [[0, "a"], [1, "b"]]) { const wrap = el("div");
       wrap.append(el("div", "run-name", (side ? "B: " : "A: ") + meta.runs[side]));
-      wrap.append(caseRecord(record(key + c.i), c)); pair.append(wrap); }
+      wrap.append(caseRecord(record(key + c.i), c, key + c.i)); pair.append(wrap); }
     td.append(pair);
-  } else td.append(caseRecord(record("a" + c.i), c));
+  } else td.append(caseRecord(record("a" + c.i), c, "a" + c.i));
   row.after(tr);
 }
 function draw() {
