@@ -70,7 +70,11 @@ def names(text: str) -> list[tuple[int, int]]:
 
 
 def _norm(text: str) -> str:
-    return " ".join(re.sub(r"'s\b", "", text.lower()).replace(",", " ").split())
+    """Lower case, without a possessive 's, with punctuation as blanks (a name that ends a sentence or stands in
+    brackets or quotes is the name); apostrophes, hyphens and ampersands inside a word stay ("O'Neil", "AT&T")."""
+    text = re.sub(r"['’]s\b", "", text.lower())
+    text = re.sub(r"[^\w'’&-]+|(?<!\w)['’&-]+|['’&-]+(?!\w)", " ", text)
+    return " ".join(text.split())
 
 
 def check_names(answer: str, sources: Sequence[str]) -> list[NameCheck]:
