@@ -1,0 +1,98 @@
+"""The court's witnesses: rulings read from files and checked against the court and model they are filed under."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from courtroom.court import Court, courts_dir
+from courtroom.court.witnesses import check_ruling
+from courtroom.door.spec import BackendSpec
+from courtroom.errors import CourtError
+from courtroom.witness.registry import WITNESSES
+from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe
+
+HEARD = "heard: [grounding, lookback, hidden, figures, names, polarity, overlap, verdict]"
+
+
+def a_ruling(**update: object) -> FittedRuling:
+    fields = dict(model="smollm2-135m", court="default", witnesses={"figures": WITNESSES["figures"].version},
+                  families={"any": FamilyRuling(linear=Linear(features=["figures.absent"], mean=[0.0], scale=[1.0],
+                                                              weights=[3.0], intercept=-1.0))})
+    return FittedRuling(**{**fields, **update})
+
+
+def court_file(tmp_path: Path, ruling: FittedRuling | str | None, heard: str = HEARD, depth: str = "0.5",
+               filed_under: str = "default") -> Path:
+    """The shipped default court with a ruling file filed under a model (and the witnesses it hears changed)."""
+    text = (courts_dir() / "default.yaml").read_text()
+    assert HEARD in text and "hidden_depth: 0.5" in text
+    text = text.replace(HEARD, heard).replace("hidden_depth: 0.5", f"hidden_depth: {depth}")
+    if ruling is not None:
+        rfile = tmp_path / "rulings" / "r.yaml"
+        rfile.parent.mkdir(exist_ok=True)
+        rfile.write_text(ruling if isinstance(ruling, str) else yaml.safe_dump(ruling.model_dump(mode="json")))
+        text = text.replace(f"  hidden_depth: {depth}\n",
+                            f"  hidden_depth: {depth}\n  rulings: {{{filed_under}: rulings/r.yaml}}\n")
+    path = tmp_path / "court.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_ruling_file_filed_under_its_model_is_read_relative_to_the_court(tmp_path: Path) -> None:
+    ruling = a_ruling()
+    court = Court.load(court_file(tmp_path, ruling), BackendSpec(model="default"))
+    assert court.ruling == ruling
+    # another model's court has no ruling: the measurement decides
+    assert Court.load(court_file(tmp_path, ruling), BackendSpec(model="qwen2.5-coder-0.5b")).ruling is None
+
+
+@pytest.mark.parametrize(("ruling", "heard", "depth", "filed_under", "both"), [
+    (a_ruling(model="qwen2.5-coder-0.5b"), HEARD, "0.5", "default", ["'qwen2.5-coder-0.5b'", "'default'"]),
+    (a_ruling(court="full"), HEARD, "0.5", "default", ["court 'full'", "court 'default'"]),
+    (a_ruling(witnesses={"names": 1}), "heard: [grounding, figures]", "0.5", "default",
+     ["witness 'names'", "court 'default' does not hear", "grounding, figures"]),
+    (a_ruling(witnesses={"figures": WITNESSES["figures"].version + 1}), HEARD, "0.5", "default",
+     [f"version {WITNESSES['figures'].version + 1}", f"is version {WITNESSES['figures'].version}"]),
+    (a_ruling(witnesses={"hidden": 1}, hidden_depth=0.25,
+              probes={"hidden": Probe(source="hidden", linear=Linear(features=[], mean=[0.0], scale=[1.0],
+                                                                     weights=[1.0], intercept=0.0))}),
+     HEARD, "0.5", "default", ["depth 0.25", "hidden_depth is 0.5"]),
+])
+def test_a_ruling_for_another_model_court_witness_version_or_depth_is_refused_naming_both(
+        tmp_path: Path, ruling: FittedRuling, heard: str, depth: str, filed_under: str, both: list[str]) -> None:
+    path = court_file(tmp_path, ruling, heard, depth, filed_under)
+    with pytest.raises(CourtError) as caught:
+        Court.load(path, BackendSpec(model="default"))
+    message = str(caught.value)
+    assert str(path) in message and "witnesses.rulings.default" in message
+    for side in both:
+        assert side in message, (side, message)
+
+
+def test_check_ruling_accepts_the_ruling_it_was_fitted_for() -> None:
+    spec = Court.load("default").spec
+    check_ruling(a_ruling(), spec, "default", "here")               # `default` is smollm2-135m
+    check_ruling(a_ruling(), spec, "smollm2-135m", "here")
+    with pytest.raises(CourtError, match="^here: the ruling was fitted for model 'smollm2-135m', and is filed under "
+                                         "'qwen2.5-coder-1.5b'"):
+        check_ruling(a_ruling(), spec, "qwen2.5-coder-1.5b", "here")
+
+
+@pytest.mark.parametrize("text", ["kind: courtroom-ruling\nmodel: m\n", "- just\n- a list\n", "court: [unclosed\n",
+                                  "kind: courtroom-court\nname: default\n"])
+def test_a_file_that_is_not_a_ruling_is_refused_naming_it(tmp_path: Path, text: str) -> None:
+    path = court_file(tmp_path, text)
+    with pytest.raises(CourtError) as caught:
+        Court.load(path, BackendSpec(model="default"))
+    assert str(tmp_path / "rulings" / "r.yaml") in str(caught.value)
+
+
+def test_a_missing_ruling_file_is_refused_naming_it(tmp_path: Path) -> None:
+    path = court_file(tmp_path, None)
+    path.write_text(path.read_text().replace("  hidden_depth: 0.5\n", "  hidden_depth: 0.5\n  rulings: {default: "
+                                                                       "nowhere.yaml}\n"))
+    with pytest.raises(CourtError, match="nowhere.yaml"):
+        Court.load(path, BackendSpec(model="default"))
