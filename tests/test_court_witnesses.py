@@ -7,10 +7,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from courtroom.case import Case, CaseVerdict
 from courtroom.court import Court, courts_dir
 from courtroom.court.witnesses import check_ruling
+from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.spec import BackendSpec
-from courtroom.errors import CourtError
+from courtroom.errors import CaseFailedError, CourtError
 from courtroom.witness.registry import WITNESSES
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe
 
@@ -96,3 +98,69 @@ def test_a_missing_ruling_file_is_refused_naming_it(tmp_path: Path) -> None:
                                                                        "nowhere.yaml}\n"))
     with pytest.raises(CourtError, match="nowhere.yaml"):
         Court.load(path, BackendSpec(model="default"))
+
+
+YES_NO = Case(id="sunday", question="Is the bakery open on Sundays?",
+              context=["Millbrook Bakery opens at 8:30 on Saturdays. It is closed on Sundays."],
+              answer=" Yes, it opens on Sundays. Zorba Pastries runs it.")
+
+
+def judged(case: Case, inside: tuple[str, ...] = (), ruling: FittedRuling | None = None,
+           tmp_path: Path | None = None) -> tuple[CaseVerdict, ScriptedBackend]:
+    backend = ScriptedBackend(PseudoModel(), model="default", looks_inside=inside)
+    if ruling is None:
+        return Court.load("default", backend).judge(case), backend
+    assert tmp_path is not None
+    return Court.load(court_file(tmp_path, ruling), backend).judge(case), backend
+
+
+def test_the_witness_step_asks_the_model_what_its_witnesses_need_and_no_more() -> None:
+    verdict, backend = judged(YES_NO)
+    observed = [r.observe for r in backend.calls if r.observe is not None]
+    [observe] = observed  # the scoring pass with the context asks to look inside, once
+    assert observe.lookback and observe.hidden == (0.5,)
+    assert observe.spans[-1] == (0, len(YES_NO.answer.strip())) and len(observe.spans) == 3  # 2 sentences, whole
+    assert sum(1 for r in backend.calls if set(r.spec.options) == {"yes", "no"}) == 1  # the verdict witness asks
+    heard = {t.witness: t for t in verdict.testimony}
+    assert not heard["lookback"].heard and "reports no attention" in heard["lookback"].why_not
+    assert heard["verdict"].heard and heard["names"].values["absent"] == 1.0
+    open_question = YES_NO.model_copy(update={"id": "when", "question": "When does the bakery open?"})
+    _, backend = judged(open_question)
+    assert not any(set(r.spec.options) == {"yes", "no"} for r in backend.calls)  # not a yes/no question: not asked
+
+
+def test_a_backend_that_looks_inside_lets_the_lookback_and_hidden_witnesses_testify() -> None:
+    verdict, _ = judged(YES_NO, inside=("attention", "hidden_states"))
+    heard = {t.witness: t for t in verdict.testimony}
+    assert heard["lookback"].heard and 0 < heard["lookback"].values["mean"] < 1
+    assert len(heard["lookback"].sentences) == 2 and heard["hidden"].heard
+
+
+def probe_ruling(width: int) -> FittedRuling:
+    return a_ruling(witnesses={"figures": WITNESSES["figures"].version, "names": WITNESSES["names"].version,
+                               "lookback": WITNESSES["lookback"].version},
+                    probes={"lookback": Probe(source="lookback", linear=Linear(
+                        features=[], mean=[0.5] * width, scale=[0.1] * width, weights=[1.0] * width, intercept=0.0))},
+                    families={"any": FamilyRuling(linear=Linear(
+                        features=["names.absent", "lookback.probe"], mean=[0.0, 0.0], scale=[1.0, 1.0],
+                        weights=[4.0, 0.5], intercept=-1.0))})
+
+
+def test_a_ruling_decides_by_the_testimony_and_names_what_it_could_not_weigh(tmp_path: Path) -> None:
+    ruling = probe_ruling(4)  # the pseudo-model's 2 layers x 2 heads
+    blind, _ = judged(YES_NO, ruling=ruling, tmp_path=tmp_path)
+    assert blind.weighing is not None and blind.weighing.missing == ["lookback.probe"]
+    assert blind.weighing.contributions["names.absent"] == pytest.approx(4.0)
+    assert blind.label == "FAIL" and "Not heard, so not weighed: lookback.probe" in blind.reason
+    # the charged sentence is the one whose own testimony the ruling weighs highest: the invented name's
+    assert [c.quote for c in blind.charges] == ["Zorba Pastries runs it."]
+    seeing, _ = judged(YES_NO, inside=("attention", "hidden_states"), ruling=ruling, tmp_path=tmp_path)
+    assert seeing.weighing.missing == [] and "lookback.probe" in seeing.weighing.contributions
+    assert seeing.weighing.log_odds == pytest.approx(blind.weighing.log_odds +
+                                                     seeing.weighing.contributions["lookback.probe"], abs=1e-5)
+
+
+def test_a_probe_for_another_models_width_fails_the_case_naming_the_cause(tmp_path: Path) -> None:
+    with pytest.raises(CaseFailedError, match="ConfigError: the ruling's lookback probe weighs 270 values, the "
+                                              "model's pass gave 4: the ruling was fitted for another model"):
+        judged(YES_NO, inside=("attention", "hidden_states"), ruling=probe_ruling(270), tmp_path=tmp_path)

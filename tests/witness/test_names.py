@@ -27,6 +27,13 @@ def test_a_single_capitalised_word_is_a_name_mid_sentence_but_not_where_a_senten
     assert found("the answer is 42 and it is fine.") == []
 
 
+def test_a_name_ends_with_its_sentence_but_not_at_an_abbreviation() -> None:
+    assert found("It opens on Sundays. Zorba Pastries runs it.") == ["Sundays", "Zorba Pastries"]
+    assert found("We flew to Paris. Then London.") == ["Paris", "London"]
+    assert found("He met with Dr. Jane Doe.") == ["Dr. Jane Doe"]
+    assert found("It is Acme Inc. in Boston.") == ["Acme Inc", "Boston"]
+
+
 def test_a_possessive_is_the_name() -> None:
     [check] = check_names("The plan was Acme's idea.", ["acme proposed a plan"])
     assert check.present and check.text.startswith("Acme")
