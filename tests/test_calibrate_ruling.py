@@ -127,3 +127,44 @@ def test_a_court_that_hears_no_witnesses_has_no_ruling_to_fit(tmp_path: Path) ->
     run.close()
     result = runner.invoke(app, ["calibrate", str(tmp_path / "run"), "--ruling", str(tmp_path / "r.yaml")], env=WIDE)
     assert result.exit_code == 2 and "hears no witnesses" in " ".join(result.output.split())
+
+
+def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_the_invented_figure(
+        tmp_path: Path) -> None:
+    rows = []
+    for line in labelled(tmp_path / "plain.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        row["answer"] = "  " + row["answer"] + " Its market is on Tuesdays."  # leading blanks: an offset to keep
+        if row["label"] == "FAIL":
+            figure = row["answer"].split(" was ")[1].split(".")[0]
+            start = row["answer"].index(figure)
+            row["spans"] = [{"start": start, "end": start + len(figure), "type": "Evident Baseless Info"}]
+        rows.append(row)
+    data = tmp_path / "spans.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default"), tmp_path / "run")
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
+                                                   looks_inside={"attention", "hidden_states"})))
+    run.close()
+    ruling, court = tmp_path / "r.yaml", tmp_path / "court.yaml"
+    result = runner.invoke(app, ["calibrate", str(tmp_path / "run"), "--ruling", str(ruling), "-o", str(court)],
+                           env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "pointing at the hallucinated words" in result.output
+    fitted = FittedRuling.model_validate(yaml.safe_load(ruling.read_text()))
+    assert fitted.spans is not None and set(fitted.probes) == {"lookback", "hidden"} and fitted.hidden_depth == 0.5
+    assert "spans_out_of_fold" in fitted.evaluation
+
+    result = runner.invoke(app, ["rejudge", str(tmp_path / "run"), "--court", str(court), "--out",
+                                 str(tmp_path / "R2")], env=WIDE)
+    assert result.exit_code == 0, result.output
+    gold = {r["id"]: r for r in rows}
+    for line in (tmp_path / "R2" / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        case = gold[row["case_id"]]
+        if case["label"] == "FAIL":
+            [span] = case["spans"]
+            assert row["label"] == "FAIL"
+            assert [span["start"], span["end"]] in [[a, b] for a, b, _ in row["spans"]], row  # in the case's answer
+        else:
+            assert row["label"] == "PASS" and not row.get("spans")
