@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.witness.registry import READING_NEEDS, WITNESSES, GroundingSettings, hear
 from courtroom.witness import ruling
+from courtroom.witness.registry import READING_NEEDS, WITNESSES, GroundingSettings, hear
 from tests.witness.helpers import reading
 
 ALL = ["grounding", "lookback", "hidden", "figures", "names", "polarity", "overlap", "verdict"]
