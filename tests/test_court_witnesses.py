@@ -154,6 +154,10 @@ def test_a_ruling_decides_by_the_testimony_and_names_what_it_could_not_weigh(tmp
     assert blind.label == "FAIL" and "Not heard, so not weighed: lookback.probe" in blind.reason
     # the charged sentence is the one whose own testimony the ruling weighs highest: the invented name's
     assert [c.quote for c in blind.charges] == ["Zorba Pastries runs it."]
+    # its ruling quotes what the witnesses pointed at in that sentence, not at the answer's start ("Yes, ")
+    [decided] = blind.rulings
+    assert decided.source == "testimony" and "names: the context never names it" in decided.reason
+    assert "0.6 nats" not in decided.reason
     seeing, _ = judged(YES_NO, inside=("attention", "hidden_states"), ruling=ruling, tmp_path=tmp_path)
     assert seeing.weighing.missing == [] and "lookback.probe" in seeing.weighing.contributions
     assert seeing.weighing.log_odds == pytest.approx(blind.weighing.log_odds +
