@@ -134,7 +134,7 @@ def check_figures(answer: str, context: Sequence[str], question: str) -> list[Fi
     """Every figure of the answer (years and small counts aside) with its status against the sources."""
     sources = [*context, question]
     stated = np.array([v for text in context for v, _, _ in numbers(text)] or [math.inf])
-    asked = {v for v, _, _ in numbers(question)}
+    asked = np.array([v for v, _, _ in numbers(question)] or [math.inf])
     operands: list[float] | None = None
     average = bool(re.search(r"\baverage|\bmean\b", question, re.IGNORECASE))
     checks = []
@@ -143,7 +143,7 @@ def check_figures(answer: str, context: Sequence[str], question: str) -> list[Fi
         if _is_year(text, value) or (float(value).is_integer() and abs(value) <= 10 and "%" not in text):
             continue
         tolerance = _tolerance(text, value)
-        if value in asked:
+        if _matches(asked, value, tolerance).any():  # as the context's figures: in any form, at the answer's precision
             checks.append(FigureCheck(text, start, end, value, "given", "the question states it"))
             continue
         hits = _matches(stated, value, tolerance)
