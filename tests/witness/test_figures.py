@@ -79,6 +79,10 @@ def test_a_figure_the_question_gives_is_given_and_years_and_small_counts_are_lef
     checks = check_figures("In 2019 the 3 plants made 4,500 units, up from 1,250.", ["The plants made units."],
                            "Did the plants make more than 1,250 units?")
     assert [(c.text, c.status) for c in checks] == [("4,500", "absent"), ("1,250", "given")]
+    # the question gives a figure in any form the context could, at the answer's precision
+    assert status("The rate was 0.035.", "Nothing here.", "Was the rate 3.5%?") == [("0.035", "given")]
+    assert status("The rate was 21.1%.", "Nothing here.", "Was the rate 21.08%?") == [("21.1%", "given")]
+    assert status("The rate was 22.1%.", "Nothing here.", "Was the rate 21.08%?") == [("22.1%", "absent")]
     # a small count written as a percentage is a figure
     assert [(c.text, c.status) for c in check_figures("It rose 7%.", ["It rose."], "How much?")] == [("7%", "absent")]
 
