@@ -160,3 +160,20 @@ def test_an_older_run_rejudged_by_a_court_with_more_witnesses_records_them_not_h
         assert testimony["figures"].heard and testimony["grounding"].heard
         assert (row.label, row.score) == (before[row.case_id].label, before[row.case_id].score)  # no ruling: as before
 
+
+
+def test_a_run_that_looked_inside_replays_call_for_call(tmp_path: Path) -> None:
+    from courtroom.log.audit import Audit
+    from courtroom.log.manifest import RunSpec
+    from courtroom.log.verify import verify
+    from courtroom.runs.runners import LocalRunner
+    from courtroom.runs.start import start_run
+
+    run = start_run(RunSpec.build("examples", judge="courtroom", court="default", limit=3), tmp_path / "run")
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
+                                                   looks_inside={"attention", "hidden_states"})))
+    run.close()
+    assert verify(Audit(tmp_path / "run")) == []
+    # the transcript keeps what each call asked to observe, and what it saw
+    text = next((tmp_path / "run" / "transcripts").glob("*.jsonl")).read_text()
+    assert '"observe"' in text and '"lookback"' in text and '"hidden"' in text
