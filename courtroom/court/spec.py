@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from courtroom.court.personas import shipped_dir
 from courtroom.court.procedure import GraphSpec
+from courtroom.door.models import model_key
 from courtroom.engine.migrations import Since
 from courtroom.errors import CourtError
 from courtroom.sentences import SPLITTER, SentenceSplitter
@@ -222,8 +223,9 @@ class WitnessesSpec(BaseModel):
         return self
 
     def ruling_for(self, model: str) -> FittedRuling | None:
-        """The ruling fitted for `model` (a model key), None when there is none (or it is not loaded yet)."""
-        ruling = self.rulings.get(model)
+        """The ruling fitted for `model`, filed under any of its names (`default` is `smollm2-135m`), None when
+        there is none (or it is not loaded yet)."""
+        ruling = next((r for m, r in self.rulings.items() if model_key(m) == model_key(model)), None)
         return ruling if isinstance(ruling, FittedRuling) else None
 
 

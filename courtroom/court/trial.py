@@ -272,7 +272,7 @@ def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
     if found.weighing is not None and found.examination is not None:  # a fitted ruling weighs the testimony
         assert bench.ruling is not None
         rulings = [testimony_ruling(c, found.examination.weigh(bench.ruling, _sentence(found, c)),
-                                    found.examination.testimony, found.examination.reading.offset)
+                                    found.examination.testimony, _start(found, c))
                    for c in found.charges]
         for r in rulings:
             transcript.add(RulingEvent, ruling=r)
@@ -302,6 +302,15 @@ def _sentence(found: Indictment, charge: Charge) -> int:
     reading = found.examination.reading
     quotes = [reading.answer[a:b] for a, b in reading.sentences]
     return quotes.index(charge.quote) if charge.quote in quotes else 0
+
+
+def _start(found: Indictment, charge: Charge) -> int:
+    """Where a charged sentence (or the whole answer) starts in the case's answer."""
+    assert found.examination is not None
+    reading = found.examination.reading
+    quotes = [reading.answer[a:b] for a, b in reading.sentences]
+    at = reading.sentences[quotes.index(charge.quote)][0] if charge.quote in quotes else reading.answer.find(charge.quote)
+    return reading.offset + max(at, 0)
 
 
 def _decide(bench: Bench, case: Case, transcript: Transcript, found: Indictment, first_reading: float | None) -> Step:

@@ -168,11 +168,12 @@ def aggregate(bench: Bench, case_id: str, charges: list[Charge], dropped: list[D
                        rulings=rulings, charges=charges, dropped=dropped)
 
 
-def testimony_ruling(charge: Charge, weighing: Weighing, testimony: list[Testimony], offset: int) -> Ruling:
-    """The ruling on a charged sentence by a fitted ruling's weighing of its own testimony (no trial)."""
+def testimony_ruling(charge: Charge, weighing: Weighing, testimony: list[Testimony], start: int) -> Ruling:
+    """The ruling on a charged sentence by a fitted ruling's weighing of its own testimony (no trial); `start` is
+    where the sentence stands in the case's answer (what the witnesses pointed at in it is quoted)."""
     p = weighing.p_hallucinated
     verdict = Verdict.HALLUCINATED if p >= weighing.threshold else Verdict.SUPPORTED
-    said = "; ".join(_said(testimony, offset, offset + len(charge.quote))[:2])
+    said = "; ".join(_said(testimony, start, start + len(charge.quote))[:2])
     reason = (f"the ruling weighed its testimony at P(hallucinated) = {p:.2f} (threshold {weighing.threshold:.2f}; "
               f"{_turned_on(weighing)}){': ' + said if said else ''}: {verdict.value}")
     confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p

@@ -166,10 +166,10 @@ class ScriptedBackend(Backend):
     def _observed(self, request: GenerationRequest, output: Scored) -> dict[str, Any]:
         """What a scored output saw inside the model, as far as the request asks and this backend looks inside."""
         observe = request.observe
-        if observe is None or not observe.needs <= self._looks_inside:
+        if observe is None:
             return {}
-        wanted = {"lookback", "token_lookback"} if observe.lookback else set()
-        if observe.hidden:
+        wanted = {"lookback", "token_lookback"} if observe.lookback and "attention" in self._looks_inside else set()
+        if observe.hidden and "hidden_states" in self._looks_inside:
             wanted.add("hidden")
         if missing := wanted - set(output.observed):
             raise BackendError(f"the script gave no {sorted(missing)} for a request that asks to observe them")

@@ -89,14 +89,21 @@ class RulingFit:
 
 
 def _check(examples: Sequence[Example], folds: int) -> None:
-    gold = np.array([e.hallucinated for e in examples])
+    """Enough labelled cases of each kind for the folds: counted by distinct answers, since identical answers share
+    a fold (a kind whose cases all sit in one fold leaves the other folds' rulings without it)."""
     for label, name in ((True, "hallucinated (FAIL)"), (False, "faithful (PASS)")):
-        count = int((gold == label).sum())
-        if count < folds:
-            raise ConfigError(f"{count} {name} case{'s' if count != 1 else ''} among {len(examples)}: fitting a ruling "
-                              f"with {folds}-fold cross-validation needs at least {folds} of each kind; label more cases "
-                              f"or use fewer folds (--folds {max(2, count)})" if count >= 2 else
-                              f"{count} {name} cases among {len(examples)}: a ruling needs labelled cases of both kinds")
+        chosen = [e for e in examples if e.hallucinated == label]
+        count, answers = len(chosen), len({e.group or e.case_id for e in chosen})
+        if answers >= folds:
+            continue
+        what = f"{count} {name} case{'s' if count != 1 else ''}" + \
+            (f" ({answers} distinct answer{'s' if answers != 1 else ''})" if answers != count else "")
+        if answers >= 2:
+            raise ConfigError(f"{what} among {len(examples)}: fitting a ruling with {folds}-fold cross-validation needs "
+                              f"at least {folds} of each kind (identical answers share a fold); label more cases or use "
+                              f"fewer folds (--folds {answers})")
+        raise ConfigError(f"{what} among {len(examples)}: a ruling needs labelled cases of both kinds, at least two "
+                          "different answers of each")
 
 
 def _linear(X: np.ndarray, y: np.ndarray, names: list[str], C: float) -> Linear:

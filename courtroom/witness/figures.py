@@ -53,14 +53,19 @@ class FigureCheck:
     """For a stated or computed figure: which numbers of the sources account for it."""
 
 
-def _decimals(text: str) -> int:
-    digits = re.sub(r"[^\d.]", "", text.split("e")[0])
-    return len(digits.split(".")[1]) if "." in digits else 0
+def _written(text: str) -> tuple[float, int]:
+    """The digits of a figure as written (without separators, currency or scale) and how many decimals they have."""
+    match = re.search(r"\d[\d,]*(?:\.\d+)?", text)
+    digits = match.group().replace(",", "") if match else "0"
+    return float(digits), len(digits.split(".")[1]) if "." in digits else 0
 
 
 def _tolerance(text: str, value: float) -> float:
-    """Half a unit of the figure's last written digit (a figure is as precise as it is written), at least 0.05%."""
-    return max(0.5 * 10 ** -_decimals(text), abs(value) * 5e-4)
+    """Half a unit of the figure's last written digit, in the figure's own scale ("$1.2 billion" is written to the
+    hundred million), at least 0.05% of it: a figure is as precise as it is written."""
+    written, decimals = _written(text)
+    unit = abs(value) / written if written else 1.0
+    return max(0.5 * 10 ** -decimals * unit, abs(value) * 5e-4)
 
 
 def _is_year(text: str, value: float) -> bool:
@@ -129,7 +134,7 @@ def check_figures(answer: str, context: Sequence[str], question: str) -> list[Fi
     """Every figure of the answer (years and small counts aside) with its status against the sources."""
     sources = [*context, question]
     stated = np.array([v for text in context for v, _, _ in numbers(text)] or [math.inf])
-    asked = {v for v, _, _ in numbers(question)}
+    asked = np.array([v for v, _, _ in numbers(question)] or [math.inf])
     operands: list[float] | None = None
     average = bool(re.search(r"\baverage|\bmean\b", question, re.IGNORECASE))
     checks = []
@@ -138,7 +143,7 @@ def check_figures(answer: str, context: Sequence[str], question: str) -> list[Fi
         if _is_year(text, value) or (float(value).is_integer() and abs(value) <= 10 and "%" not in text):
             continue
         tolerance = _tolerance(text, value)
-        if value in asked:
+        if _matches(asked, value, tolerance).any():  # as the context's figures: in any form, at the answer's precision
             checks.append(FigureCheck(text, start, end, value, "given", "the question states it"))
             continue
         hits = _matches(stated, value, tolerance)

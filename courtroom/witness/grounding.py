@@ -11,9 +11,10 @@ supports, which the mean dilutes, so the witness also reports, per sentence:
 - `surprise`: the mean log-probability with the context (how unexpected the sentence is even given it);
 - `unsupported`: the share of tokens the context makes less likely (gain below -0.5).
 
-Case values aggregate the sentences: their worst (`min_*`), their mean weighted by length (`*`), and today's score
-(`share`: the expected share of the answer's text that is hallucinated, P(suspect) per sentence by the court's
-center and scale). Pure arithmetic over the model's scores: `courtroom.court.evidence` asks for them.
+Case values aggregate the sentences: their worst (`worst_*`: the lowest, or the highest share `unsupported`), their
+mean weighted by length (`*`), and today's score (`share`: the expected share of the answer's text that is
+hallucinated, P(suspect) per sentence by the court's center and scale). Pure arithmetic over the model's scores:
+`courtroom.court.evidence` asks for them.
 """
 
 from __future__ import annotations

@@ -20,6 +20,10 @@ from courtroom.witness.reading import Reading
 _TOKEN = re.compile(r"[A-Za-z][\w'&.-]*|\S")
 _JOINERS = frozenset({"of", "the", "and", "de", "la", "du", "von", "van", "for", "&"})
 _OPENERS = frozenset(".!?:;\n\"'(")
+_ABBREVIATIONS = frozenset("mr mrs ms dr prof st mt jr sr gen sen rep gov lt col capt rev fr inc co corp ltd bros "
+                           "univ dept".split())
+"""Words whose full stop abbreviates them rather than ending a sentence ("Dr. Jane Doe", "Acme Co. Ltd"), as do
+single letters ("J. P. Morgan")."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,8 @@ def names(text: str) -> list[tuple[int, int]]:
         word = text[a:b].rstrip(".")
         if word and _capitalised(word):
             run.append((a, a + len(word)))
+            if len(word) < b - a and len(word) > 1 and word.lower() not in _ABBREVIATIONS:
+                close()  # a full stop ends the name with its sentence ("on Sundays. Zorba runs it": two names)
         elif run and word.lower() in _JOINERS:
             run.append((a, b))
         else:
@@ -70,7 +76,11 @@ def names(text: str) -> list[tuple[int, int]]:
 
 
 def _norm(text: str) -> str:
-    return " ".join(re.sub(r"'s\b", "", text.lower()).replace(",", " ").split())
+    """Lower case, without a possessive 's, with punctuation as blanks (a name that ends a sentence or stands in
+    brackets or quotes is the name); apostrophes, hyphens and ampersands inside a word stay ("O'Neil", "AT&T")."""
+    text = re.sub(r"['’]s\b", "", text.lower())
+    text = re.sub(r"[^\w'’&-]+|(?<!\w)['’&-]+|['’&-]+(?!\w)", " ", text)
+    return " ".join(text.split())
 
 
 def check_names(answer: str, sources: Sequence[str]) -> list[NameCheck]:

@@ -40,10 +40,17 @@ class PolarityCheck:
     """The two disagree in negation."""
 
 
+_CONTRACTED = {"can't": "can", "won't": "will", "shan't": "shall"}
+
+
 def is_yes_no_question(question: str) -> bool:
-    """The question asks for yes or no (it opens with an auxiliary verb)."""
-    first = re.match(r"\s*([A-Za-z]+)", question)
-    return bool(first) and first.group(1).lower() in AUXILIARIES
+    """The question asks for yes or no (it opens with an auxiliary verb, also a negative one: "Isn't", "Can't")."""
+    first = re.match(r"\s*([A-Za-z]+(?:['’]t)?)", question)
+    if not first:
+        return False
+    word = first.group(1).lower().replace("’", "'")
+    word = _CONTRACTED.get(word, word.removesuffix("n't"))
+    return word in AUXILIARIES
 
 
 def answer_polarity(question: str, answer: str) -> int:
@@ -53,6 +60,10 @@ def answer_polarity(question: str, answer: str) -> int:
     first = re.match(r"\s*\W*([A-Za-z]+)", answer)
     word = first.group(1).lower() if first else ""
     return {"yes": 1, "no": -1}.get(word, 0)
+
+
+_SAYS = re.compile(r"\W*(?:yes|no)\b\s*[,.;:!—–-]", re.IGNORECASE)
+"""An answer's opening yes or no, set off by punctuation (not the "No" of "No patients died")."""
 
 
 def negated(text: str) -> bool:
@@ -67,6 +78,8 @@ def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
     checks = []
     for start, end in sentences:
         text = answer[start:end]
+        said = _SAYS.match(text)  # "No, it did not work." agrees with "It did not work.": its "no" answers
+        text = text[said.end():] if said else text
         words = {w.key for w in content_words(text)} - {"yes"}
         best, overlap = -1, 0.0
         for i, keys in enumerate(keyed):
