@@ -33,6 +33,8 @@ class FakeServer(ThreadingHTTPServer):
     """How `GET /models` answers: honest, trickle headers or huge."""
     models_body: bytes | None = None
     """What `GET /models` answers instead of the honest list, when set."""
+    refusal: str | None = None
+    """When set, every completion (`/completions`, `/chat/completions`) is refused with HTTP 400 and this text."""
     huge_bytes = 4 * 2**20
     token_scoring = False
     """Whether it scores a token where it would be generated (`allowed_token_ids`, `return_tokens_as_token_ids`)."""
@@ -79,6 +81,14 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):  # the client gave up reading, as it should
             pass
 
+    def _refuse(self, text: str) -> None:
+        body = text.encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def _trickle_headers(self) -> None:
         """A status line, then a header that never ends, a byte every 20 ms (each well within any read timeout)."""
         try:
@@ -99,6 +109,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/tokenize":
             text = body["prompt"] if "prompt" in body else "".join(m["content"] for m in body["messages"])
             self._send({"tokens": [ord(c) for c in text]})
+        elif server.refusal is not None:
+            self._refuse(server.refusal)
         elif self.path == "/v1/completions":
             self._completion(body, server, mode)
         else:  # /v1/chat/completions, the approximate choice of servers without prompt log-probabilities

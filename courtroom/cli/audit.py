@@ -1,15 +1,16 @@
-"""`courtroom audit`: a run's summary, its cases, one case's record, verification, the HTML report, edits."""
+"""`courtroom audit`: a run's summary, its cases, one case's record, verification, the HTML report, edits. A run may
+be someone else's: everything it holds (ids, sources, reasons, errors, names) is printed as text (`shown`)."""
 
 from __future__ import annotations
 
 import json
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under
 from courtroom.log.audit import Audit
+from courtroom.report.terminal import shown
 
 
 def _audit(run_dir: str) -> Audit:
@@ -44,7 +45,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     if as_json:
         _summary_json(audit, gates)
         return
-    console.print(f"[bold]{escape(str(audit.root))}[/]: judge {manifest.spec.judge.name}, model {escape(manifest.model)}, "
+    console.print(f"[bold]{shown(audit.root)}[/]: judge {shown(manifest.spec.judge.name)}, model {shown(manifest.model)}, "
                   f"{len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
     overall = compute_metrics(rows)
     console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
@@ -54,7 +55,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
                                     compute_metrics(corrected)))
     console.print(confusion_table(overall))
     if (escalated := escalation(rows)) is not None:
-        console.print(escape(escalated.describe()))
+        console.print(shown(escalated.describe()))
     gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
     if gain is not None:
         console.print(compare_table(gain, title="the debate's gain: the court against its measurement alone and its "
@@ -66,7 +67,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
         table.add_column("case")
         table.add_column("error", overflow="fold")
         for r in failed[:20]:
-            table.add_row(r.case_id, f"{r.error_type}: {r.error}")
+            table.add_row(shown(r.case_id), shown(f"{r.error_type}: {r.error}"))
         console.print(table)
     check_gates(overall, gates)
 
@@ -99,7 +100,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
     }
     typer.echo(json.dumps(summary, indent=2))
     if failures:
-        err.print(f"[bold red]failed[/]: {escape('; '.join(failures))}")
+        err.print(f"[bold red]failed[/]: {shown('; '.join(failures))}")
         raise typer.Exit(GATE_FAILED)
 
 
@@ -128,8 +129,8 @@ def audit_list(
     if as_json:
         from courtroom.log.export import row_json
 
-        shown = rows if limit is None else rows[:limit]
-        typer.echo(json.dumps({"run": str(audit.root), "matching": len(rows), "cases": [row_json(r) for r in shown]},
+        listed = rows if limit is None else rows[:limit]
+        typer.echo(json.dumps({"run": str(audit.root), "matching": len(rows), "cases": [row_json(r) for r in listed]},
                               indent=2))
         return
     limit = 50 if limit is None else limit
@@ -138,8 +139,8 @@ def audit_list(
         table.add_column(column, overflow="fold")
     for r in rows[:limit]:
         mark = "" if r.correct is None else ("[green]" if r.correct else "[red]")
-        table.add_row(r.case_id, r.source, r.gold or "-", f"{mark}{r.label or 'error'}", "-" if r.score is None else
-                      f"{r.score:.2f}", str(r.charges), elide(r.error or r.reason, 120))
+        table.add_row(shown(r.case_id), shown(r.source), shown(r.gold or "-"), f"{mark}{shown(r.label or 'error')}",
+                      "-" if r.score is None else f"{r.score:.2f}", str(r.charges), shown(elide(r.error or r.reason, 120)))
     console.print(table)
 
 
@@ -161,7 +162,7 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
         if calls:
             console.print(calls_record(events))
     except TranscriptError as exc:
-        err.print(f"[yellow]note[/]: {escape(str(exc))}; showing what the results row holds")
+        err.print(f"[yellow]note[/]: {shown(exc)}; showing what the results row holds")
         console.print(row_record(audit.row(case_id)))
     except AuditError as exc:
         fail(str(exc))
@@ -181,7 +182,7 @@ def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> N
         fail(str(exc))
     if problems:
         for problem in problems:
-            err.print(f"[red]problem[/] {escape(str(problem))}")
+            err.print(f"[red]problem[/] {shown(problem)}")
         err.print(f"{len(problems)} problems")
         raise typer.Exit(1)
     console.print(f"[green]verified[/]: {len(audit.rows())} transcripts replay to their verdicts; metrics recompute")
@@ -205,7 +206,7 @@ def audit_report(run_dir: str = typer.Argument(..., help="Run directory (run A, 
         path = write_report(run_dir, output, against, calls)
     except AuditError as exc:
         fail(str(exc))
-    console.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    console.print(f"wrote {shown(path)} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
 @audit_app.command("diff")
@@ -229,7 +230,7 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
         fail(str(exc))
     p = diff.pairing
     shared = sum(c.a is not None and c.b is not None for c in diff.cases)
-    console.print(f"A = {escape(str(a.root))}, B = {escape(str(b.root))}: {shared} cases in both"
+    console.print(f"A = {shown(a.root)}, B = {shown(b.root)}: {shared} cases in both"
                   + (f", {diff.count('only A')} only in A" if diff.count("only A") else "")
                   + (f", {diff.count('only B')} only in B" if diff.count("only B") else ""))
     console.print(f"verdict changed on {len(diff.changed)}: [green]{diff.count('fixed')} fixed[/] (B right, A wrong), "
@@ -244,9 +245,10 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
         table.add_column(column, overflow="fold")
     style = {"fixed": "green", "broken": "red", "changed": "yellow"}
     for c in changed[:limit]:
-        table.add_row(escape(c.case_id), c.gold or "-", c.a.label or "error", "-" if c.a.score is None else f"{c.a.score:.3f}",
-                      c.b.label or "error", "-" if c.b.score is None else f"{c.b.score:.3f}",
-                      f"[{style[c.change]}]{c.change}[/]", escape(elide(c.b.reason or c.b.error or "", 120)))
+        table.add_row(shown(c.case_id), shown(c.gold or "-"), shown(c.a.label or "error"),
+                      "-" if c.a.score is None else f"{c.a.score:.3f}", shown(c.b.label or "error"),
+                      "-" if c.b.score is None else f"{c.b.score:.3f}", f"[{style[c.change]}]{c.change}[/]",
+                      shown(elide(c.b.reason or c.b.error or "", 120)))
     console.print(table)
 
 
@@ -270,5 +272,5 @@ def audit_edit(
     except AuditError as exc:
         fail(str(exc))
     number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
-    console.print(f"recorded edit {number} of {audit.root} on {case_id} (event {event.seq} of its transcript): "
+    console.print(f"recorded edit {number} of {shown(audit.root)} on {shown(case_id)} (event {event.seq} of its transcript): "
                   f"{'case' if charge is None else f'charge {charge}'} -> {verdict}")

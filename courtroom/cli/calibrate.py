@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from courtroom.cli.app import app, console, fail, warn
+from courtroom.report.terminal import shown
 
 
 @app.command()
@@ -28,7 +28,7 @@ def calibrate(
         c = fit(run_dir, folds=folds, seed=seed)
     except CourtroomError as exc:
         fail(str(exc))
-    console.print(f"[bold]{escape(c.run)}[/]: {c.cases} labelled cases ({c.charged} charged), model {escape(c.model)}, "
+    console.print(f"[bold]{shown(c.run)}[/]: {c.cases} labelled cases ({c.charged} charged), model {shown(c.model)}, "
                   f"aggregation {c.method}")
     table = Table(title=f"balanced accuracy, {c.folds}-fold cross-validation (seed {seed})")
     for column in ("threshold", "pooled over folds", "mean ± sd of folds", "on all cases (in sample)"):
@@ -50,6 +50,6 @@ def calibrate(
             path = calibrated_court(run_dir, c.fitted, output)
         except CourtroomError as exc:
             fail(str(exc))
-        console.print(f"wrote {escape(str(path))}: the run's court with aggregation.threshold {c.fitted:g}; decide the "
-                      f"run again with it (no model call): courtroom rejudge {escape(c.run)} --court {escape(str(path))} "
+        console.print(f"wrote {shown(path)}: the run's court with aggregation.threshold {c.fitted:g}; decide the "
+                      f"run again with it (no model call): courtroom rejudge {shown(c.run)} --court {shown(path)} "
                       f"--out RUN_DIR")
