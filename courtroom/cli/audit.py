@@ -13,15 +13,19 @@ from courtroom.log.audit import Audit
 from courtroom.report.terminal import shown
 
 
-def _audit(run_dir: str) -> Audit:
-    """The run directory, its manifest and result rows read (a corrupt one fails here, naming file and line)."""
-    from courtroom.errors import RunError
+def _audit(run_dir: str, *, corrected: bool = True) -> Audit:
+    """The run directory, its manifest and result rows read, and, when it holds human edits (and the command shows
+    the `corrected` verdicts), its judge rebuilt to weigh them: a corrupt one fails here, naming file and line or
+    field."""
+    from courtroom.errors import CourtroomError
 
     try:
         audit = Audit(run_dir)
         audit.store.manifest()
         audit.rows()
-    except RunError as exc:  # AuditError among them
+        if corrected and audit.edits():
+            audit.corrected_rows()
+    except CourtroomError as exc:  # RunError, AuditError, a recorded judge that does not load
         fail(str(exc))
     return audit
 
@@ -155,7 +159,7 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
     from courtroom.errors import AuditError, TranscriptError
     from courtroom.report.record import calls_record, court_record, row_record
 
-    audit = _audit(run_dir)
+    audit = _audit(run_dir, corrected=False)
     try:
         events = audit.events(case_id)
         console.print(court_record(events, audit.row(case_id).gold, audit.grounding_clip(), audit.sentence_splitter()))

@@ -85,12 +85,19 @@ class Court(Judge):
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                     source: str = "<manifest>", **options: Any) -> Court:
         """Rebuild a court from a run manifest's copy of its file and personas (not from disk); the model
-        comes with `backend` (the run's recorded backend spec)."""
+        comes with `backend` (the run's recorded backend spec). A copy that does not validate is a `CourtError`
+        naming `source` (the manifest) and the field (`judge.personas.judge.0.instructions`)."""
         config, _ = upgrade(config)
-        spec = CourtSpec.model_validate(config["court"])
+        for key in ("court", "personas", "prompt_format"):
+            if key not in config:
+                raise CourtError(f"{source}: field judge.{key}: missing from the recorded court")
+        spec = _recorded(CourtSpec, config["court"], source, ("judge", "court"))
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
-        personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
+        if not isinstance(config["personas"], dict) or not all(isinstance(p, list) for p in config["personas"].values()):
+            raise CourtError(f"{source}: field judge.personas: expected each role's list of personas")
+        personas = {role: [_recorded(Persona, p, source, ("judge", "personas", role, i)) for i, p in enumerate(people)]
+                    for role, people in config["personas"].items()}
         _validate(spec, personas, Path(source), Locator(""))
         return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
@@ -247,6 +254,14 @@ def _load_personas(spec: CourtSpec, path: Path, locator: Locator) -> dict[str, l
             loaded.append(persona)
         personas[role] = loaded
     return personas
+
+
+def _recorded(model: type[Any], data: Any, source: str, field: tuple[Any, ...]) -> Any:
+    """`data` validated as `model`, or a `CourtError` naming `source` and the field (`field` and below)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise CourtError(describe_errors(source, exc, None, prefix=field)) from None
 
 
 def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, locator: Locator) -> None:

@@ -15,6 +15,7 @@ import csv
 import json
 import re
 import reprlib
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import resources
@@ -154,6 +155,22 @@ def _not_utf8(where: str, text: str) -> DatasetError | None:
     return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at column {column})")
 
 
+class _Unreadable(ValueError):
+    """JSON that parses but that Python cannot hold: nested too deep, or a number too long."""
+
+
+def _load_json(text: str) -> Any:
+    """`json.loads`; JSON that Python cannot hold raises `_Unreadable`, saying why."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _Unreadable("nested deeper than the JSON reader goes") from None
+    except ValueError as exc:
+        if isinstance(exc, json.JSONDecodeError) or "integer string conversion" not in str(exc):
+            raise
+        raise _Unreadable(f"a number of more than {sys.get_int_max_str_digits()} digits") from None
+
+
 def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
     """JSON Lines, or (in a `.json` file) one JSON array of rows. A line that is not UTF-8 or not JSON is a row
     error naming the line (skipped and counted with `skip_invalid`)."""
@@ -167,10 +184,13 @@ def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
                 yield str(path), _not_utf8(f"{path}:{text.count(chr(10), 0, bad.start()) + 1}", text)
                 return
             try:
-                rows = json.loads(text)
+                rows = _load_json(text)
             except json.JSONDecodeError as exc:
                 yield str(path), DatasetError(f"{path}:{exc.lineno}: not a valid JSON array ({exc.msg} at "
                                               f"column {exc.colno})")
+                return
+            except _Unreadable as exc:
+                yield str(path), DatasetError(f"{path}: not a valid JSON array ({exc})")
                 return
             for number, row in enumerate(rows, start=1):
                 yield f"{path} item {number}", row
@@ -184,9 +204,11 @@ def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield where, json.loads(line)
+                yield where, _load_json(line)
             except json.JSONDecodeError as exc:
                 yield where, DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+            except _Unreadable as exc:
+                yield where, DatasetError(f"{where}: not valid JSON ({exc})")
 
 
 def _csv_not_utf8(where: str, row: dict[Any, Any]) -> DatasetError | None:

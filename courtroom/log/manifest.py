@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from courtroom.door.backend import Backend
 from courtroom.door.served import ServerCapabilities
@@ -157,6 +157,17 @@ class Manifest(BaseModel):
     """The commit of courtroom's repository, when run from one."""
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
     """The command line."""
+    _path: Path | None = PrivateAttr(None)
+
+    @property
+    def source(self) -> str:
+        """Where the manifest was read from (named in errors), or the run's name."""
+        return str(self._path) if self._path is not None else f"the manifest of run {self.name}"
+
+    def read_from(self, path: Path) -> Manifest:
+        """This manifest, known to be read from `path`."""
+        self._path = path
+        return self
 
     @property
     def model(self) -> str:
@@ -169,7 +180,7 @@ class Manifest(BaseModel):
         if why := retired(self.config_hash):
             raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
                            "not replayed or resumed")
-        judge = judge_from_config(self.judge, backend or self.spec.backend)
+        judge = judge_from_config(self.judge, backend or self.spec.backend, source=self.source)
         upgraded, _ = upgrade(self.judge)
         if judge.config() != upgraded:
             differing = judge_differences([judge.config(), upgraded])
