@@ -36,7 +36,8 @@ from pydantic import BaseModel, ConfigDict
 from courtroom.door.backend import Backend
 from courtroom.door.http_client import ServerClient
 from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
-from courtroom.errors import BackendError
+from courtroom.door.spec import refuse_credentials
+from courtroom.errors import BackendError, ConfigError
 
 TOKEN_SCORING_LIMIT = 16
 """Option tokens up to which a choice is always scored token by token (cached). Beyond it, a choice is scored
@@ -83,6 +84,10 @@ class ServedBackend(Backend):
                  timeout: float = 120.0, retries: int = 4, prompt_logprobs: bool | None = None) -> None:
         """`url` is the API's base (`http://127.0.0.1:8000/v1`); `model` the served model's name;
         `prompt_logprobs=False` forces the approximate path of servers without them (None: probe)."""
+        try:
+            refuse_credentials(url)  # they would reach error messages, and so the run's results
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         self.url = url.rstrip("/")
         self.root = self.url.removesuffix("/v1")
         self.model = model

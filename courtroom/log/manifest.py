@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from courtroom.door.backend import Backend
 from courtroom.door.served import ServerCapabilities
-from courtroom.door.spec import BackendSpec
+from courtroom.door.spec import BackendSpec, refuse_credentials
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import retired, upgrade
 from courtroom.engine.registry import JudgeSpec, judge_from_config
@@ -81,7 +81,12 @@ class RunSpec(BaseModel):
               skip_invalid: bool = False, model_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
               concurrency: int = 8, request_timeout: float = 120.0, **selection: Any) -> RunSpec:
         """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
-        a bad setting raises `ConfigError` naming it."""
+        a bad setting raises `ConfigError` naming it (a `model_url` with credentials, without repeating them)."""
+        if model_url is not None:
+            try:
+                refuse_credentials(model_url)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
         try:
             return cls(selection=CaseSelection(dataset=dataset, **selection),
                        judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
