@@ -5,15 +5,18 @@ time, each byte before the read timeout, would hold a request for ever. Here eve
 waits at most what is left of the request's `timeout` (connecting, TLS, sending, headers and body), so a request
 takes at most `timeout` seconds in all, else it is a timeout. Every answer (`/models` and error bodies too) is
 read as it streams in and refused past `MAX_RESPONSE_BYTES`, before it fills the memory. 429, 5xx and dropped
-connections are asked again with backoff (`ServerClient.post`).
+connections are asked again with backoff (`ServerClient.post`). A URL that carries credentials is refused
+(`refuse_credentials`): a run records its URL.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from courtroom.errors import BackendError, ContextWindowError
 
@@ -23,6 +26,31 @@ refused before it fills the memory."""
 
 RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
 """HTTP statuses worth asking again (after a pause): rate limits, timeouts, a server busy or restarting."""
+
+SECRET_PARAMETER = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
+"""Query parameters of a URL whose names say they carry a secret (`api_key`, `access_token`, `sig`, ...)."""
+
+
+def url_credentials(url: str) -> str | None:
+    """What in `url` looks like a credential (a user or password before `@`, a query parameter named like a key or
+    a token), or None."""
+    parts = urlsplit(url)
+    if "@" in parts.netloc:
+        return "a user name or password before '@'"
+    secret = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if SECRET_PARAMETER.search(name)]
+    return f"the query parameter {secret[0]!r}" if secret else None
+
+
+def refuse_credentials(url: str) -> None:
+    """Refuse a served API's URL that carries credentials (they would be recorded in the run's manifest), without
+    repeating them; the key belongs in an environment variable named by `--api-key-env` (`api_key_env`)."""
+    if (found := url_credentials(url)) is not None:
+        parts = urlsplit(url)
+        shown = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+        raise ValueError(f"the model URL {shown} carries credentials ({found}); courtroom records the URL in the run's "
+                         "manifest, so it does not take them there: put the key in an environment variable and name "
+                         "it with --api-key-env (api_key_env; sent as a bearer token)")
+
 
 _DEADLINE: ContextVar[float | None] = ContextVar("courtroom_request_deadline", default=None)
 """When the request under way in this thread must be done (`time.monotonic()`)."""

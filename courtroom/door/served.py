@@ -34,9 +34,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from courtroom.door.backend import Backend
-from courtroom.door.http_client import ServerClient
+from courtroom.door.http_client import ServerClient, refuse_credentials
 from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
-from courtroom.door.spec import refuse_credentials
 from courtroom.errors import BackendError, ConfigError
 
 TOKEN_SCORING_LIMIT = 16

@@ -7,42 +7,16 @@ Building it imports the heavy implementation only then.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
-from urllib.parse import parse_qsl, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintEngine
+from courtroom.door.http_client import refuse_credentials
 
 BackendKind = Literal["transformers", "served"]
 """Backends a spec can build (the scripted backend is built in code, with its script)."""
-
-
-SECRET_PARAMETER = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|session", re.IGNORECASE)
-"""Query parameters of a URL whose names say they carry a secret (`api_key`, `access_token`, `sig`, ...)."""
-
-
-def url_credentials(url: str) -> str | None:
-    """What in `url` looks like a credential (a user or password before `@`, a query parameter named like a key or
-    a token), or None."""
-    parts = urlsplit(url)
-    if "@" in parts.netloc:
-        return "a user name or password before '@'"
-    secret = [name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if SECRET_PARAMETER.search(name)]
-    return f"the query parameter {secret[0]!r}" if secret else None
-
-
-def refuse_credentials(url: str) -> None:
-    """Refuse a served API's URL that carries credentials (they would be recorded in the run's manifest), without
-    repeating them; the key belongs in an environment variable named by `--api-key-env` (`api_key_env`)."""
-    if (found := url_credentials(url)) is not None:
-        parts = urlsplit(url)
-        shown = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
-        raise ValueError(f"the model URL {shown} carries credentials ({found}); courtroom records the URL in the run's "
-                         "manifest, so it does not take them there: put the key in an environment variable and name "
-                         "it with --api-key-env (api_key_env; sent as a bearer token)")
 
 
 class BackendSpec(BaseModel):

@@ -22,8 +22,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from courtroom.door.backend import Backend
+from courtroom.door.http_client import refuse_credentials
 from courtroom.door.served import ServerCapabilities
-from courtroom.door.spec import BackendSpec, refuse_credentials
+from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import retired, upgrade
 from courtroom.engine.registry import JudgeSpec, judge_from_config
