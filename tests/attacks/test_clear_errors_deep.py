@@ -97,12 +97,8 @@ def court_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-BOMB = "{% set a=['x'*19000]*19000 %}{% set b=[a]*19000 %}{{ b }}"
-
-
 @pytest.mark.parametrize(("instructions", "says"), [("{{ nope", "does not render: TemplateSyntaxError"),
-                                                    ("", "at least 1 character"),
-                                                    (BOMB, "list repeated 19,000 times")])
+                                                    ("", "at least 1 character")])
 def test_a_run_whose_recorded_persona_does_not_validate_is_named(court_run: Path, tmp_path: Path, instructions: str,
                                                                  says: str) -> None:
     run = tmp_path / "handed-over"

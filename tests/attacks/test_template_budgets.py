@@ -83,18 +83,38 @@ def test_a_value_whose_text_would_fill_the_memory_is_refused_before_it_is_made(b
     assert peak < 8 * 2**20, f"{name} took {peak:,} bytes before it was refused"
 
 
+def courtroom_within_memory(*args: str) -> tuple[int, str]:
+    """Run the `courtroom` command in a process of at most `MEMORY` bytes: its exit status and output."""
+    script = (f"import resource, sys; resource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY})); "
+              "from courtroom.cli import app; sys.argv = ['courtroom', *sys.argv[1:]]; app()")
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=120,
+                          env={"COLUMNS": "1000", "PATH": ""})
+    output = " ".join((done.stdout + done.stderr).split())
+    assert "Traceback" not in output and "MemoryError" not in output, output
+    return done.returncode, output
+
+
 def test_the_reviewers_bomb_is_refused_by_personas_validate(tmp_path: Path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text("name: bomb\nrole: judge\ndescription: A judge.\ninstructions: \"" + MEMORY_BOMBS["repeated-lists"]
                     + "\"\n")
-    script = (f"import resource, sys; resource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY})); "
-              "from courtroom.cli import app; sys.argv = ['courtroom', 'personas', 'validate', sys.argv[1]]; app()")
-    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120,
-                          env={"COLUMNS": "1000", "PATH": ""})
-    output = " ".join((done.stdout + done.stderr).split())
-    assert done.returncode == 1 and f"{path}:4" in output and "list repeated 19,000 times" in output, output
-    assert "over the limit" in output or "limited to" in output
-    assert "Traceback" not in output and "MemoryError" not in output
+    code, output = courtroom_within_memory("personas", "validate", str(path))
+    assert code == 1 and f"{path}:4" in output and "list repeated 19,000 times" in output, output
+    assert "limited to" in output
+
+
+def test_the_reviewers_bomb_in_a_handed_over_run_is_refused_by_audit_verify(tmp_path: Path) -> None:
+    from courtroom.log.manifest import RunSpec
+    from courtroom.runs.start import start_run
+
+    run = tmp_path / "handed-over"
+    start_run(RunSpec.build("examples", judge="courtroom", court="full", limit=2), run).close()
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["judge"]["personas"]["judge"][0]["instructions"] = MEMORY_BOMBS["repeated-lists"]
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    code, output = courtroom_within_memory("audit", "verify", str(run))
+    assert code == 2 and f"{run / 'manifest.json'}: field judge.personas.judge.0.instructions:" in output, output
+    assert "list repeated 19,000 times" in output
 
 
 LOOP = "{% for j in range(100) %}{% for i in range(1000) %}BODY{% endfor %}{% endfor %}"
