@@ -127,6 +127,9 @@ def check_growth(name: str, target: Any, args: tuple[Any, ...], kwargs: dict[str
         indent = _argument(args, kwargs, 0, "indent")
         if isinstance(indent, int) and indent > 100:
             raise TemplateLimitError(f"tojson(indent={indent}) is over the limit of 100")
+        if isinstance(indent, int) and indent > 0:  # every item on a line of its own, indented at every level
+            measured = budget.measure(target)
+            budget.fits(measured.size + measured.items * (indent * measured.depth + 1), "tojson(indent=...)")
     elif name == "sum" and not isinstance(_argument(args, kwargs, 1, "start", 0), (int, float)):
         # lists added one by one: every partial sum is copied again
         budget.step(len(target) * budget.measure(target).cost // 2 if isinstance(target, Sized) else 0)

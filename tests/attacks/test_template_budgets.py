@@ -42,6 +42,8 @@ MEMORY_BOMBS = {
     "format-repeating-an-argument": "{{ ('{0}' * 5000).format('x' * 19000) }}",
     "format-filter": "{{ ('%(a)s' * 3000)|format(a='x' * 19000) }}",
     "translate": "{% set s = 'x' * 15000 %}{{ s.translate({120: s}) }}",
+    "indented-json": "{% set ns = namespace(x=['x']) %}{% for i in range(45) %}{% set ns.x = [ns.x, 'x'] %}{% endfor %}"
+                     "{% set wide = [ns.x] * 140 %}{{ wide|tojson(indent=100) }}",
     "nesting": "{% set ns = namespace(x=[]) %}{% for i in range(5000) %}{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x }}",
 }
 
