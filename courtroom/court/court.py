@@ -13,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from courtroom.baselines.plain import JUDGE_SYSTEM, RAILS_TASK
 from courtroom.case import Case, VariantVerdict
 from courtroom.court.bench import Bench
@@ -29,7 +27,7 @@ from courtroom.court.spec import (
 )
 from courtroom.court.trial import run_case
 from courtroom.court.verdict import plural
-from courtroom.court.yamlio import Locator, describe_errors, read_yaml
+from courtroom.court.yamlio import Locator, read_yaml, validate_as
 from courtroom.door.backend import Backend
 from courtroom.door.models import model_key
 from courtroom.door.recorded import RecordedCalls
@@ -71,10 +69,7 @@ class Court(Judge):
         """Load and validate a court by name (shipped) or path; errors name the file, line and field."""
         path = find_court_file(str(name_or_path))
         data, locator = read_yaml(path, CourtError)
-        try:
-            spec = CourtSpec.model_validate(data)
-        except ValidationError as exc:
-            raise CourtError(describe_errors(path, exc, locator)) from exc
+        spec = validate_as(CourtSpec, data, path, CourtError, locator=locator)
         personas = _load_personas(spec, path, locator)
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
@@ -91,13 +86,13 @@ class Court(Judge):
         for key in ("court", "personas", "prompt_format"):
             if key not in config:
                 raise CourtError(f"{source}: field judge.{key}: missing from the recorded court")
-        spec = _recorded(CourtSpec, config["court"], source, ("judge", "court"))
+        spec = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
         if not isinstance(config["personas"], dict) or not all(isinstance(p, list) for p in config["personas"].values()):
             raise CourtError(f"{source}: field judge.personas: expected each role's list of personas")
-        personas = {role: [_recorded(Persona, p, source, ("judge", "personas", role, i)) for i, p in enumerate(people)]
-                    for role, people in config["personas"].items()}
+        personas = {role: [validate_as(Persona, p, source, CourtError, field=("judge", "personas", role, i))
+                           for i, p in enumerate(people)] for role, people in config["personas"].items()}
         _validate(spec, personas, Path(source), Locator(""))
         return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
@@ -254,14 +249,6 @@ def _load_personas(spec: CourtSpec, path: Path, locator: Locator) -> dict[str, l
             loaded.append(persona)
         personas[role] = loaded
     return personas
-
-
-def _recorded(model: type[Any], data: Any, source: str, field: tuple[Any, ...]) -> Any:
-    """`data` validated as `model`, or a `CourtError` naming `source` and the field (`field` and below)."""
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise CourtError(describe_errors(source, exc, None, prefix=field)) from None
 
 
 def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, locator: Locator) -> None:

@@ -123,11 +123,19 @@ def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | N
     return "\n".join(lines)
 
 
+def validate_as(model: type[ModelT], data: Any, source: str | Path, error: type[ConfigError] = ConfigError, *,
+                locator: Locator | None = None, field: Sequence[Any] = (), context: dict[str, Any] | None = None
+                ) -> ModelT:
+    """`data` validated as `model`, else `error` naming `source`, the line (with a `locator`) and the field (under
+    `field`, for a value inside a larger document: a run manifest's copy of a persona)."""
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        raise error(describe_errors(source, exc, locator, prefix=field)) from exc
+
+
 def load_model_file(path: str | Path, model: type[ModelT], error: type[ConfigError] = ConfigError,
                     context: dict[str, Any] | None = None) -> ModelT:
     """Read a YAML file and validate it as `model`, raising `error` with file, line and field."""
     data, locator = read_yaml(path, error)
-    try:
-        return model.model_validate(data, context=context)
-    except ValidationError as exc:
-        raise error(describe_errors(path, exc, locator)) from exc
+    return validate_as(model, data, path, error, locator=locator, context=context)
