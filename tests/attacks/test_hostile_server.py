@@ -81,7 +81,7 @@ def test_a_server_that_trickles_its_headers_times_out_in_all(fake: FakeServer) -
     with pytest.raises(BackendError, match=r"did not answer after 1 attempts \(ReadTimeout: the answer took more "
                                            r"than 0.5 s in all"):
         scored(fake, "trickle headers", timeout=0.5)
-    assert time.monotonic() - started < 5  # the probe before it was honest; the request gave up at its deadline
+    assert time.monotonic() - started < 8  # (200 s before) the probe was honest; the request gave up at its deadline
 
 
 @pytest.mark.timeout(10)
