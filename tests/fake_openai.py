@@ -27,7 +27,14 @@ class FakeServer(ThreadingHTTPServer):
 
     mode = "honest"
     """honest, nan, infinite, positive, short (fewer log-probabilities than tokens), not json, no logprobs; trickle
-    (an honest answer, one byte every 20 ms) and huge (a body of `huge_bytes`, streamed)."""
+    (an honest answer, one byte every 20 ms), trickle headers (the status line and headers one byte every 20 ms, for
+    ever) and huge (a body of `huge_bytes`, streamed)."""
+    models_mode = "honest"
+    """How `GET /models` answers: honest, trickle headers or huge."""
+    models_body: bytes | None = None
+    """What `GET /models` answers instead of the honest list, when set."""
+    refusal: str | None = None
+    """When set, every completion (`/completions`, `/chat/completions`) is refused with HTTP 400 and this text."""
     huge_bytes = 4 * 2**20
     token_scoring = False
     """Whether it scores a token where it would be generated (`allowed_token_ids`, `return_tokens_as_token_ids`)."""
@@ -50,7 +57,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, payload: Any, raw: bytes | None = None) -> None:
         body = raw if raw is not None else json.dumps(payload).encode()
-        mode = self.server.mode if self.path == "/v1/completions" else "honest"
+        mode = {"/v1/completions": self.server.mode, "/v1/models": self.server.models_mode}.get(self.path, "honest")
+        if mode == "trickle headers":
+            self._trickle_headers()
+            return
         length = self.server.huge_bytes if mode == "huge" else len(body)
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -71,8 +81,26 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):  # the client gave up reading, as it should
             pass
 
+    def _refuse(self, text: str) -> None:
+        body = text.encode()
+        self.send_response(400)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _trickle_headers(self) -> None:
+        """A status line, then a header that never ends, a byte every 20 ms (each well within any read timeout)."""
+        try:
+            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 10_000:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(0.02)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up, as it should
+            pass
+
     def do_GET(self) -> None:  # noqa: N802
-        self._send({"data": [{"id": MODEL, "max_model_len": 8192}]})
+        self._send({"data": [{"id": MODEL, "max_model_len": 8192}]}, raw=self.server.models_body)
 
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -81,6 +109,8 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/tokenize":
             text = body["prompt"] if "prompt" in body else "".join(m["content"] for m in body["messages"])
             self._send({"tokens": [ord(c) for c in text]})
+        elif server.refusal is not None:
+            self._refuse(server.refusal)
         elif self.path == "/v1/completions":
             self._completion(body, server, mode)
         else:  # /v1/chat/completions, the approximate choice of servers without prompt log-probabilities

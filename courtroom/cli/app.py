@@ -12,8 +12,9 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console, ConsoleDimensions
-from rich.markup import escape
 from typer.core import TyperGroup
+
+from courtroom.report.terminal import shown
 
 app = typer.Typer(
     name="courtroom",
@@ -74,8 +75,8 @@ err = CliConsole(stderr=True)
 
 
 def fail(message: str) -> NoReturn:
-    """Print an error and exit with status 2."""
-    err.print(f"[bold red]error:[/] {escape(message)}")
+    """Print an error (shown as the text it is: it often quotes a dataset, a run or a server) and exit with status 2."""
+    err.print(f"[bold red]error:[/] {shown(message)}")
     raise typer.Exit(2)
 
 
@@ -102,14 +103,14 @@ def check_gates(metrics, gates: list) -> None:  # noqa: ANN001
         return
     failures = gate_failures(metrics, gates)
     if failures:
-        err.print(f"[bold red]failed[/]: {escape('; '.join(failures))}")
+        err.print(f"[bold red]failed[/]: {shown('; '.join(failures))}")
         raise typer.Exit(GATE_FAILED)
     console.print(f"[green]passed[/]: {', '.join(f'{g.metric} >= {g.shown}' for g in gates)}")
 
 
 def warn(message: str) -> None:
     """Print a warning on stderr."""
-    err.print(f"[yellow]warning[/]: {escape(message)}")
+    err.print(f"[yellow]warning[/]: {shown(message)}")
 
 
 def default_run_name(model: str) -> str:

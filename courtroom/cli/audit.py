@@ -1,28 +1,31 @@
-"""`courtroom audit`: a run's summary, its cases, one case's record, verification, the HTML report, edits."""
+"""`courtroom audit`: a run's summary, its cases, one case's record, verification, the HTML report, edits. A run may
+be someone else's: everything it holds (ids, sources, reasons, errors, names) is printed as text (`shown`)."""
 
 from __future__ import annotations
 
 import json
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under, warn
 from courtroom.log.audit import Audit
+from courtroom.report.terminal import shown
 
 
-def open_audit(run_dir: str) -> Audit:
-    """The run directory, its manifest, result rows and edits read (a corrupt one fails here, naming file and line;
-    what was skipped, a torn last edit, is said)."""
-    from courtroom.errors import RunError
+def open_audit(run_dir: str, *, corrected: bool = True) -> Audit:
+    """The run directory, its manifest, result rows and edits read, and, when it holds human edits (and the command
+    shows the `corrected` verdicts), its judge rebuilt to weigh them: a corrupt one fails here, naming file and line or
+    field; what was skipped, a torn last edit, is said."""
+    from courtroom.errors import CourtroomError
 
     try:
         audit = Audit(run_dir)
         audit.store.manifest()
         audit.rows()
-        audit.edits()
-    except RunError as exc:  # AuditError among them
+        if audit.edits() and corrected:  # the edits are read either way: a torn last one is said
+            audit.corrected_rows()
+    except CourtroomError as exc:  # RunError, AuditError, a recorded judge that does not load
         fail(str(exc))
     for note in audit.notes:
         warn(note)
@@ -50,7 +53,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     if as_json:
         _summary_json(audit, gates)
         return
-    console.print(f"[bold]{escape(str(audit.root))}[/]: judge {manifest.spec.judge.name}, model {escape(manifest.model)}, "
+    console.print(f"[bold]{shown(audit.root)}[/]: judge {shown(manifest.spec.judge.name)}, model {shown(manifest.model)}, "
                   f"{len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
     overall = compute_metrics(rows)
     console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
@@ -62,7 +65,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     if (spans := run_span_scores(audit.store, rows)) is not None:
         console.print(span_table(spans))
     if (escalated := escalation(rows)) is not None:
-        console.print(escape(escalated.describe()))
+        console.print(shown(escalated.describe()))
     gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
     if gain is not None:
         console.print(compare_table(gain, title="the debate's gain: the court against its measurement alone and its "
@@ -74,7 +77,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
         table.add_column("case")
         table.add_column("error", overflow="fold")
         for r in failed[:20]:
-            table.add_row(r.case_id, f"{r.error_type}: {r.error}")
+            table.add_row(shown(r.case_id), shown(f"{r.error_type}: {r.error}"))
         console.print(table)
     check_gates(overall, gates)
 
@@ -110,7 +113,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
     }
     typer.echo(json.dumps(summary, indent=2))
     if failures:
-        err.print(f"[bold red]failed[/]: {escape('; '.join(failures))}")
+        err.print(f"[bold red]failed[/]: {shown('; '.join(failures))}")
         raise typer.Exit(GATE_FAILED)
 
 
@@ -139,8 +142,8 @@ def audit_list(
     if as_json:
         from courtroom.log.export import row_json
 
-        shown = rows if limit is None else rows[:limit]
-        typer.echo(json.dumps({"run": str(audit.root), "matching": len(rows), "cases": [row_json(r) for r in shown]},
+        listed = rows if limit is None else rows[:limit]
+        typer.echo(json.dumps({"run": str(audit.root), "matching": len(rows), "cases": [row_json(r) for r in listed]},
                               indent=2))
         return
     limit = 50 if limit is None else limit
@@ -149,8 +152,8 @@ def audit_list(
         table.add_column(column, overflow="fold")
     for r in rows[:limit]:
         mark = "" if r.correct is None else ("[green]" if r.correct else "[red]")
-        table.add_row(r.case_id, r.source, r.gold or "-", f"{mark}{r.label or 'error'}", "-" if r.score is None else
-                      f"{r.score:.2f}", str(r.charges), elide(r.error or r.reason, 120))
+        table.add_row(shown(r.case_id), shown(r.source), shown(r.gold or "-"), f"{mark}{shown(r.label or 'error')}",
+                      "-" if r.score is None else f"{r.score:.2f}", str(r.charges), shown(elide(r.error or r.reason, 120)))
     console.print(table)
 
 
@@ -165,14 +168,14 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
     from courtroom.errors import AuditError, TranscriptError
     from courtroom.report.record import calls_record, court_record, row_record
 
-    audit = open_audit(run_dir)
+    audit = open_audit(run_dir, corrected=False)
     try:
         events = audit.events(case_id)
         console.print(court_record(events, audit.row(case_id).gold, audit.grounding_clip(), audit.sentence_splitter()))
         if calls:
             console.print(calls_record(events))
     except TranscriptError as exc:
-        err.print(f"[yellow]note[/]: {escape(str(exc))}; showing what the results row holds")
+        err.print(f"[yellow]note[/]: {shown(exc)}; showing what the results row holds")
         console.print(row_record(audit.row(case_id)))
     except AuditError as exc:
         fail(str(exc))
@@ -192,7 +195,7 @@ def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> N
         fail(str(exc))
     if problems:
         for problem in problems:
-            err.print(f"[red]problem[/] {escape(str(problem))}")
+            err.print(f"[red]problem[/] {shown(problem)}")
         err.print(f"{len(problems)} problems")
         raise typer.Exit(1)
     console.print(f"[green]verified[/]: {len(audit.rows())} transcripts replay to their verdicts; metrics recompute")
@@ -216,7 +219,7 @@ def audit_report(run_dir: str = typer.Argument(..., help="Run directory (run A, 
         path = write_report(run_dir, output, against, calls)
     except AuditError as exc:
         fail(str(exc))
-    console.print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB)")
+    console.print(f"wrote {shown(path)} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
 @audit_app.command("diff")
@@ -240,7 +243,7 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
         fail(str(exc))
     p = diff.pairing
     shared = sum(c.a is not None and c.b is not None for c in diff.cases)
-    console.print(f"A = {escape(str(a.root))}, B = {escape(str(b.root))}: {shared} cases in both"
+    console.print(f"A = {shown(a.root)}, B = {shown(b.root)}: {shared} cases in both"
                   + (f", {diff.count('only A')} only in A" if diff.count("only A") else "")
                   + (f", {diff.count('only B')} only in B" if diff.count("only B") else ""))
     console.print(f"verdict changed on {len(diff.changed)}: [green]{diff.count('fixed')} fixed[/] (B right, A wrong), "
@@ -255,9 +258,10 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
         table.add_column(column, overflow="fold")
     style = {"fixed": "green", "broken": "red", "changed": "yellow"}
     for c in changed[:limit]:
-        table.add_row(escape(c.case_id), c.gold or "-", c.a.label or "error", "-" if c.a.score is None else f"{c.a.score:.3f}",
-                      c.b.label or "error", "-" if c.b.score is None else f"{c.b.score:.3f}",
-                      f"[{style[c.change]}]{c.change}[/]", escape(elide(c.b.reason or c.b.error or "", 120)))
+        table.add_row(shown(c.case_id), shown(c.gold or "-"), shown(c.a.label or "error"),
+                      "-" if c.a.score is None else f"{c.a.score:.3f}", shown(c.b.label or "error"),
+                      "-" if c.b.score is None else f"{c.b.score:.3f}", f"[{style[c.change]}]{c.change}[/]",
+                      shown(elide(c.b.reason or c.b.error or "", 120)))
     console.print(table)
 
 
@@ -281,5 +285,5 @@ def audit_edit(
     except RunError as exc:  # AuditError among them; a link where edits.jsonl belongs
         fail(str(exc))
     number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
-    console.print(f"recorded edit {number} of {audit.root} on {case_id} (event {event.seq} of its transcript): "
+    console.print(f"recorded edit {number} of {shown(audit.root)} on {shown(case_id)} (event {event.seq} of its transcript): "
                   f"{'case' if charge is None else f'charge {charge}'} -> {verdict}")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
 from courtroom.cli.app import app, console, fail, warn
+from courtroom.report.terminal import shown
 
 
 @app.command()
@@ -41,7 +41,7 @@ def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int
         c = fit(run_dir, folds=folds, seed=seed)
     except CourtroomError as exc:
         fail(str(exc))
-    console.print(f"[bold]{escape(c.run)}[/]: {c.cases} labelled cases ({c.charged} charged), model {escape(c.model)}, "
+    console.print(f"[bold]{shown(c.run)}[/]: {c.cases} labelled cases ({c.charged} charged), model {shown(c.model)}, "
                   f"aggregation {c.method}")
     table = Table(title=f"balanced accuracy, {c.folds}-fold cross-validation (seed {seed})")
     for column in ("threshold", "pooled over folds", "mean ± sd of folds", "on all cases (in sample)"):
@@ -63,8 +63,8 @@ def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int
             path = calibrated_court(run_dir, c.fitted, output)
         except CourtroomError as exc:
             fail(str(exc))
-        console.print(f"wrote {escape(str(path))}: the run's court with aggregation.threshold {c.fitted:g}; decide the "
-                      f"run again with it (no model call): courtroom rejudge {escape(c.run)} --court {escape(str(path))} "
+        console.print(f"wrote {shown(path)}: the run's court with aggregation.threshold {c.fitted:g}; decide the "
+                      f"run again with it (no model call): courtroom rejudge {shown(c.run)} --court {shown(path)} "
                       f"--out RUN_DIR")
 
 
@@ -82,14 +82,14 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
     except CourtroomError as exc:
         fail(str(exc))
     rows, evaluation = ruling_table(fit)
-    console.print(f"[bold]{len(fit.examples)}[/] labelled cases of court {escape(runs.court.spec.name)} on "
-                  f"{escape(runs.model)}; witnesses {', '.join(sorted(fit.ruling.witnesses))}; families "
+    console.print(f"[bold]{len(fit.examples)}[/] labelled cases of court {shown(runs.court.spec.name)} on "
+                  f"{shown(runs.model)}; witnesses {', '.join(sorted(fit.ruling.witnesses))}; families "
                   f"{', '.join(fit.ruling.families)}")
     table = Table(title=f"the ruling out of fold ({folds}-fold cross-validation, seed {seed}): balanced accuracy, AUROC")
     for column in ("cases", "of", "balanced accuracy", "AUROC"):
         table.add_column(column, justify="left" if column == "cases" else "right")
     for row in rows:
-        table.add_row(escape(row[0]), str(row[1]), f"{row[2]:.3f}" if row[2] == row[2] else "-",
+        table.add_row(shown(row[0]), str(row[1]), f"{row[2]:.3f}" if row[2] == row[2] else "-",
                       f"{row[3]:.3f}" if row[3] == row[3] else "-")
     console.print(table)
     if pointing := span_rows(evaluation):
@@ -105,13 +105,13 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
     for note in fit.notes:
         warn(note)
     written = write_ruling(fit, path, evaluation)
-    console.print(f"wrote {escape(str(written))}: the ruling for court {escape(runs.court.spec.name)} on "
-                  f"{escape(runs.model)}")
+    console.print(f"wrote {shown(str(written))}: the ruling for court {shown(runs.court.spec.name)} on "
+                  f"{shown(runs.model)}")
     if output is not None:
         try:
             court = court_with_ruling(run_dirs[0], written, output)
         except CourtroomError as exc:
             fail(str(exc))
-        console.print(f"wrote {escape(str(court))}: the run's court with the ruling filed under {escape(runs.model)}; "
-                      f"decide the run again with it (no model call): courtroom rejudge {escape(run_dirs[0])} --court "
-                      f"{escape(str(court))} --out RUN_DIR")
+        console.print(f"wrote {shown(str(court))}: the run's court with the ruling filed under {shown(runs.model)}; "
+                      f"decide the run again with it (no model call): courtroom rejudge {shown(run_dirs[0])} --court "
+                      f"{shown(str(court))} --out RUN_DIR")

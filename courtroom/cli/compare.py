@@ -7,6 +7,7 @@ import json
 import typer
 
 from courtroom.cli.app import app, console, fail, warn
+from courtroom.report.terminal import shown
 
 
 @app.command()
@@ -114,7 +115,7 @@ def _escalation_table(contenders: list) -> None:
         table.add_column(column, justify="left" if column == "run" else "right", overflow="fold")
     for name, e in measured:
         outside = e.measurement_seconds_per_case
-        table.add_row(name, str(e.charges), str(e.tried), f"{e.share:.1%}", f"{e.seconds_per_case:.2f}",
+        table.add_row(shown(name), str(e.charges), str(e.tried), f"{e.share:.1%}", f"{e.seconds_per_case:.2f}",
                       f"{e.trial_seconds_per_case:.2f}", f"{outside:.2f}",
                       f"{e.seconds_per_case / outside:.2f}x" if outside > 0 else "-")
     console.print(table)

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from courtroom.cli.app import console, court_app, err, fail, personas_app, transcript_app
+from courtroom.report.terminal import shown, visible
 
 
 @personas_app.command("validate")
@@ -22,10 +22,10 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
     for file in files:
         try:
             persona = Persona.from_file(file)
-            console.print("[green]ok[/] " + escape(f"{file} ({persona.name}, role {persona.role})"))
+            console.print("[green]ok[/] " + shown(f"{file} ({persona.name}, role {persona.role})"))
         except PersonaError as exc:
             broken += 1
-            err.print(f"[red]invalid[/] {escape(str(exc))}")
+            err.print(f"[red]invalid[/] {shown(exc)}")
     if broken or not files:
         raise typer.Exit(1)
 
@@ -52,7 +52,7 @@ def court_validate(court: str = typer.Argument("default", help="Court name or fi
         c = Court.load(court)
     except CourtroomError as exc:
         fail(str(exc))
-    console.print(f"[green]ok[/] {escape(c.describe())}")
+    console.print(f"[green]ok[/] {shown(c.describe())}")
 
 
 @court_app.command("show")
@@ -67,8 +67,8 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
     except CourtroomError as exc:
         fail(str(exc))
     if not mermaid:
-        console.print(escape(c.describe()))
-    print(c.to_mermaid())
+        console.print(shown(c.describe()))
+    print(visible(c.to_mermaid()))
 
 
 @court_app.command("schema")

@@ -6,6 +6,7 @@ import typer
 from rich.table import Table
 
 from courtroom.cli.app import app, console, fail
+from courtroom.report.terminal import shown
 
 
 @app.command()
@@ -28,8 +29,8 @@ def demo(
     cases = example_cases()[:limit]
     try:
         judge_obj = JudgeSpec(name=judge, court=court).build(BackendSpec(model=model))
-        table = Table(title=f"{judge} judge ({court if judge == 'courtroom' else 'baseline'}), model {model}: "
-                            f"{len(cases)} example cases")
+        table = Table(title=shown(f"{judge} judge ({court if judge == 'courtroom' else 'baseline'}), model {model}: "
+                                  f"{len(cases)} example cases"))
         for column in ("case", "gold", "verdict", "score", "reason"):
             table.add_column(column, overflow="fold")
         correct = 0
@@ -41,12 +42,13 @@ def demo(
         for outcome in outcomes:
             v = outcome.verdict
             if v is None:
-                table.add_row(outcome.case.id, outcome.case.label or "-", "[red]error[/]", "-", outcome.error or "")
+                table.add_row(shown(outcome.case.id), shown(outcome.case.label or "-"), "[red]error[/]", "-",
+                              shown(outcome.error or ""))
                 continue
             correct += v.label == outcome.case.label
             mark = "[green]" if v.label == outcome.case.label else "[red]"
-            table.add_row(outcome.case.id, outcome.case.label or "-", f"{mark}{v.label}[/]", f"{v.score:.2f}",
-                          elide(v.reason, 200))
+            table.add_row(shown(outcome.case.id), shown(outcome.case.label or "-"), f"{mark}{shown(v.label)}[/]",
+                          f"{v.score:.2f}", shown(elide(v.reason, 200)))
     except CourtroomError as exc:
         fail(str(exc))
     console.print(table)

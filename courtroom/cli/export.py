@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from courtroom.cli.app import app, console, fail
+from courtroom.report.terminal import shown
 
 
 @app.command()
@@ -36,4 +37,4 @@ def export(
         fail(str(exc))
     except OSError as exc:
         fail(f"{exc.filename or output}: {exc.strerror or exc}")
-    console.print(f"wrote {path}")
+    console.print(f"wrote {shown(path)}")

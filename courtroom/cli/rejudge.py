@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
 from courtroom.cli.app import app, console, err, fail
+from courtroom.report.terminal import shown
 
 
 @app.command()
@@ -49,7 +49,7 @@ def rejudge(
         fail(f"{exc.filename or out}: {exc.strerror or exc}")
     if left_out := len(source.rows()) - len(rows):
         cases = "case" if left_out == 1 else "cases"
-        err.print(f"[yellow]left out {left_out} {cases} of {escape(run_dir)}[/] (failed, or their transcript is gone)")
+        err.print(f"[yellow]left out {left_out} {cases} of {shown(run_dir)}[/] (failed, or their transcript is gone)")
     label = f"court {court}" if court is not None else f"reading {reading}" if reading else f"--set {' '.join(settings)}"
     console.print(metrics_table(f"{run_dir} rejudged by {label}: {len(rows)} cases -> {out}", overall,
                                 metrics_by_source(rows)))

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 
 from courtroom.cli.app import app, check_gates, console, default_run_name, err, fail, parse_fail_under
+from courtroom.report.terminal import shown
 
 JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
 """Options of `run` that one judge takes, and which."""
@@ -112,7 +112,7 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
 
     report = prepared.report
     if report.skipped:
-        err.print(f"[yellow]skipped {len(report.skipped)} invalid rows[/], first: {escape(report.skipped[0])}")
+        err.print(f"[yellow]skipped {len(report.skipped)} invalid rows[/], first: {shown(report.skipped[0])}")
     if report.unlabelled:
         err.print(f"[yellow]note[/]: {report.unlabelled} of {report.cases} cases have no gold label (an empty label "
                   "means unlabelled)")
@@ -122,7 +122,7 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
             "the selected data hold no more cases of one label"
         err.print(f"[yellow]note[/]: --balanced --limit {limit} judges {total // 2} cases per label, {total} in all "
                   f"({why})")
-    console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
+    console.print(shown(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}")
                   + (f" (resuming: {done} already done)" if done else ""))
     wanted = {c.id for c in prepared.cases}
     rows = {r.case_id: r for r in prepared.store.rows() if r.case_id in wanted}

@@ -13,8 +13,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from courtroom.baselines.plain import JUDGE_SYSTEM, RAILS_TASK
 from courtroom.case import Case, VariantVerdict
 from courtroom.court.bench import Bench
@@ -30,7 +28,7 @@ from courtroom.court.spec import (
 from courtroom.court.trial import run_case
 from courtroom.court.verdict import plural
 from courtroom.court.witnesses import load_rulings
-from courtroom.court.yamlio import Locator, describe_errors, read_yaml
+from courtroom.court.yamlio import Locator, read_yaml, validate_as
 from courtroom.door.backend import Backend
 from courtroom.door.models import model_key
 from courtroom.door.recorded import RecordedCalls
@@ -73,10 +71,7 @@ class Court(Judge):
         """Load and validate a court by name (shipped) or path; errors name the file, line and field."""
         path = find_court_file(str(name_or_path))
         data, locator = read_yaml(path, CourtError)
-        try:
-            spec = CourtSpec.model_validate(data)
-        except ValidationError as exc:
-            raise CourtError(describe_errors(path, exc, locator)) from exc
+        spec = validate_as(CourtSpec, data, path, CourtError, locator=locator)
         personas = _load_personas(spec, path, locator)
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
@@ -88,13 +83,20 @@ class Court(Judge):
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                     source: str = "<manifest>", **options: Any) -> Court:
         """Rebuild a court from a run manifest's copy of its file and personas (not from disk); the model
-        comes with `backend` (the run's recorded backend spec)."""
+        comes with `backend` (the run's recorded backend spec). A copy that does not validate is a `CourtError`
+        naming `source` (the manifest) and the field (`judge.personas.judge.0.instructions`)."""
         config, _ = upgrade(config)
-        spec = CourtSpec.model_validate(config["court"])
+        for key in ("court", "personas", "prompt_format"):
+            if key not in config:
+                raise CourtError(f"{source}: field judge.{key}: missing from the recorded court")
+        spec = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
         spec = load_rulings(spec, Path(source), Locator(""))
-        personas = {role: [Persona.model_validate(p) for p in people] for role, people in config["personas"].items()}
+        if not isinstance(config["personas"], dict) or not all(isinstance(p, list) for p in config["personas"].values()):
+            raise CourtError(f"{source}: field judge.personas: expected each role's list of personas")
+        personas = {role: [validate_as(Persona, p, source, CourtError, field=("judge", "personas", role, i))
+                           for i, p in enumerate(people)] for role, people in config["personas"].items()}
         _validate(spec, personas, Path(source), Locator(""))
         return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
@@ -296,9 +298,6 @@ def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, l
         if spec.indictment.mode != "grounding" or spec.grounding.scoring != "answer":
             problems.append((("witnesses",), "witnesses are heard on the whole answer's measured tokens: they need "
                                              "indictment.mode: grounding and grounding.scoring: answer"))
-        if spec.escalation is None or spec.escalation.bounds is not None:
-            problems.append((("witnesses",), "a court that hears witnesses decides by their testimony and tries no "
-                                             "charge: give it escalation: {tries: nothing}"))
     if problems:
         lines = [f"{path}:{locator.line(field) or ''}: field {'.'.join(map(str, field))}: {message}"
                  for field, message in problems]

@@ -27,6 +27,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Protocol
 
+from pydantic import ValidationError
+
 from courtroom.case import Case, CaseVerdict, HallucinatedSpan, Testimony
 from courtroom.digest import content_hash
 from courtroom.engine.judge import MetricResult
@@ -129,7 +131,12 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None
             raise MetricArgumentError(f"{part} must be text (str), not {type(value).__name__}: {value!r:.80}")
     if case_id is None:  # named by its content: the same call gets the same prompts (the answer's fence) every time
         case_id = "metric-" + content_hash(json.dumps([question, parts["answer"], context]))[:12]
-    return Case(id=case_id, question=question, answer=parts["answer"], context=context)
+    try:
+        return Case(id=case_id, question=question, answer=parts["answer"], context=context)
+    except ValidationError as exc:  # a blank answer, a context with no text
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'case'}: {e['msg'].removeprefix('Value error, ')}"
+                             for e in exc.errors())
+        raise MetricArgumentError(problems) from None
 
 
 def score_case(court: Judging, case: Case, threshold: float | None = None, name: str = NAME) -> Score:

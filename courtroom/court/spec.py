@@ -199,8 +199,9 @@ class ExhibitCheckSpec(BaseModel):
 class WitnessesSpec(BaseModel):
     """The witnesses a court hears (`courtroom.witness.registry`), and the rulings fitted to weigh their testimony
     for particular models (`courtroom.witness.ruling`). With a ruling for its model, the court decides each sentence
-    and the whole answer by the ruling; without one, by its grounding measure as before, and the testimony is
-    recorded all the same (`courtroom calibrate --ruling` fits a ruling from such a run)."""
+    and the whole answer by the ruling (no verdict trial is held: `escalation` applies to the models without one);
+    without one, by its grounding measure and trials as before, and the testimony is recorded all the same
+    (`courtroom calibrate --ruling` fits a ruling from such a run)."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -208,7 +209,7 @@ class WitnessesSpec(BaseModel):
     """The witnesses called, in the order they testify."""
     hidden_depth: float = Field(0.5, gt=0.0, le=1.0)
     """The depth of the residual stream the hidden-state witness reads (0.5: the middle layer)."""
-    trial: bool = False
+    trial: Annotated[bool, Since(7)] = False
     """Hold a span trial over each charged sentence of an answer found hallucinated (`courtroom.court.span_trial`):
     the prosecutor names the false words, the defender quotes the context, the judge rules on the quotes; the words
     convicted are the verdict's spans (instead of the witnesses' own)."""

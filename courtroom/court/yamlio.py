@@ -58,7 +58,7 @@ class Locator:
         self._lines: dict[tuple[Any, ...], int] = {}
         try:
             node = yaml.compose(text, Loader=PlainComposer)  # noqa: S506 (a SafeLoader; no alias is followed)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):
             node = None
         if node is not None:
             self._walk(node, ())
@@ -98,6 +98,8 @@ def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
         raise error(f"{where}: invalid YAML: {problem}") from exc
+    except RecursionError:
+        raise error(f"{path}: invalid YAML: nested deeper than the YAML reader goes") from None
     if not isinstance(data, dict):
         raise error(f"{path}: expected a mapping of fields at the top level, got {type(data).__name__}")
     return data, Locator(text)
@@ -107,11 +109,12 @@ _SHORT = reprlib.Repr()
 _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 120, 120, 8, 8, 3
 
 
-def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None) -> str:
-    """One line per validation error: file:line: field: what was expected."""
+def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None, prefix: Sequence[Any] = ()) -> str:
+    """One line per validation error: file:line: field: what was expected (the field under `prefix`, for a value
+    validated inside a larger document)."""
     lines = []
     for e in exc.errors():
-        loc = [part for part in e["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
+        loc = [*prefix, *(part for part in e["loc"] if not (isinstance(part, str) and part.startswith("function-")))]
         field = ".".join(map(str, loc)) or "<top level>"
         line = locator.line(loc) if locator else None
         where = f"{path}:{line}" if line else str(path)
@@ -120,11 +123,19 @@ def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | N
     return "\n".join(lines)
 
 
+def validate_as(model: type[ModelT], data: Any, source: str | Path, error: type[ConfigError] = ConfigError, *,
+                locator: Locator | None = None, field: Sequence[Any] = (), context: dict[str, Any] | None = None
+                ) -> ModelT:
+    """`data` validated as `model`, else `error` naming `source`, the line (with a `locator`) and the field (under
+    `field`, for a value inside a larger document: a run manifest's copy of a persona)."""
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        raise error(describe_errors(source, exc, locator, prefix=field)) from exc
+
+
 def load_model_file(path: str | Path, model: type[ModelT], error: type[ConfigError] = ConfigError,
                     context: dict[str, Any] | None = None) -> ModelT:
     """Read a YAML file and validate it as `model`, raising `error` with file, line and field."""
     data, locator = read_yaml(path, error)
-    try:
-        return model.model_validate(data, context=context)
-    except ValidationError as exc:
-        raise error(describe_errors(path, exc, locator)) from exc
+    return validate_as(model, data, path, error, locator=locator, context=context)

@@ -14,7 +14,8 @@ hosted API), asked the way the in-process backend computes.
   token's `top_logprobs`, and cannot score texts: a court that needs them is refused before the first case.
 - A lockstep batch goes out as concurrent requests (at most `concurrency` at once), so the server's
   continuous batching does the work; every prompt of a case opens the same way, so its prefix cache hits.
-- Each request is retried with backoff on 429, 5xx and dropped connections; before the first case
+- Each request is retried with backoff on 429, 5xx and dropped connections, and takes at most `timeout` seconds in
+  all and an answer of at most 256 MiB (`door.http_client`); before the first case
   `prepare` probes the server and fails with one clear error for a refused connection, a refused key, an
   unknown model. The API key is read from an environment variable whose *name* is all that is recorded.
 """
@@ -33,8 +34,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from courtroom.door.backend import Backend
+from courtroom.door.http_client import ServerClient, refuse_credentials
 from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
-from courtroom.errors import BackendError, ContextWindowError
+from courtroom.errors import BackendError, ConfigError
 
 TOKEN_SCORING_LIMIT = 16
 """Option tokens up to which a choice is always scored token by token (cached). Beyond it, a choice is scored
@@ -48,13 +50,6 @@ CACHE_BLOCK = 16
 
 LOGPROB_SLACK = 1e-4
 """How far above 0 a server's log-probability may round (read as 0); anything higher is refused as no log-probability."""
-
-MAX_RESPONSE_BYTES = 256 * 2**20
-"""The largest answer read from a server (prompt log-probabilities of a long prompt take a few MB); a larger one is
-refused before it fills the memory."""
-
-RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
-"""HTTP statuses worth asking again (after a pause): rate limits, timeouts, a server busy or restarting."""
 
 
 class ServerCapabilities(BaseModel):
@@ -88,8 +83,10 @@ class ServedBackend(Backend):
                  timeout: float = 120.0, retries: int = 4, prompt_logprobs: bool | None = None) -> None:
         """`url` is the API's base (`http://127.0.0.1:8000/v1`); `model` the served model's name;
         `prompt_logprobs=False` forces the approximate path of servers without them (None: probe)."""
-        import httpx
-
+        try:
+            refuse_credentials(url)  # they would reach error messages, and so the run's results
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         self.url = url.rstrip("/")
         self.root = self.url.removesuffix("/v1")
         self.model = model
@@ -99,8 +96,8 @@ class ServedBackend(Backend):
         self.timeout = timeout
         key = os.environ.get(api_key_env)
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout, connect=10.0),
-                                    limits=httpx.Limits(max_connections=2 * concurrency))
+        self._http = ServerClient(self.url, model, headers=headers, timeout=timeout, retries=retries,
+                                  max_connections=2 * concurrency)
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served")
         self._terms = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served-tokens")
         self._forced_prompt_logprobs = prompt_logprobs
@@ -124,22 +121,24 @@ class ServedBackend(Backend):
         import httpx
 
         try:
-            response = self._client.get(f"{self.url}/models")
+            status, text = self._http.receive("GET", f"{self.url}/models")
         except httpx.HTTPError as exc:
             raise BackendError(f"cannot reach the model server at {self.url} ({type(exc).__name__}: {exc}); is it "
                                "running, and is --model-url its OpenAI API base (…/v1)?") from exc
-        if response.status_code in (401, 403):
+        if status in (401, 403):
             where = f"${self.api_key_env}" if os.environ.get(self.api_key_env) else f"no key (${self.api_key_env} is unset)"
-            raise BackendError(f"the model server at {self.url} refused the request ({response.status_code}) with "
+            raise BackendError(f"the model server at {self.url} refused the request ({status}) with "
                                f"{where}; set the key's environment variable, or name another with --api-key-env")
-        if response.status_code != 200:
-            raise BackendError(f"the model server at {self.url} answered /models with {response.status_code}: "
-                               f"{response.text[:200]}")
-        served = {entry.get("id"): entry for entry in response.json().get("data", [])}
+        if status != 200:
+            raise BackendError(f"the model server at {self.url} answered /models with {status}: {text[:200]}")
+        served = _served_models(self._http.json_object(f"{self.url}/models", text))
         if self.model not in served:
             raise BackendError(f"the model server at {self.url} does not serve {self.model!r}; it serves "
                                f"{sorted(served)} (give --model one of them)")
         max_len = served[self.model].get("max_model_len")
+        if not (max_len is None or isinstance(max_len, int) and not isinstance(max_len, bool) and max_len > 0):
+            raise BackendError(f"the model server at {self.url} gives {self.model!r} a max_model_len of {max_len!r} "
+                               "(expected a positive integer)")
         tokenize = self._probe_tokenize()
         prompt_logprobs = tokenize and self._probe_prompt_logprobs() if self._forced_prompt_logprobs is None \
             else self._forced_prompt_logprobs
@@ -229,7 +228,6 @@ class ServedBackend(Backend):
         if sampling.seed is not None:
             body["seed"] = sampling.seed
         if request.constrained and spec.kind == "json":
-            import json
 
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": spec.name[:64] or "output", "schema": json.loads(spec.schema or "{}"), "strict": True}}
@@ -405,70 +403,24 @@ class ServedBackend(Backend):
             completion_tokens=int(usage.get("completion_tokens", 0)), seconds=time.perf_counter() - started,
             option_probs=probs, option_logprobs={o: math.log(p) for o, p in probs.items()}, schema_key=spec.key)
 
-    # -- HTTP ----------------------------------------------------------------------------------
     def _post(self, url: str, body: dict[str, Any], *, request: GenerationRequest | None = None,
               retries: int | None = None) -> dict[str, Any]:
-        """POST JSON, asking again with backoff on 429, 5xx and dropped connections; any other refusal is a
-        `BackendError` with the server's message (a context-length refusal a `ContextWindowError`)."""
-        import httpx
-
-        attempts = (self.retries if retries is None else retries) + 1
-        last = ""
-        for attempt in range(attempts):
-            try:
-                status, text = self._receive(url, body)
-            except httpx.HTTPError as exc:
-                last = f"{type(exc).__name__}: {exc}"
-                if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
-                    last += (f"; a model this slow needs a longer request timeout than {self.timeout:g} s "
-                             f"(`--request-timeout`, or `timeout` of the backend spec)")
-            else:
-                if status == 200:
-                    try:
-                        answer = json.loads(text)
-                    except ValueError:
-                        answer = None
-                    if not isinstance(answer, dict):
-                        raise BackendError(f"the model server at {self.url} answered {url.rsplit('/', 1)[-1]} with "
-                                           f"something other than a JSON object: {text[:200]!r}")
-                    return answer
-                last = f"HTTP {status}: {text[:300]}"
-                if status not in RETRYABLE:
-                    where = f"case {request.cache_group!r}: " if request is not None and request.cache_group else ""
-                    lowered = text.lower()
-                    if status == 400 and ("context length" in lowered or "maximum model length" in lowered):
-                        raise ContextWindowError(f"{where}the model server refused the prompt as too long for "
-                                                 f"{self.model!r}: {text[:300]}")
-                    raise BackendError(f"{where}the model server at {self.url} refused {url.rsplit('/', 1)[-1]}: {last}")
-            if attempt + 1 < attempts:
-                time.sleep(min(8.0, 0.5 * 2 ** attempt))
-        raise BackendError(f"the model server at {self.url} did not answer after {attempts} attempts ({last})")
-
-    def _receive(self, url: str, body: dict[str, Any]) -> tuple[int, str]:
-        """POST and read the whole answer: its status and text. A server that trickles its answer past `timeout`
-        seconds in all is a timeout (httpx bounds each read, not the whole); one larger than `MAX_RESPONSE_BYTES`
-        is refused as it streams in."""
-        import httpx
-
-        deadline = time.monotonic() + self.timeout
-        with self._client.stream("POST", url, json=body) as response:
-            chunks: list[bytes] = []
-            size = 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > MAX_RESPONSE_BYTES:
-                    raise BackendError(f"the model server at {self.url} answered {url.rsplit('/', 1)[-1]} with more "
-                                       f"than {MAX_RESPONSE_BYTES // 2**20} MiB; refused")
-                if time.monotonic() > deadline:
-                    raise httpx.ReadTimeout(f"the answer took more than {self.timeout:g} s in all", request=None)
-                chunks.append(chunk)
-            return response.status_code, b"".join(chunks).decode(response.encoding or "utf-8", errors="replace")
+        """POST JSON for `request` (named in errors by its case), asked again as `ServerClient.post` says."""
+        return self._http.post(url, body, case=request.cache_group if request is not None else None, retries=retries)
 
     def close(self) -> None:
         """Close the connections and the request threads."""
         self._pool.shutdown(wait=False)
         self._terms.shutdown(wait=False)
-        self._client.close()
+        self._http.close()
+
+
+def _served_models(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The models a `/models` answer lists, by id (entries without an id are left out)."""
+    entries = answer.get("data")
+    if not isinstance(entries, list):
+        return {}
+    return {entry["id"]: entry for entry in entries if isinstance(entry, dict) and isinstance(entry.get("id"), str)}
 
 
 def _token_scoring_pays(prompt_tokens: int, option_ids: list[list[int]]) -> bool:

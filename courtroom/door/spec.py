@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintEngine
+from courtroom.door.http_client import refuse_credentials
 
 BackendKind = Literal["transformers", "served"]
 """Backends a spec can build (the scripted backend is built in code, with its script)."""
@@ -41,6 +42,13 @@ class BackendSpec(BaseModel):
     """The constraint engine of JSON outputs: xgrammar, llguidance or outlines_core."""
     device: str = "auto"
     """auto (CUDA when torch sees a GPU, else CPU), cpu, cuda, cuda:1 ..."""
+
+    @field_validator("url")
+    @classmethod
+    def _no_credentials(cls, url: str | None) -> str | None:
+        if url is not None:
+            refuse_credentials(url)
+        return url
 
     @model_validator(mode="after")
     def _served_needs_a_url(self) -> BackendSpec:

@@ -101,10 +101,16 @@ class Judge(ABC):
                 "prompt_format": self.prompt_format}
 
     @classmethod
-    def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None) -> Judge:
-        """Rebuild a judge from the configuration a run manifest recorded (brought up to date first)."""
+    def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
+                    source: str = "<manifest>") -> Judge:
+        """Rebuild a judge from the configuration a run manifest (`source`, named in errors) recorded (brought up
+        to date first)."""
         config, _ = upgrade(config)
-        return cls(backend, prompt_format=config["prompt_format"], **config.get("options", {}))
+        try:
+            return cls(backend, prompt_format=config["prompt_format"], **config.get("options", {}))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"{source}: the recorded {cls.name} judge does not load ({type(exc).__name__}: "
+                              f"{exc})") from exc
 
     @classmethod
     def create(cls, backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",

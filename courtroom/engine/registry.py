@@ -62,6 +62,10 @@ class JudgeSpec(BaseModel):
         return judge_class(self.name).create(backend, window=window, court=self.court, options=self.options)
 
 
-def judge_from_config(config: dict[str, Any], backend: Backend | BackendSpec | None = None) -> Judge:
-    """Rebuild the judge a run manifest recorded, speaking through `backend` (a run's recorded backend spec)."""
-    return judge_class(config["judge"]).from_config(config, backend)
+def judge_from_config(config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
+                      source: str = "<manifest>") -> Judge:
+    """Rebuild the judge a run manifest (`source`, named in errors) recorded, speaking through `backend` (a run's
+    recorded backend spec)."""
+    if not isinstance(config, dict) or not isinstance(config.get("judge"), str):
+        raise ConfigError(f"{source}: field judge.judge: missing (the name of the recorded judge)")
+    return judge_class(config["judge"]).from_config(config, backend, source=source)

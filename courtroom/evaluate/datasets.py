@@ -1,4 +1,5 @@
-"""Load cases from JSONL, CSV and Parquet files, Hugging Face datasets, or the shipped examples.
+"""Load cases from JSONL, CSV and Parquet files (read row by row in `dataset_files`), Hugging Face datasets, or the
+shipped examples.
 
 Columns are mapped onto case fields with `field_map` (the CLI's `--field question=query`); without a
 mapping the normalized schema of `../shared/data` is expected: `id, source, question, context,
@@ -11,11 +12,9 @@ Labels: `PASS`/`FAIL` (HaluBench convention), `faithful`/`supported`/`factual` (
 
 from __future__ import annotations
 
-import csv
 import json
-import re
 import reprlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -25,6 +24,7 @@ from pydantic import ValidationError
 
 from courtroom.case import Case
 from courtroom.errors import DatasetError
+from courtroom.evaluate.dataset_files import file_rows
 
 CASE_FIELDS = ("id", "question", "context", "answer", "label", "source", "spans")
 PASS_WORDS = {"pass", "faithful", "supported", "factual", "false", "0", "no"}
@@ -152,101 +152,6 @@ def _message(text: str) -> str:
     return text.removeprefix("Value error, ")
 
 
-_UNDECODABLE = re.compile("[\udc80-\udcff]")
-"""What a byte that is not UTF-8 becomes when text is read with `errors="surrogateescape"`."""
-
-
-def _not_utf8(where: str, text: str) -> DatasetError | None:
-    """A row error if `text` (read with surrogateescape) held bytes that are not UTF-8."""
-    bad = _UNDECODABLE.search(text)
-    if bad is None:
-        return None
-    column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
-    return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at column {column})")
-
-
-def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """JSON Lines, or (in a `.json` file) one JSON array of rows. A line that is not UTF-8 or not JSON is a row
-    error naming the line (skipped and counted with `skip_invalid`)."""
-    if path.suffix.lower() == ".json":
-        with path.open("rb") as handle:
-            first = handle.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")[:1]
-        if first == "[":
-            text = path.read_text(encoding="utf-8-sig", errors="surrogateescape")
-            bad = _UNDECODABLE.search(text)
-            if bad is not None:
-                yield str(path), _not_utf8(f"{path}:{text.count(chr(10), 0, bad.start()) + 1}", text)
-                return
-            try:
-                rows = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield str(path), DatasetError(f"{path}:{exc.lineno}: not a valid JSON array ({exc.msg} at "
-                                              f"column {exc.colno})")
-                return
-            for number, row in enumerate(rows, start=1):
-                yield f"{path} item {number}", row
-            return
-    with path.open(encoding="utf-8-sig", errors="surrogateescape") as handle:
-        for number, line in enumerate(handle, start=1):
-            where = f"{path}:{number}"
-            if (error := _not_utf8(where, line)) is not None:
-                yield where, error
-                continue
-            if not line.strip():
-                continue
-            try:
-                yield where, json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield where, DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
-
-
-def _csv_not_utf8(where: str, row: dict[Any, Any]) -> DatasetError | None:
-    for column, value in row.items():
-        for cell in value if column is None else [value]:
-            if isinstance(cell, str) and (bad := _UNDECODABLE.search(cell)):
-                name = f"column {column!r}" if column is not None else "a cell beyond the header"
-                return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in {name})")
-    return None
-
-
-def _csv_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """CSV (`.tsv`: tab-separated) with a header line; a byte-order mark is ignored. A row with bytes that are
-    not UTF-8 is a row error naming its line."""
-    csv.field_size_limit(1 << 30)
-    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
-        header = "\t".join(reader.fieldnames or [])
-        if bad := _UNDECODABLE.search(header):
-            raise DatasetError(f"{path}:1: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in the header line)")
-        for row in reader:
-            where = f"{path}:{reader.line_num}"
-            if (error := _csv_not_utf8(where, row)) is not None:
-                yield where, error
-            elif None in row:  # DictReader keeps the cells beyond the header under the key None
-                yield where, DatasetError(f"{where}: {len(row[None])} more cells than the header's "
-                                          f"{len(reader.fieldnames or [])} columns (an unquoted separator?)")
-            else:
-                yield where, row
-
-
-def parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    import pyarrow.parquet as pq
-
-    for number, row in enumerate(pq.read_table(path).to_pylist(), start=1):
-        yield f"{path} row {number}", row
-
-
-def _rows(path: Path) -> Iterator[tuple[str, Any]]:
-    suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return _json_rows(path)
-    if suffix in (".csv", ".tsv"):
-        return _csv_rows(path)
-    if suffix == ".parquet":
-        return parquet_rows(path)
-    raise DatasetError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .json, .csv, .tsv or .parquet")
-
-
 def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
               report: LoadReport | None = None) -> list[Case]:
     """Cases from a JSONL, CSV or Parquet file."""
@@ -255,7 +160,7 @@ def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_in
         raise DatasetError(f"{path}: is a directory, not a dataset file")
     if not path.is_file():
         raise DatasetError(f"{path}: no such dataset file")
-    return validate_rows(_rows(path), path.stem, field_map, skip_invalid, report or LoadReport(str(path)))
+    return validate_rows(file_rows(path), path.stem, field_map, skip_invalid, report or LoadReport(str(path)))
 
 
 def validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[str, str] | None,

@@ -8,7 +8,8 @@ from typing import Any
 
 from courtroom.case import Case
 from courtroom.errors import DatasetError
-from courtroom.evaluate.datasets import LoadReport, parquet_rows, validate_rows
+from courtroom.evaluate.dataset_files import parquet_rows
+from courtroom.evaluate.datasets import LoadReport, validate_rows
 
 KNOWN_SPLITS = ("train", "validation", "valid", "dev", "test")
 

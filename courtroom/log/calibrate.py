@@ -100,7 +100,7 @@ def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration
     audit = Audit(run_dir)
     config = _court_config(audit)
     manifest = audit.store.manifest()
-    court = Court.from_config(config, BackendSpec(model=manifest.model))
+    court = Court.from_config(config, BackendSpec(model=manifest.model), source=manifest.source)
     method = court.spec.aggregation.method
     if method not in METHODS:
         raise ConfigError(f"the run's court aggregates by {method!r}, which counts rulings instead of comparing the "
@@ -178,7 +178,7 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
         court = Court.load(output, BackendSpec(model=model))
     except CourtroomError as exc:
         raise ConfigError(f"the calibrated court {output} does not load: {exc}") from exc
-    recorded = Court.from_config(config, BackendSpec(model=model))
+    recorded = Court.from_config(config, BackendSpec(model=model), source=str(audit.store.manifest_path))
     if court.threshold != threshold:
         raise ConfigError(f"{output}: the court's threshold for {model} is {court.threshold}, not {threshold}")
     if _without_threshold(court.config()) != _without_threshold(recorded.config()):

@@ -22,11 +22,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from courtroom.case import Case
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend
+from courtroom.door.http_client import refuse_credentials
 from courtroom.door.served import ServerCapabilities
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
@@ -86,7 +87,12 @@ class RunSpec(BaseModel):
               skip_invalid: bool = False, model_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
               concurrency: int = 8, request_timeout: float = 120.0, **selection: Any) -> RunSpec:
         """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
-        a bad setting raises `ConfigError` naming it."""
+        a bad setting raises `ConfigError` naming it (a `model_url` with credentials, without repeating them)."""
+        if model_url is not None:
+            try:
+                refuse_credentials(model_url)
+            except ValueError as exc:
+                raise ConfigError(str(exc)) from None
         try:
             return cls(selection=CaseSelection(dataset=dataset, **selection),
                        judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
@@ -193,6 +199,17 @@ class Manifest(BaseModel):
     """The commit of courtroom's repository, when run from one."""
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
     """The command line."""
+    _path: Path | None = PrivateAttr(None)
+
+    @property
+    def source(self) -> str:
+        """Where the manifest was read from (named in errors), or the run's name."""
+        return str(self._path) if self._path is not None else f"the manifest of run {self.name}"
+
+    def read_from(self, path: Path) -> Manifest:
+        """This manifest, known to be read from `path`."""
+        self._path = path
+        return self
 
     @property
     def model(self) -> str:
@@ -205,7 +222,7 @@ class Manifest(BaseModel):
         if why := retired(self.config_hash):
             raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
                            "not replayed or resumed")
-        judge = judge_from_config(self.judge, backend or self.spec.backend)
+        judge = judge_from_config(self.judge, backend or self.spec.backend, source=self.source)
         upgraded, _ = upgrade(self.judge)
         if judge.config() != upgraded:
             differing = judge_differences([judge.config(), upgraded])

@@ -166,7 +166,7 @@ class RunStore:
             raise RunError(f"{self.manifest_path}: not a valid run manifest (not valid UTF-8 at byte "
                            f"{exc.start})") from exc
         try:
-            return Manifest.model_validate_json(text)
+            return Manifest.model_validate_json(text).read_from(self.manifest_path)
         except ValidationError as exc:
             raise RunError(f"{self.manifest_path}: not a valid run manifest ({first_problem(exc)})") from exc
         except (ValueError, TypeError, KeyError) as exc:  # a migration of an older manifest that is not one

@@ -103,18 +103,31 @@ def verify(audit: Audit) -> list[Problem]:
     for path in sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []:
         if path.name not in listed:
             problems.append(Problem(str(path), None, "transcript of a case that has no result row"))
-    metrics_path = audit.root / "metrics.json"
-    if metrics_path.is_file():
-        stored = json.loads(metrics_path.read_text())
-        recomputed = json.loads(compute_metrics(rows).model_dump_json())
-        if "spans" in stored:  # span metrics, written when the data has gold spans
-            recomputed["spans"] = run_span_scores(audit.store, rows)
-        if stored != recomputed:
-            keys = sorted(k for k in {*recomputed, *stored} if stored.get(k) != recomputed.get(k))
-            problems.append(Problem(str(metrics_path), None, f"metrics do not recompute: {', '.join(keys)} differ"))
+    problems.extend(_check_metrics(audit, rows))
     return problems
 
 
+def _check_metrics(audit: Audit, rows: Sequence[ResultRow]) -> list[Problem]:
+    """The stored metrics (when the run has them) are what the rows recompute to (the span metrics too, when the
+    data has gold spans)."""
+    path = audit.root / "metrics.json"
+    if not path.is_file():
+        return []
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        return [Problem(str(path), None, f"not valid UTF-8 (at byte {exc.start})")]
+    except ValueError as exc:  # empty, torn, not JSON
+        return [Problem(str(path), None, f"not valid JSON ({exc})")]
+    if not isinstance(stored, dict):
+        return [Problem(str(path), None, f"not a JSON object of metrics (a {type(stored).__name__})")]
+    recomputed = json.loads(compute_metrics(rows).model_dump_json())
+    if "spans" in stored:  # span metrics, written when the data has gold spans
+        recomputed["spans"] = run_span_scores(audit.store, rows)
+    if stored == recomputed:
+        return []
+    keys = sorted(k for k in {*recomputed, *stored} if stored.get(k) != recomputed.get(k))
+    return [Problem(str(path), None, f"metrics do not recompute: {', '.join(keys)} differ")]
 
 
 def _read_checked(path: Path) -> tuple[list[Event], list[Problem]]:

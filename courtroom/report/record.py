@@ -1,4 +1,5 @@
-"""A case's transcript as a readable court record (rich), for `courtroom audit show`."""
+"""A case's transcript as a readable court record (rich), for `courtroom audit show`. Everything the transcript holds
+is someone else's text: it is shown as text (`terminal.shown` in markup, `terminal.visible` in a `Text`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -16,13 +16,14 @@ from courtroom.casefile import context_sentences
 from courtroom.evaluate.results import ResultRow
 from courtroom.report.calls import call_views, folded
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
+from courtroom.report.terminal import shown, visible
 from courtroom.report.witness_record import row_spans, spans_record, witnesses_record
 from courtroom.sentences import SPLITTER, SentenceSplitter
 
 
 def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
     """`text` with every occurrence of each quote (case-insensitive) styled."""
-    rich_text = Text(text)
+    rich_text = Text(visible(text))
     lower = text.lower()
     for quote in quotes:
         needle = " ".join(quote.lower().split())
@@ -79,13 +80,13 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
     context = Text()
     for i, sentence in enumerate(sentences, start=1):
         context.append(f"[{i}] ", style="dim")
-        context.append(sentence + "\n", style="bold yellow" if i in cited else "")
+        context.append(visible(sentence) + "\n", style="bold yellow" if i in cited else "")
     quotes = [c.quote for c in charges.charges] if charges else []
     head = Table.grid(padding=(0, 1))
-    head.add_row("[bold]case[/]", escape(f"{case.id}  ({case.source}, judge {start.judge})"))
-    head.add_row("[bold]question[/]", escape(case.question))
+    head.add_row("[bold]case[/]", shown(f"{case.id}  ({case.source}, judge {start.judge})"))
+    head.add_row("[bold]question[/]", shown(case.question))
     head.add_row("[bold]answer[/]", highlight(case.answer, quotes, "bold red underline"))
-    head.add_row("[bold]gold[/]", escape(gold or case.label or "unlabelled"))
+    head.add_row("[bold]gold[/]", shown(gold or case.label or "unlabelled"))
     parts.append(Panel(head, title="the case", border_style="blue"))
     if (heat := measurement_record(case, events, clip)) is not None:
         parts.append(heat)
@@ -98,10 +99,10 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
         table.add_column("clerk's reason")
         table.add_column("measured")
         for c in charges.charges:
-            table.add_row(str(c.index + 1), escape(c.quote), escape(c.reason), measured(c))
+            table.add_row(str(c.index + 1), shown(c.quote), shown(c.reason), measured(c))
         for d in charges.dropped:
-            table.add_row("-", Text(d.quote, style="dim strike"), Text(f"dropped: {d.why_dropped}", style="dim"),
-                          Text(measured(d), style="dim"))
+            table.add_row("-", Text(visible(d.quote), style="dim strike"),
+                          Text(visible(f"dropped: {d.why_dropped}"), style="dim"), Text(measured(d), style="dim"))
         parts.append(table)
     for index in sorted({m.charge for m in moves} | set(rulings)):
         table = Table(title=f"trial of charge {index + 1}", expand=True)
@@ -119,12 +120,12 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
                     said.append(f'[{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences) else "no citation")
                 else:
                     said.append(str(value))
-            table.add_row(str(m.round), f"{m.role} ({m.persona})", m.move, p, escape(" | ".join(said)))
+            table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p, shown(" | ".join(said)))
         ruling = rulings.get(index)
         if ruling is not None:
             style = "red" if ruling.verdict.value == "hallucinated" else "green"
             table.add_row("", "[bold]ruling[/]", Text(ruling.verdict.value, style=f"bold {style}"),
-                          f"{ruling.confidence:.2f}", escape(f"({ruling.source}) {ruling.reason}"))
+                          f"{ruling.confidence:.2f}", shown(f"({ruling.source}) {ruling.reason}"))
             if how := weighed(ruling):
                 table.add_row("", "[dim]weighed[/]", "", f"{ruling.p_hallucinated:.2f}", Text(how, style="dim"))
         parts.append(table)
@@ -137,13 +138,13 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
         style = "red" if verdict.label == "FAIL" else "green"
         mark = "" if not (gold or case.label) else (" (correct)" if verdict.label == (gold or case.label) else " (wrong)")
         summary.add_row("[bold]verdict[/]", Text(f"{verdict.label}{mark}, score {verdict.score:.3f}", style=f"bold {style}"))
-        summary.add_row("[bold]reason[/]", escape(verdict.reason))
+        summary.add_row("[bold]reason[/]", shown(verdict.reason))
     if error is not None:
-        summary.add_row("[bold red]error[/]", escape(f"{error.error_type}: {error.message}"))
+        summary.add_row("[bold red]error[/]", shown(f"{error.error_type}: {error.message}"))
     for e in edits:
         target = "case" if e.charge is None else f"charge {e.charge + 1}"
-        summary.add_row("[bold magenta]edit[/]", escape(f"{target} -> {e.verdict.value} by {e.provenance.author} "
-                                                        f"({e.provenance.time:%Y-%m-%d %H:%M}): {e.provenance.reason}"))
+        summary.add_row("[bold magenta]edit[/]", shown(f"{target} -> {e.verdict.value} by {e.provenance.author} "
+                                                       f"({e.provenance.time:%Y-%m-%d %H:%M}): {e.provenance.reason}"))
     prompt = sum(c.prompt_tokens for c in calls)
     cached = sum(c.cached_prompt_tokens for c in calls)
     summary.add_row("[bold]cost[/]", f"{len(calls)} model calls, {prompt} prompt tokens ({cached} reused from cache), "
@@ -156,16 +157,16 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
 def row_record(row: ResultRow) -> Panel:
     """What a case's result row holds (for a case whose transcript is gone)."""
     grid = Table.grid(padding=(0, 1))
-    grid.add_row("[bold]case[/]", escape(f"{row.case_id}  ({row.source})"))
-    grid.add_row("[bold]gold[/]", escape(row.gold or "unlabelled"))
+    grid.add_row("[bold]case[/]", shown(f"{row.case_id}  ({row.source})"))
+    grid.add_row("[bold]gold[/]", shown(row.gold or "unlabelled"))
     if row.label is not None:
         mark = "" if row.correct is None else (" (correct)" if row.correct else " (wrong)")
-        grid.add_row("[bold]verdict[/]", escape(f"{row.label}{mark}, score {row.score:.3f}"))
-        grid.add_row("[bold]reason[/]", escape(row.reason))
+        grid.add_row("[bold]verdict[/]", shown(f"{row.label}{mark}, score {row.score:.3f}"))
+        grid.add_row("[bold]reason[/]", shown(row.reason))
     if row.spans:
         grid.add_row("[bold]spans[/]", row_spans(row.spans))
     if row.error:
-        grid.add_row("[bold red]error[/]", escape(f"{row.error_type}: {row.error}"))
+        grid.add_row("[bold red]error[/]", shown(f"{row.error_type}: {row.error}"))
     grid.add_row("[bold]cost[/]", f"{row.model_calls} model calls, {row.prompt_tokens} prompt tokens, "
                                   f"{row.completion_tokens} generated, {row.seconds:.1f} s")
     return Panel(grid, title="the results row (no transcript)", border_style="yellow")
@@ -182,7 +183,7 @@ def measurement_record(case: Case, events: Sequence[Any], clip: float | None) ->
     if not gains:
         return None
     answer = case.answer.strip()
-    text = Text(answer)
+    text = Text(visible(answer))
     for token in gains:
         text.stylize(BAND_STYLES[band(token.gain)], token.start, token.end)
     for start, end in weakest(gains, answer):
@@ -200,17 +201,17 @@ def calls_record(events: Sequence[Any]) -> Group:
     panels = []
     for call in call_views(events):
         body = Table.grid(padding=(0, 1))
-        body.add_row("[bold]constraint[/]", escape(call.constraint))
+        body.add_row("[bold]constraint[/]", shown(call.constraint))
         for role, content, shared in call.messages:
-            body.add_row(f"[bold]{role}[/]", escape(folded(content, shared)))
-        body.add_row("[bold]output[/]", escape(call.raw) if call.raw else "[dim](empty)[/]")
+            body.add_row(f"[bold]{shown(role)}[/]", shown(folded(content, shared)))
+        body.add_row("[bold]output[/]", shown(call.raw) if call.raw else "[dim](empty)[/]")
         if call.option_probs:
-            body.add_row("[bold]options[/]", escape(", ".join(f"{o} {p:.3f}" for o, p in call.option_probs.items())))
+            body.add_row("[bold]options[/]", shown(", ".join(f"{o} {p:.3f}" for o, p in call.option_probs.items())))
         if call.error:
-            body.add_row("[bold red]error[/]", escape(call.error))
+            body.add_row("[bold red]error[/]", shown(call.error))
         body.add_row("[bold]cost[/]", f"{call.prompt_tokens} prompt tokens ({call.reused_tokens} reused), "
                                       f"{call.completion_tokens} generated, {call.seconds:.2f} s")
         where = f" · {call.where}" if call.where else ""
-        panels.append(Panel(body, title=escape(f"call {call.number} · {call.purpose} · {call.speaker}{where}"),
+        panels.append(Panel(body, title=shown(f"call {call.number} · {call.purpose} · {call.speaker}{where}"),
                             border_style="grey50"))
     return Group(*panels)

@@ -7,6 +7,7 @@ wrong score or a hung or exhausted process, and never kill the run."""
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
@@ -67,9 +68,62 @@ def test_a_server_that_trickles_its_answer_times_out_in_all(fake: FakeServer) ->
 
 
 def test_a_huge_answer_is_refused_as_it_streams_in(fake: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("courtroom.door.served.MAX_RESPONSE_BYTES", 2**20)
+    monkeypatch.setattr("courtroom.door.http_client.MAX_RESPONSE_BYTES", 2**20)
     with pytest.raises(BackendError, match="answered completions with more than 1 MiB; refused"):
         scored(fake, "huge")
+
+
+@pytest.mark.timeout(10)
+def test_a_server_that_trickles_its_headers_times_out_in_all(fake: FakeServer) -> None:
+    """Attack 7: the status line and headers a byte every 20 ms held a request for as long as the server liked (each
+    read came within httpx's read timeout); the request's timeout now covers the headers too."""
+    started = time.monotonic()
+    with pytest.raises(BackendError, match=r"did not answer after 1 attempts \(ReadTimeout: the answer took more "
+                                           r"than 0.5 s in all"):
+        scored(fake, "trickle headers", timeout=0.5)
+    assert time.monotonic() - started < 8  # (200 s before) the probe was honest; the request gave up at its deadline
+
+
+@pytest.mark.timeout(10)
+def test_a_models_probe_that_trickles_its_headers_times_out(fake: FakeServer) -> None:
+    fake.models_mode = "trickle headers"
+    backend = ServedBackend(fake.url, MODEL, retries=0, timeout=0.5)
+    try:
+        with pytest.raises(BackendError, match=r"cannot reach the model server at .*ReadTimeout: the answer took "
+                                               r"more than 0.5 s in all"):
+            backend.prepare()
+    finally:
+        fake.models_mode = "honest"
+        backend.close()
+
+
+def test_a_huge_models_answer_is_refused_as_it_streams_in(fake: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 7: `/models` was read whole (a 600 MB answer took 1.25 GB); it goes through the same capped reader."""
+    monkeypatch.setattr("courtroom.door.http_client.MAX_RESPONSE_BYTES", 2**20)
+    fake.models_mode = "huge"
+    backend = ServedBackend(fake.url, MODEL, retries=0)
+    try:
+        with pytest.raises(BackendError, match="answered models with more than 1 MiB; refused"):
+            backend.prepare()
+    finally:
+        fake.models_mode = "honest"
+        backend.close()
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    (b"[]", "something other than a JSON object"), (b"not json", "something other than a JSON object"),
+    (b'{"data": [{"id": "fake", "max_model_len": "many"}]}', "max_model_len of 'many'"),
+    (b'{"data": ["fake", 3]}', "does not serve 'fake'")])
+def test_a_models_answer_not_shaped_as_promised_is_a_clear_error(fake: FakeServer, body: bytes, says: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fake, "models_body", body, raising=False)
+    backend = ServedBackend(fake.url, MODEL, retries=0)
+    try:
+        with pytest.raises(BackendError, match="the model server at http://127.0.0.1") as caught:
+            backend.prepare()
+        assert says in str(caught.value)
+    finally:
+        backend.close()
 
 
 def test_nan_in_the_approximate_path_is_an_error_too(fake: FakeServer) -> None:
