@@ -155,3 +155,15 @@ def test_known_hub_datasets_map_their_columns_under_the_users_mapping() -> None:
     assert hub_field_map("PatronusAI/HaluBench", None) == {"context": "passage", "source": "source_ds"}
     assert hub_field_map("PatronusAI/HaluBench", {"source": "dataset"})["source"] == "dataset"
     assert hub_field_map("org/other", {"question": "query"}) == {"question": "query"}
+
+
+def test_a_malformed_jsonl_line_names_the_column_of_the_problem(tmp_path: Path) -> None:
+    """Not `column 1` of a second line (the line ending parsed with it): the column on the line itself."""
+    good = json.dumps(ROWS[0])
+    cut = '{"id": "b", "question": "q", "context": "c"'  # cut short: the line ends where a comma was expected
+    for ending in ("\n", "\r\n"):
+        path = tmp_path / "cases.jsonl"
+        path.write_bytes((good + ending + cut + ending).encode())
+        with pytest.raises(DatasetError) as caught:
+            load_file(path)
+        assert str(caught.value) == f"{path}:2: not valid JSON (Expecting ',' delimiter at column {len(cut) + 1})"

@@ -194,8 +194,8 @@ def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
                 continue
             if not line.strip():
                 continue
-            try:
-                yield where, json.loads(line)
+            try:  # without its line ending, which json would count as the start of a second line
+                yield where, json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as exc:
                 yield where, DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
 
