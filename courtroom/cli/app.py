@@ -104,7 +104,7 @@ def check_gates(metrics, gates: list) -> None:  # noqa: ANN001
     if failures:
         err.print(f"[bold red]failed[/]: {escape('; '.join(failures))}")
         raise typer.Exit(GATE_FAILED)
-    console.print(f"[green]passed[/]: {', '.join(f'{g.metric} >= {g.shown}' for g in gates)}")
+    console.print(f"[green]passed[/]: {escape(', '.join(g.describe() for g in gates))}")
 
 
 def warn(message: str) -> None:

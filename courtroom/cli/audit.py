@@ -32,8 +32,8 @@ def open_audit(run_dir: str) -> Audit:
 @audit_app.command("summary")
 def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
                   fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate on the finished run: exit 3 "
-                                                       "when a metric is below this, e.g. balanced_accuracy=0.70 "
-                                                       "(repeatable)."),
+                                                       "when a metric is out of bounds, e.g. balanced_accuracy>=0.70 "
+                                                       "(or =0.70) or errors<=0 (repeatable)."),
                   as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (for scripts).")) -> None:
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table."""
     from courtroom.evaluate.comparison import Contender, debate_gain
@@ -98,7 +98,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
         "errors": [{"case_id": r.case_id, "error_type": r.error_type, "error": r.error} for r in rows if r.error],
         "escalation": None if escalated is None else {**escalated._asdict(), "share": escalated.share},
         "debate_gain": None if gain is None else _comparison_json(gain),
-        "gates": [{"metric": g.metric, "minimum": g.minimum, "value": g.value(overall), "passed": g.failure(overall) is None}
+        "gates": [{"metric": g.metric, g.limit: g.bound, "value": g.value(overall), "passed": g.failure(overall) is None}
                   for g in gates],
     }
     typer.echo(json.dumps(summary, indent=2))

@@ -60,8 +60,9 @@ def run(
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
     fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate: exit 3 when a metric of the finished "
-                                         "run is below this, e.g. --fail-under balanced_accuracy=0.70 (repeatable; "
-                                         "any number of metrics.json, `.low` for an interval's lower end)."),
+                                         "run is out of bounds: at least, --fail-under balanced_accuracy>=0.70 (or "
+                                         "=0.70), or at most, --fail-under errors<=0 (repeatable; any number of "
+                                         "metrics.json, `.low` for an interval's lower end)."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
     from courtroom.court.spec import parse_override
