@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under, warn
-from courtroom.log.audit import Audit
+from courtroom.log.audit import Audit, edit_verdict
 
 
 def open_audit(run_dir: str) -> Audit:
@@ -258,21 +258,22 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
 def audit_edit(
     run_dir: str = typer.Argument(..., help="Run directory."),
     case_id: str = typer.Argument(..., help="The case to correct."),
-    verdict: str = typer.Option(..., help="hallucinated or supported."),
+    verdict: str = typer.Option(..., help="FAIL (hallucinated) or PASS (supported), as the data labels cases."),
     reason: str = typer.Option(..., help="Why the correction."),
     author: str = typer.Option(..., help="Who corrects."),
     charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
 ) -> None:
     """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
+    from courtroom.case import Verdict
     from courtroom.errors import RunError
 
     audit = open_audit(run_dir)
-    if verdict not in ("hallucinated", "supported"):
-        fail(f"--verdict must be hallucinated or supported, not {verdict!r}")
     try:
-        event = audit.edit(case_id, verdict, reason, author, None if charge is None else charge - 1)
+        ruling = edit_verdict(verdict)
+        event = audit.edit(case_id, ruling, reason, author, None if charge is None else charge - 1)
     except RunError as exc:  # AuditError among them; a link where edits.jsonl belongs
         fail(str(exc))
     number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
     console.print(f"recorded edit {number} of {audit.root} on {case_id} (event {event.seq} of its transcript): "
-                  f"{'case' if charge is None else f'charge {charge}'} -> {verdict}")
+                  f"{'case' if charge is None else f'charge {charge}'} -> "
+                  f"{'FAIL' if ruling is Verdict.HALLUCINATED else 'PASS'} ({ruling.value})")

@@ -1,0 +1,31 @@
+"""More paper cuts a newcomer hit (the second list), each through the real command on the pseudo-model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from courtroom.cli import app
+from courtroom.log.audit import Audit
+from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
+
+runner = CliRunner()
+WIDE = {"COLUMNS": "200"}
+
+
+def test_audit_edit_takes_the_verdict_words_of_the_data_pass_and_fail(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
+    out = tmp_path / "court"
+    assert runner.invoke(app, ["run", "examples", "--limit", "4", "--out", str(out)]).exit_code == 0
+    first, second = [r.case_id for r in Audit(out).rows()][:2]
+    for case_id, word, label in ((first, "FAIL", "FAIL"), (second, "pass", "PASS"), (first, "supported", "PASS"),
+                                 (second, "hallucinated", "FAIL")):
+        result = runner.invoke(app, ["audit", "edit", str(out), case_id, "--verdict", word, "--reason", "r",
+                                     "--author", "me"], env=WIDE)
+        assert result.exit_code == 0, result.output
+        assert f"case -> {label}" in result.output
+        assert {r.case_id: r.label for r in Audit(out).corrected_rows()}[case_id] == label
+    refused = runner.invoke(app, ["audit", "edit", str(out), first, "--verdict", "yes", "--reason", "r",
+                                  "--author", "me"], env=WIDE)
+    assert refused.exit_code == 2
+    assert "--verdict must be PASS or FAIL (or supported or hallucinated), not 'yes'" in refused.output
