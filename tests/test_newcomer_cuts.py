@@ -29,3 +29,11 @@ def test_audit_edit_takes_the_verdict_words_of_the_data_pass_and_fail(tmp_path: 
                                   "--author", "me"], env=WIDE)
     assert refused.exit_code == 2
     assert "--verdict must be PASS or FAIL (or supported or hallucinated), not 'yes'" in refused.output
+
+
+def test_the_help_says_what_the_default_court_does(tmp_path: Path) -> None:
+    """It said "by holding a trial", which the default court never holds."""
+    text = " ".join(runner.invoke(app, ["--help"], env=WIDE).output.split())
+    assert "holding a trial" not in text
+    assert "The default court measures how well the context grounds each sentence of the answer, hears its " \
+           "witnesses" in text and "no trial" in text and "--court full" in text
