@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
@@ -37,3 +38,26 @@ def test_the_help_says_what_the_default_court_does(tmp_path: Path) -> None:
     assert "holding a trial" not in text
     assert "The default court measures how well the context grounds each sentence of the answer, hears its " \
            "witnesses" in text and "no trial" in text and "--court full" in text
+
+
+def test_every_folder_of_the_package_is_a_listed_package_with_its_data() -> None:
+    """A folder Python can import that setuptools is not told about (`courtroom.data`, the report's templates, the
+    shipped courts) made ~120 lines of warnings on every install; its files must still ship as package data."""
+    from fnmatch import fnmatch
+
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).resolve().parents[1]
+    setup = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    roots = {"courtroom": root / "courtroom", **{name: root / folder for name, folder in setup["package-dir"].items()}}
+    folders = {}
+    for name, top in roots.items():
+        folders[name] = top
+        for folder in top.rglob("*"):
+            parts = folder.relative_to(top).parts
+            if folder.is_dir() and "__pycache__" not in parts and all(p.isidentifier() for p in parts):
+                folders.setdefault(".".join((name, *parts)), folder)
+    assert sorted(folders) == sorted(setup["packages"])
+    for name, folder in folders.items():
+        data = [f.name for f in folder.iterdir() if f.is_file() and f.suffix not in (".py", ".pyc")]
+        patterns = setup["package-data"].get(name, [])
+        assert all(any(fnmatch(file, p) for p in patterns) for file in data), (name, data, patterns)
