@@ -61,3 +61,26 @@ def test_every_folder_of_the_package_is_a_listed_package_with_its_data() -> None
         data = [f.name for f in folder.iterdir() if f.is_file() and f.suffix not in (".py", ".pyc")]
         patterns = setup["package-data"].get(name, [])
         assert all(any(fnmatch(file, p) for p in patterns) for file in data), (name, data, patterns)
+
+
+def test_personas_validate_refuses_a_role_no_court_seats(tmp_path: Path) -> None:
+    persona = "name: expert_witness\nrole: expert\ndescription: d\ninstructions: hi\n"
+    (tmp_path / "expert.yaml").write_text(persona)
+    (tmp_path / "typo.yaml").write_text(persona.replace("role: expert", "role: judg").replace("expert_witness", "x"))
+    refused = runner.invoke(app, ["personas", "validate", str(tmp_path)], env=WIDE)
+    assert refused.exit_code == 1
+    lines = refused.output.splitlines()
+    assert f"invalid {tmp_path / 'typo.yaml'}:2: field role: no court seats 'judg' (the shipped courts seat clerk, " \
+           "defender, judge, jury, prosecutor; give --court to check it against your own)" in lines
+    assert any(line.startswith(f"invalid {tmp_path / 'expert.yaml'}:2: field role: no court seats 'expert'")
+               for line in lines)
+    court = (Path(__file__).resolve().parents[1] / "personas" / "courts" / "default.yaml").read_text()
+    (tmp_path / "courts").mkdir()
+    (tmp_path / "courts" / "mine.yaml").write_text(court.replace("judge: judge\n", "judge: judge\n  expert: ../expert.yaml\n"))
+    mine = runner.invoke(app, ["personas", "validate", str(tmp_path / "expert.yaml"), "--court",
+                               str(tmp_path / "courts" / "mine.yaml")], env=WIDE)
+    assert mine.exit_code == 0 and "ok " in mine.output and "role expert" in mine.output, mine.output
+    other = runner.invoke(app, ["personas", "validate", str(tmp_path / "expert.yaml"), "--court", "full"], env=WIDE)
+    assert other.exit_code == 1 and "court full seats clerk, defender, judge, prosecutor)" in other.output
+    unknown = runner.invoke(app, ["personas", "validate", str(tmp_path / "expert.yaml"), "--court", "nope"], env=WIDE)
+    assert unknown.exit_code == 2 and "unknown court 'nope'" in unknown.output

@@ -24,6 +24,7 @@ from courtroom.court.personas import Persona, load_persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import (
     CourtSpec,
+    courts_dir,
     find_court_file,
     with_overrides,
 )
@@ -71,12 +72,7 @@ class Court(Judge):
     def load(cls, name_or_path: str | Path = "default", backend: Backend | BackendSpec | None = None,
              **options: Any) -> Court:
         """Load and validate a court by name (shipped) or path; errors name the file, line and field."""
-        path = find_court_file(str(name_or_path))
-        data, locator = read_yaml(path, CourtError)
-        try:
-            spec = CourtSpec.model_validate(data)
-        except ValidationError as exc:
-            raise CourtError(describe_errors(path, exc, locator)) from exc
+        path, spec, locator = _read_spec(name_or_path)
         personas = _load_personas(spec, path, locator)
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
@@ -243,6 +239,37 @@ class Court(Judge):
             trials = (f"at most {charges}, those measured at P(suspect) in [{band.bounds[0]:g}, {band.bounds[1]:g}] "
                       f"tried for at most {plural(self.spec.max_rounds, 'round')}")
         return f"{self.spec.name}: {people}; {trials}; aggregation {self.spec.aggregation.method}"
+
+
+def _read_spec(name_or_path: str | Path) -> tuple[Path, CourtSpec, Locator]:
+    """A court's file (by name or path), validated as a `CourtSpec` (its personas not loaded)."""
+    path = find_court_file(str(name_or_path))
+    data, locator = read_yaml(path, CourtError)
+    try:
+        return path, CourtSpec.model_validate(data), locator
+    except ValidationError as exc:
+        raise CourtError(describe_errors(path, exc, locator)) from exc
+
+
+def seated_roles(court: str | Path | None = None) -> set[str]:
+    """The roles a court seats (its personas' roles and its clerk's), read from its file; without a court, those of
+    every shipped court."""
+    courts = [court] if court is not None else sorted(courts_dir().glob("*.yaml"))
+    return {role for c in courts for spec in [_read_spec(c)[1]] for role in (*spec.personas, spec.clerk)}
+
+
+def check_seated(persona: Persona, path: str | Path, court: str | Path | None = None,
+                 roles: set[str] | None = None) -> None:
+    """Refuse a persona whose role no court seats (by default: no shipped court; else not `court`, whose
+    `seated_roles` may be given), naming the persona file, the line of its role and the roles seated."""
+    roles = seated_roles(court) if roles is None else roles
+    if persona.role in roles:
+        return
+    line = read_yaml(path, PersonaError)[1].line(["role"])
+    seated = f"court {court} seats" if court is not None else "the shipped courts seat"
+    hint = "" if court is not None else "; give --court to check it against your own"
+    raise PersonaError(f"{path}:{line}: field role: no court seats {persona.role!r} ({seated} "
+                       f"{', '.join(sorted(roles))}{hint})")
 
 
 def _load_personas(spec: CourtSpec, path: Path, locator: Locator) -> dict[str, list[Persona]]:
