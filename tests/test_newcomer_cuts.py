@@ -84,3 +84,56 @@ def test_personas_validate_refuses_a_role_no_court_seats(tmp_path: Path) -> None
     assert other.exit_code == 1 and "court full seats clerk, defender, judge, prosecutor)" in other.output
     unknown = runner.invoke(app, ["personas", "validate", str(tmp_path / "expert.yaml"), "--court", "nope"], env=WIDE)
     assert unknown.exit_code == 2 and "unknown court 'nope'" in unknown.output
+
+
+SHIPPED = Path(__file__).resolve().parents[1] / "personas"
+
+
+def _prosecutor(folder: Path, name: str, role: str = "prosecutor") -> Path:
+    path = folder / f"{name}.yaml"
+    text = (SHIPPED / "prosecutor.yaml").read_text().replace("name: prosecutor", f"name: {name}")
+    path.write_text(text.replace("role: prosecutor", f"role: {role}").replace("You are the prosecutor.",
+                                                                              f"You are {name}."))
+    return path
+
+
+def test_set_personas_role_seats_that_persona_and_the_manifest_records_it(tmp_path: Path, pseudo_runs,  # noqa: F811
+                                                                          monkeypatch) -> None:
+    from courtroom.court.court import Court
+    from courtroom.log.store import RunStore
+
+    _prosecutor(tmp_path, "sharp")
+    monkeypatch.chdir(tmp_path)  # a relative file is looked for from the working directory first
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["run", "examples", "--court", "full", "--limit", "2", "--set",
+                                 "personas.prosecutor=sharp.yaml", "--out", str(out)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    judge = RunStore(out).manifest().judge
+    assert judge["court"]["personas"]["prosecutor"] == "sharp.yaml"
+    assert [p["name"] for p in judge["personas"]["prosecutor"]] == ["sharp"]
+    assert "You are sharp." in judge["personas"]["prosecutor"][0]["instructions"]
+    assert [p["name"] for p in judge["personas"]["defender"]] == ["defender"]  # the others as the court names them
+    # the court a run recorded, with another persona set over it; and a name among the shipped personas
+    other = _prosecutor(tmp_path, "other")
+    court = Court.recorded(out, overrides={"personas.prosecutor": str(other), "personas.judge": "strict_judge"})
+    assert court.personas["prosecutor"][0].name == "other" and court.personas["judge"][0].name == "strict_judge"
+    assert Court.recorded(out).personas["prosecutor"][0].name == "sharp"
+
+
+def test_set_personas_role_refuses_a_file_that_is_missing_or_does_not_validate(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
+    out = tmp_path / "run"
+    args = ["run", "examples", "--court", "full", "--limit", "2", "--out", str(out), "--set"]
+    missing = runner.invoke(app, [*args, f"personas.prosecutor={tmp_path / 'nope.yaml'}"], env=WIDE)
+    assert missing.exit_code == 2
+    assert f"error: --set personas.prosecutor: persona file {tmp_path / 'nope.yaml'} not found" in missing.output
+    judge = _prosecutor(tmp_path, "a_judge", role="judge")
+    seated = runner.invoke(app, [*args, f"personas.prosecutor={judge}"], env=WIDE)
+    assert seated.exit_code == 2
+    assert "--set personas.prosecutor: persona 'a_judge' has role 'judge', but sits as 'prosecutor'" in seated.output
+    broken = tmp_path / "broken.yaml"
+    broken.write_text((SHIPPED / "prosecutor.yaml").read_text() + "colour: red\n")
+    invalid = runner.invoke(app, [*args, f"personas.prosecutor={broken}"], env=WIDE)
+    assert invalid.exit_code == 2 and f"--set personas.prosecutor: {broken}:9: field colour" in invalid.output
+    unknown = runner.invoke(app, [*args, f"personas.expert={judge}"], env=WIDE)
+    assert unknown.exit_code == 2 and "--set personas.expert: the court has no setting 'expert'" in unknown.output
+    assert not out.exists() and not pseudo_runs
