@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,29 @@ def test_set_personas_role_refuses_a_file_that_is_missing_or_does_not_validate(t
     unknown = runner.invoke(app, [*args, f"personas.expert={judge}"], env=WIDE)
     assert unknown.exit_code == 2 and "--set personas.expert: the court has no setting 'expert'" in unknown.output
     assert not out.exists() and not pseudo_runs
+
+
+def test_runs_of_two_courts_on_one_file_get_their_own_default_directories(tmp_path: Path, pseudo_runs,  # noqa: F811
+                                                                          monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    default = runner.invoke(app, ["run", "examples", "--limit", "2"], env=WIDE)
+    assert default.exit_code == 0, default.output
+    full = runner.invoke(app, ["run", "examples", "--limit", "2", "--court", "full"], env=WIDE)
+    assert full.exit_code == 0, full.output  # it was refused: both went to runs/examples-courtroom-default
+    assert "court full (courtroom judge) on 2 cases of examples with model default -> runs/examples-full-default" \
+        in " ".join(full.output.split())
+    rails = runner.invoke(app, ["run", "examples", "--limit", "2", "--judge", "rails"], env=WIDE)
+    assert rails.exit_code == 0 and "rails judge on 2 cases of examples with model default -> runs/examples-rails-default" \
+        in " ".join(rails.output.split())
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["examples-default-default", "examples-full-default",
+                                                                     "examples-rails-default"]
+    summary = runner.invoke(app, ["audit", "runs/examples-full-default"], env=WIDE)
+    assert summary.exit_code == 0 and "judge courtroom, court full, model default, 2 cases" in summary.output
+    assert json.loads(runner.invoke(app, ["audit", "runs/examples-full-default", "--json"]).stdout)["court"] == "full"
+    # a run directory of another court: another --out first, and what --fresh would delete
+    refused = runner.invoke(app, ["run", "examples", "--limit", "2", "--court", "escalated", "--out",
+                                  "runs/examples-full-default"], env=WIDE)
+    assert refused.exit_code == 2
+    text = " ".join(refused.output.split())
+    assert "use another --out (this run stays as it is), --court runs/examples-full-default to finish it with the " \
+           "court it was started with, or --fresh to delete its 2 judged cases and start over" in text

@@ -123,6 +123,25 @@ def default_run_name(model: str) -> str:
     return name.replace(":", "_").replace("/", "_").replace("\\", "_")
 
 
+def default_run_dir(dataset: str, judge: str, court: str, model: str) -> Path:
+    """`runs/<dataset>-<court>-<model>` for the courtroom judge (a court file by its name without the extension),
+    `runs/<dataset>-<judge>-<model>` for a baseline: runs of two courts on the same data do not collide."""
+    place = Path(court)
+    who = (place.stem if place.suffix in (".yaml", ".yml") else place.name) if judge == "courtroom" else judge
+    return Path("runs") / f"{Path(dataset).stem}-{default_run_name(who)}-{default_run_name(model)}"
+
+
+def court_of(config: dict) -> str | None:
+    """The name of the court a judge's configuration holds (None for a baseline)."""
+    return (config.get("court") or {}).get("name") if config.get("judge") == "courtroom" else None
+
+
+def judge_title(config: dict) -> str:
+    """Who judged, from a judge's configuration: `court full (courtroom judge)`, or `rails judge` for a baseline."""
+    court = court_of(config)
+    return f"court {court} (courtroom judge)" if court else f"{config.get('judge')} judge"
+
+
 @app.command()
 def version() -> None:
     """Print the version."""

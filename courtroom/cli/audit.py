@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under, warn
+from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, court_of, err, fail, parse_fail_under, warn
 from courtroom.log.audit import Audit, edit_verdict
 
 
@@ -48,8 +48,10 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     if as_json:
         _summary_json(audit, gates)
         return
-    console.print(f"[bold]{escape(str(audit.root))}[/]: judge {manifest.spec.judge.name}, model {escape(manifest.model)}, "
-                  f"{len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
+    court = court_of(manifest.judge)
+    console.print(f"[bold]{escape(str(audit.root))}[/]: judge {manifest.spec.judge.name}, "
+                  + (f"court {escape(court)}, " if court else "")
+                  + f"model {escape(manifest.model)}, {len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
     overall = compute_metrics(rows)
     console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
     if audit.edits():
@@ -90,7 +92,8 @@ def _summary_json(audit: Audit, gates: list) -> None:
     escalated = escalation(rows)
     failures = gate_failures(overall, gates)
     summary = {
-        "run": str(audit.root), "judge": manifest.spec.judge.name, "model": manifest.model, "cases": len(rows),
+        "run": str(audit.root), "judge": manifest.spec.judge.name, "court": court_of(manifest.judge),
+        "model": manifest.model, "cases": len(rows),
         "created": manifest.created.isoformat(), "config_hash": manifest.config_hash,
         "metrics": metrics_json(overall),
         "by_source": {name: metrics_json(m) for name, m in metrics_by_source(rows).items()},

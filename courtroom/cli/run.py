@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from courtroom.cli.app import app, check_gates, console, default_run_name, err, fail, parse_fail_under
+from courtroom.cli.app import app, check_gates, console, default_run_dir, err, fail, judge_title, parse_fail_under
 
 JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
 """Options of `run` that one judge takes, and which."""
@@ -40,7 +40,8 @@ def run(
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the served API's key."),
     concurrency: int = typer.Option(8, min=1, help="Requests in flight at once to a served model."),
     request_timeout: float = typer.Option(120.0, min=1, help="Seconds a request to a served model may take."),
-    out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<judge>-<model>)."),
+    out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<court>-<model>, a baseline's "
+                                              "runs/<dataset>-<judge>-<model>)."),
     limit: int | None = typer.Option(None, min=1, help="At most N cases (with --balanced: N/2 per label)."),
     balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
     seed: int = typer.Option(0, help="Seed of the balanced sample."),
@@ -82,7 +83,7 @@ def run(
             options["overrides"] = dict(parse_override(item) for item in settings)
         except CourtroomError as exc:
             fail(str(exc))
-    target = Path(out or f"runs/{Path(dataset).stem}-{judge}-{default_run_name(model)}")
+    target = Path(out) if out else default_run_dir(dataset, judge, court, model)
     try:
         spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
                              sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
@@ -124,8 +125,9 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
             "the selected data hold no more cases of one label"
         err.print(f"[yellow]note[/]: --balanced --limit {limit} judges {total // 2} cases per label, {total} in all "
                   f"({why})")
-    console.print(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}"
-                  + (f" (resuming: {done} already done)" if done else ""))
+    title = judge_title(prepared.judge.config())
+    console.print(escape(f"{title} on {total} cases of {dataset} with model {model} -> {prepared.store.root}"
+                         + (f" (resuming: {done} already done)" if done else "")))
     wanted = {c.id for c in prepared.cases}
     rows = {r.case_id: r for r in prepared.store.rows() if r.case_id in wanted}
     failed_before = sum(1 for r in rows.values() if r.error is not None)
@@ -156,7 +158,7 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
         prepared.store.write_metrics(overall)
     except OSError as exc:  # a full disk: the cases are saved, the same command writes the metrics
         failure = failure or f"{prepared.store.root}: cannot write metrics.json ({exc.strerror or exc})"
-    console.print(metrics_table(f"{prepared.judge.name} / {model}: {len(rows)} of {total} cases", overall,
+    console.print(metrics_table(f"{title}, model {model}: {len(rows)} of {total} cases", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))
     if interrupted:
