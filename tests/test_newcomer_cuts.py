@@ -164,3 +164,24 @@ def test_runs_of_two_courts_on_one_file_get_their_own_default_directories(tmp_pa
     text = " ".join(refused.output.split())
     assert "use another --out (this run stays as it is), --court runs/examples-full-default to finish it with the " \
            "court it was started with, or --fresh to delete its 2 judged cases and start over" in text
+
+
+def test_run_and_demo_end_with_the_next_step(tmp_path: Path, pseudo_runs, monkeypatch) -> None:  # noqa: F811
+    from courtroom.door import PseudoModel, ScriptedBackend
+    from courtroom.engine.registry import JudgeSpec
+
+    out = tmp_path / "my run"
+    result = runner.invoke(app, ["run", "examples", "--limit", "2", "--out", str(out)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == f"next: courtroom audit '{out}' (the summary), courtroom audit report " \
+                                             f"'{out}' -o report.html (every case)"
+    build = JudgeSpec.build
+    monkeypatch.setattr(JudgeSpec, "build", lambda self, backend=None, **options: build(
+        self, ScriptedBackend(PseudoModel(), model="default"), **options))
+    demo = runner.invoke(app, ["demo", "--court", "full", "--limit", "2"], env=WIDE)
+    assert demo.exit_code == 0, demo.output
+    assert demo.output.splitlines()[-1] == "next: courtroom run examples --court full (writes runs/examples-full-default), " \
+                                           "then courtroom audit runs/examples-full-default"
+    rails = runner.invoke(app, ["demo", "--judge", "rails", "--limit", "1", "--model", "org/m"], env=WIDE)
+    assert rails.output.splitlines()[-1] == "next: courtroom run examples --judge rails --model org/m (writes " \
+                                            "runs/examples-rails-org_m), then courtroom audit runs/examples-rails-org_m"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -166,4 +167,7 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
         raise typer.Exit(130)
     if failure:
         fail(f"{failure}\n{len(rows)} of {total} cases are saved; run the same command to resume")
+    root = shlex.quote(str(prepared.store.root))
+    console.print(escape(f"next: courtroom audit {root} (the summary), courtroom audit report {root} -o report.html "
+                         "(every case)"))
     check_gates(overall, gates)
