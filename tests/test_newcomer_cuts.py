@@ -185,3 +185,22 @@ def test_run_and_demo_end_with_the_next_step(tmp_path: Path, pseudo_runs, monkey
     rails = runner.invoke(app, ["demo", "--judge", "rails", "--limit", "1", "--model", "org/m"], env=WIDE)
     assert rails.output.splitlines()[-1] == "next: courtroom run examples --judge rails --model org/m (writes " \
                                             "runs/examples-rails-org_m), then courtroom audit runs/examples-rails-org_m"
+
+
+def test_piped_tables_are_never_cut_and_errors_are_one_line(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
+    """Piped or in CI (no terminal, no COLUMNS), tables were 80 columns with cut cells and errors wrapped."""
+    sources = [f"a-rather-long-source-name-of-some-benchmark-collection/part-{i}" for i in range(2)]
+    data = tmp_path / "cases.jsonl"
+    data.write_text("".join(json.dumps({"id": f"case-{i}", "question": "q", "context": "The sky is blue.",
+                                        "answer": "The sky is blue.", "label": "PASS" if i % 2 else "FAIL",
+                                        "source": sources[i % 2]}) + "\n" for i in range(4)))
+    out = tmp_path / "run"
+    assert runner.invoke(app, ["run", str(data), "--judge", "rails", "--out", str(out)]).exit_code == 0
+    piped = {"COLUMNS": None}
+    summary = runner.invoke(app, ["audit", str(out)], env=piped)
+    assert summary.exit_code == 0, summary.output
+    assert "…" not in summary.output and all(source in summary.output for source in sources)
+    assert max(map(len, summary.output.splitlines())) > 80
+    missing = tmp_path.joinpath(*["a-directory-with-a-long-name"] * 12)  # longer than the widest table
+    error = runner.invoke(app, ["audit", str(missing)], env=piped)
+    assert error.exit_code == 2 and len(error.output.splitlines()) == 1 and len(error.output) > 320, error.output
