@@ -1,4 +1,5 @@
-"""courtroom: decide whether a RAG answer is hallucinated by holding a trial.
+"""courtroom: decide whether a RAG answer is hallucinated: a court measures the answer and hears its witnesses (the
+default court), or tries each suspect statement (`full` and the other trial courts).
 
 The public API is imported lazily, so `import courtroom` stays light (no torch, no ray).
 """

@@ -86,3 +86,26 @@ def test_a_court_with_its_own_persona_file_is_written_with_it(tmp_path: Path, ps
     written = yaml.safe_load(out.read_text())
     assert written["personas"]["judge"] == "calibrated.my_judge.yaml" and written["personas"]["clerk"] == "clerk"
     assert Court.load(out).personas["judge"][0].name == "my_judge"
+
+
+def test_a_calibrated_court_names_its_personas_from_its_own_folder(tmp_path: Path, pseudo_runs,  # noqa: F811
+                                                                   monkeypatch) -> None:
+    """A persona the run's court found from the working directory is named relative to the written court, so the
+    court validates from any working directory."""
+    shipped = Path(__file__).resolve().parents[1] / "personas"
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "court.yaml").write_text((shipped / "courts" / "default.yaml").read_text().replace(
+        "judge: judge", "judge: my_judge.yaml"))
+    (mine / "my_judge.yaml").write_text((shipped / "judge.yaml").read_text().replace("name: judge", "name: my_judge"))
+    monkeypatch.chdir(mine)
+    assert runner.invoke(app, ["run", "examples", "--court", "court.yaml", "--out", "../run"]).exit_code == 0
+    result = runner.invoke(app, ["calibrate", "../run", "-o", "../elsewhere/fit.yaml"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "elsewhere" / "fit.yaml"
+    assert yaml.safe_load(out.read_text())["personas"]["judge"] == "../mine/my_judge.yaml"
+    (tmp_path / "other").mkdir()
+    monkeypatch.chdir(tmp_path / "other")
+    validated = runner.invoke(app, ["court", "validate", str(out)], env=WIDE)
+    assert validated.exit_code == 0, validated.output
+    assert Court.load(out).personas["judge"][0].name == "my_judge"

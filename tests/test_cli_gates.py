@@ -51,3 +51,24 @@ def test_audit_summary_gates_a_finished_run(tmp_path: Path, pseudo_runs) -> None
     assert f"cases 6 < 7; tokens_per_case {metrics['tokens_per_case']:.3f} < 1e9" in low.output
     unknown = runner.invoke(app, ["audit", str(out), "--fail-under", "precision.middle=1"], env=WIDE)
     assert unknown.exit_code == 2 and "precision.low" in unknown.output
+
+
+def test_gates_take_upper_bounds_as_metric_at_most_value(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
+    from courtroom.evaluate.gates import parse_gate
+
+    assert (parse_gate("errors<=0").op, parse_gate("cases>=6").op, parse_gate("cases=6").op) == ("<=", ">=", ">=")
+    assert parse_gate(" tokens_per_case <= 1e9 ").metric == "tokens_per_case"
+    out = tmp_path / "run"
+    args = ["run", "examples", "--judge", "rails", "--out", str(out), "--limit", "6"]
+    passed = runner.invoke(app, [*args, "--fail-under", "errors<=0", "--fail-under", "cases>=6"], env=WIDE)
+    assert passed.exit_code == 0, passed.output
+    assert "passed: errors <= 0, cases >= 6" in passed.output
+    failed = runner.invoke(app, ["audit", str(out), "--fail-under", "cases<=5", "--fail-under", "errors<=0"], env=WIDE)
+    assert failed.exit_code == 3 and "failed: cases 6 > 5" in failed.output and "errors 0" not in failed.output
+    gated = runner.invoke(app, ["audit", str(out), "--json", "--fail-under", "cases<=5", "--fail-under", "cases=6"])
+    assert gated.exit_code == 3
+    assert json.loads(gated.stdout)["gates"] == [{"metric": "cases", "maximum": 5.0, "value": 6.0, "passed": False},
+                                                  {"metric": "cases", "minimum": 6.0, "value": 6.0, "passed": True}]
+    for wrong in ("errors<0", "errors=>0", "errors<=", "errors==0"):
+        refused = runner.invoke(app, ["audit", str(out), "--fail-under", wrong], env=WIDE)
+        assert refused.exit_code == 2 and "METRIC<=VALUE" in refused.output, (wrong, refused.output)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from courtroom.errors import DatasetError
-from courtroom.evaluate.datasets import LoadReport, load_file, parse_field_map
+from courtroom.evaluate.datasets import LoadReport, load_file, normalize_label, parse_field_map
 from courtroom.evaluate.selection import load_dataset, select
 
 ROWS = [{"id": f"r{i}", "question": f"q{i}", "context": [f"c{i}"], "answer": f"a{i}",
@@ -155,3 +155,28 @@ def test_known_hub_datasets_map_their_columns_under_the_users_mapping() -> None:
     assert hub_field_map("PatronusAI/HaluBench", None) == {"context": "passage", "source": "source_ds"}
     assert hub_field_map("PatronusAI/HaluBench", {"source": "dataset"})["source"] == "dataset"
     assert hub_field_map("org/other", {"question": "query"}) == {"question": "query"}
+
+
+def test_a_malformed_jsonl_line_names_the_column_of_the_problem(tmp_path: Path) -> None:
+    """Not `column 1` of a second line (the line ending parsed with it): the column on the line itself."""
+    good = json.dumps(ROWS[0])
+    cut = '{"id": "b", "question": "q", "context": "c"'  # cut short: the line ends where a comma was expected
+    for ending in ("\n", "\r\n"):
+        path = tmp_path / "cases.jsonl"
+        path.write_bytes((good + ending + cut + ending).encode())
+        with pytest.raises(DatasetError) as caught:
+            load_file(path)
+        assert str(caught.value) == f"{path}:2: not valid JSON (Expecting ',' delimiter at column {len(cut) + 1})"
+
+
+@pytest.mark.parametrize("word", ["yes", "no", "Yes", " NO "])
+def test_yes_and_no_are_refused_as_labels_suggesting_pass_and_fail(tmp_path: Path, word: str) -> None:
+    """`yes` answers "hallucinated?" as well as "faithful?": it was read as FAIL, silently inverting data labelled
+    the other way. Refused, naming the row and the words to use; booleans and 0/1 keep their documented meaning."""
+    path = write_jsonl(tmp_path / "cases.jsonl", [{**ROWS[0], "label": word}])
+    with pytest.raises(DatasetError) as caught:
+        load_file(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:1: field 'label': label {word!r} is ambiguous") and "PASS" in message
+    assert "FAIL" in message and "\n" not in message
+    assert normalize_label(True) == "FAIL" and normalize_label("0") == "PASS" and normalize_label("faithful") == "PASS"

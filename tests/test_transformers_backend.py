@@ -123,3 +123,32 @@ def test_unconstrained_mode_reports_parse_failures(real_backend: TransformersBac
         update={"constrained": False}))
     assert response.value is None and response.error
     assert response.finish_reason in ("length", "parse_error")
+
+
+def test_the_model_is_called_without_deprecated_keywords(real_backend: TransformersBackend) -> None:
+    """transformers 5 renamed `past_key_values` to `cache` (the old name warns until 5.40 and then goes): every
+    forward pass (prefill, decoding, choice tails, the observed pass) uses the name the installed version takes."""
+    import logging
+    import warnings
+
+    from courtroom.door.requests import Observation
+
+    text = "The lighthouse was automated in 1926."
+    observed = GenerationRequest(messages=(CONTEXT, ChatMessage(role="user", content="Repeat the answer.")),
+                                 output_type=Literal[(text,)],
+                                 observe=Observation(spans=((0, len(text)),), lookback=True, hidden=(0.5,)))
+    logged: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
+    logging.getLogger("transformers").addHandler(handler)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            responses = real_backend.generate([ask("Give a reason and a verdict as JSON.", Finding, group="w"),
+                                               ask("Verdict?", Literal["supported", "hallucinated"], group="w"),
+                                               observed])
+    finally:
+        logging.getLogger("transformers").removeHandler(handler)
+    assert all(r.ok for r in responses)
+    said = [str(w.message) for w in caught] + logged
+    assert not [m for m in said if "past_key_values" in m or "cache_params" in m], said

@@ -18,7 +18,10 @@ from courtroom.report.terminal import shown
 
 app = typer.Typer(
     name="courtroom",
-    help="Decide whether a RAG answer is hallucinated by holding a trial.",
+    help="Decide whether a RAG answer is hallucinated, and show why. The default court measures how well the context "
+         "grounds each sentence of the answer, hears its witnesses and weighs their testimony (by a ruling fitted for "
+         "the model, else by the grounding measure), with no trial; --court full, escalated, evidence, jury or "
+         "cross_examination try each charge: a prosecutor and a defender argue it, and a judge rules.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -105,7 +108,7 @@ def check_gates(metrics, gates: list) -> None:  # noqa: ANN001
     if failures:
         err.print(f"[bold red]failed[/]: {shown('; '.join(failures))}")
         raise typer.Exit(GATE_FAILED)
-    console.print(f"[green]passed[/]: {', '.join(f'{g.metric} >= {g.shown}' for g in gates)}")
+    console.print(f"[green]passed[/]: {shown(', '.join(g.describe() for g in gates))}")
 
 
 def warn(message: str) -> None:
@@ -119,6 +122,25 @@ def default_run_name(model: str) -> str:
     path = Path(model)
     name = path.stem if path.suffix in {".gguf", ".safetensors", ".bin"} else model.strip("/")
     return name.replace(":", "_").replace("/", "_").replace("\\", "_")
+
+
+def default_run_dir(dataset: str, judge: str, court: str, model: str) -> Path:
+    """`runs/<dataset>-<court>-<model>` for the courtroom judge (a court file by its name without the extension),
+    `runs/<dataset>-<judge>-<model>` for a baseline: runs of two courts on the same data do not collide."""
+    place = Path(court)
+    who = (place.stem if place.suffix in (".yaml", ".yml") else place.name) if judge == "courtroom" else judge
+    return Path("runs") / f"{Path(dataset).stem}-{default_run_name(who)}-{default_run_name(model)}"
+
+
+def court_of(config: dict) -> str | None:
+    """The name of the court a judge's configuration holds (None for a baseline)."""
+    return (config.get("court") or {}).get("name") if config.get("judge") == "courtroom" else None
+
+
+def judge_title(config: dict) -> str:
+    """Who judged, from a judge's configuration: `court full (courtroom judge)`, or `rails judge` for a baseline."""
+    court = court_of(config)
+    return f"court {court} (courtroom judge)" if court else f"{config.get('judge')} judge"
 
 
 @app.command()

@@ -8,8 +8,8 @@ import json
 import typer
 from rich.table import Table
 
-from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, err, fail, parse_fail_under, warn
-from courtroom.log.audit import Audit
+from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, court_of, err, fail, parse_fail_under, warn
+from courtroom.log.audit import Audit, edit_verdict
 from courtroom.report.terminal import shown
 
 
@@ -35,8 +35,8 @@ def open_audit(run_dir: str, *, corrected: bool = True) -> Audit:
 @audit_app.command("summary")
 def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
                   fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate on the finished run: exit 3 "
-                                                       "when a metric is below this, e.g. balanced_accuracy=0.70 "
-                                                       "(repeatable)."),
+                                                       "when a metric is out of bounds, e.g. balanced_accuracy>=0.70 "
+                                                       "(or =0.70) or errors<=0 (repeatable)."),
                   as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (for scripts).")) -> None:
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table; with gold spans in
     the data, how well the hallucinated spans named find them."""
@@ -53,8 +53,10 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     if as_json:
         _summary_json(audit, gates)
         return
-    console.print(f"[bold]{shown(audit.root)}[/]: judge {shown(manifest.spec.judge.name)}, model {shown(manifest.model)}, "
-                  f"{len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
+    court = court_of(manifest.judge)
+    console.print(f"[bold]{shown(audit.root)}[/]: judge {shown(manifest.spec.judge.name)}, "
+                  + (f"court {shown(court)}, " if court else "")
+                  + f"model {shown(manifest.model)}, {len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
     overall = compute_metrics(rows)
     console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
     if audit.edits():
@@ -99,7 +101,8 @@ def _summary_json(audit: Audit, gates: list) -> None:
     escalated = escalation(rows)
     failures = gate_failures(overall, gates)
     summary = {
-        "run": str(audit.root), "judge": manifest.spec.judge.name, "model": manifest.model, "cases": len(rows),
+        "run": str(audit.root), "judge": manifest.spec.judge.name, "court": court_of(manifest.judge),
+        "model": manifest.model, "cases": len(rows),
         "created": manifest.created.isoformat(), "config_hash": manifest.config_hash,
         "metrics": metrics_json(overall),
         "by_source": {name: metrics_json(m) for name, m in metrics_by_source(rows).items()},
@@ -108,7 +111,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
         "spans": run_span_scores(audit.store, rows),
         "escalation": None if escalated is None else {**escalated._asdict(), "share": escalated.share},
         "debate_gain": None if gain is None else _comparison_json(gain),
-        "gates": [{"metric": g.metric, "minimum": g.minimum, "value": g.value(overall), "passed": g.failure(overall) is None}
+        "gates": [{"metric": g.metric, g.limit: g.bound, "value": g.value(overall), "passed": g.failure(overall) is None}
                   for g in gates],
     }
     typer.echo(json.dumps(summary, indent=2))
@@ -269,21 +272,22 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
 def audit_edit(
     run_dir: str = typer.Argument(..., help="Run directory."),
     case_id: str = typer.Argument(..., help="The case to correct."),
-    verdict: str = typer.Option(..., help="hallucinated or supported."),
+    verdict: str = typer.Option(..., help="FAIL (hallucinated) or PASS (supported), as the data labels cases."),
     reason: str = typer.Option(..., help="Why the correction."),
     author: str = typer.Option(..., help="Who corrects."),
     charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
 ) -> None:
     """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
+    from courtroom.case import Verdict
     from courtroom.errors import RunError
 
     audit = open_audit(run_dir)
-    if verdict not in ("hallucinated", "supported"):
-        fail(f"--verdict must be hallucinated or supported, not {verdict!r}")
     try:
-        event = audit.edit(case_id, verdict, reason, author, None if charge is None else charge - 1)
+        ruling = edit_verdict(verdict)
+        event = audit.edit(case_id, ruling, reason, author, None if charge is None else charge - 1)
     except RunError as exc:  # AuditError among them; a link where edits.jsonl belongs
         fail(str(exc))
     number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
-    console.print(f"recorded edit {number} of {shown(audit.root)} on {shown(case_id)} (event {event.seq} of its transcript): "
-                  f"{'case' if charge is None else f'charge {charge}'} -> {verdict}")
+    console.print(f"recorded edit {number} of {shown(audit.root)} on {shown(case_id)} (event {event.seq} of its "
+                  f"transcript): {'case' if charge is None else f'charge {charge}'} -> "
+                  f"{'FAIL' if ruling is Verdict.HALLUCINATED else 'PASS'} ({ruling.value})")

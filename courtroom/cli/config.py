@@ -12,16 +12,25 @@ from courtroom.report.terminal import shown, visible
 
 
 @personas_app.command("validate")
-def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files or directories.")) -> None:
-    """Validate persona files; report every broken one with its path, line and field."""
+def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files or directories."),
+                      court: str | None = typer.Option(None, help="Check each persona's role against this court "
+                                                                  "(name or file); default: the shipped courts.")) -> None:
+    """Validate persona files; report every broken one with its path, line and field (a role no court seats among
+    them)."""
+    from courtroom.court.court import check_seated, seated_roles
     from courtroom.court.personas import Persona
-    from courtroom.errors import PersonaError
+    from courtroom.errors import CourtroomError, PersonaError
 
+    try:
+        roles = seated_roles(court)  # a court that does not load is refused before any persona is read
+    except CourtroomError as exc:
+        fail(str(exc))
     files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.y*ml")) if p.is_dir() else [p])]
     broken = 0
     for file in files:
         try:
             persona = Persona.from_file(file)
+            check_seated(persona, file, court, roles)
             console.print("[green]ok[/] " + shown(f"{file} ({persona.name}, role {persona.role})"))
         except PersonaError as exc:
             broken += 1

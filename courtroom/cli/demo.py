@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from courtroom.cli.app import app, console, fail
+from courtroom.cli.app import app, console, default_run_dir, fail
 from courtroom.report.terminal import shown
 
 
@@ -53,3 +54,16 @@ def demo(
         fail(str(exc))
     console.print(table)
     console.print(f"accuracy {correct}/{len(cases)}")
+    console.print(escape(next_step(judge, court, model)))
+
+
+def next_step(judge: str, court: str, model: str) -> str:
+    """The `run` that judges the examples as the demo did into a run directory, and its audit."""
+    import shlex
+
+    options = [("--judge", judge, "courtroom"), ("--court", court if judge == "courtroom" else "default", "default"),
+               ("--model", model, "default")]
+    command = " ".join(["courtroom run examples", *(f"{name} {shlex.quote(value)}" for name, value, usual in options
+                                                    if value != usual)])
+    out = shlex.quote(str(default_run_dir("examples", judge, court, model)))
+    return f"next: {command} (writes {out}), then courtroom audit {out}"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from courtroom.cli.app import app, check_gates, console, default_run_name, err, fail, parse_fail_under
+from courtroom.cli.app import app, check_gates, console, default_run_dir, err, fail, judge_title, parse_fail_under
 from courtroom.report.terminal import shown
 
 JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
@@ -30,7 +31,9 @@ def run(
     court: str = typer.Option("default", help="Court name, file, or run directory (the court that run recorded: to "
                                               "resume it after its court changed) (courtroom judge)."),
     settings: list[str] = typer.Option([], "--set", help="Change one of the court's settings, e.g. "
-                                                          "--set ruling.judge_weight=0.3 (repeatable)."),
+                                                          "--set ruling.judge_weight=0.3, or seat another persona: "
+                                                          "--set personas.prosecutor=mine.yaml (a name or a file, "
+                                                          "looked for from here first) (repeatable)."),
     model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id (with --model-url: the "
                                               "name the server serves it under)."),
     model_url: str | None = typer.Option(None, help="Judge with a served model: its OpenAI-compatible API base, "
@@ -38,7 +41,8 @@ def run(
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the served API's key."),
     concurrency: int = typer.Option(8, min=1, help="Requests in flight at once to a served model."),
     request_timeout: float = typer.Option(120.0, min=1, help="Seconds a request to a served model may take."),
-    out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<judge>-<model>)."),
+    out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<court>-<model>, a baseline's "
+                                              "runs/<dataset>-<judge>-<model>)."),
     limit: int | None = typer.Option(None, min=1, help="At most N cases (with --balanced: N/2 per label)."),
     balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
     seed: int = typer.Option(0, help="Seed of the balanced sample."),
@@ -60,8 +64,9 @@ def run(
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
     fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate: exit 3 when a metric of the finished "
-                                         "run is below this, e.g. --fail-under balanced_accuracy=0.70 (repeatable; "
-                                         "any number of metrics.json, `.low` for an interval's lower end)."),
+                                         "run is out of bounds: at least, --fail-under balanced_accuracy>=0.70 (or "
+                                         "=0.70), or at most, --fail-under errors<=0 (repeatable; any number of "
+                                         "metrics.json, `.low` for an interval's lower end)."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
     from courtroom.court.spec import parse_override
@@ -79,7 +84,7 @@ def run(
             options["overrides"] = dict(parse_override(item) for item in settings)
         except CourtroomError as exc:
             fail(str(exc))
-    target = Path(out or f"runs/{Path(dataset).stem}-{judge}-{default_run_name(model)}")
+    target = Path(out) if out else default_run_dir(dataset, judge, court, model)
     try:
         spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
                              sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
@@ -122,8 +127,9 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
             "the selected data hold no more cases of one label"
         err.print(f"[yellow]note[/]: --balanced --limit {limit} judges {total // 2} cases per label, {total} in all "
                   f"({why})")
-    console.print(shown(f"{prepared.judge.name} on {total} cases of {dataset} with {model} -> {prepared.store.root}")
-                  + (f" (resuming: {done} already done)" if done else ""))
+    title = judge_title(prepared.judge.config())
+    console.print(shown(f"{title} on {total} cases of {dataset} with model {model} -> {prepared.store.root}"
+                        + (f" (resuming: {done} already done)" if done else "")))
     wanted = {c.id for c in prepared.cases}
     rows = {r.case_id: r for r in prepared.store.rows() if r.case_id in wanted}
     failed_before = sum(1 for r in rows.values() if r.error is not None)
@@ -155,7 +161,7 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
         prepared.store.write_metrics(overall, spans)
     except OSError as exc:  # a full disk: the cases are saved, the same command writes the metrics
         failure = failure or f"{prepared.store.root}: cannot write metrics.json ({exc.strerror or exc})"
-    console.print(metrics_table(f"{prepared.judge.name} / {model}: {len(rows)} of {total} cases", overall,
+    console.print(metrics_table(f"{title}, model {model}: {len(rows)} of {total} cases", overall,
                                 metrics_by_source(rows)))
     console.print(confusion_table(overall))
     if spans is not None:
@@ -165,4 +171,7 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
         raise typer.Exit(130)
     if failure:
         fail(f"{failure}\n{len(rows)} of {total} cases are saved; run the same command to resume")
+    root = shlex.quote(str(prepared.store.root))
+    console.print(shown(f"next: courtroom audit {root} (the summary), courtroom audit report {root} -o report.html "
+                         "(every case)"))
     check_gates(overall, gates)

@@ -9,7 +9,7 @@ that every role has a persona, and that every persona loads and renders.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from courtroom.court.personas import Persona, load_persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import (
     CourtSpec,
+    courts_dir,
     find_court_file,
     with_overrides,
 )
@@ -69,12 +70,13 @@ class Court(Judge):
     def load(cls, name_or_path: str | Path = "default", backend: Backend | BackendSpec | None = None,
              **options: Any) -> Court:
         """Load and validate a court by name (shipped) or path; errors name the file, line and field."""
-        path = find_court_file(str(name_or_path))
-        data, locator = read_yaml(path, CourtError)
-        spec = validate_as(CourtSpec, data, path, CourtError, locator=locator)
-        personas = _load_personas(spec, path, locator)
-        if overrides := options.pop("overrides", None):
+        path, spec, locator = _read_spec(name_or_path)
+        overrides = options.pop("overrides", None) or {}
+        if overrides:  # before the personas load: `--set personas.ROLE=...` seats another
             spec = with_overrides(spec, overrides)
+        given = _set_roles(spec, overrides)
+        personas = _load_personas(spec, path, locator, skip=given)
+        personas = _set_personas(spec, personas, given, [path.parent, path.parent.parent])
         spec = load_rulings(spec, path, locator)
         _validate(spec, personas, path, locator)
         return cls(spec, personas, backend, source=str(path), **options)
@@ -89,14 +91,17 @@ class Court(Judge):
         for key in ("court", "personas", "prompt_format"):
             if key not in config:
                 raise CourtError(f"{source}: field judge.{key}: missing from the recorded court")
-        spec = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
-        if overrides := options.pop("overrides", None):
+        spec = recorded = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
+        overrides = options.pop("overrides", None) or {}
+        if overrides:
             spec = with_overrides(spec, overrides)
         spec = load_rulings(spec, Path(source), Locator(""))
         if not isinstance(config["personas"], dict) or not all(isinstance(p, list) for p in config["personas"].values()):
             raise CourtError(f"{source}: field judge.personas: expected each role's list of personas")
         personas = {role: [validate_as(Persona, p, source, CourtError, field=("judge", "personas", role, i))
                            for i, p in enumerate(people)] for role, people in config["personas"].items()}
+        changed = {role for role in _set_roles(spec, overrides) if spec.personas[role] != recorded.personas.get(role)}
+        personas = _set_personas(spec, personas, changed, [])  # a persona set to the one recorded stays as recorded
         _validate(spec, personas, Path(source), Locator(""))
         return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
@@ -247,25 +252,85 @@ class Court(Judge):
         return f"{self.spec.name}: {people}; {trials}; aggregation {self.spec.aggregation.method}"
 
 
-def _load_personas(spec: CourtSpec, path: Path, locator: Locator) -> dict[str, list[Persona]]:
+def _read_spec(name_or_path: str | Path) -> tuple[Path, CourtSpec, Locator]:
+    """A court's file (by name or path), validated as a `CourtSpec` (its personas not loaded)."""
+    path = find_court_file(str(name_or_path))
+    data, locator = read_yaml(path, CourtError)
+    return path, validate_as(CourtSpec, data, path, CourtError, locator=locator), locator
+
+
+def seated_roles(court: str | Path | None = None) -> set[str]:
+    """The roles a court seats (its personas' roles and its clerk's), read from its file; without a court, those of
+    every shipped court."""
+    courts = [court] if court is not None else sorted(courts_dir().glob("*.yaml"))
+    return {role for c in courts for spec in [_read_spec(c)[1]] for role in (*spec.personas, spec.clerk)}
+
+
+def check_seated(persona: Persona, path: str | Path, court: str | Path | None = None,
+                 roles: set[str] | None = None) -> None:
+    """Refuse a persona whose role no court seats (by default: no shipped court; else not `court`, whose
+    `seated_roles` may be given), naming the persona file, the line of its role and the roles seated."""
+    roles = seated_roles(court) if roles is None else roles
+    if persona.role in roles:
+        return
+    line = read_yaml(path, PersonaError)[1].line(["role"])
+    seated = f"court {court} seats" if court is not None else "the shipped courts seat"
+    hint = "" if court is not None else "; give --court to check it against your own"
+    raise PersonaError(f"{path}:{line}: field role: no court seats {persona.role!r} ({seated} "
+                       f"{', '.join(sorted(roles))}{hint})")
+
+
+def _load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collection[str] = ()) -> dict[str, list[Persona]]:
+    """The personas the court file seats (but in the roles `skip`), each looked for beside the court file first."""
     personas: dict[str, list[Persona]] = {}
     for role, names in spec.personas.items():
-        listed = [names] if isinstance(names, str) else names
-        if not listed:
+        if role in skip:
+            continue
+        if not (names if isinstance(names, list) else [names]):
             raise CourtError(f"{path}:{locator.line(['personas', role])}: field personas.{role}: no persona given")
         loaded = []
-        for index, name in enumerate(listed):
+        for index, name in enumerate([names] if isinstance(names, str) else names):
             where = ["personas", role] + ([] if isinstance(names, str) else [index])
-            try:
-                persona = load_persona(name, [path.parent, path.parent.parent])
-            except PersonaError as exc:
-                raise CourtError(f"{path}:{locator.line(where)}: field {'.'.join(map(str, where))}: {exc}") from exc
-            if persona.role != role:
-                raise CourtError(f"{path}:{locator.line(where)}: field {'.'.join(map(str, where))}: persona "
-                                 f"{persona.name!r} has role {persona.role!r}, but sits as {role!r}")
-            loaded.append(persona)
+            field = f"{path}:{locator.line(where)}: field {'.'.join(map(str, where))}"
+            loaded.append(_seat(name, role, [path.parent, path.parent.parent], field))
         personas[role] = loaded
     return personas
+
+
+def _set_roles(spec: CourtSpec, overrides: Mapping[str, Any]) -> set[str]:
+    """The roles whose personas `--set` names (`personas.ROLE=...`, or every role by `personas={...}`)."""
+    if "personas" in overrides:
+        return set(spec.personas)
+    return {path.split(".")[1] for path in overrides if path.startswith("personas.") and path.count(".") == 1}
+
+
+def _set_personas(spec: CourtSpec, personas: dict[str, list[Persona]], roles: Collection[str],
+                  near: list[Path]) -> dict[str, list[Persona]]:
+    """`personas` with those of `roles` loaded as `--set` names them (each looked for from the working directory
+    first, then `near`), in the court's order of roles; an error names the `--set` and the file."""
+    if not roles:
+        return personas
+    for role in roles:
+        names = spec.personas[role]
+        listed = [names] if isinstance(names, str) else names
+        if not listed:
+            raise CourtError(f"--set personas.{role}: no persona given")
+        personas = {**personas, role: [_seat(name, role, [Path.cwd(), *near], f"--set personas.{role}"
+                                             + ("" if isinstance(names, str) else f" (persona {index + 1})"))
+                                       for index, name in enumerate(listed)]}
+    return {role: personas[role] for role in spec.personas}
+
+
+def _seat(name: str, role: str, search: list[Path], where: str) -> Persona:
+    """The persona `name` (a name or a file) loaded to sit as `role`; a `CourtError` prefixed by `where` when it is
+    not found, does not validate or has another role."""
+    try:
+        persona = load_persona(name, search)
+    except PersonaError as exc:
+        raise CourtError(f"{where}: {exc}") from exc
+    if persona.role != role:
+        raise CourtError(f"{where}: persona {persona.name!r} has role {persona.role!r}, but sits as {role!r}")
+    return persona
 
 
 def _validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, locator: Locator) -> None:

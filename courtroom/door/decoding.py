@@ -3,6 +3,7 @@ batch's KV cache, each under its own Outlines logits processor and seeded genera
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,25 @@ from typing import Any
 from courtroom.door.constraints import ConstraintCompiler
 from courtroom.door.models import LoadedModel
 from courtroom.door.requests import GenerationRequest, OutputSpec, truncation_message
+
+
+@functools.cache
+def _cache_keyword(model_class: type) -> str:
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(model_class.forward).parameters else "past_key_values"
+
+
+def cache_argument(model: Any, cache: Any) -> dict[str, Any]:
+    """The KV cache as this model's forward takes it: `cache=` where the installed transformers has the name (it
+    renamed `past_key_values`, which warns until 5.40 and then goes), else `past_key_values=`."""
+    return {_cache_keyword(type(model)): cache}
+
+
+def returned_cache(out: Any) -> Any:
+    """The KV cache a forward pass returned (`out.cache`, or `out.past_key_values` before the rename)."""
+    cache = getattr(out, "cache", None)
+    return cache if cache is not None else out.past_key_values
 
 
 @dataclass
@@ -95,10 +115,10 @@ def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions:
         tokens = torch.tensor(next_tokens, dtype=torch.long, device=device).unsqueeze(1)
         mask = torch.cat([mask, torch.ones((len(active), 1), dtype=mask.dtype, device=device)], dim=1)
         out = lm.model(input_ids=tokens, attention_mask=mask, position_ids=positions.unsqueeze(1).to(device),
-                       past_key_values=cache, use_cache=True)
+                       **cache_argument(lm.model, cache), use_cache=True)
         stats.forward_passes += 1
         positions = positions + 1
-        cache = out.past_key_values
+        cache = returned_cache(out)
         logits = out.logits[:, -1, :].float()
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintCompiler
-from courtroom.door.decoding import BackendStats, Row, decode_batch, finish_row, generator
+from courtroom.door.decoding import BackendStats, Row, cache_argument, decode_batch, finish_row, generator, returned_cache
 from courtroom.door.models import LoadedModel, load_model
 from courtroom.door.prefix_cache import PrefixCache, Segment
 from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec
@@ -231,12 +231,12 @@ class TransformersBackend(Backend):
         past = self._stack([segments[r.index] for r in rows], past_len)
         device = lm.device
         out = lm.model(input_ids=input_ids.to(device), attention_mask=mask.to(device),
-                       position_ids=position_ids.to(device), past_key_values=past, use_cache=True)
+                       position_ids=position_ids.to(device), **cache_argument(lm.model, past), use_cache=True)
         self.stats.forward_passes += 1
         self.stats.prompt_tokens += sum(len(r.ids) for r in rows)
         self.stats.computed_prompt_tokens += batch
         next_positions = torch.tensor([r.position for r in rows], dtype=torch.long)
-        return out.logits[:, -1, :].float(), out.past_key_values, mask.to(device), next_positions
+        return out.logits[:, -1, :].float(), returned_cache(out), mask.to(device), next_positions
 
     def _forward_segment(self, past: list[Segment], ids: list[int], start: int) -> Segment:
         """Run one row's tokens after its cached past; return the KV of the new tokens."""
@@ -258,10 +258,10 @@ class TransformersBackend(Backend):
             cache = DynamicCache(config=lm.model.config)
         input_ids = torch.tensor([ids], dtype=torch.long, device=device)
         positions = torch.arange(start, start + len(ids), device=device).unsqueeze(0)
-        out = lm.model(input_ids=input_ids, position_ids=positions, past_key_values=cache, use_cache=True,
+        out = lm.model(input_ids=input_ids, position_ids=positions, **cache_argument(lm.model, cache), use_cache=True,
                        logits_to_keep=1)
         self.stats.forward_passes += 1
-        full = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        full = [(layer.keys, layer.values) for layer in returned_cache(out).layers]
         segment = [(keys[:, :, start:].clone(), values[:, :, start:].clone()) for keys, values in full]
         return segment, out.logits[0, -1].float(), full
 
@@ -348,7 +348,7 @@ class TransformersBackend(Backend):
                 input_ids[r, :len(ids) - 1] = torch.tensor(ids[:-1])
             positions = torch.arange(len(row.ids), len(row.ids) + width).expand(n, -1)
             out = lm.model(input_ids=input_ids.to(device), position_ids=positions.to(device),
-                           past_key_values=cache, use_cache=False)
+                           **cache_argument(lm.model, cache), use_cache=False)
             self.stats.forward_passes += 1
             logprobs = torch.log_softmax(out.logits.float(), dim=-1)
             for r, (j, ids) in enumerate(tails):
@@ -386,7 +386,7 @@ class TransformersBackend(Backend):
                      if name.endswith("self_attn")]
         try:
             cache = DynamicCache(ddp_cache_data=list(past), config=lm.model.config)
-            out = lm.model(input_ids=torch.tensor([ids], device=device), past_key_values=cache, use_cache=False,
+            out = lm.model(input_ids=torch.tensor([ids], device=device), **cache_argument(lm.model, cache), use_cache=False,
                            position_ids=torch.arange(length, length + len(ids), device=device).unsqueeze(0),
                            output_hidden_states=bool(observe.hidden))
             self.stats.forward_passes += 1

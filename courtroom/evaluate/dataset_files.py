@@ -80,7 +80,7 @@ def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield where, _load_json(line)
+                yield where, _load_json(line.rstrip("\r\n"))  # its line ending would be read as a second line
             except json.JSONDecodeError as exc:
                 yield where, DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
             except _Unreadable as exc:

@@ -7,7 +7,8 @@ answer, label`. A bad row raises `DatasetError` naming the file, the row and the
 `skip_invalid` is set, in which case it is skipped and counted.
 
 Labels: `PASS`/`FAIL` (HaluBench convention), `faithful`/`supported`/`factual` (PASS),
-`hallucinated` (FAIL), or a boolean / 0-1 value meaning "hallucinated".
+`hallucinated` (FAIL), or a boolean / 0-1 value meaning "hallucinated". `yes`/`no` are refused: they answer
+"hallucinated?" as readily as "faithful?", and reading them one way would silently invert data labelled the other.
 """
 
 from __future__ import annotations
@@ -27,8 +28,10 @@ from courtroom.errors import DatasetError
 from courtroom.evaluate.dataset_files import file_rows
 
 CASE_FIELDS = ("id", "question", "context", "answer", "label", "source", "spans")
-PASS_WORDS = {"pass", "faithful", "supported", "factual", "false", "0", "no"}
-FAIL_WORDS = {"fail", "hallucinated", "hallucination", "unsupported", "true", "1", "yes"}
+PASS_WORDS = {"pass", "faithful", "supported", "factual", "false", "0"}
+FAIL_WORDS = {"fail", "hallucinated", "hallucination", "unsupported", "true", "1"}
+AMBIGUOUS_WORDS = {"yes", "no"}
+"""Labels refused: the answer to a question the data does not say (faithful? or hallucinated?)."""
 
 
 @dataclass
@@ -60,6 +63,9 @@ def normalize_label(value: Any) -> str | None:
         return "PASS"
     if text in FAIL_WORDS:
         return "FAIL"
+    if text in AMBIGUOUS_WORDS:
+        raise DatasetError(f"label {value!r} is ambiguous (yes to 'faithful?' or to 'hallucinated?'); write PASS "
+                           "(faithful) or FAIL (hallucinated), or true/1 for hallucinated")
     raise DatasetError(f"label {value!r} is not PASS/FAIL (or faithful/hallucinated, or 0/1)")
 
 

@@ -1,14 +1,16 @@
-"""Gates for CI: a run passes when each named metric is at least its minimum (`--fail-under NAME=VALUE`).
+"""Gates for CI: a run passes when each named metric is within its bound (`--fail-under NAME>=VALUE`, the same as
+`NAME=VALUE`: at least; `--fail-under NAME<=VALUE`: at most, e.g. `errors<=0`).
 
 Every number a run reports in `metrics.json` can be gated: the rates (`balanced_accuracy`, `accuracy`,
 `precision`, `recall`, `f1`, `auroc`) by their point estimate or, with `.low` / `.high`, by an end of their
 95% bootstrap interval (`balanced_accuracy.low=0.6`: the interval must clear 0.6), and the counts and costs
-(`cases`, `tokens_per_case`, ...). A gate fails when the value is below its minimum, or undefined (AUROC of
+(`cases`, `errors`, `tokens_per_case`, ...). A gate fails when the value is beyond its bound, or undefined (AUROC of
 a run with one gold class).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from courtroom.errors import ConfigError
@@ -23,14 +25,29 @@ GATE_METRICS = (*RATES, *(f"{rate}.{end}" for rate in RATES for end in ("low", "
 """Every name `--fail-under` takes."""
 
 
+AT_LEAST, AT_MOST = ">=", "<="
+_GATE = re.compile(r"^\s*([^<>=]+?)\s*(<=|>=|=)\s*([^<>=]*?)\s*$")
+"""METRIC, the comparison (`=` is `>=`) and VALUE of a gate as written."""
+
+
 @dataclass(frozen=True)
 class Gate:
-    """`metric` must be at least `minimum`."""
+    """`metric` must be at least (`op` `>=`) or at most (`<=`) `bound`."""
 
     metric: str
-    minimum: float
+    bound: float
     shown: str = ""
-    """The minimum as the user wrote it (`0.70`), for messages."""
+    """The bound as the user wrote it (`0.70`), for messages."""
+    op: str = AT_LEAST
+
+    @property
+    def limit(self) -> str:
+        """What the bound is: `minimum` or `maximum` (the key of a gate in JSON summaries)."""
+        return "minimum" if self.op == AT_LEAST else "maximum"
+
+    def describe(self) -> str:
+        """The gate as a condition: `balanced_accuracy >= 0.70`, `errors <= 0`."""
+        return f"{self.metric} {self.op} {self.shown or f'{self.bound:g}'}"
 
     def value(self, metrics: Metrics) -> float | None:
         """The gated number of these metrics (None: undefined)."""
@@ -41,28 +58,32 @@ class Gate:
         return None if value is None else float(value)
 
     def failure(self, metrics: Metrics) -> str | None:
-        """None when the gate passes, else a one-line reason: `balanced_accuracy 0.620 < 0.70`."""
-        value, minimum = self.value(metrics), self.shown or f"{self.minimum:g}"
+        """None when the gate passes, else a one-line reason: `balanced_accuracy 0.620 < 0.70`, `errors 2 > 0`."""
+        value, bound = self.value(metrics), self.shown or f"{self.bound:g}"
+        beyond = "<" if self.op == AT_LEAST else ">"
         if value is None:
-            return f"{self.metric} undefined < {minimum}"
+            return f"{self.metric} undefined {beyond} {bound}"
         shown = f"{value:.0f}" if self.metric in COUNTS else f"{value:.3f}"
-        return None if value >= self.minimum else f"{self.metric} {shown} < {minimum}"
+        passed = value >= self.bound if self.op == AT_LEAST else value <= self.bound
+        return None if passed else f"{self.metric} {shown} {beyond} {bound}"
 
 
 def parse_gate(text: str) -> Gate:
-    """`balanced_accuracy=0.70` as a gate; an unknown metric is an error listing the valid ones."""
-    name, sep, number = text.partition("=")
-    name = name.strip().replace("-", "_")
-    if not sep or not number.strip():
-        raise ConfigError(f"--fail-under {text!r}: expected METRIC=VALUE, e.g. balanced_accuracy=0.70")
+    """`balanced_accuracy>=0.70` (or `=0.70`), `errors<=0` as a gate; an unknown metric is an error listing the valid
+    ones."""
+    match = _GATE.match(text)
+    if match is None or not match.group(3):
+        raise ConfigError(f"--fail-under {text!r}: expected METRIC>=VALUE (at least; METRIC=VALUE too) or "
+                          "METRIC<=VALUE (at most), e.g. balanced_accuracy>=0.70 or errors<=0")
+    name, op, number = match.group(1).replace("-", "_"), match.group(2), match.group(3)
     if name not in GATE_METRICS:
         raise ConfigError(f"--fail-under {text!r}: unknown metric {name!r}; the metrics a run reports are "
                           + ", ".join(GATE_METRICS))
     try:
-        minimum = float(number)
+        bound = float(number)
     except ValueError:
-        raise ConfigError(f"--fail-under {text!r}: {number.strip()!r} is not a number") from None
-    return Gate(name, minimum, number.strip())
+        raise ConfigError(f"--fail-under {text!r}: {number!r} is not a number") from None
+    return Gate(name, bound, number, AT_MOST if op == AT_MOST else AT_LEAST)
 
 
 def parse_gates(texts: list[str]) -> list[Gate]:

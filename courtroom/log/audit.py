@@ -29,6 +29,19 @@ from courtroom.log.files import append_line, refuse_links
 from courtroom.log.store import EDITS, RunStore, first_problem
 from courtroom.sentences import SPLITTER, SentenceSplitter
 
+EDIT_WORDS = {"fail": Verdict.HALLUCINATED, "hallucinated": Verdict.HALLUCINATED,
+              "pass": Verdict.SUPPORTED, "supported": Verdict.SUPPORTED}
+"""What a human correction may say: the data's labels (FAIL, PASS) or a ruling's words (hallucinated, supported)."""
+
+
+def edit_verdict(word: Verdict | str) -> Verdict:
+    """The ruling a correction gives: `FAIL`/`hallucinated` or `PASS`/`supported` (any case); else an `AuditError`."""
+    if isinstance(word, Verdict):
+        return word
+    if (verdict := EDIT_WORDS.get(word.strip().lower())) is None:
+        raise AuditError(f"--verdict must be PASS or FAIL (or supported or hallucinated), not {word!r}")
+    return verdict
+
 
 class EditEntry(BaseModel):
     """One line of `edits.jsonl`: a human edit of one case."""
@@ -163,13 +176,14 @@ class Audit:
 
     # -- editing ---------------------------------------------------------------------------------
     def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int | None = None) -> EditEvent:
-        """Record a human correction (a line of `edits.jsonl`, whole or not at all, under the edits lock)."""
+        """Record a human correction (a line of `edits.jsonl`, whole or not at all, under the edits lock); `verdict` is
+        FAIL/hallucinated or PASS/supported."""
         for option, value in (("--author", author), ("--reason", reason)):
             if not value.strip():
                 raise AuditError(f"{option} is blank: an edit records who corrects and why; give a non-empty "
                                  f"{option[2:]}")
         row = self.row(case_id)
-        verdict = Verdict(verdict)
+        verdict = edit_verdict(verdict)
         events = self.store.events(case_id)
         if charge is not None:
             rulings = self._rulings(case_id)

@@ -16,6 +16,7 @@ as recorded is written beside the court file. Deciding the run again with the ne
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -193,8 +194,9 @@ def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _personas(config: dict[str, Any], named: dict[str, Any], audit: Audit, output: Path) -> dict[str, Any]:
-    """The court's persona references, each kept when it loads as the run recorded it from the new court's folder,
-    else the recorded persona written beside the court file and named by it."""
+    """The court's persona references, each kept when it loads as the run recorded it (a file by its path from the
+    new court's folder, so the court loads from any working directory), else the recorded persona written beside
+    the court file and named by it."""
     original = config["court"].get("personas", {})
     result: dict[str, Any] = {}
     for role, reference in named.items():
@@ -204,17 +206,29 @@ def _personas(config: dict[str, Any], named: dict[str, Any], audit: Audit, outpu
         for name, persona in zip(names, recorded):
             wanted = Persona.model_validate(persona)
             try:
-                found = Persona.from_file(find_persona_file(name, [output.parent]))
+                path = find_persona_file(name, [output.parent, output.parent.parent])  # where the court looks
+                found = Persona.from_file(path)
             except (PersonaError, OSError):
                 found = None
             if found is not None and found == wanted:
-                kept.append(name)
+                kept.append(_from_folder(name, path, output.parent))
                 continue
             path = output.parent / f"{output.stem}.{wanted.name}.yaml"
             path.write_text(_dump(wanted.model_dump(mode="json", by_alias=True, exclude_none=True)), encoding="utf-8")
             kept.append(path.name)
         result[role] = kept if isinstance(original.get(role, reference), list) else kept[0]
     return result
+
+
+def _from_folder(name: str, path: Path, folder: Path) -> str:
+    """A persona reference as a court file in `folder` names it: a name as it is (looked for the same way from any
+    court), a relative file by its path from `folder` (it may have been found from the working directory)."""
+    if Path(name).suffix not in (".yaml", ".yml") or Path(name).is_absolute():
+        return name
+    try:
+        return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
+    except ValueError:  # another drive
+        return str(path.resolve())
 
 
 class _Dumper(yaml.SafeDumper):

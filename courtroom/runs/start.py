@@ -144,24 +144,32 @@ def _check_resumable(store: RunStore, spec: RunSpec, judge: Judge, cases: list[C
         migrated, applied = upgrade(previous.judge)
         if applied and migrated == judge.config():
             raise RunError(f"{out} was recorded before {'; '.join(applied)}: it can be audited and rejudged, not "
-                           "resumed; use another --out, or --fresh to start over")
+                           f"resumed; {_instead(store)}")
         recorded = f", --court {out} to finish it with the court it was started with" \
             if previous.judge.get("judge") == "courtroom" == spec.judge.name else ""
         raise RunError(f"{out} holds a run of another judge configuration ({previous.config_hash}, now "
                        f"{judge.config_hash()}): {_listed(setting_differences(previous.judge, judge.config()))}; "
-                       f"use another --out{recorded}, or --fresh to start over")
+                       f"{_instead(store, recorded)}")
     differences = setting_differences(previous.spec.selection.model_dump(mode="json"),
                                       spec.selection.model_dump(mode="json"))
     if previous.model != spec.backend.model:
         differences.insert(0, f"model: {previous.model!r} -> {spec.backend.model!r}")
     if differences:
-        raise RunError(f"{out} holds a run on other cases or another model: {_listed(differences)}; use another "
-                       "--out, or --fresh to start over")
+        raise RunError(f"{out} holds a run on other cases or another model: {_listed(differences)}; "
+                       f"{_instead(store)}")
     changes = previous.cases.changes(CaseDigests.of(cases)) if previous.cases is not None else \
         _stale_rows(store.rows(), cases)
     if changes:
         raise RunError(f"{out}: the data changed since the run started ({spec.selection.dataset}): {changes}; its "
-                       "results would mix two datasets: use another --out, or --fresh to judge them all again")
+                       f"results would mix two datasets: {_instead(store)}")
+
+
+def _instead(store: RunStore, recorded: str = "") -> str:
+    """What to do with a run directory that cannot be resumed: another --out first (the run stays as it is), then
+    `recorded` (a way to finish it), and last --fresh, saying what it deletes."""
+    judged = len(store.rows())
+    cases = "its judged case" if judged == 1 else f"its {judged} judged cases"
+    return f"use another --out (this run stays as it is){recorded}, or --fresh to delete {cases} and start over"
 
 
 def _stale_rows(rows: list[ResultRow], cases: list[Case]) -> str | None:
