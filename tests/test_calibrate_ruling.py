@@ -111,13 +111,13 @@ def test_runs_of_another_court_or_model_are_not_fitted_together(tmp_path: Path) 
     data = labelled(tmp_path / "towns.jsonl")
     first = judged(data, tmp_path / "first")
     other = tmp_path / "other"
-    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default", model="qwen2.5-coder-0.5b"), other)
-    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="qwen2.5-coder-0.5b")))
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default", model="org/other-judge"), other)
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="org/other-judge")))
     run.close()
     result = runner.invoke(app, ["calibrate", str(first), str(other), "--ruling", str(tmp_path / "r.yaml")], env=WIDE)
     assert result.exit_code == 2
     text = " ".join(result.output.split())
-    assert "'qwen2.5-coder-0.5b'" in text and "'smollm2-135m'" in text and "one court and one model" in text
+    assert "'org/other-judge'" in text and "'smollm2-135m'" in text and "one court and one model" in text
 
 
 def test_a_court_that_hears_no_witnesses_has_no_ruling_to_fit(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ HEAVY = {"torch": {"door.transformers", "door.decoding", "door.models", "door.co
          "transformers": {"door.transformers", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
+         "sklearn": {"evaluate.fit_ruling"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},
          "ragas": {"integrations.ragas"}}
