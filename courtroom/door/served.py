@@ -31,9 +31,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
-from courtroom.door.backend import Backend
+from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import ServerClient, refuse_credentials
 from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
 from courtroom.errors import BackendError, ConfigError
@@ -52,32 +50,11 @@ LOGPROB_SLACK = 1e-4
 """How far above 0 a server's log-probability may round (read as 0); anything higher is refused as no log-probability."""
 
 
-class ServerCapabilities(BaseModel):
-    """What a server was found to support when probed (recorded in the run's manifest)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
-
-    tokenize: bool
-    """`POST /tokenize` with chat messages: the server renders and tokenizes prompts (vLLM, SGLang)."""
-    prompt_logprobs: bool
-    """`/completions` with `echo` returns log-probabilities of prompt tokens: choices and texts are scored exactly."""
-    token_scoring: bool = False
-    """`/completions` takes `allowed_token_ids` and returns the raw log-probability of the token it was made to
-    write (vLLM): texts are scored token by token with the prefix cache, exactly and much faster."""
-    max_model_len: int | None = None
-    """The model's context window, when the server says."""
-
-
-    @property
-    def scores_texts(self) -> bool:
-        """Whether texts can be scored (grounding) and choices scored exactly."""
-        return self.tokenize and self.prompt_logprobs
-
-
 class ServedBackend(Backend):
     """The door to a model someone serves over an OpenAI-compatible API."""
 
     name = "served"
+    light = True
 
     def __init__(self, url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", concurrency: int = 8,
                  timeout: float = 120.0, retries: int = 4, prompt_logprobs: bool | None = None) -> None:
@@ -171,6 +148,18 @@ class ServedBackend(Backend):
             return logprobs["tokens"][0] == f"token_id:{blue[0]}" and logprobs["token_logprobs"][0] < 0
         except (BackendError, KeyError, TypeError, IndexError):
             return False
+
+    @property
+    def scores_texts(self) -> bool:
+        return self.capabilities.scores_texts
+
+    def why_no_text_scoring(self) -> tuple[str, str]:
+        return (f"the model server at {self.url} returns none (a hosted API?)",
+                "serve the model with vLLM or SGLang")
+
+    @property
+    def server(self) -> ServerCapabilities:
+        return self.capabilities
 
     @property
     def context_window(self) -> int | None:

@@ -28,7 +28,7 @@ from typing import Any
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintCompiler
 from courtroom.door.decoding import BackendStats, Row, cache_argument, decode_batch, finish_row, generator, returned_cache
-from courtroom.door.models import LoadedModel, load_model
+from courtroom.door.models import LoadedModel, load_model, resolve_model
 from courtroom.door.prefix_cache import PrefixCache, Segment
 from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec
 
@@ -45,6 +45,10 @@ class TransformersBackend(Backend):
     """The real model door: transformers for the model, Outlines for the constraints."""
 
     name = "transformers"
+
+    @classmethod
+    def check_model(cls, model: str) -> None:
+        resolve_model(model)  # an unknown model fails now, not after the first case
 
     def __init__(
         self,
