@@ -307,8 +307,8 @@ def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
 
 
 def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> None:
-    from courtroom.baselines.plain import rails_request
     from courtroom.door.requests import message_hash
+    from courtroom.engine.plain import rails_request
 
     two = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"}]
     script = CourtScript(charges=two, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},

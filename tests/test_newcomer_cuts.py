@@ -100,7 +100,7 @@ def _prosecutor(folder: Path, name: str, role: str = "prosecutor") -> Path:
 
 def test_set_personas_role_seats_that_persona_and_the_manifest_records_it(tmp_path: Path, pseudo_runs,  # noqa: F811
                                                                           monkeypatch) -> None:
-    from courtroom.court.court import Court
+    from courtroom.log.recorded_court import recorded_court
     from courtroom.log.store import RunStore
 
     _prosecutor(tmp_path, "sharp")
@@ -116,9 +116,9 @@ def test_set_personas_role_seats_that_persona_and_the_manifest_records_it(tmp_pa
     assert [p["name"] for p in judge["personas"]["defender"]] == ["defender"]  # the others as the court names them
     # the court a run recorded, with another persona set over it; and a name among the shipped personas
     other = _prosecutor(tmp_path, "other")
-    court = Court.recorded(out, overrides={"personas.prosecutor": str(other), "personas.judge": "strict_judge"})
+    court = recorded_court(out, overrides={"personas.prosecutor": str(other), "personas.judge": "strict_judge"})
     assert court.personas["prosecutor"][0].name == "other" and court.personas["judge"][0].name == "strict_judge"
-    assert Court.recorded(out).personas["prosecutor"][0].name == "sharp"
+    assert recorded_court(out).personas["prosecutor"][0].name == "sharp"
 
 
 def test_set_personas_role_refuses_a_file_that_is_missing_or_does_not_validate(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811

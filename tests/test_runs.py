@@ -11,6 +11,7 @@ import pytest
 from courtroom.door import ScriptedBackend
 from courtroom.errors import CourtroomError
 from courtroom.log.manifest import RunSpec
+from courtroom.log.recorded_court import recorded_court
 from courtroom.log.store import RunStore
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
@@ -277,7 +278,7 @@ def test_a_run_directory_held_by_another_process_is_refused(tmp_path: Path) -> N
 def test_a_run_whose_court_changed_on_disk_resumes_with_the_court_it_recorded(tmp_path: Path) -> None:
     """Upgrading courtroom (or editing a court file) must not strand a half-finished run: `--court RUN_DIR` finishes
     it with the court its manifest records, to the results a straight run gives."""
-    from courtroom.court import Court, courts_dir
+    from courtroom.court import courts_dir
     from courtroom.engine.registry import JudgeSpec
     from courtroom.errors import CourtError
 
@@ -312,4 +313,4 @@ def test_a_run_whose_court_changed_on_disk_resumes_with_the_court_it_recorded(tm
     rails = start_run(RunSpec.build("examples", judge="rails", limit=1), tmp_path / "rails")
     rails.execute(runner=scripted_runner())
     with pytest.raises(CourtError, match="the run was judged by 'rails', not by a court"):
-        Court.recorded(tmp_path / "rails")
+        recorded_court(tmp_path / "rails")

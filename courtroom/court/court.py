@@ -13,7 +13,6 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from courtroom.baselines.plain import JUDGE_SYSTEM, RAILS_TASK
 from courtroom.case import Case, VariantVerdict
 from courtroom.court.bench import Bench
 from courtroom.court.metric import NAME, Score, ascore_case, case_from_arguments, score_case
@@ -38,6 +37,7 @@ from courtroom.engine.events import Event, ModelCallEvent
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Program, Transcript, run_lockstep
 from courtroom.engine.migrations import canonical_config, upgrade
+from courtroom.engine.plain import JUDGE_SYSTEM, RAILS_TASK
 from courtroom.errors import CourtError, PersonaError
 from courtroom.witness.ruling import FittedRuling
 
@@ -108,27 +108,9 @@ class Court(Judge):
     @classmethod
     def create(cls, backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",
                options: Mapping[str, Any] | None = None) -> Court:
-        """The court a `JudgeSpec` names (`court`: a shipped name, a file, or a run directory: the court its manifest
-        records)."""
-        if (Path(court) / "manifest.json").is_file():
-            return cls.recorded(court, backend, window=window, **(options or {}))
+        """The court a `JudgeSpec` names (`court`: a shipped name or a file; a run directory's court is
+        `courtroom.log.recorded_court`'s)."""
         return cls.load(court, backend, window=window, **(options or {}))
-
-    @classmethod
-    def recorded(cls, run_dir: str | Path, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
-        """The court a run was made with, as its manifest records it: to finish (resume) a run whose court has
-        changed on disk since, or to judge new cases exactly as it did. `overrides` apply on top."""
-        import json
-
-        manifest = Path(run_dir) / "manifest.json"
-        try:
-            config = json.loads(manifest.read_text(encoding="utf-8"))["judge"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise CourtError(f"{manifest}: not a readable run manifest with a judge configuration ({exc})") from exc
-        if not isinstance(config, dict) or config.get("judge") != "courtroom":
-            name = config.get("judge") if isinstance(config, dict) else None
-            raise CourtError(f"{manifest}: the run was judged by {name!r}, not by a court")
-        return cls.from_config(config, backend, source=str(manifest), **options)
 
     @classmethod
     def default(cls, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:

@@ -117,7 +117,7 @@ class RulingSpec(BaseModel):
     chance but measure grounding well, so courts for them weigh the evidence."""
     first_reading_weight: Annotated[float, Since(2)] = Field(0.0, ge=0.0, le=1.0)
     """Weight, in every ruling of a case, of the judge's first reading of the whole answer: the one-word
-    question `factual` or `hallucinated` asked once per case beside the indictment (`courtroom.baselines.plain`),
+    question `factual` or `hallucinated` asked once per case beside the indictment (`courtroom.engine.plain`),
     its probability of `hallucinated`. The rest goes to the verdict and evidence above; 0 does not ask.
     A case without charges is acquitted as before (its reading stays in the transcript's model calls).
     The reading sees the whole answer at once, where likelihoods see one sentence, and its errors are

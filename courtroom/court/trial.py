@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
-from courtroom.baselines.plain import p_hallucinated, rails_request
 from courtroom.case import Case, CaseVerdict, Charge, Ruling
 from courtroom.casefile import context_sentences
 from courtroom.court.bench import Bench
@@ -56,6 +55,7 @@ from courtroom.court.verdict import (
 from courtroom.door.requests import GenerationRequest, jsonable
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript, gather
+from courtroom.engine.plain import p_hallucinated, rails_request
 from courtroom.witness.exhibits import NONE, Item, Sources, candidates
 
 

@@ -21,6 +21,7 @@ from courtroom.evaluate.datasets import LoadReport
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.cases import selected_cases
 from courtroom.log.manifest import CaseDigests, Manifest, RunSpec, setting_differences
+from courtroom.log.recorded_court import make_judge
 from courtroom.log.store import RunLock, RunStore
 from courtroom.runs.runners import Runner, make_runner
 
@@ -71,7 +72,7 @@ class Run:
 
 def build_judge(spec: RunSpec, backend: Backend | None = None) -> Judge:
     """The judge a run spec asks for (no model is loaded), speaking through `backend` if given."""
-    return spec.judge.build(backend or spec.backend, window=spec.window)
+    return make_judge(spec.judge, backend or spec.backend, window=spec.window)
 
 
 def probed_backend(spec: RunSpec, judge: Judge) -> Backend:
