@@ -34,8 +34,8 @@ RANK = {layer: rank for rank, layers in enumerate(STACK) for layer in layers}
 DOMAIN = {"case", "errors", "casefile", "sentences", "digest"}
 LOOSE = {"testing": "integrations"}
 """Top-level modules that belong to a layer of folders."""
-TOP = {"__init__", "_relocated"}
-"""The package's front door (lazy re-exports and old import paths): it may name any layer."""
+TOP = {"__init__"}
+"""The package's front door (lazy re-exports): it may name any layer."""
 HEAVY = {"torch": {"door.transformers", "door.decoding", "door.models", "door.constraints"},
          "transformers": {"door.transformers", "door.models"},
          "outlines": {"door.constraints"},
