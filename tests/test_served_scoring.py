@@ -10,7 +10,8 @@ from typing import Any, Literal
 import pytest
 
 from courtroom.door.requests import ChatMessage, GenerationRequest
-from courtroom.door.served import ServedBackend, _token_scoring_pays
+from courtroom.door.served import ServedBackend
+from courtroom.door.served_scoring import _token_scoring_pays
 from tests.fake_openai import MODEL, FakeServer, fake_server
 
 CONTEXT = " ".join(f"[{n}] Sentence number {n} of the context says something." for n in range(1, 41))
