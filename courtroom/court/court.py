@@ -14,12 +14,12 @@ from typing import Any
 
 from courtroom.case import Case, VariantVerdict
 from courtroom.court.bench import Bench
+from courtroom.court.case_program import run_case
 from courtroom.court.metric import NAME, Score, ascore_case, case_from_arguments, score_case
 from courtroom.court.moves import Citation, payload_model
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import CourtSpec, with_overrides
-from courtroom.court.trial import run_case
 from courtroom.court.validation import load_personas, read_spec, set_personas, set_roles, validate
 from courtroom.court.verdict import plural
 from courtroom.court.witnesses import load_rulings
