@@ -10,7 +10,8 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from courtroom.door.requests import GenerationResponse, output_spec
+from courtroom.door.outputs import output_spec
+from courtroom.door.requests import GenerationResponse
 from courtroom.errors import OutputParseError, OutputTypeError, TruncatedGenerationError
 
 
@@ -98,7 +99,7 @@ def test_unwrap_raises_typed_errors() -> None:
 
 
 def test_the_same_options_in_another_order_keep_their_order() -> None:
-    from courtroom.door.requests import output_spec
+    from courtroom.door.outputs import output_spec
 
     first, second = output_spec(Literal["rule", "next_round"]), output_spec(Literal["next_round", "rule"])
     assert first.options == ("rule", "next_round") and second.options == ("next_round", "rule")

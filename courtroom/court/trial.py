@@ -43,7 +43,8 @@ from courtroom.court.verdict import (
     plural,
     ruling,
 )
-from courtroom.door.requests import GenerationRequest, jsonable
+from courtroom.door.outputs import jsonable
+from courtroom.door.requests import GenerationRequest
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
 from courtroom.witness.exhibits import NONE, Item, Sources, candidates

@@ -9,7 +9,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
-from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse, output_spec
+from courtroom.door.outputs import output_spec
+from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse
 from courtroom.errors import ContextWindowError
 
 

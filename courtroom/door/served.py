@@ -32,7 +32,8 @@ from typing import Any
 
 from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import ServerClient, refuse_credentials
-from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec, truncation_message
+from courtroom.door.outputs import OutputSpec, truncation_message
+from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.door.served_scoring import ServedScoring
 from courtroom.errors import BackendError, ConfigError
 

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec
+from courtroom.door.outputs import OutputSpec
+from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.errors import BackendError
 
 TOKEN_SCORING_LIMIT = 16

@@ -30,8 +30,9 @@ from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintCompiler
 from courtroom.door.decoding import BackendStats, Row, cache_argument, decode_batch, finish_row, generator, returned_cache
 from courtroom.door.models import LoadedModel, load_model, resolve_model
 from courtroom.door.observed_pass import observed_pass
+from courtroom.door.outputs import OutputSpec
 from courtroom.door.prefix_cache import PrefixCache, Segment
-from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec
+from courtroom.door.requests import GenerationRequest, GenerationResponse
 
 
 @dataclass(frozen=True)
