@@ -15,7 +15,7 @@ from courtroom.cli import app
 from courtroom.court.court import Court
 from courtroom.door.spec import BackendSpec
 from courtroom.log.audit import Audit
-from courtroom.log.calibrate import calibrate
+from courtroom.log.threshold_calibrate import calibrate
 from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 runner = CliRunner()

@@ -12,7 +12,7 @@ import yaml
 from rich.console import Console
 
 from courtroom.court import Court
-from courtroom.court.calibration import calibrate, most_probable, move_priors, priors_yaml, turns
+from courtroom.court.move_priors import calibrate, most_probable, move_priors, priors_yaml, turns
 from courtroom.court.spec import with_overrides
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import CourtError

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from courtroom.evaluate.calibration import best_threshold, calibrated_predictions
 from courtroom.evaluate.metrics import auroc, compute_metrics, metrics_by_source
 from courtroom.evaluate.paired import mcnemar
 from courtroom.evaluate.results import ResultRow
+from courtroom.evaluate.thresholds import best_threshold, calibrated_predictions
 
 
 def row(i: int, gold: str, label: str | None, score: float = 0.5, source: str = "s", **kw) -> ResultRow:
@@ -75,7 +75,7 @@ def test_a_calibrated_threshold_is_learnt_out_of_fold() -> None:
 
 
 def test_calibrated_folds_depend_on_the_cases_not_their_order() -> None:
-    from courtroom.evaluate.calibration import calibrated_rows
+    from courtroom.evaluate.thresholds import calibrated_rows
 
     rng = np.random.default_rng(1)  # a noisy judge: which fold a case lands in changes its prediction
     rows = [row(i, "FAIL" if i % 2 else "PASS", "PASS", float(rng.random())) for i in range(60)]
@@ -87,8 +87,8 @@ def test_calibrated_folds_depend_on_the_cases_not_their_order() -> None:
 
 
 def test_failed_cases_are_counted_not_hidden_in_comparisons() -> None:
-    from courtroom.evaluate.calibration import errors_as_wrong
     from courtroom.evaluate.paired import excluded_from_pairing, gold_disagreements
+    from courtroom.evaluate.thresholds import errors_as_wrong
 
     reference = [row(i, "FAIL" if i % 2 else "PASS", "FAIL" if i % 2 else "PASS") for i in range(10)]
     reference[0] = row(0, "PASS", "FAIL")  # the reference misses the hard case 0...

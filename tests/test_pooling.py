@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from courtroom.cli import app
 from courtroom.errors import CourtroomError
-from courtroom.evaluate.calibration import calibrated_rows
 from courtroom.evaluate.comparison import Contender
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
+from courtroom.evaluate.thresholds import calibrated_rows
 from courtroom.log.manifest import RunSpec
 from courtroom.log.pooled import open_pooled_run, split_argument
 from courtroom.log.store import RunStore

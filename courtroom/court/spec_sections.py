@@ -60,7 +60,7 @@ class MovePriorsSpec(BaseModel):
     move is P(move) / prior(move), renormalised over the legal moves; the move is chosen by the calibrated
     probabilities (the most probable, deterministic from the recorded probabilities, so transcripts replay) and
     a withdrawal's or concession's opinion is its calibrated probability. Estimate them from a run's
-    transcripts (`courtroom.court.calibration.move_priors`: the mean probability of each move at each node)."""
+    transcripts (`courtroom.court.move_priors.move_priors`: the mean probability of each move at each node)."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 

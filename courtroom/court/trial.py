@@ -16,7 +16,6 @@ from typing import Any, Literal, NamedTuple
 from courtroom.case import Case, Charge
 from courtroom.casefile import context_sentences
 from courtroom.court.bench import Bench
-from courtroom.court.calibration import calibrate, most_probable
 from courtroom.court.evidence import (
     Measure,
     TrialEvidence,
@@ -25,6 +24,7 @@ from courtroom.court.evidence import (
     reopen,
     weigh_evidence,
 )
+from courtroom.court.move_priors import calibrate, most_probable
 from courtroom.court.moves import VerdictChoice, cited, payload_model, scored_kind
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec

@@ -23,10 +23,10 @@ from datetime import datetime, timezone
 import numpy as np
 
 from courtroom.errors import ConfigError
-from courtroom.evaluate.calibration import stratified_folds
 from courtroom.evaluate.fit_spans import SpanExample, fit_spans, point
 from courtroom.evaluate.logistic import apply_linear, fit_linear
 from courtroom.evaluate.spans import SpanCase
+from courtroom.evaluate.thresholds import stratified_folds
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Probe, SpanModel
 
 PROBE_C = {"lookback": 0.05, "hidden": 0.01}

@@ -169,7 +169,7 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
     import os
 
     from courtroom.court.spec import CourtSpec
-    from courtroom.log.calibrate import _dump, _personas
+    from courtroom.log.threshold_calibrate import _dump, _personas
 
     audit = Audit(run_dir)
     court = _court(audit)

@@ -2,8 +2,8 @@
 
 A court calls a case hallucinated when its score reaches `aggregation.threshold` (the `any`, `mean` and `share`
 rules; a case with no charge is faithful at any threshold). The threshold that is best on the run's labelled
-cases (`evaluate.calibration.best_threshold`) is fitted on all of them, and its worth is estimated honestly:
-each of k stratified folds (`evaluate.calibration.stratified_folds`, the folds of `compare --calibrated`) is
+cases (`evaluate.thresholds.best_threshold`) is fitted on all of them, and its worth is estimated honestly:
+each of k stratified folds (`evaluate.thresholds.stratified_folds`, the folds of `compare --calibrated`) is
 labelled with the threshold fitted on the others, so every case is judged by a threshold that never saw it.
 The court's own threshold is scored on the same folds.
 
@@ -31,8 +31,8 @@ from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError, CourtroomError, PersonaError
-from courtroom.evaluate.calibration import best_threshold, out_of_fold, stratified_folds
 from courtroom.evaluate.metrics import rates_from_counts
+from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
 from courtroom.log.audit import Audit
 
 METHODS = ("any", "mean", "share")
