@@ -1,7 +1,7 @@
 """A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`.
 
 The log is written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai
-(`pip install courtroom[inspect]` gives you its viewer and reader); `tests/test_inspect_export.py` reads every
+(`pip install courtroom[inspect]` gives you its viewer and reader); `tests/log/test_inspect_export.py` reads every
 export back with inspect_ai's own `read_eval_log`. One sample per case:
 
 - `input`: the question, the numbered context and the answer under judgment; `target`: the gold label

@@ -25,7 +25,7 @@ from courtroom.log.manifest import RunSpec
 from courtroom.log.recorded_court import recorded_court
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.court_script import CourtScript
+from tests.helpers.court_script import CourtScript
 
 runner = CliRunner()
 ROW = {"id": "a", "question": "Q?", "context": ["The sky is blue."], "answer": "It is blue.", "label": "PASS"}
