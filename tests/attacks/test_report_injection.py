@@ -114,7 +114,7 @@ def test_hostile_testimony_and_spans_stay_text(hostile_testimony: Path, tmp_path
     from courtroom.report.record import court_record
 
     console = Console(record=True, width=240)
-    console.print(court_record(Audit(hostile_testimony).events("x1")))
+    console.print(court_record(Audit(hostile_testimony).record("x1")))
     text = console.export_text()
     assert "[bold red]rich[/]" in text and HOSTILE_NOTE in text  # rich markup in a witness's name, shown as written
     chromium = next((c for c in ("/usr/bin/chromium", shutil.which("chromium") or "") if c and os.path.exists(c)), None)

@@ -18,6 +18,7 @@ from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases
 from courtroom.log.audit import Audit
+from courtroom.log.case_record import CaseRecord
 from courtroom.log.manifest import RunSpec
 from courtroom.log.replay import replay
 from courtroom.report.record import court_record
@@ -137,7 +138,7 @@ def test_the_record_shows_raw_and_calibrated_probabilities() -> None:
     judge = court(0.7, {"nodes": PRIORS})
     outcome = next(o for o in judge.run_many(example_cases()[:6]) if o.verdict and o.verdict.charges)
     out = io.StringIO()
-    Console(file=out, width=200).print(court_record(outcome.events))
+    Console(file=out, width=200).print(court_record(CaseRecord.of(outcome.events)))
     assert "0.63 calibrated (raw 0.30)" in out.getvalue()
 
 

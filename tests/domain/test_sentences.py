@@ -226,7 +226,7 @@ def test_the_audit_numbers_sentences_as_the_run_did(before_run: Path, tmp_path: 
     assert audit.context_sentences(case)[2] == "Dr."
 
     console = Console(record=True, width=200)
-    console.print(court_record(audit.events(JSON_CASE), "FAIL", audit.grounding_clip(), audit.sentence_splitter()))
+    console.print(court_record(audit.record(JSON_CASE), "FAIL", audit.grounding_clip(), audit.sentence_splitter()))
     shown = console.export_text()
     assert "[3] Dr." in shown and "name: Casa Verde" not in shown
 
@@ -238,7 +238,7 @@ def test_the_audit_numbers_sentences_as_the_run_did(before_run: Path, tmp_path: 
     assert fresh.sentence_splitter() == "structured"
     assert fresh.context_sentences(case)[0] == "name: Casa Verde"
     console = Console(record=True, width=200)
-    console.print(court_record(fresh.events(JSON_CASE), "FAIL", fresh.grounding_clip(), fresh.sentence_splitter()))
+    console.print(court_record(fresh.record(JSON_CASE), "FAIL", fresh.grounding_clip(), fresh.sentence_splitter()))
     assert "[1] name: Casa Verde" in console.export_text()
     assert verify(fresh) == []
 

@@ -64,7 +64,7 @@ def test_summary_and_filters(run_dir: Path) -> None:
 def test_show_renders_the_court_record(run_dir: Path) -> None:
     audit = Audit(run_dir)
     console = Console(record=True, width=160)
-    console.print(court_record(audit.events("example-lighthouse-automated"), "FAIL"))
+    console.print(court_record(audit.record("example-lighthouse-automated"), "FAIL"))
     text = console.export_text()
     assert "It was automated in 1926" in text and "trial of charge 1" in text
     assert "prosecutor" in text and "ruling" in text and "verdict" in text and "gold" in text
