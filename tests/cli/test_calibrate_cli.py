@@ -71,13 +71,19 @@ def test_calibrate_refuses_what_it_cannot_fit(tmp_path: Path, pseudo_runs) -> No
     assert refused.exit_code == 2 and "needs at least 5 of each label" in refused.output
 
 
-def test_a_court_with_its_own_persona_file_is_written_with_it(tmp_path: Path, pseudo_runs, monkeypatch) -> None:  # noqa: F811
+def _court_with_its_own_judge(tmp_path: Path) -> Path:
+    """A folder `tmp_path / "mine"` with the default court whose judge is a persona file beside it, `my_judge.yaml`."""
     shipped = Path(__file__).resolve().parents[2] / "personas"
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "court.yaml").write_text((shipped / "courts" / "default.yaml").read_text().replace(
         "judge: judge", "judge: my_judge.yaml"))
     (mine / "my_judge.yaml").write_text((shipped / "judge.yaml").read_text().replace("name: judge", "name: my_judge"))
+    return mine
+
+
+def test_a_court_with_its_own_persona_file_is_written_with_it(tmp_path: Path, pseudo_runs, monkeypatch) -> None:  # noqa: F811
+    mine = _court_with_its_own_judge(tmp_path)
     run = tmp_path / "run"
     assert runner.invoke(app, ["run", "examples", "--court", str(mine / "court.yaml"), "--out", str(run)]).exit_code == 0
     out = tmp_path / "elsewhere" / "calibrated.yaml"
@@ -92,12 +98,7 @@ def test_a_calibrated_court_names_its_personas_from_its_own_folder(tmp_path: Pat
                                                                    monkeypatch) -> None:
     """A persona the run's court found from the working directory is named relative to the written court, so the
     court validates from any working directory."""
-    shipped = Path(__file__).resolve().parents[2] / "personas"
-    mine = tmp_path / "mine"
-    mine.mkdir()
-    (mine / "court.yaml").write_text((shipped / "courts" / "default.yaml").read_text().replace(
-        "judge: judge", "judge: my_judge.yaml"))
-    (mine / "my_judge.yaml").write_text((shipped / "judge.yaml").read_text().replace("name: judge", "name: my_judge"))
+    mine = _court_with_its_own_judge(tmp_path)
     monkeypatch.chdir(mine)
     assert runner.invoke(app, ["run", "examples", "--court", "court.yaml", "--out", "../run"]).exit_code == 0
     result = runner.invoke(app, ["calibrate", "../run", "-o", "../elsewhere/fit.yaml"], env=WIDE)
