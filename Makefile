@@ -100,7 +100,7 @@ test: $(STAMP) $(VLLM_STAMP) $(INSPECT_STAMP) $(HOST_STAMPS) $(DOCS_STAMP)
 	    .venv-$$host/bin/python -m pytest -q -m integrations tests/integrations/test_$$host.py || exit 1; done'
 
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -m "not model and not served and not integrations"
+	$(PY) -m pytest -q -m "not model and not served and not integrations and not ray and not browser"
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

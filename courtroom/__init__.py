@@ -9,10 +9,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from courtroom import _relocated
-
-_relocated.install()  # old import paths (courtroom.backends, courtroom.generation, ...) keep working
-
 __all__ = [
     "Case", "Charge", "Ruling", "CaseVerdict", "Verdict",
     "Court", "Persona", "Judge",

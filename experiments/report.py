@@ -19,7 +19,6 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from courtroom.evaluate.calibration import calibrated_rows  # noqa: E402
 from courtroom.evaluate.comparison import Contender, Pairing, compare, debate_gain  # noqa: E402
 from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402
@@ -29,6 +28,7 @@ from courtroom.evaluate.results import (
     escalation,  # noqa: E402
 )
 from courtroom.evaluate.selection import select  # noqa: E402
+from courtroom.evaluate.thresholds import calibrated_rows  # noqa: E402
 from courtroom.log.store import RunStore  # noqa: E402
 
 HERE = Path(__file__).resolve().parent

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from courtroom.cli import app
 from courtroom.evaluate.datasets import load_file
-from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
+from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

@@ -3,11 +3,12 @@ itself back through others (no cycles). Every import counts, also those inside f
 
     domain     case, errors, casefile, sentences, digest
     door       model requests and responses, backends, models, constraints, prefix cache, recorded calls
-    engine     lockstep programs, transcript events, the Judge protocol, the judge registry, migrations
+    engine     lockstep programs, transcript events, the Judge protocol, the judge registry, migrations, the
+               plain question about a whole answer
     witness    what a case's text and the model's own pass testify (figures, names, polarity, grounding,
                attention, hidden states) and the fitted ruling that weighs the testimony
-    baselines  single-model judges
-    court      the court (may use the baselines' plain questions: its first reading is the rails question)
+    baselines  single-model judges                  } siblings: neither imports the other (the plain question
+    court      the court                            } both ask, a court's first reading, is the engine's)
     evaluate   datasets, result rows, metrics, paired tests, calibration, no-model rules, comparisons
     log        run directories: store, manifest, replay, rejudge, audit, pooled runs
     runs       run spec, starting and resuming a run, runners (local, Ray)
@@ -25,14 +26,18 @@ import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
-LAYERS = ["domain", "door", "engine", "witness", "baselines", "court", "evaluate", "log", "runs", "report", "integrations", "cli"]
+STACK: list[tuple[str, ...]] = [("domain",), ("door",), ("engine",), ("witness",), ("baselines", "court"), ("evaluate",),
+                                ("log",), ("runs",), ("report",), ("integrations",), ("cli",)]
+"""The layers from the bottom up; layers that share a rank are siblings (neither imports the other)."""
+LAYERS = [layer for rank in STACK for layer in rank]
+RANK = {layer: rank for rank, layers in enumerate(STACK) for layer in layers}
 DOMAIN = {"case", "errors", "casefile", "sentences", "digest"}
 LOOSE = {"testing": "integrations"}
 """Top-level modules that belong to a layer of folders."""
-TOP = {"__init__", "_relocated"}
-"""The package's front door (lazy re-exports and old import paths): it may name any layer."""
-HEAVY = {"torch": {"door.transformers", "door.decoding", "door.models", "door.constraints"},
-         "transformers": {"door.transformers", "door.models"},
+TOP = {"__init__"}
+"""The package's front door (lazy re-exports): it may name any layer."""
+HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "door.models", "door.constraints"},
+         "transformers": {"door.transformers", "door.observed_pass", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
          "sklearn": {"evaluate.fit_ruling"},
@@ -40,6 +45,11 @@ HEAVY = {"torch": {"door.transformers", "door.decoding", "door.models", "door.co
          "deepeval": {"integrations.deepeval"},
          "ragas": {"integrations.ragas"}}
 """Heavy packages, and the only modules allowed to import them."""
+
+
+def _may_import(importer: str, imported: str) -> bool:
+    """A layer imports itself and the layers below it (not a sibling)."""
+    return imported == importer or RANK[imported] < RANK[importer]
 
 
 def _module(path: Path) -> str:
@@ -95,10 +105,9 @@ def test_every_module_is_in_a_layer() -> None:
 
 @pytest.mark.parametrize("module", sorted(MODULES - TOP))
 def test_a_module_imports_only_its_own_layer_and_those_below(module: str) -> None:
-    rank = LAYERS.index(_layer(module))
-    upward = sorted(t for t in _internal(IMPORTS[module], MODULES)
-                    if t in TOP or LAYERS.index(_layer(t)) > rank)
-    assert not upward, f"courtroom.{module} ({_layer(module)}) imports from above: {upward}"
+    layer = _layer(module)
+    upward = sorted(t for t in _internal(IMPORTS[module], MODULES) if t in TOP or not _may_import(layer, _layer(t)))
+    assert not upward, f"courtroom.{module} ({layer}) imports from above or from a sibling layer: {upward}"
 
 
 def test_no_import_cycles() -> None:

@@ -9,12 +9,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.baselines.budget import REASON_CHARS, STATEMENT_CHARS, Reason, token_budget
-from courtroom.baselines.plain import JUDGE_SYSTEM, RAILS_TASK, p_hallucinated, plain_messages, rails_request
 from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend
 from courtroom.door.requests import GenerationRequest, Sampling
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Call, Program, Transcript
+from courtroom.engine.plain import JUDGE_SYSTEM, RAILS_TASK, p_hallucinated, plain_messages, rails_request
 
 
 class PromptJudge(Judge):

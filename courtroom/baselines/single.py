@@ -10,12 +10,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.baselines.budget import MAX_REASONS, SINGLE_TOKEN_BUDGET, Reason
-from courtroom.baselines.plain import JUDGE_SYSTEM, plain_messages
 from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend
 from courtroom.door.requests import GenerationRequest, GenerationResponse, Sampling
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Call, Program, Transcript
+from courtroom.engine.plain import JUDGE_SYSTEM, plain_messages
 from courtroom.errors import ConfigError
 
 

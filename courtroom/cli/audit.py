@@ -173,10 +173,10 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
 
     audit = open_audit(run_dir, corrected=False)
     try:
-        events = audit.events(case_id)
-        console.print(court_record(events, audit.row(case_id).gold, audit.grounding_clip(), audit.sentence_splitter()))
+        record = audit.record(case_id)
+        console.print(court_record(record, audit.row(case_id).gold, audit.grounding_clip(), audit.sentence_splitter()))
         if calls:
-            console.print(calls_record(events))
+            console.print(calls_record(record.events))
     except TranscriptError as exc:
         err.print(f"[yellow]note[/]: {shown(exc)}; showing what the results row holds")
         console.print(row_record(audit.row(case_id)))

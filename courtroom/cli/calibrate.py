@@ -34,8 +34,8 @@ def calibrate(
 
 def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int) -> None:
     from courtroom.errors import CourtroomError
-    from courtroom.log.calibrate import calibrate as fit
-    from courtroom.log.calibrate import calibrated_court
+    from courtroom.log.threshold_calibrate import calibrate as fit
+    from courtroom.log.threshold_calibrate import calibrated_court
 
     try:
         c = fit(run_dir, folds=folds, seed=seed)

@@ -17,8 +17,8 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
                                                                   "(name or file); default: the shipped courts.")) -> None:
     """Validate persona files; report every broken one with its path, line and field (a role no court seats among
     them)."""
-    from courtroom.court.court import check_seated, seated_roles
     from courtroom.court.personas import Persona
+    from courtroom.court.validation import check_seated, seated_roles
     from courtroom.errors import CourtroomError, PersonaError
 
     try:

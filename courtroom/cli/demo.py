@@ -23,13 +23,14 @@ def demo(
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.datasets import example_cases
     from courtroom.evaluate.results import summarize
+    from courtroom.log.recorded_court import make_judge
     from courtroom.report.progress import run_progress
     from courtroom.report.tables import elide
     from courtroom.runs.progress import usual_calls
 
     cases = example_cases()[:limit]
     try:
-        judge_obj = JudgeSpec(name=judge, court=court).build(BackendSpec(model=model))
+        judge_obj = make_judge(JudgeSpec(name=judge, court=court), BackendSpec(model=model))
         table = Table(title=shown(f"{judge} judge ({court if judge == 'courtroom' else 'baseline'}), model {model}: "
                                   f"{len(cases)} example cases"))
         for column in ("case", "gold", "verdict", "score", "reason"):

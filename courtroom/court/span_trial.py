@@ -22,7 +22,7 @@ from typing import Literal
 from courtroom.case import Case, HallucinatedSpan
 from courtroom.casefile import OPENING_SYSTEM, normalize, quoted_in
 from courtroom.court.bench import Bench
-from courtroom.court.calibration import calibrate, most_probable
+from courtroom.court.move_priors import calibrate, most_probable
 from courtroom.court.moves import VerdictChoice
 from courtroom.court.prompts import case_messages
 from courtroom.court.witnesses import Examination

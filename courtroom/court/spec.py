@@ -1,6 +1,7 @@
 """A court file as data: who sits in which role, how charges are drawn up and measured, how rulings are
-decided and combined, and the procedure graph. Validated by pydantic on load; the court's own checks
-(graph, personas) are in `court.py`.
+decided and combined, and the procedure graph (the optional sections added later, escalation, move priors,
+exhibit checks and witnesses, are `spec_sections`). Validated by pydantic on load; the court's own checks
+(graph, personas) are in `validation.py`.
 
 Settings added after the first court files are marked `Since(version)`: at their default they are left
 out of a court's recorded configuration (`canonical_config`), so a court that does not use them keeps the
@@ -15,16 +16,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from courtroom.court.personas import shipped_dir
 from courtroom.court.procedure import GraphSpec
-from courtroom.door.models import model_key
+from courtroom.court.spec_sections import EscalationSpec, ExhibitCheckSpec, MovePriorsSpec, WitnessesSpec
 from courtroom.engine.migrations import Since
 from courtroom.errors import CourtError
 from courtroom.sentences import SPLITTER, SentenceSplitter
-from courtroom.witness.registry import WitnessName
-from courtroom.witness.ruling import FittedRuling
 
 
 class AggregationSpec(BaseModel):
@@ -117,117 +116,12 @@ class RulingSpec(BaseModel):
     chance but measure grounding well, so courts for them weigh the evidence."""
     first_reading_weight: Annotated[float, Since(2)] = Field(0.0, ge=0.0, le=1.0)
     """Weight, in every ruling of a case, of the judge's first reading of the whole answer: the one-word
-    question `factual` or `hallucinated` asked once per case beside the indictment (`courtroom.baselines.plain`),
+    question `factual` or `hallucinated` asked once per case beside the indictment (`courtroom.engine.plain`),
     its probability of `hallucinated`. The rest goes to the verdict and evidence above; 0 does not ask.
     A case without charges is acquitted as before (its reading stays in the transcript's model calls).
     The reading sees the whole answer at once, where likelihoods see one sentence, and its errors are
     nearly independent of theirs; but it is only as good as the model's plain verdict: with
     Qwen2.5-Coder-0.5B it added nothing on HaluBench dev (weight 0.1: 0.655 vs 0.650 cross-validated)."""
-
-
-class EscalationSpec(BaseModel):
-    """Which charges go to trial: a charge whose measured P(suspect) lies in the band [low, high] is tried; one
-    outside it is decided by the measurement alone (a ruling at P(hallucinated) = P(suspect), source
-    `measurement`, no trial call). The measurement decides the clear cases and the debate is paid for only where
-    it can change the verdict. Set the band on labelled dev data (`courtroom rejudge --set escalation=...` decides
-    a run recorded with full trials again, asking only for the calls the escalated court needs). `tries: nothing`
-    (no band) lets the measurement decide every charge: the court charges and measures, and tries none."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    tries: Annotated[Literal["band", "nothing"], Since(5)] = "band"
-    """band: try the charges measured inside [low, high]; nothing: try no charge (give no band)."""
-    low: float | None = Field(None, ge=0.0, le=1.0)
-    """Charges measured below this P(suspect) are found supported by the measurement."""
-    high: float | None = Field(None, ge=0.0, le=1.0)
-    """Charges measured above this P(suspect) are found hallucinated by the measurement."""
-
-    @model_validator(mode="after")
-    def _a_band(self) -> EscalationSpec:
-        if self.tries == "nothing":
-            if self.low is not None or self.high is not None:
-                raise ValueError("tries: nothing takes no band: leave out low and high")
-            return self
-        if self.low is None or self.high is None:
-            raise ValueError("a band needs both low and high (or tries: nothing, to try no charge)")
-        if self.low > self.high:
-            raise ValueError(f"low ({self.low:g}) is above high ({self.high:g}): the band is empty")
-        return self
-
-    @property
-    def bounds(self) -> tuple[float, float] | None:
-        """The band (low, high); None for a court that tries nothing."""
-        return None if self.low is None or self.high is None else (self.low, self.high)
-
-
-MovePriors = dict[str, dict[str, Annotated[float, Field(gt=0.0)]]]
-"""Node -> move -> the model's prior probability of choosing that move."""
-
-
-class MovePriorsSpec(BaseModel):
-    """Priors of a model's move choices, per node of the graph: a small model chooses some moves (a withdrawal)
-    almost whatever the charge, so its probabilities carry a prior. With priors, the calibrated probability of a
-    move is P(move) / prior(move), renormalised over the legal moves; the move is chosen by the calibrated
-    probabilities (the most probable, deterministic from the recorded probabilities, so transcripts replay) and
-    a withdrawal's or concession's opinion is its calibrated probability. Estimate them from a run's
-    transcripts (`courtroom.court.calibration.move_priors`: the mean probability of each move at each node)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    nodes: MovePriors = Field(default_factory=dict)
-    """Node -> move -> prior; a node named here must give a prior for every move out of it."""
-    by_model: dict[str, MovePriors] = Field(default_factory=dict)
-    """Priors for particular models (by the name given to --model), node by node overriding `nodes`: priors
-    belong to the court and the model together."""
-
-
-class ExhibitCheckSpec(BaseModel):
-    """How the court's check of the item the prosecution named (an `exhibit` payload, see
-    `courtroom.witness.exhibits`) enters the evidence: a shift of the log-odds of P(suspect), as the lexical term
-    does. When any named item is absent from the sources `absent` is added, else when a named item is present
-    `present`; naming nothing adds nothing. A court with `exhibit` moves and no `exhibit_check` records and shows
-    the checks without weighing them."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    absent: float = 1.0
-    """Added to the log-odds of P(suspect) when an item the prosecution named is absent from the sources."""
-    present: float = -1.0
-    """Added when the items the prosecution named are all present in the sources."""
-
-
-class WitnessesSpec(BaseModel):
-    """The witnesses a court hears (`courtroom.witness.registry`), and the rulings fitted to weigh their testimony
-    for particular models (`courtroom.witness.ruling`). With a ruling for its model, the court decides each sentence
-    and the whole answer by the ruling (no verdict trial is held: `escalation` applies to the models without one);
-    without one, by its grounding measure and trials as before, and the testimony is recorded all the same
-    (`courtroom calibrate --ruling` fits a ruling from such a run)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    heard: list[WitnessName] = Field(min_length=1)
-    """The witnesses called, in the order they testify."""
-    hidden_depth: float = Field(0.5, gt=0.0, le=1.0)
-    """The depth of the residual stream the hidden-state witness reads (0.5: the middle layer)."""
-    trial: Annotated[bool, Since(7)] = False
-    """Hold a span trial over each charged sentence of an answer found hallucinated (`courtroom.court.span_trial`):
-    the prosecutor names the false words, the defender quotes the context, the judge rules on the quotes; the words
-    convicted are the verdict's spans (instead of the witnesses' own)."""
-    rulings: dict[str, FittedRuling | str] = Field(default_factory=dict)
-    """Model -> its fitted ruling: a ruling file, relative to the court file (read when the court loads, and recorded
-    whole in every run's manifest), by the name given to --model (`default` is `smollm2-135m`)."""
-
-    @model_validator(mode="after")
-    def _once_each(self) -> WitnessesSpec:
-        if len(set(self.heard)) != len(self.heard):
-            raise ValueError(f"a witness is called twice: {self.heard}")
-        return self
-
-    def ruling_for(self, model: str) -> FittedRuling | None:
-        """The ruling fitted for `model`, filed under any of its names (`default` is `smollm2-135m`), None when
-        there is none (or it is not loaded yet)."""
-        ruling = next((r for m, r in self.rulings.items() if model_key(m) == model_key(model)), None)
-        return ruling if isinstance(ruling, FittedRuling) else None
 
 
 class CourtSpec(BaseModel):

@@ -1,24 +1,21 @@
-"""The procedure of one case: indictment, a trial per charge through the court's graph, the verdict.
+"""The trial of one charge through the court's graph (`try_charge`), up to its ruling.
 
-Written as lockstep programs (see `courtroom.engine.lockstep`): the charges of a case are tried side by
-side and every turn due at the same step, across cases, goes to the backend as one batch. A turn is one to
-three constrained calls: choose a move among the legal ones (scored, so each move has a probability;
-skipped when only one is legal; calibrated by the court's move priors when it has them; decided by the
-court's rule at a node decided by the evidence), write the move's payload (JSON under its schema, or a
-scored choice for a citation or an exhibit, which the court then measures or checks), and, when the move
-ends in a ruling, the verdict (scored: its probability is the confidence). With an escalation band, charges
-measured outside it are decided by the measurement before any trial.
+Written as a lockstep program (see `courtroom.engine.lockstep`): the charges of a case are tried side by side
+(`court.case_program`) and every turn due at the same step, across cases, goes to the backend as one batch. A
+turn is one to three constrained calls: choose a move among the legal ones (scored, so each move has a
+probability; skipped when only one is legal; calibrated by the court's move priors when it has them; decided by
+the court's rule at a node decided by the evidence), write the move's payload (JSON under its schema, or a scored
+choice for a citation or an exhibit, which the court then measures or checks), and, when the move ends in a
+ruling, the verdict (scored: its probability is the confidence). With an escalation band, charges measured
+outside it are decided by the measurement before any trial (`court.case_program`).
 """
-
 from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
-from courtroom.baselines.plain import p_hallucinated, rails_request
-from courtroom.case import Case, CaseVerdict, Charge, Ruling
+from courtroom.case import Case, Charge
 from courtroom.casefile import context_sentences
 from courtroom.court.bench import Bench
-from courtroom.court.calibration import calibrate, most_probable
 from courtroom.court.evidence import (
     Measure,
     TrialEvidence,
@@ -27,7 +24,7 @@ from courtroom.court.evidence import (
     reopen,
     weigh_evidence,
 )
-from courtroom.court.indictment import Indictment, indict
+from courtroom.court.move_priors import calibrate, most_probable
 from courtroom.court.moves import VerdictChoice, cited, payload_model, scored_kind
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
@@ -42,20 +39,14 @@ from courtroom.court.prompts import (
     turn_messages,
     verdict_task,
 )
-from courtroom.court.span_trial import span_trial
 from courtroom.court.verdict import (
-    aggregate,
-    escalated,
-    measured_ruling,
     plural,
     ruling,
-    share,
-    testimony_ruling,
-    weighed_verdict,
 )
-from courtroom.door.requests import GenerationRequest, jsonable
+from courtroom.door.outputs import jsonable
+from courtroom.door.requests import GenerationRequest
 from courtroom.engine.events import MoveEvent, RulingEvent
-from courtroom.engine.lockstep import Call, Step, Transcript, gather
+from courtroom.engine.lockstep import Call, Step, Transcript
 from courtroom.witness.exhibits import NONE, Item, Sources, candidates
 
 
@@ -254,84 +245,3 @@ def _jury(bench: Bench, case: Case, charge: Charge, entries: list[Entry], round:
     # majority: the share of jurors voting hallucinated; mean: their mean probability
     p_h = votes / len(ps) if bench.spec.jury_rule == "majority" else mean_p
     return p_h, f"{votes} of {plural(len(ps), 'juror')} voted hallucinated, mean P(hallucinated) = {mean_p:.2f}"
-
-
-def read_first(case: Case, prompt_format: int) -> Step:
-    """The judge's first reading of the whole answer: P(hallucinated) of the one-word question."""
-    [response] = yield [Call(rails_request(case, prompt_format), purpose="first reading", role="judge")]
-    return p_hallucinated(response)
-
-
-def run_case(bench: Bench, case: Case, transcript: Transcript) -> Step:
-    """Indict, try every charge side by side, and combine the rulings into the case verdict."""
-    first_reading: float | None = None
-    if bench.spec.ruling.first_reading_weight:
-        found, first_reading = yield from gather([indict(bench, case, transcript), read_first(case, bench.prompt_format)])
-    else:
-        found = yield from indict(bench, case, transcript)
-    if found.weighing is not None and found.examination is not None:  # a fitted ruling weighs the testimony
-        assert bench.ruling is not None
-        rulings = [testimony_ruling(c, found.examination.weigh(bench.ruling, _sentence(found, c)),
-                                    found.examination.testimony, _start(found, c))
-                   for c in found.charges]
-        for r in rulings:
-            transcript.add(RulingEvent, ruling=r)
-        verdict = weighed_verdict(case.id, case.answer, found.charges, found.dropped, rulings, found.weighing,
-                                  found.examination.testimony)
-    else:
-        verdict = yield from _decide(bench, case, transcript, found, first_reading)
-        if found.examination is not None:  # witnesses heard, but no ruling for this model: the measurement decided
-            verdict.testimony = found.examination.testimony
-            verdict.reason = verdict.reason.rstrip(".") + ". " + NO_RULING
-    if verdict.hallucinated:
-        verdict.spans = found.spans
-        witnesses = bench.spec.witnesses
-        if witnesses is not None and witnesses.trial and found.examination is not None:
-            charged = [_sentence(found, c) for c in found.charges]
-            verdict.spans = yield from span_trial(bench, case, found.examination, found.spans, charged, transcript)
-    return verdict
-
-
-NO_RULING = ("No ruling is fitted for this model, so the grounding measure decided; the witnesses' testimony is "
-             "recorded (courtroom calibrate --ruling fits a ruling on labelled runs).")
-
-
-def _sentence(found: Indictment, charge: Charge) -> int:
-    """The index, among the answer's sentences, of a charged sentence."""
-    assert found.examination is not None
-    reading = found.examination.reading
-    quotes = [reading.answer[a:b] for a, b in reading.sentences]
-    return quotes.index(charge.quote) if charge.quote in quotes else 0
-
-
-def _start(found: Indictment, charge: Charge) -> int:
-    """Where a charged sentence (or the whole answer) starts in the case's answer."""
-    assert found.examination is not None
-    reading = found.examination.reading
-    quotes = [reading.answer[a:b] for a, b in reading.sentences]
-    at = reading.sentences[quotes.index(charge.quote)][0] if charge.quote in quotes else reading.answer.find(charge.quote)
-    return reading.offset + max(at, 0)
-
-
-def _decide(bench: Bench, case: Case, transcript: Transcript, found: Indictment, first_reading: float | None) -> Step:
-    """The verdict by the court's measurement and trials."""
-    if not found.charges:
-        dropped = found.dropped
-        why = f" ({plural(len(dropped), 'statement')} measured, none suspect enough to charge)" if dropped else ""
-        # the indictment's suspicion still ranks the case (AUROC), kept below the verdict threshold
-        measured = [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None]
-        suspicion = share(bench, measured) if bench.spec.aggregation.method == "share" and measured else found.suspicion
-        score = min(suspicion, bench.threshold * 0.999)
-        return CaseVerdict(case_id=case.id, label="PASS", score=score, charges=[], dropped=dropped,
-                           reason=f"No charges were brought: every statement of the answer stands{why}.")
-    decided: dict[int, Ruling] = {}
-    for charge in found.charges:  # outside the escalation band: the measurement decides, no trial
-        if escalated(charge, bench) is False:
-            decided[charge.index] = measured_ruling(charge, bench, first_reading)
-            transcript.add(RulingEvent, ruling=decided[charge.index])
-    tried = [c for c in found.charges if c.index not in decided]
-    tried_rulings = yield from gather([try_charge(bench, case, c, transcript, found.measures.get(c.index),
-                                                  first_reading) for c in tried])
-    decided |= {c.index: r for c, r in zip(tried, tried_rulings)}
-    rulings: list[Ruling] = [decided[c.index] for c in found.charges]
-    return aggregate(bench, case.id, found.charges, found.dropped, rulings)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse, output_spec
+from pydantic import BaseModel, ConfigDict
+
+from courtroom.door.outputs import output_spec
+from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse
 from courtroom.errors import ContextWindowError
 
 
@@ -22,6 +25,28 @@ class Tick:
     completion_tokens: int = 0
 
 
+class ServerCapabilities(BaseModel):
+    """What a model server was found to support when probed (recorded in the run's manifest)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    tokenize: bool
+    """`POST /tokenize` with chat messages: the server renders and tokenizes prompts (vLLM, SGLang)."""
+    prompt_logprobs: bool
+    """`/completions` with `echo` returns log-probabilities of prompt tokens: choices and texts are scored exactly."""
+    token_scoring: bool = False
+    """`/completions` takes `allowed_token_ids` and returns the raw log-probability of the token it was made to
+    write (vLLM): texts are scored token by token with the prefix cache, exactly and much faster."""
+    max_model_len: int | None = None
+    """The model's context window, when the server says."""
+
+
+    @property
+    def scores_texts(self) -> bool:
+        """Whether texts can be scored (grounding) and choices scored exactly."""
+        return self.tokenize and self.prompt_logprobs
+
+
 class Backend(ABC):
     """Turns a batch of generation requests into responses, one per request, in order.
 
@@ -33,6 +58,9 @@ class Backend(ABC):
     name: str = "backend"
     model: str = "unknown"
     """The model this backend serves (or stands in for), as the user named it."""
+    light: ClassVar[bool] = False
+    """A client of a model computed elsewhere: cheap to build (a run probes it before the first case, see
+    `check_model`), and it computes nothing with torch (a Ray worker sets no torch threads for it)."""
     on_tick: Callable[[Tick], None] | None = None
     """Told of work as it happens inside `generate` (set by whoever shows progress; None: nobody listens)."""
 
@@ -63,6 +91,27 @@ class Backend(ABC):
         return frozenset()
 
     @property
+    def scores_texts(self) -> bool:
+        """Whether this backend can score a given text (a choice of one option: the model's likelihood of it, from
+        prompt log-probabilities), as a court that measures grounding needs."""
+        return True
+
+    def why_no_text_scoring(self) -> tuple[str, str]:
+        """When `scores_texts` is False: why (completing "which needs prompt log-probabilities, and ..."), and what
+        would score them."""
+        return f"the {self.name} backend returns none", "use another backend"
+
+    @property
+    def server(self) -> ServerCapabilities | None:
+        """What a run's manifest records about the model's server (None: no server, the model runs here)."""
+        return None
+
+    @classmethod  # noqa: B027 (optional: a backend that finds its model late)
+    def check_model(cls, model: str) -> None:
+        """Fail now, before anything loads, for a model this backend cannot find (a light backend's model is
+        checked by probing its server, `prepare`)."""
+
+    @property
     def context_window(self) -> int | None:
         """The most tokens a prompt and its completion may hold together, when known."""
         return None
@@ -76,6 +125,9 @@ class Backend(ABC):
                 f"{where}the prompt holds {prompt_tokens} tokens and {completion_tokens} more may be generated, over "
                 f"the context window of {self.model!r} ({window} tokens); shorten the case's context or use a model "
                 "with a longer window")
+
+    def close(self) -> None:  # noqa: B027 (optional: a backend that holds no connection or thread)
+        """Release connections and threads."""
 
     def describe(self) -> dict[str, Any]:
         """What a run manifest records about this backend."""

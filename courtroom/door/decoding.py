@@ -10,7 +10,8 @@ from typing import Any
 
 from courtroom.door.constraints import ConstraintCompiler
 from courtroom.door.models import LoadedModel
-from courtroom.door.requests import GenerationRequest, OutputSpec, truncation_message
+from courtroom.door.outputs import OutputSpec, truncation_message
+from courtroom.door.requests import GenerationRequest
 
 
 @functools.cache

@@ -20,15 +20,8 @@ from typing import Any
 from pydantic import Field
 
 from courtroom.door.backend import Backend
-from courtroom.door.requests import (
-    GenerationRequest,
-    GenerationResponse,
-    ModelResponse,
-    Observation,
-    Sampling,
-    jsonable,
-    message_hash,
-)
+from courtroom.door.outputs import jsonable
+from courtroom.door.requests import GenerationRequest, GenerationResponse, ModelResponse, Observation, Sampling, message_hash
 from courtroom.errors import RecordedFailure, ReplayMismatch
 
 

@@ -11,7 +11,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from courtroom.door.backend import Backend
-from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse, OutputSpec, truncation_message
+from courtroom.door.outputs import OutputSpec, truncation_message
+from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse
 from courtroom.errors import BackendError, OutputParseError, ScriptExhaustedError
 
 

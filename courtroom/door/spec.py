@@ -7,7 +7,7 @@ Building it imports the heavy implementation only then.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -55,6 +55,34 @@ class BackendSpec(BaseModel):
         if self.kind == "served" and not self.url:
             raise ValueError("a served model needs the URL of its API (--model-url http://HOST:PORT/v1)")
         return self
+
+    @classmethod
+    def of(cls, *, model: str = "default", url: str | None = None, **settings: Any) -> BackendSpec:
+        """The spec the command line's settings name: a served model when given its API's `url`, else the model
+        in this process."""
+        return cls(kind="served" if url else "transformers", model=model, url=url, **settings)
+
+    @property
+    def backend_class(self) -> type[Backend]:
+        """The class of the backend this spec builds (imported now; the heavy packages are imported only when
+        it loads a model)."""
+        if self.kind == "served":
+            from courtroom.door.served import ServedBackend
+
+            return ServedBackend
+        from courtroom.door.transformers import TransformersBackend
+
+        return TransformersBackend
+
+    @property
+    def light(self) -> bool:
+        """Whether the backend is a light client (`Backend.light`): built and probed before the first case, and
+        computing nothing with torch."""
+        return self.backend_class.light
+
+    def check_model(self) -> None:
+        """Fail now for a model the backend cannot find (`Backend.check_model`)."""
+        self.backend_class.check_model(self.model)
 
     def build(self, device: str | None = None) -> Backend:
         """The backend this spec describes (on `device` instead of the spec's, for a Ray worker's GPU; a served

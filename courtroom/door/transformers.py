@@ -28,9 +28,11 @@ from typing import Any
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintCompiler
 from courtroom.door.decoding import BackendStats, Row, cache_argument, decode_batch, finish_row, generator, returned_cache
-from courtroom.door.models import LoadedModel, load_model
+from courtroom.door.models import LoadedModel, load_model, resolve_model
+from courtroom.door.observed_pass import observed_pass
+from courtroom.door.outputs import OutputSpec
 from courtroom.door.prefix_cache import PrefixCache, Segment
-from courtroom.door.requests import GenerationRequest, GenerationResponse, OutputSpec
+from courtroom.door.requests import GenerationRequest, GenerationResponse
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,10 @@ class TransformersBackend(Backend):
     """The real model door: transformers for the model, Outlines for the constraints."""
 
     name = "transformers"
+
+    @classmethod
+    def check_model(cls, model: str) -> None:
+        resolve_model(model)  # an unknown model fails now, not after the first case
 
     def __init__(
         self,
@@ -334,7 +340,10 @@ class TransformersBackend(Backend):
         first = torch.log_softmax(last_logits, dim=-1)
         option_ids = self._option_tokens(row.spec).ids
         if row.request.observe is not None and len(option_ids) == 1:
-            scores, observed = self._observed_pass(row, option_ids[0], full, first)
+            spans = self._option_tokens(row.spec).spans[0]
+            scores, observed = observed_pass(self.loaded, row.request.observe, len(row.ids), option_ids[0], spans,
+                                             full, first)
+            self.stats.forward_passes += 1
             return self._choice_result(row, [scores], observed)
         token_scores = [[float(first[ids[0]])] for ids in option_ids]
         tails = [(j, ids) for j, ids in enumerate(option_ids) if len(ids) > 1]
@@ -355,61 +364,6 @@ class TransformersBackend(Backend):
                 targets = torch.tensor(ids[1:], device=device)
                 token_scores[j] += logprobs[r, torch.arange(len(ids) - 1), targets].tolist()
         return self._choice_result(row, token_scores)
-
-    def _observed_pass(self, row: Row, ids: list[int], past: Segment, first: Any) -> tuple[list[float], dict[str, Any]]:
-        """Score a text's tokens over its prompt's KV while looking inside the pass (`GenerationRequest.observe`):
-        per layer and head, the share of attention the text's tokens pay to the prompt against the text so far
-        (eager attention for this pass only, reduced layer by layer in a hook, so no layer's weights are kept), and
-        the hidden states at the depths asked for; each averaged over the observed spans' tokens."""
-        import torch
-        from transformers import DynamicCache
-
-        from courtroom.door.observe import span_means, token_indices
-
-        lm = self.loaded
-        observe = row.request.observe
-        assert observe is not None
-        device, length = lm.device, len(row.ids)
-        ratios: list[Any] = []
-
-        def lookback(module: Any, args: Any, output: Any) -> None:
-            weights = output[1][0].float()  # (heads, text tokens, prompt + text tokens)
-            to_prompt = weights[:, :, :length].mean(-1)
-            to_text = weights[:, :, length:].sum(-1) / torch.arange(1, weights.shape[1] + 1, device=weights.device)
-            ratios.append(to_prompt / (to_prompt + to_text + 1e-9))  # (heads, text tokens)
-
-        hooks = []
-        implementation = lm.model.config._attn_implementation
-        if observe.lookback:
-            lm.model.set_attn_implementation("eager")
-            hooks = [m.register_forward_hook(lookback) for name, m in lm.model.named_modules()
-                     if name.endswith("self_attn")]
-        try:
-            cache = DynamicCache(ddp_cache_data=list(past), config=lm.model.config)
-            out = lm.model(input_ids=torch.tensor([ids], device=device), **cache_argument(lm.model, cache), use_cache=False,
-                           position_ids=torch.arange(length, length + len(ids), device=device).unsqueeze(0),
-                           output_hidden_states=bool(observe.hidden))
-            self.stats.forward_passes += 1
-        finally:
-            for hook in hooks:
-                hook.remove()
-            if observe.lookback:
-                lm.model.set_attn_implementation(implementation)
-        logprobs = torch.log_softmax(out.logits[0].float(), dim=-1)
-        scores = [float(first[ids[0]])] + [float(logprobs[i, ids[i + 1]]) for i in range(len(ids) - 1)]
-        spans = self._option_tokens(row.spec).spans[0]
-        members = [token_indices(spans, a, b) for a, b in observe.spans]
-        observed: dict[str, Any] = {}
-        if observe.lookback:
-            stacked = torch.stack(ratios)  # (layers, heads, text tokens)
-            observed["lookback"] = span_means(stacked.permute(2, 0, 1).cpu().numpy(), members)
-            observed["token_lookback"] = [round(float(v), 4) for v in stacked.mean((0, 1)).cpu()]
-        if observe.hidden:
-            layers = len(out.hidden_states) - 1
-            chosen = [out.hidden_states[max(1, round(depth * layers))][0].float().cpu().numpy() for depth in observe.hidden]
-            per_span = [span_means(h, members, digits=3) for h in chosen]  # depth -> span -> dims
-            observed["hidden"] = [[per_span[d][s] for d in range(len(chosen))] for s in range(len(members))]
-        return scores, observed
 
     @property
     def looks_inside(self) -> frozenset:

@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from courtroom.case import Case
-from courtroom.evaluate.calibration import calibrated_rows, errors_as_wrong
 from courtroom.evaluate.confounds import NO_MODEL_ROWS
 from courtroom.evaluate.metrics import Metrics, compute_metrics
 from courtroom.evaluate.paired import excluded_from_pairing, gold_disagreements, mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.results import ResultRow, as_variant, variant_names
+from courtroom.evaluate.thresholds import calibrated_rows, errors_as_wrong
 
 RowsTransform = Callable[[Sequence[ResultRow]], list[ResultRow]]
 

@@ -22,12 +22,12 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from courtroom.case import AnnotatedSpan
 from courtroom.errors import ConfigError
-from courtroom.evaluate.calibration import stratified_folds
-from courtroom.evaluate.spans import SpanCase, counts, prf
-from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe, SpanModel
-from courtroom.witness.spans import Word, spans_of
+from courtroom.evaluate.fit_spans import SpanExample, fit_spans, point
+from courtroom.evaluate.logistic import apply_linear, fit_linear
+from courtroom.evaluate.spans import SpanCase
+from courtroom.evaluate.thresholds import stratified_folds
+from courtroom.witness.ruling import FamilyRuling, FittedRuling, Probe, SpanModel
 
 PROBE_C = {"lookback": 0.05, "hidden": 0.01}
 """Inverse L2 strength of each probe (hundreds of weights on hundreds of cases)."""
@@ -38,22 +38,6 @@ FAMILY_MIN_PER_CLASS = 15
 """A task family gets weights of its own only with this many labelled cases, and of each kind."""
 CASES_PER_WEIGHT = 10
 """Fewer labelled cases than this per weight of the ruling draws a warning: the fit will be noisy."""
-
-
-@dataclass(frozen=True)
-class SpanExample:
-    """What fitting a span model needs of one answer: its words and their values (`witness.spans.FEATURES`, the
-    sentence's P left to the ruling), each sentence's testimony and vectors, and the gold spans."""
-
-    answer: str
-    """The answer without its outer blanks (words are in it); `offset` places it in the case's answer."""
-    offset: int
-    words: list[Word]
-    rows: list[list[float]]
-    sentence_values: list[dict[str, float]]
-    sentence_vectors: list[dict[str, list[float]]]
-    gold: list[AnnotatedSpan]
-    """In the case's answer, as the dataset gives them."""
 
 
 @dataclass(frozen=True)
@@ -106,26 +90,6 @@ def _check(examples: Sequence[Example], folds: int) -> None:
                           "different answers of each")
 
 
-def _linear(X: np.ndarray, y: np.ndarray, names: list[str], C: float) -> Linear:
-    from sklearn.linear_model import LogisticRegression
-
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit((X - mean) / scale, y)
-    return Linear(features=names, mean=_six(mean), scale=_six(scale), weights=_six(model.coef_[0]),
-                  intercept=float(f"{model.intercept_[0]:.6g}"))
-
-
-def _six(values: np.ndarray) -> list[float]:
-    """Six significant digits: what a ruling file keeps (the fit is not more precise than that)."""
-    return [float(f"{v:.6g}") for v in values]
-
-
-def _apply(linear: Linear, X: np.ndarray) -> np.ndarray:
-    return linear.intercept + ((X - np.array(linear.mean)) / np.array(linear.scale)) @ np.array(linear.weights)
-
-
 class _Design:
     """The examples as arrays: values (missing ones at the column mean), vectors per probe source, labels."""
 
@@ -157,10 +121,10 @@ def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Pr
         for k in range(5):
             fit_on, score_on = train[inner != k], train[inner == k]
             if len(score_on) and len(set(y[fit_on])) == 2:
-                lin = _linear(V[fit_on], y[fit_on], [], PROBE_C.get(source, 0.01))
-                scores[inner == k] = _apply(lin, V[score_on])
+                lin = fit_linear(V[fit_on], y[fit_on], [], PROBE_C.get(source, 0.01))
+                scores[inner == k] = apply_linear(lin, V[score_on])
         probes[source] = Probe(source=source,  # type: ignore[arg-type]
-                               linear=_linear(V[train], y[train], [],
+                               linear=fit_linear(V[train], y[train], [],
                                               PROBE_C.get(source, 0.01)))
         columns.append(scores)
     return probes, np.array(columns).T if columns else np.zeros((len(train), 0))
@@ -172,13 +136,13 @@ def _fit(design: _Design, train: np.ndarray, seed: int) -> FittedRuling | tuple[
     names = design.names + [f"{s}.probe" for s in design.sources]
     X = np.hstack([design.X[train], scores])
     y = design.y[train]
-    families = {"any": FamilyRuling(linear=_linear(X, y, names, RULING_C), cases=len(train))}
+    families = {"any": FamilyRuling(linear=fit_linear(X, y, names, RULING_C), cases=len(train))}
     for family in sorted(set(design.families[train])):
         mine = design.families[train] == family
         if mine.sum() < FAMILY_MIN_CASES or min((y[mine] == 1).sum(), (y[mine] == 0).sum()) < FAMILY_MIN_PER_CLASS:
             continue
         if _family_pays(X, y, mine, names, design, train, seed):
-            families[family] = FamilyRuling(linear=_linear(X[mine], y[mine], names, RULING_C), cases=int(mine.sum()))
+            families[family] = FamilyRuling(linear=fit_linear(X[mine], y[mine], names, RULING_C), cases=int(mine.sum()))
     return probes, families
 
 
@@ -193,18 +157,18 @@ def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str
         test = inner == k
         if not (test & mine).any() or len(set(y[~test & mine])) < 2:
             continue
-        pooled[test] = _apply(_linear(X[~test], y[~test], names, RULING_C), X[test])
-        own[test] = _apply(_linear(X[~test & mine], y[~test & mine], names, RULING_C), X[test])
+        pooled[test] = apply_linear(fit_linear(X[~test], y[~test], names, RULING_C), X[test])
+        own[test] = apply_linear(fit_linear(X[~test & mine], y[~test & mine], names, RULING_C), X[test])
     return balanced_accuracy_score(y[mine], own[mine] >= 0) > balanced_accuracy_score(y[mine], pooled[mine] >= 0)
 
 
 def _decide(design: _Design, probes: dict[str, Probe], families: dict[str, FamilyRuling], test: np.ndarray) -> np.ndarray:
-    columns = [_apply(probes[s].linear, design.vectors[s][test]) for s in design.sources]
+    columns = [apply_linear(probes[s].linear, design.vectors[s][test]) for s in design.sources]
     X = np.hstack([design.X[test], np.array(columns).T if columns else np.zeros((len(test), 0))])
     out = np.zeros(len(test))
     for row, i in enumerate(test):
         family = families.get(design.families[i], families["any"])
-        out[row] = 1 / (1 + np.exp(-_apply(family.linear, X[row:row + 1])[0]))
+        out[row] = 1 / (1 + np.exp(-apply_linear(family.linear, X[row:row + 1])[0]))
     return out
 
 
@@ -226,9 +190,10 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
         if pointing:
             fold_spans = _fit_spans(examples, train, probes, families)
             for i in test:
-                if examples[i].spans is not None:
+                if (spans := examples[i].spans) is not None:
                     order.append(int(i))
-                    for name, predicted in _point(examples[i], probes, families, fold_spans, out_of_fold[i]).items():
+                    pointed = point(spans, _family(examples[i], families), probes, fold_spans, out_of_fold[i])
+                    for name, predicted in pointed.items():
                         span_cases[name].append(predicted)
     probes, families = _fit(design, everything, seed)
     span_model = _fit_spans(examples, everything, probes, families) if pointing else None
@@ -251,103 +216,16 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases if pointing else {})
 
 
-def _sentence_ps(example: Example, probes: dict[str, Probe], families: dict[str, FamilyRuling]) -> list[float]:
-    """Each sentence's P(hallucinated) by a ruling's probes and family weights."""
-    assert example.spans is not None
-    family = families.get(example.family, families["any"])
-    out = []
-    for values, vectors in zip(example.spans.sentence_values, example.spans.sentence_vectors):
-        scored = dict(values)
-        for name, probe in probes.items():
-            if name in vectors:
-                scored[f"{name}.probe"] = probe.score(vectors[name])
-        parts, _ = family.linear.contributions(scored)
-        out.append(float(1 / (1 + np.exp(-np.clip(sum(parts.values()), -50, 50)))))
-    return out
-
-
-def _rows(example: Example, ps: list[float]) -> list[list[float]]:
-    assert example.spans is not None
-    return [[ps[w.sentence] if w.sentence < len(ps) else 0.0, *row[1:]]
-            for w, row in zip(example.spans.words, example.spans.rows)]
-
-
-def _gold_words(example: Example) -> list[bool]:
-    assert example.spans is not None
-    spans = example.spans
-    gold = [(g.start - spans.offset, g.end - spans.offset) for g in spans.gold if not g.implicit_true]
-    return [any(a < w.end and b > w.start for a, b in gold) for w in spans.words]
+def _family(example: Example, families: dict[str, FamilyRuling]) -> FamilyRuling:
+    """The weights a ruling gives the example's task family (those of every family when it has none of its own)."""
+    return families.get(example.family, families["any"])
 
 
 def _fit_spans(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe],
                families: dict[str, FamilyRuling]) -> SpanModel | None:
-    """A span model fitted on the training answers' words (their sentences' P by the fold's ruling), with the word
-    threshold and gap that give the best token F1 on them."""
-    from courtroom.witness.spans import FEATURES
-
-    chosen = [examples[i] for i in train if examples[i].spans is not None and examples[i].spans.words]
-    rows, gold, per = [], [], []
-    for e in chosen:
-        r = _rows(e, _sentence_ps(e, probes, families))
-        rows += r
-        gold += _gold_words(e)
-        per.append(r)
-    if len(set(gold)) < 2:
-        return None
-    linear = _linear(np.array(rows), np.array(gold, dtype=int), list(FEATURES), RULING_C)
-    scores = [list(1 / (1 + np.exp(-_apply(linear, np.array(r))))) for r in per]
-    best: tuple[float, float, int] = (-1.0, 0.5, 1)
-    for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
-        for gap in (0, 1, 2, 3):
-            total = [0, 0, 0]
-            for e, sc in zip(chosen, scores):
-                assert e.spans is not None
-                found = spans_of(e.spans.words, sc, [[] for _ in sc], threshold, gap)
-                c = counts(_span_case(e, [(s.start, s.end, s.score) for s in found]), "token")
-                total = [total[0] + c.tp, total[1] + c.fp, total[2] + c.fn]
-            f1 = prf(type(c)(*total))[2]
-            if f1 > best[0]:
-                best = (f1, threshold, gap)
-    return SpanModel(linear=linear, threshold=best[1], max_gap=best[2])
-
-
-def _span_case(example: Example, predicted: list[tuple[int, int, float]]) -> SpanCase:
-    """The answer's gold and `predicted` (in the stripped answer's characters) as a `SpanCase` in its own characters."""
-    assert example.spans is not None
-    o = example.spans.offset
-    gold = [g.model_copy(update={"start": g.start - o, "end": g.end - o}) for g in example.spans.gold]
-    return SpanCase(example.spans.answer, gold, predicted)
-
-
-def _point(example: Example, probes: dict[str, Probe], families: dict[str, FamilyRuling], model: SpanModel | None,
-           p_case: float, max_charges: int = 3) -> dict[str, SpanCase]:
-    """The spans each way of pointing predicts for one answer, none when the case is found faithful."""
-    assert example.spans is not None
-    family = families.get(example.family, families["any"])
-    ps = _sentence_ps(example, probes, families)
-    sentences: list[tuple[int, int, float]] = []
-    words: list[tuple[int, int, float]] = []
-    if p_case >= family.threshold and ps:
-        charged = [i for i in range(len(ps)) if ps[i] >= family.threshold] or [int(np.argmax(ps))]
-        charged = sorted(charged, key=lambda i: -ps[i])[:max_charges]
-        bounds = _sentence_bounds(example)
-        sentences = [(bounds[i][0], bounds[i][1], ps[i]) for i in charged if i < len(bounds)]
-        if model is not None:
-            lin = model.linear
-            scores = list(1 / (1 + np.exp(-_apply(lin, np.array(_rows(example, ps))))))
-            found = spans_of(example.spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap)
-            words = [(s.start, s.end, s.score) for s in found]
-    return {"sentences": _span_case(example, sentences), "words": _span_case(example, words)}
-
-
-def _sentence_bounds(example: Example) -> list[tuple[int, int]]:
-    """Each sentence's first and last word's characters."""
-    assert example.spans is not None
-    bounds: dict[int, tuple[int, int]] = {}
-    for w in example.spans.words:
-        a, b = bounds.get(w.sentence, (w.start, w.end))
-        bounds[w.sentence] = (min(a, w.start), max(b, w.end))
-    return [bounds.get(i, (0, 0)) for i in range(max(bounds, default=-1) + 1)]
+    """The span model of the training examples with gold spans (`fit_spans`)."""
+    return fit_spans([(spans, _family(examples[i], families)) for i in train
+                      if (spans := examples[i].spans) is not None], probes)
 
 
 def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda e: e.source) -> np.ndarray:  # noqa: ANN001

@@ -25,6 +25,7 @@ from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import AuditError
 from courtroom.evaluate.results import ResultRow
+from courtroom.log.case_record import CaseRecord
 from courtroom.log.files import append_line, refuse_links
 from courtroom.log.store import EDITS, RunStore, first_problem
 from courtroom.sentences import SPLITTER, SentenceSplitter
@@ -145,6 +146,10 @@ class Audit:
         in_transcript = sum(e.event == "edit" for e in events)  # appended there by earlier versions
         return [*events, *self.edits().get(case_id, [])[in_transcript:]]
 
+    def record(self, case_id: str) -> CaseRecord:
+        """A case's transcript, with its human edits, read into one record (`CaseRecord`)."""
+        return CaseRecord.of(self.events(case_id))
+
     def select(self, *, wrong: bool = False, verdict: str | None = None, source: str | None = None,
                search: str | None = None, errors: bool = False) -> list[ResultRow]:
         """Rows matching the filters (`search` looks in the case id and the verdict's reason)."""
@@ -167,8 +172,7 @@ class Audit:
         return self.store.manifest().rebuild_judge()
 
     def _verdict(self, case_id: str) -> CaseVerdict | None:
-        verdicts = [e.verdict for e in self.store.events(case_id) if e.event == "verdict"]
-        return verdicts[-1] if verdicts else None
+        return CaseRecord.of(self.store.events(case_id)).verdict
 
     def _rulings(self, case_id: str) -> list[Any]:
         verdict = self._verdict(case_id)

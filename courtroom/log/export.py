@@ -25,12 +25,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from courtroom.case import CaseVerdict
-from courtroom.engine.events import Event
 from courtroom.errors import AuditError, TranscriptError
 from courtroom.evaluate.metrics import Metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
+from courtroom.log.case_record import CaseRecord
 from courtroom.log.files import atomic_file
 
 FORMATS = ("csv", "parquet", "jsonl", "inspect")
@@ -60,19 +59,12 @@ def spreadsheet_safe(value: Any) -> Any:
     return f"'{value}" if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
 
 
-def charge_records(events: list[Event], sentences: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Every charge of a transcript with its ruling and the context sentences cited in its trial."""
-    verdicts = [e.verdict for e in events if e.event == "verdict"]
-    verdict: CaseVerdict | None = verdicts[-1] if verdicts else None
+def charge_records(record: CaseRecord, sentences: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every charge of a case's verdict with its ruling and the context sentences cited in its trial."""
+    verdict = record.verdict
     if verdict is None:
         return []
     rulings = {r.charge: r for r in verdict.rulings}
-    cited: dict[int, list[int]] = {}
-    for e in events:
-        if e.event == "move" and isinstance(number := e.payload.get("evidence"), int) and number > 0:
-            numbers = cited.setdefault(e.charge, [])
-            if number not in numbers:
-                numbers.append(number)
     records = []
     for charge in verdict.charges:
         ruling = rulings.get(charge.index)
@@ -84,7 +76,7 @@ def charge_records(events: list[Event], sentences: tuple[str, ...]) -> list[dict
             "source": ruling.source if ruling else None, "ruling_reason": ruling.reason if ruling else None,
             "opinion": ruling.opinion if ruling else None, "evidence_grounding": ruling.evidence if ruling else None,
             "cited": [{"sentence": n, "text": sentences[n - 1] if n <= len(sentences) else ""}
-                      for n in sorted(cited.get(charge.index, []))],
+                      for n in record.cited(charge.index)],
         })
     return records
 
@@ -109,13 +101,12 @@ def case_records(audit: Audit) -> list[dict[str, Any]]:
         charges: list[dict[str, Any]] | None
         answer: str | None
         try:
-            events = audit.store.events(row.case_id)
+            record = CaseRecord.of(audit.store.events(row.case_id))
         except TranscriptError:
             charges, answer = None, None
         else:
-            start = events[0]
-            charges = charge_records(events, audit.context_sentences(start.case)) if row.error is None else []
-            answer = start.case.answer
+            charges = charge_records(record, audit.context_sentences(record.case)) if row.error is None else []
+            answer = record.case.answer
         records.append(_case_record(row, corrected.get(row.case_id), charges, *span_records(row, answer)))
     return records
 

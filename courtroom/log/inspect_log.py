@@ -1,7 +1,7 @@
 """A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`.
 
 The log is written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai
-(`pip install courtroom[inspect]` gives you its viewer and reader); `tests/test_inspect_export.py` reads every
+(`pip install courtroom[inspect]` gives you its viewer and reader); `tests/log/test_inspect_export.py` reads every
 export back with inspect_ai's own `read_eval_log`. One sample per case:
 
 - `input`: the question, the numbered context and the answer under judgment; `target`: the gold label
@@ -36,6 +36,7 @@ from courtroom.errors import CourtroomError, TranscriptError
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
+from courtroom.log.case_record import CaseRecord
 from courtroom.log.cases import run_cases
 from courtroom.log.export import charge_records, span_records
 from courtroom.log.files import atomic_write
@@ -135,11 +136,11 @@ def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, co
     except TranscriptError:
         pass
     else:
-        case = events[0].case
+        record = CaseRecord.of(events)
+        case, verdict = record.case, record.verdict
         started, completed = events[0].time.isoformat(), events[-1].time.isoformat()
         messages, model_events, attachments = _calls(events, model)
-        charges = charge_records(events, audit.context_sentences(case)) if row.error is None else []
-        verdict = next((e.verdict for e in reversed(events) if e.event == "verdict"), None)
+        charges = charge_records(record, audit.context_sentences(case)) if row.error is None else []
     scores: dict[str, Any] = {}
     if row.label is not None:
         explanation = reason_with_spans(row.reason, verdict.spans) if verdict is not None else row.reason

@@ -26,9 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from courtroom.case import Case
 from courtroom.digest import content_hash
-from courtroom.door.backend import Backend
+from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import refuse_credentials
-from courtroom.door.served import ServerCapabilities
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import retired, upgrade
@@ -96,9 +95,9 @@ class RunSpec(BaseModel):
         try:
             return cls(selection=CaseSelection(dataset=dataset, **selection),
                        judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
-                       backend=BackendSpec(kind="served" if model_url else "transformers", model=model, engine=engine,
-                                           device=device, url=model_url, api_key_env=api_key_env,
-                                           concurrency=concurrency, timeout=request_timeout),
+                       backend=BackendSpec.of(model=model, url=model_url, engine=engine, device=device,
+                                              api_key_env=api_key_env, concurrency=concurrency,
+                                              timeout=request_timeout),
                        runner=RunnerSpec(kind=runner, workers=workers, gpus_per_worker=gpus_per_worker,
                                          address=ray_address, chunk_timeout=chunk_timeout),
                        window=window, skip_invalid=skip_invalid)
@@ -189,7 +188,7 @@ class Manifest(BaseModel):
     origin: RunOrigin | None = None
     """For a rejudged run: where its model calls came from."""
     server: ServerCapabilities | None = None
-    """For a served model: what its server was found to support when the run started."""
+    """For a model behind a server: what the server was found to support when the run started (`Backend.server`)."""
     cases: CaseDigests | None = Field(None, exclude_if=lambda v: v is None)
     """The cases the run judges (a rejudged run: the cases it decides again), by digest; None in manifests
     written before runs kept digests."""

@@ -27,6 +27,7 @@ from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import RunError
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.manifest import CaseDigests, Manifest, RunOrigin
+from courtroom.log.recorded_court import make_judge
 from courtroom.log.store import RunStore
 
 
@@ -76,7 +77,7 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
     if Path(out).resolve() == Path(source).resolve():
         raise RunError(f"{out}: rejudge into a new run directory, not the source run")
     spec = manifest.spec.model_copy(update={"judge": judge})
-    new_judge = judge.build(spec.backend, window=1)
+    new_judge = make_judge(judge, spec.backend, window=1)
     changed = {"court": judge.court} if judge.court != manifest.spec.judge.court else {}
     changed |= {k: str(v) for k, v in judge.options.items() if manifest.spec.judge.options.get(k) != v}
     planned = Manifest(name=Path(out).name, spec=spec, judge=new_judge.config(), config_hash=new_judge.config_hash(),

@@ -24,7 +24,8 @@ from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError
-from courtroom.evaluate.fit_ruling import Example, RulingFit, SpanExample, fit_ruling
+from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
+from courtroom.evaluate.fit_spans import SpanExample
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
 from courtroom.sentences import SPLITTER, SentenceSplitter
@@ -168,7 +169,7 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
     import os
 
     from courtroom.court.spec import CourtSpec
-    from courtroom.log.calibrate import _dump, _personas
+    from courtroom.log.threshold_calibrate import _dump, _personas
 
     audit = Audit(run_dir)
     court = _court(audit)

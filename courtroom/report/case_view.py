@@ -5,13 +5,12 @@ Plain JSON-able dicts; the page renders them as text."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from courtroom.engine.events import Event
 from courtroom.errors import TranscriptError
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
+from courtroom.log.case_record import CaseRecord, citation
 from courtroom.report.calls import CallView, call_views
 from courtroom.report.measurement import answer_gains, band, weakest
 from courtroom.report.record import measured, weighed
@@ -53,20 +52,15 @@ def _row_only(row: ResultRow, note: str) -> dict[str, Any]:
             "model_calls": row.model_calls}
 
 
-def _trials(events: Sequence[Event]) -> list[dict[str, Any]]:
-    moves = [e for e in events if e.event == "move"]
-    rulings = {e.ruling.charge: e.ruling for e in events if e.event == "ruling"}
+def _trials(record: CaseRecord) -> list[dict[str, Any]]:
     trials = []
-    for index in sorted({m.charge for m in moves} | set(rulings)):
-        trial_moves = []
-        for m in (m for m in moves if m.charge == index):
-            cite = m.payload.get("evidence") if isinstance(m.payload.get("evidence"), int) else None
-            trial_moves.append({"round": m.round, "role": m.role, "persona": m.persona, "move": m.move,
-                                "p": None if m.forced or not m.move_probs else round(m.move_probs.get(m.move, 0), 3),
-                                "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"),
-                                "cite": cite})
-        ruling = rulings.get(index)
-        trials.append({"charge": index, "moves": trial_moves, "ruling": None if ruling is None else {
+    for trial in record.trials:
+        moves = [{"round": m.round, "role": m.role, "persona": m.persona, "move": m.move,
+                  "p": None if m.forced or not m.move_probs else round(m.move_probs.get(m.move, 0), 3),
+                  "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"), "cite": citation(m)}
+                 for m in trial.moves]
+        ruling = trial.ruling
+        trials.append({"charge": trial.charge, "moves": moves, "ruling": None if ruling is None else {
             "verdict": ruling.verdict.value, "confidence": round(ruling.confidence, 3), "source": ruling.source,
             "reason": ruling.reason, "weighed": weighed(ruling)}})
     return trials
@@ -76,27 +70,23 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
     """Everything the report shows when the case is opened (what the results row holds, when the transcript
     is gone or broken)."""
     try:
-        events = audit.events(row.case_id)
+        record = audit.record(row.case_id)
     except TranscriptError as exc:
         return _row_only(row, str(exc))
-    case = next(e for e in events if e.event == "case_start").case
-    charges = next((e for e in events if e.event == "charges"), None)
-    gains = answer_gains(case, events, clip)
+    case = record.case
+    gains = answer_gains(case, record.events, clip)
     answer = case.answer.strip()
-    verdict = next((e.verdict for e in reversed(events) if e.event == "verdict"), None)
     sentences = audit.context_sentences(case)
-    calls = call_views(events) if with_calls else None
+    calls = call_views(record.events) if with_calls else None
     opening = next((text for call in calls or () for role, text, _ in call.messages if role == "user"), "")
     return {
         "note": None, "question": case.question, "answer": case.answer, "sentences": list(sentences),
-        **testimony_data(verdict, case.answer, sentences, case.spans),
-        "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)}
-                    for c in charges.charges] if charges else [],
-        "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)}
-                    for d in charges.dropped] if charges else [],
-        "trials": _trials(events),
+        **testimony_data(record.verdict, case.answer, sentences, case.spans),
+        "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)} for c in record.charges],
+        "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)} for d in record.dropped],
+        "trials": _trials(record),
         "edits": [{"charge": e.charge, "verdict": e.verdict.value, "author": e.provenance.author,
-                   "reason": e.provenance.reason} for e in events if e.event == "edit"],
+                   "reason": e.provenance.reason} for e in record.edits],
         # offsets into the answer as the court scored it (stripped): [start, end, gain, uncapped gain, band]
         "heat": [[t.start, t.end, round(t.gain, 3), round(t.uncapped, 3), band(t.gain)] for t in gains],
         "scored_answer": answer, "weak": [list(span) for span in weakest(gains, answer)] if gains else [],

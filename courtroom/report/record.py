@@ -14,6 +14,7 @@ from rich.text import Text
 from courtroom.case import Case
 from courtroom.casefile import context_sentences
 from courtroom.evaluate.results import ResultRow
+from courtroom.log.case_record import CaseRecord
 from courtroom.report.calls import call_views, folded
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
 from courtroom.report.terminal import shown, visible
@@ -60,55 +61,46 @@ def weighed(ruling: Any) -> str:
     return f"P(hallucinated) {ruling.p_hallucinated:.2f} from " + ", ".join(parts)
 
 
-def court_record(events: Sequence[Any], gold: str | None = None, clip: float | None = None,
+def court_record(record: CaseRecord, gold: str | None = None, clip: float | None = None,
                  splitter: SentenceSplitter = SPLITTER) -> Group:
     """The case, the charges, each round's moves and arguments, the rulings and the verdict; the context's
     sentences numbered as the run's court numbered them (`splitter`: `Audit.sentence_splitter()`)."""
-    start = next(e for e in events if e.event == "case_start")
-    case = start.case
-    charges = next((e for e in events if e.event == "charges"), None)
-    moves = [e for e in events if e.event == "move"]
-    rulings = {e.ruling.charge: e.ruling for e in events if e.event == "ruling"}
-    verdict = next((e.verdict for e in events if e.event == "verdict"), None)
-    error = next((e for e in events if e.event == "error"), None)
-    edits = [e for e in events if e.event == "edit"]
-    calls = [e for e in events if e.event == "model_call"]
+    case, verdict = record.case, record.verdict
     sentences = context_sentences(case, splitter)
-    cited = {m.payload.get("evidence") for m in moves if isinstance(m.payload.get("evidence"), int)}
+    cited = set(record.cited())
     parts: list[Any] = []
 
     context = Text()
     for i, sentence in enumerate(sentences, start=1):
         context.append(f"[{i}] ", style="dim")
         context.append(visible(sentence) + "\n", style="bold yellow" if i in cited else "")
-    quotes = [c.quote for c in charges.charges] if charges else []
     head = Table.grid(padding=(0, 1))
-    head.add_row("[bold]case[/]", shown(f"{case.id}  ({case.source}, judge {start.judge})"))
+    head.add_row("[bold]case[/]", shown(f"{case.id}  ({case.source}, judge {record.judge})"))
     head.add_row("[bold]question[/]", shown(case.question))
-    head.add_row("[bold]answer[/]", highlight(case.answer, quotes, "bold red underline"))
+    head.add_row("[bold]answer[/]", highlight(case.answer, [c.quote for c in record.charges], "bold red underline"))
     head.add_row("[bold]gold[/]", shown(gold or case.label or "unlabelled"))
     parts.append(Panel(head, title="the case", border_style="blue"))
-    if (heat := measurement_record(case, events, clip)) is not None:
+    if (heat := measurement_record(case, record.events, clip)) is not None:
         parts.append(heat)
     parts.append(Panel(context, title="context (cited sentences in yellow)", border_style="blue"))
 
-    if charges is not None:
+    if record.indictment is not None:
         table = Table(title="indictment", show_lines=False)
         table.add_column("#")
         table.add_column("charge (quoted from the answer)")
         table.add_column("clerk's reason")
         table.add_column("measured")
-        for c in charges.charges:
+        for c in record.charges:
             table.add_row(str(c.index + 1), shown(c.quote), shown(c.reason), measured(c))
-        for d in charges.dropped:
+        for d in record.dropped:
             table.add_row("-", Text(visible(d.quote), style="dim strike"),
                           Text(visible(f"dropped: {d.why_dropped}"), style="dim"), Text(measured(d), style="dim"))
         parts.append(table)
-    for index in sorted({m.charge for m in moves} | set(rulings)):
-        table = Table(title=f"trial of charge {index + 1}", expand=True)
+    for trial in record.trials:
+        table = Table(title=f"trial of charge {trial.charge + 1}", expand=True)
         for column in ("round", "speaker", "move", "P(move)", "argument"):
             table.add_column(column, overflow="fold")
-        for m in (m for m in moves if m.charge == index):
+        for m in trial.moves:
             p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
             if m.calibrated_probs and m.move_probs:  # the court chose by calibrated probabilities
                 p = f"{m.calibrated_probs.get(m.move, 0):.2f} calibrated (raw {m.move_probs.get(m.move, 0):.2f})"
@@ -121,8 +113,7 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
                 else:
                     said.append(str(value))
             table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p, shown(" | ".join(said)))
-        ruling = rulings.get(index)
-        if ruling is not None:
+        if (ruling := trial.ruling) is not None:
             style = "red" if ruling.verdict.value == "hallucinated" else "green"
             table.add_row("", "[bold]ruling[/]", Text(ruling.verdict.value, style=f"bold {style}"),
                           f"{ruling.confidence:.2f}", shown(f"({ruling.source}) {ruling.reason}"))
@@ -139,12 +130,13 @@ def court_record(events: Sequence[Any], gold: str | None = None, clip: float | N
         mark = "" if not (gold or case.label) else (" (correct)" if verdict.label == (gold or case.label) else " (wrong)")
         summary.add_row("[bold]verdict[/]", Text(f"{verdict.label}{mark}, score {verdict.score:.3f}", style=f"bold {style}"))
         summary.add_row("[bold]reason[/]", shown(verdict.reason))
-    if error is not None:
+    if (error := record.error) is not None:
         summary.add_row("[bold red]error[/]", shown(f"{error.error_type}: {error.message}"))
-    for e in edits:
+    for e in record.edits:
         target = "case" if e.charge is None else f"charge {e.charge + 1}"
         summary.add_row("[bold magenta]edit[/]", shown(f"{target} -> {e.verdict.value} by {e.provenance.author} "
                                                        f"({e.provenance.time:%Y-%m-%d %H:%M}): {e.provenance.reason}"))
+    calls = record.calls
     prompt = sum(c.prompt_tokens for c in calls)
     cached = sum(c.cached_prompt_tokens for c in calls)
     summary.add_row("[bold]cost[/]", f"{len(calls)} model calls, {prompt} prompt tokens ({cached} reused from cache), "

@@ -109,8 +109,8 @@ class RayRunner:
     def _new_actor(self, judge: Judge, factory: BackendFactory) -> Any:
         remote = ray.remote(CourtWorker).options(num_gpus=self.gpus_per_worker, num_cpus=self.cpus_per_worker,
                                                  max_restarts=0)
-        light = self.backend_spec.kind == "served"  # a client of a served model: no torch, no threads to set
-        threads = max(1, int(self.cpus_per_worker)) if self.cpus_per_worker and not light else None
+        # a light client (a served model) computes nothing with torch: no threads to set
+        threads = max(1, int(self.cpus_per_worker)) if self.cpus_per_worker and not self.backend_spec.light else None
         return remote.remote(judge.config(), factory, threads)
 
     def worker_info(self) -> list[dict[str, Any]]:

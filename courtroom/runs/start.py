@@ -13,8 +13,6 @@ from pathlib import Path
 
 from courtroom.case import Case
 from courtroom.door.backend import Backend, prepare_backend
-from courtroom.door.models import resolve_model
-from courtroom.door.served import ServedBackend
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import LockstepObserver
 from courtroom.engine.migrations import upgrade
@@ -23,6 +21,7 @@ from courtroom.evaluate.datasets import LoadReport
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.cases import selected_cases
 from courtroom.log.manifest import CaseDigests, Manifest, RunSpec, setting_differences
+from courtroom.log.recorded_court import make_judge
 from courtroom.log.store import RunLock, RunStore
 from courtroom.runs.runners import Runner, make_runner
 
@@ -73,21 +72,18 @@ class Run:
 
 def build_judge(spec: RunSpec, backend: Backend | None = None) -> Judge:
     """The judge a run spec asks for (no model is loaded), speaking through `backend` if given."""
-    return spec.judge.build(backend or spec.backend, window=spec.window)
+    return make_judge(spec.judge, backend or spec.backend, window=spec.window)
 
 
-def served_backend(spec: RunSpec, judge: Judge) -> ServedBackend:
-    """The served model's door, probed before the first case: it answers, takes the key, serves the model, and
-    supports what the judge needs (a court that measures grounding needs prompt log-probabilities)."""
+def probed_backend(spec: RunSpec, judge: Judge) -> Backend:
+    """A light backend (a served model's door), probed before the first case: it answers, takes the key, serves
+    the model, and supports what the judge needs (a court that measures grounding needs to score texts)."""
     backend = spec.backend.build()
-    assert isinstance(backend, ServedBackend)
     prepare_backend(backend)
-    if needed := judge.needs_text_scoring():
-        if not backend.capabilities.scores_texts:
-            raise ConfigError(
-                f"the {judge.name} judge scores texts ({needed}), which needs prompt log-probabilities, and the model "
-                f"server at {spec.backend.url} returns none (a hosted API?); use --court generative, the court that "
-                "works without them, or serve the model with vLLM or SGLang")
+    if (needed := judge.needs_text_scoring()) and not backend.scores_texts:
+        why, remedy = backend.why_no_text_scoring()
+        raise ConfigError(f"the {judge.name} judge scores texts ({needed}), which needs prompt log-probabilities, and "
+                          f"{why}; use --court generative, the court that works without them, or {remedy}")
     return backend
 
 
@@ -101,15 +97,14 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         raise ConfigError(f"--device {spec.backend.device} with --runner ray: Ray places each worker, on a GPU it "
                           "assigns (--gpus-per-worker) or on CPU; leave --device out")
     judge = build_judge(spec)
-    backend = served_backend(spec, judge) if spec.backend.kind == "served" else None
+    backend = probed_backend(spec, judge) if spec.backend.light else None
     if backend is not None:
         judge = build_judge(spec, backend)
     store = RunStore(out)
     try:
         if store.exists() and not fresh and store.rows():  # what differs from the recorded run is said first,
             _check_resumable(store, spec, judge, cases)  # whatever this machine has installed
-        if spec.backend.kind == "transformers":
-            resolve_model(spec.backend.model)  # an unknown model fails now, not after the first case
+        spec.backend.check_model()  # an unknown model fails now, not after the first case
     except BaseException:
         if backend is not None:
             backend.close()
@@ -125,7 +120,7 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
                 store.clear()
             store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
                                           config_hash=judge.config_hash(), cases=CaseDigests.of(cases),
-                                          server=backend.capabilities if backend is not None else None))
+                                          server=backend.server if backend is not None else None))
     except BaseException:  # a refused resume leaves the directory free for the corrected command, in this process too
         lock.close()
         if backend is not None:

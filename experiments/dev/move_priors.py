@@ -3,7 +3,7 @@
     PYTHONPATH=. python experiments/dev/move_priors.py RUN_DIR [--model NAME] [--digits 4]
 
 For each node of the run's court, the mean raw probability of each move over every turn that chose among moves
-(`courtroom.court.calibration.move_priors`), normalised per node, with the number of turns behind it. Paste the
+(`courtroom.court.move_priors.move_priors`), normalised per node, with the number of turns behind it. Paste the
 snippet into a court file (or use it with `--set move_priors=...`); with `--model` it goes under `by_model`, since
 priors belong to the court and the model together. Estimate priors on dev cases outside the evaluation samples.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from courtroom.court.calibration import move_priors, priors_yaml, turns
+from courtroom.court.move_priors import move_priors, priors_yaml, turns
 from courtroom.log.audit import Audit
 
 

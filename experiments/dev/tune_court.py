@@ -22,8 +22,8 @@ import math
 
 import numpy as np
 
-from courtroom.evaluate.calibration import best_threshold, out_of_fold, stratified_folds
 from courtroom.evaluate.metrics import auroc
+from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
 from courtroom.log.store import RunStore
 
 

@@ -22,9 +22,10 @@ from courtroom.evaluate.datasets import LoadReport, load_file
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
+from courtroom.log.recorded_court import recorded_court
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.court_script import CourtScript
+from tests.helpers.court_script import CourtScript
 
 runner = CliRunner()
 ROW = {"id": "a", "question": "Q?", "context": ["The sky is blue."], "answer": "It is blue.", "label": "PASS"}
@@ -108,7 +109,7 @@ def test_a_run_whose_recorded_persona_does_not_validate_is_named(court_run: Path
     (run / "manifest.json").write_text(json.dumps(manifest))
     where = f"{run / 'manifest.json'}: field judge.personas.judge.0.instructions:"
     with pytest.raises(CourtError, match="field judge.personas.judge.0.instructions"):
-        Court.recorded(run)
+        recorded_court(run)
     for command in (["audit", "verify", str(run)], ["audit", str(run)], ["audit", "list", str(run)],
                     ["audit", "report", str(run), "-o", str(tmp_path / "r.html")],
                     ["export", str(run), "--format", "inspect", "-o", str(tmp_path / "log.json")],

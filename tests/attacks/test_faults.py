@@ -78,6 +78,7 @@ def test_a_full_disk_stops_the_run_keeping_what_is_saved_and_the_rerun_completes
 ray = pytest.importorskip("ray")
 
 
+@pytest.mark.ray
 def test_a_killed_driver_resumes_and_judges_every_case_once(tmp_path: Path) -> None:
     out = tmp_path / "run"
     command = [sys.executable, "-m", "tests.attacks.ray_driver", str(out)]
@@ -117,6 +118,7 @@ def hangs_on(case_id: str, start_seconds: float = 0.0):  # noqa: ANN201
     return build
 
 
+@pytest.mark.ray
 @pytest.mark.parametrize("start_seconds", [0.0, 6.0])
 def test_a_hung_worker_is_replaced_and_its_case_ends_as_an_error(cluster, start_seconds: float) -> None:
     """A chunk's time runs from when its worker is up: a replacement that takes longer to start than the chunk
@@ -134,6 +136,7 @@ def test_a_hung_worker_is_replaced_and_its_case_ends_as_an_error(cluster, start_
     assert all(o.ok for o in outcomes if o.case.id != cases[3].id)
 
 
+@pytest.mark.ray
 def test_two_runs_share_one_cluster_without_mixing(cluster) -> None:
     from courtroom.baselines import RailsJudge
     from courtroom.runs.ray_runner import RayRunner

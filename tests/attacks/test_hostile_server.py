@@ -19,7 +19,7 @@ from courtroom.door.served import ServedBackend
 from courtroom.errors import BackendError
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.start import start_run
-from tests.fake_openai import MODEL, FakeServer, fake_server
+from tests.helpers.fake_openai import MODEL, FakeServer, fake_server
 
 
 @pytest.fixture(scope="module")

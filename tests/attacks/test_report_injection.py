@@ -15,6 +15,7 @@ import pytest
 from courtroom.log.audit import Audit
 from courtroom.report.html import build_report
 from tests.attacks import pseudo_run
+from tests.helpers.browser import chromium as chromium_or_skip
 
 PAYLOADS = ["{{data}}", "<input><img src=data:, onerror=document.title='pwned'>", "<!--<script>",
             "</script><script>document.title='pwned'</script>", "{{title}} & {% raw %}"]
@@ -52,13 +53,9 @@ def test_the_policy_allows_only_the_reports_own_script_and_style(hostile_run: Pa
     assert "unsafe-inline" not in policy and "'sha256-" in policy and "default-src 'none'" in policy
 
 
+@pytest.mark.browser
 def test_a_hostile_run_renders_as_text_in_a_real_browser(hostile_run: Path, tmp_path: Path) -> None:
-    playwright = pytest.importorskip("playwright.sync_api")
-    chromium = next((c for c in ("/usr/bin/chromium", shutil.which("chromium") or "") if c and os.path.exists(c)), None)
-    if chromium is None:
-        if os.environ.get("CI"):
-            pytest.fail("Chromium is not installed; .ci/run installs Debian's chromium package")
-        pytest.skip("no Chromium on this machine")
+    playwright, chromium = chromium_or_skip()
     report = tmp_path / "report.html"
     report.write_text(build_report(hostile_run))
     with playwright.sync_playwright() as p:
@@ -117,7 +114,7 @@ def test_hostile_testimony_and_spans_stay_text(hostile_testimony: Path, tmp_path
     from courtroom.report.record import court_record
 
     console = Console(record=True, width=240)
-    console.print(court_record(Audit(hostile_testimony).events("x1")))
+    console.print(court_record(Audit(hostile_testimony).record("x1")))
     text = console.export_text()
     assert "[bold red]rich[/]" in text and HOSTILE_NOTE in text  # rich markup in a witness's name, shown as written
     chromium = next((c for c in ("/usr/bin/chromium", shutil.which("chromium") or "") if c and os.path.exists(c)), None)

@@ -21,7 +21,7 @@ from courtroom.log.store import RunStore
 from courtroom.log.verify import verify
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
+from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 runner = CliRunner()
 

@@ -19,8 +19,8 @@ from courtroom.errors import BackendError
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.court_script import CourtScript
-from tests.fake_openai import MODEL, FakeServer, fake_server
+from tests.helpers.court_script import CourtScript
+from tests.helpers.fake_openai import MODEL, FakeServer, fake_server
 
 runner = CliRunner()
 

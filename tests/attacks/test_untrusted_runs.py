@@ -19,7 +19,7 @@ from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
+from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 runner = CliRunner()
 RUN = ["run", "examples", "--judge", "rails", "--limit", "4"]

@@ -16,7 +16,7 @@ from courtroom.door.served import ServedBackend
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import ConfigError
 from courtroom.log.manifest import RunSpec
-from tests.fake_openai import MODEL, FakeServer, fake_server
+from tests.helpers.fake_openai import MODEL, FakeServer, fake_server
 
 runner = CliRunner()
 SECRET = "s3cr3t-Pa55"

@@ -15,7 +15,7 @@ from courtroom.baselines import (
     VoteJudge,
 )
 from courtroom.court import Court, LexicalSpec
-from courtroom.court.spec import EscalationSpec, MovePriorsSpec
+from courtroom.court.spec_sections import EscalationSpec, MovePriorsSpec
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.evaluate.datasets import example_cases

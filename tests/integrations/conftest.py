@@ -23,7 +23,8 @@ import pytest
 
 from courtroom.court import Court
 from courtroom.door import ScriptedBackend
-from tests.court_script import CourtScript
+from tests.helpers.cases import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION  # noqa: F401 (the host tests import them from here)
+from tests.helpers.court_script import CourtScript
 
 OFFLINE = {
     "OPIK_TRACK_DISABLE": "true", "OPIK_ANALYTICS_ENABLE": "false", "OPIK_SENTRY_ENABLE": "false",
@@ -39,10 +40,6 @@ HOSTS = ("opik", "deepeval", "ragas")
 collect_ignore = [f"test_{name}.py" for name in HOSTS
                   if importlib.util.find_spec(name) is None and os.environ.get("COURTROOM_HOST") != name]
 
-QUESTION = "When was the lighthouse automated?"
-CONTEXT = ["The Harrow Point lighthouse was first lit in 1874. It was automated in 1962. Its cottages are a museum."]
-FAITHFUL = "It was first lit in 1874. It was automated in 1962."
-HALLUCINATED = "It was first lit in 1874. It was automated in 1926."
 
 
 def host(name: str) -> ModuleType:

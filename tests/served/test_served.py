@@ -170,6 +170,7 @@ def test_a_server_killed_mid_run_loses_nothing_and_the_rerun_judges_every_case_o
     assert len(finished) == 20 and len(set(finished)) == 20
 
 
+@pytest.mark.ray
 def test_ray_workers_are_light_clients_of_the_served_model(server: str) -> None:
     ray = pytest.importorskip("ray")
     from courtroom.baselines import RailsJudge

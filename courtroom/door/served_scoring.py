@@ -1,0 +1,263 @@
+"""Choices and texts scored over HTTP, for the served door (`door.served`): the probes of what a server can score
+with, exact scores from the log-probabilities of every option token (token by token where the server writes
+them, with its prefix cache, else from `echo`), and the approximate choice of servers with neither (the first
+generated token's `top_logprobs`)."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from courtroom.door.outputs import OutputSpec
+from courtroom.door.requests import GenerationRequest, GenerationResponse
+from courtroom.errors import BackendError
+
+TOKEN_SCORING_LIMIT = 16
+"""Option tokens up to which a choice is always scored token by token (cached). Beyond it, a choice is scored
+token by token only when that computes fewer tokens than `echo` (`_token_scoring_pays`): a choice among many
+short options over a long prompt (a citation among the context's numbered sentences) is, since `echo`
+computes the whole prompt again for every option; a long text (a grounding measure) is not, since each token's
+request computes every option token before it."""
+
+CACHE_BLOCK = 16
+"""Tokens a token-scoring request may compute again past the cached prompt (a server caches whole blocks)."""
+
+LOGPROB_SLACK = 1e-4
+"""How far above 0 a server's log-probability may round (read as 0); anything higher is refused as no log-probability."""
+
+Post = Callable[..., dict[str, Any]]
+"""POST a JSON body to a URL (`request=`: the request it is for, named in errors; `retries=`), the answer's JSON."""
+
+
+class ServedScoring:
+    """Scores a served model's choices and texts, through its backend's requests."""
+
+    def __init__(self, post: Post, url: str, model: str, *, concurrency: int) -> None:
+        """`post` sends the backend's requests (`ServedBackend._post`); `url` is the API's base
+        (`http://127.0.0.1:8000/v1`), `/tokenize` is asked at its root."""
+        self._post = post
+        self.url = url
+        self.root = url.removesuffix("/v1")
+        self.model = model
+        self._terms = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served-tokens")
+        self._option_ids: dict[str, tuple[list[list[int]], list[str]]] = {}
+        self._end_ids: list[int] | None = None
+
+    # -- probing ---------------------------------------------------------------------------------
+    def probe_tokenize(self) -> bool:
+        """Whether the server tokenizes (`/tokenize`)."""
+        try:
+            return bool(self._post(f"{self.root}/tokenize", {"model": self.model, "prompt": "probe",
+                                                             "add_special_tokens": False}, retries=0).get("tokens"))
+        except BackendError:
+            return False
+
+    def probe_prompt_logprobs(self) -> bool:
+        """Whether `echo` returns a log-probability for every prompt token."""
+        try:
+            ids = self._tokenize_text("The sky is blue.")
+            body = {"model": self.model, "prompt": ids, "max_tokens": 0, "echo": True, "logprobs": 0}
+            logprobs = self._post(f"{self.url}/completions", body, retries=0)["choices"][0]["logprobs"]
+            return len(logprobs["token_logprobs"]) == len(ids)
+        except (BackendError, KeyError, TypeError, IndexError):
+            return False
+
+    def probe_token_scoring(self) -> bool:
+        """Whether the server scores a token where it would be generated (`allowed_token_ids`, vLLM)."""
+        try:
+            prompt, blue = self._tokenize_text("The sky is"), self._tokenize_text(" green")
+            body = {"model": self.model, "prompt": prompt, "max_tokens": 1, "logprobs": 1, "temperature": 0,
+                    "allowed_token_ids": blue[:1], "return_tokens_as_token_ids": True}
+            logprobs = self._post(f"{self.url}/completions", body, retries=0)["choices"][0]["logprobs"]
+            return logprobs["tokens"][0] == f"token_id:{blue[0]}" and logprobs["token_logprobs"][0] < 0
+        except (BackendError, KeyError, TypeError, IndexError):
+            return False
+
+    def scored_choice(self, request: GenerationRequest, spec: OutputSpec, *, token_scoring: bool,
+                      check_fits: Callable[[GenerationRequest, int, int], None]) -> GenerationResponse:
+        """The option chosen, its probability and every option's, scored exactly from the log-probabilities of
+        every option token (token by token when the server can and it pays, else by `echo`); `check_fits`
+        refuses a prompt and option over the context window."""
+        started = time.perf_counter()
+        prompt = self._tokenize_messages(request)
+        check_fits(request, len(prompt), 0)
+        option_ids, _ = self._options(spec)
+        check_fits(request, len(prompt), max(len(ids) for ids in option_ids))
+        if token_scoring and _token_scoring_pays(len(prompt), option_ids):
+            token_scores, spans = self._scores_by_token(request, prompt, option_ids)
+        else:
+            token_scores, spans = self._scores_by_echo(request, prompt, option_ids)
+        logp = [math.fsum(scores) for scores in token_scores]
+        top = max(logp)
+        weights = [math.exp(lp - top) for lp in logp]
+        probs = [w / math.fsum(weights) for w in weights]
+        choice = _pick(probs, logp, request)
+        option = spec.options[choice]
+        return GenerationResponse(
+            value=spec.coerce_option(option), raw=option, prompt_tokens=len(prompt),
+            completion_tokens=len(option_ids[choice]), seconds=time.perf_counter() - started,
+            option_probs=dict(zip(spec.options, probs)), option_logprobs=dict(zip(spec.options, logp)),
+            token_logprobs=token_scores[choice], token_spans=_clip_spans(spans[choice], len(option)),
+            schema_key=spec.key)
+
+    def _scores_by_echo(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
+                        ) -> tuple[list[list[float]], list[list[tuple[int, int]]]]:
+        """Every option token's log-probability from `echo` (the whole prompt computed again for each option)."""
+        token_scores, spans = [], []
+        for ids in option_ids:
+            body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
+            answer = self._post(f"{self.url}/completions", body, request=request)
+            scores, tokens = self._checked_logprobs(answer, total=len(prompt) + len(ids), last=len(ids))
+            token_scores.append(scores)
+            spans.append(_spans(tokens))
+        return token_scores, spans
+
+    def _scores_by_token(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
+                         ) -> tuple[list[list[float]], list[list[tuple[int, int]]]]:
+        """Every option token's log-probability where it would be generated. The first request computes the
+        prompt (and leaves it in the prefix cache); the others then go out together, each computing only the
+        option tokens before its own."""
+        positions = sorted({(tuple(ids[:k]), ids[k]) for ids in option_ids for k in range(len(ids))}, key=len)
+
+        def term(position: tuple[tuple[int, ...], int]) -> tuple[float, str]:
+            done, target = position
+            body = {"model": self.model, "prompt": prompt + list(done), "max_tokens": 1, "logprobs": 1,
+                    "temperature": 0, "allowed_token_ids": [target]}
+            scores, tokens = self._checked_logprobs(self._post(f"{self.url}/completions", body, request=request),
+                                                    total=1, last=1)
+            return scores[0], tokens[0]
+
+        first = term(positions[0])
+        scored = dict(zip(positions, [first, *self._terms.map(term, positions[1:])]))
+        token_scores = [[scored[(tuple(ids[:k]), ids[k])][0] for k in range(len(ids))] for ids in option_ids]
+        texts = [[scored[(tuple(ids[:k]), ids[k])][1] for k in range(len(ids))] for ids in option_ids]
+        return token_scores, [_spans(t) for t in texts]
+
+    def _checked_logprobs(self, answer: dict[str, Any], *, total: int, last: int) -> tuple[list[float], list[str]]:
+        """The `last` token log-probabilities (and tokens) of a completions answer that must hold `total` of them.
+        A count that differs (the server tokenized another way) or a value that is not a log-probability (NaN,
+        infinite, positive) is a `BackendError`, never a silently wrong score."""
+        logprobs = answer["choices"][0]["logprobs"]
+        values, tokens = list(logprobs["token_logprobs"]), [str(t) for t in logprobs["tokens"]]
+        if len(values) != total or len(tokens) != total:
+            raise BackendError(f"the model server at {self.url} returned {len(values)} token log-probabilities "
+                               f"where {total} were asked for; does it tokenize as its /tokenize says?")
+        return [self._logprob(v, finite=True) for v in values[total - last:]], tokens[total - last:]
+
+    def _logprob(self, value: Any, *, finite: bool) -> float:
+        """A log-probability from the server, rounding above 0 read as 0; NaN, a positive value (and, when
+        `finite`, -inf) or no number at all is a `BackendError`."""
+        if isinstance(value, bool) or not isinstance(value, int | float) or not value <= LOGPROB_SLACK \
+                or (finite and value == -math.inf):
+            raise BackendError(f"the model server at {self.url} returned {value!r} as a token log-probability "
+                               f"(expected a{' finite' if finite else ''} number at most 0)")
+        return min(float(value), 0.0)
+
+    def _options(self, spec: OutputSpec) -> tuple[list[list[int]], list[str]]:
+        """Each option's token ids; when one option's tokens begin another's, the end of the turn is scored too
+        (as in process). Cached per option list, except one-option choices (texts being measured)."""
+        cached = self._option_ids.get(spec.key)
+        if cached is not None:
+            return cached
+        ids = [self._tokenize_text(option) for option in spec.options]
+        if any(a != b and b[:len(a)] == a for a in ids for b in ids):
+            ids = [t + self._end_of_turn() for t in ids]
+        result = (ids, list(spec.options))
+        if len(spec.options) > 1:
+            self._option_ids[spec.key] = result
+        return result
+
+    def _end_of_turn(self) -> list[int]:
+        """The token(s) that end an assistant turn in the model's chat template."""
+        if self._end_ids is None:
+            body = {"model": self.model, "messages": [{"role": "user", "content": "x"}, {"role": "assistant",
+                                                                                          "content": "y"}],
+                    "add_generation_prompt": False}
+            with_turn = self._post(f"{self.root}/tokenize", body)["tokens"]
+            without = self._post(f"{self.root}/tokenize", {**body, "messages": body["messages"][:1],
+                                                           "add_generation_prompt": True})["tokens"]
+            y = self._tokenize_text("y")
+            tail = with_turn[len(without) + len(y):]
+            self._end_ids = tail[:1]
+        return self._end_ids
+
+    def _tokenize_messages(self, request: GenerationRequest) -> list[int]:
+        body = {"model": self.model, "messages": [m.model_dump() for m in request.messages],
+                "add_generation_prompt": True}
+        return list(self._post(f"{self.root}/tokenize", body, request=request)["tokens"])
+
+    def _tokenize_text(self, text: str) -> list[int]:
+        body = {"model": self.model, "prompt": text, "add_special_tokens": False}
+        return list(self._post(f"{self.root}/tokenize", body)["tokens"])
+
+    # -- choices without prompt log-probabilities (approximate) ---------------------------------
+    def first_token_choice(self, request: GenerationRequest, spec: OutputSpec) -> GenerationResponse:
+        """The option the model writes, constrained to the options, with probabilities estimated from the
+        first generated token's `top_logprobs` (an option no listed token begins gets what is left over)."""
+        started = time.perf_counter()
+        body = {"model": self.model, "messages": [m.model_dump() for m in request.messages], "max_tokens": 16,
+                "temperature": request.sampling.temperature, "logprobs": True, "top_logprobs": 20}
+        answer = self._post(f"{self.url}/chat/completions", body, request=request)
+        choice = answer["choices"][0]
+        text = (choice["message"].get("content") or "").strip().strip('"').strip()
+        first = ((choice.get("logprobs") or {}).get("content") or [{}])[0].get("top_logprobs", [])
+        mass = {o: 0.0 for o in spec.options}
+        for candidate in first:
+            token = candidate.get("token", "").strip().strip('"').lower()
+            logprob = self._logprob(candidate.get("logprob", -math.inf), finite=False)
+            for o in spec.options:
+                if token and o.lower().startswith(token):
+                    mass[o] += math.exp(logprob)
+        rest = max(0.0, 1.0 - math.fsum(mass.values())) / len(spec.options)
+        total = math.fsum(mass.values()) + rest * len(spec.options)
+        probs = {o: (mass[o] + rest) / total for o in spec.options}
+        option = next((o for o in spec.options if o.lower() == text.lower()), max(probs, key=lambda o: probs[o]))
+        usage = answer.get("usage") or {}
+        return GenerationResponse(
+            value=spec.coerce_option(option), raw=option, prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            completion_tokens=int(usage.get("completion_tokens", 0)), seconds=time.perf_counter() - started,
+            option_probs=probs, option_logprobs={o: math.log(p) for o, p in probs.items()}, schema_key=spec.key)
+
+    def close(self) -> None:
+        """Stop the threads of token-by-token scoring."""
+        self._terms.shutdown(wait=False)
+
+
+def _pick(probs: list[float], logp: list[float], request: GenerationRequest) -> int:
+    temperature = request.sampling.temperature
+    if temperature == 0:
+        return max(range(len(probs)), key=lambda i: probs[i])
+    top = max(logp)
+    tempered = [math.exp((lp - top) / temperature) for lp in logp]
+    return random.Random(request.sampling.seed).choices(range(len(probs)), weights=tempered)[0]
+
+
+def _token_scoring_pays(prompt_tokens: int, option_ids: list[list[int]]) -> bool:
+    """Whether to score the options token by token rather than by `echo`: always up to `TOKEN_SCORING_LIMIT`
+    option tokens, beyond it when it computes fewer tokens. `echo` computes the prompt and the option for every
+    option (prompt log-probabilities bypass the prefix cache); token by token computes the prompt once, then
+    for each distinct position the option tokens before it and up to a cache block of the prompt."""
+    if sum(map(len, option_ids)) <= TOKEN_SCORING_LIMIT:
+        return True
+    positions = {tuple(ids[:k + 1]) for ids in option_ids for k in range(len(ids))}
+    by_token = prompt_tokens + sum(len(position) - 1 + CACHE_BLOCK for position in positions)
+    by_echo = sum(prompt_tokens + len(ids) for ids in option_ids)
+    return by_token < by_echo
+
+
+def _spans(tokens: list[str]) -> list[tuple[int, int]]:
+    """Each token's character span in the text the tokens make."""
+    spans, start = [], 0
+    for token in tokens:
+        spans.append((start, start + len(token)))
+        start += len(token)
+    return spans
+
+
+def _clip_spans(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
+    """Token spans within the option's text (the end-of-turn token, when scored, spans nothing)."""
+    return [(min(a, length), min(b, length)) for a, b in spans]

@@ -1,0 +1,123 @@
+"""Fitting a span model (`courtroom.witness.spans`) beside a ruling: which words of an answer found hallucinated
+are the hallucinated ones, fitted on the words of answers with gold spans (each word's values, its sentence's
+P(hallucinated) by the fold's ruling), with the word threshold and gap that give the best token F1; and the spans
+each way of pointing predicts for an answer (`sentences`: the charged sentences; `words`: the span model's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from courtroom.case import AnnotatedSpan
+from courtroom.evaluate.logistic import apply_linear, fit_linear
+from courtroom.evaluate.spans import SpanCase, counts, prf
+from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel
+from courtroom.witness.spans import FEATURES, Word, spans_of
+
+SPAN_C = 1.0
+"""Inverse L2 strength of the span model (a few weights), as the ruling's (`fit_ruling.RULING_C`)."""
+
+
+@dataclass(frozen=True)
+class SpanExample:
+    """What fitting a span model needs of one answer: its words and their values (`witness.spans.FEATURES`, the
+    sentence's P left to the ruling), each sentence's testimony and vectors, and the gold spans."""
+
+    answer: str
+    """The answer without its outer blanks (words are in it); `offset` places it in the case's answer."""
+    offset: int
+    words: list[Word]
+    rows: list[list[float]]
+    sentence_values: list[dict[str, float]]
+    sentence_vectors: list[dict[str, list[float]]]
+    gold: list[AnnotatedSpan]
+    """In the case's answer, as the dataset gives them."""
+
+
+def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe]) -> list[float]:
+    """Each sentence's P(hallucinated) by a ruling's probes and its family's weights."""
+    out = []
+    for values, vectors in zip(spans.sentence_values, spans.sentence_vectors):
+        scored = dict(values)
+        for name, probe in probes.items():
+            if name in vectors:
+                scored[f"{name}.probe"] = probe.score(vectors[name])
+        parts, _ = family.linear.contributions(scored)
+        out.append(float(1 / (1 + np.exp(-np.clip(sum(parts.values()), -50, 50)))))
+    return out
+
+
+def _rows(spans: SpanExample, ps: list[float]) -> list[list[float]]:
+    """Each word's values, its sentence's P first."""
+    return [[ps[w.sentence] if w.sentence < len(ps) else 0.0, *row[1:]] for w, row in zip(spans.words, spans.rows)]
+
+
+def _gold_words(spans: SpanExample) -> list[bool]:
+    """Whether each word lies in a gold span."""
+    gold = [(g.start - spans.offset, g.end - spans.offset) for g in spans.gold if not g.implicit_true]
+    return [any(a < w.end and b > w.start for a, b in gold) for w in spans.words]
+
+
+def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe]) -> SpanModel | None:
+    """A span model fitted on the training answers' words (each answer with its family's weights of the fold's
+    ruling), with the word threshold and gap that give the best token F1 on them; None without both kinds of word."""
+    chosen = [(spans, family) for spans, family in answers if spans.words]
+    rows, gold, per = [], [], []
+    for spans, family in chosen:
+        r = _rows(spans, sentence_ps(spans, family, probes))
+        rows += r
+        gold += _gold_words(spans)
+        per.append(r)
+    if len(set(gold)) < 2:
+        return None
+    linear = fit_linear(np.array(rows), np.array(gold, dtype=int), list(FEATURES), SPAN_C)
+    scores = [list(1 / (1 + np.exp(-apply_linear(linear, np.array(r))))) for r in per]
+    best: tuple[float, float, int] = (-1.0, 0.5, 1)
+    for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+        for gap in (0, 1, 2, 3):
+            total = [0, 0, 0]
+            for (spans, _), sc in zip(chosen, scores):
+                found = spans_of(spans.words, sc, [[] for _ in sc], threshold, gap)
+                c = counts(_span_case(spans, [(s.start, s.end, s.score) for s in found]), "token")
+                total = [total[0] + c.tp, total[1] + c.fp, total[2] + c.fn]
+            f1 = prf(type(c)(*total))[2]
+            if f1 > best[0]:
+                best = (f1, threshold, gap)
+    return SpanModel(linear=linear, threshold=best[1], max_gap=best[2])
+
+
+def _span_case(spans: SpanExample, predicted: list[tuple[int, int, float]]) -> SpanCase:
+    """The answer's gold and `predicted` (in the stripped answer's characters) as a `SpanCase` in its own characters."""
+    o = spans.offset
+    gold = [g.model_copy(update={"start": g.start - o, "end": g.end - o}) for g in spans.gold]
+    return SpanCase(spans.answer, gold, predicted)
+
+
+def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], model: SpanModel | None,
+          p_case: float, max_charges: int = 3) -> dict[str, SpanCase]:
+    """The spans each way of pointing predicts for one answer (its family's weights: `family`), none when the case
+    is found faithful."""
+    ps = sentence_ps(spans, family, probes)
+    sentences: list[tuple[int, int, float]] = []
+    words: list[tuple[int, int, float]] = []
+    if p_case >= family.threshold and ps:
+        charged = [i for i in range(len(ps)) if ps[i] >= family.threshold] or [int(np.argmax(ps))]
+        charged = sorted(charged, key=lambda i: -ps[i])[:max_charges]
+        bounds = _sentence_bounds(spans)
+        sentences = [(bounds[i][0], bounds[i][1], ps[i]) for i in charged if i < len(bounds)]
+        if model is not None:
+            scores = list(1 / (1 + np.exp(-apply_linear(model.linear, np.array(_rows(spans, ps))))))
+            found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap)
+            words = [(s.start, s.end, s.score) for s in found]
+    return {"sentences": _span_case(spans, sentences), "words": _span_case(spans, words)}
+
+
+def _sentence_bounds(spans: SpanExample) -> list[tuple[int, int]]:
+    """Each sentence's first and last word's characters."""
+    bounds: dict[int, tuple[int, int]] = {}
+    for w in spans.words:
+        a, b = bounds.get(w.sentence, (w.start, w.end))
+        bounds[w.sentence] = (min(a, w.start), max(b, w.end))
+    return [bounds.get(i, (0, 0)) for i in range(max(bounds, default=-1) + 1)]

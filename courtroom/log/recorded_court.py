@@ -1,0 +1,43 @@
+"""A court named by a run directory: the court its manifest records, to finish (resume) a run whose court has
+changed on disk since, or to judge new cases exactly as it did (`--court RUN`). Only the manifest's judge
+configuration is read (not the whole manifest), so a run of another version of courtroom still names its court."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from courtroom.court.court import Court
+from courtroom.door.backend import Backend
+from courtroom.door.spec import BackendSpec
+from courtroom.engine.judge import Judge
+from courtroom.engine.registry import JudgeSpec
+from courtroom.errors import CourtError
+from courtroom.log.store import MANIFEST
+
+
+def names_a_run(court: str | Path) -> bool:
+    """Whether a `--court` names a run directory (one with a manifest) rather than a court file or name."""
+    return (Path(court) / MANIFEST).is_file()
+
+
+def recorded_court(run_dir: str | Path, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
+    """The court a run was made with, as its manifest records it (`overrides` apply on top); a `CourtError` names
+    the manifest when it cannot be read or the run was not judged by a court."""
+    manifest = Path(run_dir) / MANIFEST
+    try:
+        config = json.loads(manifest.read_text(encoding="utf-8"))["judge"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CourtError(f"{manifest}: not a readable run manifest with a judge configuration ({exc})") from exc
+    if not isinstance(config, dict) or config.get("judge") != Court.name:
+        name = config.get("judge") if isinstance(config, dict) else None
+        raise CourtError(f"{manifest}: the run was judged by {name!r}, not by a court")
+    return Court.from_config(config, backend, source=str(manifest), **options)
+
+
+def make_judge(judge: JudgeSpec, backend: Backend | BackendSpec | None = None, *, window: int = 8) -> Judge:
+    """The judge `judge` names (no model is loaded); a court named by a run directory is the court it recorded."""
+    if judge.name == Court.name and names_a_run(judge.court):
+        return recorded_court(judge.court, backend, window=window, **judge.options)
+    return judge.build(backend, window=window)

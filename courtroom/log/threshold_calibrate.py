@@ -1,0 +1,246 @@
+"""Calibrating a court's verdict threshold on a labelled run (`courtroom calibrate RUN -o court.yaml`).
+
+A court calls a case hallucinated when its score reaches `aggregation.threshold` (the `any`, `mean` and `share`
+rules; a case with no charge is faithful at any threshold). The threshold that is best on the run's labelled
+cases (`evaluate.thresholds.best_threshold`) is fitted on all of them, and its worth is estimated honestly:
+each of k stratified folds (`evaluate.thresholds.stratified_folds`, the folds of `compare --calibrated`) is
+labelled with the threshold fitted on the others, so every case is judged by a threshold that never saw it.
+The court's own threshold is scored on the same folds.
+
+The court file written is the run's court as recorded (its settings after any `--set`, its personas) with
+`aggregation.threshold` set to the fitted one and the run's model taken out of `aggregation.by_model`, so the
+threshold travels with the court whatever `--model` names it. A persona the court names that no longer loads
+as recorded is written beside the court file. Deciding the run again with the new court
+(`courtroom rejudge RUN --court court.yaml`) needs no model call: only the arithmetic changed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from courtroom.court.court import Court
+from courtroom.court.personas import Persona, find_persona_file
+from courtroom.court.spec import CourtSpec
+from courtroom.door.models import model_key
+from courtroom.door.spec import BackendSpec
+from courtroom.engine.migrations import upgrade
+from courtroom.errors import ConfigError, CourtroomError, PersonaError
+from courtroom.evaluate.metrics import rates_from_counts
+from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
+from courtroom.log.audit import Audit
+
+METHODS = ("any", "mean", "share")
+"""Aggregation rules whose case verdict is the score against the threshold (`majority` counts rulings)."""
+
+
+@dataclass
+class FoldScore:
+    """Balanced accuracy of one way of thresholding, over the k folds."""
+
+    pooled: float
+    """Over every case, each labelled in its fold."""
+    per_fold: list[float]
+
+    @property
+    def mean(self) -> float:
+        return float(np.nanmean(self.per_fold))
+
+    @property
+    def spread(self) -> float:
+        return float(np.nanstd(self.per_fold))
+
+
+@dataclass
+class Calibration:
+    """A court's threshold fitted on a run, with cross-validated estimates."""
+
+    run: str
+    model: str
+    method: str
+    cases: int
+    """Labelled cases with a verdict."""
+    charged: int
+    current: float
+    """The court's threshold for the run's model, as the run used it."""
+    fitted: float
+    """The threshold fitted on every case."""
+    folds: int
+    at_current: FoldScore
+    calibrated: FoldScore
+    """Each fold at the threshold fitted on the other folds."""
+    fold_thresholds: list[float]
+    in_sample_current: float
+    in_sample_fitted: float
+    """Balanced accuracy on all cases at the fitted threshold (optimistic: it was fitted on them)."""
+    notes: list[str] = field(default_factory=list)
+
+
+def balanced_accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
+    tp, fp = np.sum(gold & pred), np.sum(~gold & pred)
+    tn, fn = np.sum(~gold & ~pred), np.sum(gold & ~pred)
+    return float(rates_from_counts(tp, fp, tn, fn)["balanced_accuracy"])
+
+
+def _court_config(audit: Audit) -> dict[str, Any]:
+    manifest = audit.store.manifest()
+    if manifest.spec.judge.name != "courtroom":
+        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge; calibrate fits a court's "
+                          "verdict threshold (courtroom runs); compare --calibrated estimates any judge's")
+    config, _ = upgrade(manifest.judge)
+    return config
+
+
+def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration:
+    """Fit the court's verdict threshold on the run's labelled cases and estimate it out of fold."""
+    audit = Audit(run_dir)
+    config = _court_config(audit)
+    manifest = audit.store.manifest()
+    court = Court.from_config(config, BackendSpec(model=manifest.model), source=manifest.source)
+    method = court.spec.aggregation.method
+    if method not in METHODS:
+        raise ConfigError(f"the run's court aggregates by {method!r}, which counts rulings instead of comparing the "
+                          f"score with the threshold; calibrate fits courts that aggregate by {', '.join(METHODS)}")
+    judged = [r for r in audit.rows() if r.score is not None and r.gold is not None and r.label is not None]
+    gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
+    if len(judged) < 2 * folds or min(gold.sum(), (~gold).sum()) < folds:
+        raise ConfigError(f"{audit.root}: {len(judged)} labelled cases ({int(gold.sum())} FAIL, {int((~gold).sum())} "
+                          f"PASS); calibrating over {folds} folds needs at least {folds} of each label")
+    charged = np.array([r.charges > 0 for r in judged], dtype=bool)
+    # a case without a charge is faithful at any threshold: it ranks below every threshold in (0, 1]
+    scores = np.where(charged, [float(r.score) for r in judged], -1.0)
+    notes = []
+    fitted = _admissible(best_threshold(gold, scores), scores, charged)
+    fold = stratified_folds(gold, [r.case_id for r in judged], folds, seed)
+    oof, thresholds = out_of_fold(gold, scores, fold)
+    oof &= charged
+    current = court.threshold
+    at_current = scores >= current
+    recorded = np.array([r.label == "FAIL" for r in judged])
+    if (mismatch := int(np.sum(recorded != at_current))) > 0:
+        notes.append(f"{mismatch} recorded verdicts differ from score >= {current:g} (edited by hand, or a court whose "
+                     "verdict is not its score); the estimates use the scores")
+    return Calibration(
+        run=str(audit.root), model=manifest.model, method=method, cases=len(judged), charged=int(charged.sum()),
+        current=current, fitted=fitted, folds=folds,
+        at_current=_per_fold(gold, at_current, fold), calibrated=_per_fold(gold, oof, fold),
+        fold_thresholds=[_admissible(float(thresholds[fold == k][0]), scores, charged) for k in np.unique(fold)],
+        in_sample_current=balanced_accuracy(gold, at_current), in_sample_fitted=balanced_accuracy(gold, scores >= fitted),
+        notes=notes)
+
+
+def _admissible(threshold: float, scores: np.ndarray, charged: np.ndarray) -> float:
+    """The fitted threshold as a court setting in (0, 1], labelling the cases as the fit did, rounded to four
+    decimals where that changes no case."""
+    charged_scores = np.sort(scores[charged])
+    if threshold <= 0:  # every charged case convicted: the lowest charged score does the same
+        threshold = float(charged_scores[0]) if len(charged_scores) else 0.5
+    threshold = min(threshold, 1.0)
+    rounded = round(threshold, 4)
+    if rounded > 0 and np.array_equal(scores >= rounded, scores >= threshold):
+        return rounded
+    return threshold
+
+
+def _per_fold(gold: np.ndarray, pred: np.ndarray, fold: np.ndarray) -> FoldScore:
+    return FoldScore(balanced_accuracy(gold, pred),
+                     [balanced_accuracy(gold[fold == k], pred[fold == k]) for k in np.unique(fold)])
+
+
+def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) -> Path:
+    """Write the run's court with `aggregation.threshold = threshold` (the run's model out of `by_model`) to
+    `output`; check that it loads, as the run's court with only that changed."""
+    audit = Audit(run_dir)
+    config = _court_config(audit)
+    model = audit.store.manifest().model
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude_none=True)
+    data.pop("$schema", None)
+    data["description"] = (f"Calibrated: verdict threshold {threshold:g}, fitted on {audit.root.name} ({model}). "
+                           + data.get("description", "")).strip()
+    aggregation = data["aggregation"]
+    aggregation["threshold"] = threshold
+    by_model = {name: value for name, value in aggregation.get("by_model", {}).items() if model_key(name) != model_key(model)}
+    if by_model:
+        aggregation["by_model"] = by_model
+    else:
+        aggregation.pop("by_model", None)
+    data["personas"] = _personas(config, data["personas"], audit, output)
+    header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
+              f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
+    output.write_text(header + _dump(data), encoding="utf-8")
+    try:
+        court = Court.load(output, BackendSpec(model=model))
+    except CourtroomError as exc:
+        raise ConfigError(f"the calibrated court {output} does not load: {exc}") from exc
+    recorded = Court.from_config(config, BackendSpec(model=model), source=str(audit.store.manifest_path))
+    if court.threshold != threshold:
+        raise ConfigError(f"{output}: the court's threshold for {model} is {court.threshold}, not {threshold}")
+    if _without_threshold(court.config()) != _without_threshold(recorded.config()):
+        raise ConfigError(f"{output} is not the run's court with only its threshold changed")
+    return output
+
+
+def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
+    court = {**{k: v for k, v in config["court"].items() if k not in ("description", "personas")},
+             "aggregation": {k: v for k, v in config["court"]["aggregation"].items() if k not in ("threshold", "by_model")}}
+    return {**{k: v for k, v in config.items() if k not in ("model", "prompt_format")}, "court": court}
+
+
+def _personas(config: dict[str, Any], named: dict[str, Any], audit: Audit, output: Path) -> dict[str, Any]:
+    """The court's persona references, each kept when it loads as the run recorded it (a file by its path from the
+    new court's folder, so the court loads from any working directory), else the recorded persona written beside
+    the court file and named by it."""
+    original = config["court"].get("personas", {})
+    result: dict[str, Any] = {}
+    for role, reference in named.items():
+        names = reference if isinstance(reference, list) else [reference]
+        recorded = config["personas"][role]
+        kept = []
+        for name, persona in zip(names, recorded):
+            wanted = Persona.model_validate(persona)
+            try:
+                path = find_persona_file(name, [output.parent, output.parent.parent])  # where the court looks
+                found = Persona.from_file(path)
+            except (PersonaError, OSError):
+                found = None
+            if found is not None and found == wanted:
+                kept.append(_from_folder(name, path, output.parent))
+                continue
+            path = output.parent / f"{output.stem}.{wanted.name}.yaml"
+            path.write_text(_dump(wanted.model_dump(mode="json", by_alias=True, exclude_none=True)), encoding="utf-8")
+            kept.append(path.name)
+        result[role] = kept if isinstance(original.get(role, reference), list) else kept[0]
+    return result
+
+
+def _from_folder(name: str, path: Path, folder: Path) -> str:
+    """A persona reference as a court file in `folder` names it: a name as it is (looked for the same way from any
+    court), a relative file by its path from `folder` (it may have been found from the working directory)."""
+    if Path(name).suffix not in (".yaml", ".yml") or Path(name).is_absolute():
+        return name
+    try:
+        return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
+    except ValueError:  # another drive
+        return str(path.resolve())
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML as people write it: texts of several lines as blocks (`|`)."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def _dump(data: dict[str, Any]) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)

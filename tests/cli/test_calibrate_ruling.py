@@ -1,0 +1,170 @@
+"""`courtroom calibrate RUN --ruling FILE`: the ruling refitted on a user's labelled run, written beside a court that
+files it under the run's model; rejudging the run with that court decides by it (and without it, does not)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from typer.testing import CliRunner
+
+from courtroom.cli import app
+from courtroom.door import PseudoModel, ScriptedBackend
+from courtroom.engine.events import VerdictEvent
+from courtroom.log.audit import Audit
+from courtroom.log.manifest import RunSpec
+from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
+from courtroom.witness.ruling import FittedRuling
+from tests.helpers.court_script import CourtScript
+
+runner = CliRunner()
+WIDE = {"COLUMNS": "200"}
+TOWNS = ["Arden", "Brill", "Corve", "Dunmore", "Elsby", "Fenwick", "Garth", "Hollin", "Ivel", "Jessop", "Kelby",
+         "Lorne"]
+
+
+def labelled(path: Path, towns: list[str] = TOWNS, fails: int | None = None) -> Path:
+    """A labelled file: every town's population; the faithful answer gives the context's figure, the hallucinated
+    one a figure the context never states (and no step of arithmetic gives)."""
+    rows = []
+    for i, town in enumerate(towns):
+        population = 1000 + 137 * (i + 3)
+        context = f"The town of {town} had a population of {population:,} in the last census. Its market is on Tuesdays."
+        question = f"What was the population of {town}?"
+        rows.append({"id": f"{town}-pass", "source": "towns", "question": question, "context": [context],
+                     "answer": f"The population of {town} was {population:,}.", "label": "PASS"})
+        if fails is None or i < fails:
+            rows.append({"id": f"{town}-fail", "source": "towns", "question": question, "context": [context],
+                         "answer": f"The population of {town} was {population + 4321:,}.", "label": "FAIL"})
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def judged(data: Path, out: Path) -> Path:
+    """The default court's run of the file on the pseudo-model (no ruling fitted for it: the measure decides)."""
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default"), out)
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
+    run.close()
+    return out
+
+
+def labels(run: Path) -> dict[str, str]:
+    return {r.case_id: r.label for r in Audit(run).rows()}
+
+
+def test_a_refit_ruling_moves_its_sources_hallucinated_cases_to_fail_and_only_through_the_fitted_file(
+        tmp_path: Path) -> None:
+    run = judged(labelled(tmp_path / "towns.jsonl"), tmp_path / "run")
+    before = labels(run)
+    fails = [c for c in before if c.endswith("-fail")]
+    missed = [c for c in fails if before[c] == "PASS"]
+    assert missed, "the measure alone must miss some hallucinated cases, or the refit shows nothing"
+
+    ruling, court = tmp_path / "rulings" / "towns.yaml", tmp_path / "courts" / "court.yaml"
+    ruling.parent.mkdir()
+    result = runner.invoke(app, ["calibrate", str(run), "--ruling", str(ruling), "-o", str(court)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    fitted = FittedRuling.model_validate(yaml.safe_load(ruling.read_text()))
+    assert fitted.model == "smollm2-135m" and fitted.court == "default" and fitted.fitted["cases"] == len(before)
+    weights = dict(zip(fitted.families["any"].linear.features, fitted.families["any"].linear.weights))
+    assert weights["figures.absent"] > 0  # an absent figure raises P(hallucinated)
+    assert fitted.evaluation  # the out-of-fold numbers travel with it
+    assert "../rulings/towns.yaml" in court.read_text()  # filed by a path relative to the court
+
+    result = runner.invoke(app, ["rejudge", str(run), "--court", str(court), "--out", str(tmp_path / "R2")], env=WIDE)
+    assert result.exit_code == 0, result.output
+    after = labels(tmp_path / "R2")
+    assert all(after[c] == "FAIL" for c in fails)  # the missed ones moved to FAIL
+    assert all(after[c] == "PASS" for c in before if c.endswith("-pass"))
+    audit = Audit(tmp_path / "R2")
+    [verdict] = [e.verdict for e in audit.events(missed[0]) if isinstance(e, VerdictEvent)]
+    assert verdict.weighing is not None and verdict.weighing.ruling.endswith(fitted.fingerprint)
+    assert verdict.weighing.contributions["figures.absent"] > 0
+
+    # the same court without its ruling decides as the run did: the move above is the fitted file's
+    stripped = tmp_path / "courts" / "stripped.yaml"
+    data = yaml.safe_load(court.read_text())
+    del data["witnesses"]["rulings"]
+    stripped.write_text(yaml.safe_dump(data, sort_keys=False))
+    result = runner.invoke(app, ["rejudge", str(run), "--court", str(stripped), "--out", str(tmp_path / "R3")],
+                           env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert labels(tmp_path / "R3") == before
+    assert all(labels(tmp_path / "R3")[c] == "PASS" for c in missed)
+
+
+def test_too_few_labels_of_a_kind_fail_with_a_suggestion_of_fewer_folds(tmp_path: Path) -> None:
+    run = judged(labelled(tmp_path / "few.jsonl", fails=3), tmp_path / "run")
+    result = runner.invoke(app, ["calibrate", str(run), "--ruling", str(tmp_path / "r.yaml")], env=WIDE)
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "3 hallucinated (FAIL) cases among 15" in text and "--folds 3" in text
+    assert not (tmp_path / "r.yaml").exists()
+    result = runner.invoke(app, ["calibrate", str(run), "--ruling", str(tmp_path / "r.yaml"), "--folds", "3"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert FittedRuling.model_validate(yaml.safe_load((tmp_path / "r.yaml").read_text())).fitted["folds"] == 3
+
+
+def test_runs_of_another_court_or_model_are_not_fitted_together(tmp_path: Path) -> None:
+    data = labelled(tmp_path / "towns.jsonl")
+    first = judged(data, tmp_path / "first")
+    other = tmp_path / "other"
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default", model="org/other-judge"), other)
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="org/other-judge")))
+    run.close()
+    result = runner.invoke(app, ["calibrate", str(first), str(other), "--ruling", str(tmp_path / "r.yaml")], env=WIDE)
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "'org/other-judge'" in text and "'smollm2-135m'" in text and "one court and one model" in text
+
+
+def test_a_court_that_hears_no_witnesses_has_no_ruling_to_fit(tmp_path: Path) -> None:
+    run = start_run(RunSpec.build(str(labelled(tmp_path / "t.jsonl", TOWNS[:2])), judge="courtroom", court="full"),
+                    tmp_path / "run")
+    run.execute(runner=LocalRunner(ScriptedBackend(CourtScript(moves={"prosecutor": ["withdraw"]}))))
+    run.close()
+    result = runner.invoke(app, ["calibrate", str(tmp_path / "run"), "--ruling", str(tmp_path / "r.yaml")], env=WIDE)
+    assert result.exit_code == 2 and "hears no witnesses" in " ".join(result.output.split())
+
+
+def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_the_invented_figure(
+        tmp_path: Path) -> None:
+    rows = []
+    for line in labelled(tmp_path / "plain.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        row["answer"] = "  " + row["answer"] + " Its market is on Tuesdays."  # leading blanks: an offset to keep
+        if row["label"] == "FAIL":
+            figure = row["answer"].split(" was ")[1].split(".")[0]
+            start = row["answer"].index(figure)
+            row["spans"] = [{"start": start, "end": start + len(figure), "type": "Evident Baseless Info"}]
+        rows.append(row)
+    data = tmp_path / "spans.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default"), tmp_path / "run")
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
+                                                   looks_inside={"attention", "hidden_states"})))
+    run.close()
+    ruling, court = tmp_path / "r.yaml", tmp_path / "court.yaml"
+    result = runner.invoke(app, ["calibrate", str(tmp_path / "run"), "--ruling", str(ruling), "-o", str(court)],
+                           env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "pointing at the hallucinated words" in result.output
+    fitted = FittedRuling.model_validate(yaml.safe_load(ruling.read_text()))
+    assert fitted.spans is not None and set(fitted.probes) == {"lookback", "hidden"} and fitted.hidden_depth == 0.5
+    assert "spans_out_of_fold" in fitted.evaluation
+
+    result = runner.invoke(app, ["rejudge", str(tmp_path / "run"), "--court", str(court), "--out",
+                                 str(tmp_path / "R2")], env=WIDE)
+    assert result.exit_code == 0, result.output
+    gold = {r["id"]: r for r in rows}
+    for line in (tmp_path / "R2" / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        case = gold[row["case_id"]]
+        if case["label"] == "FAIL":
+            [span] = case["spans"]
+            assert row["label"] == "FAIL"
+            assert [span["start"], span["end"]] in [[a, b] for a, b, _ in row["spans"]], row  # in the case's answer
+        else:
+            assert row["label"] == "PASS" and not row.get("spans")

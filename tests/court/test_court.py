@@ -1,0 +1,508 @@
+"""Every path of a trial, on the scripted backend: indictment, withdraw, concede, rulings over rounds,
+the round limit, the jury vote, aggregation, lockstep batching, failing cases and replay."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from courtroom.case import Case, Verdict
+from courtroom.court import Court, LexicalSpec
+from courtroom.door import ScriptedBackend, Truncated
+from courtroom.door.pseudo import PseudoModel
+from courtroom.door.spec import BackendSpec
+from courtroom.log.replay import replay
+from tests.helpers.court_script import CourtScript
+
+CASE = Case(id="c1", question="When was the lighthouse automated?",
+            context=["The Harrow Point lighthouse was first lit in 1874 and automated in 1962."],
+            answer="It was automated in 1926, after its last keeper retired.", label="FAIL")
+CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
+
+
+def court(script: CourtScript, name: str = "full", mode: str = "generate", **options) -> tuple[Court, ScriptedBackend]:
+    """A shipped court on the scripted backend; by default the clerk writes its charges (generate mode) and
+    rulings follow the court's own verdict alone (judge weight 1), so each path is tested in isolation."""
+    backend = ScriptedBackend(script, model=options.pop("model", "scripted"))
+    c = Court.load(name, backend, **options)
+    c.spec = c.spec.model_copy(update={"indictment": c.spec.indictment.model_copy(update={"mode": mode}),
+                                       "ruling": c.spec.ruling.model_copy(update={"judge_weight": 1.0}),
+                                       "aggregation": c.spec.aggregation.model_copy(update={"by_model": {}})})
+    return c, backend
+
+
+def only(events, kind):
+    return [e for e in events if e.event == kind]
+
+
+def test_score_mode_charges_the_suspect_sentences() -> None:
+    case = CASE.model_copy(update={"answer": "It was first lit in 1874. It was automated in 1926. It has a museum."})
+    script = CourtScript(suspect={"1926": 0.8, "museum": 0.6, "1874": 0.2},
+                         moves={"prosecutor": ["argue"], "defender": ["concede"]})
+    c, backend = court(script, mode="score")
+    c.spec = c.spec.model_copy(update={"max_charges": 1})
+    [outcome] = list(c.run_many([case]))
+    assert backend.batches[0] == 3  # every sentence rated in one batch
+    [charges] = only(outcome.events, "charges")
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    reasons = {d.quote: d.why_dropped for d in charges.dropped}
+    assert "below the threshold" in reasons["It was first lit in 1874."]
+    assert "over the limit of 1" in reasons["It has a museum."]
+    assert outcome.verdict.label == "FAIL"
+
+
+def test_score_mode_without_suspects_ranks_by_suspicion() -> None:
+    c, _ = court(CourtScript(suspect={"1926": 0.3}), mode="score")
+    verdict = c.judge(CASE)
+    assert verdict.label == "PASS" and verdict.score == pytest.approx(0.3)
+
+
+def test_citations_are_bounded_by_the_context_and_quoted_in_the_record() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, backend = court(script)
+    [outcome] = list(c.run_many([CASE]))
+    payload_calls = [r for r in backend.calls if r.spec.kind == "json" and "evidence" in r.spec.schema]
+    assert payload_calls and all('"maximum": 1' in r.spec.schema for r in payload_calls)
+    judge_prompt = next(r for r in backend.calls if "Your move: rule" in r.messages[-1].content).messages[-1].content
+    assert 'citing [1] "The Harrow Point lighthouse was first lit in 1874 and automated in 1962."' in judge_prompt
+    assert all(m.evidence_found for m in only(outcome.events, "move") if m.move in ("argue", "rebut"))
+
+
+def test_no_charges_means_faithful_after_one_call() -> None:
+    c, backend = court(CourtScript(charges=[]))
+    verdict = c.judge(CASE)
+    assert verdict.label == "PASS" and verdict.score == 0.0
+    assert "No charges" in verdict.reason
+    assert len(backend.calls) == 1
+
+
+def test_a_quote_not_in_the_answer_is_dropped_and_recorded() -> None:
+    script = CourtScript(charges=[{"quote": "the keeper was paid 10 pounds", "reason": "invented"}, CHARGE, CHARGE])
+    c, _ = court(script, )
+    [outcome] = list(c.run_many([CASE]))
+    [charges] = only(outcome.events, "charges")
+    assert [ch.quote for ch in charges.charges] == ["automated in 1926"]
+    assert [d.why_dropped for d in charges.dropped] == ["the quote is not in the answer", "duplicate of charge 1"]
+
+
+def test_withdrawal_acquits_with_the_move_probability() -> None:
+    c, _ = court(CourtScript(charges=[CHARGE], moves={"prosecutor": ["withdraw"]}, move_p=0.7))
+    verdict = c.judge(CASE)
+    [ruling] = verdict.rulings
+    assert ruling.source == "withdrawn" and ruling.verdict is Verdict.SUPPORTED
+    assert ruling.p_hallucinated == pytest.approx(0.3)
+    assert verdict.label == "PASS"
+
+
+def test_concession_convicts() -> None:
+    c, _ = court(CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["concede"]}))
+    verdict = c.judge(CASE)
+    assert verdict.rulings[0].source == "conceded" and verdict.label == "FAIL"
+    assert verdict.score == pytest.approx(0.9)
+    assert "automated in 1926" in verdict.reason
+
+
+def test_the_judge_rules_with_the_verdict_probability() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=0.2)
+    c, _ = court(script)
+    verdict = c.judge(CASE)
+    [ruling] = verdict.rulings
+    assert ruling.source == "judge" and ruling.rounds == 1
+    assert ruling.verdict is Verdict.SUPPORTED and ruling.confidence == pytest.approx(0.8)
+    assert verdict.label == "PASS" and verdict.score == pytest.approx(0.2)
+
+
+def test_the_round_limit_forces_a_ruling() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                  "judge": ["next_round"]})
+    c, backend = court(script)
+    [outcome] = list(c.run_many([CASE]))
+    moves = only(outcome.events, "move")
+    judge_moves = [m for m in moves if m.role == "judge"]
+    assert [(m.round, m.move, m.forced) for m in judge_moves] == [
+        (1, "next_round", False), (2, "next_round", False), (3, "rule", True)]
+    assert outcome.verdict.rulings[0].rounds == 3
+    # at round 3 no move choice was asked of the judge: only payload and verdict
+    assert script.seen.count("judge:next_round") == 2
+
+
+def test_jury_votes_in_one_batch_and_the_mean_decides() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                  "judge": ["to_jury"]}, p_hallucinated=[0.9, 0.6, 0.3])
+    c, backend = court(script, "jury")
+    verdict = c.judge(CASE)
+    [ruling] = verdict.rulings
+    assert ruling.source == "jury" and ruling.p_hallucinated == pytest.approx(0.6)
+    assert "2 of 3" in ruling.reason
+    assert backend.batches[-1] == 3  # the three jurors were asked together
+
+
+@pytest.mark.parametrize("method, label, score", [("any", "FAIL", 0.9), ("majority", "PASS", 0.5),
+                                                  ("mean", "PASS", 0.5)])
+def test_aggregation_methods(method: str, label: str, score: float) -> None:
+    charges = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"},
+               {"quote": "It was automated", "reason": "check"}]
+    script = CourtScript(charges=charges, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=[0.9, 0.1, 0.5 - 1e-9])
+    c, _ = court(script)
+    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": method, "threshold": 0.5})})
+    verdict = c.judge(CASE)
+    assert verdict.label == label
+    assert verdict.score == pytest.approx(score, abs=1e-6)
+
+
+def test_cases_and_charges_advance_in_lockstep() -> None:
+    cases = [CASE.model_copy(update={"id": f"c{i}"}) for i in range(4)]
+    script = CourtScript(charges=[CHARGE, {"quote": "after its last keeper retired", "reason": "invented"}],
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, backend = court(script, window=4)
+    verdicts = c.judge_many(cases)
+    assert [v.case_id for v in verdicts] == ["c0", "c1", "c2", "c3"]
+    assert backend.batches[0] == 4       # four clerks at once
+    assert max(backend.batches) == 8     # two charges of four cases, side by side
+    assert sorted(backend.released) == ["c0", "c1", "c2", "c3"]
+
+
+def test_a_failing_case_does_not_stop_the_others() -> None:
+    good = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
+
+    def script(request):
+        if request.cache_group == "bad" and request.spec.kind == "json":
+            return Truncated()  # the prosecutor's argument is cut off by its token limit
+        return good(request)
+
+    c = Court.load("full", ScriptedBackend(script))
+    outcomes = {o.case.id: o for o in c.run_many([CASE, CASE.model_copy(update={"id": "bad"})])}
+    assert outcomes["c1"].ok
+    bad = outcomes["bad"]
+    assert not bad.ok and bad.error_type == "TruncatedGenerationError" and "max_new_tokens" in bad.error
+    assert bad.events[-1].event == "error" and "Traceback" in bad.events[-1].traceback
+
+
+@pytest.mark.parametrize("name, moves", [
+    ("full", {"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]}),
+    ("jury", {"prosecutor": ["argue", "withdraw"], "defender": ["rebut"], "judge": ["next_round", "to_jury"]}),
+    ("cross_examination", {"prosecutor": ["argue"], "defender": ["rebut"], "cross": ["question"], "judge": ["rule"]}),
+])
+def test_replay_rebuilds_the_debate_and_verdict(name: str, moves: dict) -> None:
+    script = CourtScript(charges=[CHARGE, {"quote": "after its last keeper retired", "reason": "x"}], moves=moves,
+                         p_hallucinated=[0.7, 0.2, 0.4, 0.6])
+    c, _ = court(script, name)
+    [outcome] = list(c.run_many([CASE]))
+    assert outcome.ok
+    result = replay(outcome.events, Court.from_config(c.config()))
+    assert result.matches, result.differences
+    assert result.verdict == outcome.verdict
+
+
+def test_replay_catches_a_tampered_transcript() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, _ = court(script)
+    [outcome] = list(c.run_many([CASE]))
+    events = list(outcome.events)
+    i = next(i for i, e in enumerate(events) if e.event == "model_call" and e.purpose == "verdict")
+    events[i] = events[i].model_copy(update={"option_probs": {"hallucinated": 0.1, "supported": 0.9},
+                                             "value": "supported"})
+    result = replay(events, c)
+    assert not result.matches
+    assert any("ruling" in d for d in result.differences)
+
+
+def test_metric_style_score() -> None:
+    c, _ = court(CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["concede"]}))
+    result = c.score(input=CASE.question, output=CASE.answer, context=CASE.context)
+    assert result.value == pytest.approx(0.9) and result.score == result.value
+    assert "hallucinated" in result.reason
+
+
+def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "grounding", scoring: str = "sentence",
+                   clip: float | None = None) -> tuple[Court, ScriptedBackend]:
+    script.context_sentences = 3  # EVIDENCE_CASE's context has three sentences; a citation shows fewer
+    c, backend = court(script, mode=mode)
+    grounding = {"center": 0.2, "scale": 0.3, "scoring": scoring, "clip": clip}
+    aggregation = {"method": "any", "share_by": "statements", "threshold": 0.5}
+    c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight}),
+                                       "grounding": c.spec.grounding.model_copy(update=grounding),
+                                       "aggregation": c.spec.aggregation.model_copy(update=aggregation)})
+    return c, backend
+
+
+EVIDENCE_CASE = CASE.model_copy(update={
+    "context": ["The Harrow Point lighthouse was first lit in 1874. It was automated in 1962. Its cottages are a museum."],
+    "answer": "It was first lit in 1874. It was automated in 1926."})
+
+
+def test_grounding_charges_the_sentences_the_context_does_not_account_for() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.5)
+    c, backend = evidence_court(script)
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    [charges] = only(outcome.events, "charges")
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    assert charges.charges[0].grounding == pytest.approx(-0.5)
+    assert backend.batches[0] == 4  # two sentences, with and without the context, in one batch
+    [ruling] = outcome.verdict.rulings
+    # judge_weight 0: the ruling is the evidence alone, sigmoid((0.2 - (-0.5)) / 0.3)
+    assert ruling.p_hallucinated == pytest.approx(1 / (1 + math.exp(-(0.2 + 0.5) / 0.3)))
+    assert outcome.verdict.label == "FAIL" and "the context accounts for it at -0.50" in ruling.reason
+
+
+def test_the_defence_can_acquit_by_citing_evidence_that_accounts_for_the_charge() -> None:
+    script = CourtScript(grounding={"1926": -0.5}, cited_grounding={"1926": 1.5},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.9)
+    c, backend = evidence_court(script, weight=0.25)
+    verdict = c.judge(EVIDENCE_CASE)
+    [ruling] = verdict.rulings
+    evidence = 1 / (1 + math.exp(-(0.2 - 1.5) / 0.3))
+    assert ruling.p_hallucinated == pytest.approx(0.25 * 0.9 + 0.75 * evidence)
+    assert verdict.label == "PASS" and "the cited sentence [1] at +1.50" in ruling.reason
+
+
+def test_weighing_evidence_after_a_scored_clerk_measures_the_charge_then() -> None:
+    script = CourtScript(suspect={"1926": 0.9}, grounding={"1926": -1.0},
+                         moves={"prosecutor": ["argue"], "defender": ["concede"]})
+    c, _ = evidence_court(script, weight=0.5, mode="score")
+    [ruling] = c.judge(EVIDENCE_CASE).rulings
+    assert ruling.source == "conceded"
+    assert ruling.p_hallucinated == pytest.approx(0.5 * 0.9 + 0.5 / (1 + math.exp(-(0.2 + 1.0) / 0.3)))
+
+
+def test_replay_of_an_evidence_court() -> None:
+    script = CourtScript(grounding={"1926": -0.5}, cited_grounding={"1926": 0.1},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]})
+    c, _ = evidence_court(script, weight=0.3)
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    result = replay(outcome.events, Court.from_config(c.config()))
+    assert result.matches, result.differences
+
+
+def test_share_aggregation_counts_every_statement() -> None:
+    case = EVIDENCE_CASE.model_copy(update={"answer": "It was first lit in 1874. It was automated in 1926. It is tall."})
+    script = CourtScript(grounding={"1926": -0.4, "1874": 1.1, "tall": 0.2},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    c, _ = evidence_court(script)
+    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": "share"}),
+                                       "max_charges": 1})
+    verdict = c.judge(case)
+    sig = lambda g: 1 / (1 + math.exp(-(0.2 - g) / 0.3))  # noqa: E731
+    assert verdict.score == pytest.approx((sig(-0.4) + sig(1.1) + sig(0.2)) / 3)
+    assert [d.p_suspect for d in verdict.dropped] == pytest.approx([sig(1.1), sig(0.2)])
+
+
+def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=0.3)
+    verdicts = {}
+    for model in ("default", "smollm2-135m", "qwen2.5-coder-0.5b"):
+        c, _ = court(script, model=model)
+        aggregation = c.spec.aggregation.model_copy(update={"threshold": 0.5, "by_model": {"smollm2-135m": 0.25}})
+        c.spec = c.spec.model_copy(update={"aggregation": aggregation})
+        verdicts[model] = c.judge(CASE).label
+        rebuilt = Court.from_config(c.config(), BackendSpec(model=model))  # as replay and Ray workers rebuild it
+        assert rebuilt.threshold == c.threshold == (0.5 if model.startswith("qwen") else 0.25)
+    # `default` is smollm2-135m: the tuned 0.25 convicts at P = 0.3; Qwen keeps the court's 0.5
+    assert verdicts == {"default": "FAIL", "smollm2-135m": "FAIL", "qwen2.5-coder-0.5b": "PASS"}
+
+
+def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> None:
+    from courtroom.door.requests import message_hash
+    from courtroom.engine.plain import rails_request
+
+    two = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"}]
+    script = CourtScript(charges=two, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
+                         p_hallucinated=0.2, first_reading=0.9)
+    plain, _ = court(script)
+    reading, backend = court(script)
+    reading.spec = reading.spec.model_copy(update={"ruling": reading.spec.ruling.model_copy(
+        update={"first_reading_weight": 0.25})})
+    without, verdict = plain.judge(CASE), reading.judge(CASE)
+    assert [r.p_hallucinated for r in verdict.rulings] == pytest.approx(
+        [0.75 * r.p_hallucinated + 0.25 * 0.9 for r in without.rulings])
+    assert all(r.first_reading == pytest.approx(0.9) for r in verdict.rulings)
+    assert "the first reading of the whole answer, P(hallucinated) = 0.90" in verdict.rulings[0].reason
+    # asked once per case, alongside the indictment, exactly as the rails baseline asks it
+    def is_reading(request) -> bool:  # noqa: ANN001
+        return request.spec.kind == "choice" and set(request.spec.options) == {"factual", "hallucinated"}
+
+    asked = [r for r in backend.calls if is_reading(r)]
+    assert len(asked) == 1 and is_reading(backend.calls[1]) and backend.calls[0].spec.name == "Indictment"
+    assert [message_hash(m) for m in asked[0].messages] == [message_hash(m) for m in rails_request(CASE).messages]
+    assert asked[0].sampling == rails_request(CASE).sampling
+    # the configuration names the weight only when the court takes a first reading (older runs resume)
+    assert "first_reading_weight" in reading.config()["court"]["ruling"]
+    assert "first_reading_weight" not in plain.config()["court"]["ruling"]
+    assert reading.config()["first_reading"]["task"] in asked[0].messages[-1].content  # its prompt is hashed
+    assert Court.from_config(reading.config()).spec.ruling.first_reading_weight == 0.25
+    # no charge: acquitted as before, though the reading was asked beside the indictment
+    script.charges, backend.calls[:] = [], []
+    assert reading.judge(CASE).label == plain.judge(CASE).label == "PASS"
+    assert len([r for r in backend.calls if is_reading(r)]) == 1
+
+
+def sig(g: float) -> float:
+    return 1 / (1 + math.exp(-(0.2 - g) / 0.3))
+
+
+def test_answer_scoring_reads_every_sentence_off_two_calls_per_case() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.5)
+    c, backend = evidence_court(script, scoring="answer")
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    [charges] = only(outcome.events, "charges")
+    assert backend.batches[0] == 2  # the whole answer, with and without the context
+    assert [call.spec.options for call in backend.calls[:2]] == [(EVIDENCE_CASE.answer,)] * 2
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    assert charges.charges[0].grounding == pytest.approx(-0.5)
+    assert [d.grounding for d in charges.dropped] == pytest.approx([1.2])
+    assert outcome.verdict.rulings[0].p_hallucinated == pytest.approx(sig(-0.5))
+
+
+def test_clip_caps_what_one_copied_word_can_gain_from_the_context() -> None:
+    case = EVIDENCE_CASE.model_copy(update={"answer": "It was first lit in 1874. Harrow was automated in 1926."})
+    # "Harrow" is copied from the context (+6 nats); the other four words gain nothing (0.0)
+    script = CourtScript(grounding={"1926": 0.0, "1874": 1.0}, word_grounding={"Harrow": 6.0},
+                         moves={"prosecutor": ["withdraw"]})
+    uncapped, _ = evidence_court(script, scoring="answer")
+    capped, _ = evidence_court(CourtScript(**{**script.__dict__, "seen": [], "_counts": {}}), scoring="answer", clip=1.0)
+    assert [c.grounding for c in uncapped.judge(case).dropped] == pytest.approx([1.0, 6 / 5])
+    [charge] = capped.judge(case).charges
+    assert charge.quote == "Harrow was automated in 1926." and charge.grounding == pytest.approx(1 / 5)
+
+
+def test_answer_scoring_weighs_the_cited_sentences_on_the_charge_tokens_only() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2}, cited_grounding={"1926": 1.5, "1874": -3.0},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.9)
+    c, backend = evidence_court(script, weight=0.25, scoring="answer")
+    [ruling] = c.judge(EVIDENCE_CASE).rulings
+    weigh = [call for call in backend.calls if call.spec.options == (EVIDENCE_CASE.answer,)][2:]
+    assert len(weigh) == 1 and "[1]" in weigh[0].messages[-1].content  # the whole answer after the citation
+    assert ruling.evidence == pytest.approx(1.5)  # the charge's own tokens: the 1874 sentence's -3.0 is not counted
+    assert ruling.p_hallucinated == pytest.approx(0.25 * 0.9 + 0.75 * sig(1.5))
+
+
+def test_share_by_characters_weighs_each_statement_by_its_length() -> None:
+    case = EVIDENCE_CASE.model_copy(update={"answer": "Yes. It was automated in 1926 by the lighthouse board."})
+    script = CourtScript(grounding={"1926": -0.4, "Yes": 1.0}, moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                                        "judge": ["rule"]})
+    c, _ = evidence_court(script, scoring="answer")
+    aggregation = c.spec.aggregation.model_copy(update={"method": "share", "share_by": "characters"})
+    c.spec = c.spec.model_copy(update={"aggregation": aggregation})
+    verdict = c.judge(case)
+    short, long = "Yes.", "It was automated in 1926 by the lighthouse board."
+    expected = (len(short) * sig(1.0) + len(long) * sig(-0.4)) / (len(short) + len(long))
+    assert verdict.score == pytest.approx(expected)
+
+
+def test_replay_of_an_answer_scoring_court() -> None:
+    script = CourtScript(grounding={"1926": -0.5}, cited_grounding={"1926": 0.1},
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]})
+    c, _ = evidence_court(script, weight=0.3, scoring="answer", clip=1.0)
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    rebuilt = Court.from_config(c.config())
+    assert rebuilt.spec.grounding.scoring == "answer" and rebuilt.spec.grounding.clip == 1.0
+    result = replay(outcome.events, rebuilt)
+    assert result.matches, result.differences
+
+
+def test_fields_added_later_are_left_out_of_the_config_at_their_defaults() -> None:
+    c, _ = evidence_court(CourtScript())
+    grounding = c.config()["court"]["grounding"]
+    assert "scoring" not in grounding and "clip" not in grounding
+    c2, _ = evidence_court(CourtScript(), scoring="answer", clip=2.0)
+    assert c2.config()["court"]["grounding"] | {} == {"center": 0.2, "scale": 0.3, "scoring": "answer", "clip": 2.0}
+
+
+def test_an_answer_scoring_charge_names_the_words_the_context_accounts_for_least() -> None:
+    script = CourtScript(grounding={"1926": 0.5, "1874": 1.2}, word_grounding={"1926": -3.0, "automated": -1.0},
+                         moves={"prosecutor": ["withdraw"]})
+    c, _ = evidence_court(script, scoring="answer")
+    [charge] = c.judge(EVIDENCE_CASE).charges
+    assert charge.grounding == pytest.approx((0.5 * 3 - 1.0 - 3.0) / 5)
+    assert "least accounted for: 'It', 'automated', '1926')" in charge.reason  # in text order
+
+
+def test_lexical_evidence_charges_the_statement_with_words_the_context_never_uses() -> None:
+    script = CourtScript(grounding={"1926": 0.3, "1874": 0.3}, moves={"prosecutor": ["argue"], "defender": ["rebut"],
+                                                                     "judge": ["rule"]})
+    c, _ = evidence_court(script, scoring="answer")
+    lexical = {"center": 0.35, "scale": 0.1}
+    c.spec = c.spec.model_copy(update={"grounding": c.spec.grounding.model_copy(
+        update={"lexical": LexicalSpec(**lexical)})})
+    assert c.config()["court"]["grounding"]["lexical"] == lexical
+    [outcome] = list(c.run_many([EVIDENCE_CASE]))
+    [charges] = only(outcome.events, "charges")
+    # both sentences are grounded alike; only "automated 1926" brings a word the context never uses (1926)
+    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
+    assert "words the context never uses: '1926'" in charges.charges[0].reason
+    [ruling] = outcome.verdict.rulings
+    z = (0.2 - 0.3) / 0.3 + (1 / 2 - 0.35) / 0.1  # content words: automated, 1926
+    assert ruling.p_hallucinated == pytest.approx(1 / (1 + math.exp(-z)))
+    [dropped] = charges.dropped
+    assert dropped.p_suspect == pytest.approx(1 / (1 + math.exp(-((0.2 - 0.3) / 0.3 + (0 - 0.35) / 0.1))))
+    assert replay(outcome.events, Court.from_config(c.config())).matches
+
+
+def test_lexical_exhibits_can_be_named_without_being_weighed() -> None:
+    script = CourtScript(grounding={"1926": -0.5, "1874": 1.2}, moves={"prosecutor": ["withdraw"]})
+    c, _ = evidence_court(script, scoring="answer")
+    plain = c.judge(EVIDENCE_CASE)
+    c.spec = c.spec.model_copy(update={"grounding": c.spec.grounding.model_copy(
+        update={"lexical": LexicalSpec(center=0.35, scale=None)})})
+    named = c.judge(EVIDENCE_CASE)
+    assert named.score == pytest.approx(plain.score)
+    assert "words the context never uses: '1926'" in named.charges[0].reason
+    assert "never uses" not in plain.charges[0].reason
+
+
+def _ruling(charge: int, p: float, reason: str):
+    from courtroom.case import Ruling
+
+    verdict = Verdict.HALLUCINATED if p >= 0.5 else Verdict.SUPPORTED
+    return Ruling(charge=charge, verdict=verdict, reason=reason, confidence=max(p, 1 - p), p_hallucinated=p)
+
+
+def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None:
+    from courtroom.case import Charge, DroppedCharge
+    from courtroom.court.verdict import aggregate
+
+    court = Court.load("full").bench
+    charge = [Charge(index=0, quote="The bridge is red.", reason="r")]
+    unsure = [DroppedCharge(quote="It opened in 1901.", reason="r", why_dropped="over the charge limit", p_suspect=0.9)]
+    convicted_by_share = aggregate(court, "c", charge, unsure, [_ruling(0, 0.1, "the context says red")])
+    assert convicted_by_share.label == "FAIL"
+    assert "No charge was convicted" in convicted_by_share.reason and "It opened in 1901." in convicted_by_share.reason
+    assert "is found hallucinated" not in convicted_by_share.reason
+
+    small = [Charge(index=0, quote="Red.", reason="r")]
+    faithful = [DroppedCharge(quote="The bridge opened in 1901 and spans the river.", reason="r", why_dropped="grounded",
+                              p_suspect=0.05)]
+    acquitted_by_share = aggregate(court, "c", small, faithful, [_ruling(0, 0.6, "no colour in the context")])
+    assert acquitted_by_share.label == "PASS"
+    assert "0 of 1 charge found supported" in acquitted_by_share.reason
+    assert "stays below the threshold" in acquitted_by_share.reason
+
+
+def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() -> None:
+    from courtroom.case import Charge, DroppedCharge
+    from courtroom.court.verdict import aggregate
+
+    court = Court.load("full").bench
+    answer = "It opened in 1901. It is red."
+    parts = [DroppedCharge(quote=q, reason="r", why_dropped="grounded", p_suspect=0.1)
+             for q in ("It opened in 1901.", "It is red.")]
+    verdict = aggregate(court, "c", [Charge(index=0, quote=answer, reason="r", whole_answer=True)], parts,
+                        [_ruling(0, 0.9, "invented")])
+    assert verdict.score == pytest.approx(0.9) and verdict.label == "FAIL"
+
+
+def test_describe_counts_charges_and_rounds_in_the_singular_and_plural() -> None:
+    court = Court.load("full", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "max_charges": 2})
+    assert "at most 2 charges, each tried for at most 1 round;" in court.describe()
+
+
+def test_describe_says_which_charges_go_to_trial() -> None:
+    assert "at most 3 charges, each decided by the measurement (no trial);" in Court.load("default").describe()
+    assert ("those measured at P(suspect) in [0.7, 0.8] tried for at most 3 rounds;"
+            in Court.load("escalated").describe())
