@@ -40,7 +40,7 @@ HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "
          "transformers": {"door.transformers", "door.observed_pass", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
-         "sklearn": {"evaluate.fit_ruling"},
+         "sklearn": {"evaluate.logistic", "evaluate.fit_ruling"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},
          "ragas": {"integrations.ragas"}}
