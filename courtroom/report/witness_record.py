@@ -115,7 +115,9 @@ def spans_record(verdict: CaseVerdict, answer: str, gold: Sequence[AnnotatedSpan
                           Text(sentence), Text("\n".join(f"{w}: {quoted(p, False)}" for w, p in view.evidence) or "-"))
         parts.append(table)
     else:
-        parts.append(Text("the court names no span: it finds the answer faithful", style="dim"))
+        why = ("it finds the answer faithful" if not verdict.hallucinated else
+               "it finds the answer hallucinated, but no words of it were convicted")
+        parts.append(Text(f"the court names no span: {why}", style="dim"))
     title = "hallucinated spans" + (" (and the gold spans)" if gold else "")
     return Panel(Group(*parts), title=title, border_style="red")
 
