@@ -20,11 +20,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from courtroom.case import Case
 from courtroom.casefile import OPENING_SYSTEM, render_opening
-from courtroom.door.observe import token_indices
+from courtroom.door.observe import TokenIndex
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation, Sampling
 from courtroom.errors import BackendError
 from courtroom.sentences import SPLITTER, SentenceSplitter
@@ -68,6 +69,11 @@ class TokenScores:
     logprobs: tuple[float, ...]
     spans: tuple[tuple[int, int], ...]
 
+    @cached_property
+    def index(self) -> TokenIndex:
+        """The spans, ready for range queries (built once)."""
+        return TokenIndex(self.spans)
+
     @classmethod
     def of(cls, response: GenerationResponse) -> TokenScores:
         response.unwrap()
@@ -78,11 +84,11 @@ class TokenScores:
     def within(self, start: int, end: int) -> tuple[float, ...]:
         """The log-probabilities of the tokens that overlap characters [start, end) (found by binary search: reading
         every sentence of an answer costs its tokens once, not sentences x tokens)."""
-        return tuple(self.logprobs[i] for i in token_indices(self.spans, start, end))
+        return tuple(self.logprobs[i] for i in self.index.within(start, end))
 
     def spans_within(self, start: int, end: int) -> tuple[tuple[int, int], ...]:
         """The character spans of the tokens that overlap characters [start, end), as `within` orders them."""
-        return tuple(self.spans[i] for i in token_indices(self.spans, start, end))
+        return tuple(self.spans[i] for i in self.index.within(start, end))
 
 
 def weakest_words(text: str, spans: Sequence[tuple[int, int]], gains: Sequence[float], k: int = 3) -> tuple[str, ...]:

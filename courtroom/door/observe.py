@@ -11,21 +11,34 @@ from typing import Any
 import numpy as np
 
 
+class TokenIndex:
+    """The character spans of a text's tokens, ready to be asked which tokens overlap a range: a tokenizer's spans are
+    sorted, so a binary search over their running ends finds the first, and reading every sentence of an answer costs
+    its tokens once, not sentences x tokens."""
+
+    def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
+        self.spans = spans
+        self.ends: list[int] = []
+        high = -1
+        for _, b in spans:  # the running maximum (merged bytes may nest)
+            high = max(high, b)
+            self.ends.append(high)
+
+    def within(self, start: int, end: int) -> list[int]:
+        """Indices of the tokens whose character span overlaps [start, end), in order."""
+        found = []
+        for i in range(bisect.bisect_right(self.ends, start), len(self.spans)):
+            a, b = self.spans[i]
+            if a >= end:
+                break
+            if b > start:
+                found.append(i)
+        return found
+
+
 def token_indices(spans: Sequence[tuple[int, int]], start: int, end: int) -> list[int]:
-    """Indices of the tokens whose character span overlaps [start, end), in order. A tokenizer's spans are sorted,
-    so a binary search finds the first and every sentence of an answer costs its own tokens, not all of them."""
-    ends, high = [], -1
-    for _, b in spans:
-        high = max(high, b)
-        ends.append(high)
-    found = []
-    for i in range(bisect.bisect_right(ends, start), len(spans)):
-        a, b = spans[i]
-        if a >= end:
-            break
-        if b > start:
-            found.append(i)
-    return found
+    """Indices of the tokens whose character span overlaps [start, end) (for one range; for many, a `TokenIndex`)."""
+    return TokenIndex(spans).within(start, end)
 
 
 def span_means(per_token: Any, members: Sequence[Sequence[int]], digits: int = 4) -> list[Any]:

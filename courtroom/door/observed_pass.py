@@ -8,7 +8,7 @@ from typing import Any
 
 from courtroom.door.decoding import cache_argument
 from courtroom.door.models import LoadedModel
-from courtroom.door.observe import span_means, token_indices
+from courtroom.door.observe import TokenIndex, span_means
 from courtroom.door.prefix_cache import Segment
 from courtroom.door.requests import Observation
 
@@ -50,7 +50,8 @@ def observed_pass(lm: LoadedModel, observe: Observation, length: int, ids: list[
             lm.model.set_attn_implementation(implementation)
     logprobs = torch.log_softmax(out.logits[0].float(), dim=-1)
     scores = [float(first[ids[0]])] + [float(logprobs[i, ids[i + 1]]) for i in range(len(ids) - 1)]
-    members = [token_indices(spans, a, b) for a, b in observe.spans]
+    index = TokenIndex(spans)
+    members = [index.within(a, b) for a, b in observe.spans]
     observed: dict[str, Any] = {}
     if observe.lookback:
         stacked = torch.stack(ratios)  # (layers, heads, text tokens)

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from courtroom.door.observe import span_means, token_indices
+from courtroom.door.observe import TokenIndex, span_means
 from courtroom.door.requests import GenerationRequest, Observation
 from courtroom.door.scripted import Scored, Unparseable
 
@@ -78,7 +78,8 @@ class PseudoModel:
                    for layer in range(2)] for i, (word, _) in enumerate(scored.tokens)]
         hidden = [[[round(self.unit("h", word, i, depth, d) - 0.5, 3) for d in range(4)] for depth in observe.hidden]
                   for i, (word, _) in enumerate(scored.tokens)]
-        members = [token_indices(token_spans, a, b) for a, b in observe.spans]
+        index = TokenIndex(token_spans)
+        members = [index.within(a, b) for a, b in observe.spans]
         return {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members, digits=3),
                 "token_lookback": [round(sum(sum(layer) for layer in r) / 4, 4) for r in ratios]}
 

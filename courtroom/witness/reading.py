@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from courtroom.case import Case, Pointer
-from courtroom.door.observe import token_indices
+from courtroom.door.observe import TokenIndex
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,12 @@ class Reading:
 
     def tokens(self, start: int, end: int) -> list[int]:
         """The answer tokens over characters [start, end)."""
-        return token_indices(self.token_spans or (), start, end)
+        return self.token_index.within(start, end)
+
+    @cached_property
+    def token_index(self) -> TokenIndex:
+        """The answer's token spans, ready for range queries (built once)."""
+        return TokenIndex(self.token_spans or ())
 
     def pointer(self, start: int, end: int, note: str, weight: float = 0.0,
                 context_sentence: int | None = None) -> Pointer:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from courtroom.case import Testimony
-from courtroom.door.observe import token_indices
+from courtroom.door.observe import TokenIndex
 from courtroom.witness.lexical import STOP_WORDS
 from courtroom.witness.ruling import SpanModel
 
@@ -75,8 +75,9 @@ def word_values(answer: str, sentences: Sequence[tuple[int, int]], sentence_ps: 
             for p in t.points:
                 pointed.setdefault(t.witness, []).append((p.start - offset, p.end - offset, p.note))
     rows, names = [], []
+    tokens = TokenIndex(token_spans)
     for word in found:
-        idx = token_indices(token_spans, word.start, word.end) or [0]
+        idx = tokens.within(word.start, word.end) or [0]
         gains = [full[i] - bare[i] for i in idx if i < len(full)] or [0.0]
         surprisal = max(-bare[i] for i in idx if i < len(bare)) if bare else 0.0
         look = sum(token_lookback[i] for i in idx if i < len(token_lookback)) / len(idx) if token_lookback else 0.5
