@@ -113,6 +113,7 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
     from courtroom.log.span_metrics import run_span_scores
     from courtroom.report.progress import run_progress
     from courtroom.report.tables import confusion_table, metrics_table, span_table
+    from courtroom.runs.api import RunResult, finish
     from courtroom.runs.progress import usual_calls
 
     report = prepared.report
@@ -152,20 +153,21 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
             interrupted = True
         except CourtroomError as exc:
             failure = str(exc)
-    rows = [r for r in prepared.store.rows() if r.case_id in wanted]
-    if failure and not rows:
+    if failure and not any(r.case_id in wanted for r in prepared.store.rows()):
         fail(failure)
-    overall = compute_metrics(rows)
-    spans = run_span_scores(prepared.store, rows)
     try:
-        prepared.store.write_metrics(overall, spans)
+        result = finish(prepared)
     except OSError as exc:  # a full disk: the cases are saved, the same command writes the metrics
         failure = failure or f"{prepared.store.root}: cannot write metrics.json ({exc.strerror or exc})"
-    console.print(metrics_table(f"{title}, model {model}: {len(rows)} of {total} cases", overall,
-                                metrics_by_source(rows)))
-    console.print(confusion_table(overall))
-    if spans is not None:
-        console.print(span_table(spans))
+        rows = [r for r in prepared.store.rows() if r.case_id in wanted]
+        result = RunResult(prepared.store.root, rows, compute_metrics(rows), metrics_by_source(rows),
+                           prepared.spec.judge.name, None, model, run_span_scores(prepared.store, rows))
+    rows = result.rows
+    console.print(metrics_table(f"{title}, model {model}: {len(rows)} of {total} cases", result.metrics,
+                                result.by_source))
+    console.print(confusion_table(result.metrics))
+    if result.spans is not None:
+        console.print(span_table(result.spans))
     if interrupted:
         err.print(f"[yellow]interrupted[/]: {len(rows)} of {total} cases are saved; run the same command to resume")
         raise typer.Exit(130)
@@ -174,4 +176,4 @@ def _judge(prepared, dataset: str, model: str, limit: int | None, balanced: bool
     root = shlex.quote(str(prepared.store.root))
     console.print(shown(f"next: courtroom audit {root} (the summary), courtroom audit report {root} -o report.html "
                          "(every case)"))
-    check_gates(overall, gates)
+    check_gates(result.metrics, gates)

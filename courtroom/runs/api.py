@@ -14,6 +14,7 @@ from typing import Any
 from courtroom.evaluate.metrics import Metrics, compute_metrics, metrics_by_source
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.manifest import RunSpec
+from courtroom.log.span_metrics import run_span_scores
 from courtroom.runs.runners import Runner
 from courtroom.runs.start import Run, start_run
 
@@ -29,6 +30,8 @@ class RunResult:
     judge: str
     court: str | None
     model: str
+    spans: dict[str, Any] | None = None
+    """Span metrics (`courtroom.evaluate.spans.span_scores`), when the data has gold spans."""
 
     @property
     def errors(self) -> list[ResultRow]:
@@ -62,11 +65,14 @@ def run(dataset: str, *, judge: str = "courtroom", court: str = "default", model
 
 
 def finish(started: Run) -> RunResult:
-    """The results of a started run as they stand (its metrics written to `metrics.json`)."""
+    """The results of a started run as they stand, its metrics (and span metrics, when the data has gold spans)
+    written to `metrics.json` (an `OSError` when they cannot be: the cases are saved, the same command writes them)."""
     wanted = {c.id for c in started.cases}
     rows = [r for r in started.store.rows() if r.case_id in wanted]
     metrics = compute_metrics(rows)
-    started.store.write_metrics(metrics)
+    spans = run_span_scores(started.store, rows)
     spec = started.spec
-    return RunResult(started.store.root, rows, metrics, metrics_by_source(rows), spec.judge.name,
-                     spec.judge.court if spec.judge.name == "courtroom" else None, spec.backend.model)
+    result = RunResult(started.store.root, rows, metrics, metrics_by_source(rows), spec.judge.name,
+                       spec.judge.court if spec.judge.name == "courtroom" else None, spec.backend.model, spans)
+    started.store.write_metrics(metrics, spans)
+    return result
