@@ -23,7 +23,8 @@ for lane in $LANES; do
       run "$DATA/ragtruth-spans-dev.jsonl" --model default --out $R/ragtruth-witnesses ;;
     pointing)
       R=experiments/results/qwen2.5-coder-0.5b
-      run "$DATA/ragtruth-spans-dev.jsonl" --model qwen2.5-coder-0.5b --court pointing --out $R/ragtruth-pointing ;;
+      run "$DATA/ragtruth-spans-dev.jsonl" --model qwen2.5-coder-0.5b --court pointing --dtype bfloat16 \
+          --out $R/ragtruth-pointing ;;
     qwen1.5b)
       R=experiments/results/qwen2.5-coder-1.5b
       PORT=8015

@@ -62,6 +62,8 @@ def run(
     chunk_timeout: float | None = typer.Option(None, help="Seconds a Ray worker may take over a chunk of cases "
                                                          "before it is deemed hung and replaced (default: no limit)."),
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
+    dtype: str = typer.Option("auto", help="auto (bfloat16 on GPUs that compute in it, float32 on CPU), float32, "
+                                            "bfloat16 (2.5x faster on a CPU with AVX-512 BF16), float16."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
     fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate: exit 3 when a metric of the finished "
                                          "run is out of bounds: at least, --fail-under balanced_accuracy>=0.70 (or "
@@ -90,7 +92,8 @@ def run(
                              sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
                              model=model, engine=engine, window=window, judge_options=options, runner=runner,
                              workers=workers, gpus_per_worker=gpus_per_worker, ray_address=ray_address,
-                             chunk_timeout=chunk_timeout, device=device, model_url=model_url, api_key_env=api_key_env,
+                             chunk_timeout=chunk_timeout, device=device, dtype=dtype, model_url=model_url,
+                             api_key_env=api_key_env,
                              concurrency=concurrency, request_timeout=request_timeout)
         for place in (target, *target.parents):
             if place.exists() and not place.is_dir():

@@ -82,7 +82,7 @@ class RunSpec(BaseModel):
     def build(cls, dataset: str, *, judge: str = "courtroom", court: str = "default",
               judge_options: dict[str, Any] | None = None, model: str = "default", engine: str = "xgrammar",
               device: str = "auto", runner: str = "local", workers: int = 1, gpus_per_worker: float = 0.0,
-              ray_address: str | None = None, chunk_timeout: float | None = None, window: int = 8,
+              ray_address: str | None = None, chunk_timeout: float | None = None, window: int = 8, dtype: str = "auto",
               skip_invalid: bool = False, model_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
               concurrency: int = 8, request_timeout: float = 120.0, **selection: Any) -> RunSpec:
         """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
@@ -95,7 +95,7 @@ class RunSpec(BaseModel):
         try:
             return cls(selection=CaseSelection(dataset=dataset, **selection),
                        judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
-                       backend=BackendSpec.of(model=model, url=model_url, engine=engine, device=device,
+                       backend=BackendSpec.of(model=model, url=model_url, engine=engine, device=device, dtype=dtype,
                                               api_key_env=api_key_env, concurrency=concurrency,
                                               timeout=request_timeout),
                        runner=RunnerSpec(kind=runner, workers=workers, gpus_per_worker=gpus_per_worker,
