@@ -20,7 +20,7 @@ from courtroom.casefile import OPENING_SYSTEM, context_sentences, render_opening
 from courtroom.court import grounding as measure
 from courtroom.court.bench import Bench
 from courtroom.court.evidence import Measure, answer_measures, with_lexical_evidence
-from courtroom.court.spec import CourtSpec
+from courtroom.court.spec import CourtSpec, courts_dir
 from courtroom.court.yamlio import Locator, describe_errors, read_yaml
 from courtroom.door.models import model_key
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation
@@ -155,7 +155,7 @@ def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:
     for model, ruling in witnesses.rulings.items():
         where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
         if isinstance(ruling, str):
-            file = Path(ruling) if Path(ruling).is_absolute() else path.parent / ruling
+            file = ruling_file(ruling, path)
             data, file_locator = read_yaml(file, CourtError)
             try:
                 ruling = FittedRuling.model_validate(data)
@@ -165,6 +165,17 @@ def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:
         check_ruling(ruling, spec, model, where)
         loaded[model] = ruling
     return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
+
+
+def ruling_file(name: str, court_file: Path) -> Path:
+    """A ruling file named in a court: relative to the court file, else among the shipped courts' (a copy of a
+    shipped court elsewhere keeps its rulings, as it keeps its personas)."""
+    path = Path(name)
+    if path.is_absolute():
+        return path
+    beside = court_file.parent / path
+    shipped = courts_dir() / path
+    return beside if beside.is_file() or not shipped.is_file() else shipped
 
 
 def check_ruling(ruling: FittedRuling, spec: CourtSpec, model: str, where: str) -> None:
