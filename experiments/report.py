@@ -38,6 +38,22 @@ DATA = HERE.parents[1] / "shared" / "data"
 JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", *NO_MODEL_RULES]
 
 
+WHOLE_FILE_RUNS = {"witnesses", "witnesses-final", "pointing"}
+"""Runs of every row of a dev file (#31, #32), reported from their own `witnesses.md` (below), not in the tables of
+the balanced 200-case samples."""
+
+
+def witness_sections() -> list[str]:
+    """Each model's `witnesses.md` (written by `experiments/witnesses.py`), its headings one level down."""
+    lines = ["## Witnesses, a fitted ruling, spans (#31, #32)", "",
+             "Every row of `halubench-dev.jsonl` and `ragtruth-spans-dev.jsonl`, the default court (every witness "
+             "heard), the ruling out of fold; the command that writes each part is at its top.", ""]
+    for path in sorted(RESULTS.glob("*/witnesses.md")):
+        text = path.read_text().splitlines()
+        lines += [("#" + line if line.startswith("#") else line) for line in text] + [""]
+    return lines
+
+
 def runs() -> dict[tuple[str, str], dict[str, RunStore]]:
     """(model, dataset) -> judge name (with tag) -> store."""
     found: dict[tuple[str, str], dict[str, RunStore]] = {}
@@ -259,7 +275,8 @@ def main() -> None:
     tuning: list[str] = []
     evaluated: dict[str, dict[str, dict[str, list[ResultRow]]]] = {}
     for (model, dataset), stores in sorted(runs().items()):
-        judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and "-tune" not in name}
+        judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and "-tune" not in name
+                  and name not in WHOLE_FILE_RUNS}
         if judges:
             judges |= no_model_judges(dataset, {r.case_id for rows in judges.values() for r in rows})
             evaluated.setdefault(model, {})[dataset] = judges
@@ -342,6 +359,7 @@ def main() -> None:
               "a response that uses words its sources never use is more often hallucinated.", "",
               "| dataset | rule | cases | balanced accuracy | AUROC | rule |", "|---|---|---|---|---|---|"]
     lines += [row for d in ("halueval", "halubench", "ragtruth") for row in no_model_rules(d)]
+    lines += witness_sections()
     (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
     (HERE / "results" / "summary.json").write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))
