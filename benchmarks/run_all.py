@@ -25,6 +25,7 @@ COMMANDS = {
     "audit": ["bench_audit.py", "--cases", "10000"],
     "report": ["bench_report.py", "--sizes", "100", "1000", "10000"],
     "sentences": ["bench_sentences.py"],
+    "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
 }
 
 
