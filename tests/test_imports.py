@@ -52,3 +52,59 @@ def test_public_api_resolves_lazily() -> None:
     code = "import courtroom\nfor name in courtroom.__all__:\n    getattr(courtroom, name)"
     heavy, _ = _heavy_modules(code)
     assert "torch" not in heavy and "ray" not in heavy
+
+
+HOST_PROBE = """
+import sys
+at_start = {name.split('.')[0] for name in sys.modules}  # what site start-up loads (setuptools' .pth hook)
+import courtroom.court, courtroom.door, courtroom.integrations.common, courtroom.testing
+import tests.helpers.court_script
+print("LOADED=" + ",".join(sorted({name.split('.')[0] for name in sys.modules} - at_start)))
+"""
+
+
+def _requirement_names(requirement: str) -> str:
+    import re
+
+    return re.split(r"[<>=!~;\[ ]", requirement.strip().strip('"'), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def _with_dependencies(names: set[str]) -> set[str]:
+    """The distributions `names` install: themselves and their requirements, transitively (extras left out)."""
+    from importlib import metadata
+
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            requires = metadata.requires(name) or []
+        except metadata.PackageNotFoundError:
+            continue
+        todo += [_requirement_names(r) for r in requires if "extra ==" not in r]
+    return seen
+
+
+def test_host_environments_install_what_the_adapters_import() -> None:
+    """The Makefile's Opik/DeepEval/Ragas environments take the package without its dependencies, plus HOST_CORE:
+    every third-party module `courtroom.court` and the adapters load must come with one of those (numpy, once)."""
+    from importlib import metadata
+    from pathlib import Path
+
+    makefile = (Path(__file__).parents[1] / "Makefile").read_text()
+    core_line = next(line for line in makefile.splitlines() if line.startswith("HOST_CORE :="))
+    host_core = {_requirement_names(r) for r in core_line.split(":=", 1)[1].split('" "')}
+    installed = _with_dependencies(host_core)
+    out = subprocess.run([sys.executable, "-c", HOST_PROBE], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).parents[1])
+    loaded = next(line for line in out.stdout.splitlines() if line.startswith("LOADED=")).removeprefix("LOADED=")
+    owners = metadata.packages_distributions()
+    missing = {
+        module: owners[module] for module in loaded.split(",")
+        if module in owners and module not in sys.stdlib_module_names and module not in ("courtroom", "tests")
+        and not any(dist.lower().replace("_", "-") in installed for dist in owners[module])
+    }
+    assert not missing, f"add to HOST_CORE in the Makefile: {missing}"
