@@ -23,8 +23,11 @@ for lane in $LANES; do
       run "$DATA/ragtruth-spans-dev.jsonl" --model default --out $R/ragtruth-witnesses ;;
     pointing)
       R=experiments/results/qwen2.5-coder-0.5b
-      run "$DATA/ragtruth-spans-dev.jsonl" --model qwen2.5-coder-0.5b --court pointing --dtype bfloat16 \
-          --out $R/ragtruth-pointing ;;
+      # spans are scored on hallucinated answers only: the trial runs on the 124 FAIL rows (a copy outside the repo)
+      FAILS=${TMPDIR:-/tmp}/ragtruth-spans-fail.jsonl
+      .venv/bin/python -c "import json,sys; sys.stdout.writelines(l for l in open(sys.argv[1]) if json.loads(l)['label'] == 'FAIL')" \
+          "$DATA/ragtruth-spans-dev.jsonl" > "$FAILS"
+      run "$FAILS" --model qwen2.5-coder-0.5b --court pointing --dtype bfloat16 --out $R/ragtruth-pointing ;;
     qwen1.5b)
       R=experiments/results/qwen2.5-coder-1.5b
       PORT=8015
@@ -33,10 +36,11 @@ for lane in $LANES; do
       SERVER=$!
       for _ in $(seq 1 180); do grep -q "^serving" experiments/logs/vllm-1.5b.log && break; sleep 10; done
       URL=http://127.0.0.1:$PORT/v1
+      # balanced seeded samples of 200 per file (time: ~4 s a case on 2 CPU cores)
       run "$DATA/halubench-dev.jsonl" --model qwen2.5-coder-1.5b --model-url $URL --concurrency 8 \
-          --request-timeout 1200 --out $R/halubench-witnesses
+          --request-timeout 1200 --limit 200 --balanced --out $R/halubench-witnesses
       run "$DATA/ragtruth-spans-dev.jsonl" --model qwen2.5-coder-1.5b --model-url $URL --concurrency 8 \
-          --request-timeout 1200 --out $R/ragtruth-witnesses
+          --request-timeout 1200 --limit 200 --balanced --out $R/ragtruth-witnesses
       kill -- -"$SERVER" 2>/dev/null || kill "$SERVER" ;;
   esac
 done
