@@ -106,6 +106,10 @@ def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration
     if method not in METHODS:
         raise ConfigError(f"the run's court aggregates by {method!r}, which counts rulings instead of comparing the "
                           f"score with the threshold; calibrate fits courts that aggregate by {', '.join(METHODS)}")
+    if court.ruling is not None:
+        raise ConfigError(f"{audit.root}: its verdicts were weighed by the ruling fitted for {manifest.model}, which "
+                          "the court's threshold does not decide; refit the ruling on labelled runs instead: "
+                          f"courtroom calibrate {audit.root} --ruling ruling.yaml -o court.yaml")
     judged = [r for r in audit.rows() if r.score is not None and r.gold is not None and r.label is not None]
     gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
     if len(judged) < 2 * folds or min(gold.sum(), (~gold).sum()) < folds:

@@ -60,11 +60,12 @@ def test_a_wrong_answer_is_an_error_naming_the_server(fake: FakeServer, mode: st
 
 
 def test_a_server_that_trickles_its_answer_times_out_in_all(fake: FakeServer) -> None:
-    """httpx bounds each read, not the whole answer: one byte every 20 ms would never time out by reads alone."""
+    """httpx bounds each read, not the whole answer: one byte every 20 ms would never time out by reads alone. (The
+    answer trickles for over 10 s; 2 s leaves the probe of /models time on a loaded machine.)"""
     with pytest.raises(BackendError, match=r"did not answer after 1 attempts \(ReadTimeout: the answer took more "
-                                           r"than 0.3 s in all; a model this slow needs a longer request timeout "
-                                           r"than 0.3 s \(`--request-timeout`"):
-        scored(fake, "trickle", timeout=0.3)
+                                           r"than 2 s in all; a model this slow needs a longer request timeout "
+                                           r"than 2 s \(`--request-timeout`"):
+        scored(fake, "trickle", timeout=2)
 
 
 def test_a_huge_answer_is_refused_as_it_streams_in(fake: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,14 +20,25 @@ from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
+NO_RULING = ["--set", "witnesses.rulings={}"]
+"""The court without its fitted rulings: SmolLM2's would decide by its own threshold (test_a_ruled_run_is_refused...)."""
 
 
 @pytest.fixture
 def court_run(tmp_path: Path, pseudo_runs) -> Path:  # noqa: F811
     out = tmp_path / "court"
-    result = runner.invoke(app, ["run", "examples", "--out", str(out)], env=WIDE)
+    result = runner.invoke(app, ["run", "examples", "--out", str(out), *NO_RULING], env=WIDE)
     assert result.exit_code == 0, result.output
     return out
+
+
+def test_a_ruled_run_is_refused_naming_the_ruling_and_how_to_refit_it(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
+    ruled = tmp_path / "ruled"
+    assert runner.invoke(app, ["run", "examples", "--out", str(ruled), "--limit", "12"], env=WIDE).exit_code == 0
+    result = runner.invoke(app, ["calibrate", str(ruled)], env=WIDE)
+    assert result.exit_code != 0
+    text = " ".join(result.output.split())
+    assert "weighed by the ruling fitted for default" in text and f"calibrate {ruled} --ruling" in text
 
 
 def test_calibrate_fits_estimates_and_writes_a_court_whose_rejudge_gives_the_fit(court_run: Path, tmp_path: Path) -> None:
@@ -66,7 +77,7 @@ def test_calibrate_refuses_what_it_cannot_fit(tmp_path: Path, pseudo_runs) -> No
     refused = runner.invoke(app, ["calibrate", str(rails)], env=WIDE)
     assert refused.exit_code == 2 and "a run of the rails judge" in refused.output
     few = tmp_path / "few"
-    assert runner.invoke(app, ["run", "examples", "--out", str(few), "--limit", "4"]).exit_code == 0
+    assert runner.invoke(app, ["run", "examples", "--out", str(few), "--limit", "4", *NO_RULING]).exit_code == 0
     refused = runner.invoke(app, ["calibrate", str(few)], env=WIDE)
     assert refused.exit_code == 2 and "needs at least 5 of each label" in refused.output
 
@@ -85,7 +96,7 @@ def _court_with_its_own_judge(tmp_path: Path) -> Path:
 def test_a_court_with_its_own_persona_file_is_written_with_it(tmp_path: Path, pseudo_runs, monkeypatch) -> None:  # noqa: F811
     mine = _court_with_its_own_judge(tmp_path)
     run = tmp_path / "run"
-    assert runner.invoke(app, ["run", "examples", "--court", str(mine / "court.yaml"), "--out", str(run)]).exit_code == 0
+    assert runner.invoke(app, ["run", "examples", "--court", str(mine / "court.yaml"), "--out", str(run), *NO_RULING]).exit_code == 0
     out = tmp_path / "elsewhere" / "calibrated.yaml"
     result = runner.invoke(app, ["calibrate", str(run), "-o", str(out)], env=WIDE)
     assert result.exit_code == 0, result.output
@@ -100,7 +111,7 @@ def test_a_calibrated_court_names_its_personas_from_its_own_folder(tmp_path: Pat
     court validates from any working directory."""
     mine = _court_with_its_own_judge(tmp_path)
     monkeypatch.chdir(mine)
-    assert runner.invoke(app, ["run", "examples", "--court", "court.yaml", "--out", "../run"]).exit_code == 0
+    assert runner.invoke(app, ["run", "examples", "--court", "court.yaml", "--out", "../run", *NO_RULING]).exit_code == 0
     result = runner.invoke(app, ["calibrate", "../run", "-o", "../elsewhere/fit.yaml"], env=WIDE)
     assert result.exit_code == 0, result.output
     out = tmp_path / "elsewhere" / "fit.yaml"

@@ -17,6 +17,7 @@ from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from courtroom.witness.ruling import FittedRuling
+from tests.helpers.cases import NO_RULING_MODEL
 from tests.helpers.court_script import CourtScript
 
 runner = CliRunner()
@@ -44,7 +45,7 @@ def labelled(path: Path, towns: list[str] = TOWNS, fails: int | None = None) -> 
 
 def judged(data: Path, out: Path) -> Path:
     """The default court's run of the file on the pseudo-model (no ruling fitted for it: the measure decides)."""
-    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default"), out)
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default", model=NO_RULING_MODEL), out)
     run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
     run.close()
     return out
@@ -67,7 +68,7 @@ def test_a_refit_ruling_moves_its_sources_hallucinated_cases_to_fail_and_only_th
     result = runner.invoke(app, ["calibrate", str(run), "--ruling", str(ruling), "-o", str(court)], env=WIDE)
     assert result.exit_code == 0, result.output
     fitted = FittedRuling.model_validate(yaml.safe_load(ruling.read_text()))
-    assert fitted.model == "smollm2-135m" and fitted.court == "default" and fitted.fitted["cases"] == len(before)
+    assert fitted.model == NO_RULING_MODEL and fitted.court == "default" and fitted.fitted["cases"] == len(before)
     weights = dict(zip(fitted.families["any"].linear.features, fitted.families["any"].linear.weights))
     assert weights["figures.absent"] > 0  # an absent figure raises P(hallucinated)
     assert fitted.evaluation  # the out-of-fold numbers travel with it
@@ -117,7 +118,7 @@ def test_runs_of_another_court_or_model_are_not_fitted_together(tmp_path: Path) 
     result = runner.invoke(app, ["calibrate", str(first), str(other), "--ruling", str(tmp_path / "r.yaml")], env=WIDE)
     assert result.exit_code == 2
     text = " ".join(result.output.split())
-    assert "'org/other-judge'" in text and "'smollm2-135m'" in text and "one court and one model" in text
+    assert "'org/other-judge'" in text and f"'{NO_RULING_MODEL}'" in text and "one court and one model" in text
 
 
 def test_a_court_that_hears_no_witnesses_has_no_ruling_to_fit(tmp_path: Path) -> None:
@@ -142,7 +143,8 @@ def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_th
         rows.append(row)
     data = tmp_path / "spans.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default"), tmp_path / "run")
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default", model=NO_RULING_MODEL),
+                    tmp_path / "run")
     run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
                                                    looks_inside={"attention", "hidden_states"})))
     run.close()

@@ -23,6 +23,7 @@ from courtroom.log.rejudge import rejudge_run
 from courtroom.log.store import RunStore
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
+from tests.helpers.cases import NO_RULING_MODEL
 from tests.helpers.court_script import CourtScript
 from tests.helpers.courts import court_file
 
@@ -47,16 +48,16 @@ def script() -> CourtScript:
 
 
 def run(tmp_path: Path, name: str, court: str = "full", **overrides: object) -> list:
-    spec = RunSpec.build("examples", judge="courtroom", court=court, window=4,
+    spec = RunSpec.build("examples", judge="courtroom", court=court, window=4, model=NO_RULING_MODEL,
                          judge_options={"overrides": overrides} if overrides else None)
     started = start_run(spec, tmp_path / name)
-    rows = started.execute(runner=LocalRunner(TimedBackend(script(), model="default")))
+    rows = started.execute(runner=LocalRunner(TimedBackend(script(), model="pseudo")))
     started.close()
     return rows
 
 
 def outcomes(**overrides: object) -> list:
-    court = Court.load("full", ScriptedBackend(script(), model="default"), overrides=overrides or None)
+    court = Court.load("full", ScriptedBackend(script(), model="pseudo"), overrides=overrides or None)
     return list(court.run_many(example_cases()))
 
 

@@ -20,11 +20,23 @@ OVERRULED = {"withdrawn": "overruled the withdrawal", "conceded": "overruled the
              "judge": "overruled the judge's verdict", "jury": "overruled the jury's verdict"}
 
 
-def verdicts(court_name: str, weight: float | None, seed: int, **overrides: object) -> list:
-    court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model="default"), overrides=overrides or None)
-    if weight is not None:
-        court.spec = court.spec.model_copy(update={"ruling": court.spec.ruling.model_copy(update={"judge_weight": weight})})
-    return court.judge_many(example_cases())
+def models(court_name: str) -> tuple[str, ...]:
+    """`default` (SmolLM2, whose threshold a court may tune), and for a court with fitted rulings also a model none is
+    fitted for: each path to a verdict (the ruling's, the measurement's) is checked."""
+    witnesses = Court.load(court_name).spec.witnesses
+    return ("default", "pseudo") if witnesses is not None and witnesses.rulings else ("default",)
+
+
+def verdicts(court_name: str, weight: float | None, seed: int, **overrides: object) -> list[tuple[object, float]]:
+    """Each verdict with the threshold of the model that judged it."""
+    judged = []
+    for model in models(court_name):
+        court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model=model), overrides=overrides or None)
+        if weight is not None:
+            ruling = court.spec.ruling.model_copy(update={"judge_weight": weight})
+            court.spec = court.spec.model_copy(update={"ruling": ruling})
+        judged += [(verdict, court.threshold) for verdict in court.judge_many(example_cases())]
+    return judged
 
 
 def outcomes(court_name: str, seed: int, **overrides: object) -> list:
@@ -37,16 +49,19 @@ def outcomes(court_name: str, seed: int, **overrides: object) -> list:
 def test_every_reason_agrees_with_its_record(court_name: str, weight: float | None) -> None:
     checked = 0
     for seed in range(3):
-        for verdict in verdicts(court_name, weight, seed):
+        for verdict, threshold in verdicts(court_name, weight, seed):
             for ruling in verdict.rulings:
                 checked += 1
+                if ruling.source == "testimony":  # a fitted ruling (SmolLM2's, for the model `default`) decided
+                    assert_testimony_reason(ruling)
+                    continue
                 assert ruling.reason.endswith((f"P(hallucinated) = {ruling.p_hallucinated:.2f}: {ruling.verdict.value}",
                                                ")")), ruling.reason
                 assert f"P(hallucinated) = {ruling.p_hallucinated:.2f}: {ruling.verdict.value}" in ruling.reason
                 if ruling.opinion is None:  # decided by the measurement alone (an escalating court): no one to overrule
                     assert ruling.source == "measurement" and "overruled" not in ruling.reason, ruling.reason
                     continue
-                side = "hallucinated" if ruling.opinion >= court_threshold(court_name) else "supported"
+                side = "hallucinated" if ruling.opinion >= threshold else "supported"
                 if side != ruling.verdict.value:
                     assert OVERRULED[ruling.source] in ruling.reason, ruling.reason
                 else:
@@ -62,8 +77,15 @@ def test_every_reason_agrees_with_its_record(court_name: str, weight: float | No
     assert checked > 5  # the courts tried charges, so their reasons were checked
 
 
-def court_threshold(court_name: str) -> float:
-    return Court.load(court_name, ScriptedBackend(PseudoModel(), model="default")).threshold
+def assert_testimony_reason(ruling) -> None:
+    """A ruling by testimony says its P(hallucinated) and threshold, and names the verdict they give, last."""
+    found = re.match(r"the ruling weighed its testimony at P\(hallucinated\) = (\d\.\d\d) \(threshold (\d\.\d\d);",
+                     ruling.reason)
+    assert found, ruling.reason
+    assert found.group(1) == f"{ruling.p_hallucinated:.2f}"
+    side = "hallucinated" if ruling.p_hallucinated >= float(found.group(2)) else "supported"
+    assert side == ruling.verdict.value and ruling.reason.endswith(f": {ruling.verdict.value}"), ruling.reason
+    assert "overruled" not in ruling.reason
 
 
 BAND = {"low": 0.6, "high": 0.8}
@@ -73,9 +95,13 @@ BAND = {"low": 0.6, "high": 0.8}
 def test_escalated_and_measured_rulings_say_what_decided_them(court_name: str) -> None:
     measured = tried = 0
     for seed in range(3):
-        for verdict in verdicts(court_name, None, seed, escalation=BAND):
+        for verdict, threshold in verdicts(court_name, None, seed, escalation=BAND):
             for ruling in verdict.rulings:
                 charge = verdict.charges[ruling.charge]
+                if ruling.source == "testimony":  # a fitted ruling decided: no band, no trial
+                    assert_testimony_reason(ruling)
+                    assert ruling.escalated is False and ruling.opinion is None
+                    continue
                 assert f"P(hallucinated) = {ruling.p_hallucinated:.2f}: {ruling.verdict.value}" in ruling.reason
                 if ruling.source == "measurement":
                     assert ruling.reason.endswith(f"P(hallucinated) = {ruling.p_hallucinated:.2f}: "
@@ -94,7 +120,7 @@ def test_escalated_and_measured_rulings_say_what_decided_them(court_name: str) -
                     assert ruling.escalated is True and BAND["low"] <= charge.p_suspect <= BAND["high"]
                     assert ruling.reason.startswith(f"escalated to trial (P(suspect) = {charge.p_suspect:.2f} lies in "
                                                     "the escalation band [0.6, 0.8]); ")
-                    side = "hallucinated" if ruling.opinion >= court_threshold(court_name) else "supported"
+                    side = "hallucinated" if ruling.opinion >= threshold else "supported"
                     assert ("overruled" in ruling.reason) is (side != ruling.verdict.value), ruling.reason
             if verdict.label == "PASS":
                 assert "found hallucinated" not in verdict.reason

@@ -16,6 +16,7 @@ from courtroom.door.recorded import RecordedCall, RecordedCalls, ReplayBackend, 
 from courtroom.door.requests import ChatMessage, GenerationRequest, Observation
 from courtroom.door.scripted import Scored
 from courtroom.errors import BackendError, ReplayMismatch
+from tests.helpers.cases import NO_RULING_MODEL
 
 TEXT = "Paris is big. It is old."
 SPANS = ((0, 13), (14, 24), (0, 24))
@@ -145,9 +146,9 @@ def test_an_older_run_rejudged_by_a_court_with_more_witnesses_records_them_not_h
     older = tmp_path / "older.yaml"
     shipped = re.sub(r"\n  rulings:\n(    .*\n)+", "\n", shipped)  # its rulings weigh witnesses this court drops
     older.write_text(shipped.replace(heard, "heard: [grounding, figures, names, polarity, overlap, verdict]"))
-    spec = RunSpec.build("examples", judge="courtroom", court=str(older), limit=4)
+    spec = RunSpec.build("examples", judge="courtroom", court=str(older), limit=4, model=NO_RULING_MODEL)
     run = start_run(spec, tmp_path / "run")
-    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="pseudo",
                                                    looks_inside={"attention", "hidden_states"})))
     run.close()
     before = {r.case_id: r for r in Audit(tmp_path / "run").rows()}
@@ -171,8 +172,9 @@ def test_a_run_that_looked_inside_replays_call_for_call(tmp_path: Path) -> None:
     from courtroom.runs.runners import LocalRunner
     from courtroom.runs.start import start_run
 
-    run = start_run(RunSpec.build("examples", judge="courtroom", court="default", limit=3), tmp_path / "run")
-    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
+    run = start_run(RunSpec.build("examples", judge="courtroom", court="default", limit=3, model=NO_RULING_MODEL),
+                    tmp_path / "run")
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="pseudo",
                                                    looks_inside={"attention", "hidden_states"})))
     run.close()
     assert verify(Audit(tmp_path / "run")) == []
