@@ -39,8 +39,8 @@ JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote"
 
 
 WHOLE_FILE_RUNS = {"witnesses", "witnesses-final", "pointing"}
-"""Runs of every row of a dev file (#31, #32), reported from their own `witnesses.md` (below), not in the tables of
-the balanced 200-case samples."""
+"""The witness runs of #31 and #32 (every row of a dev file in process, samples of 200 served, the span trial on the
+hallucinated rows), reported from their own `witnesses.md` (below), not in the tables of the 200-case samples."""
 
 
 def witness_sections() -> list[str]:
@@ -273,6 +273,7 @@ def main() -> None:
              "words that neither the context nor the question uses than the table's median (`courtroom.witness.lexical`).", ""]
     summary: dict = {}
     tuning: list[str] = []
+    witness_runs: list[str] = []
     evaluated: dict[str, dict[str, dict[str, list[ResultRow]]]] = {}
     for (model, dataset), stores in sorted(runs().items()):
         judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and "-tune" not in name
@@ -283,7 +284,8 @@ def main() -> None:
         for name in sorted(set(stores) - set(judges)):
             if rows := stores[name].rows():
                 m = compute_metrics(rows)
-                tuning.append(f"| {model} | {dataset} | {name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} |")
+                row = f"| {model} | {dataset} | {name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} |"
+                (witness_runs if name in WHOLE_FILE_RUNS else tuning).append(row)
         lines += [f"## {dataset}, model {model}", "",
                   "| judge | cases | errors | balanced accuracy | F1 (FAIL) | AUROC | bal. acc., calibrated threshold "
                   "| bal. acc. at the median score | parse failures | tokens/case (computed) | model s/case |",
@@ -354,6 +356,13 @@ def main() -> None:
                   "court's parameters were chosen (`experiments/dev/tune_court.py`). Their numbers are in-sample for "
                   "those choices; the evaluation tables are not.", "",
                   "| model | dataset | run | cases | balanced accuracy | AUROC |", "|---|---|---|---|---|---|", *tuning, ""]
+    if witness_runs:
+        lines += ["## Witness runs (their court's own verdicts)", "",
+                  "The runs behind the witness sections at the end: the default court's verdicts as recorded (its "
+                  "grounding measure; `-final`: decided again with the final witness code, no model call). The "
+                  "rulings' out-of-fold numbers are in those sections.", "",
+                  "| model | dataset | run | cases | balanced accuracy | AUROC |", "|---|---|---|---|---|---|",
+                  *witness_runs, ""]
     lines += ["## Rules without a model", "",
               "The HaluEval trap: right answers are short spans, hallucinated answers are sentences. And in RAGTruth "
               "a response that uses words its sources never use is more often hallucinated.", "",
