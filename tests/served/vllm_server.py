@@ -95,6 +95,10 @@ if __name__ == "__main__":
     directory = servable_copy(model, Path(os.environ.get("TMPDIR", "/tmp")) / "courtroom-vllm-models")
     server = start(python, directory, name, port, Path(f"/tmp/vllm-{port}.log"))
     print(f"serving {name} at http://127.0.0.1:{port}/v1", flush=True)
+    import signal
+
+    # the server runs in its own session: a TERM to this wrapper (a script's `kill`) must stop it too
+    signal.signal(signal.SIGTERM, lambda *_: (stop(server), sys.exit(0)))
     try:
         server.wait()
     except KeyboardInterrupt:
