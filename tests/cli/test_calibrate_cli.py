@@ -21,7 +21,8 @@ from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
 NO_RULING = ["--set", "witnesses.rulings={}"]
-"""The court without its fitted rulings: SmolLM2's would decide by its own threshold (test_a_ruled_run_is_refused...)."""
+"""The court without fitted rulings (the default court files none; a court that does decides by the ruling's own
+threshold: test_a_ruled_run_is_refused...)."""
 
 
 @pytest.fixture
@@ -34,7 +35,8 @@ def court_run(tmp_path: Path, pseudo_runs) -> Path:  # noqa: F811
 
 def test_a_ruled_run_is_refused_naming_the_ruling_and_how_to_refit_it(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
     ruled = tmp_path / "ruled"
-    assert runner.invoke(app, ["run", "examples", "--out", str(ruled), "--limit", "12"], env=WIDE).exit_code == 0
+    ruling = ["--set", "witnesses.rulings={smollm2-135m: rulings/default.smollm2-135m.yaml}"]  # the shipped one
+    assert runner.invoke(app, ["run", "examples", "--out", str(ruled), "--limit", "12", *ruling], env=WIDE).exit_code == 0
     result = runner.invoke(app, ["calibrate", str(ruled)], env=WIDE)
     assert result.exit_code != 0
     text = " ".join(result.output.split())
