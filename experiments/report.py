@@ -38,7 +38,7 @@ DATA = HERE.parents[1] / "shared" / "data"
 JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", *NO_MODEL_RULES]
 
 
-WHOLE_FILE_RUNS = {"witnesses", "witnesses-final", "pointing"}
+WITNESS_RUNS = {"witnesses", "witnesses-final", "pointing"}
 """The witness runs of #31 and #32 (every row of a dev file in process, samples of 200 served, the span trial on the
 hallucinated rows), reported from their own `witnesses.md` (below), not in the tables of the 200-case samples."""
 
@@ -277,7 +277,7 @@ def main() -> None:
     evaluated: dict[str, dict[str, dict[str, list[ResultRow]]]] = {}
     for (model, dataset), stores in sorted(runs().items()):
         judges = {name: rows for name, store in stores.items() if (rows := store.rows()) and "-tune" not in name
-                  and name not in WHOLE_FILE_RUNS}
+                  and name not in WITNESS_RUNS}
         if judges:
             judges |= no_model_judges(dataset, {r.case_id for rows in judges.values() for r in rows})
             evaluated.setdefault(model, {})[dataset] = judges
@@ -285,7 +285,7 @@ def main() -> None:
             if rows := stores[name].rows():
                 m = compute_metrics(rows)
                 row = f"| {model} | {dataset} | {name} | {m.cases} | {m.balanced_accuracy} | {m.auroc} |"
-                (witness_runs if name in WHOLE_FILE_RUNS else tuning).append(row)
+                (witness_runs if name in WITNESS_RUNS else tuning).append(row)
         lines += [f"## {dataset}, model {model}", "",
                   "| judge | cases | errors | balanced accuracy | F1 (FAIL) | AUROC | bal. acc., calibrated threshold "
                   "| bal. acc. at the median score | parse failures | tokens/case (computed) | model s/case |",

@@ -175,7 +175,6 @@ def main() -> None:
                         quoted += "are in the answer" in (x.finding or "")
                     elif x.node == "defense":
                         held += "holds the named words" in (x.finding or "") and "does not" not in (x.finding or "")
-                        convicted += 0
                     elif x.node == "bench":
                         convicted += "convicted" in (x.finding or "")
             lines += ["", f"The span trial: the prosecutor named words in {named} trials and none in {none}; every named "

@@ -64,9 +64,10 @@ print("LOADED=" + ",".join(sorted({name.split('.')[0] for name in sys.modules} -
 
 
 def _requirement_names(requirement: str) -> str:
-    import re
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
 
-    return re.split(r"[<>=!~;\[ ]", requirement.strip().strip('"'), maxsplit=1)[0].lower().replace("_", "-")
+    return canonicalize_name(Requirement(requirement).name)
 
 
 def _with_dependencies(names: set[str]) -> set[str]:
@@ -84,7 +85,7 @@ def _with_dependencies(names: set[str]) -> set[str]:
             requires = metadata.requires(name) or []
         except metadata.PackageNotFoundError:
             continue
-        todo += [_requirement_names(r) for r in requires if "extra ==" not in r]
+        todo += [_requirement_names(r) for r in requires if "extra ==" not in r]  # markers other than extras: kept
     return seen
 
 
@@ -96,7 +97,7 @@ def test_host_environments_install_what_the_adapters_import() -> None:
 
     makefile = (Path(__file__).parents[1] / "Makefile").read_text()
     core_line = next(line for line in makefile.splitlines() if line.startswith("HOST_CORE :="))
-    host_core = {_requirement_names(r) for r in core_line.split(":=", 1)[1].split('" "')}
+    host_core = {_requirement_names(r.strip().strip('"')) for r in core_line.split(":=", 1)[1].split('" "')}
     installed = _with_dependencies(host_core)
     out = subprocess.run([sys.executable, "-c", HOST_PROBE], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).parents[1])
@@ -105,6 +106,6 @@ def test_host_environments_install_what_the_adapters_import() -> None:
     missing = {
         module: owners[module] for module in loaded.split(",")
         if module in owners and module not in sys.stdlib_module_names and module not in ("courtroom", "tests")
-        and not any(dist.lower().replace("_", "-") in installed for dist in owners[module])
+        and not any(_requirement_names(dist) in installed for dist in owners[module])
     }
     assert not missing, f"add to HOST_CORE in the Makefile: {missing}"
