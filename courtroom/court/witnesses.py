@@ -32,7 +32,7 @@ from courtroom.witness.polarity import is_yes_no_question
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES, GroundingSettings, hear
 from courtroom.witness.ruling import FittedRuling
-from courtroom.witness.spans import model_scores, rule_scores, spans_of, word_values
+from courtroom.witness.spans import model_scores, rule_scores, spans_of, word_values, words
 
 YES_NO_TASK = "Answer the question with yes or no."
 """What the verdict witness asks after the case's opening (context and question)."""
@@ -72,7 +72,7 @@ def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRul
     found, rows, names = word_values(reading.answer, reading.sentences, sentence_ps, reading.token_spans, reading.full,
                                      reading.bare, reading.token_lookback, examination.testimony, reading.offset)
     model = ruling.spans if ruling is not None else None
-    scores = model_scores(model, rows) if model is not None else rule_scores(rows)
+    scores = model_scores(model, rows, reading.word_hidden) if model is not None else rule_scores(rows)
     predicted = spans_of(found, scores, names, model.threshold if model else 0.5, model.max_gap if model else 1)
     keyed = [{w.key for w in content_words(s)} for s in reading.context_sentences]
     out = []
@@ -104,8 +104,12 @@ def examine(bench: Bench, case: Case, sentences: tuple[str, ...]) -> Step:
     answer = case.answer.strip()
     reading = Reading.of(case, sentences, context_sentences(case, bench.spec.sentences))
     lookback, hidden = "lookback" in spec.heard, "hidden" in spec.heard
+    word_states = hidden and (spec.word_states or (bench.ruling is not None and bench.ruling.spans is not None
+                                                   and bench.ruling.spans.probe is not None))
+    found = [(w.start, w.end) for w in words(reading.answer, reading.sentences)] if word_states else []
     observe = Observation(spans=(*reading.sentences, (0, len(answer))), lookback=lookback,
-                          hidden=(spec.hidden_depth,) if hidden else ()) if lookback or hidden else None
+                          hidden=(spec.hidden_depth,) if hidden else (), hidden_only=tuple(found)) \
+        if lookback or hidden else None
     calls = [Call(measure.scoring_request(case, answer, "full", splitter=bench.spec.sentences, observe=observe),
                   purpose="ground", role=bench.spec.clerk),
              Call(measure.scoring_request(case, answer, "none", splitter=bench.spec.sentences), purpose="ground",
@@ -130,8 +134,10 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
     n = len(reading.sentences) + 1
     lookback = tuple(tuple(v for layer in span for v in layer) for span in observed.lookback) \
         if observed.lookback is not None and len(observed.lookback) == n else None
-    hidden = tuple(tuple(span[0]) for span in observed.hidden) \
-        if observed.hidden is not None and len(observed.hidden) == n and observed.hidden[0] else None
+    hidden = tuple(tuple(span[0]) for span in observed.hidden[:n]) \
+        if observed.hidden is not None and len(observed.hidden) >= n and observed.hidden[0] else None
+    asked = observed.hidden[n:] if hidden is not None and observed.hidden is not None else []
+    word_hidden = tuple(tuple(span[0]) for span in asked) if asked and all(asked) else None
     unheard = {}
     if lookback is None:
         unheard["attention"] = NOT_INSIDE.format(what="attention")
@@ -143,7 +149,7 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
         says_yes = float((verdict.option_probs or {}).get("yes", 0.5))
     return replace(reading, token_spans=full.spans, full=full.logprobs, bare=bare.logprobs, lookback=lookback,
                    token_lookback=tuple(observed.token_lookback) if lookback is not None and observed.token_lookback
-                   else None, hidden=hidden, says_yes=says_yes, unheard=unheard)
+                   else None, hidden=hidden, word_hidden=word_hidden, says_yes=says_yes, unheard=unheard)
 
 
 def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:

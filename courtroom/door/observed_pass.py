@@ -19,7 +19,8 @@ def observed_pass(lm: LoadedModel, observe: Observation, length: int, ids: list[
     `length` tokens; `first`: the log-probabilities after the prompt) while looking inside the pass (`observe`):
     per layer and head, the share of attention the text's tokens pay to the prompt against the text so far
     (eager attention for this pass only, reduced layer by layer in a hook, so no layer's weights are kept), and
-    the hidden states at the depths asked for; each averaged over the observed spans' tokens."""
+    the hidden states at the depths asked for; each averaged over the observed spans' tokens (hidden states also over
+    `observe.hidden_only`'s)."""
     import torch
     from transformers import DynamicCache
 
@@ -60,6 +61,7 @@ def observed_pass(lm: LoadedModel, observe: Observation, length: int, ids: list[
     if observe.hidden:
         layers = len(out.hidden_states) - 1
         chosen = [out.hidden_states[max(1, round(depth * layers))][0].float().cpu().numpy() for depth in observe.hidden]
+        members += [index.within(a, b) for a, b in observe.hidden_only]
         per_span = [span_means(h, members, digits=3) for h in chosen]  # depth -> span -> dims
         observed["hidden"] = [[per_span[d][s] for d in range(len(chosen))] for s in range(len(members))]
     return scores, observed

@@ -80,7 +80,8 @@ class PseudoModel:
                   for i, (word, _) in enumerate(scored.tokens)]
         index = TokenIndex(token_spans)
         members = [index.within(a, b) for a, b in observe.spans]
-        return {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members, digits=3),
+        words = [index.within(a, b) for a, b in observe.hidden_only]
+        return {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members + words, digits=3),
                 "token_lookback": [round(sum(sum(layer) for layer in r) / 4, 4) for r in ratios]}
 
     def _free_text(self, key: tuple[Any, ...]) -> Any:

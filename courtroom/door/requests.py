@@ -60,6 +60,9 @@ class Observation(BaseModel):
     hidden: tuple[Annotated[float, Field(gt=0.0, le=1.0)], ...] = ()
     """Depths of the residual stream to report (mean hidden state): 0.5 is the middle layer, 1.0 the last; needs
     `hidden_states`."""
+    hidden_only: tuple[tuple[int, int], ...] = Field((), exclude_if=lambda v: not v)
+    """Further character spans (the answer's words) whose mean hidden states alone are reported, after those of
+    `spans`: what a span model's word probe reads (`witnesses.word_states`)."""
 
     @property
     def needs(self) -> frozenset[Capability]:
@@ -135,7 +138,8 @@ class ModelResponse(BaseModel):
     token_lookback: list[float] | None = Field(None, exclude_if=lambda v: v is None)
     """With `Observation.lookback`: per token of the scored text, that share averaged over every layer and head."""
     hidden: list[list[list[float]]] | None = Field(None, exclude_if=lambda v: v is None)
-    """With `Observation.hidden`: per observed span, per depth asked for, the mean hidden state of the span's tokens."""
+    """With `Observation.hidden`: per observed span (`spans`, then `hidden_only`), per depth asked for, the mean hidden
+    state of the span's tokens."""
     finish_reason: Literal["stop", "length", "parse_error"] = "stop"
     """Why generation ended; `length` means the token limit cut the output."""
     error: str | None = None

@@ -14,10 +14,12 @@ from courtroom.case import AnnotatedSpan
 from courtroom.evaluate.logistic import apply_linear, fit_linear
 from courtroom.evaluate.spans import SpanCase, counts, prf
 from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel
-from courtroom.witness.spans import FEATURES, Word, spans_of
+from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, spans_of, with_word_probe
 
 SPAN_C = 1.0
 """Inverse L2 strength of the span model (a few weights), as the ruling's (`fit_ruling.RULING_C`)."""
+WORD_PROBE_C = 0.01
+"""Inverse L2 strength of the word probe (hundreds of weights: as the hidden-state probe's, `fit_ruling.PROBE_C`)."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class SpanExample:
     sentence_vectors: list[dict[str, list[float]]]
     gold: list[AnnotatedSpan]
     """In the case's answer, as the dataset gives them."""
+    word_hidden: list[list[float]] | None = None
+    """Each word's hidden state, when the run recorded them (`witnesses.word_states`)."""
 
 
 def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe]) -> list[float]:
@@ -62,7 +66,10 @@ def _gold_words(spans: SpanExample) -> list[bool]:
 
 def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe]) -> SpanModel | None:
     """A span model fitted on the training answers' words (each answer with its family's weights of the fold's
-    ruling), with the word threshold and gap that give the best token F1 on them; None without both kinds of word."""
+    ruling), with the word threshold and gap that give the best token F1 on them; None without both kinds of word.
+    Where every answer carries its words' hidden states, a word probe over them is fitted too, and its score is
+    weighed as the last value (`word_probe`; the linear part learns from the probe's cross-fitted scores, so it does
+    not trust a probe scored on its own training words)."""
     chosen = [(spans, family) for spans, family in answers if spans.words]
     rows, gold, per = [], [], []
     for spans, family in chosen:
@@ -72,7 +79,15 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
         per.append(r)
     if len(set(gold)) < 2:
         return None
-    linear = fit_linear(np.array(rows), np.array(gold, dtype=int), list(FEATURES), SPAN_C)
+    probe = None
+    names = list(FEATURES)
+    if all(spans.word_hidden is not None and len(spans.word_hidden) == len(spans.words) for spans, _ in chosen):
+        probe, crossed = _word_probe([spans for spans, _ in chosen])
+        if probe is not None:
+            names.append(WORD_PROBE)
+            per = [[[*row, score] for row, score in zip(r, c)] for r, c in zip(per, crossed)]
+            rows = [row for r in per for row in r]
+    linear = fit_linear(np.array(rows), np.array(gold, dtype=int), names, SPAN_C)
     scores = [list(1 / (1 + np.exp(-apply_linear(linear, np.array(r))))) for r in per]
     best: tuple[float, float, int] = (-1.0, 0.5, 1)
     for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
@@ -85,7 +100,30 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
             f1 = prf(type(c)(*total))[2]
             if f1 > best[0]:
                 best = (f1, threshold, gap)
-    return SpanModel(linear=linear, threshold=best[1], max_gap=best[2])
+    return SpanModel(linear=linear, threshold=best[1], max_gap=best[2], probe=probe)
+
+
+def _word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe | None, list[list[float]]]:
+    """A probe over the words' hidden states (fitted on every word), and each word's score by a probe fitted on the
+    other answers (folds over answers); no probe when a fold lacks either kind of word."""
+    X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
+    y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
+    groups = np.arange(len(answers)) % folds
+    for k in range(folds):
+        train = [i for i in range(len(answers)) if groups[i] != k]
+        labels = np.concatenate([y[i] for i in train]) if train else np.zeros(0)
+        if len(set(labels.tolist())) < 2:
+            return None, []
+    scores: dict[int, list[float]] = {}
+    for k in range(folds):
+        train = [i for i in range(len(answers)) if groups[i] != k]
+        lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [], WORD_PROBE_C)
+        for i in range(len(answers)):
+            if groups[i] == k:
+                scores[i] = list(apply_linear(lin, X[i]))
+    crossed = [scores[i] for i in range(len(answers))]
+    whole = fit_linear(np.concatenate(X), np.concatenate(y), [], WORD_PROBE_C)
+    return Probe(source="hidden", linear=whole), crossed
 
 
 def _span_case(spans: SpanExample, predicted: list[tuple[int, int, float]]) -> SpanCase:
@@ -108,7 +146,8 @@ def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], mo
         bounds = _sentence_bounds(spans)
         sentences = [(bounds[i][0], bounds[i][1], ps[i]) for i in charged if i < len(bounds)]
         if model is not None:
-            scores = list(1 / (1 + np.exp(-apply_linear(model.linear, np.array(_rows(spans, ps))))))
+            rows = with_word_probe(model, _rows(spans, ps), spans.word_hidden)
+            scores = list(1 / (1 + np.exp(-apply_linear(model.linear, np.array(rows)))))
             found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap)
             words = [(s.start, s.end, s.score) for s in found]
     return {"sentences": _span_case(spans, sentences), "words": _span_case(spans, words)}

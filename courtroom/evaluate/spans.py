@@ -115,7 +115,7 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
         if implicit else None
     hits = np.array([hit_at_1(c) for c in hallucinated], dtype=bool)
     out["hit@1"] = round(float(np.mean(hits)), 4) if len(hits) else 0.0
-    if len(hits):
+    if len(hits) and resamples:
         boot = [float(np.mean(hits[rng.integers(0, len(hits), len(hits))])) for _ in range(resamples)]
         out["hit@1_95"] = [round(float(v), 4) for v in np.percentile(boot, [2.5, 97.5])]
     return out

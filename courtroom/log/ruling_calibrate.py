@@ -86,8 +86,11 @@ def _vectors(observed: ModelCallEvent | None, at: int) -> dict[str, list[float]]
     vectors: dict[str, list[float]] = {}
     if observed is not None and observed.lookback:
         vectors["lookback"] = [v for layer in observed.lookback[at] for v in layer]
-    if observed is not None and observed.hidden and observed.hidden[at]:
-        vectors["hidden"] = list(observed.hidden[at][0])
+    if observed is not None and observed.hidden:
+        spans = len(observed.observe.spans) if observed.observe is not None else len(observed.hidden)
+        state = observed.hidden[:spans][at]  # the words' states (`hidden_only`) follow the spans'
+        if state:
+            vectors["hidden"] = list(state[0])
     return vectors
 
 
@@ -103,7 +106,10 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
     found, rows, _ = word_values(answer, reading.sentences, [0.0] * len(reading.sentences), spans,  # type: ignore[arg-type]
                                  full.token_logprobs, bare.token_logprobs, full.token_lookback, verdict.testimony,
                                  reading.offset)
-    return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows,
+    asked = full.observe.hidden_only if full.observe is not None else ()
+    states = (full.hidden or [])[len(full.hidden or []) - len(asked):] if asked else []
+    word_hidden = [list(s[0]) for s in states] if asked and len(states) == len(found) and all(states) else None
+    return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows, word_hidden=word_hidden,
                        sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
                        sentence_vectors=[_vectors(full if full.observe is not None else None, i)
                                          for i in range(len(reading.sentences))],

@@ -34,6 +34,9 @@ class Reading:
     token_lookback: tuple[float, ...] | None = None
     hidden: tuple[tuple[float, ...], ...] | None = None
     """Per sentence, then the whole answer (last): the mean hidden state at the court's depth."""
+    word_hidden: tuple[tuple[float, ...], ...] | None = None
+    """Per word of the answer (`witness.spans.words`), the mean hidden state at the court's depth, when the court asked
+    for them (`witnesses.word_states`)."""
     says_yes: float | None = None
     """The model's P(yes) when asked the case's yes/no question after the context, when it was asked."""
     unheard: dict[str, str] = field(default_factory=dict)

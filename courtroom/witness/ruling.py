@@ -87,6 +87,9 @@ class SpanModel(BaseModel):
     linear: Linear
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     max_gap: int = Field(1, ge=0, le=5)
+    probe: Probe | None = Field(None, exclude_if=lambda v: v is None)
+    """A linear probe over each word's hidden state (`witnesses.word_states`), whose score the linear part weighs
+    as its last value (`word_probe`)."""
 
 
 class FamilyRuling(BaseModel):

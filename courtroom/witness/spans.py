@@ -108,11 +108,29 @@ def rule_scores(rows: Sequence[Sequence[float]]) -> list[float]:
     return out
 
 
-def model_scores(model: SpanModel, rows: Sequence[Sequence[float]]) -> list[float]:
-    """P(hallucinated) per word by a fitted span model."""
+WORD_PROBE = "word_probe"
+"""The value a span model with a word probe weighs last: the probe's log-odds over the word's hidden state."""
+
+
+def with_word_probe(model: SpanModel, rows: Sequence[Sequence[float]],
+                    word_hidden: Sequence[Sequence[float]] | None) -> list[list[float]]:
+    """`rows` with the word probe's score of each word appended, when the model has a probe. Without the words'
+    hidden states (a run that did not record them) the score is the probe's mean over the words it was fitted on,
+    so it adds nothing."""
+    if model.probe is None:
+        return [list(r) for r in rows]
+    if word_hidden is None or len(word_hidden) != len(rows):
+        neutral = model.linear.mean[-1]
+        return [[*r, neutral] for r in rows]
+    return [[*r, model.probe.score(h)] for r, h in zip(rows, word_hidden)]
+
+
+def model_scores(model: SpanModel, rows: Sequence[Sequence[float]],
+                 word_hidden: Sequence[Sequence[float]] | None = None) -> list[float]:
+    """P(hallucinated) per word by a fitted span model (its word probe reads `word_hidden`, each word's state)."""
     lin = model.linear
     out = []
-    for r in rows:
+    for r in with_word_probe(model, rows, word_hidden):
         z = lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(r, lin.mean, lin.scale, lin.weights))
         out.append(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))))
     return out

@@ -28,7 +28,7 @@ from courtroom.evaluate.datasets import load_file
 from courtroom.sentences import SPLITTER
 
 
-def extract(backend: TransformersBackend, case, layers: list[int]) -> dict:
+def extract(backend: TransformersBackend, case, layers: list[int], token_hidden: bool = False) -> dict:
     lm = backend.loaded
     model, tok = lm.model, lm.tokenizer
     answer = case.answer.strip()
@@ -83,6 +83,9 @@ def extract(backend: TransformersBackend, case, layers: list[int]) -> dict:
                 hidden.append(torch.stack([h[[i for i, (a, b) in enumerate(offsets) if a < e and b > s] or [0]].mean(0)
                                            for s, e in spans]))
             out["hidden_sent"] = torch.stack(hidden, 1).numpy().astype(np.float16)  # (S, L, d)
+            if token_hidden:  # every answer token's state at each layer (for a span probe)
+                out["hidden_tok"] = torch.stack([post.hidden_states[layer][0].float() for layer in layers], 1
+                                                ).numpy().astype(np.float16)  # (A, L, d)
             out["hidden_mean"] = torch.stack([post.hidden_states[layer][0].float().mean(0) for layer in layers]
                                              ).numpy().astype(np.float16)
             out["hidden_last"] = torch.stack([post.hidden_states[layer][0, -1].float() for layer in layers]
@@ -98,6 +101,7 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--out", required=True)
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--token-hidden", action="store_true", help="Keep every answer token's hidden states.")
     args = parser.parse_args()
     torch.set_num_threads(2)
     backend = TransformersBackend(args.model, device="cpu")
@@ -113,7 +117,7 @@ def main() -> None:
         for i, case in enumerate(cases):
             if case.id in done:
                 continue
-            done[case.id] = extract(backend, case, layers)
+            done[case.id] = extract(backend, case, layers, args.token_hidden)
             if (i + 1) % 20 == 0 or i + 1 == len(cases):
                 out.parent.mkdir(parents=True, exist_ok=True)
                 out.write_bytes(pickle.dumps(list(done.values())))

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from courtroom.cli import app
 from courtroom.door import PseudoModel, ScriptedBackend
-from courtroom.engine.events import VerdictEvent
+from courtroom.engine.events import ModelCallEvent, VerdictEvent
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
@@ -130,8 +130,8 @@ def test_a_court_that_hears_no_witnesses_has_no_ruling_to_fit(tmp_path: Path) ->
     assert result.exit_code == 2 and "hears no witnesses" in " ".join(result.output.split())
 
 
-def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_the_invented_figure(
-        tmp_path: Path) -> None:
+def span_rows(tmp_path: Path) -> list[dict]:
+    """The towns, each hallucinated answer's invented figure annotated as its gold span."""
     rows = []
     for line in labelled(tmp_path / "plain.jsonl").read_text().splitlines():
         row = json.loads(line)
@@ -141,13 +141,25 @@ def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_th
             start = row["answer"].index(figure)
             row["spans"] = [{"start": start, "end": start + len(figure), "type": "Evident Baseless Info"}]
         rows.append(row)
-    data = tmp_path / "spans.jsonl"
+    return rows
+
+
+def judged_inside(rows: list[dict], out: Path, court: str = "default", **options: object) -> Path:
+    """The court's run of `rows` on the pseudo-model, looking inside it (attention, hidden states)."""
+    data = out.with_suffix(".jsonl")
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default", model=NO_RULING_MODEL),
-                    tmp_path / "run")
+    run = start_run(RunSpec.build(str(data), judge="courtroom", court=court, model=NO_RULING_MODEL,
+                                  judge_options=dict(options) or None), out)
     run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
                                                    looks_inside={"attention", "hidden_states"})))
     run.close()
+    return out
+
+
+def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_the_invented_figure(
+        tmp_path: Path) -> None:
+    rows = span_rows(tmp_path)
+    judged_inside(rows, tmp_path / "run")
     ruling, court = tmp_path / "r.yaml", tmp_path / "court.yaml"
     result = runner.invoke(app, ["calibrate", str(tmp_path / "run"), "--ruling", str(ruling), "-o", str(court)],
                            env=WIDE)
@@ -155,6 +167,7 @@ def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_th
     assert "pointing at the hallucinated words" in result.output
     fitted = FittedRuling.model_validate(yaml.safe_load(ruling.read_text()))
     assert fitted.spans is not None and set(fitted.probes) == {"lookback", "hidden"} and fitted.hidden_depth == 0.5
+    assert fitted.spans.probe is None  # the run recorded no word states
     assert "spans_out_of_fold" in fitted.evaluation
 
     result = runner.invoke(app, ["rejudge", str(tmp_path / "run"), "--court", str(court), "--out",
@@ -170,3 +183,39 @@ def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_th
             assert [span["start"], span["end"]] in [[a, b] for a, b, _ in row["spans"]], row  # in the case's answer
         else:
             assert row["label"] == "PASS" and not row.get("spans")
+
+
+def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_court_asks_for_them(
+        tmp_path: Path) -> None:
+    rows = span_rows(tmp_path)
+    run = judged_inside(rows, tmp_path / "run", overrides={"witnesses.word_states": True})
+    audit = Audit(run)
+    observed = [e for row in audit.rows() for e in audit.events(row.case_id)
+                if isinstance(e, ModelCallEvent) and e.observe is not None]
+    assert observed and all(e.observe.hidden_only for e in observed)
+    first = observed[0]
+    assert len(first.hidden) == len(first.observe.spans) + len(first.observe.hidden_only)  # a state per word
+
+    ruling, court = tmp_path / "r.yaml", tmp_path / "court.yaml"
+    result = runner.invoke(app, ["calibrate", str(run), "--ruling", str(ruling), "-o", str(court)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    fitted = FittedRuling.model_validate(yaml.safe_load(ruling.read_text()))
+    assert fitted.spans is not None and fitted.spans.probe is not None
+    assert fitted.spans.linear.features[-1] == "word_probe"
+    assert len(fitted.spans.probe.linear.weights) == len(first.hidden[-1][0])  # over a word's state
+
+    # a court whose ruling has a word probe asks for the words' states by itself (its file does not say so)
+    spec = yaml.safe_load(court.read_text())
+    assert spec["witnesses"].pop("word_states") is True
+    court.write_text(yaml.safe_dump(spec, sort_keys=False))
+    again = judged_inside(rows, tmp_path / "again", court=str(court))
+    audit = Audit(again)
+    asked = [e for row in audit.rows() for e in audit.events(row.case_id)
+             if isinstance(e, ModelCallEvent) and e.observe is not None]
+    assert asked and all(e.observe.hidden_only for e in asked)
+    gold = {r["id"]: r for r in rows}
+    for line in (again / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if gold[row["case_id"]]["label"] == "FAIL":
+            [span] = gold[row["case_id"]]["spans"]
+            assert [span["start"], span["end"]] in [[a, b] for a, b, _ in row["spans"]], row

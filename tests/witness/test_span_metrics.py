@@ -95,3 +95,10 @@ def test_the_paired_difference_has_the_sign_of_the_better_predictor() -> None:
     diff, low, high = paired_f1_difference(poor, good, resamples=200)
     assert diff == pytest.approx(-1.0) and high < 0
     assert paired_f1_difference(good, good, resamples=50) == (0.0, 0.0, 0.0)
+
+
+def test_scores_without_resampling_give_point_estimates_and_no_intervals() -> None:
+    case = SpanCase(ANSWER, [gold(19, 26)], [(19, 26, 0.9)])
+    scores = span_scores([case], resamples=0)
+    assert scores["hit@1"] == 1.0 and "hit@1_95" not in scores
+    assert scores["token hallucinated answers"]["f1"] == 1.0
