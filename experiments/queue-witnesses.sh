@@ -16,7 +16,10 @@ for lane in $LANES; do
     qwen0.5b)
       R=experiments/results/qwen2.5-coder-0.5b
       run "$DATA/halubench-dev.jsonl" --model qwen2.5-coder-0.5b --out $R/halubench-witnesses
-      run "$DATA/ragtruth-spans-dev.jsonl" --model qwen2.5-coder-0.5b --out $R/ragtruth-witnesses ;;
+      run "$DATA/ragtruth-spans-dev.jsonl" --model qwen2.5-coder-0.5b --out $R/ragtruth-witnesses
+      # every word's hidden state recorded, for the span model's word probe
+      run "$DATA/ragtruth-spans-dev.jsonl" --model qwen2.5-coder-0.5b --set witnesses.word_states=true \
+          --out $R/ragtruth-word-states ;;
     smollm2)
       R=experiments/results/default
       run "$DATA/halubench-dev.jsonl" --model default --out $R/halubench-witnesses
@@ -41,8 +44,9 @@ for lane in $LANES; do
         FAILS=${TMPDIR:-/tmp}/ragtruth-spans-fail.jsonl
         .venv/bin/python -c "import json,sys; sys.stdout.writelines(l for l in open(sys.argv[1]) if json.loads(l)['label'] == 'FAIL')" \
             "$DATA/ragtruth-spans-dev.jsonl" > "$FAILS"
+        # ~1 min a case on 2 CPU cores: POINTING_LIMIT=30 tries the first 30 rows
         run "$FAILS" --model qwen2.5-coder-1.5b --model-url $URL --concurrency 8 --request-timeout 1200 \
-            --court pointing --out $R/ragtruth-pointing
+            --court pointing ${POINTING_LIMIT:+--limit $POINTING_LIMIT} --out $R/ragtruth-pointing
         kill -- -"$SERVER" 2>/dev/null || kill "$SERVER"
         continue
       fi

@@ -131,6 +131,11 @@ def main() -> None:
                   "| spans from | answers | P | R | F1 [95%] on hallucinated answers | char F1 | hit@1 [95%] |",
                   "|---|---|---|---|---|---|---|"]
         ways = dict(fit.span_cases)
+        if any(e.spans is not None and e.spans.word_hidden is not None for e in examples):
+            # the same fit with the words' hidden states taken away: what the word probe adds
+            bare = [replace(e, spans=replace(e.spans, word_hidden=None)) if e.spans is not None else e for e in examples]
+            without = fit_ruling(bare, model=runs.model, court=runs.court.spec.name, witnesses=fit.ruling.witnesses)
+            ways["words, without the word probe"] = without.span_cases["words"]
         if args.trial:
             audit = Audit(args.trial)
             by_id = {r.case_id: r for r in audit.rows()}
@@ -159,7 +164,8 @@ def main() -> None:
                          f"{token['f1']:.3f} [{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}] | {char['f1']:.3f} | "
                          f"{s['hit@1']:.3f} [{s['hit@1_95'][0]:.3f}, {s['hit@1_95'][1]:.3f}] |")
         lines.append("")
-        for name, against in [("words", "sentences"), ("trial", "sentences, trial run"), ("trial", "words")]:
+        for name, against in [("words", "sentences"), ("words", "words, without the word probe"),
+                              ("trial", "sentences, trial run"), ("trial", "words")]:
             if name in ways and against in ways:
                 d = paired_f1_difference(ways[name], ways[against])
                 lines.append(f"Token F1, {name} - {against}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")

@@ -102,6 +102,9 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
         diff = evaluation["spans_out_of_fold"]["token F1, words - sentences [95%]"]  # type: ignore[index]
         console.print(f"token F1, the words' spans against the charged sentences: {diff[0]:+.3f} "
                       f"[{diff[1]:+.3f}, {diff[2]:+.3f}] (paired bootstrap)")
+        if fit.ruling.spans is not None and fit.ruling.spans.probe is not None:
+            console.print(f"the span model weighs a word probe over each word's hidden state "
+                          f"({len(fit.ruling.spans.probe.linear.weights)} values, recorded by witnesses.word_states)")
     for note in fit.notes:
         warn(note)
     written = write_ruling(fit, path, evaluation)

@@ -199,6 +199,7 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     ruling, court = tmp_path / "r.yaml", tmp_path / "court.yaml"
     result = runner.invoke(app, ["calibrate", str(run), "--ruling", str(ruling), "-o", str(court)], env=WIDE)
     assert result.exit_code == 0, result.output
+    assert "word probe over each word's hidden state" in " ".join(result.output.split())
     fitted = FittedRuling.model_validate(yaml.safe_load(ruling.read_text()))
     assert fitted.spans is not None and fitted.spans.probe is not None
     assert fitted.spans.linear.features[-1] == "word_probe"

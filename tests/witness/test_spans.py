@@ -103,3 +103,21 @@ def test_the_rule_raises_words_a_witness_pointed_at_and_a_span_model_weighs_its_
                                     intercept=-1.0))
     low, high = model_scores(model, [plain, absent])
     assert low == pytest.approx(1 / (1 + math.exp(1))) and high == pytest.approx(1 / (1 + math.exp(-2)))
+
+
+def test_a_word_probe_weighs_each_words_hidden_state_and_adds_nothing_without_the_states() -> None:
+    from courtroom.witness.ruling import Probe
+
+    n = len(FEATURES)
+    probe = Probe(source="hidden", linear=Linear(features=[], mean=[0.0, 0.0], scale=[1.0, 1.0], weights=[2.0, 0.0],
+                                                 intercept=0.0))
+    model = SpanModel(linear=Linear(features=[*FEATURES, "word_probe"], mean=[0.0] * n + [0.5],
+                                    scale=[1.0] * (n + 1), weights=[0.0] * n + [1.0], intercept=0.0), probe=probe)
+    row = [0.5] + [0.0] * (n - 1)
+    low, high = model_scores(model, [row, row], [[-1.0, 9.0], [1.0, -9.0]])  # the probe reads the first value only
+    assert low == pytest.approx(1 / (1 + math.exp(2.5))) and high == pytest.approx(1 / (1 + math.exp(-1.5)))
+    # a run that recorded no word states (or states for other words): the probe's mean, no contribution
+    for states in (None, [[1.0, 0.0]]):
+        assert model_scores(model, [row, row], states) == [0.5, 0.5]
+    with pytest.raises(Exception, match="probe weighs 2 values"):  # states of another model
+        model_scores(model, [row], [[1.0, 0.0, 0.0]])
