@@ -46,7 +46,7 @@ def word_table(record: dict, row: dict) -> dict:
     hidden = record["hidden_tok"].astype(np.float32)  # (A, L, d)
     n_layers = hidden.shape[1]
     rows_h, rows_l, rows_s, labels = [], [], [], []
-    for (a, b), sent in zip(bounds, sentence_of):
+    for a, b in bounds:
         idx = [i for i, (x, y) in enumerate(offsets) if x < b and y > a] or [0]
         gain = lp_full[idx] - lp_none[idx]
         rows_h.append(hidden[idx].mean(0))  # (L, d)
