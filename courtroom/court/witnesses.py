@@ -73,7 +73,8 @@ def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRul
                                      reading.bare, reading.token_lookback, examination.testimony, reading.offset)
     model = ruling.spans if ruling is not None else None
     scores = model_scores(model, rows, reading.word_hidden) if model is not None else rule_scores(rows)
-    predicted = spans_of(found, scores, names, model.threshold if model else 0.5, model.max_gap if model else 1)
+    predicted = spans_of(found, scores, names, model.threshold if model else 0.5, model.max_gap if model else 1,
+                         model.window if model else 0)
     keyed = [{w.key for w in content_words(s)} for s in reading.context_sentences]
     out = []
     for span in predicted:

@@ -12,14 +12,19 @@ import numpy as np
 
 from courtroom.case import AnnotatedSpan
 from courtroom.evaluate.logistic import apply_linear, fit_linear
-from courtroom.evaluate.spans import SpanCase, counts, prf
+from courtroom.evaluate.spans import Counts, SpanCase, counts, prf
 from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel
-from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, spans_of, with_word_probe
+from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_of, with_word_probe
 
 SPAN_C = 1.0
 """Inverse L2 strength of the span model (a few weights), as the ruling's (`fit_ruling.RULING_C`)."""
 WORD_PROBE_C = 0.01
 """Inverse L2 strength of the word probe (hundreds of weights: as the hidden-state probe's, `fit_ruling.PROBE_C`)."""
+THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+GAPS = (0, 1, 2, 3)
+WINDOWS = (0,)
+"""The word thresholds, gaps and smoothing windows (`SpanModel`) among which the fit picks the best token F1 on its
+training answers."""
 
 
 @dataclass(frozen=True)
@@ -89,18 +94,20 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
             rows = [row for r in per for row in r]
     linear = fit_linear(np.array(rows), np.array(gold, dtype=int), names, SPAN_C)
     scores = [list(1 / (1 + np.exp(-apply_linear(linear, np.array(r))))) for r in per]
-    best: tuple[float, float, int] = (-1.0, 0.5, 1)
-    for threshold in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
-        for gap in (0, 1, 2, 3):
-            total = [0, 0, 0]
-            for (spans, _), sc in zip(chosen, scores):
-                found = spans_of(spans.words, sc, [[] for _ in sc], threshold, gap)
-                c = counts(_span_case(spans, [(s.start, s.end, s.score) for s in found]), "token")
-                total = [total[0] + c.tp, total[1] + c.fp, total[2] + c.fn]
-            f1 = prf(type(c)(*total))[2]
-            if f1 > best[0]:
-                best = (f1, threshold, gap)
-    return SpanModel(linear=linear, threshold=best[1], max_gap=best[2], probe=probe)
+    best: tuple[float, float, int, int] = (-1.0, 0.5, 1, 0)
+    for window in WINDOWS:
+        smooth = [smoothed(spans.words, sc, window) for (spans, _), sc in zip(chosen, scores)]
+        for threshold in THRESHOLDS:
+            for gap in GAPS:
+                total = Counts(0, 0, 0)
+                for (spans, _), sc in zip(chosen, smooth):
+                    found = spans_of(spans.words, sc, [[] for _ in sc], threshold, gap)
+                    c = counts(_span_case(spans, [(s.start, s.end, s.score) for s in found]), "token")
+                    total = Counts(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn)
+                f1 = prf(total)[2]
+                if f1 > best[0]:
+                    best = (f1, threshold, gap, window)
+    return SpanModel(linear=linear, threshold=best[1], max_gap=best[2], window=best[3], probe=probe)
 
 
 def _word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe | None, list[list[float]]]:
@@ -148,7 +155,7 @@ def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], mo
         if model is not None:
             rows = with_word_probe(model, _rows(spans, ps), spans.word_hidden)
             scores = list(1 / (1 + np.exp(-apply_linear(model.linear, np.array(rows)))))
-            found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap)
+            found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap, model.window)
             words = [(s.start, s.end, s.score) for s in found]
     return {"sentences": _span_case(spans, sentences), "words": _span_case(spans, words)}
 

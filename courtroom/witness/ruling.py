@@ -80,13 +80,16 @@ class Probe(BaseModel):
 
 class SpanModel(BaseModel):
     """How the court points at hallucinated words (`courtroom.witness.spans`): a logistic model over each word's values
-    (`spans.FEATURES`), the word threshold, and the gap of words a span may bridge."""
+    (`spans.FEATURES`), the word threshold, the gap of words a span may bridge, and the window its scores are smoothed
+    over."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     linear: Linear
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     max_gap: int = Field(1, ge=0, le=5)
+    window: int = Field(0, ge=0, le=5, exclude_if=lambda v: v == 0)
+    """Words on each side a word's score is averaged with before the threshold (`spans.smoothed`)."""
     probe: Probe | None = Field(None, exclude_if=lambda v: v is None)
     """A linear probe over each word's hidden state (`witnesses.word_states`), whose score the linear part weighs
     as its last value (`word_probe`)."""

@@ -136,10 +136,24 @@ def model_scores(model: SpanModel, rows: Sequence[Sequence[float]],
     return out
 
 
+def smoothed(found: Sequence[Word], scores: Sequence[float], window: int) -> list[float]:
+    """Each word's score averaged with those of up to `window` words on each side in its sentence: a false claim is
+    a phrase, so a word among suspect neighbours is the likelier false, and a lone peak the likelier noise."""
+    if window <= 0:
+        return list(scores)
+    out = []
+    for i, word in enumerate(found):
+        near = [scores[j] for j in range(max(0, i - window), min(len(found), i + window + 1))
+                if found[j].sentence == word.sentence]
+        out.append(sum(near) / len(near))
+    return out
+
+
 def spans_of(found: Sequence[Word], scores: Sequence[float], names: Sequence[Sequence[str]], threshold: float,
-             max_gap: int = 1) -> list[PredictedSpan]:
-    """Words at or above `threshold`, joined across gaps of at most `max_gap` words within a sentence, as spans
-    (strongest first)."""
+             max_gap: int = 1, window: int = 0) -> list[PredictedSpan]:
+    """Words at or above `threshold` (their scores first `smoothed` over `window` words each side), joined across
+    gaps of at most `max_gap` words within a sentence, as spans (strongest first)."""
+    scores = smoothed(found, scores, window)
     spans: list[PredictedSpan] = []
     run: list[int] = []
 

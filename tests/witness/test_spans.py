@@ -8,7 +8,8 @@ import pytest
 
 from courtroom.case import Pointer, Testimony
 from courtroom.witness.ruling import Linear, SpanModel
-from courtroom.witness.spans import FEATURES, Word, model_scores, rule_scores, spans_of, word_values, words
+from courtroom.witness.spans import (FEATURES, Word, model_scores, rule_scores, smoothed, spans_of, word_values,
+                                     words)
 
 F = {name: i for i, name in enumerate(FEATURES)}
 
@@ -46,6 +47,17 @@ def test_spans_join_words_above_the_threshold_across_small_gaps_within_a_sentenc
     assert sorted((s.start, s.end) for s in wide) == [(0, 1), (6, 7)]
     assert spans_of(found, scores, names, threshold=0.99) == []
     assert [s.score for s in spans_of(found, scores, names, threshold=0.95)] == [0.95]  # at the threshold counts
+
+
+def test_a_window_smooths_each_words_score_over_its_neighbours_in_its_sentence() -> None:
+    found = [w(0, 0), w(2, 0), w(4, 0), w(6, 0), w(8, 1)]
+    scores = [0.9, 0.6, 0.1, 0.7, 0.9]
+    assert smoothed(found, scores, 0) == scores
+    # word 1 averages words 0-2; word 3 averages words 2-3 only (word 4 is in the next sentence)
+    assert smoothed(found, scores, 1) == pytest.approx([0.75, 0.5333333, 0.4666667, 0.4, 0.9])
+    # the lone peak of word 3 falls below the threshold, the run of words 0-1 stays
+    assert [(s.start, s.end) for s in spans_of(found, scores, [[]] * 5, 0.5, 0, window=1)] == [(8, 9), (0, 3)]
+    assert [(s.start, s.end) for s in spans_of(found, scores, [[]] * 5, 0.5, 0)] == [(0, 3), (8, 9), (6, 7)]
 
 
 def test_word_values_take_the_tokens_the_witnesses_pointers_and_the_offset() -> None:
