@@ -18,8 +18,9 @@ from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_
 
 SPAN_C = 1.0
 """Inverse L2 strength of the span model (a few weights), as the ruling's (`fit_ruling.RULING_C`)."""
-WORD_PROBE_C = 0.01
-"""Inverse L2 strength of the word probe (hundreds of weights: as the hidden-state probe's, `fit_ruling.PROBE_C`)."""
+WORD_PROBE_CS = (0.0003, 0.001, 0.01)
+"""Inverse L2 strengths the word probe may take (hundreds of weights on a few thousand words, most of them alike):
+the one whose cross-fitted scores rank the training answers' gold words best (average precision) is chosen."""
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GAPS = (0, 1, 2, 3)
 WINDOWS = (0,)
@@ -111,8 +112,11 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
 
 
 def _word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe | None, list[list[float]]]:
-    """A probe over the words' hidden states (fitted on every word), and each word's score by a probe fitted on the
+    """A probe over the words' hidden states (fitted on every word, at the strength of `WORD_PROBE_CS` whose
+    cross-fitted scores rank the gold words best), and each word's score by a probe of that strength fitted on the
     other answers (folds over answers); no probe when a fold lacks either kind of word."""
+    from sklearn.metrics import average_precision_score
+
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds
@@ -121,16 +125,21 @@ def _word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe |
         labels = np.concatenate([y[i] for i in train]) if train else np.zeros(0)
         if len(set(labels.tolist())) < 2:
             return None, []
-    scores: dict[int, list[float]] = {}
-    for k in range(folds):
-        train = [i for i in range(len(answers)) if groups[i] != k]
-        lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [], WORD_PROBE_C)
-        for i in range(len(answers)):
-            if groups[i] == k:
-                scores[i] = list(apply_linear(lin, X[i]))
-    crossed = [scores[i] for i in range(len(answers))]
-    whole = fit_linear(np.concatenate(X), np.concatenate(y), [], WORD_PROBE_C)
-    return Probe(source="hidden", linear=whole), crossed
+    best: tuple[float, float, list[list[float]]] = (-1.0, WORD_PROBE_CS[0], [])
+    for C in WORD_PROBE_CS:
+        scores: dict[int, list[float]] = {}
+        for k in range(folds):
+            train = [i for i in range(len(answers)) if groups[i] != k]
+            lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [], C)
+            for i in range(len(answers)):
+                if groups[i] == k:
+                    scores[i] = list(apply_linear(lin, X[i]))
+        crossed = [scores[i] for i in range(len(answers))]
+        ranked = average_precision_score(np.concatenate(y), np.concatenate(crossed))
+        if ranked > best[0]:
+            best = (ranked, C, crossed)
+    whole = fit_linear(np.concatenate(X), np.concatenate(y), [], best[1])
+    return Probe(source="hidden", linear=whole), best[2]
 
 
 def _span_case(spans: SpanExample, predicted: list[tuple[int, int, float]]) -> SpanCase:

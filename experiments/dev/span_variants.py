@@ -17,16 +17,95 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 import courtroom.evaluate.fit_spans as fit_spans_module
-from courtroom.evaluate.fit_ruling import fit_ruling
+from courtroom.evaluate.fit_ruling import _decide, _Design, _fit, fit_ruling
+from courtroom.evaluate.fit_spans import _gold_words
+from courtroom.evaluate.logistic import apply_linear, fit_linear
 from courtroom.evaluate.spans import paired_f1_difference, span_scores
 from courtroom.log.ruling_calibrate import labelled_runs
 from courtroom.witness.registry import WITNESSES
 
 
+def with_neighbours(spans, window: int) -> list[list[float]]:  # noqa: ANN001
+    """Each word's state followed by the mean state of up to `window` words on each side in its sentence."""
+    states = np.array(spans.word_hidden)
+    out = []
+    for i, word in enumerate(spans.words):
+        near = [j for j in range(max(0, i - window), min(len(spans.words), i + window + 1))
+                if j != i and spans.words[j].sentence == word.sentence]
+        around = states[near].mean(0) if near else states[i]
+        out.append([*states[i], *around])
+    return out
+
+
+def word_scores(examples: list, train: np.ndarray, score: np.ndarray, C: float) -> dict[int, np.ndarray]:
+    """Each `score` example's words scored by a word probe fitted on the words of the `train` examples."""
+    usable = [i for i in train if examples[i].spans is not None and examples[i].spans.word_hidden is not None]
+    X = np.concatenate([np.array(examples[i].spans.word_hidden) for i in usable])
+    y = np.concatenate([np.array(_gold_words(examples[i].spans), dtype=int) for i in usable])
+    lin = fit_linear(X, y, [], C)
+    return {int(i): apply_linear(lin, np.array(examples[i].spans.word_hidden)) for i in score
+            if examples[i].spans is not None and examples[i].spans.word_hidden is not None}
+
+
+def case_values(scores: np.ndarray) -> dict[str, float]:
+    top = np.sort(scores)[::-1]
+    return {"words.max": float(top[0]), "words.top3": float(top[:3].mean()), "words.share": float((scores > 0).mean())}
+
+
+def word_evidence(examples: list, fold: np.ndarray, C: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Out of fold (nested): each case's P(hallucinated) by the ruling alone and by the ruling with the word probe's
+    case values (`case_values`) among its values; the training cases' word values are cross-fitted within the
+    training folds, so no case's value comes from a probe that saw its labels."""
+    from dataclasses import replace as dc_replace
+
+    alone, joined = np.zeros(len(examples)), np.zeros(len(examples))
+    everything = np.arange(len(examples))
+    for k in sorted(set(fold.tolist())):
+        train, test = everything[fold != k], everything[fold == k]
+        values: dict[int, dict[str, float]] = {}
+        inner = np.arange(len(train)) % 3
+        for j in range(3):
+            for i, sc in word_scores(examples, train[inner != j], train[inner == j], C).items():
+                values[i] = case_values(sc)
+        for i, sc in word_scores(examples, train, test, C).items():
+            values[i] = case_values(sc)
+        chosen = [dc_replace(e, values={**e.values, **values.get(i, {})}) for i, e in enumerate(examples)]
+        for out, design in ((alone, _Design(examples)), (joined, _Design(chosen))):
+            probes, families = _fit(design, train, seed)
+            out[test] = _decide(design, probes, families, test)
+    return alone, joined
+
+
+def acquitted(cases: list, examples: list, contexts: dict[str, list[str]]) -> list:
+    """The spans of `cases` less those whose every content word one context sentence holds (a verified quote of
+    support, found by the lexical check alone: what a defender choosing the best quote perfectly would give)."""
+    from courtroom.casefile import split_sentences
+    from courtroom.evaluate.spans import SpanCase
+    from courtroom.witness.lexical import content_words
+
+    with_spans = [e for e in examples if e.spans is not None]
+    out = []
+    for case, example in zip(cases, with_spans):
+        keyed = [{w.key for w in content_words(s)} for text in contexts[example.case_id]
+                 for s in split_sentences(text)]
+        kept = []
+        for a, b, score in case.predicted:
+            wanted = {w.key for w in content_words(case.answer[a:b])}
+            if not wanted or not any(wanted <= k for k in keyed):
+                kept.append((a, b, score))
+        out.append(SpanCase(case.answer, case.gold, kept))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("runs", nargs="+")
+    parser.add_argument("--variants", help="Only these variants (;-separated names), beside the shipped grid.")
+    parser.add_argument("--no-case-level", action="store_true")
+    parser.add_argument("--data", default="../shared/data/ragtruth-spans-dev.jsonl")
     parser.add_argument("--cache", default="experiments/features/span-variants.pkl")
     args = parser.parse_args()
     cache = Path(args.cache)
@@ -42,13 +121,19 @@ def main() -> None:
     print(f"{len(examples)} examples, {with_states} with word states", flush=True)
     variants = {
         "shipped grid": {},
+        "word probe C 0.01": {"probe_c": 0.01},
         "no word probe": {"probe": False},
         "windows 0-3": {"windows": (0, 1, 2, 3)},
         "gaps 0-5": {"gaps": (0, 1, 2, 3, 4, 5)},
         "windows 0-3, gaps 0-5": {"windows": (0, 1, 2, 3), "gaps": (0, 1, 2, 3, 4, 5)},
         "word probe C 0.001": {"probe_c": 0.001},
         "word probe C 0.1": {"probe_c": 0.1},
+        "word probe C 0.0003": {"probe_c": 0.0003},
+        "word probe C 0.001, neighbours": {"probe_c": 0.001, "neighbours": 2},
+        "word probe C 0.0003, neighbours": {"probe_c": 0.0003, "neighbours": 2},
     }
+    if args.variants:
+        variants = {k: v for k, v in variants.items() if k in args.variants.split(";") or k == "shipped grid"}
     found = {}
     for name, variant in variants.items():
         start = time.time()
@@ -56,14 +141,17 @@ def main() -> None:
         if variant.get("probe") is False:
             chosen = [replace(e, spans=replace(e.spans, word_hidden=None)) if e.spans is not None else e
                       for e in examples]
-        saved = (fit_spans_module.WINDOWS, fit_spans_module.GAPS, fit_spans_module.WORD_PROBE_C)
+        if variant.get("neighbours"):
+            chosen = [replace(e, spans=replace(e.spans, word_hidden=with_neighbours(e.spans, variant["neighbours"])))
+                      if e.spans is not None and e.spans.word_hidden is not None else e for e in examples]
+        saved = (fit_spans_module.WINDOWS, fit_spans_module.GAPS, fit_spans_module.WORD_PROBE_CS)
         fit_spans_module.WINDOWS = variant.get("windows", saved[0])
         fit_spans_module.GAPS = variant.get("gaps", saved[1])
-        fit_spans_module.WORD_PROBE_C = variant.get("probe_c", saved[2])
+        fit_spans_module.WORD_PROBE_CS = (variant["probe_c"],) if "probe_c" in variant else saved[2]
         try:
             fit = fit_ruling(chosen, model=model, court=court, witnesses=heard)
         finally:
-            fit_spans_module.WINDOWS, fit_spans_module.GAPS, fit_spans_module.WORD_PROBE_C = saved
+            fit_spans_module.WINDOWS, fit_spans_module.GAPS, fit_spans_module.WORD_PROBE_CS = saved
         words = fit.span_cases["words"]
         found[name] = words
         s = span_scores(words)
@@ -72,6 +160,26 @@ def main() -> None:
               f"{token['f1_95']} hit@1 {s['hit@1']:.3f} | sentences F1 "
               f"{span_scores(fit.span_cases['sentences'], resamples=0)['token hallucinated answers']['f1']:.3f} "
               f"({time.time() - start:.0f} s)", flush=True)
+    import json
+
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    contexts = {r["id"]: r["context"] for r in map(json.loads, open(args.data))}
+    for name in [n for n in ("shipped grid", "windows 0-3, gaps 0-5") if n in found]:
+        kept = acquitted(found[name], examples, contexts)
+        s = span_scores(kept)
+        token = s["token hallucinated answers"]
+        print(f"{name}, spans a context sentence holds acquitted: token P {token['precision']:.3f} R "
+              f"{token['recall']:.3f} F1 {token['f1']:.3f} hit@1 {s['hit@1']:.3f}; difference "
+              f"{paired_f1_difference(kept, found[name])}", flush=True)
+
+    fold = fit.fold
+    y = np.array([e.hallucinated for e in examples], dtype=int)
+    for C in () if args.no_case_level else (0.01, 0.001):
+        alone, joined = word_evidence(examples, fold, C)
+        print(f"case level, word probe C {C}: ruling AUROC {roc_auc_score(y, alone):.3f} BA "
+              f"{balanced_accuracy_score(y, alone >= 0.5):.3f}; with the words' values AUROC "
+              f"{roc_auc_score(y, joined):.3f} BA {balanced_accuracy_score(y, joined >= 0.5):.3f}", flush=True)
     for name in found:
         if name != "shipped grid":
             print(f"{name} - shipped grid: {paired_f1_difference(found[name], found['shipped grid'])}")
