@@ -38,17 +38,19 @@ DATA = HERE.parents[1] / "shared" / "data"
 JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", *NO_MODEL_RULES]
 
 
-WITNESS_RUNS = {"witnesses", "witnesses-final", "pointing"}
+WITNESS_RUNS = {"witnesses", "witnesses-final", "pointing", "word-states"}
 """The witness runs of #31 and #32 (every row of a dev file in process, samples of 200 served, the span trial on the
-hallucinated rows), reported from their own `witnesses.md` (below), not in the tables of the 200-case samples."""
+hallucinated rows, the words' states recorded for the word probe), reported from their own `witnesses*.md` (below), not
+in the tables of the 200-case samples."""
 
 
 def witness_sections() -> list[str]:
-    """Each model's `witnesses.md` (written by `experiments/witnesses.py`), its headings one level down."""
+    """Each model's `witnesses.md` and `witnesses-*.md` (written by `experiments/witnesses.py`), headings one level
+    down."""
     lines = ["## Witnesses, a fitted ruling, spans (#31, #32)", "",
              "Every row of `halubench-dev.jsonl` and `ragtruth-spans-dev.jsonl`, the default court (every witness "
              "heard), the ruling out of fold; the command that writes each part is at its top.", ""]
-    for path in sorted(RESULTS.glob("*/witnesses.md")):
+    for path in sorted(RESULTS.glob("*/witnesses*.md")):
         text = path.read_text().splitlines()
         lines += [("#" + line if line.startswith("#") else line) for line in text] + [""]
     return lines

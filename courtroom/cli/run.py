@@ -63,7 +63,7 @@ def run(
                                                          "before it is deemed hung and replaced (default: no limit)."),
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
     dtype: str = typer.Option("auto", help="auto (bfloat16 on GPUs that compute in it, float32 on CPU), float32, "
-                                            "bfloat16 (2.5x faster on a CPU with AVX-512 BF16), float16."),
+                                            "bfloat16 (on a CPU, faster or slower by the transformers release: measure), float16."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
     fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate: exit 3 when a metric of the finished "
                                          "run is out of bounds: at least, --fail-under balanced_accuracy>=0.70 (or "

@@ -235,9 +235,9 @@ def pick_device(device: str = "auto") -> str:
 
 def pick_dtype(device: str, dtype: str = "auto") -> Any:
     """`auto` is bfloat16 on GPUs that compute in it (else float16) and float32 on CPU, where scores do not depend on
-    how a prompt was batched or cached. On a CPU with native bfloat16 instructions (AVX-512 BF16, AMX), `bfloat16` is
-    the speed lever: 2.5x faster than float32 on this project's 2-core CPU with the same verdicts on 30 of 30 cases
-    (`benchmarks/bench_witnesses.py`), at the price of scores that move in the third decimal with the batch."""
+    how a prompt was batched or cached. On a CPU with native bfloat16 instructions (AVX-512 BF16, AMX), `bfloat16`
+    was 2.5x faster than float32 with an earlier transformers release and is 2.3x slower with 5.24, whose GGUF loading
+    computes in float32 and casts around every matmul (docs/performance.md): measure before choosing it on a CPU."""
     import torch
 
     if dtype != "auto":

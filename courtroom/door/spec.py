@@ -44,7 +44,7 @@ class BackendSpec(BaseModel):
     """auto (CUDA when torch sees a GPU, else CPU), cpu, cuda, cuda:1 ..."""
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", exclude_if=lambda v: v == "auto")
     """The weights' and activations' type in this process: auto is bfloat16 on GPUs that compute in it (float16 on
-    older ones) and float32 on CPU; bfloat16 on a CPU with AVX-512 BF16 or AMX is 2.5x faster (`pick_dtype`)."""
+    older ones) and float32 on CPU, where bfloat16 may be faster or slower by the transformers release (`pick_dtype`)."""
 
     @field_validator("url")
     @classmethod
