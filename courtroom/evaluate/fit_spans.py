@@ -23,7 +23,7 @@ WORD_PROBE_CS = (0.0003, 0.001, 0.01)
 the one whose cross-fitted scores rank the training answers' gold words best (average precision) is chosen."""
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GAPS = (0, 1, 2, 3)
-WINDOWS = (0,)
+WINDOWS = (0, 1, 2, 3)
 """The word thresholds, gaps and smoothing windows (`SpanModel`) among which the fit picks the best token F1 on its
 training answers."""
 

@@ -23,6 +23,7 @@ import courtroom.evaluate.fit_spans as fit_spans_module
 from courtroom.evaluate.fit_ruling import _decide, _Design, _fit, fit_ruling
 from courtroom.evaluate.fit_spans import _gold_words
 from courtroom.evaluate.logistic import apply_linear, fit_linear
+from courtroom.evaluate.paired import mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.spans import paired_f1_difference, span_scores
 from courtroom.log.ruling_calibrate import labelled_runs
 from courtroom.witness.registry import WITNESSES
@@ -100,11 +101,19 @@ def acquitted(cases: list, examples: list, contexts: dict[str, list[str]]) -> li
     return out
 
 
+def rows_of(examples: list, p: np.ndarray) -> list:
+    from courtroom.evaluate.results import ResultRow
+
+    return [ResultRow(case_id=e.case_id, source=e.source, gold="FAIL" if e.hallucinated else "PASS",
+                      label="FAIL" if x >= 0.5 else "PASS", score=float(x)) for e, x in zip(examples, p)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--variants", help="Only these variants (;-separated names), beside the shipped grid.")
     parser.add_argument("--no-case-level", action="store_true")
+    parser.add_argument("--only-case-level", action="store_true", help="The shipped grid's spans, then the case level.")
     parser.add_argument("--data", default="../shared/data/ragtruth-spans-dev.jsonl")
     parser.add_argument("--cache", default="experiments/features/span-variants.pkl")
     args = parser.parse_args()
@@ -134,6 +143,8 @@ def main() -> None:
     }
     if args.variants:
         variants = {k: v for k, v in variants.items() if k in args.variants.split(";") or k == "shipped grid"}
+    if args.only_case_level:
+        variants = {"shipped grid": {}}
     found = {}
     for name, variant in variants.items():
         start = time.time()
@@ -180,6 +191,10 @@ def main() -> None:
         print(f"case level, word probe C {C}: ruling AUROC {roc_auc_score(y, alone):.3f} BA "
               f"{balanced_accuracy_score(y, alone >= 0.5):.3f}; with the words' values AUROC "
               f"{roc_auc_score(y, joined):.3f} BA {balanced_accuracy_score(y, joined >= 0.5):.3f}", flush=True)
+        a, b = (rows_of(examples, p) for p in (joined, alone))
+        diff, test = paired_bootstrap_difference(a, b), mcnemar(a, b)
+        print(f"  with - without the words' values, balanced accuracy {diff.difference:+.3f} [{diff.low:+.3f}, "
+              f"{diff.high:+.3f}], McNemar p = {test.p_value:.3g}", flush=True)
     for name in found:
         if name != "shipped grid":
             print(f"{name} - shipped grid: {paired_f1_difference(found[name], found['shipped grid'])}")
