@@ -59,9 +59,20 @@ class Examination:
             out["hidden"] = list(self.reading.hidden[at])
         return out
 
+    def word_states(self, sentence: int | None = None) -> list[tuple[float, ...]] | None:
+        """The hidden states of the answer's words (or of one sentence's), when the pass recorded them."""
+        states = self.reading.word_hidden
+        if states is None:
+            return None
+        found = words(self.reading.answer, self.reading.sentences)
+        if len(found) != len(states):
+            return None
+        return [s for w, s in zip(found, states) if sentence is None or w.sentence == sentence]
+
     def weigh(self, ruling: FittedRuling, sentence: int | None = None) -> Weighing:
         """The ruling's weighing of the whole answer (or of one sentence)."""
-        return ruling.weigh(self.testimony, self.vectors(sentence), task_family(self.reading.case), sentence)
+        return ruling.weigh(self.testimony, self.vectors(sentence), task_family(self.reading.case), sentence,
+                            self.word_states(sentence))
 
 
 def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRuling | None) -> list[HallucinatedSpan]:

@@ -23,11 +23,11 @@ from datetime import datetime, timezone
 import numpy as np
 
 from courtroom.errors import ConfigError
-from courtroom.evaluate.fit_spans import SpanExample, fit_spans, point
+from courtroom.evaluate.fit_spans import SpanExample, fit_spans, fit_word_probe, point, word_probe_answers
 from courtroom.evaluate.logistic import apply_linear, fit_linear
 from courtroom.evaluate.spans import SpanCase
 from courtroom.evaluate.thresholds import stratified_folds
-from courtroom.witness.ruling import FamilyRuling, FittedRuling, Probe, SpanModel
+from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, SpanModel, word_values
 
 PROBE_C = {"lookback": 0.05, "hidden": 0.01}
 """Inverse L2 strength of each probe (hundreds of weights on hundreds of cases)."""
@@ -130,11 +130,56 @@ def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Pr
     return probes, np.array(columns).T if columns else np.zeros((len(train), 0))
 
 
-def _fit(design: _Design, train: np.ndarray, seed: int) -> FittedRuling | tuple[dict[str, Probe], dict[str, FamilyRuling]]:
-    """Probes and family weights fitted on `train` (no file metadata)."""
+@dataclass(frozen=True)
+class WordProbe:
+    """A word probe fitted on training answers with gold spans (`fit_spans.fit_word_probe`), its cross-fitted scores
+    of those answers' words (in `answers` order), and the examples they belong to."""
+
+    probe: Probe
+    crossed: list[list[float]]
+    examples: list[int]
+
+
+def _word_probe(design: _Design, train: np.ndarray) -> WordProbe | None:
+    """The word probe of the training examples that carry their words' states, when every training answer with
+    words does (a run recorded with `witnesses.word_states`) and the gold spans give both kinds of word."""
+    with_words = [int(i) for i in train if (sp := design.examples[i].spans) is not None and sp.words]
+    answers = word_probe_answers([design.examples[i].spans for i in with_words])
+    if answers is None:
+        return None
+    probe, crossed = fit_word_probe(answers)
+    return WordProbe(probe, crossed, with_words) if probe is not None else None
+
+
+def _word_columns(design: _Design, rows: np.ndarray, words: WordProbe | None, cross_fitted: bool) -> np.ndarray:
+    """`WORD_VALUES` of each example of `rows` as columns (the training examples' from cross-fitted scores), NaN
+    where an example has no words' states."""
+    out = np.full((len(rows), len(WORD_VALUES)), np.nan)
+    if words is None:
+        return out
+    crossed = dict(zip(words.examples, words.crossed)) if cross_fitted else {}
+    for row, i in enumerate(rows):
+        spans = design.examples[i].spans
+        scores = crossed.get(int(i))
+        if scores is None and spans is not None and spans.word_hidden is not None:
+            scores = [words.probe.score(h) for h in spans.word_hidden]
+        if scores:
+            values = word_values(scores)
+            out[row] = [values[name] for name in WORD_VALUES]
+    return out
+
+
+def _fit(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Probe], dict[str, FamilyRuling], WordProbe | None]:
+    """Probes, family weights and the word probe fitted on `train` (no file metadata)."""
     probes, scores = _probes(design, train, seed)
     names = design.names + [f"{s}.probe" for s in design.sources]
     X = np.hstack([design.X[train], scores])
+    words = _word_probe(design, train)
+    if words is not None:
+        columns = _word_columns(design, train, words, cross_fitted=True)
+        columns = np.where(np.isnan(columns), np.nanmean(columns, axis=0)[None, :], columns)
+        names += list(WORD_VALUES)
+        X = np.hstack([X, columns])
     y = design.y[train]
     families = {"any": FamilyRuling(linear=fit_linear(X, y, names, RULING_C), cases=len(train))}
     for family in sorted(set(design.families[train])):
@@ -143,7 +188,7 @@ def _fit(design: _Design, train: np.ndarray, seed: int) -> FittedRuling | tuple[
             continue
         if _family_pays(X, y, mine, names, design, train, seed):
             families[family] = FamilyRuling(linear=fit_linear(X[mine], y[mine], names, RULING_C), cases=int(mine.sum()))
-    return probes, families
+    return probes, families, words
 
 
 def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: _Design,
@@ -162,13 +207,19 @@ def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str
     return balanced_accuracy_score(y[mine], own[mine] >= 0) > balanced_accuracy_score(y[mine], pooled[mine] >= 0)
 
 
-def _decide(design: _Design, probes: dict[str, Probe], families: dict[str, FamilyRuling], test: np.ndarray) -> np.ndarray:
+def _decide(design: _Design, probes: dict[str, Probe], families: dict[str, FamilyRuling], test: np.ndarray,
+            words: WordProbe | None = None) -> np.ndarray:
     columns = [apply_linear(probes[s].linear, design.vectors[s][test]) for s in design.sources]
     X = np.hstack([design.X[test], np.array(columns).T if columns else np.zeros((len(test), 0))])
+    if words is not None:
+        X = np.hstack([X, _word_columns(design, test, words, cross_fitted=False)])
     out = np.zeros(len(test))
     for row, i in enumerate(test):
         family = families.get(design.families[i], families["any"])
-        out[row] = 1 / (1 + np.exp(-apply_linear(family.linear, X[row:row + 1])[0]))
+        x = X[row:row + 1].copy()
+        missing = np.isnan(x[0])  # no words' states: the values a witness did not give weigh nothing (at their mean)
+        x[0, missing] = np.array(family.linear.mean)[missing]
+        out[row] = 1 / (1 + np.exp(-apply_linear(family.linear, x)[0]))
     return out
 
 
@@ -185,19 +236,19 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     order: list[int] = []
     for k in range(folds):
         train, test = everything[fold != k], everything[fold == k]
-        probes, families = _fit(design, train, seed)
-        out_of_fold[test] = _decide(design, probes, families, test)
+        probes, families, words = _fit(design, train, seed)
+        out_of_fold[test] = _decide(design, probes, families, test, words)
         if pointing:
-            fold_spans = _fit_spans(examples, train, probes, families)
+            fold_spans = _fit_spans(examples, train, probes, families, words)
             for i in test:
                 if (spans := examples[i].spans) is not None:
                     order.append(int(i))
                     pointed = point(spans, _family(examples[i], families), probes, fold_spans, out_of_fold[i])
                     for name, predicted in pointed.items():
                         span_cases[name].append(predicted)
-    probes, families = _fit(design, everything, seed)
-    span_model = _fit_spans(examples, everything, probes, families) if pointing else None
-    weights = len(design.names) + len(design.sources) + 1
+    probes, families, words = _fit(design, everything, seed)
+    span_model = _fit_spans(examples, everything, probes, families, words) if pointing else None
+    weights = len(design.names) + len(design.sources) + (len(WORD_VALUES) if words else 0) + 1
     notes = []
     if len(examples) < CASES_PER_WEIGHT * weights:
         notes.append(f"{len(examples)} labelled cases for {weights} weights of the ruling (fewer than "
@@ -222,10 +273,11 @@ def _family(example: Example, families: dict[str, FamilyRuling]) -> FamilyRuling
 
 
 def _fit_spans(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe],
-               families: dict[str, FamilyRuling]) -> SpanModel | None:
-    """The span model of the training examples with gold spans (`fit_spans`)."""
+               families: dict[str, FamilyRuling], words: WordProbe | None = None) -> SpanModel | None:
+    """The span model of the training examples with gold spans (`fit_spans`), with the ruling's word probe."""
     return fit_spans([(spans, _family(examples[i], families)) for i in train
-                      if (spans := examples[i].spans) is not None], probes)
+                      if (spans := examples[i].spans) is not None], probes,
+                     (words.probe, words.crossed) if words is not None else None)
 
 
 def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda e: e.source) -> np.ndarray:  # noqa: ANN001
@@ -238,6 +290,6 @@ def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda 
         if len(set(design.y[train])) < 2:
             out[test] = 0.5
             continue
-        probes, families = _fit(design, train, seed)
-        out[test] = _decide(design, probes, families, test)
+        probes, families, words = _fit(design, train, seed)
+        out[test] = _decide(design, probes, families, test, words)
     return out

@@ -13,7 +13,7 @@ import numpy as np
 from courtroom.case import AnnotatedSpan
 from courtroom.evaluate.logistic import apply_linear, fit_linear
 from courtroom.evaluate.spans import Counts, SpanCase, counts, prf
-from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel
+from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel, word_values
 from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_of, with_word_probe
 
 SPAN_C = 1.0
@@ -46,14 +46,19 @@ class SpanExample:
     """Each word's hidden state, when the run recorded them (`witnesses.word_states`)."""
 
 
-def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe]) -> list[float]:
-    """Each sentence's P(hallucinated) by a ruling's probes and its family's weights."""
+def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe],
+                word_probe: Probe | None = None) -> list[float]:
+    """Each sentence's P(hallucinated) by a ruling's probes (its word probe reading the sentence's words' states)
+    and its family's weights."""
     out = []
-    for values, vectors in zip(spans.sentence_values, spans.sentence_vectors):
+    for index, (values, vectors) in enumerate(zip(spans.sentence_values, spans.sentence_vectors)):
         scored = dict(values)
         for name, probe in probes.items():
             if name in vectors:
                 scored[f"{name}.probe"] = probe.score(vectors[name])
+        if word_probe is not None and spans.word_hidden is not None:
+            scored.update(word_values([word_probe.score(h) for w, h in zip(spans.words, spans.word_hidden)
+                                       if w.sentence == index]))
         parts, _ = family.linear.contributions(scored)
         out.append(float(1 / (1 + np.exp(-np.clip(sum(parts.values()), -50, 50)))))
     return out
@@ -70,16 +75,28 @@ def _gold_words(spans: SpanExample) -> list[bool]:
     return [any(a < w.end and b > w.start for a, b in gold) for w in spans.words]
 
 
-def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe]) -> SpanModel | None:
+def word_probe_answers(answers: Sequence[SpanExample | None]) -> list[SpanExample] | None:
+    """The answers a word probe is fitted on (those with words), when every one of them carries its words' states."""
+    chosen = [spans for spans in answers if spans is not None and spans.words]
+    if chosen and all(s.word_hidden is not None and len(s.word_hidden) == len(s.words) for s in chosen):
+        return chosen
+    return None
+
+
+def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe],
+              word_probe: tuple[Probe | None, list[list[float]]] | None = None) -> SpanModel | None:
     """A span model fitted on the training answers' words (each answer with its family's weights of the fold's
     ruling), with the word threshold and gap that give the best token F1 on them; None without both kinds of word.
     Where every answer carries its words' hidden states, a word probe over them is fitted too, and its score is
     weighed as the last value (`word_probe`; the linear part learns from the probe's cross-fitted scores, so it does
-    not trust a probe scored on its own training words)."""
+    not trust a probe scored on its own training words). `word_probe`: the probe and its cross-fitted scores, when
+    the ruling already fitted them on these answers (`word_probe_answers`)."""
     chosen = [(spans, family) for spans, family in answers if spans.words]
+    if word_probe is None and word_probe_answers([spans for spans, _ in chosen]) is not None:
+        word_probe = fit_word_probe([spans for spans, _ in chosen])
     rows, gold, per = [], [], []
     for spans, family in chosen:
-        r = _rows(spans, sentence_ps(spans, family, probes))
+        r = _rows(spans, sentence_ps(spans, family, probes, word_probe[0] if word_probe else None))
         rows += r
         gold += _gold_words(spans)
         per.append(r)
@@ -87,8 +104,8 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
         return None
     probe = None
     names = list(FEATURES)
-    if all(spans.word_hidden is not None and len(spans.word_hidden) == len(spans.words) for spans, _ in chosen):
-        probe, crossed = _word_probe([spans for spans, _ in chosen])
+    if word_probe is not None:
+        probe, crossed = word_probe
         if probe is not None:
             names.append(WORD_PROBE)
             per = [[[*row, score] for row, score in zip(r, c)] for r, c in zip(per, crossed)]
@@ -111,7 +128,7 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
     return SpanModel(linear=linear, threshold=best[1], max_gap=best[2], window=best[3], probe=probe)
 
 
-def _word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe | None, list[list[float]]]:
+def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe | None, list[list[float]]]:
     """A probe over the words' hidden states (fitted on every word, at the strength of `WORD_PROBE_CS` whose
     cross-fitted scores rank the gold words best), and each word's score by a probe of that strength fitted on the
     other answers (folds over answers); no probe when a fold lacks either kind of word."""
@@ -153,7 +170,7 @@ def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], mo
           p_case: float, max_charges: int = 3) -> dict[str, SpanCase]:
     """The spans each way of pointing predicts for one answer (its family's weights: `family`), none when the case
     is found faithful."""
-    ps = sentence_ps(spans, family, probes)
+    ps = sentence_ps(spans, family, probes, model.probe if model is not None else None)
     sentences: list[tuple[int, int, float]] = []
     words: list[tuple[int, int, float]] = []
     if p_case >= family.threshold and ps:

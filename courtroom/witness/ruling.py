@@ -150,23 +150,28 @@ class FittedRuling(BaseModel):
         return name, self.families[name]
 
     def features(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]],
-                 sentence: int | None = None) -> dict[str, float]:
-        """The values this ruling weighs, from the testimony of the whole answer (or of one sentence), and the probes'
-        scores over the matching vectors (absent when the witness was not heard)."""
-        return self.with_probes(testimony_values(testimony, sentence), vectors)
+                 sentence: int | None = None, word_states: Sequence[Sequence[float]] | None = None) -> dict[str, float]:
+        """The values this ruling weighs, from the testimony of the whole answer (or of one sentence), the probes'
+        scores over the matching vectors (absent when the witness was not heard) and, with a word probe, what it
+        says of the words' states (`word_values`; absent without the states)."""
+        return self.with_probes(testimony_values(testimony, sentence), vectors, word_states)
 
-    def with_probes(self, values: Mapping[str, float], vectors: Mapping[str, Sequence[float]]) -> dict[str, float]:
-        """`values` and the probes' scores over `vectors`."""
+    def with_probes(self, values: Mapping[str, float], vectors: Mapping[str, Sequence[float]],
+                    word_states: Sequence[Sequence[float]] | None = None) -> dict[str, float]:
+        """`values`, the probes' scores over `vectors`, and the word probe's values over `word_states`."""
         values = dict(values)
         for name, probe in self.probes.items():
             if name in vectors:
                 values[f"{name}.probe"] = probe.score(vectors[name])
+        if word_states and self.spans is not None and self.spans.probe is not None:
+            values.update(word_values([self.spans.probe.score(state) for state in word_states]))
         return values
 
     def weigh(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]], family: str,
-              sentence: int | None = None) -> Weighing:
-        """P(hallucinated) of the answer (or of one sentence), with each value's part of the log-odds."""
-        return self.weigh_values(self.features(testimony, vectors, sentence), family)
+              sentence: int | None = None, word_states: Sequence[Sequence[float]] | None = None) -> Weighing:
+        """P(hallucinated) of the answer (or of one sentence: `word_states` are then that sentence's words'), with
+        each value's part of the log-odds."""
+        return self.weigh_values(self.features(testimony, vectors, sentence, word_states), family)
 
     def weigh_values(self, values: Mapping[str, float], family: str) -> Weighing:
         """P(hallucinated) from the values `features` gives (probe scores included)."""
@@ -177,6 +182,21 @@ class FittedRuling(BaseModel):
         return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
                         p_hallucinated=round(p, 6), threshold=weights.threshold,
                         contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing)
+
+
+WORD_VALUES = ("hidden.words_max", "hidden.words_top3", "hidden.words_share")
+"""What a word probe (`SpanModel.probe`) says of a text's words, as values a ruling may weigh: the highest word's
+log-odds, the mean of the three highest, and the share of words it finds more likely false than not. A false claim
+is a few words: the most suspect words say more of the whole than the mean state the `hidden` probe reads."""
+
+
+def word_values(scores: Sequence[float]) -> dict[str, float]:
+    """`WORD_VALUES` from the word probe's log-odds of each word (none without words)."""
+    if not scores:
+        return {}
+    top = sorted(scores, reverse=True)
+    return dict(zip(WORD_VALUES, (float(top[0]), float(sum(top[:3]) / len(top[:3])),
+                                  float(sum(s > 0 for s in scores) / len(scores)))))
 
 
 def testimony_values(testimony: Sequence[Testimony], sentence: int | None = None) -> dict[str, float]:

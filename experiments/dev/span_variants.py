@@ -62,6 +62,9 @@ def word_evidence(examples: list, fold: np.ndarray, C: float, seed: int = 0) -> 
     training folds, so no case's value comes from a probe that saw its labels."""
     from dataclasses import replace as dc_replace
 
+    # the designs see no words' states (so the shipped ruling adds no word values of its own): the prototype's
+    # values are the only ones
+    bare = [dc_replace(e, spans=dc_replace(e.spans, word_hidden=None)) if e.spans is not None else e for e in examples]
     alone, joined = np.zeros(len(examples)), np.zeros(len(examples))
     everything = np.arange(len(examples))
     for k in sorted(set(fold.tolist())):
@@ -73,9 +76,9 @@ def word_evidence(examples: list, fold: np.ndarray, C: float, seed: int = 0) -> 
                 values[i] = case_values(sc)
         for i, sc in word_scores(examples, train, test, C).items():
             values[i] = case_values(sc)
-        chosen = [dc_replace(e, values={**e.values, **values.get(i, {})}) for i, e in enumerate(examples)]
-        for out, design in ((alone, _Design(examples)), (joined, _Design(chosen))):
-            probes, families = _fit(design, train, seed)
+        chosen = [dc_replace(e, values={**e.values, **values.get(i, {})}) for i, e in enumerate(bare)]
+        for out, design in ((alone, _Design(bare)), (joined, _Design(chosen))):
+            probes, families, _ = _fit(design, train, seed)
             out[test] = _decide(design, probes, families, test)
     return alone, joined
 

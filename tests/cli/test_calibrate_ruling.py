@@ -16,7 +16,7 @@ from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from courtroom.witness.ruling import FittedRuling
+from courtroom.witness.ruling import WORD_VALUES, FittedRuling
 from tests.helpers.cases import NO_RULING_MODEL
 from tests.helpers.court_script import CourtScript
 
@@ -204,6 +204,8 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     assert fitted.spans is not None and fitted.spans.probe is not None
     assert fitted.spans.linear.features[-1] == "word_probe"
     assert len(fitted.spans.probe.linear.weights) == len(first.hidden[-1][0])  # over a word's state
+    # the ruling weighs what the word probe says of the answer's words (its most suspect ones) among its values
+    assert set(WORD_VALUES) <= set(fitted.families["any"].linear.features)
 
     # a court whose ruling has a word probe asks for the words' states by itself (its file does not say so)
     spec = yaml.safe_load(court.read_text())
@@ -214,6 +216,9 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     asked = [e for row in audit.rows() for e in audit.events(row.case_id)
              if isinstance(e, ModelCallEvent) and e.observe is not None]
     assert asked and all(e.observe.hidden_only for e in asked)
+    weighed = [e.verdict.weighing for row in audit.rows() for e in audit.events(row.case_id) if e.event == "verdict"]
+    assert weighed and all(w is not None and not set(WORD_VALUES) & set(w.missing) and
+                           set(WORD_VALUES) <= set(w.contributions) for w in weighed)  # read off the words' states
     gold = {r["id"]: r for r in rows}
     for line in (again / "results.jsonl").read_text().splitlines():
         row = json.loads(line)

@@ -74,9 +74,9 @@ def test_out_of_fold_scores_come_only_from_rulings_that_never_saw_the_case(monke
         seen.append({int(i) for i in train})
         return real_fit(design, train, seed)
 
-    def spy_decide(design, probes, families, test):  # noqa: ANN001, ANN202
+    def spy_decide(design, probes, families, test, words=None):  # noqa: ANN001, ANN202
         decided.append({int(i) for i in test})
-        return real_decide(design, probes, families, test)
+        return real_decide(design, probes, families, test, words)
 
     monkeypatch.setattr(fitting, "_fit", spy_fit)
     monkeypatch.setattr(fitting, "_decide", spy_decide)

@@ -8,8 +8,7 @@ import pytest
 
 from courtroom.case import Pointer, Testimony
 from courtroom.witness.ruling import Linear, SpanModel
-from courtroom.witness.spans import (FEATURES, Word, model_scores, rule_scores, smoothed, spans_of, word_values,
-                                     words)
+from courtroom.witness.spans import FEATURES, Word, model_scores, rule_scores, smoothed, spans_of, word_values, words
 
 F = {name: i for i, name in enumerate(FEATURES)}
 
