@@ -131,11 +131,16 @@ def main() -> None:
                   "| spans from | answers | P | R | F1 [95%] on hallucinated answers | char F1 | hit@1 [95%] |",
                   "|---|---|---|---|---|---|---|"]
         ways = dict(fit.span_cases)
+        word_lines: list[str] = []
         if any(e.spans is not None and e.spans.word_hidden is not None for e in examples):
             # the same fit with the words' hidden states taken away: what the word probe adds
             bare = [replace(e, spans=replace(e.spans, word_hidden=None)) if e.spans is not None else e for e in examples]
             without = fit_ruling(bare, model=runs.model, court=runs.court.spec.name, witnesses=fit.ruling.witnesses)
             ways["words, without the word probe"] = without.span_cases["words"]
+            plain = rows_of(bare, without.out_of_fold,
+                            np.array([without.ruling.family_for(e.family)[1].threshold for e in bare]))
+            word_lines = ["The ruling without the words' states (no word probe, no `hidden.words_*` values): "
+                          f"{metric_cell(plain)}; with them {metric_cell(ruled)}: {paired_cell(ruled, plain)}.", ""]
         if args.trial:
             audit = Audit(args.trial)
             by_id = {r.case_id: r for r in audit.rows()}
@@ -157,6 +162,8 @@ def main() -> None:
                                       [(a - e.spans.offset, b - e.spans.offset, s) for a, b, s in
                                        (by_id[e.case_id].spans or [])] if e.case_id in by_id else [])
                              for e in order]
+        if word_lines:
+            lines[lines.index("## Pointing at the lie (cases with gold spans, token level)"):0] = word_lines
         for name, found in ways.items():
             s = span_scores(found)
             token, char = s["token hallucinated answers"], s["char hallucinated answers"]
