@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from courtroom.case import AnnotatedSpan
-from courtroom.evaluate.logistic import apply_linear, fit_linear
+from courtroom.evaluate.logistic import apply_linear, average_precision, fit_linear
 from courtroom.evaluate.spans import Counts, SpanCase, counts, prf
 from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel, word_values
 from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_of, with_word_probe
@@ -132,8 +132,6 @@ def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Prob
     """A probe over the words' hidden states (fitted on every word, at the strength of `WORD_PROBE_CS` whose
     cross-fitted scores rank the gold words best), and each word's score by a probe of that strength fitted on the
     other answers (folds over answers); no probe when a fold lacks either kind of word."""
-    from sklearn.metrics import average_precision_score
-
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds
@@ -152,7 +150,7 @@ def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Prob
                 if groups[i] == k:
                     scores[i] = list(apply_linear(lin, X[i]))
         crossed = [scores[i] for i in range(len(answers))]
-        ranked = average_precision_score(np.concatenate(y), np.concatenate(crossed))
+        ranked = average_precision(np.concatenate(y), np.array(np.concatenate(crossed)))
         if ranked > best[0]:
             best = (ranked, C, crossed)
     whole = fit_linear(np.concatenate(X), np.concatenate(y), [], best[1])

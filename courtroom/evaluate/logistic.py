@@ -20,6 +20,13 @@ def fit_linear(X: np.ndarray, y: np.ndarray, names: list[str], C: float) -> Line
                   intercept=float(f"{model.intercept_[0]:.6g}"))
 
 
+def average_precision(y: np.ndarray, scores: np.ndarray) -> float:
+    """How well `scores` rank the positive labels of `y` first (scikit-learn's average precision)."""
+    from sklearn.metrics import average_precision_score
+
+    return float(average_precision_score(y, scores))
+
+
 def _six(values: np.ndarray) -> list[float]:
     """Six significant digits: what a ruling file keeps (the fit is not more precise than that)."""
     return [float(f"{v:.6g}") for v in values]
