@@ -132,3 +132,21 @@ def test_a_word_probe_weighs_each_words_hidden_state_and_adds_nothing_without_th
         assert model_scores(model, [row, row], states) == [0.5, 0.5]
     with pytest.raises(Exception, match="probe weighs 2 values"):  # states of another model
         model_scores(model, [row], [[1.0, 0.0, 0.0]])
+
+
+def test_a_ruling_with_a_word_probe_weighs_its_most_suspect_words_and_leaves_them_out_without_the_states() -> None:
+    from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, word_values
+
+    assert word_values([]) == {}
+    assert word_values([-2.0, 3.0, 1.0, -1.0]) == dict(zip(WORD_VALUES, (3.0, 1.0, 0.5)))
+    n = len(FEATURES)
+    probe = Probe(source="hidden", linear=Linear(features=[], mean=[0.0], scale=[1.0], weights=[1.0], intercept=0.0))
+    spans = SpanModel(linear=Linear(features=[*FEATURES, "word_probe"], mean=[0.0] * (n + 1), scale=[1.0] * (n + 1),
+                                    weights=[0.0] * (n + 1), intercept=0.0), probe=probe)
+    family = FamilyRuling(linear=Linear(features=["hidden.words_max"], mean=[0.0], scale=[1.0], weights=[1.0],
+                                        intercept=0.0))
+    ruling = FittedRuling(model="m", court="default", witnesses={}, families={"any": family}, spans=spans)
+    weighed = ruling.weigh([], {}, "qa", word_states=[[-1.0], [2.0]])
+    assert weighed.log_odds == pytest.approx(2.0) and weighed.missing == []  # the most suspect word: 2.0
+    unheard = ruling.weigh([], {}, "qa")
+    assert unheard.log_odds == 0.0 and unheard.missing == ["hidden.words_max"]  # no states: left out, not a zero
