@@ -9,7 +9,7 @@ witnesses it hears and their versions, the hidden state's depth) and the model i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -31,8 +31,8 @@ from courtroom.witness.lexical import content_words
 from courtroom.witness.polarity import is_yes_no_question
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES, GroundingSettings, hear
-from courtroom.witness.ruling import FittedRuling
-from courtroom.witness.spans import model_scores, rule_scores, spans_of, word_values, words
+from courtroom.witness.ruling import FittedRuling, Probe
+from courtroom.witness.spans import model_scores, rule_scores, spans_of, word_values
 
 YES_NO_TASK = "Answer the question with yes or no."
 """What the verdict witness asks after the case's opening (context and question)."""
@@ -47,6 +47,8 @@ class Examination:
     measures: list[Measure]
     testimony: list[Testimony]
     reading: Reading
+    _word_scores: dict[int, tuple[Probe, list[float]]] = field(default_factory=dict, init=False, repr=False,
+                                                                compare=False)
 
     def vectors(self, sentence: int | None = None) -> dict[str, list[float]]:
         """The vectors the ruling's probes read, of the whole answer (or of one sentence), as far as the pass gave
@@ -59,20 +61,25 @@ class Examination:
             out["hidden"] = list(self.reading.hidden[at])
         return out
 
-    def word_states(self, sentence: int | None = None) -> list[tuple[float, ...]] | None:
-        """The hidden states of the answer's words (or of one sentence's), when the pass recorded them."""
+    def word_scores(self, probe: Probe | None, sentence: int | None = None) -> list[float] | None:
+        """A word probe's log-odds of the answer's words (or of one sentence's), when the pass recorded the words'
+        states: each word is scored once per case, however many weighings read it."""
         states = self.reading.word_hidden
-        if states is None:
+        if probe is None or states is None:
             return None
-        found = words(self.reading.answer, self.reading.sentences)
-        if len(found) != len(states):
-            return None
-        return [s for w, s in zip(found, states) if sentence is None or w.sentence == sentence]
+        cached = self._word_scores.get(id(probe))
+        if cached is None or cached[0] is not probe:
+            cached = self._word_scores[id(probe)] = (probe, probe.scores(states))
+        scores = cached[1]
+        if sentence is None:
+            return scores
+        return [s for w, s in zip(self.reading.words, scores) if w.sentence == sentence]
 
     def weigh(self, ruling: FittedRuling, sentence: int | None = None) -> Weighing:
         """The ruling's weighing of the whole answer (or of one sentence)."""
+        probe = ruling.spans.probe if ruling.spans is not None else None
         return ruling.weigh(self.testimony, self.vectors(sentence), task_family(self.reading.case), sentence,
-                            self.word_states(sentence))
+                            self.word_scores(probe, sentence))
 
 
 def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRuling | None) -> list[HallucinatedSpan]:
@@ -83,7 +90,8 @@ def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRul
     found, rows, names = word_values(reading.answer, reading.sentences, sentence_ps, reading.token_spans, reading.full,
                                      reading.bare, reading.token_lookback, examination.testimony, reading.offset)
     model = ruling.spans if ruling is not None else None
-    scores = model_scores(model, rows, reading.word_hidden) if model is not None else rule_scores(rows)
+    scores = model_scores(model, rows, examination.word_scores(model.probe)) if model is not None \
+        else rule_scores(rows)
     predicted = spans_of(found, scores, names, model.threshold if model else 0.5, model.max_gap if model else 1,
                          model.window if model else 0)
     keyed = [{w.key for w in content_words(s)} for s in reading.context_sentences]
@@ -118,7 +126,7 @@ def examine(bench: Bench, case: Case, sentences: tuple[str, ...]) -> Step:
     lookback, hidden = "lookback" in spec.heard, "hidden" in spec.heard
     word_states = hidden and (spec.word_states or (bench.ruling is not None and bench.ruling.spans is not None
                                                    and bench.ruling.spans.probe is not None))
-    found = [(w.start, w.end) for w in words(reading.answer, reading.sentences)] if word_states else []
+    found = [(w.start, w.end) for w in reading.words] if word_states else []
     observe = Observation(spans=(*reading.sentences, (0, len(answer))), lookback=lookback,
                           hidden=(spec.hidden_depth,) if hidden else (), hidden_only=tuple(found)) \
         if lookback or hidden else None
@@ -133,14 +141,14 @@ def examine(bench: Bench, case: Case, sentences: tuple[str, ...]) -> Step:
     full, bare = measure.TokenScores.of(responses[0]), measure.TokenScores.of(responses[1])
     measured = answer_measures(bench, answer, list(reading.sentences), full, bare)
     measures = with_lexical_evidence(bench, case, sentences, [m for m in measured if m is not None])
-    reading = _read(reading, full, bare, responses[0], responses[2] if asks else None)
+    reading = _read(reading, full, bare, responses[0], responses[2] if asks else None, len(found))
     testimony = hear(reading, spec.heard, GroundingSettings(g.clip, g.center, g.scale))
     return Examination(measures, testimony, reading)
 
 
 def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores, observed: GenerationResponse,
-          verdict: GenerationResponse | None) -> Reading:
-    """The reading with what the passes gave."""
+          verdict: GenerationResponse | None, words_asked: int = 0) -> Reading:
+    """The reading with what the passes gave (`words_asked`: how many words' states the scoring pass was asked for)."""
     from dataclasses import replace
 
     n = len(reading.sentences) + 1
@@ -150,6 +158,9 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
         if observed.hidden is not None and len(observed.hidden) >= n and observed.hidden[0] else None
     asked = observed.hidden[n:] if hidden is not None and observed.hidden is not None else []
     word_hidden = tuple(tuple(span[0]) for span in asked) if asked and all(asked) else None
+    if word_hidden is not None and len(word_hidden) != words_asked:
+        raise CourtError(f"case {reading.case.id}: the model door gave the hidden states of {len(word_hidden)} words "
+                         f"for the {words_asked} words of the answer it was asked for: a defect of the backend")
     unheard = {}
     if lookback is None:
         unheard["attention"] = NOT_INSIDE.format(what="attention")

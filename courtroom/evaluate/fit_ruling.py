@@ -162,7 +162,7 @@ def _word_columns(design: _Design, rows: np.ndarray, words: WordProbe | None, cr
         spans = design.examples[i].spans
         scores = crossed.get(int(i))
         if scores is None and spans is not None and spans.word_hidden is not None:
-            scores = [words.probe.score(h) for h in spans.word_hidden]
+            scores = words.probe.scores(spans.word_hidden)
         if scores:
             values = word_values(scores)
             out[row] = [values[name] for name in WORD_VALUES]

@@ -50,15 +50,16 @@ def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Prob
                 word_probe: Probe | None = None) -> list[float]:
     """Each sentence's P(hallucinated) by a ruling's probes (its word probe reading the sentence's words' states)
     and its family's weights."""
+    word_scores = word_probe.scores(spans.word_hidden) if word_probe is not None and spans.word_hidden is not None \
+        else None
     out = []
     for index, (values, vectors) in enumerate(zip(spans.sentence_values, spans.sentence_vectors)):
         scored = dict(values)
         for name, probe in probes.items():
             if name in vectors:
                 scored[f"{name}.probe"] = probe.score(vectors[name])
-        if word_probe is not None and spans.word_hidden is not None:
-            scored.update(word_values([word_probe.score(h) for w, h in zip(spans.words, spans.word_hidden)
-                                       if w.sentence == index]))
+        if word_scores is not None:
+            scored.update(word_values([s for w, s in zip(spans.words, word_scores) if w.sentence == index]))
         parts, _ = family.linear.contributions(scored)
         out.append(float(1 / (1 + np.exp(-np.clip(sum(parts.values()), -50, 50)))))
     return out
@@ -177,7 +178,8 @@ def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], mo
         bounds = _sentence_bounds(spans)
         sentences = [(bounds[i][0], bounds[i][1], ps[i]) for i in charged if i < len(bounds)]
         if model is not None:
-            rows = with_word_probe(model, _rows(spans, ps), spans.word_hidden)
+            scored = model.probe.scores(spans.word_hidden) if model.probe and spans.word_hidden is not None else None
+            rows = with_word_probe(model, _rows(spans, ps), scored)
             scores = list(1 / (1 + np.exp(-apply_linear(model.linear, np.array(rows)))))
             found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap, model.window)
             words = [(s.start, s.end, s.score) for s in found]

@@ -10,6 +10,7 @@ from functools import cached_property
 
 from courtroom.case import Case, Pointer
 from courtroom.door.observe import TokenIndex
+from courtroom.witness.spans import Word, words
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,11 @@ class Reading:
     def token_index(self) -> TokenIndex:
         """The answer's token spans, ready for range queries (built once)."""
         return TokenIndex(self.token_spans or ())
+
+    @cached_property
+    def words(self) -> list[Word]:
+        """The answer's words (`witness.spans.words`), each in its sentence: what `word_hidden` gives a state for."""
+        return words(self.answer, self.sentences)
 
     def pointer(self, start: int, end: int, note: str, weight: float = 0.0,
                 context_sentence: int | None = None) -> Pointer:

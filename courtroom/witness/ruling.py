@@ -77,6 +77,10 @@ class Probe(BaseModel):
         lin = self.linear
         return lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(vector, lin.mean, lin.scale, lin.weights))
 
+    def scores(self, vectors: Sequence[Sequence[float]]) -> list[float]:
+        """The score of each vector (a word probe over each word's state)."""
+        return [self.score(vector) for vector in vectors]
+
 
 class SpanModel(BaseModel):
     """How the court points at hallucinated words (`courtroom.witness.spans`): a logistic model over each word's values
@@ -149,29 +153,36 @@ class FittedRuling(BaseModel):
         name = next(iter(self.families))
         return name, self.families[name]
 
+    def word_scores(self, word_states: Sequence[Sequence[float]] | None) -> list[float] | None:
+        """Its word probe's log-odds of each word's state (None without a word probe or without the states): what
+        `features` and `weigh` take as `word_scores`, and the span model weighs (score the words once per case)."""
+        if word_states is None or self.spans is None or self.spans.probe is None:
+            return None
+        return self.spans.probe.scores(word_states)
+
     def features(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]],
-                 sentence: int | None = None, word_states: Sequence[Sequence[float]] | None = None) -> dict[str, float]:
+                 sentence: int | None = None, word_scores: Sequence[float] | None = None) -> dict[str, float]:
         """The values this ruling weighs, from the testimony of the whole answer (or of one sentence), the probes'
         scores over the matching vectors (absent when the witness was not heard) and, with a word probe, what it
-        says of the words' states (`word_values`; absent without the states)."""
-        return self.with_probes(testimony_values(testimony, sentence), vectors, word_states)
+        says of the words (`word_values` of `word_scores`, see `word_scores`; absent without them)."""
+        return self.with_probes(testimony_values(testimony, sentence), vectors, word_scores)
 
     def with_probes(self, values: Mapping[str, float], vectors: Mapping[str, Sequence[float]],
-                    word_states: Sequence[Sequence[float]] | None = None) -> dict[str, float]:
-        """`values`, the probes' scores over `vectors`, and the word probe's values over `word_states`."""
+                    word_scores: Sequence[float] | None = None) -> dict[str, float]:
+        """`values`, the probes' scores over `vectors`, and `word_values` of the word probe's `word_scores`."""
         values = dict(values)
         for name, probe in self.probes.items():
             if name in vectors:
                 values[f"{name}.probe"] = probe.score(vectors[name])
-        if word_states and self.spans is not None and self.spans.probe is not None:
-            values.update(word_values([self.spans.probe.score(state) for state in word_states]))
+        if word_scores and self.spans is not None and self.spans.probe is not None:
+            values.update(word_values(word_scores))
         return values
 
     def weigh(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]], family: str,
-              sentence: int | None = None, word_states: Sequence[Sequence[float]] | None = None) -> Weighing:
-        """P(hallucinated) of the answer (or of one sentence: `word_states` are then that sentence's words'), with
+              sentence: int | None = None, word_scores: Sequence[float] | None = None) -> Weighing:
+        """P(hallucinated) of the answer (or of one sentence: `word_scores` are then that sentence's words'), with
         each value's part of the log-odds."""
-        return self.weigh_values(self.features(testimony, vectors, sentence, word_states), family)
+        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family)
 
     def weigh_values(self, values: Mapping[str, float], family: str) -> Weighing:
         """P(hallucinated) from the values `features` gives (probe scores included)."""

@@ -113,24 +113,24 @@ WORD_PROBE = "word_probe"
 
 
 def with_word_probe(model: SpanModel, rows: Sequence[Sequence[float]],
-                    word_hidden: Sequence[Sequence[float]] | None) -> list[list[float]]:
-    """`rows` with the word probe's score of each word appended, when the model has a probe. Without the words'
-    hidden states (a run that did not record them) the score is the probe's mean over the words it was fitted on,
-    so it adds nothing."""
+                    probe_scores: Sequence[float] | None) -> list[list[float]]:
+    """`rows` with the word probe's score of each word appended (`probe_scores`: `model.probe.scores` of the words'
+    hidden states), when the model has a probe. Without them (a run that did not record the words' states) the score
+    is the probe's mean over the words it was fitted on, so it adds nothing."""
     if model.probe is None:
         return [list(r) for r in rows]
-    if word_hidden is None or len(word_hidden) != len(rows):
+    if probe_scores is None or len(probe_scores) != len(rows):
         neutral = model.linear.mean[-1]
         return [[*r, neutral] for r in rows]
-    return [[*r, model.probe.score(h)] for r, h in zip(rows, word_hidden)]
+    return [[*r, score] for r, score in zip(rows, probe_scores)]
 
 
 def model_scores(model: SpanModel, rows: Sequence[Sequence[float]],
-                 word_hidden: Sequence[Sequence[float]] | None = None) -> list[float]:
-    """P(hallucinated) per word by a fitted span model (its word probe reads `word_hidden`, each word's state)."""
+                 probe_scores: Sequence[float] | None = None) -> list[float]:
+    """P(hallucinated) per word by a fitted span model (its word probe's log-odds of each word: `probe_scores`)."""
     lin = model.linear
     out = []
-    for r in with_word_probe(model, rows, word_hidden):
+    for r in with_word_probe(model, rows, probe_scores):
         z = lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(r, lin.mean, lin.scale, lin.weights))
         out.append(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))))
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -16,7 +17,7 @@ from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from courtroom.witness.ruling import WORD_VALUES, FittedRuling
+from courtroom.witness.ruling import WORD_VALUES, FittedRuling, Probe
 from tests.helpers.cases import NO_RULING_MODEL
 from tests.helpers.court_script import CourtScript
 
@@ -144,16 +145,39 @@ def span_rows(tmp_path: Path) -> list[dict]:
     return rows
 
 
-def judged_inside(rows: list[dict], out: Path, court: str = "default", **options: object) -> Path:
-    """The court's run of `rows` on the pseudo-model, looking inside it (attention, hidden states)."""
+def judged_inside(rows: list[dict], out: Path, court: str = "default", model: PseudoModel | None = None,
+                  **options: object) -> Path:
+    """The court's run of `rows` on the pseudo-model (or `model`), looking inside it (attention, hidden states)."""
     data = out.with_suffix(".jsonl")
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     run = start_run(RunSpec.build(str(data), judge="courtroom", court=court, model=NO_RULING_MODEL,
                                   judge_options=dict(options) or None), out)
-    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default",
+    run.execute(runner=LocalRunner(ScriptedBackend(model or PseudoModel(), model="default",
                                                    looks_inside={"attention", "hidden_states"})))
     run.close()
     return out
+
+
+class WordDroppingModel(PseudoModel):
+    """A defective door: the hidden state of the answer's last word goes missing."""
+
+    def _observed(self, prompt, scored, observe):  # noqa: ANN001, ANN202
+        observed = super()._observed(prompt, scored, observe)
+        if observe.hidden_only:
+            observed["hidden"] = observed["hidden"][:-1]
+        return observed
+
+
+def test_a_door_that_gives_fewer_word_states_than_asked_fails_the_case_naming_both_counts(tmp_path: Path) -> None:
+    rows = span_rows(tmp_path)
+    run = judged_inside(rows, tmp_path / "run", model=WordDroppingModel(), overrides={"witnesses.word_states": True})
+    results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    assert len(results) == len(rows)  # every case recorded, none lost
+    for row in results:
+        assert row["error"] is not None and "a defect of the backend" in row["error"], row
+        asked = int(row["error"].split("for the ")[1].split(" words")[0])
+        given = int(row["error"].split("hidden states of ")[1].split(" words")[0])
+        assert given == asked - 1
 
 
 def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_the_invented_figure(
@@ -186,7 +210,7 @@ def test_with_gold_spans_the_ruling_carries_a_span_model_whose_spans_point_at_th
 
 
 def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_court_asks_for_them(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rows = span_rows(tmp_path)
     run = judged_inside(rows, tmp_path / "run", overrides={"witnesses.word_states": True})
     audit = Audit(run)
@@ -211,11 +235,17 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     spec = yaml.safe_load(court.read_text())
     assert spec["witnesses"].pop("word_states") is True
     court.write_text(yaml.safe_dump(spec, sort_keys=False))
+    scored: list[int] = []
+    scores = Probe.scores
+    monkeypatch.setattr(Probe, "scores", lambda self, vectors: scored.append(len(vectors)) or scores(self, vectors))
     again = judged_inside(rows, tmp_path / "again", court=str(court))
     audit = Audit(again)
     asked = [e for row in audit.rows() for e in audit.events(row.case_id)
              if isinstance(e, ModelCallEvent) and e.observe is not None]
     assert asked and all(e.observe.hidden_only for e in asked)
+    # each word's state is scored by the word probe once per case, however many weighings (the answer, each
+    # sentence, the spans) read it
+    assert sorted(scored) == sorted(len(e.observe.hidden_only) for e in asked)
     weighed = [e.verdict.weighing for row in audit.rows() for e in audit.events(row.case_id) if e.event == "verdict"]
     assert weighed and all(w is not None and not set(WORD_VALUES) & set(w.missing) and
                            set(WORD_VALUES) <= set(w.contributions) for w in weighed)  # read off the words' states

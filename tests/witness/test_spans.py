@@ -125,13 +125,14 @@ def test_a_word_probe_weighs_each_words_hidden_state_and_adds_nothing_without_th
     model = SpanModel(linear=Linear(features=[*FEATURES, "word_probe"], mean=[0.0] * n + [0.5],
                                     scale=[1.0] * (n + 1), weights=[0.0] * n + [1.0], intercept=0.0), probe=probe)
     row = [0.5] + [0.0] * (n - 1)
-    low, high = model_scores(model, [row, row], [[-1.0, 9.0], [1.0, -9.0]])  # the probe reads the first value only
+    scores = probe.scores([[-1.0, 9.0], [1.0, -9.0]])  # the probe reads the first value only
+    low, high = model_scores(model, [row, row], scores)
     assert low == pytest.approx(1 / (1 + math.exp(2.5))) and high == pytest.approx(1 / (1 + math.exp(-1.5)))
     # a run that recorded no word states (or states for other words): the probe's mean, no contribution
     for states in (None, [[1.0, 0.0]]):
-        assert model_scores(model, [row, row], states) == [0.5, 0.5]
+        assert model_scores(model, [row, row], probe.scores(states) if states else None) == [0.5, 0.5]
     with pytest.raises(Exception, match="probe weighs 2 values"):  # states of another model
-        model_scores(model, [row], [[1.0, 0.0, 0.0]])
+        probe.scores([[1.0, 0.0, 0.0]])
 
 
 def test_a_ruling_with_a_word_probe_weighs_its_most_suspect_words_and_leaves_them_out_without_the_states() -> None:
@@ -146,7 +147,7 @@ def test_a_ruling_with_a_word_probe_weighs_its_most_suspect_words_and_leaves_the
     family = FamilyRuling(linear=Linear(features=["hidden.words_max"], mean=[0.0], scale=[1.0], weights=[1.0],
                                         intercept=0.0))
     ruling = FittedRuling(model="m", court="default", witnesses={}, families={"any": family}, spans=spans)
-    weighed = ruling.weigh([], {}, "qa", word_states=[[-1.0], [2.0]])
+    weighed = ruling.weigh([], {}, "qa", word_scores=ruling.word_scores([[-1.0], [2.0]]))
     assert weighed.log_odds == pytest.approx(2.0) and weighed.missing == []  # the most suspect word: 2.0
     unheard = ruling.weigh([], {}, "qa")
     assert unheard.log_odds == 0.0 and unheard.missing == ["hidden.words_max"]  # no states: left out, not a zero
