@@ -23,6 +23,7 @@ from courtroom.court.evidence import Measure, answer_measures, with_lexical_evid
 from courtroom.court.spec import CourtSpec, courts_dir
 from courtroom.court.yamlio import Locator, describe_errors, read_yaml
 from courtroom.door.models import model_key
+from courtroom.door.observe import direction_key
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation
 from courtroom.engine.lockstep import Call, Step
 from courtroom.errors import CourtError
@@ -62,14 +63,17 @@ class Examination:
         return out
 
     def word_scores(self, probe: Probe | None, sentence: int | None = None) -> list[float] | None:
-        """A word probe's log-odds of the answer's words (or of one sentence's), when the pass recorded the words'
-        states: each word is scored once per case, however many weighings read it."""
-        states = self.reading.word_hidden
-        if probe is None or states is None:
+        """A word probe's log-odds of the answer's words (or of one sentence's), from the words' states the pass
+        recorded, or from their projections onto this probe's direction (none onto another probe's): each word is
+        scored once per case, however many weighings read it."""
+        states, projection = self.reading.word_hidden, self.reading.word_projection
+        if probe is None or (states is None and (projection is None or
+                                                 projection[0] != direction_key(probe.direction))):
             return None
         cached = self._word_scores.get(id(probe))
         if cached is None or cached[0] is not probe:
-            cached = self._word_scores[id(probe)] = (probe, probe.scores(states))
+            scores = probe.scores(states) if states is not None else [probe.offset + v for v in projection[1]]
+            cached = self._word_scores[id(probe)] = (probe, scores)
         scores = cached[1]
         if sentence is None:
             return scores
@@ -124,12 +128,13 @@ def examine(bench: Bench, case: Case, sentences: tuple[str, ...]) -> Step:
     answer = case.answer.strip()
     reading = Reading.of(case, sentences, context_sentences(case, bench.spec.sentences))
     lookback, hidden = "lookback" in spec.heard, "hidden" in spec.heard
-    word_states = hidden and (spec.word_states or (bench.ruling is not None and bench.ruling.spans is not None
-                                                   and bench.ruling.spans.probe is not None))
-    found = [(w.start, w.end) for w in reading.words] if word_states else []
+    probe = bench.ruling.spans.probe if bench.ruling is not None and bench.ruling.spans is not None else None
+    found = [(w.start, w.end) for w in reading.words] if hidden and (spec.word_states or probe is not None) else []
+    # a court that only weighs its word probe asks for each word's state projected onto it: one number, not the state
+    project = probe.direction if probe is not None and found and not spec.word_states else ()
     observe = Observation(spans=(*reading.sentences, (0, len(answer))), lookback=lookback,
-                          hidden=(spec.hidden_depth,) if hidden else (), hidden_only=tuple(found)) \
-        if lookback or hidden else None
+                          hidden=(spec.hidden_depth,) if hidden else (), hidden_only=tuple(found),
+                          project_words=project) if lookback or hidden else None
     calls = [Call(measure.scoring_request(case, answer, "full", splitter=bench.spec.sentences, observe=observe),
                   purpose="ground", role=bench.spec.clerk),
              Call(measure.scoring_request(case, answer, "none", splitter=bench.spec.sentences), purpose="ground",
@@ -157,10 +162,15 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
     hidden = tuple(tuple(span[0]) for span in observed.hidden[:n]) \
         if observed.hidden is not None and len(observed.hidden) >= n and observed.hidden[0] else None
     asked = observed.hidden[n:] if hidden is not None and observed.hidden is not None else []
-    word_hidden = tuple(tuple(span[0]) for span in asked) if asked and all(asked) else None
-    if word_hidden is not None and len(word_hidden) != words_asked:
-        raise CourtError(f"case {reading.case.id}: the model door gave the hidden states of {len(word_hidden)} words "
-                         f"for the {words_asked} words of the answer it was asked for: a defect of the backend")
+    word_hidden, word_projection = None, None
+    if asked and all(asked):
+        if len(asked) != words_asked:
+            raise CourtError(f"case {reading.case.id}: the model door gave the hidden states of {len(asked)} words "
+                             f"for the {words_asked} words of the answer it was asked for: a defect of the backend")
+        if observed.projected_words is None:
+            word_hidden = tuple(tuple(span[0]) for span in asked)
+        else:
+            word_projection = (observed.projected_words, tuple(float(span[0][0]) for span in asked))
     unheard = {}
     if lookback is None:
         unheard["attention"] = NOT_INSIDE.format(what="attention")
@@ -172,7 +182,8 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
         says_yes = float((verdict.option_probs or {}).get("yes", 0.5))
     return replace(reading, token_spans=full.spans, full=full.logprobs, bare=bare.logprobs, lookback=lookback,
                    token_lookback=tuple(observed.token_lookback) if lookback is not None and observed.token_lookback
-                   else None, hidden=hidden, word_hidden=word_hidden, says_yes=says_yes, unheard=unheard)
+                   else None, hidden=hidden, word_hidden=word_hidden, word_projection=word_projection, says_yes=says_yes,
+                   unheard=unheard)
 
 
 def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:

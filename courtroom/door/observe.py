@@ -10,6 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from courtroom.digest import content_hash
+from courtroom.errors import BackendError
+
 
 class TokenIndex:
     """The character spans of a text's tokens, ready to be asked which tokens overlap a range: a tokenizer's spans are
@@ -46,3 +49,21 @@ def span_means(per_token: Any, members: Sequence[Sequence[int]], digits: int = 4
     rounded to `digits` decimals (a span without tokens takes the first token's values)."""
     values = np.asarray(per_token, dtype=np.float64)
     return [np.round(values[list(m) or [0]].mean(axis=0), digits).tolist() for m in members]
+
+
+def projected_means(per_token: Any, members: Sequence[Sequence[int]], direction: Sequence[float],
+                    digits: int = 4) -> list[list[float]]:
+    """For each span (its token indices), the mean of `per_token` (tokens first, a hidden state each) projected onto
+    `direction`: one number, in a list (what `ModelResponse.hidden` holds for a word whose state was projected)."""
+    values = np.asarray(per_token, dtype=np.float64)
+    if values.shape[-1] != len(direction):
+        raise BackendError(f"the words' states were to be projected onto a direction of {len(direction)} values; the "
+                           f"model's hidden state has {values.shape[-1]}: the word probe was fitted for another model")
+    towards = np.asarray(direction, dtype=np.float64)
+    return [[round(float(values[list(m) or [0]].mean(axis=0) @ towards), digits)] for m in members]
+
+
+def direction_key(direction: Sequence[float]) -> str:
+    """A short fingerprint of a projection direction (`Observation.project_words`), which a response names so that a
+    projection is never read as one onto another direction."""
+    return content_hash(repr(tuple(float(v) for v in direction)))[:12]

@@ -8,7 +8,7 @@ from typing import Any
 
 from courtroom.door.decoding import cache_argument
 from courtroom.door.models import LoadedModel
-from courtroom.door.observe import TokenIndex, span_means
+from courtroom.door.observe import TokenIndex, direction_key, projected_means, span_means
 from courtroom.door.prefix_cache import Segment
 from courtroom.door.requests import Observation
 
@@ -61,7 +61,11 @@ def observed_pass(lm: LoadedModel, observe: Observation, length: int, ids: list[
     if observe.hidden:
         layers = len(out.hidden_states) - 1
         chosen = [out.hidden_states[max(1, round(depth * layers))][0].float().cpu().numpy() for depth in observe.hidden]
-        members += [index.within(a, b) for a, b in observe.hidden_only]
-        per_span = [span_means(h, members, digits=3) for h in chosen]  # depth -> span -> dims
-        observed["hidden"] = [[per_span[d][s] for d in range(len(chosen))] for s in range(len(members))]
+        words = [index.within(a, b) for a, b in observe.hidden_only]
+        per_span = [span_means(h, members, digits=3)  # depth -> span -> dims (a projected word's: one number)
+                    + (projected_means(h, words, observe.project_words) if observe.project_words
+                       else span_means(h, words, digits=3)) for h in chosen]
+        observed["hidden"] = [[per_span[d][s] for d in range(len(chosen))] for s in range(len(members) + len(words))]
+        if observe.project_words:
+            observed["projected_words"] = direction_key(observe.project_words)
     return scores, observed

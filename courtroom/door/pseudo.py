@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from courtroom.door.observe import TokenIndex, span_means
+from courtroom.door.observe import TokenIndex, direction_key, projected_means, span_means
 from courtroom.door.requests import GenerationRequest, Observation
 from courtroom.door.scripted import Scored, Unparseable
 
@@ -81,8 +81,13 @@ class PseudoModel:
         index = TokenIndex(token_spans)
         members = [index.within(a, b) for a, b in observe.spans]
         words = [index.within(a, b) for a, b in observe.hidden_only]
-        return {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members + words, digits=3),
-                "token_lookback": [round(sum(sum(layer) for layer in r) / 4, 4) for r in ratios]}
+        out = {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members + words, digits=3),
+               "token_lookback": [round(sum(sum(layer) for layer in r) / 4, 4) for r in ratios]}
+        if observe.project_words:  # one depth (`Observation` checks): each word's state projected, one number
+            states = [token[0] for token in hidden]
+            out["hidden"][len(members):] = [[p] for p in projected_means(states, words, observe.project_words)]
+            out["projected_words"] = direction_key(observe.project_words)
+        return out
 
     def _free_text(self, key: tuple[Any, ...]) -> Any:
         """Free text as small models write it: JSON, JSON in a fence, or prose that does not parse."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from courtroom.digest import content_hash
 from courtroom.door.outputs import OutputSpec, output_spec
@@ -63,6 +63,16 @@ class Observation(BaseModel):
     hidden_only: tuple[tuple[int, int], ...] = Field((), exclude_if=lambda v: not v)
     """Further character spans (the answer's words) whose mean hidden states alone are reported, after those of
     `spans`: what a span model's word probe reads (`witnesses.word_states`)."""
+    project_words: tuple[float, ...] = Field((), exclude_if=lambda v: not v)
+    """With `hidden_only`: a direction in the hidden state (a fitted word probe's, `Probe.direction`), onto which each
+    word's mean state is projected: the door then reports one number per word and depth instead of the state, a few
+    bytes of record a word instead of kilobytes (the response names it: `ModelResponse.projected_words`)."""
+
+    @model_validator(mode="after")
+    def _projects_words(self) -> Observation:
+        if self.project_words and not (self.hidden_only and len(self.hidden) == 1):
+            raise ValueError("project_words needs the words' spans (hidden_only) and exactly one hidden depth")
+        return self
 
     @property
     def needs(self) -> frozenset[Capability]:
@@ -139,7 +149,10 @@ class ModelResponse(BaseModel):
     """With `Observation.lookback`: per token of the scored text, that share averaged over every layer and head."""
     hidden: list[list[list[float]]] | None = Field(None, exclude_if=lambda v: v is None)
     """With `Observation.hidden`: per observed span (`spans`, then `hidden_only`), per depth asked for, the mean hidden
-    state of the span's tokens."""
+    state of the span's tokens (of a word's, with `Observation.project_words`, its projection: one number)."""
+    projected_words: str | None = Field(None, exclude_if=lambda v: v is None)
+    """With `Observation.project_words`: the fingerprint of the direction the words' states were projected onto
+    (`observe.direction_key`); None when `hidden` holds the words' states themselves."""
     finish_reason: Literal["stop", "length", "parse_error"] = "stop"
     """Why generation ended; `length` means the token limit cut the output."""
     error: str | None = None

@@ -171,7 +171,7 @@ class ScriptedBackend(Backend):
             return {}
         wanted = {"lookback", "token_lookback"} if observe.lookback and "attention" in self._looks_inside else set()
         if observe.hidden and "hidden_states" in self._looks_inside:
-            wanted.add("hidden")
+            wanted |= {"hidden", "projected_words"} if observe.project_words else {"hidden"}
         if missing := wanted - set(output.observed):
             raise BackendError(f"the script gave no {sorted(missing)} for a request that asks to observe them")
         return {k: v for k, v in output.observed.items() if k in wanted}

@@ -108,7 +108,8 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
                                  reading.offset)
     asked = full.observe.hidden_only if full.observe is not None else ()
     states = (full.hidden or [])[len(full.hidden or []) - len(asked):] if asked else []
-    word_hidden = [list(s[0]) for s in states] if asked and len(states) == len(found) and all(states) else None
+    word_hidden = [list(s[0]) for s in states] \
+        if asked and full.projected_words is None and len(states) == len(found) and all(states) else None
     return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows, word_hidden=word_hidden,
                        sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
                        sentence_vectors=[_vectors(full if full.observe is not None else None, i)

@@ -38,6 +38,9 @@ class Reading:
     word_hidden: tuple[tuple[float, ...], ...] | None = None
     """Per word of the answer (`witness.spans.words`), the mean hidden state at the court's depth, when the court asked
     for them (`witnesses.word_states`)."""
+    word_projection: tuple[str, tuple[float, ...]] | None = None
+    """Instead of the words' states, when the court's word probe asked the door to project them
+    (`Observation.project_words`): the direction's fingerprint, and per word its state projected onto it."""
     says_yes: float | None = None
     """The model's P(yes) when asked the case's yes/no question after the context, when it was asked."""
     unheard: dict[str, str] = field(default_factory=dict)

@@ -77,6 +77,18 @@ class Probe(BaseModel):
         lin = self.linear
         return lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(vector, lin.mean, lin.scale, lin.weights))
 
+    @property
+    def direction(self) -> tuple[float, ...]:
+        """Its weight per raw coordinate (weight over scale): `score(v)` is `offset` plus `v` dotted with it, so a door
+        can project a vector onto it and report one number (`Observation.project_words`)."""
+        return tuple(w / s for w, s in zip(self.linear.weights, self.linear.scale))
+
+    @property
+    def offset(self) -> float:
+        """Its score of the zero vector (see `direction`)."""
+        lin = self.linear
+        return lin.intercept - math.fsum(w * m / s for w, m, s in zip(lin.weights, lin.mean, lin.scale))
+
     def scores(self, vectors: Sequence[Sequence[float]]) -> list[float]:
         """The score of each vector (a word probe over each word's state)."""
         return [self.score(vector) for vector in vectors]

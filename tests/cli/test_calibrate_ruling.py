@@ -231,24 +231,58 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     # the ruling weighs what the word probe says of the answer's words (its most suspect ones) among its values
     assert set(WORD_VALUES) <= set(fitted.families["any"].linear.features)
 
-    # a court whose ruling has a word probe asks for the words' states by itself (its file does not say so)
-    spec = yaml.safe_load(court.read_text())
-    assert spec["witnesses"].pop("word_states") is True
-    court.write_text(yaml.safe_dump(spec, sort_keys=False))
+    # its court, as written, records the words' states (to refit): each word's state is scored by the word probe
+    # once per case, however many weighings (the answer, each sentence, the spans) read it
     scored: list[int] = []
     scores = Probe.scores
     monkeypatch.setattr(Probe, "scores", lambda self, vectors: scored.append(len(vectors)) or scores(self, vectors))
+    kept = judged_inside(rows, tmp_path / "kept", court=str(court))
+    asked = [e for row in Audit(kept).rows() for e in Audit(kept).events(row.case_id)
+             if isinstance(e, ModelCallEvent) and e.observe is not None]
+    assert asked and all(e.observe.hidden_only and not e.observe.project_words for e in asked)
+    assert sorted(scored) == sorted(len(e.observe.hidden_only) for e in asked)
+
+    def weighings(run: Path) -> dict[str, object]:
+        audit = Audit(run)
+        return {row.case_id: e.verdict.weighing for row in audit.rows() for e in audit.events(row.case_id)
+                if e.event == "verdict"}
+
+    # a court whose ruling has a word probe asks for the words by itself (its file does not say so): each word's
+    # state projected onto the probe (one number a word in the record, not the state), weighed as the states are
+    spec = yaml.safe_load(court.read_text())
+    assert spec["witnesses"].pop("word_states") is True
+    court.write_text(yaml.safe_dump(spec, sort_keys=False))
     again = judged_inside(rows, tmp_path / "again", court=str(court))
     audit = Audit(again)
     asked = [e for row in audit.rows() for e in audit.events(row.case_id)
              if isinstance(e, ModelCallEvent) and e.observe is not None]
-    assert asked and all(e.observe.hidden_only for e in asked)
-    # each word's state is scored by the word probe once per case, however many weighings (the answer, each
-    # sentence, the spans) read it
-    assert sorted(scored) == sorted(len(e.observe.hidden_only) for e in asked)
-    weighed = [e.verdict.weighing for row in audit.rows() for e in audit.events(row.case_id) if e.event == "verdict"]
+    assert asked and all(e.observe.hidden_only and e.observe.project_words == fitted.spans.probe.direction
+                         and e.projected_words is not None for e in asked)
+    for e in asked:
+        words = e.hidden[len(e.observe.spans):]
+        assert len(words) == len(e.observe.hidden_only) and all(len(w[0]) == 1 for w in words)  # one number a word
+    weighed, states = weighings(again), weighings(kept)
     assert weighed and all(w is not None and not set(WORD_VALUES) & set(w.missing) and
-                           set(WORD_VALUES) <= set(w.contributions) for w in weighed)  # read off the words' states
+                           set(WORD_VALUES) <= set(w.contributions) for w in weighed.values())
+    for case, w in weighed.items():  # the projection gives the word values the states give (up to rounding)
+        for name in WORD_VALUES:
+            assert w.contributions[name] == pytest.approx(states[case].contributions[name], abs=0.05), (case, name)
+
+    # rejudged with a ruling whose word probe points elsewhere, the recorded projections are not read as its own:
+    # the word values are missing, never misread
+    other = fitted.model_copy(update={"spans": fitted.spans.model_copy(update={"probe": fitted.spans.probe.model_copy(
+        update={"linear": fitted.spans.probe.linear.model_copy(
+            update={"weights": [-w for w in fitted.spans.probe.linear.weights]})})})})
+    other_file = tmp_path / "other.yaml"
+    other_file.write_text(yaml.safe_dump(other.model_dump(mode="json"), sort_keys=False))
+    spec["witnesses"]["rulings"] = {k: str(other_file) for k in spec["witnesses"]["rulings"]}
+    other_court = tmp_path / "other-court.yaml"
+    other_court.write_text(yaml.safe_dump(spec, sort_keys=False))
+    result = runner.invoke(app, ["rejudge", str(again), "--court", str(other_court), "--out", str(tmp_path / "R")],
+                           env=WIDE)
+    assert result.exit_code == 0, result.output
+    rejudged = weighings(tmp_path / "R")
+    assert rejudged and all(set(WORD_VALUES) <= set(w.missing) for w in rejudged.values())
     gold = {r["id"]: r for r in rows}
     for line in (again / "results.jsonl").read_text().splitlines():
         row = json.loads(line)

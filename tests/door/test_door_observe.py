@@ -47,6 +47,12 @@ def test_an_observation_needs_what_it_asks_for() -> None:
     for depth in (0.0, 1.5):
         with pytest.raises(ValidationError):
             Observation(spans=SPANS, hidden=(depth,))
+    # words projected onto a direction: only of the words' states, at one depth
+    words = Observation(spans=SPANS, hidden=(0.5,), hidden_only=((0, 3),), project_words=(1.0, -1.0))
+    assert "project_words" in words.model_dump() and "project_words" not in BOTH.model_dump()  # old records unchanged
+    for wrong in ({"hidden": (0.5,)}, {"hidden": (0.5, 1.0), "hidden_only": ((0, 3),)}):
+        with pytest.raises(ValidationError, match="project_words needs the words' spans"):
+            Observation(spans=SPANS, project_words=(1.0,), **wrong)
 
 
 def test_token_indices_find_the_tokens_overlapping_a_span() -> None:

@@ -93,3 +93,25 @@ def test_a_pass_that_fails_inside_the_model_restores_its_attention_and_removes_i
     assert model.config._attn_implementation == implementation
     assert [len(m._forward_hooks) for m in attention] == hooks_before
     assert backend.looks_inside == {"attention", "hidden_states"}
+
+
+def test_words_projected_onto_a_direction_are_their_states_dotted_with_it_and_a_wrong_width_is_refused(
+        real_backend: TransformersBackend) -> None:
+    from courtroom.door.observe import direction_key
+    from courtroom.errors import BackendError
+
+    backend = TransformersBackend(loaded=real_backend.loaded, prefix_cache=False)
+    words = ((4, 14), (19, 28), (32, 36))  # lighthouse, automated, 1926
+    assert [TEXT[a:b] for a, b in words] == ["lighthouse", "automated", "1926"]
+    direction = tuple(float(v) for v in np.random.default_rng(0).normal(size=WIDTH))
+    states = backend.generate_one(scoring(Observation(spans=SPANS[2:], hidden=(0.5,), hidden_only=words)))
+    projected = backend.generate_one(scoring(Observation(spans=SPANS[2:], hidden=(0.5,), hidden_only=words,
+                                                         project_words=direction)))
+    assert states.projected_words is None and projected.projected_words == direction_key(direction)
+    assert projected.hidden[0] == states.hidden[0]  # the spans' states as before
+    dots = [float(np.dot(s[0], direction)) for s in states.hidden[1:]]  # the recorded states, rounded to 3 decimals
+    assert [len(w[0]) for w in projected.hidden[1:]] == [1, 1, 1]
+    assert [w[0][0] for w in projected.hidden[1:]] == pytest.approx(dots, abs=0.05 * np.sqrt(WIDTH) / 10)
+    with pytest.raises(BackendError, match=f"direction of 3 values; the model's hidden state has {WIDTH}"):
+        backend.generate_one(scoring(Observation(spans=SPANS[2:], hidden=(0.5,), hidden_only=words,
+                                                 project_words=(1.0, 0.0, 0.0))))

@@ -133,6 +133,12 @@ def test_a_word_probe_weighs_each_words_hidden_state_and_adds_nothing_without_th
         assert model_scores(model, [row, row], probe.scores(states) if states else None) == [0.5, 0.5]
     with pytest.raises(Exception, match="probe weighs 2 values"):  # states of another model
         probe.scores([[1.0, 0.0, 0.0]])
+    # what a door projects a word's state onto: the probe's score is its offset plus the projection
+    skewed = Probe(source="hidden", linear=Linear(features=[], mean=[0.3, -1.0], scale=[2.0, 0.5], weights=[1.5, -0.4],
+                                                  intercept=0.2))
+    for state in ([1.0, 2.0], [-0.7, 0.1]):
+        dot = sum(v * d for v, d in zip(state, skewed.direction))
+        assert skewed.offset + dot == pytest.approx(skewed.score(state))
 
 
 def test_a_ruling_with_a_word_probe_weighs_its_most_suspect_words_and_leaves_them_out_without_the_states() -> None:
