@@ -105,8 +105,9 @@ class WitnessesSpec(BaseModel):
     convicted are the verdict's spans (instead of the witnesses' own)."""
     word_states: Annotated[bool, Since(8)] = False
     """Also record the hidden state of every word of the answer (at `hidden_depth`; in-process backends), so that
-    `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Turned on by itself where
-    the court's ruling has a word probe. Costs no model time, but a record of about 6 KB a word."""
+    `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Costs no model time, but a
+    record of about 6 KB a word. A court whose ruling has a word probe needs not: it asks for each word's state
+    projected onto the probe (one number a word, `Observation.project_words`)."""
     rulings: dict[str, FittedRuling | str] = Field(default_factory=dict)
     """Model -> its fitted ruling: a ruling file, relative to the court file (read when the court loads, and recorded
     whole in every run's manifest), by the name given to --model (`default` is `smollm2-135m`)."""

@@ -66,18 +66,23 @@ class Examination:
         """A word probe's log-odds of the answer's words (or of one sentence's), from the words' states the pass
         recorded, or from their projections onto this probe's direction (none onto another probe's): each word is
         scored once per case, however many weighings read it."""
-        states, projection = self.reading.word_hidden, self.reading.word_projection
-        if probe is None or (states is None and (projection is None or
-                                                 projection[0] != direction_key(probe.direction))):
+        if probe is None:
             return None
         cached = self._word_scores.get(id(probe))
         if cached is None or cached[0] is not probe:
-            scores = probe.scores(states) if states is not None else [probe.offset + v for v in projection[1]]
-            cached = self._word_scores[id(probe)] = (probe, scores)
+            cached = self._word_scores[id(probe)] = (probe, self._score_words(probe))
         scores = cached[1]
-        if sentence is None:
+        if scores is None or sentence is None:
             return scores
         return [s for w, s in zip(self.reading.words, scores) if w.sentence == sentence]
+
+    def _score_words(self, probe: Probe) -> list[float] | None:
+        states, projection = self.reading.word_hidden, self.reading.word_projection
+        if states is not None:
+            return probe.scores(states)
+        if projection is not None and projection[0] == direction_key(probe.direction):
+            return [probe.offset + v for v in projection[1]]
+        return None
 
     def weigh(self, ruling: FittedRuling, sentence: int | None = None) -> Weighing:
         """The ruling's weighing of the whole answer (or of one sentence)."""
@@ -163,14 +168,17 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
         if observed.hidden is not None and len(observed.hidden) >= n and observed.hidden[0] else None
     asked = observed.hidden[n:] if hidden is not None and observed.hidden is not None else []
     word_hidden, word_projection = None, None
-    if asked and all(asked):
+    if words_asked and asked and all(asked):  # (a rejudging court that asks for no words reads none it is served)
         if len(asked) != words_asked:
             raise CourtError(f"case {reading.case.id}: the model door gave the hidden states of {len(asked)} words "
                              f"for the {words_asked} words of the answer it was asked for: a defect of the backend")
         if observed.projected_words is None:
             word_hidden = tuple(tuple(span[0]) for span in asked)
-        else:
+        elif all(len(span[0]) == 1 for span in asked):
             word_projection = (observed.projected_words, tuple(float(span[0][0]) for span in asked))
+        else:
+            raise CourtError(f"case {reading.case.id}: the model door says it projected the words' states, and gave "
+                             "more than one number a word: a defect of the backend")
     unheard = {}
     if lookback is None:
         unheard["attention"] = NOT_INSIDE.format(what="attention")
@@ -235,6 +243,7 @@ def check_ruling(ruling: FittedRuling, spec: CourtSpec, model: str, where: str) 
         if name in WITNESSES and WITNESSES[name].version != version:
             raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this courtroom's "
                              f"is version {WITNESSES[name].version}: refit it (courtroom calibrate --ruling)")
-    if "hidden" in ruling.probes and ruling.hidden_depth != witnesses.hidden_depth:
-        raise CourtError(f"{where}: the ruling's hidden-state probe reads depth {ruling.hidden_depth}, the court's "
+    reads_states = "hidden" in ruling.probes or (ruling.spans is not None and ruling.spans.probe is not None)
+    if reads_states and ruling.hidden_depth != witnesses.hidden_depth:
+        raise CourtError(f"{where}: the ruling's hidden-state probes read depth {ruling.hidden_depth}, the court's "
                          f"witnesses.hidden_depth is {witnesses.hidden_depth}")

@@ -44,6 +44,9 @@ class LabelledRuns:
     court: Court
     model: str
     runs: list[str]
+    projected_words: int = 0
+    """Cases whose words the runs recorded projected onto a word probe (`Observation.project_words`), not as states:
+    no new word probe can be fitted on them."""
 
 
 def _court(audit: Audit) -> Court:
@@ -122,6 +125,7 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
     examples: list[Example] = []
     court: Court | None = None
     model = ""
+    projected = 0
     for run_dir in run_dirs:
         audit = Audit(run_dir)
         this = _court(audit)
@@ -136,15 +140,17 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
         for row in audit.rows():
             if row.case_id in seen or row.label is None or row.gold is None:
                 continue
-            example = example_of(audit.events(row.case_id), this.spec.sentences)
+            events = list(audit.events(row.case_id))
+            example = example_of(events, this.spec.sentences)
             if example is not None:
                 found.append(example)
+                projected += any(isinstance(e, ModelCallEvent) and e.projected_words for e in events)
         if not any(e.spans is not None and e.spans.gold for e in found):  # a run whose data has no gold spans
             found = [replace(e, spans=None) for e in found]
         examples += found
     if court is None:
         raise ConfigError("no run given")
-    return LabelledRuns(examples, court, model, [str(r) for r in run_dirs])
+    return LabelledRuns(examples, court, model, [str(r) for r in run_dirs], projected)
 
 
 def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int = 0, command: str = "") -> tuple[RulingFit, LabelledRuns]:
@@ -158,6 +164,10 @@ def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int =
     fit = fit_ruling(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
                      hidden_depth=witnesses.hidden_depth if any("hidden" in e.vectors for e in runs.examples) else None,
                      folds=folds, seed=seed, command=command)
+    if runs.projected_words:
+        fit.notes.append(f"{runs.projected_words} cases recorded their words projected onto the ruling's word probe "
+                         "(one number a word), not their states: no word probe is fitted on them; run the court with "
+                         "--set witnesses.word_states=true to refit one")
     return fit, runs
 
 

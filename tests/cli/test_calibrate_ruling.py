@@ -283,6 +283,22 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     assert result.exit_code == 0, result.output
     rejudged = weighings(tmp_path / "R")
     assert rejudged and all(set(WORD_VALUES) <= set(w.missing) for w in rejudged.values())
+
+    # a court that asks for no words decides runs that recorded them (states or projections) as if they had not
+    del spec["witnesses"]["rulings"]
+    bare = tmp_path / "bare-court.yaml"
+    bare.write_text(yaml.safe_dump(spec, sort_keys=False))
+    for recorded in (kept, again):
+        out = tmp_path / f"bare-{recorded.name}"
+        result = runner.invoke(app, ["rejudge", str(recorded), "--court", str(bare), "--out", str(out)], env=WIDE)
+        assert result.exit_code == 0, result.output
+        assert all(json.loads(line)["error"] is None for line in (out / "results.jsonl").read_text().splitlines())
+
+    # a run that recorded projections fits no new word probe, and says why
+    result = runner.invoke(app, ["calibrate", str(again), "--ruling", str(tmp_path / "r2.yaml")], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "projected onto the ruling's word probe" in " ".join(result.output.split())
+    assert FittedRuling.model_validate(yaml.safe_load((tmp_path / "r2.yaml").read_text())).spans.probe is None
     gold = {r["id"]: r for r in rows}
     for line in (again / "results.jsonl").read_text().splitlines():
         row = json.loads(line)

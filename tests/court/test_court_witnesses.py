@@ -15,7 +15,8 @@ from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import CaseFailedError, CourtError
 from courtroom.witness.registry import WITNESSES
-from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe
+from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe, SpanModel
+from courtroom.witness.spans import FEATURES, WORD_PROBE
 
 HEARD = "heard: [grounding, lookback, hidden, figures, names, polarity, overlap, verdict]"
 
@@ -64,6 +65,11 @@ def test_a_ruling_file_filed_under_its_model_is_read_relative_to_the_court(tmp_p
               probes={"hidden": Probe(source="hidden", linear=Linear(features=[], mean=[0.0], scale=[1.0],
                                                                      weights=[1.0], intercept=0.0))}),
      HEARD, "0.5", "default", ["depth 0.25", "hidden_depth is 0.5"]),
+    (a_ruling(hidden_depth=0.75, spans=SpanModel(  # a word probe alone reads the hidden state at its depth too
+        linear=Linear(features=[*FEATURES, WORD_PROBE], mean=[0.0] * (len(FEATURES) + 1),
+                      scale=[1.0] * (len(FEATURES) + 1), weights=[0.0] * (len(FEATURES) + 1), intercept=0.0),
+        probe=Probe(source="hidden", linear=Linear(features=[], mean=[0.0], scale=[1.0], weights=[1.0], intercept=0.0)))),
+     HEARD, "0.5", "default", ["depth 0.75", "hidden_depth is 0.5"]),
 ])
 def test_a_ruling_for_another_model_court_witness_version_or_depth_is_refused_naming_both(
         tmp_path: Path, ruling: FittedRuling, heard: str, depth: str, filed_under: str, both: list[str]) -> None:
