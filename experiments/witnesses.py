@@ -134,7 +134,8 @@ def main() -> None:
         word_lines: list[str] = []
         if any(e.spans is not None and e.spans.word_hidden is not None for e in examples):
             # the same fit with the words' hidden states taken away: what the word probe adds
-            bare = [replace(e, spans=replace(e.spans, word_hidden=None)) if e.spans is not None else e for e in examples]
+            bare = [replace(e, spans=replace(e.spans, word_hidden=None) if e.spans is not None else None,
+                            word_hidden=None) for e in examples]
             without = fit_ruling(bare, model=runs.model, court=runs.court.spec.name, witnesses=fit.ruling.witnesses)
             ways["words, without the word probe"] = without.span_cases["words"]
             plain = rows_of(bare, without.out_of_fold,

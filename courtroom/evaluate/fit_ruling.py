@@ -56,6 +56,9 @@ class Example:
     """Cases with the same group (the same answer) share a fold."""
     spans: SpanExample | None = None
     """Its words, for a span model (cases of datasets with gold spans)."""
+    word_hidden: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """Each word's hidden state (words x dimensions), when its run recorded them (`witnesses.word_states`), with gold
+    spans or without: what a word probe fitted on the annotated cases says of it is a value of the ruling."""
 
 
 @dataclass
@@ -159,10 +162,9 @@ def _word_columns(design: _Design, rows: np.ndarray, words: WordProbe | None, cr
         return out
     crossed = dict(zip(words.examples, words.crossed)) if cross_fitted else {}
     for row, i in enumerate(rows):
-        spans = design.examples[i].spans
         scores = crossed.get(int(i))
-        if scores is None and spans is not None and spans.word_hidden is not None:
-            scores = words.probe.scores(spans.word_hidden)
+        if scores is None and (states := design.examples[i].word_hidden) is not None and len(states):
+            scores = list(apply_linear(words.probe.linear, states))
         if scores:
             values = word_values(scores)
             out[row] = [values[name] for name in WORD_VALUES]

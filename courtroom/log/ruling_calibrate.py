@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from courtroom.case import Case, CaseVerdict
@@ -79,9 +80,21 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER) 
         return None
     observed = next((e for e in ground if e.observe is not None), None)
     values = testimony_values(verdict.testimony)
+    states = _word_states(observed)
     return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=case.label == "FAIL",
                    values=values, vectors=_vectors(observed, -1), group=content_hash(case.answer.strip()),
-                   spans=_span_example(case, verdict, ground, splitter) if case.spans or case.label == "PASS" else None)
+                   spans=_span_example(case, verdict, ground, splitter) if case.spans or case.label == "PASS" else None,
+                   word_hidden=np.array(states, dtype=np.float32) if states is not None else None)
+
+
+def _word_states(observed: ModelCallEvent | None) -> list[list[float]] | None:
+    """The answer's words' hidden states a scoring pass recorded (`witnesses.word_states`; not their projections),
+    None when it recorded none."""
+    asked = observed.observe.hidden_only if observed is not None and observed.observe is not None else ()
+    if not asked or observed is None or observed.projected_words is not None or not observed.hidden:
+        return None
+    states = observed.hidden[len(observed.hidden) - len(asked):]
+    return [list(s[0]) for s in states] if len(states) == len(asked) and all(states) else None
 
 
 def _vectors(observed: ModelCallEvent | None, at: int) -> dict[str, list[float]]:
@@ -109,10 +122,8 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
     found, rows, _ = word_values(answer, reading.sentences, [0.0] * len(reading.sentences), spans,  # type: ignore[arg-type]
                                  full.token_logprobs, bare.token_logprobs, full.token_lookback, verdict.testimony,
                                  reading.offset)
-    asked = full.observe.hidden_only if full.observe is not None else ()
-    states = (full.hidden or [])[len(full.hidden or []) - len(asked):] if asked else []
-    word_hidden = [list(s[0]) for s in states] \
-        if asked and full.projected_words is None and len(states) == len(found) and all(states) else None
+    states = _word_states(full if full.observe is not None else None)
+    word_hidden = states if states is not None and len(states) == len(found) else None
     return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows, word_hidden=word_hidden,
                        sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
                        sentence_vectors=[_vectors(full if full.observe is not None else None, i)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -13,8 +14,10 @@ from typer.testing import CliRunner
 from courtroom.cli import app
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.engine.events import ModelCallEvent, VerdictEvent
+from courtroom.evaluate.fit_ruling import _Design, _word_columns, _word_probe
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
+from courtroom.log.ruling_calibrate import calibrate_ruling
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from courtroom.witness.ruling import WORD_VALUES, FittedRuling, Probe
@@ -230,6 +233,19 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     assert len(fitted.spans.probe.linear.weights) == len(first.hidden[-1][0])  # over a word's state
     # the ruling weighs what the word probe says of the answer's words (its most suspect ones) among its values
     assert set(WORD_VALUES) <= set(fitted.families["any"].linear.features)
+
+    # with a run of data without gold spans beside it, the probe fitted on the annotated answers speaks of its
+    # answers too: their words' states are kept (no span example), and the ruling weighs their word values
+    plain = judged_inside([{k: v for k, v in r.items() if k != "spans"} | {"id": r["id"] + "-plain"} for r in rows],
+                          tmp_path / "plain", overrides={"witnesses.word_states": True})
+    fit, runs = calibrate_ruling([run, plain])
+    unannotated = [i for i, e in enumerate(fit.examples) if e.case_id.endswith("-plain")]
+    assert unannotated and all(fit.examples[i].spans is None and fit.examples[i].word_hidden is not None
+                               and fit.examples[i].word_hidden.shape[1] == len(first.hidden[-1][0]) for i in unannotated)
+    design = _Design(fit.examples)
+    word_probe = _word_probe(design, np.arange(len(fit.examples)))
+    columns = _word_columns(design, np.array(unannotated), word_probe, cross_fitted=True)
+    assert word_probe is not None and np.isfinite(columns).all()
 
     # its court, as written, records the words' states (to refit): each word's state is scored by the word probe
     # once per case, however many weighings (the answer, each sentence, the spans) read it
