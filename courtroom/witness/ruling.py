@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from courtroom.case import Testimony, Weighing
@@ -90,8 +91,15 @@ class Probe(BaseModel):
         return lin.intercept - math.fsum(w * m / s for w, m, s in zip(lin.weights, lin.mean, lin.scale))
 
     def scores(self, vectors: Sequence[Sequence[float]]) -> list[float]:
-        """The score of each vector (a word probe over each word's state)."""
-        return [self.score(vector) for vector in vectors]
+        """The score of each vector (a word probe over each word's state), in one matrix product."""
+        if not len(vectors):
+            return []
+        X = np.asarray(vectors, dtype=np.float64)
+        lin = self.linear
+        if X.ndim != 2 or X.shape[1] != len(lin.weights):
+            raise ConfigError(f"the ruling's {self.source} probe weighs {len(lin.weights)} values, the model's pass "
+                              f"gave {X.shape[-1]}: the ruling was fitted for another model")
+        return (lin.intercept + ((X - np.array(lin.mean)) / np.array(lin.scale)) @ np.array(lin.weights)).tolist()
 
 
 class SpanModel(BaseModel):
