@@ -47,11 +47,9 @@ class SpanExample:
 
 
 def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe],
-                word_probe: Probe | None = None) -> list[float]:
-    """Each sentence's P(hallucinated) by a ruling's probes (its word probe reading the sentence's words' states)
-    and its family's weights."""
-    word_scores = word_probe.scores(spans.word_hidden) if word_probe is not None and spans.word_hidden is not None \
-        else None
+                word_scores: Sequence[float] | None = None) -> list[float]:
+    """Each sentence's P(hallucinated) by a ruling's probes (with a word probe, its log-odds of the answer's words:
+    `word_scores`, `word_scores_of`) and its family's weights."""
     out = []
     for index, (values, vectors) in enumerate(zip(spans.sentence_values, spans.sentence_vectors)):
         scored = dict(values)
@@ -63,6 +61,11 @@ def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Prob
         parts, _ = family.linear.contributions(scored)
         out.append(float(1 / (1 + np.exp(-np.clip(sum(parts.values()), -50, 50)))))
     return out
+
+
+def word_scores_of(spans: SpanExample, probe: Probe | None) -> list[float] | None:
+    """A word probe's log-odds of the answer's words (None without a probe or the words' states)."""
+    return probe.scores(spans.word_hidden) if probe is not None and spans.word_hidden is not None else None
 
 
 def _rows(spans: SpanExample, ps: list[float]) -> list[list[float]]:
@@ -97,7 +100,7 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
         word_probe = fit_word_probe([spans for spans, _ in chosen])
     rows, gold, per = [], [], []
     for spans, family in chosen:
-        r = _rows(spans, sentence_ps(spans, family, probes, word_probe[0] if word_probe else None))
+        r = _rows(spans, sentence_ps(spans, family, probes, word_scores_of(spans, word_probe[0] if word_probe else None)))
         rows += r
         gold += _gold_words(spans)
         per.append(r)
@@ -169,7 +172,8 @@ def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], mo
           p_case: float, max_charges: int = 3) -> dict[str, SpanCase]:
     """The spans each way of pointing predicts for one answer (its family's weights: `family`), none when the case
     is found faithful."""
-    ps = sentence_ps(spans, family, probes, model.probe if model is not None else None)
+    scored = word_scores_of(spans, model.probe if model is not None else None)
+    ps = sentence_ps(spans, family, probes, scored)
     sentences: list[tuple[int, int, float]] = []
     words: list[tuple[int, int, float]] = []
     if p_case >= family.threshold and ps:
@@ -178,7 +182,6 @@ def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], mo
         bounds = _sentence_bounds(spans)
         sentences = [(bounds[i][0], bounds[i][1], ps[i]) for i in charged if i < len(bounds)]
         if model is not None:
-            scored = model.probe.scores(spans.word_hidden) if model.probe and spans.word_hidden is not None else None
             rows = with_word_probe(model, _rows(spans, ps), scored)
             scores = list(1 / (1 + np.exp(-apply_linear(model.linear, np.array(rows)))))
             found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap, model.window)

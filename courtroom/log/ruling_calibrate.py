@@ -83,7 +83,8 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER) 
     states = _word_states(observed)
     return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=case.label == "FAIL",
                    values=values, vectors=_vectors(observed, -1), group=content_hash(case.answer.strip()),
-                   spans=_span_example(case, verdict, ground, splitter) if case.spans or case.label == "PASS" else None,
+                   spans=_span_example(case, verdict, ground, splitter, states)
+                   if case.spans or case.label == "PASS" else None,
                    word_hidden=np.array(states, dtype=np.float32) if states is not None else None)
 
 
@@ -110,8 +111,8 @@ def _vectors(observed: ModelCallEvent | None, at: int) -> dict[str, list[float]]
     return vectors
 
 
-def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent],
-                  splitter: SentenceSplitter) -> SpanExample | None:
+def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent], splitter: SentenceSplitter,
+                  states: list[list[float]] | None = None) -> SpanExample | None:
     """The words of the answer with their values, for a span model (None without both scoring passes)."""
     if len(ground) < 2 or ground[0].token_logprobs is None or ground[1].token_logprobs is None:
         return None
@@ -122,8 +123,7 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
     found, rows, _ = word_values(answer, reading.sentences, [0.0] * len(reading.sentences), spans,  # type: ignore[arg-type]
                                  full.token_logprobs, bare.token_logprobs, full.token_lookback, verdict.testimony,
                                  reading.offset)
-    states = _word_states(full if full.observe is not None else None)
-    word_hidden = states if states is not None and len(states) == len(found) else None
+    word_hidden = states if full.observe is not None and states is not None and len(states) == len(found) else None
     return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows, word_hidden=word_hidden,
                        sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
                        sentence_vectors=[_vectors(full if full.observe is not None else None, i)
