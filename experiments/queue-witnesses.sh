@@ -8,7 +8,7 @@ set -u
 cd "$(dirname "$0")/.."
 COURTROOM=${COURTROOM:-.venv/bin/courtroom}
 DATA=${DATA:-../shared/data}
-LANES=${*:-qwen0.5b smollm2 pointing qwen1.5b pointing1.5b}
+LANES=${*:-qwen0.5b smollm2 smollm2-words pointing qwen1.5b pointing1.5b}
 run() { "$COURTROOM" run "$@" || echo "run failed: $*"; }
 
 for lane in $LANES; do
@@ -24,6 +24,11 @@ for lane in $LANES; do
       R=experiments/results/default
       run "$DATA/halubench-dev.jsonl" --model default --out $R/halubench-witnesses
       run "$DATA/ragtruth-spans-dev.jsonl" --model default --out $R/ragtruth-witnesses ;;
+    smollm2-words)
+      # every word's hidden state recorded, for the word probe of SmolLM2's ruling
+      R=experiments/results/default
+      run "$DATA/ragtruth-spans-dev.jsonl" --model default --set witnesses.word_states=true --out $R/ragtruth-word-states
+      run "$DATA/halubench-dev.jsonl" --model default --set witnesses.word_states=true --out $R/halubench-word-states ;;
     pointing)
       R=experiments/results/qwen2.5-coder-0.5b
       # spans are scored on hallucinated answers only: the trial runs on the 124 FAIL rows (a copy outside the repo)
