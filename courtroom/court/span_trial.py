@@ -13,10 +13,19 @@ content taken away, and the calibrated probability is P(option) / P(option witho
 
 A verified quote acquits the words; otherwise the judge's P(hallucinated) decides. The words convicted are the
 verdict's spans, each marked verified (its quote found in the answer) and named by the prosecutor.
+
+With `witnesses.trial_charges: spans` the counts are the witnesses' own spans instead (the strongest `COUNTS`; the
+prosecutor names words only in a charged sentence where the witnesses found none): each is defended and ruled on as
+above, the judge's ruling calibrated against the same ruling with the words taken away, and its odds multiply the
+witnesses' (a span is convicted when the product clears the span model's threshold). A judge without an opinion
+(calibrated 0.5) leaves the witnesses' spans as they are; only a verified quote or a judge sure of the words' support
+acquits one.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Literal
 
 from courtroom.case import Case, HallucinatedSpan
@@ -37,6 +46,8 @@ CANDIDATES = 4
 """At most this many word runs are offered to the prosecutor."""
 QUOTES = 5
 """At most this many context sentences are offered to the defender."""
+COUNTS = 4
+"""At most this many of the witnesses' spans are tried (`trial_charges: spans`), the strongest first."""
 CONTENT_FREE = "N/A"
 
 
@@ -67,13 +78,16 @@ def _candidates(examination: Examination, spans: list[HallucinatedSpan], sentenc
     return out[:CANDIDATES]
 
 
-def _quotes(examination: Examination, sentence: int) -> list[int]:
-    """The context sentences (numbered from 1) sharing most content words with an answer sentence."""
+def _quotes(examination: Examination, sentence: int, words: str = "") -> list[int]:
+    """The context sentences (numbered from 1) sharing most content words with an answer sentence (with the named
+    `words` first, when given)."""
     reading = examination.reading
     start, end = reading.sentences[sentence]
     wanted = {w.key for w in content_words(reading.answer[start:end])}
-    shared = [(len(wanted & {w.key for w in content_words(s)}), i + 1) for i, s in enumerate(reading.context_sentences)]
-    return [i for n, i in sorted(shared, key=lambda x: (-x[0], x[1])) if n > 0][:QUOTES]
+    named = {w.key for w in content_words(words)}
+    shared = [(len(named & keys), len(wanted & keys), i + 1)
+              for i, keys in enumerate({w.key for w in content_words(s)} for s in reading.context_sentences)]
+    return [i for m, n, i in sorted(shared, key=lambda x: (-x[0], -x[1], x[2])) if n > 0 or m > 0][:QUOTES]
 
 
 def verified_support(words: str, quote: str) -> bool:
@@ -83,9 +97,9 @@ def verified_support(words: str, quote: str) -> bool:
     return bool(keys) and keys <= {w.key for w in content_words(quote)} or normalize(words) in normalize(quote)
 
 
-def try_span(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
-             charge: int, transcript: Transcript) -> Step:
-    """The three turns over one charged sentence; the span convicted, or None."""
+def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
+               charge: int, transcript: Transcript) -> Step:
+    """The prosecutor's turn over a charged sentence: the words it names (checked against the answer), or None."""
     reading = examination.reading
     start, end = reading.sentences[sentence]
     quote = reading.answer[start:end]
@@ -106,35 +120,65 @@ def try_span(bench: Bench, case: Case, examination: Examination, spans: list[Hal
                    persona=bench.persona("prosecutor").name, move="name", payload={"words": named},
                    move_probs=None, choice_probs=named_probs,
                    finding=f"the words are {'' if found_in_answer else 'not '}in the answer (raw P {said[named]:.2f})")
-    if named == NONE:
-        return None
-    numbers = _quotes(examination, sentence)
-    cited, verified = 0, False
-    if numbers:
-        listed = "\n".join(f"[{n}] {reading.context_sentences[n - 1]}" for n in numbers)
-        ask = (f'CHARGE {charge + 1}: the answer states "{quote}"\nThe prosecution holds these words unsupported: '
-               f'"{{words}}"\nQuote the one context sentence that supports them: answer with its number, or 0 if none '
-               f"does.\n{listed}")
-        choices = (*(str(n) for n in numbers), "0")
-        defence = {"role": "defender", "node": "defense", "charge": charge, "round": 1}
-        said, free = yield from gather([_ask(bench, case, ask.format(words=named), choices, defence),
-                                        _ask(bench, case, ask.format(words=CONTENT_FREE), choices, defence)])
-        cited_probs = _calibrated(said, free)
-        cited = int(most_probable(cited_probs))
-        verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1])
-        transcript.add(MoveEvent, charge=charge, round=1, node="defense", role="defender",
-                       persona=bench.persona("defender").name, move="quote", payload={"evidence": cited},
-                       choice_probs=cited_probs, evidence_found=cited > 0 or None,
-                       finding=(f"[{cited}] {'holds' if verified else 'does not hold'} the named words" if cited
-                                else "no sentence quoted"))
-    judged = (f'The answer states "{quote}". The prosecution holds the words "{named}" unsupported by the context. '
+    return None if named == NONE else (named, found_in_answer)
+
+
+def _defend(bench: Bench, case: Case, examination: Examination, named: str, sentence: int, charge: int,
+            transcript: Transcript, numbers: list[int]) -> Step:
+    """The defender's turn: the context sentence it quotes for the named words (0: none) and whether the quote holds
+    them."""
+    reading = examination.reading
+    start, end = reading.sentences[sentence]
+    quote = reading.answer[start:end]
+    if not numbers:
+        return 0, False
+    listed = "\n".join(f"[{n}] {reading.context_sentences[n - 1]}" for n in numbers)
+    ask = (f'CHARGE {charge + 1}: the answer states "{quote}"\nThe prosecution holds these words unsupported: '
+           f'"{{words}}"\nQuote the one context sentence that supports them: answer with its number, or 0 if none '
+           f"does.\n{listed}")
+    choices = (*(str(n) for n in numbers), "0")
+    defence = {"role": "defender", "node": "defense", "charge": charge, "round": 1}
+    said, free = yield from gather([_ask(bench, case, ask.format(words=named), choices, defence),
+                                    _ask(bench, case, ask.format(words=CONTENT_FREE), choices, defence)])
+    cited_probs = _calibrated(said, free)
+    cited = int(most_probable(cited_probs))
+    verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1])
+    transcript.add(MoveEvent, charge=charge, round=1, node="defense", role="defender",
+                   persona=bench.persona("defender").name, move="quote", payload={"evidence": cited},
+                   choice_probs=cited_probs, evidence_found=cited > 0 or None,
+                   finding=(f"[{cited}] {'holds' if verified else 'does not hold'} the named words" if cited
+                            else "no sentence quoted"))
+    return cited, verified
+
+
+def _ruling_request(examination: Examination, sentence: int, named: str, cited: int, verified: bool,
+                    case: Case) -> GenerationRequest:
+    """The judge's question: the charged statement, the named words and the defence's quote with the court's check."""
+    reading = examination.reading
+    start, end = reading.sentences[sentence]
+    judged = (f'The answer states "{reading.answer[start:end]}". The prosecution holds the words "{named}" unsupported '
+              "by the context. "
               + (f'The defence quotes the context: "{reading.context_sentences[cited - 1]}" (the court checked: the '
                  f"quote {'holds' if verified else 'does not hold'} the named words)." if cited else
                  "The defence quotes no context sentence.")
               + ' Are the named words hallucinated? Answer "hallucinated" or "supported".')
     messages = (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=judged))
-    [response] = yield [Call(GenerationRequest(messages=messages, output_type=VerdictChoice, cache_group=case.id),
-                             purpose="verdict", role="judge", node="bench", charge=charge, round=1)]
+    return GenerationRequest(messages=messages, output_type=VerdictChoice, cache_group=case.id)
+
+
+def try_span(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
+             charge: int, transcript: Transcript) -> Step:
+    """The three turns over one charged sentence (`trial_charges: named`); the span convicted, or None."""
+    reading = examination.reading
+    start = reading.sentences[sentence][0]
+    prosecuted = yield from _prosecute(bench, case, examination, spans, sentence, charge, transcript)
+    if prosecuted is None:
+        return None
+    named, found_in_answer = prosecuted
+    cited, verified = yield from _defend(bench, case, examination, named, sentence, charge, transcript,
+                                         _quotes(examination, sentence))
+    [response] = yield [Call(_ruling_request(examination, sentence, named, cited, verified, case), purpose="verdict",
+                             role="judge", node="bench", charge=charge, round=1)]
     response.unwrap()
     p = float((response.option_probs or {}).get("hallucinated", 0.0))
     convicted = not verified and p >= 0.5
@@ -151,6 +195,90 @@ def try_span(bench: Bench, case: Case, examination: Examination, spans: list[Hal
                             context_sentence=cited or None)
 
 
+@dataclass(frozen=True)
+class Count:
+    """Words of the answer put on trial (`trial_charges: spans`): where they are, who named them, and the
+    log-odds by which the witnesses' score clears the span model's threshold (0 for the prosecutor's words)."""
+
+    start: int
+    """Offset in the examination's answer."""
+    text: str
+    sentence: int
+    named_by: tuple[str, ...]
+    margin: float
+    score: float
+    """The witnesses' P(hallucinated) of it (0.5 for the prosecutor's words)."""
+    context_sentence: int | None = None
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def try_count(bench: Bench, case: Case, examination: Examination, count: Count, charge: int,
+              transcript: Transcript) -> Step:
+    """The defence and the ruling over one count; the span convicted, or None."""
+    reading = examination.reading
+    cited, verified = yield from _defend(bench, case, examination, count.text, count.sentence, charge, transcript,
+                                         _quotes(examination, count.sentence, count.text))
+    info = {"purpose": "verdict", "role": "judge", "node": "bench", "charge": charge, "round": 1}
+    said, free = yield [Call(_ruling_request(examination, count.sentence, count.text, cited, verified, case), **info),
+                        Call(_ruling_request(examination, count.sentence, CONTENT_FREE, cited, verified, case), **info)]
+    said.unwrap(), free.unwrap()
+    probs = _calibrated(dict(said.option_probs or {}), dict(free.option_probs or {}))
+    judge = probs.get("hallucinated", 0.5)
+    odds = count.margin + _logit(judge)
+    convicted = not verified and odds >= 0.0
+    score = 1 / (1 + math.exp(-(_logit(count.score) + _logit(judge))))
+    transcript.add(MoveEvent, charge=charge, round=1, node="bench", role="judge", persona=bench.persona("judge").name,
+                   move="rule", payload={"words": count.text}, choice_probs=probs,
+                   finding=("acquitted: the defence's quote, verified, holds the words" if verified else
+                            f"calibrated P(hallucinated) = {judge:.2f}, with the witnesses' {count.score:.2f}: "
+                            f"{'convicted' if convicted else 'acquitted'}"))
+    if not convicted:
+        return None
+    return HallucinatedSpan(start=count.start + reading.offset, end=count.start + len(count.text) + reading.offset,
+                            text=count.text, score=round(score, 4), named_by=[*count.named_by, "judge"],
+                            verified=True if "prosecutor" in count.named_by else None,
+                            context_sentence=cited or count.context_sentence)
+
+
+def _sentence_of(examination: Examination, at: int) -> int:
+    """The index of the answer sentence holding character `at` of the examination's answer."""
+    return next((i for i, (a, b) in enumerate(examination.reading.sentences) if a <= at < b), 0)
+
+
+def _counts(bench: Bench, examination: Examination, spans: list[HallucinatedSpan]) -> list[Count]:
+    """The witnesses' strongest spans as counts."""
+    reading = examination.reading
+    model = bench.ruling.spans if bench.ruling is not None else None
+    threshold = model.threshold if model is not None else 0.5
+    return [Count(start=s.start - reading.offset, text=s.text, sentence=_sentence_of(examination, s.start - reading.offset),
+                  named_by=tuple(s.named_by), margin=_logit(s.score) - _logit(threshold), score=s.score,
+                  context_sentence=s.context_sentence)
+            for s in spans[:COUNTS] if reading.answer[s.start - reading.offset:s.end - reading.offset] == s.text]
+
+
+def spans_trial(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan],
+                sentences: list[int], transcript: Transcript) -> Step:
+    """`trial_charges: spans`: the witnesses' spans tried, and the prosecutor's words where they found none."""
+    reading = examination.reading
+    counts = _counts(bench, examination, spans)
+    bare = [s for s in sentences if s not in {c.sentence for c in counts}]
+    prosecuted = yield from gather([_prosecute(bench, case, examination, spans, s, len(counts) + n, transcript)
+                                    for n, s in enumerate(bare)])
+    for sentence, named in zip(bare, prosecuted):
+        if named is None or not named[1]:
+            continue
+        start = reading.sentences[sentence][0]
+        at = reading.answer.find(named[0], start)
+        at = at if at >= 0 else reading.answer.find(named[0])
+        counts.append(Count(start=at, text=named[0], sentence=sentence, named_by=("prosecutor",), margin=0.0, score=0.5))
+    found = yield from gather([try_count(bench, case, examination, c, n, transcript) for n, c in enumerate(counts)])
+    return sorted((s for s in found if s is not None), key=lambda s: -s.score)
+
+
 def _ask(bench: Bench, case: Case, task: str, options: tuple[str, ...], info: dict[str, object]) -> Step:
     """A scored choice after the case's opening; every option's probability."""
     persona = bench.persona(str(info["role"]))
@@ -164,6 +292,9 @@ def span_trial(bench: Bench, case: Case, examination: Examination, spans: list[H
                sentences: list[int], transcript: Transcript) -> Step:
     """The span trials of the charged sentences (by their index among the answer's sentences), side by side; the
     spans convicted, strongest first."""
+    witnesses = bench.spec.witnesses
+    if witnesses is not None and witnesses.trial_charges == "spans":
+        return (yield from spans_trial(bench, case, examination, spans, sentences, transcript))
     found = yield from gather([try_span(bench, case, examination, spans, s, n, transcript)
                                for n, s in enumerate(sentences)])
     return sorted((s for s in found if s is not None), key=lambda s: -s.score)

@@ -103,6 +103,11 @@ class WitnessesSpec(BaseModel):
     """Hold a span trial over each charged sentence of an answer found hallucinated (`courtroom.court.span_trial`):
     the prosecutor names the false words, the defender quotes the context, the judge rules on the quotes; the words
     convicted are the verdict's spans (instead of the witnesses' own)."""
+    trial_charges: Annotated[Literal["named", "spans"], Since(9)] = "named"
+    """What a span trial tries. `named`: in each charged sentence, the words the prosecutor names among the
+    witnesses' candidates; the judge's P(hallucinated) convicts them. `spans`: every span the witnesses found (the
+    strongest four), and the prosecutor's named words in a charged sentence where they found none; the judge's
+    odds, calibrated against the same ruling with the words taken away, multiply the witnesses' odds."""
     word_states: Annotated[bool, Since(8)] = False
     """Also record the hidden state of every word of the answer (at `hidden_depth`; in-process backends), so that
     `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Costs no model time, but a

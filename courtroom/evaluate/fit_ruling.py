@@ -255,18 +255,48 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     if len(examples) < CASES_PER_WEIGHT * weights:
         notes.append(f"{len(examples)} labelled cases for {weights} weights of the ruling (fewer than "
                      f"{CASES_PER_WEIGHT} a weight): expect a noisy fit; label more cases, or hear fewer witnesses")
-    sources: dict[str, int] = {}
-    for e in examples:
-        sources[e.source] = sources.get(e.source, 0) + 1
-    ruling = FittedRuling(model=model, court=court, witnesses=witnesses, hidden_depth=hidden_depth, probes=probes,
-                          families=families, spans=span_model,  # type: ignore[arg-type]
-                          fitted={"cases": len(examples), "hallucinated": int(design.y.sum()), "sources": sources,
-                                  "folds": folds, "seed": seed, "command": command,
-                                  "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
+    ruling = _ruling(examples, everything, probes, families, span_model, model=model, court=court,
+                     witnesses=witnesses, hidden_depth=hidden_depth,
+                     fitted={"folds": folds, "seed": seed, "command": command})
     if pointing:  # back in the examples' order
         rank = {i: n for n, i in enumerate(order)}
         span_cases = {name: [cases[rank[i]] for i in sorted(order)] for name, cases in span_cases.items()}
     return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases if pointing else {})
+
+
+def _ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe], families: dict[str, FamilyRuling],
+            span_model: SpanModel | None, *, model: str, court: str, witnesses: dict[str, int],
+            hidden_depth: float | None, fitted: dict[str, object]) -> FittedRuling:
+    """The ruling file's content for weights fitted on the examples `train`."""
+    sources: dict[str, int] = {}
+    for i in train:
+        sources[examples[i].source] = sources.get(examples[i].source, 0) + 1
+    return FittedRuling(model=model, court=court, witnesses=witnesses, hidden_depth=hidden_depth, probes=probes,
+                        families=families, spans=span_model,  # type: ignore[arg-type]
+                        fitted={"cases": len(train), "hallucinated": int(sum(examples[i].hallucinated for i in train)),
+                                "sources": sources, **fitted, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
+
+
+def fold_rulings(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
+                 hidden_depth: float | None = None, folds: int = 5, seed: int = 0,
+                 command: str = "") -> list[tuple[list[str], FittedRuling]]:
+    """The rulings `fit_ruling` scores its folds with, as files: for each fold, the ids of its cases and the ruling
+    fitted on the other folds (to run a court out of fold, e.g. a span trial that needs the model again)."""
+    _check(examples, folds)
+    design = _Design(examples)
+    everything = np.arange(len(examples))
+    fold = _folds(design, everything, folds, seed)
+    pointing = any(e.spans is not None and e.spans.gold for e in examples)
+    out = []
+    for k in range(folds):
+        train, test = everything[fold != k], everything[fold == k]
+        probes, families, words = _fit(design, train, seed)
+        span_model = _fit_spans(examples, train, probes, families, words) if pointing else None
+        out.append(([examples[i].case_id for i in test],
+                    _ruling(examples, train, probes, families, span_model, model=model, court=court,
+                            witnesses=witnesses, hidden_depth=hidden_depth,
+                            fitted={"folds": folds, "seed": seed, "fold": k, "command": command})))
+    return out
 
 
 def _family(example: Example, families: dict[str, FamilyRuling]) -> FamilyRuling:

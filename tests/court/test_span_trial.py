@@ -81,3 +81,67 @@ def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> N
     assert defence.payload == {"evidence": 2} and defence.finding == "[2] holds the named words"
     assert "rule:True" in calls  # the judge still spoke, and was overruled by the verified quote
     assert not any(s.text == "1926" for s in outcome.verdict.spans)
+
+
+# `witnesses.trial_charges: spans`: the witnesses' own spans are the counts; the judge's calibrated odds shift theirs.
+
+def spans_court(quote: int, judge_p: float, calls: list[str]) -> Court:
+    """The pointing court trying the witnesses' spans; the judge says `judge_p`, and 0.5 with the words taken away."""
+    scripted = script(quote, judge_p, calls)
+
+    def answer(request: GenerationRequest) -> Any:
+        spec, prompt = request.spec, request.messages[-1].content
+        if spec.kind == "choice" and set(spec.options) == {"hallucinated", "supported"} and '"N/A"' in prompt:
+            calls.append("rule:free")
+            return {"hallucinated": 0.5, "supported": 0.5}
+        return scripted(request)
+
+    return Court.load("pointing", ScriptedBackend(answer, model="pseudo"),
+                      overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0,
+                                 "witnesses.trial_charges": "spans"})
+
+
+def spans_of(court: Court, case: Case = CASE) -> tuple[list[tuple[str, tuple[str, ...]]], Any]:
+    [outcome] = court.run_many([case])
+    assert outcome.verdict is not None, outcome.error
+    return [(s.text, tuple(s.named_by)) for s in outcome.verdict.spans], outcome
+
+
+def test_a_judge_without_an_opinion_leaves_the_witnesses_spans_and_the_prosecutor_silent() -> None:
+    calls: list[str] = []
+    found, outcome = spans_of(spans_court(1, 0.5, calls))
+    assert [text for text, _ in found] == ["navy", "1926"]  # the witnesses' spans, strongest first
+    assert all(by[-1] == "judge" and "prosecutor" not in by for _, by in found)
+    assert "name" not in calls  # the witnesses found words in the only charged sentence: nothing left to name
+    assert calls.count("rule:free") == 2 and calls.count("rule:True") == 2
+    rulings = [e for e in outcome.events if e.event == "move" and e.node == "bench"]
+    assert all(e.choice_probs == {"hallucinated": 0.5, "supported": 0.5} for e in rulings)
+
+
+def test_the_judges_calibrated_doubt_acquits_the_weaker_span_only() -> None:
+    # calibrated P(hallucinated) 0.3 (log-odds -0.85): it outweighs the margin of '1926' over the threshold (0.65,
+    # +0.62), not that of 'navy' (0.76, +1.16)
+    found, outcome = spans_of(spans_court(1, 0.3, []))
+    assert [text for text, _ in found] == ["navy"]
+    [navy] = outcome.verdict.spans
+    assert 0.5 < navy.score < 0.76  # the witnesses' P, lowered by the judge's doubt
+    acquitted = next(e for e in outcome.events if e.event == "move" and e.node == "bench" and e.payload["words"] == "1926")
+    assert acquitted.finding.endswith("acquitted")
+
+
+def test_a_verified_quote_acquits_a_witness_span_whatever_the_judge_says() -> None:
+    verified_case = CASE.model_copy(update={"context": ["The lighthouse was built in 1871.",
+                                                        "It was automated in 1926 by the navy."]})
+    found, outcome = spans_of(spans_court(2, 0.99, []), verified_case)
+    assert found == []
+
+
+def test_the_prosecutor_names_words_only_where_the_witnesses_found_none() -> None:
+    calls: list[str] = []
+    case = CASE.model_copy(update={"answer": "The lighthouse was built in 1871. It was automated in 1926 by the navy."})
+    found, outcome = spans_of(spans_court(1, 0.5, calls), case)
+    named = [e.payload["words"] for e in outcome.events if e.event == "move" and e.node == "prosecution"]
+    assert named == ["1871", "1926"]  # no witness span in either sentence: the prosecutor speaks in both
+    assert found == [("1926", ("prosecutor", "judge"))]  # '1871' is acquitted by its verified quote [1]
+    [span] = outcome.verdict.spans
+    assert case.answer[span.start:span.end] == "1926" and span.verified

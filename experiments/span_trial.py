@@ -1,0 +1,148 @@
+"""The span trial over the witnesses' spans, out of fold (#32): does the trial point at the false words better than
+the clerk's charged sentences, and than the witnesses' own spans it tries?
+
+    # 1. the rulings the fit scores its folds with, and each fold's hallucinated RAGTruth rows
+    PYTHONPATH=. python experiments/span_trial.py prepare RUN [RUN ...] --data ../shared/data/ragtruth-spans-dev.jsonl \
+        --out DIR
+    # 2. the commands it prints: each fold's rows tried by the pointing court (`witnesses.trial_charges: spans`)
+    #    with the ruling that never saw them
+    # 3. the scores, against the same fit's out-of-fold sentences and words
+    PYTHONPATH=. python experiments/span_trial.py score RUN [RUN ...] --trials DIR --out OUT.md
+
+RUN: the default court's runs on both dev files with the words' states recorded (`witnesses.word_states=true`), as
+for the shipped ruling. Every span is predicted by a ruling, word probe and span model that never saw its case.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import yaml
+
+from courtroom.evaluate.datasets import row_to_case
+from courtroom.evaluate.fit_ruling import Example, fold_rulings
+from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_scores
+from courtroom.log.audit import Audit
+from courtroom.log.ruling_calibrate import calibrate_ruling, labelled_runs
+from courtroom.witness.registry import WITNESSES
+
+
+def prepare(args: argparse.Namespace) -> None:
+    runs = labelled_runs(args.runs)
+    witnesses = runs.court.spec.witnesses
+    assert witnesses is not None
+    heard = {k.split(".")[0] for e in runs.examples for k in e.values} | {k for e in runs.examples for k in e.vectors}
+    versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard}
+    command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    folds = fold_rulings(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
+                         hidden_depth=witnesses.hidden_depth, command=command)
+    rows = [json.loads(line) for line in Path(args.data).read_text().splitlines() if line.strip()]
+    ids = [row_to_case(row, f"{args.data}:{n + 1}").id for n, row in enumerate(rows)]
+    out = Path(args.out)
+    for k, (fold_ids, ruling) in enumerate(folds):
+        where = out / f"fold-{k}"
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "ruling.yaml").write_text(yaml.safe_dump(ruling.model_dump(mode="json"), sort_keys=False, width=120))
+        chosen = [row for row, i in zip(rows, ids) if i in set(fold_ids) and row["label"] == "FAIL"]
+        (where / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in chosen))
+        print(f"courtroom run {where}/cases.jsonl --model {runs.model} --court pointing "
+              f"--set witnesses.trial_charges=spans "
+              f"--set 'witnesses.rulings={{{runs.model}: {(where / 'ruling.yaml').resolve()}}}' --out {where}/run")
+
+
+def _spans(audit: Audit, e: Example) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:
+    """The trial's spans and the sentences its run charged, in the example's answer's characters."""
+    row = next((r for r in audit.rows() if r.case_id == e.case_id), None)
+    if row is None or row.label != "FAIL":
+        return [], []
+    assert e.spans is not None
+    verdict = next(x.verdict for x in audit.events(e.case_id) if x.event == "verdict")
+    charged = [(e.spans.answer.find(c.quote), c.quote, c.p_suspect or 0.0) for c in verdict.charges]
+    return ([(a - e.spans.offset, b - e.spans.offset, s) for a, b, s in (row.spans or [])],
+            [(a, a + len(q), p) for a, q, p in charged if a >= 0])
+
+
+def score(args: argparse.Namespace) -> None:
+    fit, runs = calibrate_ruling(args.runs)
+    trials = {}
+    for run in sorted(Path(args.trials).glob("fold-*/run")):
+        audit = Audit(run)
+        trials.update({r.case_id: audit for r in audit.rows()})
+    order = [e for e in fit.examples if e.spans is not None]
+    gold_of = {e.case_id: [g.model_copy(update={"start": g.start - e.spans.offset, "end": g.end - e.spans.offset})
+                           for g in e.spans.gold] for e in order if e.spans is not None}
+    tried = [i for i, e in enumerate(order) if e.hallucinated]
+    missing = [order[i].case_id for i in tried if order[i].case_id not in trials]
+    ways: dict[str, list[SpanCase]] = {"sentences": [], "words": [], "trial": [], "sentences, trial run": []}
+    for i in tried:
+        e = order[i]
+        ways["sentences"].append(fit.span_cases["sentences"][i])
+        ways["words"].append(fit.span_cases["words"][i])
+        trial, charged = _spans(trials[e.case_id], e) if e.case_id in trials else ([], [])
+        assert e.spans is not None
+        ways["trial"].append(SpanCase(e.spans.answer, gold_of[e.case_id], trial))
+        ways["sentences, trial run"].append(SpanCase(e.spans.answer, gold_of[e.case_id], charged))
+    lines = ["# The span trial over the witnesses' spans, out of fold", "",
+             f"Runs {', '.join(args.runs)}; trials {args.trials} ({len(tried)} hallucinated answers"
+             + (f", {len(missing)} not tried" if missing else "") + "). Token level, on hallucinated answers.", "",
+             "| spans from | P | R | F1 [95%] | char F1 | hit@1 [95%] |", "|---|---|---|---|---|---|"]
+    for name, found in ways.items():
+        s = span_scores(found)
+        token, char = s["token hallucinated answers"], s["char hallucinated answers"]
+        lines.append(f"| {name} | {token['precision']:.3f} | {token['recall']:.3f} | {token['f1']:.3f} "
+                     f"[{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}] | {char['f1']:.3f} | "
+                     f"{s['hit@1']:.3f} [{s['hit@1_95'][0]:.3f}, {s['hit@1_95'][1]:.3f}] |")
+    lines.append("")
+    for a, b in [("trial", "sentences"), ("trial", "sentences, trial run"), ("trial", "words"),
+                 ("words", "sentences")]:
+        d = paired_f1_difference(ways[a], ways[b])
+        lines.append(f"Token F1, {a} - {b}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")
+    lines += ["", *_turns(trials, [order[i] for i in tried])]
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def _turns(trials: dict[str, Audit], examples: list[Example]) -> list[str]:
+    """What the parties did: counts tried, quotes verified, the judge's calibrated rulings."""
+    counts = verified = convicted = named = 0
+    judge: list[float] = []
+    for e in examples:
+        if e.case_id not in trials:
+            continue
+        for x in trials[e.case_id].events(e.case_id):
+            if x.event != "move":
+                continue
+            if x.node == "prosecution":
+                named += x.payload.get("words") != "(none)"
+            elif x.node == "bench":
+                counts += 1
+                verified += "verified" in (x.finding or "")
+                convicted += (x.finding or "").endswith("convicted")
+                judge.append(float((x.choice_probs or {}).get("hallucinated", 0.5)))
+    mean = sum(judge) / len(judge) if judge else float("nan")
+    return [f"The trial: {counts} counts tried ({named} named by the prosecutor, the rest the witnesses' spans); "
+            f"{verified} acquitted by a verified quote; {convicted} convicted; the judge's calibrated P(hallucinated) "
+            f"averaged {mean:.2f}."]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("runs", nargs="+")
+    p.add_argument("--data", required=True)
+    p.add_argument("--out", required=True)
+    s = sub.add_parser("score")
+    s.add_argument("runs", nargs="+")
+    s.add_argument("--trials", required=True)
+    s.add_argument("--out", required=True)
+    args = parser.parse_args()
+    prepare(args) if args.step == "prepare" else score(args)
+
+
+if __name__ == "__main__":
+    main()
