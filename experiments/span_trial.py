@@ -49,7 +49,7 @@ def prepare(args: argparse.Namespace) -> None:
         (where / "ruling.yaml").write_text(yaml.safe_dump(ruling.model_dump(mode="json"), sort_keys=False, width=120))
         chosen = [row for row, i in zip(rows, ids) if i in set(fold_ids) and row["label"] == "FAIL"]
         (where / "cases.jsonl").write_text("".join(json.dumps(r) + "\n" for r in chosen))
-        print(f"courtroom run {where}/cases.jsonl --model {runs.model} --court pointing "
+        print(f"courtroom run {where}/cases.jsonl --model {runs.model} --court default --set witnesses.trial=true "
               f"--set witnesses.trial_charges=spans "
               f"--set 'witnesses.rulings={{{runs.model}: {(where / 'ruling.yaml').resolve()}}}' --out {where}/run")
 
