@@ -7,8 +7,7 @@ import pytest
 
 from courtroom.errors import ConfigError
 from courtroom.evaluate import fit_ruling as fitting
-from courtroom.evaluate.fit_ruling import (CASES_PER_WEIGHT, FAMILY_MIN_CASES, Example, fit_ruling, fold_rulings,
-                                          leave_one_source_out)
+from courtroom.evaluate.fit_ruling import CASES_PER_WEIGHT, FAMILY_MIN_CASES, Example, fit_ruling, fold_rulings, leave_one_source_out
 
 
 def auroc(gold: np.ndarray, scores: np.ndarray) -> float:
