@@ -133,13 +133,16 @@ def _defend(bench: Bench, case: Case, examination: Examination, named: str, sent
     if not numbers:
         return 0, False
     listed = "\n".join(f"[{n}] {reading.context_sentences[n - 1]}" for n in numbers)
-    ask = (f'CHARGE {charge + 1}: the answer states "{quote}"\nThe prosecution holds these words unsupported: '
-           f'"{{words}}"\nQuote the one context sentence that supports them: answer with its number, or 0 if none '
-           f"does.\n{listed}")
+
+    def ask(words: str) -> str:  # not str.format: the case's text may hold braces
+        return (f'CHARGE {charge + 1}: the answer states "{quote}"\nThe prosecution holds these words unsupported: '
+                f'"{words}"\nQuote the one context sentence that supports them: answer with its number, or 0 if none '
+                f"does.\n{listed}")
+
     choices = (*(str(n) for n in numbers), "0")
     defence = {"role": "defender", "node": "defense", "charge": charge, "round": 1}
-    said, free = yield from gather([_ask(bench, case, ask.format(words=named), choices, defence),
-                                    _ask(bench, case, ask.format(words=CONTENT_FREE), choices, defence)])
+    said, free = yield from gather([_ask(bench, case, ask(named), choices, defence),
+                                    _ask(bench, case, ask(CONTENT_FREE), choices, defence)])
     cited_probs = _calibrated(said, free)
     cited = int(most_probable(cited_probs))
     verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1])

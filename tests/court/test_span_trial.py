@@ -145,3 +145,20 @@ def test_the_prosecutor_names_words_only_where_the_witnesses_found_none() -> Non
     assert found == [("1926", ("prosecutor", "judge"))]  # '1871' is acquitted by its verified quote [1]
     [span] = outcome.verdict.spans
     assert case.answer[span.start:span.end] == "1926" and span.verified
+
+
+def test_braces_in_the_case_text_are_quoted_not_formatted() -> None:
+    # a structured context or answer (JSON, tables) holds braces: the defender's question used to be built with
+    # str.format, and '{"dj": ...}' failed the case with KeyError
+    braces = CASE.model_copy(update={"context": ['The lighthouse was built in 1871. Its log reads {"dj": 1962}.'],
+                                     "answer": 'The lighthouse was automated in 1926 {"dj": "navy"}.'})
+    for trial in ("named", "spans"):
+        calls: list[str] = []
+        court = spans_court(1, 0.9, calls) if trial == "spans" else Court.load(
+            "pointing", ScriptedBackend(script(1, 0.9, calls), model="pseudo"),
+            overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0})
+        [outcome] = court.run_many([braces])
+        assert outcome.error is None and outcome.verdict is not None, outcome.error
+        assert "quote" in calls
+        quoted = [e for e in outcome.events if e.event == "prompt" and "Quote the one context sentence" in str(e)]
+        assert quoted and all('{"dj"' in str(e) for e in quoted)
