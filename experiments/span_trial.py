@@ -35,8 +35,9 @@ def prepare(args: argparse.Namespace) -> None:
     runs = labelled_runs(args.runs)
     witnesses = runs.court.spec.witnesses
     assert witnesses is not None
-    heard = {k.split(".")[0] for e in runs.examples for k in e.values} | {k for e in runs.examples for k in e.vectors}
-    versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard}
+    heard = {k.split(".")[0] for e in runs.examples for k in e.values}
+    versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard or name in
+                {"lookback", "hidden"} & {k for e in runs.examples for k in e.vectors}}
     command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     folds = fold_rulings(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
                          hidden_depth=witnesses.hidden_depth, command=command)
@@ -124,7 +125,8 @@ def _turns(trials: dict[str, Audit], examples: list[Example]) -> list[str]:
                 convicted += (x.finding or "").endswith("convicted")
                 judge.append(float((x.choice_probs or {}).get("hallucinated", 0.5)))
     mean = sum(judge) / len(judge) if judge else float("nan")
-    return [f"The trial: {counts} counts tried ({named} named by the prosecutor, the rest the witnesses' spans); "
+    return [f"The trial: {counts} counts tried (the witnesses' strongest spans, and the words the prosecutor named in "
+            f"{named} charged sentences where they found none); "
             f"{verified} acquitted by a verified quote; {convicted} convicted; the judge's calibrated P(hallucinated) "
             f"averaged {mean:.2f}."]
 

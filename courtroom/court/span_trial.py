@@ -16,10 +16,10 @@ verdict's spans, each marked verified (its quote found in the answer) and named 
 
 With `witnesses.trial_charges: spans` the counts are the witnesses' own spans instead (the strongest `COUNTS`; the
 prosecutor names words only in a charged sentence where the witnesses found none): each is defended and ruled on as
-above, the judge's ruling calibrated against the same ruling with the words taken away, and its odds multiply the
-witnesses' (a span is convicted when the product clears the span model's threshold). A judge without an opinion
-(calibrated 0.5) leaves the witnesses' spans as they are; only a verified quote or a judge sure of the words' support
-acquits one.
+above, the judge's ruling calibrated against the same ruling with the words taken away (its log-odds clipped to
+`JUDGE_CLIP`), and its odds multiply the witnesses' (a span is convicted when the product clears the span model's
+threshold). A judge without an opinion (calibrated 0.5) leaves the witnesses' spans as they are (those beyond the
+strongest stand untried); only a verified quote or a judge sure of the words' support acquits one.
 """
 
 from __future__ import annotations
@@ -207,6 +207,8 @@ class Count:
     """Offset in the examination's answer."""
     text: str
     sentence: int
+    charge: int
+    """The charge it is tried under: its sentence's among the charged ones, or a number after theirs."""
     named_by: tuple[str, ...]
     margin: float
     score: float
@@ -214,15 +216,19 @@ class Count:
     context_sentence: int | None = None
 
 
+JUDGE_CLIP = 4.0
+"""The judge's calibrated log-odds are clipped to this (P 0.018 to 0.982): a ruling calibrated against a near-certain
+ruling on content-free words would otherwise outweigh any testimony."""
+
+
 def _logit(p: float) -> float:
     p = min(max(p, 1e-6), 1 - 1e-6)
     return math.log(p / (1 - p))
 
 
-def try_count(bench: Bench, case: Case, examination: Examination, count: Count, charge: int,
-              transcript: Transcript) -> Step:
+def try_count(bench: Bench, case: Case, examination: Examination, count: Count, transcript: Transcript) -> Step:
     """The defence and the ruling over one count; the span convicted, or None."""
-    reading = examination.reading
+    reading, charge = examination.reading, count.charge
     cited, verified = yield from _defend(bench, case, examination, count.text, count.sentence, charge, transcript,
                                          _quotes(examination, count.sentence, count.text))
     info = {"purpose": "verdict", "role": "judge", "node": "bench", "charge": charge, "round": 1}
@@ -230,15 +236,14 @@ def try_count(bench: Bench, case: Case, examination: Examination, count: Count, 
                         Call(_ruling_request(examination, count.sentence, CONTENT_FREE, cited, verified, case), **info)]
     said.unwrap(), free.unwrap()
     probs = _calibrated(dict(said.option_probs or {}), dict(free.option_probs or {}))
-    judge = probs.get("hallucinated", 0.5)
-    odds = count.margin + _logit(judge)
-    convicted = not verified and odds >= 0.0
-    score = 1 / (1 + math.exp(-(_logit(count.score) + _logit(judge))))
+    judge = min(max(_logit(probs.get("hallucinated", 0.5)), -JUDGE_CLIP), JUDGE_CLIP)
+    convicted = not verified and count.margin + judge >= 0.0
+    score = 1 / (1 + math.exp(-(_logit(count.score) + judge)))
     transcript.add(MoveEvent, charge=charge, round=1, node="bench", role="judge", persona=bench.persona("judge").name,
                    move="rule", payload={"words": count.text}, choice_probs=probs,
                    finding=("acquitted: the defence's quote, verified, holds the words" if verified else
-                            f"calibrated P(hallucinated) = {judge:.2f}, with the witnesses' {count.score:.2f}: "
-                            f"{'convicted' if convicted else 'acquitted'}"))
+                            f"calibrated P(hallucinated) = {1 / (1 + math.exp(-judge)):.2f}, with the witnesses' "
+                            f"{count.score:.2f}: {'convicted' if convicted else 'acquitted'}"))
     if not convicted:
         return None
     return HallucinatedSpan(start=count.start + reading.offset, end=count.start + len(count.text) + reading.offset,
@@ -252,34 +257,44 @@ def _sentence_of(examination: Examination, at: int) -> int:
     return next((i for i, (a, b) in enumerate(examination.reading.sentences) if a <= at < b), 0)
 
 
-def _counts(bench: Bench, examination: Examination, spans: list[HallucinatedSpan]) -> list[Count]:
-    """The witnesses' strongest spans as counts."""
+def _counts(bench: Bench, examination: Examination, spans: list[HallucinatedSpan], sentences: list[int]) -> list[Count]:
+    """The witnesses' strongest spans as counts, each under its sentence's charge (or one after the charged ones)."""
     reading = examination.reading
     model = bench.ruling.spans if bench.ruling is not None else None
     threshold = model.threshold if model is not None else 0.5
-    return [Count(start=s.start - reading.offset, text=s.text, sentence=_sentence_of(examination, s.start - reading.offset),
-                  named_by=tuple(s.named_by), margin=_logit(s.score) - _logit(threshold), score=s.score,
-                  context_sentence=s.context_sentence)
-            for s in spans[:COUNTS] if reading.answer[s.start - reading.offset:s.end - reading.offset] == s.text]
+    extra: dict[int, int] = {}
+    counts = []
+    for s in spans[:COUNTS]:
+        at = s.start - reading.offset
+        sentence = _sentence_of(examination, at)
+        charge = sentences.index(sentence) if sentence in sentences else \
+            extra.setdefault(sentence, len(sentences) + len(extra))
+        # every word of a span cleared the threshold (its score is rounded: the margin is never below 0)
+        counts.append(Count(start=at, text=s.text, sentence=sentence, charge=charge, named_by=tuple(s.named_by),
+                            margin=max(_logit(s.score) - _logit(threshold), 0.0), score=s.score,
+                            context_sentence=s.context_sentence))
+    return counts
 
 
 def spans_trial(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan],
                 sentences: list[int], transcript: Transcript) -> Step:
-    """`trial_charges: spans`: the witnesses' spans tried, and the prosecutor's words where they found none."""
+    """`trial_charges: spans`: the witnesses' strongest spans tried, and the prosecutor's words where they found
+    none; the spans beyond the strongest stand untried."""
     reading = examination.reading
-    counts = _counts(bench, examination, spans)
-    bare = [s for s in sentences if s not in {c.sentence for c in counts}]
-    prosecuted = yield from gather([_prosecute(bench, case, examination, spans, s, len(counts) + n, transcript)
-                                    for n, s in enumerate(bare)])
+    counts = _counts(bench, examination, spans, sentences)
+    bare = list(dict.fromkeys(s for s in sentences if s not in {c.sentence for c in counts}))
+    prosecuted = yield from gather([_prosecute(bench, case, examination, spans, s, sentences.index(s), transcript)
+                                    for s in bare])
     for sentence, named in zip(bare, prosecuted):
         if named is None or not named[1]:
             continue
         start = reading.sentences[sentence][0]
         at = reading.answer.find(named[0], start)
         at = at if at >= 0 else reading.answer.find(named[0])
-        counts.append(Count(start=at, text=named[0], sentence=sentence, named_by=("prosecutor",), margin=0.0, score=0.5))
-    found = yield from gather([try_count(bench, case, examination, c, n, transcript) for n, c in enumerate(counts)])
-    return sorted((s for s in found if s is not None), key=lambda s: -s.score)
+        counts.append(Count(start=at, text=named[0], sentence=sentence, charge=sentences.index(sentence),
+                            named_by=("prosecutor",), margin=0.0, score=0.5))
+    found = yield from gather([try_count(bench, case, examination, c, transcript) for c in counts])
+    return sorted([*(s for s in found if s is not None), *spans[COUNTS:]], key=lambda s: -s.score)
 
 
 def _ask(bench: Bench, case: Case, task: str, options: tuple[str, ...], info: dict[str, object]) -> Step:

@@ -134,6 +134,17 @@ def test_a_verified_quote_acquits_a_witness_span_whatever_the_judge_says() -> No
                                                         "It was automated in 1926 by the navy."]})
     found, outcome = spans_of(spans_court(2, 0.99, []), verified_case)
     assert found == []
+    rulings = [e for e in outcome.events if e.event == "move" and e.node == "bench"]
+    assert rulings and all(e.finding == "acquitted: the defence's quote, verified, holds the words" for e in rulings)
+
+
+def test_the_spans_beyond_the_strongest_stand_untried(monkeypatch: Any) -> None:
+    from courtroom.court import span_trial
+
+    monkeypatch.setattr(span_trial, "COUNTS", 1)
+    found, outcome = spans_of(spans_court(1, 0.02, []))  # the judge acquits every count it tries
+    assert found == [("1926", ("overlap",))]  # 'navy' was tried and acquitted; '1926' was never tried
+    assert [e.payload["words"] for e in outcome.events if e.event == "move" and e.node == "bench"] == ["navy"]
 
 
 def test_the_prosecutor_names_words_only_where_the_witnesses_found_none() -> None:
@@ -143,6 +154,11 @@ def test_the_prosecutor_names_words_only_where_the_witnesses_found_none() -> Non
     named = [e.payload["words"] for e in outcome.events if e.event == "move" and e.node == "prosecution"]
     assert named == ["1871", "1926"]  # no witness span in either sentence: the prosecutor speaks in both
     assert found == [("1926", ("prosecutor", "judge"))]  # '1871' is acquitted by its verified quote [1]
+    charges = {(e.node, e.payload.get("words", e.payload.get("evidence"))): e.charge
+               for e in outcome.events if e.event == "move"}
+    # each named word is defended and ruled on under the charge the prosecutor named it in
+    assert charges[("prosecution", "1871")] == charges[("bench", "1871")] != charges[("bench", "1926")]
+    assert charges[("prosecution", "1926")] == charges[("bench", "1926")]
     [span] = outcome.verdict.spans
     assert case.answer[span.start:span.end] == "1926" and span.verified
 
