@@ -178,3 +178,10 @@ def test_braces_in_the_case_text_are_quoted_not_formatted() -> None:
         assert "quote" in calls
         quoted = [e for e in outcome.events if e.event == "prompt" and "Quote the one context sentence" in str(e)]
         assert quoted and all('{"dj"' in str(e) for e in quoted)
+
+
+def test_spans_point_into_the_answer_as_given_when_it_starts_with_blanks() -> None:
+    padded = CASE.model_copy(update={"answer": "\n  " + CASE.answer})
+    found, outcome = spans_of(spans_court(1, 0.5, []), padded)
+    assert [text for text, _ in found] == ["navy", "1926"]
+    assert all(padded.answer[s.start:s.end] == s.text for s in outcome.verdict.spans)
