@@ -76,20 +76,21 @@ def score(args: argparse.Namespace) -> None:
     order = [e for e in fit.examples if e.spans is not None]
     gold_of = {e.case_id: [g.model_copy(update={"start": g.start - e.spans.offset, "end": g.end - e.spans.offset})
                            for g in e.spans.gold] for e in order if e.spans is not None}
-    tried = [i for i, e in enumerate(order) if e.hallucinated]
-    missing = [order[i].case_id for i in tried if order[i].case_id not in trials]
+    missing = [e.case_id for e in order if e.hallucinated and e.case_id not in trials]
+    tried = [i for i, e in enumerate(order) if e.hallucinated and e.case_id in trials]  # every way on the same answers
     ways: dict[str, list[SpanCase]] = {"sentences": [], "words": [], "trial": [], "sentences, trial run": []}
     for i in tried:
         e = order[i]
         ways["sentences"].append(fit.span_cases["sentences"][i])
         ways["words"].append(fit.span_cases["words"][i])
-        trial, charged = _spans(trials[e.case_id], e) if e.case_id in trials else ([], [])
+        trial, charged = _spans(trials[e.case_id], e)
         assert e.spans is not None
         ways["trial"].append(SpanCase(e.spans.answer, gold_of[e.case_id], trial))
         ways["sentences, trial run"].append(SpanCase(e.spans.answer, gold_of[e.case_id], charged))
     lines = ["# The span trial over the witnesses' spans, out of fold", "",
              f"Runs {', '.join(args.runs)}; trials {args.trials} ({len(tried)} hallucinated answers"
-             + (f", {len(missing)} not tried" if missing else "") + "). Token level, on hallucinated answers.", "",
+             + (f"; {len(missing)} not tried yet, left out of every row" if missing else "")
+             + "). Token level, on hallucinated answers.", "",
              "| spans from | P | R | F1 [95%] | char F1 | hit@1 [95%] |", "|---|---|---|---|---|---|"]
     for name, found in ways.items():
         s = span_scores(found)
