@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
 import shlex
 import sys
 from pathlib import Path
@@ -68,7 +69,12 @@ def _spans(audit: Audit, e: Example) -> tuple[list[tuple[int, int, float]], list
 
 
 def score(args: argparse.Namespace) -> None:
-    fit, runs = calibrate_ruling(args.runs)
+    cache = Path(args.trials) / "fit.pickle"  # the fit of the runs, reused when the trials are scored again
+    if cache.exists():
+        fit = pickle.loads(cache.read_bytes())
+    else:
+        fit, _ = calibrate_ruling(args.runs)
+        cache.write_bytes(pickle.dumps(fit))
     trials = {}
     for run in sorted(Path(args.trials).glob("fold-*/run")):
         audit = Audit(run)
