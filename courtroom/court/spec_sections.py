@@ -113,6 +113,9 @@ class WitnessesSpec(BaseModel):
     `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Costs no model time, but a
     record of about 6 KB a word. A court whose ruling has a word probe needs not: it asks for each word's state
     projected onto the probe (one number a word, `Observation.project_words`)."""
+    rulings_from: Annotated[str | None, Since(9)] = None
+    """Another court whose rulings decide here too, because this court's testimony is that court's (the same
+    measurement, sentences and witnesses, as `pointing`'s is `default`'s): a ruling fitted for either is accepted."""
     rulings: dict[str, FittedRuling | str] = Field(default_factory=dict)
     """Model -> its fitted ruling: a ruling file, relative to the court file (read when the court loads, and recorded
     whole in every run's manifest), by the name given to --model (`default` is `smollm2-135m`)."""

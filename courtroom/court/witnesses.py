@@ -234,8 +234,10 @@ def check_ruling(ruling: FittedRuling, spec: CourtSpec, model: str, where: str) 
     if model_key(ruling.model) != model_key(model):
         raise CourtError(f"{where}: the ruling was fitted for model {ruling.model!r}, and is filed under {model!r}: "
                          f"fit one for {model!r} (courtroom calibrate --ruling) or file it under its own model")
-    if ruling.court != spec.name:
-        raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court {spec.name!r}")
+    if ruling.court not in {spec.name, witnesses.rulings_from}:
+        also = f" (nor for court {witnesses.rulings_from!r}, whose rulings it takes)" if witnesses.rulings_from else ""
+        raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court {spec.name!r}"
+                         + also)
     for name, version in ruling.witnesses.items():
         if name not in witnesses.heard:
             raise CourtError(f"{where}: the ruling weighs witness {name!r}, which court {spec.name!r} does not hear "

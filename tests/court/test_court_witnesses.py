@@ -91,6 +91,18 @@ def test_check_ruling_accepts_the_ruling_it_was_fitted_for() -> None:
         check_ruling(a_ruling(), spec, "qwen2.5-coder-1.5b", "here")
 
 
+def test_a_court_that_takes_another_courts_rulings_accepts_theirs_and_no_third() -> None:
+    pointing = Court.load("pointing").spec
+    assert pointing.witnesses is not None and pointing.witnesses.rulings_from == "default"
+    check_ruling(a_ruling(court="default"), pointing, "default", "here")  # the default court's ruling decides here
+    check_ruling(a_ruling(court="pointing"), pointing, "default", "here")
+    with pytest.raises(CourtError, match="^here: the ruling was fitted for court 'full', not for court 'pointing' "
+                                         "\\(nor for court 'default', whose rulings it takes\\)"):
+        check_ruling(a_ruling(court="full"), pointing, "default", "here")
+    with pytest.raises(CourtError, match="not for court 'default'$"):  # and the default court takes no other's
+        check_ruling(a_ruling(court="pointing"), Court.load("default").spec, "default", "here")
+
+
 @pytest.mark.parametrize("text", ["kind: courtroom-ruling\nmodel: m\n", "- just\n- a list\n", "court: [unclosed\n",
                                   "kind: courtroom-court\nname: default\n"])
 def test_a_file_that_is_not_a_ruling_is_refused_naming_it(tmp_path: Path, text: str) -> None:
