@@ -13,6 +13,9 @@ from courtroom.court.span_trial import verified_support
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.requests import GenerationRequest
 
+NAMED = {"witnesses.trial_charges": "named"}
+"""The first span trial: only the words the prosecutor names are tried."""
+
 CASE = Case(id="lamp", question="When was the lighthouse automated?", label="FAIL",
             context=["The lighthouse was built in 1871. It was automated in 1962 by the coast guard."],
             answer="The lighthouse was automated in 1926 by the navy.")
@@ -47,7 +50,7 @@ def script(quote: int, judge_p: float, calls: list[str]) -> Any:
 def judged(quote: int, judge_p: float) -> tuple[Any, list[str]]:
     calls: list[str] = []
     court = Court.load("pointing", ScriptedBackend(script(quote, judge_p, calls), model="pseudo"),
-                       overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0})
+                       overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0, **NAMED})
     [outcome] = court.run_many([CASE])
     assert outcome.verdict is not None, outcome.error
     return outcome, calls
@@ -75,7 +78,7 @@ def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> N
                                                         "It was automated in 1926 by the navy."]})
     calls: list[str] = []
     court = Court.load("pointing", ScriptedBackend(script(2, 0.99, calls), model="pseudo"),
-                       overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0})
+                       overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0, **NAMED})
     [outcome] = court.run_many([verified_case])
     [defence] = [e for e in outcome.events if e.event == "move" and e.node == "defense"]
     assert defence.payload == {"evidence": 2} and defence.finding == "[2] holds the named words"
@@ -172,7 +175,7 @@ def test_braces_in_the_case_text_are_quoted_not_formatted() -> None:
         calls: list[str] = []
         court = spans_court(1, 0.9, calls) if trial == "spans" else Court.load(
             "pointing", ScriptedBackend(script(1, 0.9, calls), model="pseudo"),
-            overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0})
+            overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0, **NAMED})
         [outcome] = court.run_many([braces])
         assert outcome.error is None and outcome.verdict is not None, outcome.error
         assert "quote" in calls

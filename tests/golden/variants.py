@@ -38,7 +38,7 @@ VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
     "court-default": _court("default"),
     "court-default-inside": _court("default"),
     "court-pointing": _court("pointing"),
-    "court-pointing-spans": _court("pointing", witnesses={"trial_charges": "spans"}),
+    "court-pointing-named": _court("pointing", witnesses={"trial_charges": "named"}),
     "court-full": _court("full"),
     "court-jury": _court("jury"),
     "court-cross_examination": _court("cross_examination"),
