@@ -43,3 +43,27 @@ def test_injection_cannot_break_a_turn_on_the_real_model(court: Court) -> None:
             legal = {e.move for e in court.procedure.moves(event.node)}
             assert event.move in legal
     assert outcome.verdict.label in ("PASS", "FAIL")
+
+
+def test_the_pointing_court_tries_the_witnesses_spans_on_the_real_model(real_backend) -> None:
+    # the shipped SmolLM2 ruling (fitted for the default court, whose rulings the pointing court takes) proposes the
+    # spans; every answer is found hallucinated (thresholds 0) so the trial always runs
+    court = Court.load("pointing", real_backend, overrides={
+        "indictment.threshold": 0.0, "aggregation.threshold": 0.0,
+        "witnesses.rulings": {"default": "rulings/default.smollm2-135m.yaml"}})
+    assert court.ruling is not None and court.ruling.court == "default"
+    cases = [c for c in example_cases() if c.label == "FAIL"][:3]
+    outcomes = list(court.run_many(cases))
+    assert all(o.ok for o in outcomes), [o.error for o in outcomes]
+    tried = [o for o in outcomes if any(e.event == "move" and e.node == "bench" for e in o.events)]
+    assert tried, "the ruling found none of the hallucinated examples hallucinated: no count was tried"
+    for outcome in tried:
+        for event in (e for e in outcome.events if e.event == "move" and e.node == "bench"):
+            # the judge's ruling, calibrated against the content-free one: two options summing to 1
+            assert set(event.choice_probs) == {"hallucinated", "supported"}
+            assert abs(sum(event.choice_probs.values()) - 1.0) < 1e-6
+        for span in outcome.verdict.spans:
+            assert outcome.case.answer[span.start:span.end] == span.text
+        result = replay(outcome.events, Court.from_config(court.config()))
+        assert result.matches, result.differences
+        assert result.verdict == outcome.verdict
