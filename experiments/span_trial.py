@@ -26,7 +26,7 @@ import yaml
 
 from courtroom.evaluate.datasets import row_to_case
 from courtroom.evaluate.fit_ruling import Example, fold_rulings
-from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_scores
+from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_cells, span_scores
 from courtroom.log.audit import Audit
 from courtroom.log.ruling_calibrate import calibrate_ruling, labelled_runs
 from courtroom.witness.registry import WITNESSES
@@ -99,11 +99,7 @@ def score(args: argparse.Namespace) -> None:
              + "). Token level, on hallucinated answers.", "",
              "| spans from | P | R | F1 [95%] | char F1 | hit@1 [95%] |", "|---|---|---|---|---|---|"]
     for name, found in ways.items():
-        s = span_scores(found)
-        token, char = s["token hallucinated answers"], s["char hallucinated answers"]
-        lines.append(f"| {name} | {token['precision']:.3f} | {token['recall']:.3f} | {token['f1']:.3f} "
-                     f"[{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}] | {char['f1']:.3f} | "
-                     f"{s['hit@1']:.3f} [{s['hit@1_95'][0]:.3f}, {s['hit@1_95'][1]:.3f}] |")
+        lines.append(f"| {name} | {span_cells(span_scores(found))} |")
     lines.append("")
     for a, b in [("trial", "sentences"), ("trial", "sentences, trial run"), ("trial", "words"),
                  ("words", "sentences")]:

@@ -31,7 +31,7 @@ from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.paired import mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.results import ResultRow
 from courtroom.evaluate.ruling_report import ruling_table
-from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_scores
+from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_cells, span_scores
 from courtroom.log.audit import Audit
 from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
 
@@ -174,10 +174,7 @@ def main() -> None:
             lines[lines.index("## Pointing at the lie (cases with gold spans, token level)"):0] = word_lines
         for name, found in ways.items():
             s = span_scores(found)
-            token, char = s["token hallucinated answers"], s["char hallucinated answers"]
-            lines.append(f"| {name} | {s['answers']} | {token['precision']:.3f} | {token['recall']:.3f} | "
-                         f"{token['f1']:.3f} [{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}] | {char['f1']:.3f} | "
-                         f"{s['hit@1']:.3f} [{s['hit@1_95'][0]:.3f}, {s['hit@1_95'][1]:.3f}] |")
+            lines.append(f"| {name} | {s['answers']} | {span_cells(s)} |")
         lines.append("")
         for name, against in [("words", "sentences"), ("words", "words, without the word probe"),
                               ("trial", "sentences, trial run"), ("trial", "words")]:
