@@ -93,7 +93,8 @@ def score(args: argparse.Namespace) -> None:
         assert e.spans is not None
         ways["trial"].append(SpanCase(e.spans.answer, gold_of[e.case_id], trial))
         ways["sentences, trial run"].append(SpanCase(e.spans.answer, gold_of[e.case_id], charged))
-    lines = ["# The span trial over the witnesses' spans, out of fold", "",
+    command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    lines = ["# The span trial over the witnesses' spans, out of fold", "", f"`{command}`", "",
              f"Runs {', '.join(args.runs)}; trials {args.trials} ({len(tried)} hallucinated answers"
              + (f"; {len(missing)} not tried yet, left out of every row" if missing else "")
              + "). Token level, on hallucinated answers.", "",
