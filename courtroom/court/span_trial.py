@@ -173,7 +173,6 @@ def try_span(bench: Bench, case: Case, examination: Examination, spans: list[Hal
              charge: int, transcript: Transcript) -> Step:
     """The three turns over one charged sentence (`trial_charges: named`); the span convicted, or None."""
     reading = examination.reading
-    start = reading.sentences[sentence][0]
     prosecuted = yield from _prosecute(bench, case, examination, spans, sentence, charge, transcript)
     if prosecuted is None:
         return None
@@ -191,8 +190,7 @@ def try_span(bench: Bench, case: Case, examination: Examination, spans: list[Hal
                             f"P(hallucinated) = {p:.2f}: {'convicted' if convicted else 'acquitted'}"))
     if not convicted or not found_in_answer:
         return None
-    at = reading.answer.find(named, start)
-    at = at if at >= 0 else reading.answer.find(named)
+    at = _locate(examination, named, sentence)
     return HallucinatedSpan(start=at + reading.offset, end=at + len(named) + reading.offset, text=named,
                             score=round(p, 4), named_by=["prosecutor", "judge"], verified=True,
                             context_sentence=cited or None)
@@ -252,6 +250,13 @@ def try_count(bench: Bench, case: Case, examination: Examination, count: Count, 
                             context_sentence=cited or count.context_sentence)
 
 
+def _locate(examination: Examination, words: str, sentence: int) -> int:
+    """Where named words are in the examination's answer: from their sentence on, else anywhere."""
+    answer = examination.reading.answer
+    at = answer.find(words, examination.reading.sentences[sentence][0])
+    return at if at >= 0 else answer.find(words)
+
+
 def _sentence_of(examination: Examination, at: int) -> int:
     """The index of the answer sentence holding character `at` of the examination's answer."""
     return next((i for i, (a, b) in enumerate(examination.reading.sentences) if a <= at < b), 0)
@@ -280,7 +285,6 @@ def spans_trial(bench: Bench, case: Case, examination: Examination, spans: list[
                 sentences: list[int], transcript: Transcript) -> Step:
     """`trial_charges: spans`: the witnesses' strongest spans tried, and the prosecutor's words where they found
     none; the spans beyond the strongest stand untried."""
-    reading = examination.reading
     counts = _counts(bench, examination, spans, sentences)
     bare = list(dict.fromkeys(s for s in sentences if s not in {c.sentence for c in counts}))
     prosecuted = yield from gather([_prosecute(bench, case, examination, spans, s, sentences.index(s), transcript)
@@ -288,11 +292,8 @@ def spans_trial(bench: Bench, case: Case, examination: Examination, spans: list[
     for sentence, named in zip(bare, prosecuted):
         if named is None or not named[1]:
             continue
-        start = reading.sentences[sentence][0]
-        at = reading.answer.find(named[0], start)
-        at = at if at >= 0 else reading.answer.find(named[0])
-        counts.append(Count(start=at, text=named[0], sentence=sentence, charge=sentences.index(sentence),
-                            named_by=("prosecutor",), margin=0.0, score=0.5))
+        counts.append(Count(start=_locate(examination, named[0], sentence), text=named[0], sentence=sentence,
+                            charge=sentences.index(sentence), named_by=("prosecutor",), margin=0.0, score=0.5))
     found = yield from gather([try_count(bench, case, examination, c, transcript) for c in counts])
     return sorted([*(s for s in found if s is not None), *spans[COUNTS:]], key=lambda s: -s.score)
 
