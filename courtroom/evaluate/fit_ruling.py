@@ -225,15 +225,20 @@ def _decide(design: _Design, probes: dict[str, Probe], families: dict[str, Famil
     return out
 
 
-def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
-               hidden_depth: float | None = None, folds: int = 5, seed: int = 0, command: str = "") -> RulingFit:
-    """The ruling fitted on every example, with every example's out-of-fold P(hallucinated)."""
+def _folded(examples: Sequence[Example], folds: int, seed: int) -> tuple[_Design, np.ndarray, np.ndarray, bool]:
+    """The checked examples as a design, their indices, each one's fold, and whether any has gold spans."""
     _check(examples, folds)
     design = _Design(examples)
     everything = np.arange(len(examples))
-    fold = _folds(design, everything, folds, seed)
+    return design, everything, _folds(design, everything, folds, seed), \
+        any(e.spans is not None and e.spans.gold for e in examples)
+
+
+def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
+               hidden_depth: float | None = None, folds: int = 5, seed: int = 0, command: str = "") -> RulingFit:
+    """The ruling fitted on every example, with every example's out-of-fold P(hallucinated)."""
+    design, everything, fold, pointing = _folded(examples, folds, seed)
     out_of_fold = np.zeros(len(examples))
-    pointing = any(e.spans is not None and e.spans.gold for e in examples)
     span_cases: dict[str, list[SpanCase]] = {"sentences": [], "words": []}
     order: list[int] = []
     for k in range(folds):
@@ -282,11 +287,7 @@ def fold_rulings(examples: Sequence[Example], *, model: str, court: str, witness
                  command: str = "") -> list[tuple[list[str], FittedRuling]]:
     """The rulings `fit_ruling` scores its folds with, as files: for each fold, the ids of its cases and the ruling
     fitted on the other folds (to run a court out of fold, e.g. a span trial that needs the model again)."""
-    _check(examples, folds)
-    design = _Design(examples)
-    everything = np.arange(len(examples))
-    fold = _folds(design, everything, folds, seed)
-    pointing = any(e.spans is not None and e.spans.gold for e in examples)
+    design, everything, fold, pointing = _folded(examples, folds, seed)
     out = []
     for k in range(folds):
         train, test = everything[fold != k], everything[fold == k]
