@@ -5,7 +5,10 @@ the judge would say."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import pytest
 
 from courtroom.case import Case
 from courtroom.court import Court
@@ -188,3 +191,12 @@ def test_spans_point_into_the_answer_as_given_when_it_starts_with_blanks() -> No
     found, outcome = spans_of(spans_court(1, 0.5, []), padded)
     assert [text for text, _ in found] == ["navy", "1926"]
     assert all(padded.answer[s.start:s.end] == s.text for s in outcome.verdict.spans)
+
+
+def test_a_judge_sure_beyond_the_clip_moves_a_span_by_four_in_log_odds_at_most() -> None:
+    # calibrated P(hallucinated) 0.999 against 0.5 without the words: log-odds +6.9, clipped to +4
+    found, outcome = spans_of(spans_court(1, 0.999, []))
+    navy = next(s for s in outcome.verdict.spans if s.text == "navy")
+    witnesses = 0.7622  # the witnesses' P of 'navy' (test_a_judge_without_an_opinion...: the same spans)
+    clipped = 1 / (1 + math.exp(-(math.log(witnesses / (1 - witnesses)) + 4.0)))
+    assert navy.score == pytest.approx(clipped, abs=1e-3)
