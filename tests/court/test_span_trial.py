@@ -169,6 +169,20 @@ def test_the_prosecutor_names_words_only_where_the_witnesses_found_none() -> Non
     assert case.answer[span.start:span.end] == "1926" and span.verified
 
 
+def test_each_count_is_tried_under_the_charge_of_the_sentence_holding_its_words() -> None:
+    # the witnesses find 'keepers left' in the second charged sentence only; the prosecutor names words in the first.
+    # Numbering the counts in the order they were tried put 'keepers left' under the first sentence's charge.
+    case = CASE.model_copy(update={"answer": "The lighthouse was built in 1871 by a king. The keepers left in 1962."})
+    found, outcome = spans_of(spans_court(1, 0.5, []), case)
+    assert {text for text, _ in found} == {"keepers left", "king"}
+    charges = [c.quote for c in outcome.verdict.charges]
+    moves = [e for e in outcome.events if e.event == "move" and e.node in ("prosecution", "bench")]
+    assert {(e.node, e.payload["words"]) for e in moves} == {("prosecution", "king"), ("bench", "king"),
+                                                             ("bench", "keepers left")}
+    for move in moves:
+        assert move.payload["words"] in charges[move.charge], (move.node, move.payload["words"], move.charge)
+
+
 def test_braces_in_the_case_text_are_quoted_not_formatted() -> None:
     # a structured context or answer (JSON, tables) holds braces: the defender's question used to be built with
     # str.format, and '{"dj": ...}' failed the case with KeyError
