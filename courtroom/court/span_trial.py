@@ -7,7 +7,8 @@ content taken away, and the calibrated probability is P(option) / P(option witho
 1. the **prosecutor** names the words of the sentence it holds unsupported, among the word runs the witnesses found
    most suspect (or none); the quote is checked against the answer (normalised exact match);
 2. the **defender** quotes the context sentence that supports those words, among the context sentences sharing most
-   of the sentence's words (or none); the quote is *verified* when every content word of the named words is in it;
+   of the sentence's words (or none); the quote is *verified* when every content word of the named words is in it
+   and it agrees in negation with the charged sentence;
 3. the **judge** sees only the charge, the named words and the defender's quote with its verification (not the
    whole context: the condition under which debate beat a direct judge, Khan et al. 2024) and rules.
 
@@ -39,6 +40,7 @@ from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.engine.events import MoveEvent
 from courtroom.engine.lockstep import Call, Step, Transcript, gather
 from courtroom.witness.lexical import STOP_WORDS, content_words
+from courtroom.witness.polarity import negated
 from courtroom.witness.spans import words
 
 NONE = "(none)"
@@ -90,11 +92,13 @@ def _quotes(examination: Examination, sentence: int, words: str = "") -> list[in
     return [i for m, n, i in sorted(shared, key=lambda x: (-x[0], -x[1], x[2])) if n > 0 or m > 0][:QUOTES]
 
 
-def verified_support(words: str, quote: str) -> bool:
+def verified_support(words: str, quote: str, statement: str = "") -> bool:
     """Whether a quoted context sentence holds every content word of the named words (stemmed), or the words
-    themselves (normalised)."""
+    themselves (normalised), and agrees in negation with the statement holding them (`statement`, else the words):
+    "was not automated" is not supported by "was automated", though the quote holds every content word."""
     keys = {w.key for w in content_words(words)}
-    return bool(keys) and keys <= {w.key for w in content_words(quote)} or normalize(words) in normalize(quote)
+    holds = bool(keys) and keys <= {w.key for w in content_words(quote)} or normalize(words) in normalize(quote)
+    return holds and negated(statement or words) == negated(quote)
 
 
 def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
@@ -145,7 +149,7 @@ def _defend(bench: Bench, case: Case, examination: Examination, named: str, sent
                                     _ask(bench, case, ask(CONTENT_FREE), choices, defence)])
     cited_probs = _calibrated(said, free)
     cited = int(most_probable(cited_probs))
-    verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1])
+    verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1], quote)
     transcript.add(MoveEvent, charge=charge, round=1, node="defense", role="defender",
                    persona=bench.persona("defender").name, move="quote", payload={"evidence": cited},
                    choice_probs=cited_probs, evidence_found=cited > 0 or None,

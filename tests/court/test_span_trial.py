@@ -183,6 +183,19 @@ def test_each_count_is_tried_under_the_charge_of_the_sentence_holding_its_words(
         assert move.payload["words"] in charges[move.charge], (move.node, move.payload["words"], move.charge)
 
 
+def test_a_quote_that_holds_the_words_but_not_their_negation_does_not_acquit_them() -> None:
+    # "not" is a function word: the quote holds every content word of the flipped statement, and it used to verify
+    assert not verified_support("not automated", "The lighthouse was automated in 1962.", "It was not automated.")
+    assert verified_support("not automated", "It was not automated in 1962.", "It was not automated.")
+    case = CASE.model_copy(update={"answer": "The lighthouse was not automated by the coast guard.",
+                                   "context": ["The lighthouse was built in 1871.",
+                                               "The lighthouse was automated in 1962 by the coast guard."]})
+    found, outcome = spans_of(spans_court(2, 0.5, []), case)
+    [defence] = [e for e in outcome.events if e.event == "move" and e.node == "defense"]
+    assert defence.payload == {"evidence": 2} and defence.finding == "[2] does not hold the named words"
+    assert [text for text, _ in found] == ["The lighthouse was not automated by the coast guard"]
+
+
 def test_braces_in_the_case_text_are_quoted_not_formatted() -> None:
     # a structured context or answer (JSON, tables) holds braces: the defender's question used to be built with
     # str.format, and '{"dj": ...}' failed the case with KeyError
