@@ -26,6 +26,7 @@ strongest stand untried); only a verified quote or a judge sure of the words' su
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -94,10 +95,12 @@ def _quotes(examination: Examination, sentence: int, words: str = "") -> list[in
 
 def verified_support(words: str, quote: str, statement: str = "") -> bool:
     """Whether a quoted context sentence holds every content word of the named words (stemmed), or the words
-    themselves (normalised), and agrees in negation with the statement holding them (`statement`, else the words):
+    themselves (normalised, whole words), and agrees in negation with the statement holding them (`statement`, else the words):
     "was not automated" is not supported by "was automated", though the quote holds every content word."""
     keys = {w.key for w in content_words(words)}
-    holds = bool(keys) and keys <= {w.key for w in content_words(quote)} or normalize(words) in normalize(quote)
+    needle = normalize(words)
+    holds = (bool(keys) and keys <= {w.key for w in content_words(quote)}
+             or bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", normalize(quote)) is not None)
     return holds and negated(statement or words) == negated(quote)
 
 

@@ -77,6 +77,9 @@ def test_a_quote_that_does_not_hold_the_words_leaves_them_to_the_judge_who_may_a
 def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> None:
     assert verified_support("1926", "It was first lit in 1926.")
     assert not verified_support("1926 by the navy", "It was first lit in 1926.")
+    # words without a content word are matched whole: "in" is not held by "within"
+    assert verified_support("in", "It was lit in 1926.") and not verified_support("in", "It was lit within a year.")
+    assert not verified_support("", "It was lit in 1926.")
     verified_case = CASE.model_copy(update={"context": ["The lighthouse was built in 1871.",
                                                         "It was automated in 1926 by the navy."]})
     calls: list[str] = []
