@@ -8,7 +8,7 @@ content taken away, and the calibrated probability is P(option) / P(option witho
    most suspect (or none); the quote is checked against the answer (normalised exact match);
 2. the **defender** quotes the context sentence that supports those words, among the context sentences sharing most
    of the sentence's words (or none); the quote is *verified* when every content word of the named words is in it
-   and it agrees in negation with the charged sentence;
+   (with `witnesses.quote_check: strict`, also when it agrees in negation with the charged sentence);
 3. the **judge** sees only the charge, the named words and the defender's quote with its verification (not the
    whole context: the condition under which debate beat a direct judge, Khan et al. 2024) and rules.
 
@@ -93,15 +93,18 @@ def _quotes(examination: Examination, sentence: int, words: str = "") -> list[in
     return [i for m, n, i in sorted(shared, key=lambda x: (-x[0], -x[1], x[2])) if n > 0 or m > 0][:QUOTES]
 
 
-def verified_support(words: str, quote: str, statement: str = "") -> bool:
+def verified_support(words: str, quote: str, statement: str | None = None) -> bool:
     """Whether a quoted context sentence holds every content word of the named words (stemmed), or the words
-    themselves (normalised, whole words), and agrees in negation with the statement holding them (`statement`, else the words):
-    "was not automated" is not supported by "was automated", though the quote holds every content word."""
+    themselves (normalised). Given the `statement` holding the words (`quote_check: strict`), words without a content
+    word must be whole words of the quote, and the quote must agree in negation with the statement: "was not
+    automated" is not supported by "was automated", though the quote holds every content word."""
     keys = {w.key for w in content_words(words)}
+    if statement is None:
+        return bool(keys) and keys <= {w.key for w in content_words(quote)} or normalize(words) in normalize(quote)
     needle = normalize(words)
     holds = (bool(keys) and keys <= {w.key for w in content_words(quote)}
              or bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", normalize(quote)) is not None)
-    return holds and negated(statement or words) == negated(quote)
+    return holds and negated(statement) == negated(quote)
 
 
 def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
@@ -152,7 +155,9 @@ def _defend(bench: Bench, case: Case, examination: Examination, named: str, sent
                                     _ask(bench, case, ask(CONTENT_FREE), choices, defence)])
     cited_probs = _calibrated(said, free)
     cited = int(most_probable(cited_probs))
-    verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1], quote)
+    witnesses = bench.spec.witnesses
+    strict = witnesses is not None and witnesses.quote_check == "strict"
+    verified = cited > 0 and verified_support(named, reading.context_sentences[cited - 1], quote if strict else None)
     transcript.add(MoveEvent, charge=charge, round=1, node="defense", role="defender",
                    persona=bench.persona("defender").name, move="quote", payload={"evidence": cited},
                    choice_probs=cited_probs, evidence_found=cited > 0 or None,

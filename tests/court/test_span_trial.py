@@ -77,9 +77,12 @@ def test_a_quote_that_does_not_hold_the_words_leaves_them_to_the_judge_who_may_a
 def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> None:
     assert verified_support("1926", "It was first lit in 1926.")
     assert not verified_support("1926 by the navy", "It was first lit in 1926.")
-    # words without a content word are matched whole: "in" is not held by "within"
-    assert verified_support("in", "It was lit in 1926.") and not verified_support("in", "It was lit within a year.")
-    assert not verified_support("", "It was lit in 1926.")
+    # the strict check (given the statement) matches words without a content word whole: "in" is not in "within"
+    statement = "It was lit in 1926."
+    assert verified_support("in", "It was lit in 1926.", statement)
+    assert not verified_support("in", "It was lit within a year.", statement)
+    assert not verified_support("", "It was lit in 1926.", statement)
+    assert verified_support("in", "It was lit within a year.")  # the `words` check, as the runs before it were made
     verified_case = CASE.model_copy(update={"context": ["The lighthouse was built in 1871.",
                                                         "It was automated in 1926 by the navy."]})
     calls: list[str] = []
@@ -94,7 +97,7 @@ def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> N
 
 # `witnesses.trial_charges: spans`: the witnesses' own spans are the counts; the judge's calibrated odds shift theirs.
 
-def spans_court(quote: int, judge_p: float, calls: list[str]) -> Court:
+def spans_court(quote: int, judge_p: float, calls: list[str], overrides: dict[str, Any] | None = None) -> Court:
     """The pointing court trying the witnesses' spans; the judge says `judge_p`, and 0.5 with the words taken away."""
     scripted = script(quote, judge_p, calls)
 
@@ -107,7 +110,7 @@ def spans_court(quote: int, judge_p: float, calls: list[str]) -> Court:
 
     return Court.load("pointing", ScriptedBackend(answer, model="pseudo"),
                       overrides={"indictment.threshold": 0.0, "aggregation.threshold": 0.0,
-                                 "witnesses.trial_charges": "spans"})
+                                 "witnesses.trial_charges": "spans", **(overrides or {})})
 
 
 def spans_of(court: Court, case: Case = CASE) -> tuple[list[tuple[str, tuple[str, ...]]], Any]:
@@ -186,17 +189,24 @@ def test_each_count_is_tried_under_the_charge_of_the_sentence_holding_its_words(
         assert move.payload["words"] in charges[move.charge], (move.node, move.payload["words"], move.charge)
 
 
-def test_a_quote_that_holds_the_words_but_not_their_negation_does_not_acquit_them() -> None:
-    # "not" is a function word: the quote holds every content word of the flipped statement, and it used to verify
+def test_a_strict_quote_check_does_not_let_a_quote_acquit_words_whose_negation_it_lacks() -> None:
+    # "not" is a function word: the quote holds every content word of the flipped statement, and the `words` check
+    # (the default, so runs made before `quote_check` replay) verifies it
     assert not verified_support("not automated", "The lighthouse was automated in 1962.", "It was not automated.")
     assert verified_support("not automated", "It was not automated in 1962.", "It was not automated.")
     case = CASE.model_copy(update={"answer": "The lighthouse was not automated by the coast guard.",
                                    "context": ["The lighthouse was built in 1871.",
                                                "The lighthouse was automated in 1962 by the coast guard."]})
-    found, outcome = spans_of(spans_court(2, 0.5, []), case)
-    [defence] = [e for e in outcome.events if e.event == "move" and e.node == "defense"]
-    assert defence.payload == {"evidence": 2} and defence.finding == "[2] does not hold the named words"
-    assert [text for text, _ in found] == ["The lighthouse was not automated by the coast guard"]
+    findings = {}
+    for check in ("words", "strict"):
+        court = spans_court(2, 0.5, [], {"witnesses.quote_check": check})
+        found, outcome = spans_of(court, case)
+        [defence] = [e for e in outcome.events if e.event == "move" and e.node == "defense"]
+        assert defence.payload == {"evidence": 2}
+        findings[check] = (defence.finding, [text for text, _ in found])
+    assert findings["words"] == ("[2] holds the named words", [])  # acquitted by the quote
+    assert findings["strict"] == ("[2] does not hold the named words",
+                                  ["The lighthouse was not automated by the coast guard"])
 
 
 def test_braces_in_the_case_text_are_quoted_not_formatted() -> None:
