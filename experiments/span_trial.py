@@ -76,7 +76,7 @@ def score(args: argparse.Namespace) -> None:
         fit, _ = calibrate_ruling(args.runs)
         cache.write_bytes(pickle.dumps(fit))
     trials = {}
-    for run in sorted(Path(args.trials).glob("fold-*/run")):
+    for run in sorted(Path(args.trials).glob("fold-*/run*")):
         audit = Audit(run)
         trials.update({r.case_id: audit for r in audit.rows()})
     order = [e for e in fit.examples if e.spans is not None]
