@@ -99,12 +99,13 @@ def verified_support(words: str, quote: str, statement: str | None = None) -> bo
     word must be whole words of the quote, and the quote must agree in negation with the statement: "was not
     automated" is not supported by "was automated", though the quote holds every content word."""
     keys = {w.key for w in content_words(words)}
-    if statement is None:
-        return bool(keys) and keys <= {w.key for w in content_words(quote)} or normalize(words) in normalize(quote)
+    if bool(keys) and keys <= {w.key for w in content_words(quote)}:
+        return statement is None or negated(statement) == negated(quote)
     needle = normalize(words)
-    holds = (bool(keys) and keys <= {w.key for w in content_words(quote)}
-             or bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", normalize(quote)) is not None)
-    return holds and negated(statement) == negated(quote)
+    if statement is None:
+        return needle in normalize(quote)
+    whole = bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", normalize(quote)) is not None
+    return whole and negated(statement) == negated(quote)
 
 
 def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
