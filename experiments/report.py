@@ -38,10 +38,9 @@ DATA = HERE.parents[1] / "shared" / "data"
 JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", *NO_MODEL_RULES]
 
 
-WITNESS_RUNS = {"witnesses", "witnesses-final", "witnesses-all", "pointing", "word-states"}
-"""The witness runs of #31 and #32 (every row of a dev file in process, samples of 200 served, every RAGTruth row
-served for the span trial's fold rulings, the span trial on the hallucinated rows, the words' states recorded for the
-word probe), reported from their own `witnesses*.md` (below), not
+WITNESS_RUNS = {"witnesses", "witnesses-final", "pointing", "word-states"}
+"""The witness runs of #31 and #32 (every row of a dev file in process, samples of 200 served, the span trial on the
+hallucinated rows, the words' states recorded for the word probe), reported from their own `witnesses*.md` (below), not
 in the tables of the 200-case samples."""
 
 
