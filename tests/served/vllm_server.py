@@ -5,6 +5,10 @@ The environment's Python is `$COURTROOM_VLLM_PYTHON` (`.ci/run` installs `vllm-c
 model is served from courtroom's dequantized copy, with the GGUF `quantization_config` removed from its
 `config.json` (vLLM would otherwise try to load it as GGUF). JSON is decoded with compact whitespace, as in
 process (`disable_any_whitespace`): small models otherwise wander into endless newlines.
+
+The weights' type is `$COURTROOM_VLLM_DTYPE` (bfloat16 unless set). On a CPU without AMX, float32 is the fast one:
+vLLM's CPU kernels emulate bfloat16 there (the 1.5B model read 1,441 prompt tokens in 39 s in float32, 227 s in
+bfloat16; docs/experiments.md).
 """
 
 from __future__ import annotations
@@ -45,9 +49,14 @@ def servable_copy(model: str, into: Path) -> Path:
     return target
 
 
+def dtype() -> str:
+    """The weights' type the server loads: `$COURTROOM_VLLM_DTYPE`, else bfloat16."""
+    return os.environ.get("COURTROOM_VLLM_DTYPE", "bfloat16")
+
+
 def command(python: Path, model_dir: Path, name: str, port: int, *extra: str) -> list[str]:
     return [str(python), "-m", "vllm.entrypoints.openai.api_server", "--model", str(model_dir), "--served-model-name",
-            name, "--host", "127.0.0.1", "--port", str(port), "--enforce-eager", "--dtype", "bfloat16",
+            name, "--host", "127.0.0.1", "--port", str(port), "--enforce-eager", "--dtype", dtype(),
             "--max-model-len", "8192", "--structured-outputs-config",
             '{"backend": "xgrammar", "disable_any_whitespace": true}', *extra]
 
