@@ -9,6 +9,9 @@ the clerk's charged sentences, and than the witnesses' own spans it tries?
     # 3. the scores, against the same fit's out-of-fold sentences and words
     PYTHONPATH=. python experiments/span_trial.py score RUN [RUN ...] --trials DIR --out OUT.md
 
+    # or, for rows a shipped ruling never saw: the court's run of them and the span trial's, scored side by side
+    PYTHONPATH=. python experiments/span_trial.py score-runs --witnesses RUN --trial RUN --out OUT.md
+
 RUN: the default court's runs on both dev files with the words' states recorded (`witnesses.word_states=true`), as
 for the shipped ruling. Every span is predicted by a ruling, word probe and span model that never saw its case.
 """
@@ -106,19 +109,63 @@ def score(args: argparse.Namespace) -> None:
                  ("words", "sentences")]:
         d = paired_f1_difference(ways[a], ways[b])
         lines.append(f"Token F1, {a} - {b}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")
-    lines += ["", *_turns(trials, [order[i] for i in tried])]
+    lines += ["", *_turns(trials, [order[i].case_id for i in tried])]
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
-def _turns(trials: dict[str, Audit], examples: list[Example]) -> list[str]:
+def _charged(audit: Audit, case_id: str, answer: str) -> list[tuple[int, int, float]]:
+    """The sentences a run's verdict charged, in the answer's characters, with the clerk's P(suspect)."""
+    verdict = next(x.verdict for x in audit.events(case_id) if x.event == "verdict")
+    found = [(answer.find(c.quote), c.quote, c.p_suspect or 0.0) for c in verdict.charges]
+    return [(a, a + len(q), p) for a, q, p in found if a >= 0]
+
+
+def score_runs(args: argparse.Namespace) -> None:
+    """The span trial scored against the clerk's sentences and the witnesses' spans on the same hallucinated answers:
+    the court's run (`--witnesses`) and the span trial's (`--trial`) of the same rows, e.g. rows its ruling never
+    saw."""
+    court, trial = Audit(args.witnesses), Audit(args.trial)
+    tried = {r.case_id: r for r in trial.rows() if r.error is None and r.spans is not None and r.gold == "FAIL"}
+    ways: dict[str, list[SpanCase]] = {"sentences": [], "witnesses' spans": [], "trial": [],
+                                       "sentences, trial run": []}
+    left = []
+    for row in court.rows():
+        if row.case_id not in tried or row.error is not None or row.spans is None or not row.gold_spans:
+            left.append(row.case_id)
+            continue
+        answer = court.store.case(row.case_id).answer
+        gold = row.gold_spans
+        ways["sentences"].append(SpanCase(answer, gold, _charged(court, row.case_id, answer)))
+        ways["witnesses' spans"].append(SpanCase(answer, gold, row.spans))
+        ways["trial"].append(SpanCase(answer, gold, tried[row.case_id].spans or []))
+        ways["sentences, trial run"].append(SpanCase(answer, gold, _charged(trial, row.case_id, answer)))
+    command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    n = len(ways["trial"])
+    lines = ["# The span trial over the witnesses' spans, on rows its ruling never saw", "", f"`{command}`", "",
+             f"The court's run {args.witnesses}, the span trial's {args.trial}: {n} hallucinated answers"
+             + (f" ({len(left)} left out: not in both runs, failed, or without gold spans)" if left else "")
+             + ". Token level, on hallucinated answers.", "",
+             "| spans from | P | R | F1 [95%] | char F1 | hit@1 [95%] |", "|---|---|---|---|---|---|"]
+    for name, found in ways.items():
+        lines.append(f"| {name} | {span_cells(span_scores(found))} |")
+    lines.append("")
+    for a, b in [("trial", "sentences"), ("trial", "witnesses' spans"), ("witnesses' spans", "sentences")]:
+        d = paired_f1_difference(ways[a], ways[b])
+        lines.append(f"Token F1, {a} - {b}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")
+    lines += ["", *_turns({i: trial for i in tried}, list(tried))]
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def _turns(trials: dict[str, Audit], case_ids: list[str]) -> list[str]:
     """What the parties did: counts tried, quotes verified, the judge's calibrated rulings."""
     counts = verified = convicted = named = 0
     judge: list[float] = []
-    for e in examples:
-        if e.case_id not in trials:
+    for case_id in case_ids:
+        if case_id not in trials:
             continue
-        for x in trials[e.case_id].events(e.case_id):
+        for x in trials[case_id].events(case_id):
             if x.event != "move":
                 continue
             if x.node == "prosecution":
@@ -146,8 +193,12 @@ def main() -> None:
     s.add_argument("runs", nargs="+")
     s.add_argument("--trials", required=True)
     s.add_argument("--out", required=True)
+    r = sub.add_parser("score-runs")
+    r.add_argument("--witnesses", required=True, help="the court's run of the rows (the witnesses' spans)")
+    r.add_argument("--trial", required=True, help="the span trial's run of the same rows")
+    r.add_argument("--out", required=True)
     args = parser.parse_args()
-    prepare(args) if args.step == "prepare" else score(args)
+    {"prepare": prepare, "score": score, "score-runs": score_runs}[args.step](args)
 
 
 if __name__ == "__main__":
