@@ -9,8 +9,12 @@ the clerk's charged sentences, and than the witnesses' own spans it tries?
     # 3. the scores, against the same fit's out-of-fold sentences and words
     PYTHONPATH=. python experiments/span_trial.py score RUN [RUN ...] --trials DIR --out OUT.md
 
-    # or, for rows a shipped ruling never saw: the court's run of them and the span trial's, scored side by side
-    PYTHONPATH=. python experiments/span_trial.py score-runs --witnesses RUN --trial RUN --out OUT.md
+    # or, for rows a shipped ruling never saw: the span trial's run of them, and the same run decided again
+    # without the trial (no model call: the witnesses' spans), scored side by side
+    courtroom run ROWS.jsonl --model MODEL --court default --set witnesses.trial=true \
+        --set witnesses.trial_charges=spans --out TRIAL
+    courtroom rejudge TRIAL --set witnesses.trial=false --out WITNESSES
+    PYTHONPATH=. python experiments/span_trial.py score-runs --witnesses WITNESSES --trial TRIAL --out OUT.md
 
 RUN: the default court's runs on both dev files with the words' states recorded (`witnesses.word_states=true`), as
 for the shipped ruling. Every span is predicted by a ruling, word probe and span model that never saw its case.
