@@ -9,8 +9,10 @@ the clerk's charged sentences, and than the witnesses' own spans it tries?
     # 3. the scores, against the same fit's out-of-fold sentences and words
     PYTHONPATH=. python experiments/span_trial.py score RUN [RUN ...] --trials DIR --out OUT.md
 
-    # or, for rows a shipped ruling never saw: the span trial's run of them, and the same run decided again
-    # without the trial (no model call: the witnesses' spans), scored side by side
+    # or, for rows a shipped ruling never saw (the hallucinated rows of DATA that RUN, its fit's run, left out):
+    # the span trial's run of them, and the same run decided again without the trial (no model call: the
+    # witnesses' spans), scored side by side
+    PYTHONPATH=. python experiments/span_trial.py unseen RUN --data DATA --out ROWS.jsonl
     courtroom run ROWS.jsonl --model MODEL --court default --set witnesses.trial=true \
         --set witnesses.trial_charges=spans --out TRIAL
     courtroom rejudge TRIAL --set witnesses.trial=false --out WITNESSES
@@ -118,6 +120,16 @@ def score(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+def unseen(args: argparse.Namespace) -> None:
+    """The hallucinated rows of the data that a run (the one a shipped ruling was fitted on) did not judge."""
+    seen = {r.case_id for r in Audit(args.run).rows()}
+    rows = [json.loads(line) for line in Path(args.data).read_text().splitlines() if line.strip()]
+    chosen = [row for n, row in enumerate(rows)
+              if row["label"] == "FAIL" and row_to_case(row, f"{args.data}:{n + 1}").id not in seen]
+    Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in chosen))
+    print(f"{len(chosen)} hallucinated rows of {args.data} that {args.run} did not judge -> {args.out}")
+
+
 def _charged(audit: Audit, case_id: str, answer: str) -> list[tuple[int, int, float]]:
     """The sentences a run's verdict charged, in the answer's characters, with the clerk's P(suspect)."""
     verdict = next(x.verdict for x in audit.events(case_id) if x.event == "verdict")
@@ -197,12 +209,16 @@ def main() -> None:
     s.add_argument("runs", nargs="+")
     s.add_argument("--trials", required=True)
     s.add_argument("--out", required=True)
+    u = sub.add_parser("unseen")
+    u.add_argument("run")
+    u.add_argument("--data", required=True)
+    u.add_argument("--out", required=True)
     r = sub.add_parser("score-runs")
     r.add_argument("--witnesses", required=True, help="the court's run of the rows (the witnesses' spans)")
     r.add_argument("--trial", required=True, help="the span trial's run of the same rows")
     r.add_argument("--out", required=True)
     args = parser.parse_args()
-    {"prepare": prepare, "score": score, "score-runs": score_runs}[args.step](args)
+    {"prepare": prepare, "score": score, "unseen": unseen, "score-runs": score_runs}[args.step](args)
 
 
 if __name__ == "__main__":
