@@ -102,19 +102,10 @@ def score(args: argparse.Namespace) -> None:
         assert e.spans is not None
         ways["trial"].append(SpanCase(e.spans.answer, gold_of[e.case_id], trial))
         ways["sentences, trial run"].append(SpanCase(e.spans.answer, gold_of[e.case_id], charged))
-    command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    lines = ["# The span trial over the witnesses' spans, out of fold", "", f"`{command}`", "",
-             f"Runs {', '.join(args.runs)}; trials {args.trials} ({len(tried)} hallucinated answers"
-             + (f"; {len(missing)} not tried yet, left out of every row" if missing else "")
-             + "). Token level, on hallucinated answers.", "",
-             "| spans from | P | R | F1 [95%] | char F1 | hit@1 [95%] |", "|---|---|---|---|---|---|"]
-    for name, found in ways.items():
-        lines.append(f"| {name} | {span_cells(span_scores(found))} |")
-    lines.append("")
-    for a, b in [("trial", "sentences"), ("trial", "sentences, trial run"), ("trial", "words"),
-                 ("words", "sentences")]:
-        d = paired_f1_difference(ways[a], ways[b])
-        lines.append(f"Token F1, {a} - {b}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")
+    lines = _report("out of fold", f"Runs {', '.join(args.runs)}; trials {args.trials} ({len(tried)} hallucinated answers"
+                    + (f"; {len(missing)} not tried yet, left out of every row" if missing else "") + ")", ways,
+                    [("trial", "sentences"), ("trial", "sentences, trial run"), ("trial", "words"),
+                     ("words", "sentences")])
     lines += ["", *_turns(trials, [order[i].case_id for i in tried])]
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -156,22 +147,28 @@ def score_runs(args: argparse.Namespace) -> None:
         ways["witnesses' spans"].append(SpanCase(answer, gold, row.spans))
         ways["trial"].append(SpanCase(answer, gold, tried[row.case_id].spans or []))
         ways["sentences, trial run"].append(SpanCase(answer, gold, _charged(trial, row.case_id, answer)))
-    command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    n = len(ways["trial"])
-    lines = ["# The span trial over the witnesses' spans, on rows its ruling never saw", "", f"`{command}`", "",
-             f"The court's run {args.witnesses}, the span trial's {args.trial}: {n} hallucinated answers"
-             + (f" ({len(left)} left out: not in both runs, failed, or without gold spans)" if left else "")
-             + ". Token level, on hallucinated answers.", "",
-             "| spans from | P | R | F1 [95%] | char F1 | hit@1 [95%] |", "|---|---|---|---|---|---|"]
-    for name, found in ways.items():
-        lines.append(f"| {name} | {span_cells(span_scores(found))} |")
-    lines.append("")
-    for a, b in [("trial", "sentences"), ("trial", "witnesses' spans"), ("witnesses' spans", "sentences")]:
-        d = paired_f1_difference(ways[a], ways[b])
-        lines.append(f"Token F1, {a} - {b}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")
+    lines = _report("on rows its ruling never saw",
+                    f"The court's run {args.witnesses}, the span trial's {args.trial}: {len(ways['trial'])} "
+                    "hallucinated answers"
+                    + (f" ({len(left)} left out: not in both runs, failed, or without gold spans)" if left else ""),
+                    ways, [("trial", "sentences"), ("trial", "witnesses' spans"), ("witnesses' spans", "sentences")])
     lines += ["", *_turns({i: trial for i in tried}, list(tried))]
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def _report(title: str, what: str, ways: dict[str, list[SpanCase]], pairs: list[tuple[str, str]]) -> list[str]:
+    """The scores' page: its command, what was scored, each way's span scores and the paired differences."""
+    command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    lines = [f"# The span trial over the witnesses' spans, {title}", "", f"`{command}`", "",
+             f"{what}. Token level, on hallucinated answers.", "",
+             "| spans from | P | R | F1 [95%] | char F1 | hit@1 [95%] |", "|---|---|---|---|---|---|"]
+    lines += [f"| {name} | {span_cells(span_scores(found))} |" for name, found in ways.items()]
+    lines.append("")
+    for a, b in pairs:
+        d = paired_f1_difference(ways[a], ways[b])
+        lines.append(f"Token F1, {a} - {b}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")
+    return lines
 
 
 def _turns(trials: dict[str, Audit], case_ids: list[str]) -> list[str]:
