@@ -71,10 +71,8 @@ def _spans(audit: Audit, e: Example) -> tuple[list[tuple[int, int, float]], list
     if row is None or row.label != "FAIL":
         return [], []
     assert e.spans is not None
-    verdict = next(x.verdict for x in audit.events(e.case_id) if x.event == "verdict")
-    charged = [(e.spans.answer.find(c.quote), c.quote, c.p_suspect or 0.0) for c in verdict.charges]
     return ([(a - e.spans.offset, b - e.spans.offset, s) for a, b, s in (row.spans or [])],
-            [(a, a + len(q), p) for a, q, p in charged if a >= 0])
+            _charged(audit, e.case_id, e.spans.answer))
 
 
 def score(args: argparse.Namespace) -> None:
