@@ -20,7 +20,8 @@ prosecutor names words only in a charged sentence where the witnesses found none
 above, the judge's ruling calibrated against the same ruling with the words taken away (its log-odds clipped to
 `JUDGE_CLIP`), and its odds multiply the witnesses' (a span is convicted when the product clears the span model's
 threshold). A judge without an opinion (calibrated 0.5) leaves the witnesses' spans as they are (those beyond the
-strongest stand untried); only a verified quote or a judge sure of the words' support acquits one.
+strongest stand untried, unless the prosecutor named words over one: then it stands or falls with them); only a
+verified quote or a judge sure of the words' support acquits one.
 """
 
 from __future__ import annotations
@@ -308,7 +309,11 @@ def spans_trial(bench: Bench, case: Case, examination: Examination, spans: list[
         counts.append(Count(start=_locate(examination, named[0], sentence), text=named[0], sentence=sentence,
                             charge=sentences.index(sentence), named_by=("prosecutor",), margin=0.0, score=0.5))
     found = yield from gather([try_count(bench, case, examination, c, transcript) for c in counts])
-    return sorted([*(s for s in found if s is not None), *spans[COUNTS:]], key=lambda s: -s.score)
+    offset = examination.reading.offset
+    tried = [(c.start + offset, c.start + offset + len(c.text)) for c in counts]
+    # an untried span the prosecutor named words over was tried with them: the trial's ruling stands for it
+    untried = [s for s in spans[COUNTS:] if not any(s.start < b and s.end > a for a, b in tried)]
+    return sorted([*(s for s in found if s is not None), *untried], key=lambda s: -s.score)
 
 
 def _ask(bench: Bench, case: Case, task: str, options: tuple[str, ...], info: dict[str, object]) -> Step:

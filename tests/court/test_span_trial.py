@@ -159,6 +159,24 @@ def test_the_spans_beyond_the_strongest_stand_untried(monkeypatch: Any) -> None:
     assert [e.payload["words"] for e in outcome.events if e.event == "move" and e.node == "bench"] == ["navy"]
 
 
+@pytest.mark.parametrize("judge_p", [0.9, 0.02])
+def test_an_untried_span_the_prosecutor_names_stands_or_falls_with_his_words(monkeypatch: Any, judge_p: float) -> None:
+    # 'navy' (the strongest span) is tried; '1926', the witnesses' weaker span, stands untried in the second sentence,
+    # where the prosecutor, finding no count, names the same word. Before, the verdict listed '1926' twice when the
+    # judge convicted it, and once (untried) when he acquitted it.
+    from courtroom.court import span_trial
+
+    monkeypatch.setattr(span_trial, "COUNTS", 1)
+    case = CASE.model_copy(update={"answer": "The lighthouse was automated by the navy. It was automated in 1926."})
+    found, outcome = spans_of(spans_court(1, judge_p, []), case)
+    named = [e.payload["words"] for e in outcome.events if e.event == "move" and e.node == "prosecution"]
+    assert named == ["1926"]
+    convicted = [("navy", ("grounding", "overlap", "judge")), ("1926", ("prosecutor", "judge"))]
+    assert found == (convicted if judge_p > 0.5 else [])
+    starts = [s.start for s in outcome.verdict.spans]
+    assert len(starts) == len(set(starts))
+
+
 def test_the_prosecutor_names_words_only_where_the_witnesses_found_none() -> None:
     calls: list[str] = []
     case = CASE.model_copy(update={"answer": "The lighthouse was built in 1871. It was automated in 1926 by the navy."})
