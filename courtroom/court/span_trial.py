@@ -94,14 +94,21 @@ def _quotes(examination: Examination, sentence: int, words: str = "") -> list[in
     return [i for m, n, i in sorted(shared, key=lambda x: (-x[0], -x[1], x[2])) if n > 0 or m > 0][:QUOTES]
 
 
+def _counted(text: str) -> set[tuple[str, str]]:
+    """Each number of `text` with the content word after it ("12 employees"; "12 of the employees" alike)."""
+    found = content_words(text)
+    return {(a.key, b.key) for a, b in zip(found, found[1:]) if a.text[0].isdigit()}
+
+
 def verified_support(words: str, quote: str, statement: str | None = None) -> bool:
     """Whether a quoted context sentence holds every content word of the named words (stemmed), or the words
     themselves (normalised). Given the `statement` holding the words (`quote_check: strict`), words without a content
-    word must be whole words of the quote, and the quote must agree in negation with the statement: "was not
-    automated" is not supported by "was automated", though the quote holds every content word."""
+    word must be whole words of the quote, a number must count the same thing ("12 employees" is not held by "12
+    offices and 400 employees"), and the quote must agree in negation with the statement: "was not automated" is not
+    supported by "was automated", though the quote holds every content word."""
     keys = {w.key for w in content_words(words)}
     if bool(keys) and keys <= {w.key for w in content_words(quote)}:
-        return statement is None or negated(statement) == negated(quote)
+        return statement is None or (negated(statement) == negated(quote) and _counted(words) <= _counted(quote))
     needle = normalize(words)
     if statement is None:
         return needle in normalize(quote)

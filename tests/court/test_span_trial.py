@@ -74,6 +74,15 @@ def test_a_quote_that_does_not_hold_the_words_leaves_them_to_the_judge_who_may_a
     assert outcome.verdict.spans == []
 
 
+def test_a_strict_quote_check_wants_a_number_to_count_the_same_thing() -> None:
+    # the quote holds '12' and 'employees', but its 12 counts offices: the `words` check verified it
+    counted = "The firm had 12 employees."
+    assert not verified_support("12 employees", "The firm had 12 offices and 400 employees.", counted)
+    assert verified_support("12 employees", "Of its 12 employees, all stayed.", counted)
+    assert verified_support("12 employees", "The firm had 12 of the employees.", counted)
+    assert verified_support("12 employees", "The firm had 12 offices and 400 employees.")  # `words`: as before
+
+
 def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> None:
     assert verified_support("1926", "It was first lit in 1926.")
     assert not verified_support("1926 by the navy", "It was first lit in 1926.")
