@@ -18,6 +18,13 @@ the clerk's charged sentences, and than the witnesses' own spans it tries?
     courtroom rejudge TRIAL --set witnesses.trial=false --out WITNESSES
     PYTHONPATH=. python experiments/span_trial.py score-runs --witnesses WITNESSES --trial TRIAL --out OUT.md
 
+    # a setting measured on a finished trial run without running it all again (`witnesses.quote_check=strict`): the
+    # rows it changes (those needing a call the run never made), run again; the rest decided again from the run
+    PYTHONPATH=. python experiments/span_trial.py changed RUN --set witnesses.quote_check=strict --data ROWS.jsonl \
+        --out CHANGED.jsonl
+    courtroom run CHANGED.jsonl ...the run's own options... --set witnesses.quote_check=strict --out AGAIN
+    courtroom rejudge RUN --set witnesses.trial=true --set witnesses.quote_check=strict --calls-from AGAIN --out NEW
+
 RUN: the default court's runs on both dev files with the words' states recorded (`witnesses.word_states=true`), as
 for the shipped ruling. Every span is predicted by a ruling, word probe and span model that never saw its case.
 """
@@ -33,11 +40,14 @@ from pathlib import Path
 
 import yaml
 
+from courtroom.court.spec import parse_override
 from courtroom.evaluate.datasets import row_to_case
 from courtroom.evaluate.fit_ruling import Example, fold_rulings
 from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_cells, span_scores
 from courtroom.log.audit import Audit
+from courtroom.log.rejudge import refused_cases, rejudged_judge
 from courtroom.log.ruling_calibrate import calibrate_ruling, labelled_runs
+from courtroom.log.store import RunStore
 from courtroom.witness.registry import WITNESSES
 
 
@@ -117,6 +127,19 @@ def unseen(args: argparse.Namespace) -> None:
               if row["label"] == "FAIL" and row_to_case(row, f"{args.data}:{n + 1}").id not in seen]
     Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in chosen))
     print(f"{len(chosen)} hallucinated rows of {args.data} that {args.run} did not judge -> {args.out}")
+
+
+def changed(args: argparse.Namespace) -> None:
+    """The rows of the data (the run's cases) that the run, with the settings changed, cannot decide from its
+    transcripts: the rows the settings change, to run again with the model."""
+    judge = rejudged_judge(RunStore(args.run).manifest(), overrides=dict(parse_override(s) for s in args.set))
+    refused = set(refused_cases(args.run, judge=judge))
+    rows = [json.loads(line) for line in Path(args.data).read_text().splitlines() if line.strip()]
+    chosen = [row for n, row in enumerate(rows) if row_to_case(row, f"{args.data}:{n + 1}").id in refused]
+    if len(chosen) != len(refused):
+        sys.exit(f"{args.data} lacks {len(refused) - len(chosen)} of the {len(refused)} cases the settings change")
+    Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in chosen))
+    print(f"{len(chosen)} of the cases of {args.run} change under {' '.join(args.set)} -> {args.out}")
 
 
 def _charged(audit: Audit, case_id: str, answer: str) -> list[tuple[int, int, float]]:
@@ -212,8 +235,13 @@ def main() -> None:
     r.add_argument("--witnesses", required=True, help="the court's run of the rows (the witnesses' spans)")
     r.add_argument("--trial", required=True, help="the span trial's run of the same rows")
     r.add_argument("--out", required=True)
+    c = sub.add_parser("changed")
+    c.add_argument("run")
+    c.add_argument("--set", action="append", required=True, help="a court setting, as courtroom rejudge --set")
+    c.add_argument("--data", required=True, help="the rows the run judged")
+    c.add_argument("--out", required=True)
     args = parser.parse_args()
-    {"prepare": prepare, "score": score, "unseen": unseen, "score-runs": score_runs}[args.step](args)
+    {"prepare": prepare, "score": score, "unseen": unseen, "score-runs": score_runs, "changed": changed}[args.step](args)
 
 
 if __name__ == "__main__":

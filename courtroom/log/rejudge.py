@@ -4,8 +4,9 @@ A court's arithmetic (its judge weight, aggregation method, verdict threshold) c
 without changing anything the model is asked, so a finished run can be re-decided with no model call:
 each request the new court makes is served from the transcript's recorded call with the same prompt,
 output schema and sampling. A court that asks for anything the run did not record (another prompt or
-persona, a charge the run never tried) is refused, naming the case and the call: run it with
-`courtroom run` instead. Calls may also come from other runs of the same cases (`calls_from`): a court
+persona, a charge the run never tried) is refused, naming the cases and the first one's call
+(`refused_cases` lists them): run them with `courtroom run` and pass that run as `calls_from`, or run
+the whole court anew. Calls may also come from other runs of the same cases (`calls_from`): a court
 that adds the rails baseline's question as its first reading is rejudged from a court run and a rails
 run, each call served from where it was recorded. Researchers compare decision rules on a run in
 seconds; the rejudged run is an ordinary run directory (results, transcripts, a manifest naming its
@@ -85,8 +86,12 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
                                         calls_from=[str(p) for p in calls_from]))
     if target.exists():
         _check_unfinished(target, planned)
-    outcomes = [_rejudge_case(origin, others, row.case_id, new_judge) for row in origin.rows()
-                if row.error is None and origin.transcript_path(row.case_id).is_file()]
+    outcomes, refused = _decide(origin, others, new_judge)
+    if refused:
+        first, *more = refused.values()
+        rest = f" (and {len(more)} more of the {len(outcomes) + len(refused)} cases: {', '.join(list(refused)[1:])};" \
+               " run them with `courtroom run` under this court and pass that run with --calls-from)" if more else ""
+        raise RunError(first + rest)
     planned = planned.model_copy(update={"cases": CaseDigests.of([outcome.case for outcome in outcomes])})
     with target.lock():
         if target.exists():  # a rejudge interrupted while it wrote: the same call writes the rest
@@ -117,6 +122,27 @@ def _check_unfinished(target: RunStore, planned: Manifest) -> None:
     if planned.cases is not None and found.cases is not None and (changes := found.cases.changes(planned.cases)):
         raise RunError(f"{target.root}: this rejudge was started on other cases of {planned.origin.rejudged_from} "
                        f"({changes}); choose another --out")
+
+
+def refused_cases(source: str | Path, *, judge: JudgeSpec, calls_from: Sequence[str | Path] = ()) -> list[str]:
+    """The cases of the run at `source` that `judge` cannot decide from the recorded calls (it would ask the model
+    something no transcript holds): the cases a change of settings would change, to run again with the model."""
+    origin = RunStore(source)
+    new_judge = make_judge(judge, origin.manifest().spec.backend, window=1)
+    return list(_decide(origin, [RunStore(path) for path in calls_from], new_judge)[1])
+
+
+def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple[list[CaseOutcome], dict[str, str]]:
+    """Every finished case of `origin` decided again from the recorded calls; and, by case, why each case that could
+    not be was refused."""
+    outcomes, refused = [], {}
+    for row in origin.rows():
+        if row.error is None and origin.transcript_path(row.case_id).is_file():
+            try:
+                outcomes.append(_rejudge_case(origin, others, row.case_id, judge))
+            except RunError as exc:
+                refused[row.case_id] = str(exc)
+    return outcomes, refused
 
 
 def _rejudge_case(origin: RunStore, others: Sequence[RunStore], case_id: str, judge: Judge) -> CaseOutcome:

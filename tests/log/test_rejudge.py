@@ -14,7 +14,7 @@ from courtroom.door.requests import GenerationRequest
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtroomError
 from courtroom.log.manifest import RunSpec
-from courtroom.log.rejudge import rejudge_run
+from courtroom.log.rejudge import refused_cases, rejudge_run
 from courtroom.log.store import RunStore
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
@@ -72,9 +72,18 @@ def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) ->
     run = start_run(RunSpec.build("examples", judge="courtroom", court="full"), tmp_path / "run")
     run.execute(runner=scripted_runner())
     run.close()
-    with pytest.raises(CourtroomError, match="cannot be rejudged from its transcript: .*never asked the model"):
+    with pytest.raises(CourtroomError, match="cannot be rejudged from its transcript: .*never asked the model") as refusal:
         rejudge_run(tmp_path / "run", tmp_path / "out", judge=JudgeSpec(court=str(reworded)))
     assert not RunStore(tmp_path / "out").exists()  # nothing half-written
+    # every case the court cannot decide is named (before, only the first), and how to decide them
+    refused = refused_cases(tmp_path / "run", judge=JudgeSpec(court=str(reworded)))
+    tried = [r.case_id for r in RunStore(tmp_path / "run").rows() if r.rounds]
+    assert refused and set(refused) <= {r.case_id for r in RunStore(tmp_path / "run").rows()}
+    assert set(tried) <= set(refused)  # every case that held a trial asked the reworded persona
+    text = str(refusal.value)
+    assert text.startswith(f"case {refused[0]}:") and all(case_id in text for case_id in refused)
+    assert len(refused) > 1 and f"and {len(refused) - 1} more" in text and "--calls-from" in text
+    assert refused_cases(tmp_path / "run", judge=JudgeSpec(court="full")) == []  # the run's own court
     with pytest.raises(CourtroomError, match="new run directory"):
         rejudge_run(tmp_path / "run", tmp_path / "run", judge=JudgeSpec())
 
