@@ -25,7 +25,7 @@ from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import CaseOutcome, run_lockstep
 from courtroom.engine.migrations import upgrade
 from courtroom.engine.registry import JudgeSpec
-from courtroom.errors import RunError
+from courtroom.errors import ReplayMismatch, RunError
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.manifest import CaseDigests, Manifest, RunOrigin
 from courtroom.log.recorded_court import make_judge
@@ -89,9 +89,10 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
     outcomes, refused = _decide(origin, others, new_judge)
     if refused:
         first, *more = refused.values()
-        rest = f" (and {len(more)} more of the {len(outcomes) + len(refused)} cases: {', '.join(list(refused)[1:])};" \
-               " run them with `courtroom run` under this court and pass that run with --calls-from)" if more else ""
-        raise RunError(first + rest)
+        also = f"; and {len(more)} more of the {len(outcomes) + len(refused)} cases: {', '.join(list(refused)[1:])}" \
+            if more else ""
+        raise RunError(f"{first}{also} (run {'these cases' if more else 'it'} with `courtroom run` under this court "
+                       "and pass that run with --calls-from)")
     planned = planned.model_copy(update={"cases": CaseDigests.of([outcome.case for outcome in outcomes])})
     with target.lock():
         if target.exists():  # a rejudge interrupted while it wrote: the same call writes the rest
@@ -127,9 +128,12 @@ def _check_unfinished(target: RunStore, planned: Manifest) -> None:
 def refused_cases(source: str | Path, *, judge: JudgeSpec, calls_from: Sequence[str | Path] = ()) -> list[str]:
     """The cases of the run at `source` that `judge` cannot decide from the recorded calls (it would ask the model
     something no transcript holds): the cases a change of settings would change, to run again with the model."""
-    origin = RunStore(source)
+    origin, others = RunStore(source), [RunStore(path) for path in calls_from]
+    for store in (origin, *others):
+        if not store.exists():
+            raise RunError(f"{store.root}: not a run directory (no manifest.json)")
     new_judge = make_judge(judge, origin.manifest().spec.backend, window=1)
-    return list(_decide(origin, [RunStore(path) for path in calls_from], new_judge)[1])
+    return list(_decide(origin, others, new_judge)[1])
 
 
 def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple[list[CaseOutcome], dict[str, str]]:
@@ -140,9 +144,14 @@ def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple
         if row.error is None and origin.transcript_path(row.case_id).is_file():
             try:
                 outcomes.append(_rejudge_case(origin, others, row.case_id, judge))
-            except RunError as exc:
+            except _Refused as exc:
                 refused[row.case_id] = str(exc)
     return outcomes, refused
+
+
+class _Refused(RunError):
+    """A case the judge would ask the model something no transcript recorded (any other failure stops the rejudge:
+    a broken transcript, or a fault of the court's code)."""
 
 
 def _rejudge_case(origin: RunStore, others: Sequence[RunStore], case_id: str, judge: Judge) -> CaseOutcome:
@@ -158,5 +167,6 @@ def _rejudge_case(origin: RunStore, others: Sequence[RunStore], case_id: str, ju
     if outcome.error is not None:
         missing = [str(s.root) for s in others if not s.transcript_path(case_id).is_file()]
         where = f" (no transcript of it in {', '.join(missing)})" if missing else ""
-        raise RunError(f"case {case_id}: cannot be rejudged from its transcript{where}: {outcome.error}")
+        refusal = _Refused if outcome.error_type == ReplayMismatch.__name__ else RunError
+        raise refusal(f"case {case_id}: cannot be rejudged from its transcript{where}: {outcome.error}")
     return outcome

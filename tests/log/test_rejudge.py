@@ -88,6 +88,22 @@ def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) ->
         rejudge_run(tmp_path / "run", tmp_path / "run", judge=JudgeSpec())
 
 
+def test_a_broken_transcript_stops_the_rejudge_naming_it_not_counted_as_a_case_to_run_again(tmp_path: Path) -> None:
+    run = start_run(RunSpec.build("examples", judge="courtroom", court="full"), tmp_path / "run")
+    run.execute(runner=scripted_runner())
+    run.close()
+    store = RunStore(tmp_path / "run")
+    broken = store.transcript_path(store.rows()[3].case_id)
+    lines = broken.read_text().splitlines()
+    broken.write_text("\n".join([*lines[:3], "{not json", *lines[4:]]) + "\n")
+    for attempt in (lambda: refused_cases(tmp_path / "run", judge=JudgeSpec(court="full")),
+                    lambda: rejudge_run(tmp_path / "run", tmp_path / "out", judge=JudgeSpec(court="full"))):
+        with pytest.raises(CourtroomError) as stopped:
+            attempt()
+        assert broken.name in str(stopped.value) and "cannot be rejudged" not in str(stopped.value)
+    assert not RunStore(tmp_path / "out").exists()
+
+
 def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_run(tmp_path: Path) -> None:
     reading = court_file(tmp_path, "reading", "ruling: {judge_weight: 0.1}",
                          "ruling: {judge_weight: 0.1, first_reading_weight: 0.3}")
