@@ -8,7 +8,8 @@ content taken away, and the calibrated probability is P(option) / P(option witho
    most suspect (or none); the quote is checked against the answer (normalised exact match);
 2. the **defender** quotes the context sentence that supports those words, among the context sentences sharing most
    of the sentence's words (or none); the quote is *verified* when every content word of the named words is in it
-   (with `witnesses.quote_check: strict`, also when it agrees in negation with the charged sentence);
+   (with `witnesses.quote_check: strict`, also when its numbers count what the charged sentence's count and it agrees
+   in negation with that sentence);
 3. the **judge** sees only the charge, the named words and the defender's quote with its verification (not the
    whole context: the condition under which debate beat a direct judge, Khan et al. 2024) and rules.
 
@@ -20,8 +21,8 @@ prosecutor names words only in a charged sentence where the witnesses found none
 above, the judge's ruling calibrated against the same ruling with the words taken away (its log-odds clipped to
 `JUDGE_CLIP`), and its odds multiply the witnesses' (a span is convicted when the product clears the span model's
 threshold). A judge without an opinion (calibrated 0.5) leaves the witnesses' spans as they are (those beyond the
-strongest stand untried, unless the prosecutor named words over one: then it stands or falls with them); only a
-verified quote or a judge sure of the words' support acquits one.
+strongest stand untried, but for any words of them the prosecutor named: what the trial decides of those stands);
+only a verified quote or a judge sure of the words' support acquits one.
 """
 
 from __future__ import annotations
@@ -63,23 +64,24 @@ def _calibrated(probs: dict[str, float], free: dict[str, float]) -> dict[str, fl
     return calibrate(probs, {o: max(p, 1e-6) for o, p in free.items()})
 
 
-def _candidates(examination: Examination, spans: list[HallucinatedSpan], sentence: int) -> list[str]:
-    """The word runs of a sentence the witnesses found most suspect (the spans already predicted in it first)."""
+def _candidates(examination: Examination, spans: list[HallucinatedSpan], sentence: int) -> dict[str, int]:
+    """The word runs of a sentence the witnesses found most suspect (the spans already predicted in it first), each
+    with where it is in the examination's answer."""
     reading = examination.reading
     start, end = reading.sentences[sentence]
     found = words(reading.answer, reading.sentences)
-    texts = [s.text for s in spans if start <= s.start - reading.offset < end]
+    runs = [(s.text, s.start - reading.offset) for s in spans if start <= s.start - reading.offset < end]
     points = sorted((p for t in examination.testimony if t.heard for p in t.points), key=lambda p: -p.weight)
     for p in points:
         a, b = p.start - reading.offset, p.end - reading.offset
         whole = [w for w in found if w.start < b and w.end > a]
         if whole and start <= whole[0].start < end:
-            texts.append(reading.answer[whole[0].start:whole[-1].end])
-    out: list[str] = []
-    for text in texts:
-        if text and text not in out and text.lower() not in STOP_WORDS:
-            out.append(text)
-    return out[:CANDIDATES]
+            runs.append((reading.answer[whole[0].start:whole[-1].end], whole[0].start))
+    out: dict[str, int] = {}
+    for text, at in runs:
+        if text and text not in out and text.lower() not in STOP_WORDS and len(out) < CANDIDATES:
+            out[text] = at
+    return out
 
 
 def _quotes(examination: Examination, sentence: int, words: str = "") -> list[int]:
@@ -94,10 +96,24 @@ def _quotes(examination: Examination, sentence: int, words: str = "") -> list[in
     return [i for m, n, i in sorted(shared, key=lambda x: (-x[0], -x[1], x[2])) if n > 0 or m > 0][:QUOTES]
 
 
-def _counted(text: str) -> set[tuple[str, str]]:
-    """Each number of `text` with the content word after it ("12 employees"; "12 of the employees" alike)."""
+_COUNTS_THING = re.compile(r"[\s-]+(?:of\s+(?:the\s+)?)?")
+"""What may stand between a number and the thing it counts: "12 employees", "12 of the employees"."""
+
+
+def _counted(text: str, within: tuple[int, int] | None = None) -> set[tuple[str, str]]:
+    """Each number of `text` (of its characters `within`, when given) with the thing it counts, the content word right
+    after it."""
+    lo, hi = within or (0, len(text))
     found = content_words(text)
-    return {(a.key, b.key) for a, b in zip(found, found[1:]) if a.text[0].isdigit()}
+    return {(a.key, b.key) for a, b in zip(found, found[1:])
+            if a.text[0].isdigit() and lo <= a.start < hi and _COUNTS_THING.fullmatch(text[a.end:b.start])}
+
+
+def _counted_in_statement(words: str, statement: str) -> set[tuple[str, str]]:
+    """What the numbers of the named words count, read in the statement that holds them (words ending in a number
+    do not say what it counts: their statement does), or in the words alone."""
+    at = statement.find(words)
+    return _counted(words) if at < 0 else _counted(statement, (at, at + len(words)))
 
 
 def verified_support(words: str, quote: str, statement: str | None = None) -> bool:
@@ -108,7 +124,8 @@ def verified_support(words: str, quote: str, statement: str | None = None) -> bo
     supported by "was automated", though the quote holds every content word."""
     keys = {w.key for w in content_words(words)}
     if bool(keys) and keys <= {w.key for w in content_words(quote)}:
-        return statement is None or (negated(statement) == negated(quote) and _counted(words) <= _counted(quote))
+        return statement is None or (negated(statement) == negated(quote)
+                                     and _counted_in_statement(words, statement) <= _counted(quote))
     needle = normalize(words)
     if statement is None:
         return needle in normalize(quote)
@@ -118,7 +135,8 @@ def verified_support(words: str, quote: str, statement: str | None = None) -> bo
 
 def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,
                charge: int, transcript: Transcript) -> Step:
-    """The prosecutor's turn over a charged sentence: the words it names (checked against the answer), or None."""
+    """The prosecutor's turn over a charged sentence: the words it names (checked against the answer) and where the
+    witnesses found them in the examination's answer, or None."""
     reading = examination.reading
     start, end = reading.sentences[sentence]
     quote = reading.answer[start:end]
@@ -139,7 +157,7 @@ def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[H
                    persona=bench.persona("prosecutor").name, move="name", payload={"words": named},
                    move_probs=None, choice_probs=named_probs,
                    finding=f"the words are {'' if found_in_answer else 'not '}in the answer (raw P {said[named]:.2f})")
-    return None if named == NONE else (named, found_in_answer)
+    return None if named == NONE else (named, found_in_answer, offered[named])
 
 
 def _defend(bench: Bench, case: Case, examination: Examination, named: str, sentence: int, charge: int,
@@ -197,7 +215,7 @@ def try_span(bench: Bench, case: Case, examination: Examination, spans: list[Hal
     prosecuted = yield from _prosecute(bench, case, examination, spans, sentence, charge, transcript)
     if prosecuted is None:
         return None
-    named, found_in_answer = prosecuted
+    named, found_in_answer, _ = prosecuted  # placed by `_locate`, as the runs of this first trial were
     cited, verified = yield from _defend(bench, case, examination, named, sentence, charge, transcript,
                                          _quotes(examination, sentence))
     [response] = yield [Call(_ruling_request(examination, sentence, named, cited, verified, case), purpose="verdict",
@@ -313,14 +331,29 @@ def spans_trial(bench: Bench, case: Case, examination: Examination, spans: list[
     for sentence, named in zip(bare, prosecuted):
         if named is None or not named[1]:
             continue
-        counts.append(Count(start=_locate(examination, named[0], sentence), text=named[0], sentence=sentence,
-                            charge=sentences.index(sentence), named_by=("prosecutor",), margin=0.0, score=0.5))
+        counts.append(Count(start=named[2], text=named[0], sentence=sentence, charge=sentences.index(sentence),
+                            named_by=("prosecutor",), margin=0.0, score=0.5))
     found = yield from gather([try_count(bench, case, examination, c, transcript) for c in counts])
     offset = examination.reading.offset
     tried = [(c.start + offset, c.start + offset + len(c.text)) for c in counts]
-    # an untried span the prosecutor named words over was tried with them: the trial's ruling stands for it
-    untried = [s for s in spans[COUNTS:] if not any(s.start < b and s.end > a for a, b in tried)]
+    untried = [rest for s in spans[COUNTS:] for rest in _untried_rest(s, tried, case.answer)]
     return sorted([*(s for s in found if s is not None), *untried], key=lambda s: -s.score)
+
+
+def _untried_rest(span: HallucinatedSpan, tried: list[tuple[int, int]], answer: str) -> list[HallucinatedSpan]:
+    """An untried span without the words the trial ruled on (the prosecutor may name some of its words): what the
+    trial decided of them stands, the rest stands untried."""
+    pieces = [(span.start, span.end)]
+    for a, b in tried:
+        pieces = [(x, y) for p, q in pieces for x, y in ((p, min(q, a)), (max(p, b), q)) if x < y]
+    if pieces == [(span.start, span.end)]:
+        return [span]
+    rest = []
+    for p, q in pieces:
+        if (word := re.search(r"\w(?:.*\w)?", answer[p:q], re.S)) is not None:
+            rest.append(span.model_copy(update={"start": p + word.start(), "end": p + word.end(),
+                                                "text": word.group()}))
+    return rest
 
 
 def _ask(bench: Bench, case: Case, task: str, options: tuple[str, ...], info: dict[str, object]) -> Step:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from courtroom.case import Case
+from courtroom.case import Case, HallucinatedSpan
 from courtroom.court import Court
 from courtroom.court.span_trial import verified_support
 from courtroom.door import PseudoModel, ScriptedBackend
@@ -81,6 +81,12 @@ def test_a_strict_quote_check_wants_a_number_to_count_the_same_thing() -> None:
     assert verified_support("12 employees", "Of its 12 employees, all stayed.", counted)
     assert verified_support("12 employees", "The firm had 12 of the employees.", counted)
     assert verified_support("12 employees", "The firm had 12 offices and 400 employees.")  # `words`: as before
+    # words holding only the number: what it counts is read in the statement
+    assert not verified_support("12", "The firm had 12 offices and 400 employees.", counted)
+    assert verified_support("12", "It had 12 employees in 2020.", counted)
+    # a number followed by other words than the thing it counts pairs with nothing
+    assert verified_support("1926 by the navy", "The navy automated it in 1926.", "It was automated in 1926 by the navy.")
+    assert not verified_support("12 employees", "It had 12, employees said.", counted)  # not across a comma
 
 
 def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> None:
@@ -184,6 +190,41 @@ def test_an_untried_span_the_prosecutor_names_stands_or_falls_with_his_words(mon
     assert found == (convicted if judge_p > 0.5 else [])
     starts = [s.start for s in outcome.verdict.spans]
     assert len(starts) == len(set(starts))
+
+
+def test_the_prosecutors_words_are_tried_where_the_witnesses_found_them_not_where_they_first_occur(
+        monkeypatch: Any) -> None:
+    # the witnesses' weaker span is the year 1926 at the end; '1926' also occurs inside '219260' before it. The words
+    # were placed by their first occurrence: inside the code number, and the untried year stayed listed beside them.
+    from courtroom.court import case_program, span_trial
+
+    answer = "The lighthouse was automated by the navy. Its code 219260 dates from 1926."
+    year = answer.rindex("1926")
+    witnessed = [HallucinatedSpan(start=answer.index("navy"), end=answer.index("navy") + 4, text="navy", score=0.9,
+                                  named_by=["overlap"]),
+                 HallucinatedSpan(start=year, end=year + 4, text="1926", score=0.6, named_by=["overlap"])]
+    trial = case_program.span_trial
+    monkeypatch.setattr(case_program, "span_trial", lambda bench, case, examination, spans, sentences, transcript:
+                        trial(bench, case, examination, witnessed, sentences, transcript))
+    monkeypatch.setattr(span_trial, "COUNTS", 1)
+    for judge_p, convicted in ((0.9, [(year, "1926", ("prosecutor", "judge"))]), (0.02, [])):
+        [outcome] = spans_court(1, judge_p, []).run_many([CASE.model_copy(update={"answer": answer})])
+        assert outcome.verdict is not None, outcome.error
+        found = [(s.start, s.text, tuple(s.named_by)) for s in outcome.verdict.spans if s.text != "navy"]
+        assert found == convicted
+
+
+def test_an_untried_span_keeps_the_words_the_trial_did_not_rule_on() -> None:
+    from courtroom.court.span_trial import _untried_rest
+
+    answer = "It became an art school, then a museum."
+    span = HallucinatedSpan(start=13, end=23, text="art school", score=0.6, named_by=["overlap"])
+    assert _untried_rest(span, [], answer) == [span]
+    assert _untried_rest(span, [(0, 2)], answer) == [span]  # words elsewhere
+    [rest] = _untried_rest(span, [(13, 16)], answer)  # the prosecutor named 'art': 'school' was never tried
+    assert (rest.start, rest.end, rest.text, rest.score) == (17, 23, "school", 0.6)
+    assert _untried_rest(span, [(10, 30)], answer) == []  # all of it tried
+    assert [r.text for r in _untried_rest(span, [(16, 17)], answer)] == ["art", "school"]
 
 
 def test_the_prosecutor_names_words_only_where_the_witnesses_found_none() -> None:
