@@ -61,8 +61,7 @@ def prepare(args: argparse.Namespace) -> None:
     command = "PYTHONPATH=. python experiments/span_trial.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     folds = fold_rulings(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
                          hidden_depth=witnesses.hidden_depth, command=command)
-    rows = [json.loads(line) for line in Path(args.data).read_text().splitlines() if line.strip()]
-    ids = [row_to_case(row, f"{args.data}:{n + 1}").id for n, row in enumerate(rows)]
+    ids, rows = zip(*_rows(args.data))
     out = Path(args.out)
     for k, (fold_ids, ruling) in enumerate(folds):
         where = out / f"fold-{k}"
@@ -119,12 +118,16 @@ def score(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+def _rows(data: str) -> list[tuple[str, dict]]:
+    """The rows of a JSONL data file, each with its case's id."""
+    rows = [json.loads(line) for line in Path(data).read_text().splitlines() if line.strip()]
+    return [(row_to_case(row, f"{data}:{n + 1}").id, row) for n, row in enumerate(rows)]
+
+
 def unseen(args: argparse.Namespace) -> None:
     """The hallucinated rows of the data that a run (the one a shipped ruling was fitted on) did not judge."""
     seen = {r.case_id for r in Audit(args.run).rows()}
-    rows = [json.loads(line) for line in Path(args.data).read_text().splitlines() if line.strip()]
-    chosen = [row for n, row in enumerate(rows)
-              if row["label"] == "FAIL" and row_to_case(row, f"{args.data}:{n + 1}").id not in seen]
+    chosen = [row for case_id, row in _rows(args.data) if row["label"] == "FAIL" and case_id not in seen]
     Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in chosen))
     print(f"{len(chosen)} hallucinated rows of {args.data} that {args.run} did not judge -> {args.out}")
 
@@ -134,8 +137,7 @@ def changed(args: argparse.Namespace) -> None:
     transcripts: the rows the settings change, to run again with the model."""
     judge = rejudged_judge(RunStore(args.run).manifest(), overrides=dict(parse_override(s) for s in args.set))
     refused = set(refused_cases(args.run, judge=judge))
-    rows = [json.loads(line) for line in Path(args.data).read_text().splitlines() if line.strip()]
-    chosen = [row for n, row in enumerate(rows) if row_to_case(row, f"{args.data}:{n + 1}").id in refused]
+    chosen = [row for case_id, row in _rows(args.data) if case_id in refused]
     if len(chosen) != len(refused):
         sys.exit(f"{args.data} lacks {len(refused) - len(chosen)} of the {len(refused)} cases the settings change")
     Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in chosen))
