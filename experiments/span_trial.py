@@ -25,6 +25,9 @@ the clerk's charged sentences, and than the witnesses' own spans it tries?
     courtroom run CHANGED.jsonl ...the run's own options... --set witnesses.quote_check=strict --out AGAIN
     courtroom rejudge RUN --set witnesses.trial=true --set witnesses.quote_check=strict --calls-from AGAIN --out NEW
 
+    # where the witnesses' spans lose F1 (the answers found faithful; a perfect filter of false spans)
+    PYTHONPATH=. python experiments/span_trial.py bounds RUN [RUN ...] --trials DIR
+
 RUN: the default court's runs on both dev files with the words' states recorded (`witnesses.word_states=true`), as
 for the shipped ruling. Every span is predicted by a ruling, word probe and span model that never saw its case.
 """
@@ -42,8 +45,8 @@ import yaml
 
 from courtroom.court.spec import parse_override
 from courtroom.evaluate.datasets import row_to_case
-from courtroom.evaluate.fit_ruling import Example, fold_rulings
-from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_cells, span_scores
+from courtroom.evaluate.fit_ruling import Example, RulingFit, fold_rulings
+from courtroom.evaluate.spans import Counts, SpanCase, counts, paired_f1_difference, prf, span_cells, span_scores
 from courtroom.log.audit import Audit
 from courtroom.log.rejudge import refused_cases, rejudged_judge
 from courtroom.log.ruling_calibrate import calibrate_ruling, labelled_runs
@@ -84,13 +87,18 @@ def _spans(audit: Audit, e: Example) -> tuple[list[tuple[int, int, float]], list
             _charged(audit, e.case_id, e.spans.answer))
 
 
-def score(args: argparse.Namespace) -> None:
-    cache = Path(args.trials) / "fit.pickle"  # the fit of the runs, reused when the trials are scored again
+def _fit(runs: list[str], trials: str) -> RulingFit:
+    """The fit of the runs, kept beside the trials and reused when they are scored again."""
+    cache = Path(trials) / "fit.pickle"
     if cache.exists():
-        fit = pickle.loads(cache.read_bytes())
-    else:
-        fit, _ = calibrate_ruling(args.runs)
-        cache.write_bytes(pickle.dumps(fit))
+        return pickle.loads(cache.read_bytes())
+    fit, _ = calibrate_ruling(runs)
+    cache.write_bytes(pickle.dumps(fit))
+    return fit
+
+
+def score(args: argparse.Namespace) -> None:
+    fit = _fit(args.runs, args.trials)
     trials = {}
     for run in sorted(Path(args.trials).glob("fold-*/run*")):
         audit = Audit(run)
@@ -116,6 +124,30 @@ def score(args: argparse.Namespace) -> None:
     lines += ["", *_turns(trials, [order[i].case_id for i in tried])]
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def bounds(args: argparse.Namespace) -> None:
+    """Where the witnesses' spans lose F1: the hallucinated answers the ruling finds faithful (no span), the spans'
+    scores on the others, and the F1 a perfect filter of false spans would leave (the most an acquitting trial does)."""
+    fit = _fit(args.runs, args.trials)
+    order = [e for e in fit.examples if e.spans is not None]
+    words = [fit.span_cases["words"][i] for i, e in enumerate(order)
+             if e.hallucinated and any(not g.implicit_true for g in e.spans.gold)]
+
+    def f1(cases: list[SpanCase]) -> str:
+        total = Counts(0, 0, 0)
+        for case in cases:
+            c = counts(case, "token")
+            total = Counts(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn)
+        return "P {:.3f} R {:.3f} F1 {:.3f}".format(*prf(total))
+
+    pointed = [c for c in words if c.predicted]
+    filtered = [SpanCase(c.answer, c.gold, [p for p in c.predicted if any(p[0] < g.end and p[1] > g.start
+                                                                           for g in c.gold)]) for c in words]
+    print(f"{len(words)} hallucinated answers with gold spans; {len(words) - len(pointed)} found faithful (no span)")
+    print(f"witnesses' spans, all: {f1(words)}")
+    print(f"witnesses' spans, the answers found hallucinated: {f1(pointed)}")
+    print(f"every span touching no gold span dropped: {f1(filtered)}")
 
 
 def _rows(data: str) -> list[tuple[str, dict]]:
@@ -242,8 +274,12 @@ def main() -> None:
     c.add_argument("--set", action="append", required=True, help="a court setting, as courtroom rejudge --set")
     c.add_argument("--data", required=True, help="the rows the run judged")
     c.add_argument("--out", required=True)
+    b = sub.add_parser("bounds", help="where the witnesses' spans lose F1 (the fit kept beside the trials)")
+    b.add_argument("runs", nargs="+")
+    b.add_argument("--trials", required=True)
     args = parser.parse_args()
-    {"prepare": prepare, "score": score, "unseen": unseen, "score-runs": score_runs, "changed": changed}[args.step](args)
+    {"prepare": prepare, "score": score, "unseen": unseen, "score-runs": score_runs, "changed": changed,
+     "bounds": bounds}[args.step](args)
 
 
 if __name__ == "__main__":

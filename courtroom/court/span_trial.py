@@ -8,8 +8,8 @@ content taken away, and the calibrated probability is P(option) / P(option witho
    most suspect (or none); the quote is checked against the answer (normalised exact match);
 2. the **defender** quotes the context sentence that supports those words, among the context sentences sharing most
    of the sentence's words (or none); the quote is *verified* when every content word of the named words is in it
-   (with `witnesses.quote_check: strict`, also when its numbers count what the charged sentence's count and it agrees
-   in negation with that sentence);
+   (with `witnesses.quote_check: strict`, also when it holds them in their order, its numbers count what the
+   charged sentence's count, and its clause holding them agrees in negation with the sentence's: `verified_support`);
 3. the **judge** sees only the charge, the named words and the defender's quote with its verification (not the
    whole context: the condition under which debate beat a direct judge, Khan et al. 2024) and rules.
 
@@ -98,15 +98,28 @@ def _quotes(examination: Examination, sentence: int, words: str = "") -> list[in
 
 _COUNTS_THING = re.compile(r"[\s-]+(?:of\s+(?:the\s+)?)?")
 """What may stand between a number and the thing it counts: "12 employees", "12 of the employees"."""
+DESCRIBED = 3
+"""A number of a quote counts any of the next this many words of its phrase: "12 full-time employees" counts
+employees (a phrase ends at punctuation, a function word other than "of the", or another number)."""
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s(?:--?|\u2013|\u2014)\s|\b(?:but|while|whereas|although|though|yet|however)\b",
+                           re.IGNORECASE)
+"""Where a clause ends: negation is read in the clause that holds the words, not in the whole sentence."""
 
 
-def _counted(text: str, within: tuple[int, int] | None = None) -> set[tuple[str, str]]:
-    """Each number of `text` (of its characters `within`, when given) with the thing it counts, the content word right
-    after it."""
+def _counted(text: str, within: tuple[int, int] | None = None, reach: int = 1) -> set[tuple[str, str]]:
+    """Each number of `text` (of its characters `within`, when given) with the thing it counts: the content word right
+    after it, or any of the next `reach` words of its phrase."""
     lo, hi = within or (0, len(text))
     found = content_words(text)
-    return {(a.key, b.key) for a, b in zip(found, found[1:])
-            if a.text[0].isdigit() and lo <= a.start < hi and _COUNTS_THING.fullmatch(text[a.end:b.start])}
+    out = set()
+    for i, number in enumerate(found):
+        if not (number.text[0].isdigit() and lo <= number.start < hi):
+            continue
+        for before, word in zip(found[i:i + reach], found[i + 1:i + 1 + reach]):
+            if word.text[0].isdigit() or not _COUNTS_THING.fullmatch(text[before.end:word.start]):
+                break
+            out.add((number.key, word.key))
+    return out
 
 
 def _counted_in_statement(words: str, statement: str) -> set[tuple[str, str]]:
@@ -116,21 +129,72 @@ def _counted_in_statement(words: str, statement: str) -> set[tuple[str, str]]:
     return _counted(words) if at < 0 else _counted(statement, (at, at + len(words)))
 
 
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of `text` that holds its characters `start` to `end`."""
+    lo = max((m.end() for m in _CLAUSE_BREAK.finditer(text) if m.end() <= start), default=0)
+    hi = min((m.start() for m in _CLAUSE_BREAK.finditer(text) if m.start() >= end), default=len(text))
+    return text[lo:hi]
+
+
+def _in_order(keys: list[str], quote: str) -> tuple[int, int] | None:
+    """Where the quote holds the content words `keys` in their order (the first to the last), or None."""
+    found, at, where = content_words(quote), 0, []
+    for key in keys:
+        at = next((i for i in range(at, len(found)) if found[i].key == key), -1)
+        if at < 0:
+            return None
+        where.append(found[at])
+        at += 1
+    return (where[0].start, where[-1].end) if where else None
+
+
+_BY = re.compile(r"\bby\b", re.IGNORECASE)
+
+
+def _held_in_order(words: str, quote: str) -> tuple[int, int] | None:
+    """Where the quote holds the content words of `words` in their order, or in the reverse order when exactly one of
+    them names an agent with "by" ("YouTube was acquired by Google" holds "Google acquired YouTube"; "YouTube
+    acquired Google" does not), or None."""
+    keys = list(dict.fromkeys(w.key for w in content_words(words)))
+    agent = _BY.search(words) is not None
+    for order, flipped in ((keys, False), (keys[::-1], True)):
+        held = _in_order(order, quote)
+        if held is not None and (_BY.search(quote[held[0]:held[1]]) is not None) == (agent != flipped):
+            return held
+    return None
+
+
+def _agree_in_negation(words: str, statement: str, quote: str, held: tuple[int, int]) -> bool:
+    """Whether the clause of the statement that holds the words and the clause of the quote that holds them (`held`)
+    agree in negation: a "not" elsewhere in either sentence says nothing of the words."""
+    at = statement.find(words)
+    said = statement if at < 0 else _clause(statement, at, at + len(words))
+    return negated(said) == negated(_clause(quote, *held))
+
+
 def verified_support(words: str, quote: str, statement: str | None = None) -> bool:
     """Whether a quoted context sentence holds every content word of the named words (stemmed), or the words
-    themselves (normalised). Given the `statement` holding the words (`quote_check: strict`), words without a content
-    word must be whole words of the quote, a number must count the same thing ("12 employees" is not held by "12
-    offices and 400 employees"), and the quote must agree in negation with the statement: "was not automated" is not
-    supported by "was automated", though the quote holds every content word."""
+    themselves (normalised). Given the `statement` holding the words (`quote_check: strict`), also:
+    - the quote holds the content words in their order, or reversed by an agent named with "by" ("YouTube acquired
+      Google" does not hold "Google acquired YouTube"; "YouTube was acquired by Google" does);
+    - words without a content word are whole words of the quote;
+    - a number counts the same thing ("12 employees" is not held by "12 offices and 400 employees", but is by "12
+      full-time employees");
+    - the clause of the quote holding the words agrees in negation with the clause of the statement holding them:
+      "was not automated" is not held by "was automated", and a "not" elsewhere in either sentence does not count."""
     keys = {w.key for w in content_words(words)}
     if bool(keys) and keys <= {w.key for w in content_words(quote)}:
-        return statement is None or (negated(statement) == negated(quote)
-                                     and _counted_in_statement(words, statement) <= _counted(quote))
+        if statement is None:
+            return True
+        held = _held_in_order(words, quote)
+        return held is not None and _agree_in_negation(words, statement, quote, held) \
+            and _counted_in_statement(words, statement) <= _counted(quote, reach=DESCRIBED)
     needle = normalize(words)
     if statement is None:
         return needle in normalize(quote)
-    whole = bool(needle) and re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", normalize(quote)) is not None
-    return whole and negated(statement) == negated(quote)
+    text = normalize(quote)
+    whole = re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) if needle else None
+    return whole is not None and _agree_in_negation(words, statement, text, whole.span())
 
 
 def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,

@@ -110,10 +110,12 @@ class WitnessesSpec(BaseModel):
     odds, calibrated against the same ruling with the words taken away, multiply the witnesses' odds."""
     quote_check: Annotated[Literal["words", "strict"], Since(10)] = "words"
     """How a span trial checks the defender's quote against the words on trial. `words`: the quote holds every content
-    word of them (stemmed), or the words themselves. `strict`: also, words without a content word are whole words of
-    the quote ("in" is not held by "within"), a number counts the same thing ("12 employees" is not held by "12
-    offices and 400 employees"), and the quote agrees in negation with the charged sentence ("was not automated" is
-    not supported by "was automated", whose content words it holds)."""
+    word of them (stemmed), or the words themselves. `strict`: also, the quote holds them in their order (or reversed
+    by an agent named with "by": "YouTube acquired Google" does not hold "Google acquired YouTube"), words without a
+    content word are whole words of the quote ("in" is not held by "within"), a number counts the same thing ("12
+    employees" is not held by "12 offices and 400 employees", but is by "12 full-time employees"), and the quote's
+    clause holding the words agrees in negation with the charged sentence's ("was not automated" is not supported by
+    "was automated", whose content words it holds; a "not" in another clause does not count)."""
     word_states: Annotated[bool, Since(8)] = False
     """Also record the hidden state of every word of the answer (at `hidden_depth`; in-process backends), so that
     `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Costs no model time, but a

@@ -89,6 +89,37 @@ def test_a_strict_quote_check_wants_a_number_to_count_the_same_thing() -> None:
     assert not verified_support("12 employees", "It had 12, employees said.", counted)  # not across a comma
 
 
+def test_a_strict_quote_check_reads_negation_in_the_clause_that_holds_the_words() -> None:
+    statement = "It was automated in 1926."
+    # a "not" elsewhere in a long quote says nothing of the named words: it refused a true statement before
+    assert verified_support("automated in 1926", "The tower, which was not painted, was automated in 1926.", statement)
+    # and a quote that negates the words elsewhere in the sentence was taken for agreeing with a negated statement
+    negative = "It was not automated in 1926."
+    assert not verified_support("automated in 1926", "It was automated in 1926, not 1920.", negative)
+    assert verified_support("automated in 1926", "It was not automated in 1926, but in 1930.", negative)
+    assert not verified_support("automated in 1926", "It was not automated in 1926, but in 1930.", statement)
+
+
+def test_a_strict_quote_check_wants_the_words_in_their_order() -> None:
+    # a role swap holds every content word: the `words` check verifies it, the strict one does not
+    statement = "Google acquired YouTube in 2006."
+    assert not verified_support("Google acquired YouTube", "YouTube acquired Google in 2006.", statement)
+    assert verified_support("Google acquired YouTube", "In 2006 Google acquired YouTube.", statement)
+    # the passive names the same roles in the reverse order, with "by"
+    assert verified_support("Google acquired YouTube", "YouTube was acquired by Google in 2006.", statement)
+    assert not verified_support("Google acquired YouTube", "Google was acquired by YouTube in 2006.", statement)
+    assert verified_support("Google acquired YouTube", "YouTube acquired Google in 2006.")  # `words`: as before
+
+
+def test_a_strict_quote_check_lets_a_number_count_a_thing_it_describes() -> None:
+    # "12 full-time employees" counts employees: it was refused for "12 employees" before
+    counted = "The firm had 12 employees."
+    assert verified_support("12 employees", "The firm had 12 full-time employees.", counted)
+    assert verified_support("12 employees", "It had 12 of the new employees.", counted)
+    assert not verified_support("12 employees", "The firm had 12 offices and 400 employees.", counted)
+    assert not verified_support("12 employees", "The firm had 12 offices, 400 employees.", counted)
+
+
 def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> None:
     assert verified_support("1926", "It was first lit in 1926.")
     assert not verified_support("1926 by the navy", "It was first lit in 1926.")
