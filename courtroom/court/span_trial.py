@@ -100,22 +100,31 @@ _COUNTS_THING = re.compile(r"[\s-]+(?:of\s+(?:the\s+)?)?")
 """What may stand between a number and the thing it counts: "12 employees", "12 of the employees"."""
 DESCRIBED = 3
 """A number of a quote counts any of the next this many words of its phrase: "12 full-time employees" counts
-employees (a phrase ends at punctuation, a function word other than "of the", or another number)."""
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\s(?:--?|\u2013|\u2014)\s|\b(?:but|while|whereas|although|though|yet|however)\b",
-                           re.IGNORECASE)
-"""Where a clause ends: negation is read in the clause that holds the words, not in the whole sentence."""
+employees (a phrase ends at punctuation, a function word other than "of the", or another number); a number joined to
+its word by a hyphen counts that word alone ("a 2-week course" counts weeks, not courses)."""
+_SUBORDINATE = r"although|though|while|whereas|because|since|unless|if|when"
+_SCOPE_OPENS = re.compile(rf"[.!?](?=\s)|[;:]|\s--?\s|--|[\u2013\u2014]|\b(?:but|{_SUBORDINATE})\b", re.IGNORECASE)
+"""Where a negation's reach begins: a sentence's end, a semicolon or colon, a dash, "but" or a subordinate clause
+(past the comma that closes it: "Although it was not painted, it was automated")."""
+_SCOPE_CLOSES = re.compile(rf"[,;:()]|[.!?](?=\s)|\s--?\s|--|[\u2013\u2014]|\b(?:but|{_SUBORDINATE})\b", re.IGNORECASE)
+"""Where it ends after the words: "automated in 1926, not 1920" does not negate "automated"."""
+_ASIDE = re.compile(r"\([^()]*\)|,\s*(?:which|who|whom|whose|where)\b[^,]*,", re.IGNORECASE)
+"""An aside before the words, whose negation is its own: "The tower, which was not painted, was automated"."""
+_AGENT = re.compile(r"\bby\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
+_OWNER = re.compile(r"\bof\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
 
 
 def _counted(text: str, within: tuple[int, int] | None = None, reach: int = 1) -> set[tuple[str, str]]:
     """Each number of `text` (of its characters `within`, when given) with the thing it counts: the content word right
-    after it, or any of the next `reach` words of its phrase."""
+    after it, or any of the next `reach` words of its phrase (only the first when a hyphen joins it to the number)."""
     lo, hi = within or (0, len(text))
     found = content_words(text)
     out = set()
     for i, number in enumerate(found):
         if not (number.text[0].isdigit() and lo <= number.start < hi):
             continue
-        for before, word in zip(found[i:i + reach], found[i + 1:i + 1 + reach]):
+        joined = i + 1 < len(found) and text[number.end:found[i + 1].start] == "-"
+        for before, word in zip(found[i:i + reach], found[i + 1:i + 1 + (1 if joined else reach)]):
             if word.text[0].isdigit() or not _COUNTS_THING.fullmatch(text[before.end:word.start]):
                 break
             out.add((number.key, word.key))
@@ -129,72 +138,81 @@ def _counted_in_statement(words: str, statement: str) -> set[tuple[str, str]]:
     return _counted(words) if at < 0 else _counted(statement, (at, at + len(words)))
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause of `text` that holds its characters `start` to `end`."""
-    lo = max((m.end() for m in _CLAUSE_BREAK.finditer(text) if m.end() <= start), default=0)
-    hi = min((m.start() for m in _CLAUSE_BREAK.finditer(text) if m.start() >= end), default=len(text))
-    return text[lo:hi]
+def _scope(text: str, start: int, end: int) -> str:
+    """The text whose negation reaches the words at `start` to `end`: from where the reach begins before them (asides
+    left out) to where it ends after them."""
+    opens = [m for m in _SCOPE_OPENS.finditer(text) if m.end() <= start]
+    lo = opens[-1].end() if opens else 0
+    if opens and re.fullmatch(_SUBORDINATE, opens[-1].group(), re.IGNORECASE) and "," in text[lo:start]:
+        lo = text.index(",", lo, start) + 1
+    hi = min((m.start() for m in _SCOPE_CLOSES.finditer(text) if m.start() >= end), default=len(text))
+    return _ASIDE.sub(" ", text[lo:start]) + text[start:hi]
 
 
-def _in_order(keys: list[str], quote: str) -> tuple[int, int] | None:
-    """Where the quote holds the content words `keys` in their order (the first to the last), or None."""
-    found, at, where = content_words(quote), 0, []
-    for key in keys:
-        at = next((i for i in range(at, len(found)) if found[i].key == key), -1)
-        if at < 0:
-            return None
-        where.append(found[at])
-        at += 1
-    return (where[0].start, where[-1].end) if where else None
+def _negated_at(text: str, held: tuple[int, int]) -> bool:
+    return negated(_scope(text, *held))
 
 
-_BY = re.compile(r"\bby\b", re.IGNORECASE)
-
-
-def _held_in_order(words: str, quote: str) -> tuple[int, int] | None:
-    """Where the quote holds the content words of `words` in their order, or in the reverse order when exactly one of
-    them names an agent with "by" ("YouTube was acquired by Google" holds "Google acquired YouTube"; "YouTube
-    acquired Google" does not), or None."""
-    keys = list(dict.fromkeys(w.key for w in content_words(words)))
-    agent = _BY.search(words) is not None
-    for order, flipped in ((keys, False), (keys[::-1], True)):
-        held = _in_order(order, quote)
-        if held is not None and (_BY.search(quote[held[0]:held[1]]) is not None) == (agent != flipped):
-            return held
-    return None
-
-
-def _agree_in_negation(words: str, statement: str, quote: str, held: tuple[int, int]) -> bool:
-    """Whether the clause of the statement that holds the words and the clause of the quote that holds them (`held`)
-    agree in negation: a "not" elsewhere in either sentence says nothing of the words."""
-    at = statement.find(words)
-    said = statement if at < 0 else _clause(statement, at, at + len(words))
-    return negated(said) == negated(_clause(quote, *held))
+def _holdings(words: str, quote: str) -> list[tuple[int, int]]:
+    """Where the quote holds the named words' content words in their order, or reversed when the quote names the last
+    of them as the agent ("YouTube was acquired by Google" holds "Google acquired YouTube"; "YouTube acquired Google"
+    does not) or its owner ("the CEO of Tesla" holds "Tesla CEO"): every such place, first word to last. Numbers
+    keep no order (what they count is checked apart); one content word is held wherever it is."""
+    named = content_words(words)
+    ordered = [w for w in named if not w.text[0].isdigit()] or named
+    keys = list(dict.fromkeys(w.key for w in ordered))
+    last = next(w for w in reversed(ordered) if w.key == keys[-1])
+    agent = _AGENT.search(words[:last.start]) is not None
+    found = content_words(quote)
+    out = []
+    for order, flipped in ((keys, False), (keys[::-1], True)) if len(keys) > 1 else ((keys, False),):
+        for first in (i for i, w in enumerate(found) if w.key == order[0]):
+            at, where = first, [found[first]]
+            for key in order[1:]:
+                at = next((i for i in range(at + 1, len(found)) if found[i].key == key), -1)
+                if at < 0:
+                    break
+                where.append(found[at])
+            if len(where) < len(order):
+                break
+            before = quote[:where[-1].start]
+            by = _AGENT.search(before) is not None
+            if len(keys) == 1 or not flipped:
+                same_roles = len(keys) == 1 or by == agent
+            else:  # reversed: one side names the agent with "by", or the quote names the owner of a pair with "of"
+                same_roles = by != agent or (len(keys) == 2 and _OWNER.search(before) is not None)
+            if same_roles:
+                out.append((where[0].start, where[-1].end))
+    return out
 
 
 def verified_support(words: str, quote: str, statement: str | None = None) -> bool:
     """Whether a quoted context sentence holds every content word of the named words (stemmed), or the words
     themselves (normalised). Given the `statement` holding the words (`quote_check: strict`), also:
-    - the quote holds the content words in their order, or reversed by an agent named with "by" ("YouTube acquired
-      Google" does not hold "Google acquired YouTube"; "YouTube was acquired by Google" does);
+    - the quote holds the content words in their order, or reversed by an agent named with "by" or an owner with
+      "of" ("YouTube acquired Google" does not hold "Google acquired YouTube"; "YouTube was acquired by Google" does);
     - words without a content word are whole words of the quote;
-    - a number counts the same thing ("12 employees" is not held by "12 offices and 400 employees", but is by "12
-      full-time employees");
-    - the clause of the quote holding the words agrees in negation with the clause of the statement holding them:
-      "was not automated" is not held by "was automated", and a "not" elsewhere in either sentence does not count."""
+    - a number counts the same thing ("12 employees" is not held by "12 offices and 400 employees", nor by "a
+      12-month employee survey", but is by "12 full-time employees");
+    - the quote agrees in negation with the statement, each read where a negation reaches the words (`_scope`):
+      "was not automated" is not held by "was automated", nor "fatigue" by "no fever, cough, or fatigue" for a
+      statement that patients showed fatigue, and a "not" in an aside or another clause does not count."""
     keys = {w.key for w in content_words(words)}
     if bool(keys) and keys <= {w.key for w in content_words(quote)}:
         if statement is None:
             return True
-        held = _held_in_order(words, quote)
-        return held is not None and _agree_in_negation(words, statement, quote, held) \
+        at = statement.find(words)
+        said = negated(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
+        return any(_negated_at(quote, held) == said for held in _holdings(words, quote)) \
             and _counted_in_statement(words, statement) <= _counted(quote, reach=DESCRIBED)
     needle = normalize(words)
     if statement is None:
         return needle in normalize(quote)
     text = normalize(quote)
-    whole = re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", text) if needle else None
-    return whole is not None and _agree_in_negation(words, statement, text, whole.span())
+    at = statement.find(words)
+    said = negated(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
+    return bool(needle) and any(_negated_at(text, m.span()) == said
+                                for m in re.finditer(rf"(?<!\w){re.escape(needle)}(?!\w)", text))
 
 
 def _prosecute(bench: Bench, case: Case, examination: Examination, spans: list[HallucinatedSpan], sentence: int,

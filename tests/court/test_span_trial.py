@@ -96,8 +96,20 @@ def test_a_strict_quote_check_reads_negation_in_the_clause_that_holds_the_words(
     # and a quote that negates the words elsewhere in the sentence was taken for agreeing with a negated statement
     negative = "It was not automated in 1926."
     assert not verified_support("automated in 1926", "It was automated in 1926, not 1920.", negative)
+    assert not verified_support("automated in 1926", "It was automated in 1926\u2014not 1920.", negative)
     assert verified_support("automated in 1926", "It was not automated in 1926, but in 1930.", negative)
     assert not verified_support("automated in 1926", "It was not automated in 1926, but in 1930.", statement)
+    assert verified_support("automated in 1926", "Although it was not painted, it was automated in 1926.", statement)
+    # a negation reaches over a list and an aside to the words (review: a clause split at every comma lost it)
+    assert not verified_support("fatigue", "Patients showed no fever, cough, or fatigue.", "Patients showed fatigue.")
+    assert not verified_support("improve survival", "The treatment did not, however, improve survival.",
+                                "The treatment did improve survival.")
+    assert verified_support("reduce pain", "The drug did not, as expected, reduce pain.", "The drug did not reduce pain.")
+    assert not verified_support("approved by the FDA", "The drug has not yet been approved by the FDA.",
+                                "The drug was approved by the FDA.")
+    # words held twice: one place that agrees is enough
+    assert verified_support("reduced pain", "Placebo did not reduce pain, but the drug reduced pain.",
+                            "The drug reduced pain.")
 
 
 def test_a_strict_quote_check_wants_the_words_in_their_order() -> None:
@@ -109,6 +121,16 @@ def test_a_strict_quote_check_wants_the_words_in_their_order() -> None:
     assert verified_support("Google acquired YouTube", "YouTube was acquired by Google in 2006.", statement)
     assert not verified_support("Google acquired YouTube", "Google was acquired by YouTube in 2006.", statement)
     assert verified_support("Google acquired YouTube", "YouTube acquired Google in 2006.")  # `words`: as before
+    assert not verified_support("Lakers beat the Celtics", "The Celtics, led by Bird, beat the Lakers.",
+                                "The Lakers beat the Celtics.")  # a "by" of an aside names no agent of the words
+    # the same words in the same order pass, whatever "by" they hold; numbers keep no order; "of" reverses a pair
+    said = "YouTube was acquired by Google in 2006."
+    assert verified_support("by Google in 2006", said, said)
+    assert verified_support("YouTube was acquired by", said, said)
+    assert verified_support("Sales increased 12%", "Sales increased by 12% in 2023.", "Sales increased 12% in 2023.")
+    assert verified_support("Google acquired YouTube in 2006", said, "Google acquired YouTube in 2006.")
+    assert verified_support("acquired YouTube in 2006", "In 2006, Google acquired YouTube.", statement)
+    assert verified_support("vaccine efficacy", "The efficacy of the vaccine was 95%.", "Vaccine efficacy was 95%.")
 
 
 def test_a_strict_quote_check_lets_a_number_count_a_thing_it_describes() -> None:
@@ -118,6 +140,10 @@ def test_a_strict_quote_check_lets_a_number_count_a_thing_it_describes() -> None
     assert verified_support("12 employees", "It had 12 of the new employees.", counted)
     assert not verified_support("12 employees", "The firm had 12 offices and 400 employees.", counted)
     assert not verified_support("12 employees", "The firm had 12 offices, 400 employees.", counted)
+    # a number joined to its word by a hyphen counts that word alone
+    assert not verified_support("2 treatments", "Patients received a 2-week treatment course.",
+                                "Patients received 2 treatments.")
+    assert not verified_support("30 employees", "The firm gave a 30-day employee notice.", "It laid off 30 employees.")
 
 
 def test_a_verified_quote_acquits_the_named_words_whatever_the_judge_says() -> None:
