@@ -9,7 +9,8 @@ content taken away, and the calibrated probability is P(option) / P(option witho
 2. the **defender** quotes the context sentence that supports those words, among the context sentences sharing most
    of the sentence's words (or none); the quote is *verified* when every content word of the named words is in it
    (with `witnesses.quote_check: strict`, also when it holds them in their order, its numbers count what the
-   charged sentence's count, and its clause holding them agrees in negation with the sentence's: `verified_support`);
+   charged sentence's count, and it agrees in negation with the sentence where a negation reaches the words:
+   `verified_support`);
 3. the **judge** sees only the charge, the named words and the defender's quote with its verification (not the
    whole context: the condition under which debate beat a direct judge, Khan et al. 2024) and rules.
 

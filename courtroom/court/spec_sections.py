@@ -113,9 +113,10 @@ class WitnessesSpec(BaseModel):
     word of them (stemmed), or the words themselves. `strict`: also, the quote holds them in their order (or reversed
     by an agent named with "by": "YouTube acquired Google" does not hold "Google acquired YouTube"), words without a
     content word are whole words of the quote ("in" is not held by "within"), a number counts the same thing ("12
-    employees" is not held by "12 offices and 400 employees", but is by "12 full-time employees"), and the quote's
-    clause holding the words agrees in negation with the charged sentence's ("was not automated" is not supported by
-    "was automated", whose content words it holds; a "not" in another clause does not count)."""
+    employees" is not held by "12 offices and 400 employees", but is by "12 full-time employees"), and the quote
+    agrees in negation with the charged sentence where a negation reaches the words ("was not automated" is not
+    supported by "was automated", whose content words it holds; "no fever, cough, or fatigue" does not support
+    "fatigue"; a "not" in an aside or another clause does not count)."""
     word_states: Annotated[bool, Since(8)] = False
     """Also record the hidden state of every word of the answer (at `hidden_depth`; in-process backends), so that
     `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Costs no model time, but a
