@@ -44,7 +44,7 @@ from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.engine.events import MoveEvent
 from courtroom.engine.lockstep import Call, Step, Transcript, gather
 from courtroom.witness.lexical import STOP_WORDS, content_words
-from courtroom.witness.polarity import negated
+from courtroom.witness.polarity import NEGATIONS
 from courtroom.witness.spans import words
 
 NONE = "(none)"
@@ -104,31 +104,42 @@ DESCRIBED = 3
 employees (a phrase ends at punctuation, a function word other than "of the", or another number); a number joined to
 its word by a hyphen counts that word alone ("a 2-week course" counts weeks, not courses)."""
 _SUBORDINATE = r"although|though|while|whereas|because|since|unless|if|when"
-_SCOPE_OPENS = re.compile(rf"[.!?](?=\s)|[;:]|\s--?\s|--|[\u2013\u2014]|\b(?:but|{_SUBORDINATE})\b", re.IGNORECASE)
-"""Where a negation's reach begins: a sentence's end, a semicolon or colon, a dash, "but" or a subordinate clause
-(past the comma that closes it: "Although it was not painted, it was automated")."""
-_SCOPE_CLOSES = re.compile(rf"[,;:()]|[.!?](?=\s)|\s--?\s|--|[\u2013\u2014]|\b(?:but|{_SUBORDINATE})\b", re.IGNORECASE)
+_SCOPE_OPENS = re.compile(rf"[.!?](?=\s+[A-Z])|[;:]|\s--?\s|--|(?<!\d)[\u2013\u2014](?!\d)|\b(?:but|{_SUBORDINATE})\b",
+                          re.IGNORECASE)
+"""Where a negation's reach begins: a sentence's end, a semicolon or colon, a dash (not a range: "2019\u20132021"), "but"
+or a subordinate clause (past the comma that closes it: "Although it was not painted, it was automated"); read with
+brackets and a negation's own aside blanked ("did not (HR 0.95; CI 0.80-1.12) or", "did not, however, improve")."""
+_MASKED = re.compile(r"\([^()]*\)|(?<=\bnot)\s*,[^,]*,|(?<=\bnever)\s*,[^,]*,", re.IGNORECASE)
+_SCOPE_CLOSES = re.compile(rf"[,;:()]|[.!?](?=\s+[A-Z])|\s--?\s|--|[\u2013\u2014]|\b(?:but|{_SUBORDINATE})\b", re.IGNORECASE)
 """Where it ends after the words: "automated in 1926, not 1920" does not negate "automated"."""
 _ASIDE = re.compile(r"\([^()]*\)|,\s*(?:which|who|whom|whose|where)\b[^,]*,", re.IGNORECASE)
 """An aside before the words, whose negation is its own: "The tower, which was not painted, was automated"."""
-_AGENT = re.compile(r"\bby\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
-_OWNER = re.compile(r"\bof\s+(?:the\s+|an?\s+)?$", re.IGNORECASE)
+_AGENT = re.compile(r"\s+by\s+(?:the\s+|an?\s+)?", re.IGNORECASE)
+"""What joins a verb to its agent ("acquired by Google")."""
+_OWNER = re.compile(r"\s+of\s+(?:the\s+|an?\s+)?", re.IGNORECASE)
+"""What joins a thing to its owner ("the CEO of Tesla")."""
+_UNITS = {"$": "$", "\u20ac": "\u20ac", "\u00a3": "\u00a3"}
 
 
 def _counted(text: str, within: tuple[int, int] | None = None, reach: int = 1) -> set[tuple[str, str]]:
-    """Each number of `text` (of its characters `within`, when given) with the thing it counts: the content word right
-    after it, or any of the next `reach` words of its phrase (only the first when a hyphen joins it to the number)."""
+    """Each number of `text` (of its characters `within`, when given) with the thing it counts, as written: the content
+    word right after it, or any of the next `reach` words of its phrase (only the first when a hyphen joins it to the
+    number), and its unit (a currency sign before it, a percent after it)."""
     lo, hi = within or (0, len(text))
     found = content_words(text)
     out = set()
     for i, number in enumerate(found):
         if not (number.text[0].isdigit() and lo <= number.start < hi):
             continue
+        if text[:number.start].rstrip()[-1:] in _UNITS:
+            out.add((number.key, text[:number.start].rstrip()[-1]))
+        if re.match(r"\s*(?:%|percent\b)", text[number.end:], re.IGNORECASE):
+            out.add((number.key, "%"))
         joined = i + 1 < len(found) and text[number.end:found[i + 1].start] == "-"
         for before, word in zip(found[i:i + reach], found[i + 1:i + 1 + (1 if joined else reach)]):
             if word.text[0].isdigit() or not _COUNTS_THING.fullmatch(text[before.end:word.start]):
                 break
-            out.add((number.key, word.key))
+            out.add((number.key, word.text.lower()))
     return out
 
 
@@ -142,16 +153,22 @@ def _counted_in_statement(words: str, statement: str) -> set[tuple[str, str]]:
 def _scope(text: str, start: int, end: int) -> str:
     """The text whose negation reaches the words at `start` to `end`: from where the reach begins before them (asides
     left out) to where it ends after them."""
-    opens = [m for m in _SCOPE_OPENS.finditer(text) if m.end() <= start]
+    masked = _MASKED.sub(lambda m: " " * len(m.group()), text)
+    opens = [m for m in _SCOPE_OPENS.finditer(masked) if m.end() <= start]
     lo = opens[-1].end() if opens else 0
-    if opens and re.fullmatch(_SUBORDINATE, opens[-1].group(), re.IGNORECASE) and "," in text[lo:start]:
-        lo = text.index(",", lo, start) + 1
+    if opens and re.fullmatch(_SUBORDINATE, opens[-1].group(), re.IGNORECASE) and "," in masked[lo:start]:
+        lo = masked.index(",", lo, start) + 1
     hi = min((m.start() for m in _SCOPE_CLOSES.finditer(text) if m.start() >= end), default=len(text))
     return _ASIDE.sub(" ", text[lo:start]) + text[start:hi]
 
 
+def _negates(text: str) -> bool:
+    """Whether any negation is in `text` ("not only" is none): two do not cancel ("no fever and no cough")."""
+    return NEGATIONS.search(re.sub(r"\bnot\s+only\b", " ", text.replace("\u2019", "'"), flags=re.IGNORECASE)) is not None
+
+
 def _negated_at(text: str, held: tuple[int, int]) -> bool:
-    return negated(_scope(text, *held))
+    return _negates(_scope(text, *held))
 
 
 def _holdings(words: str, quote: str) -> list[tuple[int, int]]:
@@ -162,8 +179,7 @@ def _holdings(words: str, quote: str) -> list[tuple[int, int]]:
     named = content_words(words)
     ordered = [w for w in named if not w.text[0].isdigit()] or named
     keys = list(dict.fromkeys(w.key for w in ordered))
-    last = next(w for w in reversed(ordered) if w.key == keys[-1])
-    agent = _AGENT.search(words[:last.start]) is not None
+    agent = len(ordered) > 1 and _AGENT.fullmatch(words[ordered[-2].end:ordered[-1].start]) is not None
     found = content_words(quote)
     out = []
     for order, flipped in ((keys, False), (keys[::-1], True)) if len(keys) > 1 else ((keys, False),):
@@ -176,12 +192,12 @@ def _holdings(words: str, quote: str) -> list[tuple[int, int]]:
                 where.append(found[at])
             if len(where) < len(order):
                 break
-            before = quote[:where[-1].start]
-            by = _AGENT.search(before) is not None
+            between = quote[where[-2].end:where[-1].start] if len(where) > 1 else ""
+            by = _AGENT.fullmatch(between) is not None
             if len(keys) == 1 or not flipped:
                 same_roles = len(keys) == 1 or by == agent
             else:  # reversed: one side names the agent with "by", or the quote names the owner of a pair with "of"
-                same_roles = by != agent or (len(keys) == 2 and _OWNER.search(before) is not None)
+                same_roles = by != agent or (len(keys) == 2 and _OWNER.fullmatch(between) is not None)
             if same_roles:
                 out.append((where[0].start, where[-1].end))
     return out
@@ -203,15 +219,17 @@ def verified_support(words: str, quote: str, statement: str | None = None) -> bo
         if statement is None:
             return True
         at = statement.find(words)
-        said = negated(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
+        said = _negates(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
         return any(_negated_at(quote, held) == said for held in _holdings(words, quote)) \
             and _counted_in_statement(words, statement) <= _counted(quote, reach=DESCRIBED)
     needle = normalize(words)
     if statement is None:
         return needle in normalize(quote)
+    if _negates(words):  # "not" is held by any quote with a "not": what it negates is the question
+        return False
     text = normalize(quote)
     at = statement.find(words)
-    said = negated(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
+    said = _negates(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
     return bool(needle) and any(_negated_at(text, m.span()) == said
                                 for m in re.finditer(rf"(?<!\w){re.escape(needle)}(?!\w)", text))
 

@@ -107,6 +107,18 @@ def test_a_strict_quote_check_reads_negation_in_the_clause_that_holds_the_words(
     assert verified_support("reduce pain", "The drug did not, as expected, reduce pain.", "The drug did not reduce pain.")
     assert not verified_support("approved by the FDA", "The drug has not yet been approved by the FDA.",
                                 "The drug was approved by the FDA.")
+    # two negations do not cancel, a curly apostrophe negates, a bracket or a range opens no new reach (second review)
+    assert not verified_support("cough", "Patients had no fever and no cough.", "Patients had a cough.")
+    assert not verified_support("improved survival", "The drug didn\u2019t improve survival.",
+                                "The drug improved survival.")
+    assert not verified_support("hospitalization", "It did not reduce mortality (HR 0.95; CI 0.80-1.12) or "
+                                "hospitalization.", "It reduced hospitalization.")
+    assert not verified_support("repurchase shares", "It did not pay dividends in 2019\u20132021 or repurchase shares.",
+                                "It repurchased shares.")
+    assert verified_support("reduced pain", "The drug not only reduced pain but also improved sleep.",
+                            "The drug reduced pain.")
+    # words without a content word that hold a negation are held by no quote: what they negate is the question
+    assert not verified_support("not", "The drug reduced pain, but not fever.", "The drug did not reduce pain.")
     # words held twice: one place that agrees is enough
     assert verified_support("reduced pain", "Placebo did not reduce pain, but the drug reduced pain.",
                             "The drug reduced pain.")
@@ -123,6 +135,9 @@ def test_a_strict_quote_check_wants_the_words_in_their_order() -> None:
     assert verified_support("Google acquired YouTube", "YouTube acquired Google in 2006.")  # `words`: as before
     assert not verified_support("Lakers beat the Celtics", "The Celtics, led by Bird, beat the Lakers.",
                                 "The Lakers beat the Celtics.")  # a "by" of an aside names no agent of the words
+    assert not verified_support("Pfizer acquired Seagen", "Seagen acquired a startup founded by Pfizer veterans.",
+                                "Pfizer acquired Seagen.")  # "by" must join the words, as "of" must
+    assert not verified_support("Ford CEO", "The CEO of GM, a longtime rival of Ford, said so.", "Ford CEO Jim said so.")
     # the same words in the same order pass, whatever "by" they hold; numbers keep no order; "of" reverses a pair
     said = "YouTube was acquired by Google in 2006."
     assert verified_support("by Google in 2006", said, said)
@@ -140,6 +155,11 @@ def test_a_strict_quote_check_lets_a_number_count_a_thing_it_describes() -> None
     assert verified_support("12 employees", "It had 12 of the new employees.", counted)
     assert not verified_support("12 employees", "The firm had 12 offices and 400 employees.", counted)
     assert not verified_support("12 employees", "The firm had 12 offices, 400 employees.", counted)
+    # a unit counts too, and the thing as written ("patient cohorts" are not patients)
+    assert not verified_support("12%", "It opened 12 stores, and revenue grew 5%.", "Revenue grew 12% in 2023.")
+    assert not verified_support("$12 million", "It had 12 million users; revenue was $3 million.", "Revenue was $12 million.")
+    assert not verified_support("3 patients", "The study enrolled 3 patient cohorts.", "The study enrolled 3 patients.")
+    assert verified_support("12%", "Revenue grew 12% in 2023.", "Revenue grew 12% in 2023.")
     # a number joined to its word by a hyphen counts that word alone
     assert not verified_support("2 treatments", "Patients received a 2-week treatment course.",
                                 "Patients received 2 treatments.")
