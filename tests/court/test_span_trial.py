@@ -89,7 +89,7 @@ def test_a_strict_quote_check_wants_a_number_to_count_the_same_thing() -> None:
     assert not verified_support("12 employees", "It had 12, employees said.", counted)  # not across a comma
 
 
-def test_a_strict_quote_check_reads_negation_in_the_clause_that_holds_the_words() -> None:
+def test_a_strict_quote_check_reads_negation_where_it_reaches_the_words() -> None:
     statement = "It was automated in 1926."
     # a "not" elsewhere in a long quote says nothing of the named words: it refused a true statement before
     assert verified_support("automated in 1926", "The tower, which was not painted, was automated in 1926.", statement)
