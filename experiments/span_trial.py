@@ -46,7 +46,7 @@ import yaml
 from courtroom.court.spec import parse_override
 from courtroom.evaluate.datasets import row_to_case
 from courtroom.evaluate.fit_ruling import Example, RulingFit, fold_rulings
-from courtroom.evaluate.spans import Counts, SpanCase, counts, paired_f1_difference, prf, span_cells, span_scores
+from courtroom.evaluate.spans import SpanCase, counts, paired_f1_difference, pooled, prf, span_cells, span_scores
 from courtroom.log.audit import Audit
 from courtroom.log.rejudge import refused_cases, rejudged_judge
 from courtroom.log.ruling_calibrate import calibrate_ruling, labelled_runs
@@ -135,11 +135,7 @@ def bounds(args: argparse.Namespace) -> None:
              if e.hallucinated and any(not g.implicit_true for g in e.spans.gold)]
 
     def f1(cases: list[SpanCase]) -> str:
-        total = Counts(0, 0, 0)
-        for case in cases:
-            c = counts(case, "token")
-            total = Counts(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn)
-        return "P {:.3f} R {:.3f} F1 {:.3f}".format(*prf(total))
+        return "P {:.3f} R {:.3f} F1 {:.3f}".format(*prf(pooled([counts(c, "token") for c in cases])))
 
     pointed = [c for c in words if c.predicted]
     filtered = [SpanCase(c.answer, c.gold, [p for p in c.predicted if any(p[0] < g.end and p[1] > g.start

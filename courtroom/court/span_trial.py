@@ -118,7 +118,7 @@ _AGENT = re.compile(r"\s+by\s+(?:the\s+|an?\s+)?", re.IGNORECASE)
 """What joins a verb to its agent ("acquired by Google")."""
 _OWNER = re.compile(r"\s+of\s+(?:the\s+|an?\s+)?", re.IGNORECASE)
 """What joins a thing to its owner ("the CEO of Tesla")."""
-_UNITS = {"$": "$", "\u20ac": "\u20ac", "\u00a3": "\u00a3"}
+_CURRENCIES = "$\u20ac\u00a3"
 
 
 def _counted(text: str, within: tuple[int, int] | None = None, reach: int = 1) -> set[tuple[str, str]]:
@@ -131,8 +131,9 @@ def _counted(text: str, within: tuple[int, int] | None = None, reach: int = 1) -
     for i, number in enumerate(found):
         if not (number.text[0].isdigit() and lo <= number.start < hi):
             continue
-        if text[:number.start].rstrip()[-1:] in _UNITS:
-            out.add((number.key, text[:number.start].rstrip()[-1]))
+        sign = text[:number.start].rstrip()[-1:]
+        if sign and sign in _CURRENCIES:
+            out.add((number.key, sign))
         if re.match(r"\s*(?:%|percent\b)", text[number.end:], re.IGNORECASE):
             out.add((number.key, "%"))
         joined = i + 1 < len(found) and text[number.end:found[i + 1].start] == "-"
@@ -171,6 +172,13 @@ def _negated_at(text: str, held: tuple[int, int]) -> bool:
     return _negates(_scope(text, *held))
 
 
+def _said_negated(words: str, statement: str) -> bool:
+    """Whether the statement negates the named words (where a negation reaches them; the whole statement when the
+    words are not found in it)."""
+    at = statement.find(words)
+    return _negates(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
+
+
 def _holdings(words: str, quote: str) -> list[tuple[int, int]]:
     """Where the quote holds the named words' content words in their order, or reversed when the quote names the last
     of them as the agent ("YouTube was acquired by Google" holds "Google acquired YouTube"; "YouTube acquired Google"
@@ -194,7 +202,7 @@ def _holdings(words: str, quote: str) -> list[tuple[int, int]]:
                 break
             between = quote[where[-2].end:where[-1].start] if len(where) > 1 else ""
             by = _AGENT.fullmatch(between) is not None
-            if len(keys) == 1 or not flipped:
+            if not flipped:
                 same_roles = len(keys) == 1 or by == agent
             else:  # reversed: one side names the agent with "by", or the quote names the owner of a pair with "of"
                 same_roles = by != agent or (len(keys) == 2 and _OWNER.fullmatch(between) is not None)
@@ -218,8 +226,7 @@ def verified_support(words: str, quote: str, statement: str | None = None) -> bo
     if bool(keys) and keys <= {w.key for w in content_words(quote)}:
         if statement is None:
             return True
-        at = statement.find(words)
-        said = _negates(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
+        said = _said_negated(words, statement)
         return any(_negated_at(quote, held) == said for held in _holdings(words, quote)) \
             and _counted_in_statement(words, statement) <= _counted(quote, reach=DESCRIBED)
     needle = normalize(words)
@@ -227,9 +234,7 @@ def verified_support(words: str, quote: str, statement: str | None = None) -> bo
         return needle in normalize(quote)
     if _negates(words):  # "not" is held by any quote with a "not": what it negates is the question
         return False
-    text = normalize(quote)
-    at = statement.find(words)
-    said = _negates(statement) if at < 0 else _negated_at(statement, (at, at + len(words)))
+    text, said = normalize(quote), _said_negated(words, statement)
     return bool(needle) and any(_negated_at(text, m.span()) == said
                                 for m in re.finditer(rf"(?<!\w){re.escape(needle)}(?!\w)", text))
 

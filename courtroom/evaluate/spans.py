@@ -77,7 +77,8 @@ def prf(total: Counts) -> tuple[float, float, float]:
     return precision, recall, f1
 
 
-def _sum(items: Sequence[Counts]) -> Counts:
+def pooled(items: Sequence[Counts]) -> Counts:
+    """The counts of several answers together."""
     return Counts(sum(c.tp for c in items), sum(c.fp for c in items), sum(c.fn for c in items))
 
 
@@ -98,7 +99,7 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
     for level in ("char", "token"):
         for name, chosen in (("all answers", cases), ("hallucinated answers", hallucinated)):
             per = [counts(c, level) for c in chosen]
-            p, r, f = prf(_sum(per))
+            p, r, f = prf(pooled(per))
             table = np.array([(c.tp, c.fp, c.fn) for c in per], dtype=np.int64).reshape(-1, 3)
             boot = []
             for _ in range(resamples if per else 0):
@@ -108,10 +109,10 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
             out[f"{level} {name}"] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
                                       "f1_95": [round(float(low), 4), round(float(high), 4)]}
     kinds = sorted({g.type for c in hallucinated for g in c.gold if g.type and not g.implicit_true})
-    out["token recall by type"] = {k: round(prf(_sum([counts(c, "token", k) for c in hallucinated]))[1], 4)
+    out["token recall by type"] = {k: round(prf(pooled([counts(c, "token", k) for c in hallucinated]))[1], 4)
                                    for k in kinds}
     implicit = [c for c in cases if any(g.implicit_true for g in c.gold)]
-    out["token recall, implicit_true spans"] = round(prf(_sum([counts(c, "token", None, True) for c in implicit]))[1], 4) \
+    out["token recall, implicit_true spans"] = round(prf(pooled([counts(c, "token", None, True) for c in implicit]))[1], 4) \
         if implicit else None
     hits = np.array([hit_at_1(c) for c in hallucinated], dtype=bool)
     out["hit@1"] = round(float(np.mean(hits)), 4) if len(hits) else 0.0
@@ -125,12 +126,12 @@ def paired_f1_difference(a: Sequence[SpanCase], b: Sequence[SpanCase], level: st
                          seed: int = 0) -> tuple[float, float, float]:
     """F1(a) - F1(b) on the same answers (in the same order), with a 95% paired bootstrap interval."""
     ca, cb = [counts(c, level) for c in a], [counts(c, level) for c in b]
-    diff = prf(_sum(ca))[2] - prf(_sum(cb))[2]
+    diff = prf(pooled(ca))[2] - prf(pooled(cb))[2]
     rng = np.random.default_rng(seed)
     boot = []
     for _ in range(resamples):
         idx = rng.integers(0, len(ca), len(ca))
-        boot.append(prf(_sum([ca[i] for i in idx]))[2] - prf(_sum([cb[i] for i in idx]))[2])
+        boot.append(prf(pooled([ca[i] for i in idx]))[2] - prf(pooled([cb[i] for i in idx]))[2])
     low, high = np.percentile(boot, [2.5, 97.5])
     return round(diff, 4), round(float(low), 4), round(float(high), 4)
 
