@@ -26,6 +26,7 @@ COMMANDS = {
     "report": ["bench_report.py", "--sizes", "100", "1000", "10000"],
     "sentences": ["bench_sentences.py"],
     "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
+    "long_answers": ["bench_long_answers.py"],
 }
 
 

@@ -143,11 +143,19 @@ def sentences_table(results: dict[str, Any]) -> list[str]:
     return lines + ["", f"Hard prose passages split exactly right: {gold}."]
 
 
+def long_answers_table(results: dict[str, Any]) -> list[str]:
+    lines = ["**Long answers** (`python benchmarks/bench_long_answers.py`, the default court on the pseudo-model, CPU "
+             "time; target: time per sentence flat within 2x)", "", _row("sentences", "CPU s", "ms per sentence"),
+             _row("---", "---", "---")]
+    lines += [_row(r["sentences"], f"{r['cpu_s']:.2f}", f"{r['ms_per_sentence']:.2f}") for r in results["rows"]]
+    return lines + ["", f"Time per sentence, largest over smallest: {results['spread']:.2f}x."]
+
+
 def render_tables(root: Path) -> str:
     parts = []
     for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
                         ("ray", ray_table), ("audit", audit_table), ("report", report_table),
-                        ("sentences", sentences_table)):
+                        ("sentences", sentences_table), ("long_answers", long_answers_table)):
         data = _load(root, name)
         if data is not None:
             parts.append("\n".join(table(data)))

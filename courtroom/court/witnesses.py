@@ -9,6 +9,7 @@ witnesses it hears and their versions, the hidden state's depth) and the model i
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -32,8 +33,8 @@ from courtroom.witness.lexical import content_words
 from courtroom.witness.polarity import is_yes_no_question
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES, GroundingSettings, hear
-from courtroom.witness.ruling import FittedRuling, Probe
-from courtroom.witness.spans import model_scores, rule_scores, spans_of, word_values
+from courtroom.witness.ruling import WORD_VALUES, FittedRuling, Probe
+from courtroom.witness.spans import FEATURES, WORD_PROBE, model_scores, rule_scores, spans_of, word_values
 
 YES_NO_TASK = "Answer the question with yes or no."
 """What the verdict witness asks after the case's opening (context and question)."""
@@ -204,6 +205,7 @@ def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:
         where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
         if isinstance(ruling, str):
             file = ruling_file(ruling, path)
+            _check_readable(file, where)
             data, file_locator = read_yaml(file, CourtError)
             try:
                 ruling = FittedRuling.model_validate(data)
@@ -213,6 +215,23 @@ def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:
         check_ruling(ruling, spec, model, where)
         loaded[model] = ruling
     return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
+
+
+MAX_RULING_BYTES = 32 * 2**20
+"""The largest ruling file read (a 7B model's probes take a few MB)."""
+
+
+def _check_readable(file: Path, where: str) -> None:
+    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a directory
+    is refused before it is opened (reading one would exhaust memory or hang)."""
+    try:
+        info = file.stat()
+    except OSError as exc:
+        raise CourtError(f"{where}: cannot read the ruling file {file} ({exc.strerror})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise CourtError(f"{where}: {file} is not a regular file: a ruling is a YAML file")
+    if info.st_size > MAX_RULING_BYTES:
+        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling file may be")
 
 
 def ruling_file(name: str, court_file: Path) -> Path:
@@ -245,7 +264,27 @@ def check_ruling(ruling: FittedRuling, spec: CourtSpec, model: str, where: str) 
         if name in WITNESSES and WITNESSES[name].version != version:
             raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this courtroom's "
                              f"is version {WITNESSES[name].version}: refit it (courtroom calibrate --ruling)")
+    if unknown := unknown_features(ruling):
+        raise CourtError(f"{where}: the ruling weighs {', '.join(unknown)}, which no witness it weighs gives (a ruling "
+                         f"decided by its intercept alone is no ruling): refit it (courtroom calibrate --ruling)")
     reads_states = "hidden" in ruling.probes or (ruling.spans is not None and ruling.spans.probe is not None)
     if reads_states and ruling.hidden_depth != witnesses.hidden_depth:
         raise CourtError(f"{where}: the ruling's hidden-state probes read depth {ruling.hidden_depth}, the court's "
                          f"witnesses.hidden_depth is {witnesses.hidden_depth}")
+
+
+def unknown_features(ruling: FittedRuling) -> list[str]:
+    """The values a ruling weighs that none of its witnesses gives (`witness.value`), nor its probes (`NAME.probe`,
+    the word probe's `WORD_VALUES`), nor, for its span model, the words' values (`spans.FEATURES`)."""
+    known = {f"{name}.{value}" for name in ruling.witnesses if name in WITNESSES for value in WITNESSES[name].values}
+    known |= {f"{name}.probe" for name in ruling.probes}
+    if ruling.spans is not None and ruling.spans.probe is not None:
+        known |= set(WORD_VALUES)
+    weighed = [f for family in ruling.families.values() for f in family.linear.features]
+    unknown = [f"families: {f}" for f in dict.fromkeys(weighed) if f not in known]
+    if ruling.spans is not None and ruling.spans.linear.features:  # weighed by position: the names, in order
+        words = [*FEATURES, *([WORD_PROBE] if ruling.spans.probe is not None else [])]
+        if ruling.spans.linear.features != words:
+            unknown.append(f"spans: {', '.join(ruling.spans.linear.features)} (the words' values are "
+                           f"{', '.join(words)}, in this order)")
+    return unknown

@@ -4,13 +4,13 @@ the model's own yes or no), each None when the court did not or could not ask fo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from courtroom.case import Case, Pointer
 from courtroom.door.observe import TokenIndex
-from courtroom.witness.spans import Word, words
+from courtroom.witness.spans import Word, sentence_locator, words
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,8 @@ class Reading:
 
     def sentence_of(self, start: int) -> int:
         """The index of the sentence holding character `start` (the last one that starts at or before it)."""
-        index = 0
-        for i, (a, _) in enumerate(self.sentences):
-            if a <= start:
-                index = i
-        return index
+        return self._locate(start)
+
+    @cached_property
+    def _locate(self) -> Callable[[int], int]:
+        return sentence_locator(self.sentences)

@@ -38,26 +38,29 @@ class Witness:
     needs: frozenset[Need]
     testify: Callable[[Reading, GroundingSettings], Testimony]
     about: str
+    values: tuple[str, ...]
+    """The names of the values it gives (of the whole answer and of each sentence): what a ruling may weigh."""
 
 
 WITNESSES: dict[str, Witness] = {w.name: w for w in (
     Witness("grounding", grounding.VERSION, frozenset({"logprobs"}),
             lambda r, g: grounding.testify(r, g.clip, g.center, g.scale),
-            "how much likelier the context makes the answer's tokens (mean, low tail, rare words, surprise)"),
+            "how much likelier the context makes the answer's tokens (mean, low tail, rare words, surprise)",
+            (*grounding.VARIANTS, *(f"worst_{v}" for v in grounding.VARIANTS), "share")),
     Witness("lookback", lookback.VERSION, frozenset({"logprobs", "attention"}), lambda r, g: lookback.testify(r),
-            "the share of attention the answer's tokens pay to the context, per layer and head"),
+            "the share of attention the answer's tokens pay to the context, per layer and head", ("mean",)),
     Witness("hidden", hidden.VERSION, frozenset({"logprobs", "hidden_states"}), lambda r, g: hidden.testify(r),
-            "the model's hidden state while reading the answer, for a fitted probe"),
+            "the model's hidden state while reading the answer, for a fitted probe", ()),
     Witness("figures", figures.VERSION, frozenset(), lambda r, g: figures.testify(r),
-            "every number of the answer looked up in the context, or computed from it"),
+            "every number of the answer looked up in the context, or computed from it", figures.STATUSES),
     Witness("names", names.VERSION, frozenset(), lambda r, g: names.testify(r),
-            "every name of the answer looked up in the context"),
+            "every name of the answer looked up in the context", ("absent", "absent_share")),
     Witness("polarity", polarity.VERSION, frozenset(), lambda r, g: polarity.testify(r),
-            "the answer's yes or no, and negations that disagree with the closest context sentence"),
+            "the answer's yes or no, and negations that disagree with the closest context sentence", ("answer", "flipped")),
     Witness("overlap", overlap.VERSION, frozenset(), lambda r, g: overlap.testify(r),
-            "the share of the answer's content words the context never uses"),
+            "the share of the answer's content words the context never uses", ("unsupported",)),
     Witness("verdict", verdict.VERSION, frozenset({"logprobs"}), lambda r, g: verdict.testify(r),
-            "the model's own yes or no to a yes/no question, against the answer's"),
+            "the model's own yes or no to a yes/no question, against the answer's", ("agrees",)),
 )}
 """Every witness, by name."""
 

@@ -31,7 +31,7 @@ Family = Literal["qa", "summary", "data2text", "any"]
 class Linear(BaseModel):
     """Standardise, weigh, add: a logistic model's linear part."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     features: list[str]
     """The values weighed, by name (empty for a probe: the vector's coordinates, in order)."""
@@ -65,7 +65,7 @@ class Linear(BaseModel):
 class Probe(BaseModel):
     """A linear probe over a vector of the model's pass (attention pattern or hidden state): its score is a log-odds."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     source: Literal["lookback", "hidden"]
     linear: Linear
@@ -107,7 +107,7 @@ class SpanModel(BaseModel):
     (`spans.FEATURES`), the word threshold, the gap of words a span may bridge, and the window its scores are smoothed
     over."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     linear: Linear
     threshold: float = Field(0.5, ge=0.0, le=1.0)
@@ -122,7 +122,7 @@ class SpanModel(BaseModel):
 class FamilyRuling(BaseModel):
     """The weights of one task family, and the threshold at which it calls an answer hallucinated."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     linear: Linear
     threshold: float = Field(0.5, ge=0.0, le=1.0)
@@ -133,7 +133,7 @@ class FamilyRuling(BaseModel):
 class FittedRuling(BaseModel):
     """A ruling file (`kind: courtroom-ruling`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     kind: Literal["courtroom-ruling"] = "courtroom-ruling"
     format: Literal[1] = FORMAT
@@ -209,6 +209,10 @@ class FittedRuling(BaseModel):
         used, weights = self.family_for(family)
         parts, missing = weights.linear.contributions(values)
         z = math.fsum(parts.values())
+        if not math.isfinite(z):  # a value the ruling cannot weigh: never a verdict at P = 0 or 1 by default
+            bad = sorted(k for k, v in parts.items() if not math.isfinite(v))
+            raise ConfigError(f"the ruling {self.court}/{self.model} cannot weigh this testimony: the log-odds is {z} "
+                              f"(from {', '.join(f'{k} = {values.get(k, parts[k])}' for k in bad) or 'the sum'})")
         p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
         return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
                         p_hallucinated=round(p, 6), threshold=weights.threshold,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from courtroom.case import Testimony
@@ -46,8 +47,19 @@ class PredictedSpan:
     named_by: tuple[str, ...]
 
 
+def sentence_locator(sentences: Sequence[tuple[int, int]]) -> Callable[[int], int]:
+    """A function of a character position: the index of the last sentence that starts at or before it (0 when none
+    does); by binary search when the sentences are in order, as they are cut (sentences placed out of order are
+    walked)."""
+    starts = [start for start, _ in sentences]
+    if all(a <= b for a, b in zip(starts, starts[1:])):
+        return lambda at: max(bisect_right(starts, at) - 1, 0)
+    return lambda at: max([i for i, start in enumerate(starts) if start <= at] or [0])
+
+
 def words(answer: str, sentences: Sequence[tuple[int, int]]) -> list[Word]:
-    """The answer's words, each in the sentence that holds its start."""
+    """The answer's words, each in the sentence that holds its start (the last one starting at or before it)."""
+    locate = sentence_locator(sentences)
     out = []
     for match in _WORD.finditer(answer):
         a, b = match.start(), match.end()
@@ -57,8 +69,7 @@ def words(answer: str, sentences: Sequence[tuple[int, int]]) -> list[Word]:
             b -= 1
         if a == b:
             continue
-        sentence = max([i for i, (s, _) in enumerate(sentences) if s <= a] or [0])
-        out.append(Word(a, b, sentence))
+        out.append(Word(a, b, locate(a)))
     return out
 
 
@@ -69,11 +80,7 @@ def word_values(answer: str, sentences: Sequence[tuple[int, int]], sentence_ps: 
     """Every word's values (`FEATURES`), and which witnesses pointed at it. `offset` is where `answer` starts in the
     case's answer (the testimony's pointers are in the case's answer)."""
     found = words(answer, sentences)
-    pointed: dict[str, list[tuple[int, int, str]]] = {}
-    for t in testimony:
-        if t.heard:
-            for p in t.points:
-                pointed.setdefault(t.witness, []).append((p.start - offset, p.end - offset, p.note))
+    marks = _Marks(testimony, offset)
     rows, names = [], []
     tokens = TokenIndex(token_spans)
     for word in found:
@@ -81,21 +88,44 @@ def word_values(answer: str, sentences: Sequence[tuple[int, int]], sentence_ps: 
         gains = [full[i] - bare[i] for i in idx if i < len(full)] or [0.0]
         surprisal = max(-bare[i] for i in idx if i < len(bare)) if bare else 0.0
         look = sum(token_lookback[i] for i in idx if i < len(token_lookback)) / len(idx) if token_lookback else 0.5
-        by = [w for w, marks in pointed.items() if any(a < word.end and b > word.start for a, b, _ in marks)]
+        on = marks.over(word.start, word.end)  # (witness, note) of every point over the word
+        by = list(dict.fromkeys(witness for witness, _ in on))
 
-        def marked(witness: str, needle: str = "", by: list[str] = by, word: Word = word) -> float:
-            return float(witness in by and any(a < word.end and b > word.start and needle in note
-                                               for a, b, note in pointed.get(witness, [])))
+        def marked(witness: str, needle: str = "", on: list[tuple[str, str]] = on) -> float:
+            return float(any(w == witness and needle in note for w, note in on))
         text = answer[word.start:word.end]
         rows.append([sentence_ps[word.sentence] if word.sentence < len(sentence_ps) else 0.0, min(gains),
                      sum(gains) / len(gains), min(max(surprisal, 0.0), 15.0), look,
                      marked("figures", "no such figure"), marked("figures", "computed"), marked("names"),
                      marked("overlap"), float(bool(re.search(r"\d", text))), float(text.lower() in STOP_WORDS), 0.0])
         names.append(by)
-    for sentence in {w.sentence for w in found}:  # the word the context accounts for least in its sentence
-        members = [i for i, w in enumerate(found) if w.sentence == sentence]
-        rows[min(members, key=lambda i: rows[i][1])][-1] = 1.0
+    lowest: dict[int, int] = {}  # the word the context accounts for least in each sentence
+    for i, word in enumerate(found):
+        if word.sentence not in lowest or rows[i][1] < rows[lowest[word.sentence]][1]:
+            lowest[word.sentence] = i
+    for i in lowest.values():
+        rows[i][-1] = 1.0
     return found, rows, names
+
+
+class _Marks:
+    """The witnesses' points over the answer, for the words in order: each query returns the points that overlap a
+    word, sweeping the points sorted by start (those ended before the word are dropped), so every point is walked
+    once over the answer's words instead of once per word."""
+
+    def __init__(self, testimony: Sequence[Testimony], offset: int) -> None:
+        self._points = sorted((p.start - offset, p.end - offset, t.witness, p.note)
+                              for t in testimony if t.heard for p in t.points)
+        self._next = 0
+        self._open: list[tuple[int, int, str, str]] = []
+
+    def over(self, start: int, end: int) -> list[tuple[str, str]]:
+        """(witness, note) of every point over characters [start, end); queries come in the order of the words."""
+        while self._next < len(self._points) and self._points[self._next][0] < end:
+            self._open.append(self._points[self._next])
+            self._next += 1
+        self._open = [p for p in self._open if p[1] > start]
+        return [(witness, note) for a, b, witness, note in self._open if a < end and b > start]
 
 
 def rule_scores(rows: Sequence[Sequence[float]]) -> list[float]:

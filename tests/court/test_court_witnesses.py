@@ -61,7 +61,7 @@ def test_a_ruling_file_filed_under_its_model_is_read_relative_to_the_court(tmp_p
      ["witness 'names'", "court 'default' does not hear", "grounding, figures"]),
     (a_ruling(witnesses={"figures": WITNESSES["figures"].version + 1}), HEARD, "0.5", "default",
      [f"version {WITNESSES['figures'].version + 1}", f"is version {WITNESSES['figures'].version}"]),
-    (a_ruling(witnesses={"hidden": 1}, hidden_depth=0.25,
+    (a_ruling(witnesses={"figures": WITNESSES["figures"].version, "hidden": 1}, hidden_depth=0.25,
               probes={"hidden": Probe(source="hidden", linear=Linear(features=[], mean=[0.0], scale=[1.0],
                                                                      weights=[1.0], intercept=0.0))}),
      HEARD, "0.5", "default", ["depth 0.25", "hidden_depth is 0.5"]),

@@ -19,3 +19,14 @@ INJECTED = BENIGN.model_copy(update={"id": "injected", "answer": (
 NO_RULING_MODEL = "org/pseudo-model"
 """A model name for runs of the pseudo-model (a Hub id, never fetched: the backend is scripted) that no shipped ruling
 is fitted for, so the default court's measurement decides, as for any model without a ruling."""
+
+LONG_WORDS = ("alpha", "beta", "gamma", "delta", "river", "stone", "bridge", "Harrow", "Point", "lamp", "keeper", "wall")
+
+
+def long_case(sentences: int) -> Case:
+    """An answer of many short sentences, each with a year, a name and words the context never uses."""
+    w = LONG_WORDS
+    answer = " ".join(f"The {w[i % 12]} {w[i * 7 % 12]} was built in {1800 + i % 200} by {w[i * 3 % 12]} {i}."
+                      for i in range(sentences))
+    return Case(id=f"long-{sentences}", question="When was the bridge built?", answer=answer,
+                context=["The river bridge was built in 1874 by the keeper. The lamp was first lit a year later."])
