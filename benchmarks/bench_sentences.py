@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from courtroom.sentences import split, structured_sentences
+from courtroom.text.sentences import split, structured_sentences
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FILES = ("halubench-dev.jsonl", "ragtruth-dev.jsonl", "halueval-dev.jsonl")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from courtroom.case import Case
 from courtroom.digest import content_hash
-from courtroom.sentences import SPLITTER, SentenceSplitter, split
+from courtroom.text.sentences import SPLITTER, SentenceSplitter, split
 
 ANSWER_FENCE = "=" * 12
 """The fence of prompt format 1 (a fixed string an answer could contain, and so close)."""
@@ -26,7 +26,7 @@ PROMPT_FORMATS = (1, 2)
 
 
 def split_sentences(text: str, splitter: SentenceSplitter = SPLITTER) -> tuple[str, ...]:
-    """The sentences of an answer (or any text), verbatim: each is a substring of `text` (`courtroom.sentences`)."""
+    """The sentences of an answer (or any text), verbatim: each is a substring of `text` (`courtroom.text.sentences`)."""
     return split(text, splitter, render=False)
 
 
@@ -93,15 +93,3 @@ def render_case_file(case: Case, numbered: bool = False, prompt_format: int = PR
                      splitter: SentenceSplitter = SPLITTER) -> str:
     """Question, context and the fenced answer: the shared part that opens every prompt of a case."""
     return f"{render_evidence(case, numbered, splitter)}\n\n{render_answer(case, prompt_format)}"
-
-
-def normalize(text: str) -> str:
-    """Lower case, single spaces, no surrounding quotes or punctuation: for matching quotes."""
-    collapsed = " ".join(text.lower().split())
-    return collapsed.strip(" \"'“”‘’.,;:!?")
-
-
-def quoted_in(quote: str, text: str) -> bool:
-    """True when `quote` appears in `text` after whitespace and case normalisation."""
-    needle = normalize(quote)
-    return bool(needle) and needle in " ".join(text.lower().split())

@@ -272,7 +272,7 @@ def main() -> None:
              "`length-only` is no model: it calls FAIL every answer longer (in words) than the median of the cases "
              "in the table, and scores by length rank. Where it comes close, a judge's accuracy may be answer length "
              "in disguise. `overlap-only` is no model either: it calls FAIL every answer with a larger share of content "
-             "words that neither the context nor the question uses than the table's median (`courtroom.witness.lexical`).", ""]
+             "words that neither the context nor the question uses than the table's median (`courtroom.text.words`).", ""]
     summary: dict = {}
     tuning: list[str] = []
     witness_runs: list[str] = []

@@ -1,7 +1,8 @@
 """The package's folders are its layers: each may import only the layers below it, and no module imports
 itself back through others (no cycles). Every import counts, also those inside functions.
 
-    domain     case, errors, casefile, sentences, digest
+    text       sentences, words, numbers, negation, quotes: how text is read (nothing of courtroom below it)
+    domain     case, errors, casefile, digest
     door       model requests and responses, backends, models, constraints, prefix cache, recorded calls
     engine     lockstep programs, transcript events, the Judge protocol, the judge registry, migrations, the
                plain question about a whole answer
@@ -26,12 +27,12 @@ import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
-STACK: list[tuple[str, ...]] = [("domain",), ("door",), ("engine",), ("witness",), ("baselines", "court"), ("evaluate",),
-                                ("log",), ("runs",), ("report",), ("integrations",), ("cli",)]
+STACK: list[tuple[str, ...]] = [("text",), ("domain",), ("door",), ("engine",), ("witness",), ("baselines", "court"),
+                                ("evaluate",), ("log",), ("runs",), ("report",), ("integrations",), ("cli",)]
 """The layers from the bottom up; layers that share a rank are siblings (neither imports the other)."""
 LAYERS = [layer for rank in STACK for layer in rank]
 RANK = {layer: rank for rank, layers in enumerate(STACK) for layer in layers}
-DOMAIN = {"case", "errors", "casefile", "sentences", "digest"}
+DOMAIN = {"case", "errors", "casefile", "digest"}
 LOOSE = {"testing": "integrations"}
 """Top-level modules that belong to a layer of folders."""
 TOP = {"__init__"}

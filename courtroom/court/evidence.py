@@ -21,7 +21,7 @@ from courtroom.court.bench import Bench
 from courtroom.court.prompts import Entry
 from courtroom.door.requests import GenerationResponse
 from courtroom.engine.lockstep import Call, Step
-from courtroom.witness.lexical import Vocabulary
+from courtroom.text.words import Vocabulary
 
 
 @dataclass(frozen=True)

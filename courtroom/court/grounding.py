@@ -28,7 +28,7 @@ from courtroom.casefile import OPENING_SYSTEM, render_opening
 from courtroom.door.observe import TokenIndex
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation, Sampling
 from courtroom.errors import BackendError
-from courtroom.sentences import SPLITTER, SentenceSplitter
+from courtroom.text.sentences import SPLITTER, SentenceSplitter
 
 SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
 """The system message of every scoring prompt, shared with the court's turns."""

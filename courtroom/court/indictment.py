@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from courtroom.case import WHOLE_ANSWER_REASON, Case, Charge, DroppedCharge, HallucinatedSpan, Weighing
-from courtroom.casefile import normalize, quoted_in, split_sentences
+from courtroom.casefile import split_sentences
 from courtroom.court.bench import Bench
 from courtroom.court.evidence import Measure, measure_statements, suspicion
 from courtroom.court.moves import ChargeDraft, indictment_model
@@ -16,6 +16,7 @@ from courtroom.court.witnesses import Examination, examine, locate
 from courtroom.door.requests import GenerationRequest
 from courtroom.engine.events import ChargesEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
+from courtroom.text.quotes import normalize, quoted_in
 
 
 @dataclass

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from courtroom.case import Case, HallucinatedSpan
-from courtroom.casefile import OPENING_SYSTEM, normalize, quoted_in
+from courtroom.casefile import OPENING_SYSTEM
 from courtroom.court.bench import Bench
 from courtroom.court.move_priors import calibrate, most_probable
 from courtroom.court.moves import VerdictChoice
@@ -43,8 +43,9 @@ from courtroom.court.witnesses import Examination
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.engine.events import MoveEvent
 from courtroom.engine.lockstep import Call, Step, Transcript, gather
-from courtroom.witness.lexical import STOP_WORDS, content_words
-from courtroom.witness.polarity import NEGATIONS
+from courtroom.text.negation import CUES as NEGATIONS
+from courtroom.text.quotes import normalize, quoted_in
+from courtroom.text.words import STOP_WORDS, content_words
 from courtroom.witness.spans import words
 
 NONE = "(none)"

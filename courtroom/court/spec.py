@@ -23,7 +23,7 @@ from courtroom.court.procedure import GraphSpec
 from courtroom.court.spec_sections import EscalationSpec, ExhibitCheckSpec, MovePriorsSpec, WitnessesSpec
 from courtroom.engine.migrations import Since
 from courtroom.errors import CourtError
-from courtroom.sentences import SPLITTER, SentenceSplitter
+from courtroom.text.sentences import SPLITTER, SentenceSplitter
 
 
 class AggregationSpec(BaseModel):
@@ -90,7 +90,7 @@ class GroundingSpec(BaseModel):
 
 class LexicalSpec(BaseModel):
     """Lexical evidence: the words of a statement that neither the context nor the question uses
-    (`courtroom.witness.lexical`), named in its charge as exhibits for the debate, and optionally weighed: the
+    (`courtroom.text.words`), named in its charge as exhibits for the debate, and optionally weighed: the
     share u of the statement's distinct content words that are unsupported adds (u - center) / scale to
     the log-odds that the statement is hallucinated."""
 
@@ -143,7 +143,7 @@ class CourtSpec(BaseModel):
     """The role that draws up the charges."""
     sentences: SentenceSplitter = SPLITTER
     """How the context is cut into the numbered sentences the parties cite, and the answer into the statements
-    the clerk charges (`courtroom.sentences`): structured (JSON records, table rows, list items and lines first,
+    the clerk charges (`courtroom.text.sentences`): structured (JSON records, table rows, list items and lines first,
     then prose, past abbreviations, initials and decimals) or regex (end punctuation before a capital, or a
     line break: the first splitter). Always recorded; a court recorded before the setting existed is regex."""
     indictment: IndictmentSpec = IndictmentSpec()

@@ -28,8 +28,8 @@ from courtroom.door.observe import direction_key
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation
 from courtroom.engine.lockstep import Call, Step
 from courtroom.errors import CourtError
+from courtroom.text.words import content_words
 from courtroom.witness.family import task_family
-from courtroom.witness.lexical import content_words
 from courtroom.witness.polarity import is_yes_no_question
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES, GroundingSettings, hear

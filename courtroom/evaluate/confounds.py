@@ -15,7 +15,7 @@ import numpy as np
 
 from courtroom.case import Case
 from courtroom.evaluate.results import ResultRow
-from courtroom.witness.lexical import Vocabulary
+from courtroom.text.words import Vocabulary
 
 LENGTH_ONLY = "length-only"
 OVERLAP_ONLY = "overlap-only"

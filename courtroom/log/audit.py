@@ -28,7 +28,7 @@ from courtroom.evaluate.results import ResultRow
 from courtroom.log.case_record import CaseRecord
 from courtroom.log.files import append_line, refuse_links
 from courtroom.log.store import EDITS, RunStore, first_problem
-from courtroom.sentences import SPLITTER, SentenceSplitter
+from courtroom.text.sentences import SPLITTER, SentenceSplitter
 
 EDIT_WORDS = {"fail": Verdict.HALLUCINATED, "hallucinated": Verdict.HALLUCINATED,
               "pass": Verdict.SUPPORTED, "supported": Verdict.SUPPORTED}

@@ -29,7 +29,7 @@ from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
 from courtroom.evaluate.fit_spans import SpanExample
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
-from courtroom.sentences import SPLITTER, SentenceSplitter
+from courtroom.text.sentences import SPLITTER, SentenceSplitter
 from courtroom.witness.family import task_family
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES

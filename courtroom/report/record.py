@@ -19,7 +19,7 @@ from courtroom.report.calls import call_views, folded
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
 from courtroom.report.terminal import shown, visible
 from courtroom.report.witness_record import row_spans, spans_record, witnesses_record
-from courtroom.sentences import SPLITTER, SentenceSplitter
+from courtroom.text.sentences import SPLITTER, SentenceSplitter
 
 
 def highlight(text: str, quotes: Sequence[str], style: str) -> Text:

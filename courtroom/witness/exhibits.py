@@ -1,19 +1,16 @@
 """Exhibits: the items of a charged statement the prosecution may name as unsupported, and the court's check of a
 named item against the sources (its context passages and its question). Deterministic and free; no model call.
 
-An item is a number, a name of several capitalised words, or a content word (`courtroom.witness.lexical`). The
+An item is a number, a name of several capitalised words, or a content word (`courtroom.text.words`). The
 candidates offered to the prosecution are the statement's items the context may not account for: every number
 (numbers are claims), every word or name the sources never use, and the words the measurement found the context
 accounts for least (`Measure.weakest`). The court then checks the one named, exactly:
 
-- a **number** is present when its value occurs among the sources' numbers, compared by value after
-  normalisation: thousands separators, currency signs and a trailing `.0` are ignored, and a scale word or
-  suffix multiplies (`thousand`, `million`, `billion`, `trillion`; `k`, `m`, `mn`, `bn` written against the
-  digits), so "1,200", "1200", "$1,200" and "1.2 thousand" are one value; a percent sign or word is dropped
-  ("12%" is 12). Numbers written as words ("twelve") are words, not numbers;
+- a **number** is present when its value (`courtroom.text.numbers`: "1,200", "$1,200" and "1.2 thousand" are one
+  value) occurs among the sources' numbers; its unit is not compared ("12%" is 12);
 - a **name** (two or more capitalised content words in a row) is present when the phrase occurs in the sources,
   ignoring case and spacing;
-- a **word** is present when the sources use its stem (as `lexical.Vocabulary` matches words).
+- a **word** is present when the sources use its stem (as `courtroom.text.words.Vocabulary` matches words).
 
 Present or absent is evidence, not opinion: an invented number or name is absent; a paraphrase may be absent
 too, and a number copied from the wrong place is present, which is why a court weighs the check with its
@@ -27,18 +24,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from courtroom.witness.lexical import STOP_WORDS, content_words, word_key
+from courtroom.text.numbers import number_value, numbers
+from courtroom.text.words import STOP_WORDS, content_words, word_key
 
 NONE = "(none)"
 """The option by which the prosecution names no item (it finds every item accounted for)."""
 MAX_ITEMS = 10
 """At most this many candidates are offered: the absent ones first, then numbers, then the weakest words."""
 
-_NUMBER = re.compile(
-    r"(?<![\w.,])(?:[$€£]\s?)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:(%)|\s?(thousand|million|billion|trillion|percent)\b|(k|m|mn|bn)\b)?(?!\w)", re.IGNORECASE)
-_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
-          "trillion": 1e12}
 _CAPITALISED = re.compile(r"[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)+")
 
 ItemKind = Literal["number", "name", "word"]
@@ -52,26 +45,6 @@ class Item:
     kind: ItemKind
     start: int
     end: int
-
-
-def number_value(text: str) -> float | None:
-    """The value a written number stands for ("1,200", "$1.2 thousand", "1.2k", "12%"), or None when `text` is
-    not one number."""
-    match = _NUMBER.fullmatch(text.strip())
-    if match is None:
-        return None
-    return _value(match)
-
-
-def _value(match: re.Match[str]) -> float:
-    value = float(match.group(1).replace(",", ""))
-    scale = (match.group(3) or match.group(4) or "").lower()
-    return float(f"{value * _SCALE.get(scale, 1.0):.12g}")
-
-
-def numbers(text: str) -> list[tuple[float, int, int]]:
-    """Every number written in `text`: its value and character span."""
-    return [(_value(m), m.start(), m.end()) for m in _NUMBER.finditer(text)]
 
 
 def _names(text: str) -> list[tuple[int, int]]:
@@ -93,7 +66,7 @@ def _names(text: str) -> list[tuple[int, int]]:
 
 def items(statement: str) -> list[Item]:
     """The statement's items in order: numbers, names, and the content words outside them."""
-    found = [Item(statement[a:b], "number", a, b) for _, a, b in numbers(statement)]
+    found = [Item(n.text, "number", n.start, n.end) for n in numbers(statement)]
     found += [Item(statement[a:b], "name", a, b) for a, b in _names(statement)
               if not any(i.start < b and a < i.end for i in found)]
     for word in content_words(statement):
@@ -120,7 +93,7 @@ class Sources:
     def __init__(self, texts: Iterable[str]) -> None:
         texts = list(texts)
         self.text = " ".join(" ".join(t.split()) for t in texts).lower()
-        self.values = {value for t in texts for value, _, _ in numbers(t)}
+        self.values = {n.value for t in texts for n in numbers(t)}
         self.keys = frozenset(w.key for t in texts for w in content_words(t))
 
     def holds(self, item: Item) -> bool:

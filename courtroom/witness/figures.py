@@ -27,8 +27,8 @@ from typing import Literal
 import numpy as np
 
 from courtroom.case import Testimony
-from courtroom.witness.exhibits import numbers
-from courtroom.witness.lexical import content_words
+from courtroom.text.numbers import numbers
+from courtroom.text.words import content_words
 from courtroom.witness.reading import Reading
 
 FigureStatus = Literal["given", "stated", "computed", "absent"]
@@ -53,25 +53,6 @@ class FigureCheck:
     """For a stated or computed figure: which numbers of the sources account for it."""
 
 
-def _written(text: str) -> tuple[float, int]:
-    """The digits of a figure as written (without separators, currency or scale) and how many decimals they have."""
-    match = re.search(r"\d[\d,]*(?:\.\d+)?", text)
-    digits = match.group().replace(",", "") if match else "0"
-    return float(digits), len(digits.split(".")[1]) if "." in digits else 0
-
-
-def _tolerance(text: str, value: float) -> float:
-    """Half a unit of the figure's last written digit, in the figure's own scale ("$1.2 billion" is written to the
-    hundred million), at least 0.05% of it: a figure is as precise as it is written."""
-    written, decimals = _written(text)
-    unit = abs(value) / written if written else 1.0
-    return max(0.5 * 10 ** -decimals * unit, abs(value) * 5e-4)
-
-
-def _is_year(text: str, value: float) -> bool:
-    return float(value).is_integer() and 1900 <= value <= 2100 and re.fullmatch(r"\d{4}", text.strip()) is not None
-
-
 def _operands(sources: Sequence[str], question: str) -> list[float]:
     """The sources' numbers that stand within `NEAR_WORDS` numbers after a word of the question (all of them when
     the question shares no word with the sources), nearest first."""
@@ -80,14 +61,14 @@ def _operands(sources: Sequence[str], question: str) -> list[float]:
     every: list[float] = []
     for text in sources:
         found = numbers(text)
-        every += [v for v, _, _ in found]
-        starts = [a for _, a, _ in found]
+        every += [n.value for n in found]
+        starts = [n.start for n in found]
         for word in content_words(text):
             if word.key not in wanted:
                 continue
             following = [i for i, a in enumerate(starts) if a > word.end][:NEAR_WORDS]
             for rank, i in enumerate(following):
-                value = found[i][0]
+                value = found[i].value
                 near[value] = min(near.get(value, rank), rank)
     pool = sorted(near, key=lambda v: near[v]) if near else list(dict.fromkeys(every))
     return [v for v in pool if v != 0][:MAX_OPERANDS]
@@ -133,16 +114,16 @@ def _computation(values: list[float], value: float, tolerance: float, average: b
 def check_figures(answer: str, context: Sequence[str], question: str) -> list[FigureCheck]:
     """Every figure of the answer (years and small counts aside) with its status against the sources."""
     sources = [*context, question]
-    stated = np.array([v for text in context for v, _, _ in numbers(text)] or [math.inf])
-    asked = np.array([v for v, _, _ in numbers(question)] or [math.inf])
+    stated = np.array([n.value for text in context for n in numbers(text)] or [math.inf])
+    asked = np.array([n.value for n in numbers(question)] or [math.inf])
     operands: list[float] | None = None
     average = bool(re.search(r"\baverage|\bmean\b", question, re.IGNORECASE))
     checks = []
-    for value, start, end in numbers(answer):
-        text = answer[start:end]
-        if _is_year(text, value) or (float(value).is_integer() and abs(value) <= 10 and "%" not in text):
+    for number in numbers(answer):
+        text, start, end, value = number.text, number.start, number.end, number.value
+        if number.is_year or (value.is_integer() and abs(value) <= 10 and "%" not in text):
             continue
-        tolerance = _tolerance(text, value)
+        tolerance = number.tolerance
         if _matches(asked, value, tolerance).any():  # as the context's figures: in any form, at the answer's precision
             checks.append(FigureCheck(text, start, end, value, "given", "the question states it"))
             continue

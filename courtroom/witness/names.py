@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from courtroom.case import Testimony
-from courtroom.witness.lexical import STOP_WORDS
+from courtroom.text.words import STOP_WORDS
 from courtroom.witness.reading import Reading
 
 _TOKEN = re.compile(r"[A-Za-z][\w'&.-]*|\S")

@@ -1,10 +1,10 @@
 """The overlap witness: the answer's content words that neither the context nor the question uses (stemmed; see
-`courtroom.witness.lexical`). No model. The no-model word-overlap rule of the comparisons, as a witness."""
+`courtroom.text.words`). No model. The no-model word-overlap rule of the comparisons, as a witness."""
 
 from __future__ import annotations
 
 from courtroom.case import Testimony
-from courtroom.witness.lexical import Vocabulary, content_words
+from courtroom.text.words import Vocabulary, content_words
 from courtroom.witness.reading import Reading
 
 VERSION = 1

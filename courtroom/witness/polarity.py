@@ -16,14 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from courtroom.case import Testimony
-from courtroom.witness.lexical import content_words
+from courtroom.text.negation import CUES
+from courtroom.text.words import content_words
 from courtroom.witness.reading import Reading
 
 AUXILIARIES = frozenset("do does did is are was were can could will would should shall has have had may might must "
                         "am".split())
-NEGATIONS = re.compile(
-    r"\b(?:not|no|never|neither|nor|none|nothing|without|cannot|fail(?:s|ed)?\s+to|lack(?:s|ed)?|unable|absence|"
-    r"insignificant|non-?significant|unlikely|\w+n't)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -68,7 +66,7 @@ _SAYS = re.compile(r"\W*(?:yes|no)\b\s*[,.;:!—–-]", re.IGNORECASE)
 
 def negated(text: str) -> bool:
     """An odd number of negation cues."""
-    return len(NEGATIONS.findall(text)) % 2 == 1
+    return len(CUES.findall(text)) % 2 == 1
 
 
 def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,

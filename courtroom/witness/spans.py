@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from courtroom.case import Testimony
 from courtroom.door.observe import TokenIndex
-from courtroom.witness.lexical import STOP_WORDS
+from courtroom.text.words import STOP_WORDS
 from courtroom.witness.ruling import SpanModel
 
 FEATURES = ("sentence_p", "gain_min", "gain_mean", "surprisal", "lookback", "figure_absent", "figure_computed",

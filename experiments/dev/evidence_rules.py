@@ -21,7 +21,7 @@ import numpy as np
 
 from courtroom.evaluate.datasets import load_file
 from courtroom.evaluate.metrics import auroc
-from courtroom.witness.lexical import Vocabulary, content_words
+from courtroom.text.words import Vocabulary, content_words
 from experiments.dev.tune_court import best_threshold, cross_validated
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"

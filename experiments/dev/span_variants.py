@@ -88,7 +88,7 @@ def acquitted(cases: list, examples: list, contexts: dict[str, list[str]]) -> li
     support, found by the lexical check alone: what a defender choosing the best quote perfectly would give)."""
     from courtroom.casefile import split_sentences
     from courtroom.evaluate.spans import SpanCase
-    from courtroom.witness.lexical import content_words
+    from courtroom.text.words import content_words
 
     with_spans = [e for e in examples if e.spans is not None]
     out = []

@@ -25,7 +25,7 @@ from courtroom.casefile import split_sentences
 from courtroom.court.grounding import scoring_request
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file
-from courtroom.sentences import SPLITTER
+from courtroom.text.sentences import SPLITTER
 
 
 def extract(backend: TransformersBackend, case, layers: list[int], token_hidden: bool = False) -> dict:

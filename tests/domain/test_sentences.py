@@ -30,7 +30,7 @@ from courtroom.log.verify import verify
 from courtroom.report.record import court_record
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from courtroom.sentences import split
+from courtroom.text.sentences import split
 
 BEFORE = Path(__file__).parents[1] / "golden" / "before_sentences"
 """Five cases with structured contexts and a court run of them on the pseudo-model, recorded at 114c1ee, before the

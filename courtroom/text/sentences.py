@@ -50,6 +50,18 @@ def split(text: str, splitter: SentenceSplitter = SPLITTER, render: bool = True)
     return tuple(p for p in parts if p)
 
 
+def sentence_spans(text: str, splitter: SentenceSplitter = SPLITTER) -> tuple[tuple[int, int], ...]:
+    """Where each sentence of `text` (cut verbatim, as an answer's are) begins and ends in it, in order."""
+    spans, cursor = [], 0
+    for sentence in split(text, splitter, render=False):
+        start = text.find(sentence, cursor)
+        if start < 0:  # a piece not found verbatim (cannot happen with render=False): where it first occurs
+            start = max(text.find(sentence), 0)
+        spans.append((start, start + len(sentence)))
+        cursor = max(cursor, start + len(sentence))
+    return tuple(spans)
+
+
 # -- prose ---------------------------------------------------------------------------------------------
 TITLES = frozenset("""mr mrs ms mx dr prof sr jr st mt ft gen col lt sgt capt cmdr adm maj rev hon gov sen rep
     pres supt insp messrs mme mlle vs v cf viz al approx ca fl esp resp dept univ assn bros""".split())

@@ -1,10 +1,10 @@
-"""Lexical evidence: the content words of a statement that neither the context nor the question uses.
+"""Words: the content words of a text (function words left out), the key they are matched by (stemmed, so
+"acquires" matches "acquired"; numbers as written, thousands separators aside), and the vocabulary of a case's
+sources, which tells the words of a statement the sources never use.
 
-A word the context never uses (after stemming, so "acquires" matches "acquired"; numbers match as
-written, thousands separators aside) is an exhibit for the prosecution: the statement brings something
-the context does not literally contain. It is evidence, not proof: a faithful paraphrase uses new words
-too, so a court weighs it with the model's grounding measure (`courtroom.court.grounding`), if at all.
-Deterministic and free; no model call. `courtroom.evaluate.confounds` builds the overlap-only rule on it.
+A word the context never uses is lexical evidence: the statement brings something the context does not literally
+contain. It is evidence, not proof (a faithful paraphrase uses new words too), so a court weighs it with its
+grounding measure, if at all. `courtroom.evaluate.confounds` builds the overlap-only rule on it.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.witness.lexical import Vocabulary, content_words, word_key
+from courtroom.text.words import Vocabulary, content_words, word_key
 
 
 def test_content_words_leave_out_function_words_and_keep_spans() -> None:
