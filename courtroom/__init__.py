@@ -27,7 +27,7 @@ _WHERE = {
     "ChatMessage": "courtroom.door.requests", "Sampling": "courtroom.door.requests",
     "load_dataset": "courtroom.evaluate.selection", "example_cases": "courtroom.evaluate.datasets",
     "compute_metrics": "courtroom.evaluate.metrics", "replay": "courtroom.log.replay",
-    "run": "courtroom.runs.api", "RunResult": "courtroom.runs.api", "Score": "courtroom.court.metric",
+    "run": "courtroom.runs.api", "RunResult": "courtroom.runs.api", "Score": "courtroom.engine.metric",
     "assert_faithful": "courtroom.testing", "BackendSpec": "courtroom.door.spec", "Testimony": "courtroom.case",
     "HallucinatedSpan": "courtroom.case",
 }

@@ -186,7 +186,8 @@ class Ruling(BaseModel):
     evidence: float | None = None
     """The grounding (nats per token) the evidence was weighed at, when the court weighs evidence."""
     first_reading: float | None = None
-    """The judge's first reading of the whole answer, P(hallucinated), when the court weighs one."""
+    """The judge's first reading of the whole answer, P(hallucinated), in runs of courts that weighed one (a setting
+    retired with courtroom 0.1): None in every ruling since, kept so their records read and replay."""
     escalated: bool | None = Field(None, exclude_if=lambda v: v is None)
     """With an escalation band (`CourtSpec.escalation`): whether the charge went to trial (its measured P(suspect)
     in the band) or was decided by the measurement alone (source `measurement`); None when every charge is tried."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from courtroom.court.court import Court
-from courtroom.court.metric import Score
+from courtroom.engine.metric import Score
 
 _default: Court | None = None
 

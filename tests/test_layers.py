@@ -2,14 +2,16 @@
 itself back through others (no cycles). Every import counts, also those inside functions.
 
     text       sentences, words, numbers, negation, quotes: how text is read (nothing of courtroom below it)
-    domain     case, errors, casefile, digest
+    domain     case, errors, casefile, digest, yamlio (YAML files validated by pydantic, errors with lines)
     door       model requests and responses, backends, models, constraints, prefix cache, recorded calls
     engine     lockstep programs, transcript events, the Judge protocol, the judge registry, migrations, the
                plain question about a whole answer
     witness    what a case's text and the model's own pass testify (figures, names, polarity, grounding,
                attention, hidden states) and the fitted ruling that weighs the testimony
-    baselines  single-model judges                  } siblings: neither imports the other (the plain question
-    court      the court                            } both ask, a court's first reading, is the engine's)
+    clerk      the measurement, the default judge: grounding, the witnesses heard, indictment, verdict; court
+               files read (extends, migrations, retired settings)
+    baselines  single-model judges                  } siblings: neither imports the other
+    court      the trial over the clerk's charges   }
     evaluate   datasets, result rows, metrics, paired tests, calibration, no-model rules, comparisons
     log        run directories: store, manifest, replay, rejudge, audit, pooled runs
     runs       run spec, starting and resuming a run, runners (local, Ray)
@@ -27,12 +29,13 @@ import networkx as nx
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
-STACK: list[tuple[str, ...]] = [("text",), ("domain",), ("door",), ("engine",), ("witness",), ("baselines", "court"),
-                                ("evaluate",), ("log",), ("runs",), ("report",), ("integrations",), ("cli",)]
+STACK: list[tuple[str, ...]] = [("text",), ("domain",), ("door",), ("engine",), ("witness",), ("clerk",),
+                                ("baselines", "court"), ("evaluate",), ("log",), ("runs",), ("report",), ("integrations",),
+                                ("cli",)]
 """The layers from the bottom up; layers that share a rank are siblings (neither imports the other)."""
 LAYERS = [layer for rank in STACK for layer in rank]
 RANK = {layer: rank for rank, layers in enumerate(STACK) for layer in layers}
-DOMAIN = {"case", "errors", "casefile", "digest"}
+DOMAIN = {"case", "errors", "casefile", "digest", "yamlio"}
 LOOSE = {"testing": "integrations"}
 """Top-level modules that belong to a layer of folders."""
 TOP = {"__init__"}

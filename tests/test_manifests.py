@@ -1,17 +1,20 @@
-"""Every committed run manifest rebuilds the judge it was made with: the same configuration hash, or
-(for runs recorded before a setting existed) the same configuration after a documented migration."""
+"""Every committed run manifest rebuilds the judge it was made with: the same configuration hash, or (for runs
+recorded before a change) the same configuration after a documented migration; or it is refused, naming the judge
+retired or the retired setting and the last version that replays it."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from courtroom.clerk.migrations import LAST_BEFORE_RETIREMENT
 from courtroom.digest import content_hash
-from courtroom.engine.migrations import retired, upgrade
-from courtroom.engine.registry import judge_from_config
-from courtroom.errors import RunError
+from courtroom.engine.migrations import retired
+from courtroom.engine.registry import judge_from_config, upgrade_config
+from courtroom.errors import CourtError, RunError
 from courtroom.log.store import RunStore
 
 RESULTS = Path(__file__).resolve().parents[1] / "experiments" / "results"
@@ -27,20 +30,25 @@ def test_a_committed_manifest_rebuilds_its_judge(path: Path) -> None:
     manifest = RunStore(path.parent).manifest()
     recorded = manifest.judge
     assert content_hash(json.dumps(recorded, sort_keys=True, default=str)) == manifest.config_hash
+    upgraded, applied = manifest.upgraded_judge
     if retired(manifest.config_hash):
-        assert judge_from_config(recorded).config() != recorded  # truly gone: the code cannot make it
+        assert judge_from_config(upgraded).config() != upgraded  # truly gone: the code cannot make it
         with pytest.raises(RunError, match="retired"):
             manifest.rebuild_judge()
         return
+    if upgraded.get("retired"):
+        with pytest.raises(CourtError, match=re.escape(LAST_BEFORE_RETIREMENT)) as refused:
+            manifest.rebuild_judge()
+        assert f"`{upgraded['retired'][0]}` is retired" in str(refused.value)
+        return
     judge = manifest.rebuild_judge()
-    upgraded, applied = upgrade(recorded)
     assert judge.config() == upgraded
     if not applied:
         assert judge.config_hash() == manifest.config_hash
 
 
 def test_runs_made_before_per_model_thresholds_are_migrated() -> None:
-    migrated = [p for p in MANIFESTS if any(m.startswith("court 2") for m in upgrade(RunStore(p.parent).manifest().judge)[1])]
+    migrated = [p for p in MANIFESTS if any(m.startswith("court 2") for m in RunStore(p.parent).manifest().upgraded_judge[1])]
     assert {p.parent.name for p in migrated} == {"halubench-courtroom-v1", "halubench-courtroom-tune",
                                                  "ragtruth-courtroom-v1"}
 
@@ -50,13 +58,29 @@ def test_runs_recorded_before_prompt_formats_are_of_the_fixed_fence_of_format_1(
     older = [config for config in older if "prompt_format" not in config]
     assert len(older) >= 50
     for config in older:
-        upgraded, applied = upgrade(config)
+        upgraded, applied = upgrade_config(config)
         assert upgraded["prompt_format"] == 1 and any(m.startswith("prompts 2") for m in applied)
 
 
 def test_only_the_first_two_step_runs_are_of_a_retired_judge() -> None:
     gone = [p for p in MANIFESTS if retired(RunStore(p.parent).manifest().config_hash)]
     assert sorted(p.parent.name for p in gone) == ["halubench-two-step-v1", "ragtruth-two-step-v1"]
+
+
+def test_the_runs_of_retired_settings_are_those_of_move_priors_and_the_span_trial() -> None:
+    refused = {f"{p.parent.parent.name}/{p.parent.name}": RunStore(p.parent).manifest().judge_config.get("retired")
+               for p in MANIFESTS}
+    assert {name: settings for name, settings in refused.items() if settings} == {
+        "qwen2.5-coder-0.5b/halubench-evidence": ["move_priors"], "qwen2.5-coder-0.5b/ragtruth-pointing": ["witnesses.trial"]}
+
+
+def test_every_court_run_is_of_a_court_with_a_trial_section_or_none() -> None:
+    courts = [RunStore(p.parent).manifest().judge_config for p in MANIFESTS]
+    courts = [c["court"] for c in courts if c.get("judge") == "courtroom" and not c.get("retired")]
+    assert len(courts) >= 40
+    tried = [c for c in courts if c.get("trial") is not None]
+    assert tried and len(tried) < len(courts)  # the old full-trial runs and the clerk's (witnesses) runs
+    assert all("rules" not in c and "graph" not in c for c in courts)
 
 
 def test_a_version_1_manifest_reads_as_typed_sections() -> None:

@@ -53,12 +53,13 @@ def personas_schema(output: str | None = typer.Option(None, "-o", "--output", he
 
 @court_app.command("validate")
 def court_validate(court: str = typer.Argument("default", help="Court name or file.")) -> None:
-    """Validate a court: its file, its graph and its personas."""
-    from courtroom.court import Court
+    """Validate a court: its file (and the courts it extends), its graph and its personas; `court show` prints every
+    setting it resolves to."""
+    from courtroom.clerk import Clerk
     from courtroom.errors import CourtroomError
 
     try:
-        c = Court.load(court)
+        c = Clerk.load(court)
     except CourtroomError as exc:
         fail(str(exc))
     console.print(f"[green]ok[/] {shown(c.describe())}")
@@ -67,17 +68,39 @@ def court_validate(court: str = typer.Argument("default", help="Court name or fi
 @court_app.command("show")
 def court_show(court: str = typer.Argument("default", help="Court name or file."),
                mermaid: bool = typer.Option(False, "--mermaid", help="Print only the mermaid diagram.")) -> None:
-    """Describe a court and draw its procedure as a mermaid diagram."""
-    from courtroom.court import Court
+    """Describe a court, print every setting it resolves to (marked with the file it came from, through `extends`, or
+    `default`), and draw its trial's procedure as a mermaid diagram."""
+    from courtroom.clerk import Clerk, read_court
+    from courtroom.clerk.files import resolved_settings
     from courtroom.errors import CourtroomError
 
     try:
-        c = Court.load(court)
+        judge, resolved = Clerk.load(court), read_court(court)
     except CourtroomError as exc:
         fail(str(exc))
-    if not mermaid:
-        console.print(shown(c.describe()))
-    print(visible(c.to_mermaid()))
+    procedure = getattr(judge, "procedure", None)
+    if mermaid:
+        if procedure is None:
+            fail(f"court {judge.spec.name} holds no trial: it has no procedure to draw")
+        print(visible(judge.to_mermaid()))  # type: ignore[attr-defined]
+        return
+    console.print(shown(judge.describe()))
+    settings = judge.spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    rows = []
+    for path, value, origin in resolved_settings(resolved, settings):
+        where = Path(origin).name if origin != "default" else "default"
+        name = ".".join(path)
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            rows += [(f"{name}[{i}]", json.dumps(v, ensure_ascii=False), where) for i, v in enumerate(value)]
+        elif isinstance(value, str) and "\n" in value.strip():
+            rows += [(name, "|", where)] + [("", f"  {line}", "") for line in value.strip().splitlines()]
+        else:
+            rows.append((name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), where))
+    width = max(len(name) for name, _, _ in rows)
+    for name, text, where in rows:
+        print(visible(f"{name:<{width}}  {text}" + (f"  # {where}" if where else "")))
+    if procedure is not None:
+        print(visible(judge.to_mermaid()))  # type: ignore[attr-defined]
 
 
 @court_app.command("schema")

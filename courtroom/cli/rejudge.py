@@ -25,7 +25,7 @@ def rejudge(
     A courtroom run under another court that differs in how rulings are weighed and combined (judge
     weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
     refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
-    from courtroom.court.spec import parse_override
+    from courtroom.clerk import parse_override
     from courtroom.errors import CourtroomError, RunError
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.log.rejudge import rejudge_run, rejudged_judge

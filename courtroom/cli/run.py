@@ -71,7 +71,7 @@ def run(
                                          "metrics.json, `.low` for an interval's lower end)."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
-    from courtroom.court.spec import parse_override
+    from courtroom.clerk import parse_override
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.datasets import parse_field_map
     from courtroom.log.manifest import RunSpec

@@ -1,17 +1,19 @@
-"""The court: its YAML spec, personas, the procedure graph, moves, evidence, indictment, trial and verdict."""
+"""The court: a clerk (`courtroom.clerk`) whose charges are tried. Its trial section (`spec`), personas, the procedure
+graph, moves, the exhibits the prosecution names, the trial's evidence, turns and rulings."""
 
-from courtroom.court.court import Court
-from courtroom.court.spec import (
+from courtroom.clerk import (
     AggregationSpec,
-    CourtSpec,
     GroundingSpec,
     IndictmentSpec,
     LexicalSpec,
-    RulingSpec,
-    court_json_schema,
+    WitnessesSpec,
     courts_dir,
     find_court_file,
+    parse_override,
 )
+from courtroom.court.court import Court
+from courtroom.court.spec import CourtSpec, EscalationSpec, ExhibitCheckSpec, TrialSpec, court_json_schema
 
-__all__ = ["AggregationSpec", "Court", "CourtSpec", "GroundingSpec", "IndictmentSpec", "LexicalSpec", "RulingSpec",
-           "court_json_schema", "courts_dir", "find_court_file"]
+__all__ = ["AggregationSpec", "Court", "CourtSpec", "EscalationSpec", "ExhibitCheckSpec", "GroundingSpec",
+           "IndictmentSpec", "LexicalSpec", "TrialSpec", "WitnessesSpec", "court_json_schema", "courts_dir",
+           "find_court_file", "parse_override"]

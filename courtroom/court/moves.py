@@ -7,7 +7,7 @@ so constrained decoding always closes the JSON well within the persona's token l
 Three payloads are not written as JSON. `citation` and `exhibit` are *scored choices* (every option gets a
 probability, recorded with the move): a context sentence by number (0: none), which the court then measures
 the charge's grounding in; an item of the charged statement the context may not account for
-(`courtroom.witness.exhibits`), which the court checks against the context. `none` carries nothing (no call).
+(`courtroom.court.exhibits`), which the court checks against the context. `none` carries nothing (no call).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class Citation(Payload):
 
 class Exhibit(Payload):
     """An item of the charged statement that the context does not account for, chosen by a scored choice among
-    the candidates (`courtroom.witness.exhibits`, or `(none)`); the court checks it against the context."""
+    the candidates (`courtroom.court.exhibits`, or `(none)`); the court checks it against the context."""
 
     scored: ClassVar[str] = "exhibit"
     exhibit: str

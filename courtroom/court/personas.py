@@ -13,16 +13,16 @@ turns after it) and bounded (its work and output are counted, never timed).
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from courtroom.clerk.files import shipped_dir
 from courtroom.court.sandbox import render_template
-from courtroom.court.yamlio import load_model_file
 from courtroom.door.requests import Sampling
 from courtroom.errors import PersonaError
+from courtroom.yamlio import load_model_file
 
 NAME_PATTERN = r"^[a-z][a-z0-9_\-]*$"
 TEMPLATE_VARIABLES = ("persona", "role", "case", "charge", "round", "max_rounds")
@@ -98,11 +98,6 @@ def persona_json_schema() -> dict[str, Any]:
     schema = Persona.model_json_schema(by_alias=True)
     schema["title"] = "courtroom persona"
     return schema
-
-
-def shipped_dir() -> Path:
-    """The directory of the personas shipped with courtroom."""
-    return Path(str(resources.files("courtroom.shipped")))
 
 
 def find_persona_file(name: str, search: list[Path] | None = None) -> Path:

@@ -11,11 +11,11 @@ from typing import Any
 from courtroom.case import Case, Charge
 from courtroom.casefile import OPENING_SYSTEM, render_answer, render_opening
 from courtroom.court.bench import Bench
+from courtroom.court.exhibits import NONE, Item
 from courtroom.court.moves import describe_fields
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
 from courtroom.door.requests import ChatMessage
-from courtroom.witness.exhibits import NONE, Item
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def case_messages(bench: Bench, case: Case, tail: str) -> tuple[ChatMessage, Cha
     """A prompt of the case: the shared opening (numbered context, question), the court rules and the
     fenced answer (identical for every call of the case), then `tail` (charge, debate, instructions, task)."""
     opening = render_opening(case, splitter=bench.spec.sentences)
-    user = f"{opening}\n\n{bench.spec.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
+    user = f"{opening}\n\n{bench.trial.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
     return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))
 
 
@@ -113,8 +113,3 @@ def indictment_task(max_charges: int) -> str:
             "statement exactly as it is written in the answer, and give the reason it is suspect. If the context "
             "supports every statement, return an empty list.\n"
             'Write JSON: {"charges": [{"quote": "...", "reason": "..."}]}')
-
-
-def clerk_sentence_task(index: int, total: int, sentence: str) -> str:
-    return (f"ANSWER SENTENCE {index} of {total}: \"{sentence}\"\n"
-            "Is this sentence suspect: not stated by the context, or in conflict with it? Answer yes or no.")

@@ -1,13 +1,12 @@
 """The trial of one charge through the court's graph (`try_charge`), up to its ruling.
 
 Written as a lockstep program (see `courtroom.engine.lockstep`): the charges of a case are tried side by side
-(`court.case_program`) and every turn due at the same step, across cases, goes to the backend as one batch. A
-turn is one to three constrained calls: choose a move among the legal ones (scored, so each move has a
-probability; skipped when only one is legal; calibrated by the court's move priors when it has them; decided by
-the court's rule at a node decided by the evidence), write the move's payload (JSON under its schema, or a scored
-choice for a citation or an exhibit, which the court then measures or checks), and, when the move ends in a
-ruling, the verdict (scored: its probability is the confidence). With an escalation band, charges measured
-outside it are decided by the measurement before any trial (`court.case_program`).
+(`court.program`) and every turn due at the same step, across cases, goes to the backend as one batch. A turn is one
+to three constrained calls: choose a move among the legal ones (scored, so each move has a probability; skipped when
+only one is legal; decided by the court's rule at a node decided by the evidence), write the move's payload (JSON
+under its schema, or a scored choice for a citation or an exhibit, which the court then measures or checks), and,
+when the move ends in a ruling, the verdict (scored: its probability is the confidence). With an escalation band,
+charges measured outside it are decided by the measurement before any trial (`court.program`).
 """
 from __future__ import annotations
 
@@ -15,16 +14,11 @@ from typing import Any, Literal, NamedTuple
 
 from courtroom.case import Case, Charge
 from courtroom.casefile import context_sentences
+from courtroom.clerk.measure import Measure, measure_statements
+from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
-from courtroom.court.evidence import (
-    Measure,
-    TrialEvidence,
-    grounding_in_cited,
-    measure_statements,
-    reopen,
-    weigh_evidence,
-)
-from courtroom.court.move_priors import calibrate, most_probable
+from courtroom.court.evidence import TrialEvidence, grounding_in_cited, reopen, weigh_evidence
+from courtroom.court.exhibits import NONE, Item, Sources, candidates
 from courtroom.court.moves import VerdictChoice, cited, payload_model, scored_kind
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
@@ -39,33 +33,26 @@ from courtroom.court.prompts import (
     turn_messages,
     verdict_task,
 )
-from courtroom.court.verdict import (
-    plural,
-    ruling,
-)
+from courtroom.court.verdict import ruling
 from courtroom.door.outputs import jsonable
 from courtroom.door.requests import GenerationRequest
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
-from courtroom.witness.exhibits import NONE, Item, Sources, candidates
 
 
 class Chosen(NamedTuple):
-    """A move and how it was chosen: the model's probabilities (raw, and calibrated by the court's priors), or the
-    court's rule; all None when it was the only legal move."""
+    """A move and how it was chosen: the model's probabilities, or the court's rule; both None when it was the only
+    legal move."""
 
     edge: EdgeSpec
     raw: dict[str, float] | None = None
-    calibrated: dict[str, float] | None = None
     rule: str | None = None
 
 
-def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
-               measured: Measure | None = None, first_reading: float | None = None) -> Step:
-    """Walk the procedure graph for one charge until a verdict (weighing the evidence, and the judge's
-    first reading of the answer when the court takes one)."""
+def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript, measured: Measure | None = None) -> Step:
+    """Walk the procedure graph for one charge until a verdict (weighing the evidence when the court takes it)."""
     procedure = bench.procedure
-    max_rounds = bench.spec.max_rounds
+    max_rounds = bench.trial.max_rounds
     sentences = context_sentences(case, bench.spec.sentences)
     node, round = procedure.start, 1
     entries: list[Entry] = []
@@ -81,7 +68,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
             chosen = Chosen(legal[0])
         elif procedure.spec.nodes[node].choice == "evidence":
             if measured is None:
-                [measured] = yield from measure_statements(bench, case, [charge.quote])
+                [measured] = yield from measure_statements(bench.spec, case, [charge.quote])
             again, why = reopen(bench, measured, found, round)
             chosen = Chosen(next(e for e in legal if e.new_round == again), rule=why)
         else:
@@ -90,20 +77,15 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
                 output_type=Literal[tuple(e.move for e in legal)],  # type: ignore[misc]
                 sampling=persona.sampling, cache_group=case.id)
             [response] = yield [Call(request, purpose="move", **call_info)]
-            raw = response.option_probs
-            if node in bench.move_priors and raw:
-                calibrated = calibrate(raw, bench.move_priors[node])
-                chosen = Chosen(next(e for e in legal if e.move == most_probable(calibrated)), raw, calibrated)
-            else:
-                move = response.unwrap()
-                chosen = Chosen(next(e for e in legal if e.move == move), raw)
+            move = response.unwrap()
+            chosen = Chosen(next(e for e in legal if e.move == move), response.option_probs)
         edge = chosen.edge
         model = cited(payload_model(edge.payload), len(sentences))
         task_info = (bench, case, persona, body, template, call_info)
         if scored_kind(model) == "citation":
             payload, choice_probs = yield from _cite(edge, len(sentences), *task_info)
             if measured is None and 1 <= payload["evidence"] <= len(sentences):
-                [measured] = yield from measure_statements(bench, case, [charge.quote])
+                [measured] = yield from measure_statements(bench.spec, case, [charge.quote])
             finding = yield from _measure_citation(bench, case, charge, measured, found, payload["evidence"], round)
         elif scored_kind(model) == "exhibit":
             weakest = measured.weakest if measured is not None else ()
@@ -123,13 +105,11 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         located = None if not isinstance(evidence, int) or evidence == 0 else 1 <= evidence <= len(sentences)
         transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=role, persona=persona.name,
                        move=edge.move, payload=payload, forced=chosen.raw is None and chosen.rule is None,
-                       move_probs=chosen.raw, calibrated_probs=chosen.calibrated, rule=chosen.rule,
+                       move_probs=chosen.raw, rule=chosen.rule,
                        choice_probs=choice_probs, finding=finding or None, evidence_found=located)
         entries.append(Entry(round, role, persona.name, edge.move, payload, finding or chosen.rule or ""))
-        probs = chosen.calibrated or chosen.raw
-        confidence = 1.0 if probs is None else probs[edge.move]
-        words = "" if chosen.calibrated is None or chosen.raw is None else \
-            f"calibrated by the court's priors; the model's own P({edge.move}) = {chosen.raw[edge.move]:.2f}"
+        confidence = 1.0 if chosen.raw is None else chosen.raw[edge.move]
+        words = ""
         if edge.to == "acquit":
             opinion, source = 1.0 - confidence, "withdrawn"
         elif edge.to == "convict":
@@ -148,10 +128,10 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
             node = edge.to
             continue
         weighed = {}
-        if bench.spec.ruling.judge_weight < 1.0:
+        if bench.trial.judge_weight < 1.0:
             evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured, found)
             weighed = {"evidence": evidence, "evidence_note": note, "grounded": grounded}
-        decided = ruling(charge, bench, source, opinion, round, first_reading=first_reading, words=words, **weighed)
+        decided = ruling(charge, bench, source, opinion, round, words=words, **weighed)
         transcript.add(RulingEvent, ruling=decided)
         return decided
 
@@ -166,7 +146,7 @@ def _scored_choice(options: tuple[str, ...], task: str, bench: Bench, case: Case
     [response] = yield [Call(request, purpose="payload", **call_info)]
     chosen = response.unwrap()
     probs = response.option_probs
-    return (most_probable(probs) if probs else chosen), probs
+    return (max(probs, key=probs.__getitem__) if probs else chosen), probs
 
 
 def _cite(edge: EdgeSpec, sentences: int, bench: Bench, case: Case, persona: Persona, body: str,
@@ -216,7 +196,7 @@ def _check_exhibit(sources: Sources, offered: list[Item], named: str, found: Tri
 
 def _verdict_request(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
                      round: int) -> GenerationRequest:
-    template = {"charge": charge.model_dump(), "round": round, "max_rounds": bench.spec.max_rounds}
+    template = {"charge": charge.model_dump(), "round": round, "max_rounds": bench.trial.max_rounds}
     body = f"{charge_header(charge)}\n\n{debate_record(entries, context_sentences(case, bench.spec.sentences))}"
     return GenerationRequest(messages=turn_messages(bench, case, persona, body, verdict_task(charge), template),
                              output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id)
@@ -243,5 +223,5 @@ def _jury(bench: Bench, case: Case, charge: Charge, entries: list[Entry], round:
     mean_p = sum(ps) / len(ps)
     votes = sum(p >= bench.threshold for p in ps)
     # majority: the share of jurors voting hallucinated; mean: their mean probability
-    p_h = votes / len(ps) if bench.spec.jury_rule == "majority" else mean_p
+    p_h = votes / len(ps) if bench.trial.jury_rule == "majority" else mean_p
     return p_h, f"{votes} of {plural(len(ps), 'juror')} voted hallucinated, mean P(hallucinated) = {mean_p:.2f}"

@@ -8,8 +8,6 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-
 from courtroom.case import Case, CaseVerdict, VariantVerdict
 from courtroom.casefile import PROMPT_FORMAT, PROMPT_FORMATS
 from courtroom.digest import content_hash
@@ -17,32 +15,19 @@ from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import Event
 from courtroom.engine.lockstep import CaseOutcome, LockstepObserver, Program, Transcript, run_lockstep
-from courtroom.engine.migrations import upgrade
+from courtroom.engine.metric import NAME, Score, ascore_case, case_from_arguments, score_case
+from courtroom.engine.migrations import PROMPTS_2, Migration
 from courtroom.errors import CaseFailedError, ConfigError
-
-
-class MetricResult(BaseModel):
-    """Metric-style result, shaped like the Opik and DeepEval hallucination metrics."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    value: float
-    """Hallucination score in [0, 1]: 1 is hallucinated."""
-    reason: str
-    """Why."""
-    verdict: CaseVerdict
-    """The full verdict behind the score."""
-
-    @property
-    def score(self) -> float:
-        """Alias of `value` (DeepEval names it score)."""
-        return self.value
 
 
 class Judge(ABC):
     """Decides whether a case's answer is hallucinated, by a procedure of model calls."""
 
     name: str = "judge"
+    migrations: tuple[Migration, ...] = (PROMPTS_2,)
+    """What brings this judge's recorded configurations up to date, in order (`courtroom.engine.migrations`)."""
+    threshold: float = 0.5
+    """P(hallucinated) at or above which this judge finds an answer hallucinated (a metric's default threshold)."""
 
     def __init__(self, backend: Backend | BackendSpec | None = None, *, model: str | None = None,
                  window: int = 8, prompt_format: int = PROMPT_FORMAT) -> None:
@@ -103,9 +88,8 @@ class Judge(ABC):
     @classmethod
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                     source: str = "<manifest>") -> Judge:
-        """Rebuild a judge from the configuration a run manifest (`source`, named in errors) recorded (brought up
-        to date first)."""
-        config, _ = upgrade(config)
+        """Rebuild a judge from the configuration a run manifest (`source`, named in errors) recorded, brought up to
+        date (`Manifest.judge_config`)."""
         try:
             return cls(backend, prompt_format=config["prompt_format"], **config.get("options", {}))
         except (KeyError, TypeError, ValueError) as exc:
@@ -155,9 +139,14 @@ class Judge(ABC):
         """Judge one case."""
         return self.judge_many([case])[0]
 
-    def score(self, input: str, output: str, context: Sequence[str] | str, **ignored: Any) -> MetricResult:
-        """Metric-style call: `score(input=question, output=answer, context=[...])`."""
-        case = Case(id="metric", question=input, answer=output,
-                    context=[context] if isinstance(context, str) else list(context))
-        verdict = self.judge(case)
-        return MetricResult(value=verdict.score, reason=verdict.reason, verdict=verdict)
+    def score(self, *, threshold: float | None = None, name: str = NAME, **arguments: Any) -> Score:
+        """Judge one answer as a metric: `judge.score(answer=..., context=[...], question=...)`, or under Opik's,
+        DeepEval's or Ragas' names (`output`/`actual_output`/`response`, `retrieval_context`, `input`, ...).
+        `value` is P(hallucinated), lower is better; `success` is the judge's verdict (faithful) at its own threshold,
+        or `value < threshold` when one is given. Calls made at the same time (from a tool's worker threads, or
+        `ascore`s gathered) are judged together in lockstep (`courtroom.engine.metric`)."""
+        return score_case(self, case_from_arguments(arguments), threshold, name)
+
+    async def ascore(self, *, threshold: float | None = None, name: str = NAME, **arguments: Any) -> Score:
+        """`score` without blocking the event loop (the judge judges on its own thread)."""
+        return await ascore_case(self, case_from_arguments(arguments), threshold, name)

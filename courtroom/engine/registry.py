@@ -6,6 +6,7 @@ does not depend on the layers that define judges. A new baseline is one line her
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from importlib import import_module
 from typing import Any
 
@@ -14,10 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from courtroom.door.backend import Backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
+from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError
 
 JUDGES: dict[str, str] = {
-    "courtroom": "courtroom.court:Court",
+    "courtroom": "courtroom.clerk:Clerk",
     "single": "courtroom.baselines.single:SingleJudge",
     "two-step": "courtroom.baselines.prompted:TwoStepJudge",
     "rails": "courtroom.baselines.prompted:RailsJudge",
@@ -29,6 +31,9 @@ JUDGES: dict[str, str] = {
 
 BASELINES: tuple[str, ...] = tuple(name for name in JUDGES if name != "courtroom")
 """The single-model judges the court is compared with."""
+TRIAL_COURT = "courtroom.court:Court"
+"""Where the courtroom judge goes for a court that holds trials (a court file with a `trial` section): the clerk
+judges the rest."""
 
 
 def judge_names() -> list[str]:
@@ -39,9 +44,29 @@ def judge_names() -> list[str]:
 def judge_class(name: str) -> type[Judge]:
     """The class of a judge, by name."""
     if name not in JUDGES:
-        raise ConfigError(f"unknown judge {name!r}; choose one of {judge_names()}")
-    module, _, attribute = JUDGES[name].partition(":")
+        close = get_close_matches(name, judge_names(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"unknown judge {name!r}{hint}; choose one of {judge_names()}")
+    return _imported(JUDGES[name])
+
+
+def trial_court() -> type[Judge]:
+    """The class of a court that holds trials (`TRIAL_COURT`)."""
+    return _imported(TRIAL_COURT)
+
+
+def _imported(where: str) -> type[Judge]:
+    module, _, attribute = where.partition(":")
     return getattr(import_module(module), attribute)
+
+
+def upgrade_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A recorded judge configuration brought up to date by its judge's migrations, and their names (a configuration
+    that names no judge this version has is returned as it is)."""
+    name = config.get("judge") if isinstance(config, dict) else None
+    if not isinstance(name, str) or name not in JUDGES:
+        return config, []
+    return upgrade(config, judge_class(name).migrations)
 
 
 class JudgeSpec(BaseModel):

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from courtroom.court.court import Court
-from courtroom.court.metric import ARGUMENTS, Score, reason_with_spans
+from courtroom.engine.metric import ARGUMENTS, Score, reason_with_spans
 
 NAMES = frozenset(alias for aliases in ARGUMENTS.values() for alias in aliases)
-"""Every name a part of a case goes by (`courtroom.court.metric.ARGUMENTS`)."""
+"""Every name a part of a case goes by (`courtroom.engine.metric.ARGUMENTS`)."""
 
 
 def court_or_default(court: Court | None) -> Court:

@@ -25,7 +25,7 @@ from deepeval.metrics.indicator import metric_progress_indicator
 from deepeval.test_case import LLMTestCase
 
 from courtroom.court.court import Court
-from courtroom.court.metric import NAME, Score
+from courtroom.engine.metric import NAME, Score
 from courtroom.integrations.common import court_or_default, reason
 
 

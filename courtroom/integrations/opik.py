@@ -20,7 +20,7 @@ from typing import Any
 from opik.evaluation.metrics import base_metric, score_result
 
 from courtroom.court.court import Court
-from courtroom.court.metric import NAME, Score
+from courtroom.engine.metric import NAME, Score
 from courtroom.integrations.common import case_arguments, court_or_default, metadata, reason
 
 OWN = ("input", "output", "context")

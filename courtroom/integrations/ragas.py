@@ -27,7 +27,7 @@ from ragas.run_config import RunConfig
 
 from courtroom.case import CaseVerdict
 from courtroom.court.court import Court
-from courtroom.court.metric import NAME, Score
+from courtroom.engine.metric import NAME, Score
 from courtroom.integrations.common import case_arguments, court_or_default, reason
 
 

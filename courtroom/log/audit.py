@@ -18,11 +18,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from courtroom.case import Case, CaseVerdict, Verdict
 from courtroom.casefile import context_sentences
-from courtroom.court import Court
-from courtroom.court.verdict import aggregate
+from courtroom.clerk import Clerk
+from courtroom.clerk.verdict import aggregate
 from courtroom.engine.events import EditEvent, Event, Provenance
 from courtroom.engine.judge import Judge
-from courtroom.engine.migrations import upgrade
 from courtroom.errors import AuditError
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.case_record import CaseRecord
@@ -126,13 +125,13 @@ class Audit:
 
     def grounding_clip(self) -> float | None:
         """The cap on one token's grounding gain of the run's court (None for other judges, or no cap)."""
-        court = self.store.manifest().judge.get("court") or {}
+        court = self.store.manifest().judge_config.get("court") or {}
         return (court.get("grounding") or {}).get("clip")
 
     def sentence_splitter(self) -> SentenceSplitter:
         """How the run's court cut contexts and answers into sentences (its recorded `sentences`, `regex` for a
         court recorded before the setting existed); for other judges, which number no sentences, the default."""
-        judge, _ = upgrade(self.store.manifest().judge)
+        judge = self.store.manifest().judge_config
         return (judge.get("court") or {}).get("sentences", SPLITTER) if judge.get("judge") == "courtroom" else SPLITTER
 
     def context_sentences(self, case: Case) -> tuple[str, ...]:
@@ -221,10 +220,11 @@ def corrected_label(row: ResultRow, edits: list[EditEvent], verdict: CaseVerdict
     if case_edits:
         return "FAIL" if case_edits[-1].verdict is Verdict.HALLUCINATED else "PASS"
     latest = {e.charge: e.verdict for e in edits if e.charge is not None}
-    if not latest or verdict is None or not verdict.rulings or not isinstance(judge, Court):
+    if not latest or verdict is None or not verdict.rulings or not isinstance(judge, Clerk):
         return row.label or "PASS"
 
     rulings = [r.model_copy(update={"verdict": latest[r.charge],
                                     "p_hallucinated": 1.0 if latest[r.charge] is Verdict.HALLUCINATED else 0.0})
                if r.charge in latest else r for r in verdict.rulings]
-    return aggregate(judge.bench, row.case_id, list(verdict.charges), list(verdict.dropped), rulings).label
+    return aggregate(judge.spec.aggregation, judge.threshold, row.case_id, list(verdict.charges),
+                     list(verdict.dropped), rulings).label

@@ -30,8 +30,8 @@ from typing import Any
 
 from courtroom.case import Case, CaseVerdict
 from courtroom.casefile import render_numbered_context
-from courtroom.court.metric import reason_with_spans
 from courtroom.engine.events import Event
+from courtroom.engine.metric import reason_with_spans
 from courtroom.errors import CourtroomError, TranscriptError
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow

@@ -30,8 +30,8 @@ from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import refuse_credentials
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
-from courtroom.engine.migrations import retired, upgrade
-from courtroom.engine.registry import JudgeSpec, judge_from_config
+from courtroom.engine.migrations import retired
+from courtroom.engine.registry import JudgeSpec, judge_from_config, upgrade_config
 from courtroom.errors import ConfigError, RunError
 from courtroom.evaluate.selection import CaseSelection
 
@@ -199,6 +199,7 @@ class Manifest(BaseModel):
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
     """The command line."""
     _path: Path | None = PrivateAttr(None)
+    _upgraded: tuple[JudgeConfig, list[str]] | None = PrivateAttr(None)
 
     @property
     def source(self) -> str:
@@ -215,14 +216,28 @@ class Manifest(BaseModel):
         """The model the run's judge spoke to."""
         return self.spec.backend.model
 
+    @property
+    def upgraded_judge(self) -> tuple[JudgeConfig, list[str]]:
+        """The recorded judge configuration brought up to date by its judge's migrations (the one place a recorded
+        configuration is upgraded), and the names of the migrations applied."""
+        if self._upgraded is None:
+            self._upgraded = upgrade_config(self.judge)
+        return self._upgraded
+
+    @property
+    def judge_config(self) -> JudgeConfig:
+        """The recorded judge configuration, up to date: what the judge is rebuilt from, and what the run's settings
+        are read from (`judge` is as recorded: its hash is the run's identity)."""
+        return self.upgraded_judge[0]
+
     def rebuild_judge(self, backend: Backend | BackendSpec | None = None) -> Judge:
         """The judge this run was made with, speaking through `backend` (by default the recorded spec, not
         built). Refused, naming why, when this version of courtroom cannot make that judge."""
         if why := retired(self.config_hash):
             raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
                            "not replayed or resumed")
-        judge = judge_from_config(self.judge, backend or self.spec.backend, source=self.source)
-        upgraded, _ = upgrade(self.judge)
+        upgraded = self.judge_config
+        judge = judge_from_config(upgraded, backend or self.spec.backend, source=self.source)
         if judge.config() != upgraded:
             differing = judge_differences([judge.config(), upgraded])
             raise RunError(f"run {self.name}: this version of courtroom rebuilds its judge with other settings "

@@ -1,10 +1,9 @@
-"""A court named by a run directory: the court its manifest records, to finish (resume) a run whose court has
-changed on disk since, or to judge new cases exactly as it did (`--court RUN`). Only the manifest's judge
-configuration is read (not the whole manifest), so a run of another version of courtroom still names its court."""
+"""A court named by a run directory: the court its manifest records (brought up to date as the manifest is read), to
+finish (resume) a run whose court has changed on disk since, to judge new cases exactly as it did (`--court RUN`),
+or to decide its cases again with some settings changed (`rejudge RUN --set ...`)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,8 @@ from courtroom.door.backend import Backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
 from courtroom.engine.registry import JudgeSpec
-from courtroom.errors import CourtError
-from courtroom.log.store import MANIFEST
+from courtroom.errors import CourtError, CourtroomError
+from courtroom.log.store import MANIFEST, RunStore
 
 
 def names_a_run(court: str | Path) -> bool:
@@ -27,12 +26,11 @@ def recorded_court(run_dir: str | Path, backend: Backend | BackendSpec | None = 
     the manifest when it cannot be read or the run was not judged by a court."""
     manifest = Path(run_dir) / MANIFEST
     try:
-        config = json.loads(manifest.read_text(encoding="utf-8"))["judge"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        config = RunStore(run_dir).manifest().judge_config
+    except CourtroomError as exc:
         raise CourtError(f"{manifest}: not a readable run manifest with a judge configuration ({exc})") from exc
-    if not isinstance(config, dict) or config.get("judge") != Court.name:
-        name = config.get("judge") if isinstance(config, dict) else None
-        raise CourtError(f"{manifest}: the run was judged by {name!r}, not by a court")
+    if config.get("judge") != Court.name:
+        raise CourtError(f"{manifest}: the run was judged by {config.get('judge')!r}, not by a court")
     return Court.from_config(config, backend, source=str(manifest), **options)
 
 

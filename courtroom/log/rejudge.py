@@ -23,7 +23,6 @@ from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.events import ModelCallEvent
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import CaseOutcome, run_lockstep
-from courtroom.engine.migrations import upgrade
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import ReplayMismatch, RunError
 from courtroom.evaluate.results import ResultRow
@@ -39,14 +38,16 @@ def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str
     cuts sentences as the run's did (its numbered context is in every recorded prompt) unless `sentences` is set."""
     recorded = manifest.spec.judge
     if recorded.name == "courtroom" and (court is not None or overrides) and reading is None:
-        options = {**recorded.options, "overrides": {**recorded.options.get("overrides", {}), **(overrides or {})}} \
-            if overrides else recorded.options
-        asked = recorded.model_copy(update={"court": court or recorded.court, "options": options})
-        splitter = upgrade(manifest.judge)[0]["court"]["sentences"]
-        if "sentences" in options.get("overrides", {}) or asked.build().config()["court"]["sentences"] == splitter:
+        if court is None:  # the run's own court, as its manifest records it, with the settings changed
+            asked = JudgeSpec(court=str(Path(manifest.source).parent), options={"overrides": dict(overrides or {})})
+        else:
+            carried = {**recorded.options.get("overrides", {}), **(overrides or {})}
+            asked = recorded.model_copy(update={"court": court, "options": {**recorded.options, "overrides": carried}})
+        splitter = manifest.judge_config["court"]["sentences"]
+        if "sentences" in asked.options["overrides"] or make_judge(asked).config()["court"]["sentences"] == splitter:
             return asked
-        options = {**options, "overrides": {"sentences": splitter, **options.get("overrides", {})}}
-        return asked.model_copy(update={"options": options})
+        return asked.model_copy(update={"options": {**asked.options,
+                                                    "overrides": {"sentences": splitter, **asked.options["overrides"]}}})
     if recorded.name == "unstructured" and reading is not None and court is None:
         return recorded.model_copy(update={"options": {**recorded.options, "reading": reading}})
     raise RunError(f"{manifest.name} is a run of the {recorded.name} judge: rejudge takes a courtroom run with "

@@ -17,19 +17,17 @@ import numpy as np
 import yaml
 
 from courtroom.case import Case, CaseVerdict
-from courtroom.casefile import split_sentences
 from courtroom.court.court import Court
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
-from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError
 from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
 from courtroom.evaluate.fit_spans import SpanExample
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
-from courtroom.text.sentences import SPLITTER, SentenceSplitter
+from courtroom.text.sentences import SPLITTER, SentenceSplitter, sentence_spans
 from courtroom.witness.family import task_family
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES
@@ -55,7 +53,7 @@ def _court(audit: Audit) -> Court:
     if manifest.spec.judge.name != "courtroom":
         raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
                           "witnesses")
-    config, _ = upgrade(manifest.judge)
+    config = manifest.judge_config
     court = Court.from_config(config, BackendSpec(model=manifest.model), source=str(audit.root / "manifest.json"))
     if court.spec.witnesses is None:
         raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
@@ -118,7 +116,7 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
         return None
     full, bare = ground[0], ground[1]
     answer = case.answer.strip()
-    reading = Reading.of(case, split_sentences(case.answer, splitter) or (answer,), ())
+    reading = Reading.of(case, sentence_spans(answer, splitter) or ((0, len(answer)),), ())
     spans = [tuple(s) for s in full.token_spans or ()]
     found, rows, _ = word_values(answer, reading.sentences, [0.0] * len(reading.sentences), spans,  # type: ignore[arg-type]
                                  full.token_logprobs, bare.token_logprobs, full.token_lookback, verdict.testimony,
@@ -201,16 +199,16 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
 
     audit = Audit(run_dir)
     court = _court(audit)
-    config, _ = upgrade(audit.store.manifest().judge)
+    config = audit.store.manifest().judge_config
     model = model_key(audit.store.manifest().model)
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude_none=True)
-    data.pop("$schema", None)
+    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
     relative = os.path.relpath(Path(ruling).resolve(), output.resolve().parent)
     data["witnesses"]["rulings"] = {**{m: r for m, r in (court.spec.witnesses.rulings or {}).items()  # type: ignore[union-attr]
                                        if model_key(m) != model and isinstance(r, str)}, model: relative}
-    data["personas"] = _personas(config, data["personas"], audit, output)
+    if data["trial"] is not None:
+        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], audit, output)
     header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
     atomic_write(output, header + _dump(data))
     loaded = Court.load(output, BackendSpec(model=model))

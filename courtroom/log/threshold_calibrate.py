@@ -29,7 +29,6 @@ from courtroom.court.personas import Persona, find_persona_file
 from courtroom.court.spec import CourtSpec
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
-from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError, CourtroomError, PersonaError
 from courtroom.evaluate.metrics import rates_from_counts
 from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
@@ -92,8 +91,7 @@ def _court_config(audit: Audit) -> dict[str, Any]:
     if manifest.spec.judge.name != "courtroom":
         raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge; calibrate fits a court's "
                           "verdict threshold (courtroom runs); compare --calibrated estimates any judge's")
-    config, _ = upgrade(manifest.judge)
-    return config
+    return manifest.judge_config
 
 
 def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration:
@@ -164,8 +162,7 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
     model = audit.store.manifest().model
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
-    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude_none=True)
-    data.pop("$schema", None)
+    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
     data["description"] = (f"Calibrated: verdict threshold {threshold:g}, fitted on {audit.root.name} ({model}). "
                            + data.get("description", "")).strip()
     aggregation = data["aggregation"]
@@ -175,7 +172,8 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
         aggregation["by_model"] = by_model
     else:
         aggregation.pop("by_model", None)
-    data["personas"] = _personas(config, data["personas"], audit, output)
+    if data["trial"] is not None:
+        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], audit, output)
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
     output.write_text(header + _dump(data), encoding="utf-8")
@@ -192,8 +190,12 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
 
 
 def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
-    court = {**{k: v for k, v in config["court"].items() if k not in ("description", "personas")},
+    """A court's configuration but for its threshold, description and the names its personas go by (their content
+    is compared)."""
+    court = {**{k: v for k, v in config["court"].items() if k != "description"},
              "aggregation": {k: v for k, v in config["court"]["aggregation"].items() if k not in ("threshold", "by_model")}}
+    if court.get("trial") is not None:
+        court["trial"] = {k: v for k, v in court["trial"].items() if k != "personas"}
     return {**{k: v for k, v in config.items() if k not in ("model", "prompt_format")}, "court": court}
 
 
@@ -201,7 +203,7 @@ def _personas(config: dict[str, Any], named: dict[str, Any], audit: Audit, outpu
     """The court's persona references, each kept when it loads as the run recorded it (a file by its path from the
     new court's folder, so the court loads from any working directory), else the recorded persona written beside
     the court file and named by it."""
-    original = config["court"].get("personas", {})
+    original = (config["court"].get("trial") or {}).get("personas", {})
     result: dict[str, Any] = {}
     for role, reference in named.items():
         names = reference if isinstance(reference, list) else [reference]

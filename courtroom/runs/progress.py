@@ -37,8 +37,8 @@ RUNNING_CAP = 0.9
 def usual_calls(judge: Judge) -> float:
     """Model calls one case usually takes with this judge (before the run has measured its own)."""
     if judge.name == "courtroom":
-        band = getattr(getattr(judge, "spec", None), "escalation", None)
-        return MEASUREMENT_CALLS_PER_CASE if band is not None and band.bounds is None else COURT_CALLS_PER_CASE
+        tries = getattr(getattr(judge, "spec", None), "trial", None) is not None
+        return COURT_CALLS_PER_CASE if tries else MEASUREMENT_CALLS_PER_CASE
     if judge.name == "vote":
         return float(getattr(judge, "votes", 1) or 1)
     if judge.name == "two-step":

@@ -15,7 +15,6 @@ from courtroom.case import Case
 from courtroom.door.backend import Backend, prepare_backend
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import LockstepObserver
-from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError, RunError
 from courtroom.evaluate.datasets import LoadReport
 from courtroom.evaluate.results import ResultRow
@@ -136,7 +135,7 @@ def _check_resumable(store: RunStore, spec: RunSpec, judge: Judge, cases: list[C
     the same data (each case's content as its digest recorded it) and the same model."""
     previous, out = store.manifest(), store.root
     if previous.config_hash != judge.config_hash():
-        migrated, applied = upgrade(previous.judge)
+        migrated, applied = previous.upgraded_judge
         if applied and migrated == judge.config():
             raise RunError(f"{out} was recorded before {'; '.join(applied)}: it can be audited and rejudged, not "
                            f"resumed; {_instead(store)}")

@@ -47,17 +47,12 @@ class Reading:
     """What the court could not ask the model for, and why (`attention`: "the served backend ...")."""
 
     @classmethod
-    def of(cls, case: Case, sentences: Sequence[str], context_sentences: Sequence[str], **passes: object) -> Reading:
-        """A reading of `case` whose answer is cut into `sentences` (substrings of it, in order)."""
+    def of(cls, case: Case, sentences: Sequence[tuple[int, int]], context_sentences: Sequence[str],
+           **passes: object) -> Reading:
+        """A reading of `case` whose answer (without its surrounding blanks) is cut into `sentences`, spans of it in
+        order (`courtroom.text.sentences.sentence_spans`)."""
         answer = case.answer.strip()
-        spans, cursor = [], 0
-        for sentence in sentences:
-            start = answer.find(sentence, cursor)
-            start = answer.find(sentence) if start < 0 else start
-            start = max(start, 0)
-            spans.append((start, start + len(sentence)))
-            cursor = max(cursor, start + len(sentence))
-        return cls(case, answer, case.answer.find(answer), tuple(spans), tuple(context_sentences), **passes)
+        return cls(case, answer, case.answer.find(answer), tuple(sentences), tuple(context_sentences), **passes)
 
     def tokens(self, start: int, end: int) -> list[int]:
         """The answer tokens over characters [start, end)."""

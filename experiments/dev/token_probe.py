@@ -19,7 +19,7 @@ from typing import Literal
 
 from courtroom.case import Case
 from courtroom.casefile import render_opening, split_sentences
-from courtroom.court.grounding import SYSTEM, scoring_request
+from courtroom.clerk.grounding import SYSTEM, scoring_request
 from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from courtroom.casefile import split_sentences
-from courtroom.court.grounding import scoring_request
+from courtroom.clerk.grounding import scoring_request
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file
 from courtroom.text.sentences import SPLITTER

@@ -42,7 +42,7 @@ def reading_of(x: dict, row: dict) -> Reading:
     hidden = tuple(tuple(v.astype(np.float64)) for v in x["hidden_sent"][:, 1]) + (tuple(x["hidden_mean"][1].astype(np.float64)),)
     yn = x["first_yes_no"]
     says_yes = 1 / (1 + math.exp(yn["No"] - yn["Yes"]))
-    sentences = [answer[a:b] for a, b in x["sentences"]]
+    sentences = [(int(a), int(b)) for a, b in x["sentences"]]
     return Reading.of(case, sentences, context_sentences(case), token_spans=tuple(spans),
                       full=tuple(map(float, x["lp_full"])), bare=tuple(map(float, x["lp_none"])), lookback=lookback,
                       token_lookback=tuple(lb.mean((1, 2))), hidden=hidden, says_yes=says_yes)

@@ -123,10 +123,10 @@ def test_a_run_whose_recorded_court_is_not_one_is_named(court_run: Path, tmp_pat
     run = tmp_path / "handed-over"
     shutil.copytree(court_run, run)
     manifest = json.loads((run / "manifest.json").read_text())
-    del manifest["judge"]["personas"]
+    del manifest["judge"]["court"]
     (run / "manifest.json").write_text(json.dumps(manifest))
     code, output = invoke("audit", "verify", str(run))
-    assert code == 2 and f"{run / 'manifest.json'}: field judge.personas: missing" in output
+    assert code == 2 and f"{run / 'manifest.json'}: field judge.court: missing" in output
 
 
 @pytest.mark.parametrize(("metrics", "says"), [(b"", "not valid JSON"), (b"{not json", "not valid JSON"),

@@ -4,7 +4,7 @@ the tokens visited grow with the answer, not with its square. Counted, not timed
 
 from __future__ import annotations
 
-from courtroom.court.grounding import TokenScores
+from courtroom.clerk.grounding import TokenScores
 
 
 class CountingSpans(tuple):

@@ -13,7 +13,7 @@ import yaml
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court, courts_dir
+from courtroom.court import Court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import AuditError, DatasetError
 from courtroom.evaluate.datasets import load_file
@@ -21,6 +21,7 @@ from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
+from tests.helpers.courts import settings
 
 runner = CliRunner()
 ROW = {"id": "a", "question": "Q?", "context": ["The sky is blue."], "answer": "It is blue.", "label": "PASS"}
@@ -38,8 +39,8 @@ def test_a_relative_persona_path_resolves_against_the_court_file(tmp_path: Path,
     for folder, name in ((court_dir, "court_judge"), (elsewhere, "cwd_judge")):
         (folder / "personas").mkdir(parents=True)
         (folder / "personas" / "my_judge.yaml").write_text(JUDGE.format(name=name))
-    data = yaml.safe_load((courts_dir() / "default.yaml").read_text())
-    data["personas"]["judge"] = "personas/my_judge.yaml"
+    data = settings("full")
+    data["trial"]["personas"]["judge"] = "personas/my_judge.yaml"
     court_file = court_dir / "court.yaml"
     court_file.write_text(yaml.safe_dump(data, sort_keys=False))
     monkeypatch.chdir(elsewhere)

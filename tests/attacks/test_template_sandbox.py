@@ -12,6 +12,7 @@ from jinja2.exceptions import SecurityError
 from courtroom.court.personas import Persona
 from courtroom.door.requests import Sampling
 from courtroom.errors import PersonaError
+from tests.helpers.courts import settings
 
 PERSONA = """\
 name: meddler
@@ -79,12 +80,12 @@ def test_a_template_that_only_reads_still_renders(tmp_path: Path) -> None:
 def test_a_court_with_such_a_persona_does_not_load(tmp_path: Path) -> None:
     import yaml
 
-    from courtroom.court import Court, courts_dir
+    from courtroom.court import Court
     from courtroom.errors import CourtError
 
     persona = write_persona(tmp_path, "{{ case.context.append('planted') }}", "meddler.yaml")
-    data = yaml.safe_load((courts_dir() / "default.yaml").read_text())
-    data["personas"]["judge"] = "meddler"
+    data = settings("full")
+    data["trial"]["personas"]["judge"] = "meddler"
     court = tmp_path / "court.yaml"
     court.write_text(yaml.safe_dump(data, sort_keys=False))
     with pytest.raises(CourtError) as info:

@@ -83,7 +83,7 @@ def test_a_lone_alias_is_refused_too(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(10)
 def test_the_line_locator_does_not_follow_aliases() -> None:
-    from courtroom.court.yamlio import Locator
+    from courtroom.yamlio import Locator
 
     assert Locator(laughs()).line(["i", 0, 0]) is None  # refused, not walked through 9**9 nodes
     assert Locator("a: 1\nb: [2, 3]\n").line(["b", 1]) == 2

@@ -89,8 +89,8 @@ def _court_with_its_own_judge(tmp_path: Path) -> Path:
     shipped = Path(__file__).resolve().parents[2] / "personas"
     mine = tmp_path / "mine"
     mine.mkdir()
-    (mine / "court.yaml").write_text((shipped / "courts" / "default.yaml").read_text().replace(
-        "judge: judge", "judge: my_judge.yaml"))
+    (mine / "court.yaml").write_text((shipped / "courts" / "full.yaml").read_text().replace(
+        "judge: judge}", "judge: my_judge.yaml}"))
     (mine / "my_judge.yaml").write_text((shipped / "judge.yaml").read_text().replace("name: judge", "name: my_judge"))
     return mine
 
@@ -98,12 +98,13 @@ def _court_with_its_own_judge(tmp_path: Path) -> Path:
 def test_a_court_with_its_own_persona_file_is_written_with_it(tmp_path: Path, pseudo_runs, monkeypatch) -> None:  # noqa: F811
     mine = _court_with_its_own_judge(tmp_path)
     run = tmp_path / "run"
-    assert runner.invoke(app, ["run", "examples", "--court", str(mine / "court.yaml"), "--out", str(run), *NO_RULING]).exit_code == 0
+    assert runner.invoke(app, ["run", "examples", "--court", str(mine / "court.yaml"), "--out", str(run)]).exit_code == 0
     out = tmp_path / "elsewhere" / "calibrated.yaml"
     result = runner.invoke(app, ["calibrate", str(run), "-o", str(out)], env=WIDE)
     assert result.exit_code == 0, result.output
     written = yaml.safe_load(out.read_text())
-    assert written["personas"]["judge"] == "calibrated.my_judge.yaml" and written["personas"]["clerk"] == "clerk"
+    personas = written["trial"]["personas"]
+    assert personas["judge"] == "calibrated.my_judge.yaml" and personas["prosecutor"] == "prosecutor"
     assert Court.load(out).personas["judge"][0].name == "my_judge"
 
 
@@ -113,11 +114,11 @@ def test_a_calibrated_court_names_its_personas_from_its_own_folder(tmp_path: Pat
     court validates from any working directory."""
     mine = _court_with_its_own_judge(tmp_path)
     monkeypatch.chdir(mine)
-    assert runner.invoke(app, ["run", "examples", "--court", "court.yaml", "--out", "../run", *NO_RULING]).exit_code == 0
+    assert runner.invoke(app, ["run", "examples", "--court", "court.yaml", "--out", "../run"]).exit_code == 0
     result = runner.invoke(app, ["calibrate", "../run", "-o", "../elsewhere/fit.yaml"], env=WIDE)
     assert result.exit_code == 0, result.output
     out = tmp_path / "elsewhere" / "fit.yaml"
-    assert yaml.safe_load(out.read_text())["personas"]["judge"] == "../mine/my_judge.yaml"
+    assert yaml.safe_load(out.read_text())["trial"]["personas"]["judge"] == "../mine/my_judge.yaml"
     (tmp_path / "other").mkdir()
     monkeypatch.chdir(tmp_path / "other")
     validated = runner.invoke(app, ["court", "validate", str(out)], env=WIDE)

@@ -96,8 +96,8 @@ def test_audit_edit_numbers_edits_in_the_run(tmp_path: Path, pseudo_runs) -> Non
 
 
 def test_persona_search_paths_are_named_once(tmp_path: Path, monkeypatch) -> None:
-    court = (Path(__file__).resolve().parents[2] / "personas" / "courts" / "default.yaml").read_text()
-    (tmp_path / "mine.yaml").write_text(court.replace("judge: judge", "judge: nobody"))
+    court = (Path(__file__).resolve().parents[2] / "personas" / "courts" / "full.yaml").read_text()
+    (tmp_path / "mine.yaml").write_text(court.replace("judge: judge}", "judge: nobody}"))
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["court", "validate", "mine.yaml"], env=WIDE)
     assert result.exit_code != 0

@@ -75,14 +75,14 @@ def test_personas_validate_refuses_a_role_no_court_seats(tmp_path: Path) -> None
            "defender, judge, jury, prosecutor; give --court to check it against your own)" in lines
     assert any(line.startswith(f"invalid {tmp_path / 'expert.yaml'}:2: field role: no court seats 'expert'")
                for line in lines)
-    court = (Path(__file__).resolve().parents[2] / "personas" / "courts" / "default.yaml").read_text()
+    court = (Path(__file__).resolve().parents[2] / "personas" / "courts" / "full.yaml").read_text()
     (tmp_path / "courts").mkdir()
-    (tmp_path / "courts" / "mine.yaml").write_text(court.replace("judge: judge\n", "judge: judge\n  expert: ../expert.yaml\n"))
+    (tmp_path / "courts" / "mine.yaml").write_text(court.replace("judge: judge}", "judge: judge, expert: ../expert.yaml}"))
     mine = runner.invoke(app, ["personas", "validate", str(tmp_path / "expert.yaml"), "--court",
                                str(tmp_path / "courts" / "mine.yaml")], env=WIDE)
     assert mine.exit_code == 0 and "ok " in mine.output and "role expert" in mine.output, mine.output
     other = runner.invoke(app, ["personas", "validate", str(tmp_path / "expert.yaml"), "--court", "full"], env=WIDE)
-    assert other.exit_code == 1 and "court full seats clerk, defender, judge, prosecutor)" in other.output
+    assert other.exit_code == 1 and "court full seats defender, judge, prosecutor)" in other.output
     unknown = runner.invoke(app, ["personas", "validate", str(tmp_path / "expert.yaml"), "--court", "nope"], env=WIDE)
     assert unknown.exit_code == 2 and "unknown court 'nope'" in unknown.output
 
@@ -110,7 +110,7 @@ def test_set_personas_role_seats_that_persona_and_the_manifest_records_it(tmp_pa
                                  "personas.prosecutor=sharp.yaml", "--out", str(out)], env=WIDE)
     assert result.exit_code == 0, result.output
     judge = RunStore(out).manifest().judge
-    assert judge["court"]["personas"]["prosecutor"] == "sharp.yaml"
+    assert judge["court"]["trial"]["personas"]["prosecutor"] == "sharp.yaml"
     assert [p["name"] for p in judge["personas"]["prosecutor"]] == ["sharp"]
     assert "You are sharp." in judge["personas"]["prosecutor"][0]["instructions"]
     assert [p["name"] for p in judge["personas"]["defender"]] == ["defender"]  # the others as the court names them
@@ -136,7 +136,7 @@ def test_set_personas_role_refuses_a_file_that_is_missing_or_does_not_validate(t
     invalid = runner.invoke(app, [*args, f"personas.prosecutor={broken}"], env=WIDE)
     assert invalid.exit_code == 2 and f"--set personas.prosecutor: {broken}:9: field colour" in invalid.output
     unknown = runner.invoke(app, [*args, f"personas.expert={judge}"], env=WIDE)
-    assert unknown.exit_code == 2 and "--set personas.expert: the court has no setting 'expert'" in unknown.output
+    assert unknown.exit_code == 2 and "--set personas.expert: the court seats no 'expert'" in unknown.output
     assert not out.exists() and not pseudo_runs
 
 

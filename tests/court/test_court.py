@@ -14,6 +14,7 @@ from courtroom.door.pseudo import PseudoModel
 from courtroom.door.spec import BackendSpec
 from courtroom.log.replay import replay
 from tests.helpers.court_script import CourtScript
+from tests.helpers.courts import tuned
 
 CASE = Case(id="c1", question="When was the lighthouse automated?",
             context=["The Harrow Point lighthouse was first lit in 1874 and automated in 1962."],
@@ -21,41 +22,18 @@ CASE = Case(id="c1", question="When was the lighthouse automated?",
 CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
 
 
-def court(script: CourtScript, name: str = "full", mode: str = "generate", **options) -> tuple[Court, ScriptedBackend]:
-    """A shipped court on the scripted backend; by default the clerk writes its charges (generate mode) and
-    rulings follow the court's own verdict alone (judge weight 1), so each path is tested in isolation."""
+def court(script: CourtScript, name: str = "full", charges: str = "drafted", **options) -> tuple[Court, ScriptedBackend]:
+    """A shipped court on the scripted backend; by default the clerk's persona drafts its charges and rulings follow
+    the court's own verdict alone (judge weight 1), so each path is tested in isolation."""
     backend = ScriptedBackend(script, model=options.pop("model", "scripted"))
-    c = Court.load(name, backend, **options)
-    c.spec = c.spec.model_copy(update={"indictment": c.spec.indictment.model_copy(update={"mode": mode}),
-                                       "ruling": c.spec.ruling.model_copy(update={"judge_weight": 1.0}),
-                                       "aggregation": c.spec.aggregation.model_copy(update={"by_model": {}})})
+    drafted = {"trial.personas.clerk": "clerk"} if charges == "drafted" else {}
+    c = Court.load(name, backend, overrides={"trial.charges": charges, "trial.judge_weight": 1.0,
+                                             "aggregation.by_model": {}, **drafted}, **options)
     return c, backend
 
 
 def only(events, kind):
     return [e for e in events if e.event == kind]
-
-
-def test_score_mode_charges_the_suspect_sentences() -> None:
-    case = CASE.model_copy(update={"answer": "It was first lit in 1874. It was automated in 1926. It has a museum."})
-    script = CourtScript(suspect={"1926": 0.8, "museum": 0.6, "1874": 0.2},
-                         moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    c, backend = court(script, mode="score")
-    c.spec = c.spec.model_copy(update={"max_charges": 1})
-    [outcome] = list(c.run_many([case]))
-    assert backend.batches[0] == 3  # every sentence rated in one batch
-    [charges] = only(outcome.events, "charges")
-    assert [ch.quote for ch in charges.charges] == ["It was automated in 1926."]
-    reasons = {d.quote: d.why_dropped for d in charges.dropped}
-    assert "below the threshold" in reasons["It was first lit in 1874."]
-    assert "over the limit of 1" in reasons["It has a museum."]
-    assert outcome.verdict.label == "FAIL"
-
-
-def test_score_mode_without_suspects_ranks_by_suspicion() -> None:
-    c, _ = court(CourtScript(suspect={"1926": 0.3}), mode="score")
-    verdict = c.judge(CASE)
-    assert verdict.label == "PASS" and verdict.score == pytest.approx(0.3)
 
 
 def test_citations_are_bounded_by_the_context_and_quoted_in_the_record() -> None:
@@ -147,7 +125,7 @@ def test_aggregation_methods(method: str, label: str, score: float) -> None:
     script = CourtScript(charges=charges, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
                          p_hallucinated=[0.9, 0.1, 0.5 - 1e-9])
     c, _ = court(script)
-    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": method, "threshold": 0.5})})
+    tuned(c, aggregation__method=method, aggregation__threshold=0.5)
     verdict = c.judge(CASE)
     assert verdict.label == label
     assert verdict.score == pytest.approx(score, abs=1e-6)
@@ -217,16 +195,13 @@ def test_metric_style_score() -> None:
     assert "hallucinated" in result.reason
 
 
-def evidence_court(script: CourtScript, weight: float = 0.0, mode: str = "grounding", scoring: str = "sentence",
+def evidence_court(script: CourtScript, weight: float = 0.0, charges: str = "measured", scoring: str = "sentence",
                    clip: float | None = None) -> tuple[Court, ScriptedBackend]:
     script.context_sentences = 3  # EVIDENCE_CASE's context has three sentences; a citation shows fewer
-    c, backend = court(script, mode=mode)
-    grounding = {"center": 0.2, "scale": 0.3, "scoring": scoring, "clip": clip}
-    aggregation = {"method": "any", "share_by": "statements", "threshold": 0.5}
-    c.spec = c.spec.model_copy(update={"ruling": c.spec.ruling.model_copy(update={"judge_weight": weight}),
-                                       "grounding": c.spec.grounding.model_copy(update=grounding),
-                                       "aggregation": c.spec.aggregation.model_copy(update=aggregation)})
-    return c, backend
+    c, backend = court(script, charges=charges)
+    grounding = {"center": 0.2, "scale": 0.3, "scoring": scoring, "clip": clip, "lexical": None}
+    aggregation = {"method": "any", "share_by": "statements", "threshold": 0.5, "by_model": {}}
+    return tuned(c, trial__judge_weight=weight, grounding=grounding, aggregation=aggregation), backend
 
 
 EVIDENCE_CASE = CASE.model_copy(update={
@@ -260,10 +235,10 @@ def test_the_defence_can_acquit_by_citing_evidence_that_accounts_for_the_charge(
     assert verdict.label == "PASS" and "the cited sentence [1] at +1.50" in ruling.reason
 
 
-def test_weighing_evidence_after_a_scored_clerk_measures_the_charge_then() -> None:
-    script = CourtScript(suspect={"1926": 0.9}, grounding={"1926": -1.0},
-                         moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    c, _ = evidence_court(script, weight=0.5, mode="score")
+def test_weighing_evidence_after_drafted_charges_measures_the_charge_then() -> None:
+    script = CourtScript(charges=[{"quote": "It was automated in 1926.", "reason": "not 1962"}], grounding={"1926": -1.0},
+                         moves={"prosecutor": ["argue"], "defender": ["concede"]}, move_p=0.9)
+    c, _ = evidence_court(script, weight=0.5, charges="drafted")
     [ruling] = c.judge(EVIDENCE_CASE).rulings
     assert ruling.source == "conceded"
     assert ruling.p_hallucinated == pytest.approx(0.5 * 0.9 + 0.5 / (1 + math.exp(-(0.2 + 1.0) / 0.3)))
@@ -283,8 +258,7 @@ def test_share_aggregation_counts_every_statement() -> None:
     script = CourtScript(grounding={"1926": -0.4, "1874": 1.1, "tall": 0.2},
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
     c, _ = evidence_court(script)
-    c.spec = c.spec.model_copy(update={"aggregation": c.spec.aggregation.model_copy(update={"method": "share"}),
-                                       "max_charges": 1})
+    tuned(c, aggregation__method="share", max_charges=1)
     verdict = c.judge(case)
     sig = lambda g: 1 / (1 + math.exp(-(0.2 - g) / 0.3))  # noqa: E731
     assert verdict.score == pytest.approx((sig(-0.4) + sig(1.1) + sig(0.2)) / 3)
@@ -297,48 +271,12 @@ def test_a_threshold_tuned_for_a_model_applies_to_that_model_only() -> None:
     verdicts = {}
     for model in ("default", "smollm2-135m", "qwen2.5-coder-0.5b"):
         c, _ = court(script, model=model)
-        aggregation = c.spec.aggregation.model_copy(update={"threshold": 0.5, "by_model": {"smollm2-135m": 0.25}})
-        c.spec = c.spec.model_copy(update={"aggregation": aggregation})
+        tuned(c, aggregation__threshold=0.5, aggregation__by_model={"smollm2-135m": 0.25})
         verdicts[model] = c.judge(CASE).label
         rebuilt = Court.from_config(c.config(), BackendSpec(model=model))  # as replay and Ray workers rebuild it
         assert rebuilt.threshold == c.threshold == (0.5 if model.startswith("qwen") else 0.25)
     # `default` is smollm2-135m: the tuned 0.25 convicts at P = 0.3; Qwen keeps the court's 0.5
     assert verdicts == {"default": "FAIL", "smollm2-135m": "FAIL", "qwen2.5-coder-0.5b": "PASS"}
-
-
-def test_the_first_reading_weighs_into_every_ruling_with_the_rails_request() -> None:
-    from courtroom.door.requests import message_hash
-    from courtroom.engine.plain import rails_request
-
-    two = [CHARGE, {"quote": "after its last keeper retired", "reason": "not in the context"}]
-    script = CourtScript(charges=two, moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
-                         p_hallucinated=0.2, first_reading=0.9)
-    plain, _ = court(script)
-    reading, backend = court(script)
-    reading.spec = reading.spec.model_copy(update={"ruling": reading.spec.ruling.model_copy(
-        update={"first_reading_weight": 0.25})})
-    without, verdict = plain.judge(CASE), reading.judge(CASE)
-    assert [r.p_hallucinated for r in verdict.rulings] == pytest.approx(
-        [0.75 * r.p_hallucinated + 0.25 * 0.9 for r in without.rulings])
-    assert all(r.first_reading == pytest.approx(0.9) for r in verdict.rulings)
-    assert "the first reading of the whole answer, P(hallucinated) = 0.90" in verdict.rulings[0].reason
-    # asked once per case, alongside the indictment, exactly as the rails baseline asks it
-    def is_reading(request) -> bool:  # noqa: ANN001
-        return request.spec.kind == "choice" and set(request.spec.options) == {"factual", "hallucinated"}
-
-    asked = [r for r in backend.calls if is_reading(r)]
-    assert len(asked) == 1 and is_reading(backend.calls[1]) and backend.calls[0].spec.name == "Indictment"
-    assert [message_hash(m) for m in asked[0].messages] == [message_hash(m) for m in rails_request(CASE).messages]
-    assert asked[0].sampling == rails_request(CASE).sampling
-    # the configuration names the weight only when the court takes a first reading (older runs resume)
-    assert "first_reading_weight" in reading.config()["court"]["ruling"]
-    assert "first_reading_weight" not in plain.config()["court"]["ruling"]
-    assert reading.config()["first_reading"]["task"] in asked[0].messages[-1].content  # its prompt is hashed
-    assert Court.from_config(reading.config()).spec.ruling.first_reading_weight == 0.25
-    # no charge: acquitted as before, though the reading was asked beside the indictment
-    script.charges, backend.calls[:] = [], []
-    assert reading.judge(CASE).label == plain.judge(CASE).label == "PASS"
-    assert len([r for r in backend.calls if is_reading(r)]) == 1
 
 
 def sig(g: float) -> float:
@@ -387,8 +325,7 @@ def test_share_by_characters_weighs_each_statement_by_its_length() -> None:
     script = CourtScript(grounding={"1926": -0.4, "Yes": 1.0}, moves={"prosecutor": ["argue"], "defender": ["rebut"],
                                                                         "judge": ["rule"]})
     c, _ = evidence_court(script, scoring="answer")
-    aggregation = c.spec.aggregation.model_copy(update={"method": "share", "share_by": "characters"})
-    c.spec = c.spec.model_copy(update={"aggregation": aggregation})
+    tuned(c, aggregation__method="share", aggregation__share_by="characters")
     verdict = c.judge(case)
     short, long = "Yes.", "It was automated in 1926 by the lighthouse board."
     expected = (len(short) * sig(1.0) + len(long) * sig(-0.4)) / (len(short) + len(long))
@@ -404,14 +341,6 @@ def test_replay_of_an_answer_scoring_court() -> None:
     assert rebuilt.spec.grounding.scoring == "answer" and rebuilt.spec.grounding.clip == 1.0
     result = replay(outcome.events, rebuilt)
     assert result.matches, result.differences
-
-
-def test_fields_added_later_are_left_out_of_the_config_at_their_defaults() -> None:
-    c, _ = evidence_court(CourtScript())
-    grounding = c.config()["court"]["grounding"]
-    assert "scoring" not in grounding and "clip" not in grounding
-    c2, _ = evidence_court(CourtScript(), scoring="answer", clip=2.0)
-    assert c2.config()["court"]["grounding"] | {} == {"center": 0.2, "scale": 0.3, "scoring": "answer", "clip": 2.0}
 
 
 def test_an_answer_scoring_charge_names_the_words_the_context_accounts_for_least() -> None:
@@ -465,12 +394,13 @@ def _ruling(charge: int, p: float, reason: str):
 
 def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None:
     from courtroom.case import Charge, DroppedCharge
-    from courtroom.court.verdict import aggregate
+    from courtroom.clerk.verdict import aggregate
 
-    court = Court.load("full").bench
+    court = Court.load("full")
+    court = (court.spec.aggregation, court.threshold)
     charge = [Charge(index=0, quote="The bridge is red.", reason="r")]
     unsure = [DroppedCharge(quote="It opened in 1901.", reason="r", why_dropped="over the charge limit", p_suspect=0.9)]
-    convicted_by_share = aggregate(court, "c", charge, unsure, [_ruling(0, 0.1, "the context says red")])
+    convicted_by_share = aggregate(*court, "c", charge, unsure, [_ruling(0, 0.1, "the context says red")])
     assert convicted_by_share.label == "FAIL"
     assert "No charge was convicted" in convicted_by_share.reason and "It opened in 1901." in convicted_by_share.reason
     assert "is found hallucinated" not in convicted_by_share.reason
@@ -478,7 +408,7 @@ def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None
     small = [Charge(index=0, quote="Red.", reason="r")]
     faithful = [DroppedCharge(quote="The bridge opened in 1901 and spans the river.", reason="r", why_dropped="grounded",
                               p_suspect=0.05)]
-    acquitted_by_share = aggregate(court, "c", small, faithful, [_ruling(0, 0.6, "no colour in the context")])
+    acquitted_by_share = aggregate(*court, "c", small, faithful, [_ruling(0, 0.6, "no colour in the context")])
     assert acquitted_by_share.label == "PASS"
     assert "0 of 1 charge found supported" in acquitted_by_share.reason
     assert "stays below the threshold" in acquitted_by_share.reason
@@ -486,13 +416,13 @@ def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None
 
 def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() -> None:
     from courtroom.case import Charge, DroppedCharge
-    from courtroom.court.verdict import aggregate
+    from courtroom.clerk.verdict import aggregate
 
-    court = Court.load("full").bench
+    court = Court.load("full")
     answer = "It opened in 1901. It is red."
     parts = [DroppedCharge(quote=q, reason="r", why_dropped="grounded", p_suspect=0.1)
              for q in ("It opened in 1901.", "It is red.")]
-    verdict = aggregate(court, "c", [Charge(index=0, quote=answer, reason="r", whole_answer=True)], parts,
+    verdict = aggregate(court.spec.aggregation, court.threshold, "c", [Charge(index=0, quote=answer, reason="r", whole_answer=True)], parts,
                         [_ruling(0, 0.9, "invented")])
     assert verdict.score == pytest.approx(0.9) and verdict.label == "FAIL"
 
@@ -503,6 +433,6 @@ def test_describe_counts_charges_and_rounds_in_the_singular_and_plural() -> None
 
 
 def test_describe_says_which_charges_go_to_trial() -> None:
-    assert "at most 3 charges, each decided by the measurement (no trial);" in Court.load("default").describe()
+    assert "the clerk charges at most 3 statements, each decided by its measurement;" in Court.load("default").describe()
     assert ("those measured at P(suspect) in [0.7, 0.8] tried for at most 3 rounds;"
             in Court.load("escalated").describe())

@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from courtroom.case import Case, CaseVerdict
+from courtroom.clerk.rulings import check_ruling
 from courtroom.court import Court, courts_dir
-from courtroom.court.witnesses import check_ruling
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import CaseFailedError, CourtError
@@ -91,17 +91,19 @@ def test_check_ruling_accepts_the_ruling_it_was_fitted_for() -> None:
         check_ruling(a_ruling(), spec, "qwen2.5-coder-1.5b", "here")
 
 
-def test_a_court_that_takes_another_courts_rulings_accepts_theirs_and_no_third() -> None:
-    pointing = Court.load("pointing").spec
-    assert pointing.witnesses is not None and pointing.witnesses.rulings_from == "default"
-    check_ruling(a_ruling(court="default"), pointing, "default", "here")  # the default court's ruling decides here
-    check_ruling(a_ruling(court="pointing"), pointing, "default", "here")
-    with pytest.raises(CourtError, match="^here: the ruling was fitted for court 'full', not for court 'pointing' "
-                                         "\\(nor for court 'default', whose rulings it takes\\)"):
-        check_ruling(a_ruling(court="full"), pointing, "default", "here")
+def test_a_court_that_extends_another_accepts_its_rulings_and_no_third(tmp_path: Path) -> None:
+    ruling = tmp_path / "rulings" / "r.yaml"
+    ruling.parent.mkdir()
+    ruling.write_text(yaml.safe_dump(a_ruling(court="default").model_dump(mode="json")))
+    child = tmp_path / "mine.yaml"
+    child.write_text("name: mine\nextends: default\nwitnesses: {rulings: {default: rulings/r.yaml}}\n")
+    assert Court.load(child, BackendSpec(model="default")).ruling is not None  # the default court's ruling decides
+    ruling.write_text(yaml.safe_dump(a_ruling(court="full").model_dump(mode="json")))
+    with pytest.raises(CourtError, match="fitted for court 'full', not for court 'mine' \\(nor for default, which it "
+                                         "extends\\)"):
+        Court.load(child, BackendSpec(model="default"))
     with pytest.raises(CourtError, match="not for court 'default'$"):  # and the default court takes no other's
-        check_ruling(a_ruling(court="pointing"), Court.load("default").spec, "default", "here")
-
+        check_ruling(a_ruling(court="mine"), Court.load("default").spec, "default", "here")
 
 @pytest.mark.parametrize("text", ["kind: courtroom-ruling\nmodel: m\n", "- just\n- a list\n", "court: [unclosed\n",
                                   "kind: courtroom-court\nname: default\n"])

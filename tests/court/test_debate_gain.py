@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from courtroom.clerk import parse_override, with_overrides
 from courtroom.cli import app
 from courtroom.court import Court
-from courtroom.court.spec import parse_override, with_overrides
 from courtroom.door import ScriptedBackend
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtError
@@ -41,8 +41,8 @@ def run(tmp_path: Path, name: str, **options) -> list:
 def test_each_variant_decides_as_a_live_run_of_that_court_would(tmp_path: Path) -> None:
     court = run(tmp_path, "court")
     assert all(set(r.variants) == {"measurement only", "agents only"} for r in court)
-    measurement = run(tmp_path, "measurement", overrides={"ruling.judge_weight": 0.0, "ruling.first_reading_weight": 0.0})
-    agents = run(tmp_path, "agents", overrides={"ruling.judge_weight": 1.0, "aggregation.method": "any"})
+    measurement = run(tmp_path, "measurement", overrides={"trial.judge_weight": 0.0})
+    agents = run(tmp_path, "agents", overrides={"trial.judge_weight": 1.0, "aggregation.method": "any"})
     for name, live in (("measurement only", measurement), ("agents only", agents)):
         derived = {r.case_id: (r.label, r.score) for r in as_variant(court, name)}
         assert derived == {r.case_id: (r.label, r.score) for r in live}
@@ -61,19 +61,20 @@ def test_the_gain_is_reported_with_paired_tests(tmp_path: Path) -> None:
 
 
 def test_court_settings_can_be_changed_from_the_command_line(tmp_path: Path) -> None:
-    assert parse_override("ruling.judge_weight=0.3") == ("ruling.judge_weight", 0.3)
+    assert parse_override("trial.judge_weight=0.3") == ("trial.judge_weight", 0.3)
     spec = Court.load("full").spec
     assert with_overrides(spec, {"aggregation.method": "any"}).aggregation.method == "any"
+    assert with_overrides(spec, {"ruling.judge_weight": 0.3}).trial.judge_weight == 0.3  # as courts wrote it before
     with pytest.raises(CourtError, match="no setting 'weight' there"):
-        with_overrides(spec, {"ruling.weight": 1})
-    with pytest.raises(CourtError, match="--set ruling.judge_weight: Input should be less than or equal to 1"):
-        with_overrides(spec, {"ruling.judge_weight": 3})
+        with_overrides(spec, {"trial.weight": 1})
+    with pytest.raises(CourtError, match="--set trial.judge_weight: Input should be less than or equal to 1"):
+        with_overrides(spec, {"trial.judge_weight": 3})
     run(tmp_path, "court")
-    result = CliRunner().invoke(app, ["rejudge", str(tmp_path / "court"), "--set", "ruling.judge_weight=0",
-                                      "--set", "ruling.first_reading_weight=0", "--out", str(tmp_path / "re")])
+    result = CliRunner().invoke(app, ["rejudge", str(tmp_path / "court"), "--set", "trial.judge_weight=0",
+                                      "--out", str(tmp_path / "re")])
     assert result.exit_code == 0, result.output
     rejudged = {r.case_id: (r.label, r.score) for r in RunStore(tmp_path / "re").rows()}
     derived = {r.case_id: (r.label, r.score) for r in as_variant(RunStore(tmp_path / "court").rows(), "measurement only")}
     assert rejudged == derived
-    assert RunStore(tmp_path / "re").manifest().spec.judge == JudgeSpec(
-        court="full", options={"overrides": {"ruling.judge_weight": 0, "ruling.first_reading_weight": 0}})
+    assert RunStore(tmp_path / "re").manifest().spec.judge == JudgeSpec(  # the run's own court, one setting changed
+        court=str(tmp_path / "court"), options={"overrides": {"trial.judge_weight": 0}})

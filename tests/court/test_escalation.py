@@ -87,8 +87,8 @@ def test_the_measurement_decides_exactly_the_charges_outside_the_band() -> None:
 
 def test_without_a_band_every_charge_is_tried_as_before() -> None:
     court = Court.load("full")
-    assert court.spec.escalation is None and "escalation" not in court.config()["court"]
-    assert "escalation" in Court.load("full", overrides={"escalation": BAND}).config()["court"]
+    assert court.spec.trial.escalation is None and court.config()["court"]["trial"]["escalation"] is None
+    assert Court.load("full", overrides={"trial.escalation": BAND}).config()["court"]["trial"]["escalation"] == BAND
     for outcome in outcomes():
         for ruling in outcome.verdict.rulings:
             assert ruling.source != "measurement" and ruling.escalated is None
@@ -151,27 +151,26 @@ def test_rejudge_takes_a_band_from_the_command_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("band, message", [
-    ({"low": 0.8, "high": 0.2}, r"field escalation: Value error, low \(0.8\) is above high \(0.2\): the band is empty"),
-    ({"low": 0.2, "high": 1.5}, "field escalation.high: Input should be less than or equal to 1"),
-    ({"low": 0.2}, r"field escalation: Value error, a band needs both low and high \(or tries: nothing"),
-    ({"tries": "nothing", "high": 0.5}, "field escalation: Value error, tries: nothing takes no band"),
-    ({"tries": "all"}, "field escalation.tries: Input should be 'band' or 'nothing'"),
-    ({"low": 0.2, "high": 0.5, "wide": True}, "field escalation.wide: Extra inputs are not permitted"),
+    ({"low": 0.8, "high": 0.2},
+     r"field trial.escalation: Value error, low \(0.8\) is above high \(0.2\): the band is empty"),
+    ({"low": 0.2, "high": 1.5}, "field trial.escalation.high: Input should be less than or equal to 1"),
+    ({"low": 0.2}, r"field trial.escalation.high: Field required"),
+    ({"low": 0.2, "high": 0.5, "wide": True}, "field trial.escalation.wide: Extra inputs are not permitted"),
 ])
 def test_a_malformed_band_is_refused_naming_the_file_and_field(tmp_path: Path, band: dict, message: str) -> None:
-    path = court_file(tmp_path, lambda data: data.update(escalation=band))
+    path = court_file(tmp_path, lambda data: data["trial"].update(escalation=band))
     with pytest.raises(CourtError, match=rf"{path}:\d+: {message}"):
         Court.load(path)
 
 
 def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudged_without_its_trials(
         tmp_path: Path) -> None:
-    """The default court is the full court's clerk and measurement without the trial: a live run of it without its
-    witnesses decides every case as a full-trial run decided again by `rejudge --court default --set witnesses=null`
-    does, with none of the trial's calls; and with its witnesses, for a model no ruling is fitted for, it decides every
-    case the same (their testimony is recorded, the measurement decides). (The full court's "measurement only" column
-    is not it: there the defence's citations still weigh in the evidence.)"""
-    assert Court.load("default").spec.escalation.tries == "nothing"
+    """The default court is the full court's clerk without the trial: a live run of it without its witnesses decides
+    every case as a full-trial run decided again by `rejudge --court default --set witnesses=null` does, with none of
+    the trial's calls; and with its witnesses, for a model no ruling is fitted for, it decides every case the same
+    (their testimony is recorded, the measurement decides). (The full court's "measurement only" column is not it:
+    there the defence's citations still weigh in the evidence.)"""
+    assert Court.load("default").spec.trial is None
     full = run(tmp_path, "full")
     default = run(tmp_path, "default", court="default", witnesses=None)
     rejudged = rejudge_run(tmp_path / "full", tmp_path / "re",
@@ -181,7 +180,7 @@ def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudge
     assert [r.model_calls for r in default] == [r.model_calls for r in rejudged]
     heard = run(tmp_path, "heard", court="default")
     assert {r.case_id: (r.label, r.score) for r in heard} == {r.case_id: (r.label, r.score) for r in default}
-    assert all(r.reason.endswith("courtroom calibrate --ruling fits a ruling on labelled runs).") for r in heard)
+    assert all("calibrate" not in r.reason for r in heard)  # no ruling: said once per run, not in every reason
     assert sum(r.charges for r in default) >= 10 and escalation(default).tried == 0
     assert sum(r.model_calls for r in default) < sum(r.model_calls for r in full)
     assert all(not r.variants for r in default)  # no agents: no debate gain to report
@@ -196,11 +195,12 @@ def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudge
                    for r in rulings)
 
 
-def test_a_court_that_tries_nothing_cannot_try_the_whole_answer() -> None:
-    with pytest.raises(CourtError, match="field escalation.tries: a court that tries nothing cannot try the whole"):
+def test_a_court_that_tries_nothing_has_no_trial_setting_to_change() -> None:
+    with pytest.raises(CourtError, match="--set on_no_charges: the court has no section 'trial'"):
         Court.load("default", overrides={"on_no_charges": "try_whole_answer"})
 
 
-def test_a_band_needs_an_indictment_that_measures_suspicion() -> None:
-    with pytest.raises(CourtError, match="field escalation: the clerk's drafted charges .* have no measured P"):
+def test_a_band_needs_charges_whose_suspicion_is_measured() -> None:
+    with pytest.raises(CourtError, match=r"field trial.escalation: drafted charges \(trial.charges: drafted\) have no "
+                                         "measured P"):
         Court.load("generative", overrides={"escalation": BAND})

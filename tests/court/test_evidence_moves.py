@@ -15,13 +15,14 @@ from typer.testing import CliRunner
 from courtroom.case import Case
 from courtroom.cli import app
 from courtroom.court import Court, courts_dir
+from courtroom.court.exhibits import MAX_ITEMS, Sources, candidates, items
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.lockstep import run_lockstep
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases
 from courtroom.log.replay import replay
-from courtroom.witness.exhibits import MAX_ITEMS, Sources, candidates, items, number_value
+from courtroom.text.numbers import number_value
 from tests.helpers.court_script import CourtScript
 from tests.helpers.courts import court_file
 
@@ -215,24 +216,25 @@ def test_every_shipped_court_validates_from_the_command_line() -> None:
     for path in sorted(courts_dir().glob("*.yaml")):
         result = CliRunner().invoke(app, ["court", "validate", str(path)])
         assert result.exit_code == 0 and result.output.startswith(f"ok {path.stem}"), result.output
-    assert "choice" not in str(Court.load("full").config()["court"]["graph"])  # other courts keep their identity
-    assert Court.load("evidence").config()["court"]["graph"]["nodes"]["bench"]["choice"] == "evidence"
+    assert "choice" not in str(Court.load("full").config()["court"]["trial"]["graph"])  # left out at `model`
+    assert Court.load("evidence").config()["court"]["trial"]["graph"]["nodes"]["bench"]["choice"] == "evidence"
 
 
 def _edges(data: dict) -> None:
-    data["graph"]["nodes"]["bench"]["choice"] = "evidence"
-    data["graph"]["edges"].append({"from": "bench", "move": "adjourn", "to": "acquit", "payload": "none",
+    data["trial"]["graph"]["nodes"]["bench"]["choice"] = "evidence"
+    data["trial"]["graph"]["edges"].append({"from": "bench", "move": "adjourn", "to": "acquit", "payload": "none",
                                    "description": "adjourn"})
 
 
 @pytest.mark.parametrize("edit, message", [
-    (_edges, r"field graph\.nodes\.bench\.choice: node 'bench' is decided by the evidence, so it needs exactly two "
+    (_edges, r"field trial\.graph\.nodes\.bench\.choice: node 'bench' is decided by the evidence, so it needs exactly two "
              r"moves, one that starts a new round and one that does not \(it has: rule, next_round \(new_round\), "
              r"adjourn\)"),
-    (lambda data: data["graph"]["nodes"]["bench"].update(choice="oracle"),
-     r"field graph\.nodes\.bench\.choice: Input should be 'model' or 'evidence'"),
-    (lambda data: data["graph"]["edges"][2].update(payload="citations"), r"unknown payload 'citations'"),
-    (lambda data: data.update(exhibit_check={"absent": "a lot"}), r"field exhibit_check\.absent: Input should be"),
+    (lambda data: data["trial"]["graph"]["nodes"]["bench"].update(choice="oracle"),
+     r"field trial\.graph\.nodes\.bench\.choice: Input should be 'model' or 'evidence'"),
+    (lambda data: data["trial"]["graph"]["edges"][2].update(payload="citations"), r"unknown payload 'citations'"),
+    (lambda data: data["trial"].update(exhibit_check={"absent": "a lot"}),
+     r"field trial\.exhibit_check\.absent: Input should be"),
 ])
 def test_a_malformed_evidence_court_is_refused_naming_the_file_and_field(tmp_path: Path, edit, message: str) -> None:
     path = court_file(tmp_path, edit)

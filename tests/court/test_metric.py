@@ -10,9 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from courtroom.court import Court
-from courtroom.court.metric import NAME, Score, case_from_arguments
 from courtroom.door import ScriptedBackend
-from courtroom.engine.judge import MetricResult
+from courtroom.engine.metric import NAME, Score, case_from_arguments
 from courtroom.errors import BackendError, CaseFailedError, MetricArgumentError
 from tests.helpers.cases import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION
 from tests.helpers.court_script import CourtScript
@@ -27,7 +26,7 @@ def court() -> Court:
 
 def test_a_score_is_the_courts_verdict_read_as_a_metric(court: Court) -> None:
     result = court.score(question=QUESTION, answer=HALLUCINATED, context=CONTEXT)
-    assert isinstance(result, Score) and isinstance(result, MetricResult)
+    assert isinstance(result, Score)
     assert result.name == NAME and result.threshold == court.threshold == 0.48
     assert result.value == result.verdict.score == result.score and result.value > 0.48
     assert result.success is False and result.verdict.label == "FAIL" and result.reason == result.verdict.reason

@@ -8,8 +8,8 @@ import json
 
 from courtroom.case import CaseVerdict, HallucinatedSpan
 from courtroom.court import Court
-from courtroom.court.metric import Score, spans_phrase
 from courtroom.door import PseudoModel, ScriptedBackend
+from courtroom.engine.metric import Score, spans_phrase
 from courtroom.integrations.common import metadata, reason
 
 CONTEXT = ["The Harrow Point lighthouse stands on a granite spur at the mouth of the Elm estuary. Construction began in "

@@ -1,8 +1,7 @@
 """No shipped court writes a reason that contradicts its record: a withdrawn charge is not "found hallucinated"
 without saying that the measurement overruled the withdrawal (and by how much), the verdict a reason names is the
 ruling's, and counts agree with their nouns. With an escalation band, a charge decided by the measurement says it
-was not escalated and why (the band), one tried says it was escalated; with move priors, a withdrawal's or
-concession's probability is the calibrated one the record holds."""
+was not escalated and why (the band), one tried says it was escalated."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ import pytest
 from courtroom.court import Court, courts_dir
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.evaluate.datasets import example_cases
+from tests.helpers.courts import tuned
 
 COURTS = sorted(p.stem for p in courts_dir().glob("*.yaml"))
 WEIGHTS = (None, 0.0, 0.5, 1.0)
@@ -32,16 +32,10 @@ def verdicts(court_name: str, weight: float | None, seed: int, **overrides: obje
     judged = []
     for model in models(court_name):
         court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model=model), overrides=overrides or None)
-        if weight is not None:
-            ruling = court.spec.ruling.model_copy(update={"judge_weight": weight})
-            court.spec = court.spec.model_copy(update={"ruling": ruling})
+        if weight is not None and court.spec.trial is not None:
+            tuned(court, trial__judge_weight=weight)
         judged += [(verdict, court.threshold) for verdict in court.judge_many(example_cases())]
     return judged
-
-
-def outcomes(court_name: str, seed: int, **overrides: object) -> list:
-    court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model="default"), overrides=overrides or None)
-    return [o for o in court.run_many(example_cases()) if o.verdict is not None]
 
 
 @pytest.mark.parametrize("court_name", COURTS)
@@ -91,11 +85,11 @@ def assert_testimony_reason(ruling) -> None:
 BAND = {"low": 0.6, "high": 0.8}
 
 
-@pytest.mark.parametrize("court_name", [c for c in COURTS if c != "generative"])  # its drafted charges: no P(suspect)
+@pytest.mark.parametrize("court_name", [c for c in COURTS if c not in ("generative", "default")])  # no P(suspect); no trial
 def test_escalated_and_measured_rulings_say_what_decided_them(court_name: str) -> None:
     measured = tried = 0
     for seed in range(3):
-        for verdict, threshold in verdicts(court_name, None, seed, escalation=BAND):
+        for verdict, threshold in verdicts(court_name, None, seed, **{"trial.escalation": BAND}):
             for ruling in verdict.rulings:
                 charge = verdict.charges[ruling.charge]
                 if ruling.source == "testimony":  # a fitted ruling decided: no band, no trial
@@ -113,8 +107,7 @@ def test_escalated_and_measured_rulings_say_what_decided_them(court_name: str) -
                     assert ruling.reason.startswith("not escalated to trial, the measurement decided (")
                     assert f"is {side} the escalation band [0.6, 0.8]" in ruling.reason
                     assert "overruled" not in ruling.reason and "withdr" not in ruling.reason
-                    if ruling.first_reading is None:
-                        assert ruling.p_hallucinated == charge.p_suspect
+                    assert ruling.p_hallucinated == charge.p_suspect
                 else:
                     tried += 1
                     assert ruling.escalated is True and BAND["low"] <= charge.p_suspect <= BAND["high"]
@@ -125,25 +118,3 @@ def test_escalated_and_measured_rulings_say_what_decided_them(court_name: str) -
             if verdict.label == "PASS":
                 assert "found hallucinated" not in verdict.reason
     assert measured > 3 and tried > 3
-
-
-PRIORS = {"prosecution": {"argue": 0.2, "withdraw": 0.8}, "defense": {"rebut": 0.7, "concede": 0.3}}
-
-
-@pytest.mark.parametrize("court_name", ["full", "evidence"])
-def test_calibrated_withdrawals_and_concessions_say_the_probability_the_record_holds(court_name: str) -> None:
-    checked = 0
-    for seed in range(3):
-        for outcome in outcomes(court_name, seed, move_priors={"nodes": PRIORS}):
-            moves = {(e.charge, e.move): e for e in outcome.events if e.event == "move"}
-            for ruling in outcome.verdict.rulings:
-                if ruling.source not in ("withdrawn", "conceded"):
-                    continue
-                move = moves[(ruling.charge, "withdraw" if ruling.source == "withdrawn" else "concede")]
-                p = move.calibrated_probs[move.move]
-                said = f"P({move.move}) = {p:.2f}, calibrated by the court's priors; the model's own " \
-                       f"P({move.move}) = {move.move_probs[move.move]:.2f}"
-                assert said in ruling.reason, ruling.reason
-                assert ruling.opinion == pytest.approx(1 - p if ruling.source == "withdrawn" else p)
-                checked += 1
-    assert checked > 3

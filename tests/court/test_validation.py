@@ -33,9 +33,12 @@ def test_every_shipped_persona_loads_and_renders(path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(p.stem for p in courts_dir().glob("*.yaml")))
 def test_every_shipped_court_loads(name: str) -> None:
     court = Court.load(name)
+    if court.spec.trial is None:  # the clerk alone: no procedure to draw
+        assert name == "default" and court.procedure is None
+        return
     assert court.procedure.problems() == []
     mermaid = court.to_mermaid()
-    assert mermaid.count("-->") == len(court.spec.graph.edges)
+    assert mermaid.count("-->") == len(court.spec.trial.graph.edges)
 
 
 @pytest.mark.parametrize("mutation, line, field, expected", [
@@ -85,15 +88,14 @@ def _set(path, value):
 
 
 @pytest.mark.parametrize("edit, expected", [
-    (_set(["graph", "edges", 4, "to"], "nowhere"), "leads to unknown target 'nowhere'"),
-    (_set(["graph", "edges", 5, "new_round"], False), "has no new_round move"),
-    (_set(["graph", "edges", 0, "payload"], "sonnet"), "unknown payload 'sonnet'"),
-    (_set(["graph", "start"], "lobby"), "start 'lobby' is not a node"),
-    (_set(["personas"], {"clerk": "clerk", "prosecutor": "prosecutor", "defender": "defender"}),
-     "role 'judge' has no persona"),
-    (_set(["graph", "edges", 1, "move"], "argue"), "declared twice"),
-    (_set(["max_rounds"], 0), "greater than or equal to 1"),
-    (_set(["ruling_evidence_roles"], ["defence"]), "role 'defence' never speaks in the graph"),
+    (_set(["trial", "graph", "edges", 4, "to"], "nowhere"), "leads to unknown target 'nowhere'"),
+    (_set(["trial", "graph", "edges", 5, "new_round"], False), "has no new_round move"),
+    (_set(["trial", "graph", "edges", 0, "payload"], "sonnet"), "unknown payload 'sonnet'"),
+    (_set(["trial", "graph", "start"], "lobby"), "start 'lobby' is not a node"),
+    (_set(["trial", "personas"], {"prosecutor": "prosecutor", "defender": "defender"}), "role 'judge' has no persona"),
+    (_set(["trial", "graph", "edges", 1, "move"], "argue"), "declared twice"),
+    (_set(["trial", "max_rounds"], 0), "greater than or equal to 1"),
+    (_set(["trial", "evidence_roles"], ["defence"]), "role 'defence' never speaks in the graph"),
 ])
 def test_illegal_courts_are_rejected_with_file_and_field(tmp_path: Path, edit, expected) -> None:
     path = court_file(tmp_path, edit)
@@ -105,18 +107,19 @@ def test_illegal_courts_are_rejected_with_file_and_field(tmp_path: Path, edit, e
 
 def test_a_court_with_no_reachable_verdict_is_illegal(tmp_path: Path) -> None:
     def edit(data):
-        data["graph"]["edges"] = [e for e in data["graph"]["edges"] if e["to"] in data["graph"]["nodes"]]
+        graph = data["trial"]["graph"]
+        graph["edges"] = [e for e in graph["edges"] if e["to"] in graph["nodes"]]
     with pytest.raises(CourtError, match="no verdict"):
         Court.load(court_file(tmp_path, edit))
 
 
 def test_personas_are_found_next_to_the_court(tmp_path: Path) -> None:
-    path = court_file(tmp_path, _set(["personas", "judge"], "my_judge"), persona_text=GOOD_PERSONA)
+    path = court_file(tmp_path, _set(["trial", "personas", "judge"], "my_judge"), persona_text=GOOD_PERSONA)
     assert Court.load(path).bench.persona("judge").name == "my_judge"
 
 
 def test_a_persona_in_the_wrong_role_is_rejected(tmp_path: Path) -> None:
-    path = court_file(tmp_path, _set(["personas", "judge"], "defender"))
+    path = court_file(tmp_path, _set(["trial", "personas", "judge"], "defender"))
     with pytest.raises(CourtError, match="has role 'defender', but sits as 'judge'"):
         Court.load(path)
 
@@ -125,13 +128,14 @@ def test_json_schemas_for_editors() -> None:
     persona = persona_json_schema()
     assert persona["additionalProperties"] is False and "instructions" in persona["properties"]
     court = court_json_schema()
-    assert "graph" in court["properties"] and "$schema" in court["properties"]
+    assert "trial" in court["properties"] and "$schema" in court["properties"] and "extends" in court["properties"]
+    assert "graph" in court["$defs"]["TrialSpec"]["properties"]
 
 
 def test_the_shipped_json_schemas_are_those_the_code_writes() -> None:
     """Editors validate court and persona files against `personas/*.schema.json`: a setting added to the code must
     reach them (`courtroom court schema > personas/court.schema.json`, `courtroom personas schema -o ...`)."""
-    from courtroom.court.personas import shipped_dir
+    from courtroom.clerk import shipped_dir
 
     assert json.loads((shipped_dir() / "court.schema.json").read_text()) == court_json_schema()
     assert json.loads((shipped_dir() / "persona.schema.json").read_text()) == persona_json_schema()

@@ -15,11 +15,11 @@ from rich.console import Console
 
 from courtroom.case import Case
 from courtroom.casefile import context_sentences, render_numbered_context, split_sentences
+from courtroom.clerk import with_overrides
 from courtroom.court import Court, CourtSpec, courts_dir
-from courtroom.court.spec import with_overrides
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
-from courtroom.engine.migrations import upgrade
+from courtroom.engine.registry import upgrade_config
 from courtroom.errors import CourtError, ReplayMismatch, RunError
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
@@ -154,7 +154,7 @@ def test_new_courts_cut_structured_and_record_it() -> None:
     config = court.config()
     assert config["court"]["sentences"] == "structured"  # recorded even at its default: absent means regex
     assert Court.from_config(config).spec.sentences == "structured"
-    assert upgrade(config) == (config, [])
+    assert upgrade_config(config) == (config, [])
 
 
 def test_the_setting_round_trips_through_yaml(tmp_path: Path) -> None:
@@ -200,7 +200,7 @@ def before_run(tmp_path: Path) -> Path:
 def test_a_run_recorded_before_the_setting_replays_with_the_first_splitter(before_run: Path) -> None:
     manifest = RunStore(before_run).manifest()
     assert "sentences" not in manifest.judge["court"]
-    upgraded, applied = upgrade(manifest.judge)
+    upgraded, applied = manifest.upgraded_judge
     assert upgraded["court"]["sentences"] == "regex" and any(m.startswith("court 3: sentences") for m in applied)
     judge = manifest.rebuild_judge()
     assert judge.spec.sentences == "regex"
@@ -209,7 +209,8 @@ def test_a_run_recorded_before_the_setting_replays_with_the_first_splitter(befor
     # the check has teeth: today's court cuts these contexts otherwise, and its prompts are not the recorded ones
     store = RunStore(before_run)
     events = store.events(JSON_CASE)
-    new_court = Court.from_config({**manifest.judge, "court": {**manifest.judge["court"], "sentences": "structured"}})
+    upgraded = manifest.judge_config
+    new_court = Court.from_config({**upgraded, "court": {**upgraded["court"], "sentences": "structured"}})
     with pytest.raises(ReplayMismatch):
         replay(events, new_court)
     recorded = next(e.content for e in events if e.event == "prompt" and e.content.startswith("CONTEXT:"))
@@ -245,10 +246,11 @@ def test_the_audit_numbers_sentences_as_the_run_did(before_run: Path, tmp_path: 
 
 def test_rejudging_a_run_recorded_before_keeps_its_splitter(before_run: Path, tmp_path: Path) -> None:
     manifest = RunStore(before_run).manifest()
-    asked = rejudged_judge(manifest, overrides={"ruling.judge_weight": 0.5})
-    assert asked.options["overrides"] == {"sentences": "regex", "ruling.judge_weight": 0.5}
+    asked = rejudged_judge(manifest, overrides={"ruling.judge_weight": 0.5})  # the run's own court, one setting changed
+    assert asked.court == str(before_run) and asked.options["overrides"] == {"ruling.judge_weight": 0.5}
     rows = rejudge_run(before_run, tmp_path / "re", judge=asked)
     assert len(rows) == 5 and all(r.error is None for r in rows)
+    assert rejudged_judge(manifest, court="full").options["overrides"] == {"sentences": "regex"}  # another court
     cutting_anew = rejudged_judge(manifest, overrides={"sentences": "structured"})
     with pytest.raises(RunError, match="cannot be rejudged from its transcript"):
         rejudge_run(before_run, tmp_path / "refused", judge=cutting_anew)

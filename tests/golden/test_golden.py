@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from courtroom.engine.registry import upgrade_config
 from tests.golden.variants import VARIANTS, golden_lines
 
 DATA = Path(__file__).parent / "data"
@@ -60,6 +61,7 @@ def test_a_judge_of_prompt_format_1_still_writes_the_transcripts_of_0_1(name: st
         config = {**judge.config(), "prompt_format": 1}
         if "court" in config:  # 0.1 recorded no sentence splitter either: the migration gives the first one
             config["court"] = {k: v for k, v in config["court"].items() if k != "sentences"}
+        config, _ = upgrade_config(config)
         rebuilt = type(judge).from_config(config, backend)
         rebuilt.window = judge.window
         if hasattr(judge, "spec"):

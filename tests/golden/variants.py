@@ -14,8 +14,7 @@ from courtroom.baselines import (
     UnstructuredJudge,
     VoteJudge,
 )
-from courtroom.court import Court, LexicalSpec
-from courtroom.court.spec_sections import EscalationSpec, MovePriorsSpec
+from courtroom.court import Court
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.evaluate.datasets import example_cases
@@ -24,35 +23,28 @@ CASES = 8
 """The first example cases (every variant judges the same ones)."""
 
 
-def _court(name: str, **changes: dict[str, Any]) -> Callable[[ScriptedBackend], Any]:
+def _court(name: str, **overrides: Any) -> Callable[[ScriptedBackend], Any]:
+    """A shipped court with some settings changed (`--set` paths, `.` written `__`)."""
     def build(backend: ScriptedBackend) -> Any:
-        court = Court.load(name, backend)
-        update = {section: getattr(court.spec, section).model_copy(update=fields) if isinstance(fields, dict) else fields
-                  for section, fields in changes.items()}
-        court.spec = court.spec.model_copy(update=update)
-        return court
+        return Court.load(name, backend, overrides={k.replace("__", "."): v for k, v in overrides.items()})
     return build
 
 
 VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
     "court-default": _court("default"),
     "court-default-inside": _court("default"),
-    "court-pointing": _court("pointing"),
-    "court-pointing-named": _court("pointing", witnesses={"trial_charges": "named"}),
     "court-full": _court("full"),
     "court-jury": _court("jury"),
     "court-cross_examination": _court("cross_examination"),
-    "court-full-score": _court("full", indictment={"mode": "score"}),
-    "court-full-generate": _court("full", indictment={"mode": "generate"}, on_no_charges="try_whole_answer"),
-    "court-full-sentence-lexical-reading": _court(
-        "full", grounding={"scoring": "sentence", "clip": None, "lexical": LexicalSpec(scale=0.1)},
-        ruling={"first_reading_weight": 0.2}, aggregation={"method": "any"}),
-    "court-jury-majority": _court("jury", jury_rule="majority", aggregation={"method": "majority"}),
+    "court-full-generate": _court("full", trial__charges="drafted", trial__on_no_charges="try_whole_answer",
+                                  trial__personas={"clerk": "clerk", "prosecutor": "prosecutor", "defender": "defender",
+                                                   "judge": "judge"}),
+    "court-full-sentence-lexical": _court("full", grounding__scoring="sentence", grounding__clip=None,
+                                          grounding__lexical={"center": 0.35, "scale": 0.1}, aggregation__method="any"),
+    "court-jury-majority": _court("jury", trial__jury_rule="majority", aggregation__method="majority"),
     "court-evidence": _court("evidence"),
     "court-escalated": _court("escalated"),
-    "court-full-escalation-priors": _court(
-        "full", escalation=EscalationSpec(low=0.55, high=0.75),
-        move_priors=MovePriorsSpec(nodes={"prosecution": {"argue": 0.3, "withdraw": 0.7}})),
+    "court-full-escalation": _court("full", trial__escalation={"low": 0.55, "high": 0.75}),
     "single": lambda b: SingleJudge(b),
     "two-step": lambda b: TwoStepJudge(b),
     "rails": lambda b: RailsJudge(b),

@@ -1,4 +1,5 @@
-"""Court and persona files written for a test: the shipped default court, edited."""
+"""Court and persona files written for a test: a shipped court's settings (resolved, standalone), edited; and a loaded
+court's settings changed in place."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from courtroom.court import courts_dir
+from courtroom.clerk import Clerk, with_overrides
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -16,10 +17,23 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-def court_file(tmp_path: Path, edit=None, persona_text: str | None = None) -> Path:
-    data = yaml.safe_load((courts_dir() / "default.yaml").read_text())
+def settings(name: str) -> dict:
+    """A shipped court's settings, resolved through `extends` (what a standalone copy of its file holds)."""
+    return Clerk.load(name).spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+
+
+def court_file(tmp_path: Path, edit=None, persona_text: str | None = None, base: str = "full") -> Path:
+    """A standalone copy of a shipped court (`full` by default: the clerk's settings and a trial), edited."""
+    data = settings(base)
     if edit:
         edit(data)
     if persona_text:
         write(tmp_path, "my_judge.yaml", persona_text)
     return write(tmp_path, "court.yaml", yaml.safe_dump(data, sort_keys=False))
+
+
+def tuned(court: Clerk, **changes: object) -> Clerk:
+    """The court with settings changed in place, by their dotted paths written with `__`
+    (`trial__judge_weight=1.0`)."""
+    court.spec = with_overrides(court.spec, {name.replace("__", "."): value for name, value in changes.items()})
+    return court

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from courtroom.court.metric import NAME
+from courtroom.engine.metric import NAME
 from tests.integrations.conftest import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION, host, scripted_court
 
 pytestmark = pytest.mark.integrations

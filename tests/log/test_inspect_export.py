@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court.metric import reason_with_spans
+from courtroom.engine.metric import reason_with_spans
 from courtroom.log.audit import Audit
 from courtroom.log.inspect_log import inspect_log
 from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)

@@ -43,9 +43,8 @@ def comparable(path: Path) -> list[dict]:
 
 
 def test_rejudging_gives_what_a_live_run_of_the_other_court_gives(tmp_path: Path) -> None:
-    shipped = next(line for line in (courts_dir() / "full.yaml").read_text().splitlines()
-                   if line.startswith("aggregation:"))
-    strict = court_file(tmp_path, "strict", shipped, "aggregation: {method: any, threshold: 0.75}")
+    strict = tmp_path / "strict.yaml"
+    strict.write_text("name: strict\nextends: full\naggregation: {method: any, threshold: 0.75, by_model: null}\n")
     spec = RunSpec.build("examples", judge="courtroom", court="full", window=4)
     live_default = start_run(spec, tmp_path / "default")
     live_default.execute(runner=scripted_runner())
@@ -104,33 +103,28 @@ def test_a_broken_transcript_stops_the_rejudge_naming_it_not_counted_as_a_case_t
     assert not RunStore(tmp_path / "out").exists()
 
 
-def test_a_court_with_a_first_reading_is_rejudged_from_a_court_run_and_a_rails_run(tmp_path: Path) -> None:
-    reading = court_file(tmp_path, "reading", "ruling: {judge_weight: 0.1}",
-                         "ruling: {judge_weight: 0.1, first_reading_weight: 0.3}")
-    spec = RunSpec.build("examples", judge="courtroom", court="full", window=4)
-    for name, run_spec in (("court", spec), ("rails", spec.model_copy(update={"judge": JudgeSpec(name="rails")})),
-                           ("live", spec.model_copy(update={"judge": JudgeSpec(court=str(reading))}))):
+def test_a_court_that_needs_calls_the_run_never_made_takes_them_from_another_run(tmp_path: Path) -> None:
+    spec = RunSpec.build("examples", judge="courtroom", court="default", window=4)
+    for name, run_spec in (("clerk", spec), ("live", spec.model_copy(update={"judge": JudgeSpec(court="full")}))):
         run = start_run(run_spec, tmp_path / name)
         run.execute(runner=scripted_runner())
         run.close()
-    assert all(r.error is None for r in RunStore(tmp_path / "rails").rows())
-    with pytest.raises(CourtroomError, match="never asked the model"):  # the court run alone lacks the reading
-        rejudge_run(tmp_path / "court", tmp_path / "alone", judge=JudgeSpec(court=str(reading)))
-    rejudge_run(tmp_path / "court", tmp_path / "both", judge=JudgeSpec(court=str(reading)),
-                calls_from=[tmp_path / "rails"])
+    with pytest.raises(CourtroomError, match="never asked the model"):  # the clerk's run holds no trial's calls
+        rejudge_run(tmp_path / "clerk", tmp_path / "alone", judge=JudgeSpec(court="full"))
+    rejudge_run(tmp_path / "clerk", tmp_path / "both", judge=JudgeSpec(court="full"), calls_from=[tmp_path / "live"])
     assert comparable(tmp_path / "both") == comparable(tmp_path / "live")
-    assert comparable(tmp_path / "both") != comparable(tmp_path / "court")
+    assert comparable(tmp_path / "both") != comparable(tmp_path / "clerk")
     # a case the other run lacks is named with the run that lacks it; another model's calls are refused
-    lacking = sorted((tmp_path / "rails" / "transcripts").iterdir())[0]
-    lacking.unlink()
-    with pytest.raises(CourtroomError, match=r"no transcript of it in .*rails"):
-        rejudge_run(tmp_path / "court", tmp_path / "lacking", judge=JudgeSpec(court=str(reading)),
-                    calls_from=[tmp_path / "rails"])
-    manifest = tmp_path / "rails" / "manifest.json"
+    tried = next(r.case_id for r in RunStore(tmp_path / "live").rows() if r.rounds)
+    RunStore(tmp_path / "live").transcript_path(tried).unlink()
+    with pytest.raises(CourtroomError, match=r"no transcript of it in .*live"):
+        rejudge_run(tmp_path / "clerk", tmp_path / "lacking", judge=JudgeSpec(court="full"),
+                    calls_from=[tmp_path / "live"])
+    manifest = tmp_path / "live" / "manifest.json"
     manifest.write_text(manifest.read_text().replace('"model": "default"', '"model": "other-model"', 1))
     with pytest.raises(CourtroomError, match="its model \\(other-model\\) is not the model"):
-        rejudge_run(tmp_path / "court", tmp_path / "other", judge=JudgeSpec(court=str(reading)),
-                    calls_from=[tmp_path / "rails"])
+        rejudge_run(tmp_path / "clerk", tmp_path / "other", judge=JudgeSpec(court="full"),
+                    calls_from=[tmp_path / "live"])
 
 
 def fenced_or_plain(request: GenerationRequest) -> object:

@@ -61,13 +61,13 @@ def test_resume_refuses_another_configuration_naming_what_differs(tmp_path: Path
     with pytest.raises(CourtroomError, match="another model") as refused:
         start_run(RunSpec.build("examples", judge="rails", limit=4, model="qwen2.5-coder-0.5b"), tmp_path / "r")
     assert "model: 'default' -> 'qwen2.5-coder-0.5b'" in str(refused.value)
-    court = start_run(RunSpec.build("examples", judge="courtroom", limit=2), tmp_path / "c")
+    court = start_run(RunSpec.build("examples", judge="courtroom", court="full", limit=2), tmp_path / "c")
     court.execute(runner=scripted_runner())
     court.close()
     with pytest.raises(CourtroomError, match="another judge configuration") as refused:
-        start_run(RunSpec.build("examples", judge="courtroom", limit=2,
-                                judge_options={"overrides": {"ruling.judge_weight": 0.3}}), tmp_path / "c")
-    assert "court.ruling.judge_weight: 0.1 -> 0.3" in str(refused.value)
+        start_run(RunSpec.build("examples", judge="courtroom", court="full", limit=2,
+                                judge_options={"overrides": {"trial.judge_weight": 0.3}}), tmp_path / "c")
+    assert "court.trial.judge_weight: 0.1 -> 0.3" in str(refused.value)
 
 
 def test_a_run_that_recorded_no_case_takes_the_corrected_command(tmp_path: Path) -> None:

@@ -15,8 +15,9 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.case import Case
+from courtroom.clerk import grounding
 from courtroom.cli import app
-from courtroom.court import Court, grounding
+from courtroom.court import Court
 from courtroom.door import BackendSpec
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.served import ServedBackend

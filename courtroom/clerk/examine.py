@@ -1,29 +1,19 @@
-"""The court hears its witnesses (`CourtSpec.witnesses`): one scoring pass of the whole answer with the context,
+"""The clerk hears its witnesses (`ClerkSpec.witnesses`): one scoring pass of the whole answer with the context,
 which also reports what the witnesses need from inside the model when the backend can look inside, one without the
 context, and, for a yes/no question, the model's own yes or no; then every witness testifies, and a ruling fitted
-for the court's model weighs the testimony of each sentence and of the whole answer.
-
-Rulings are read here too: a court file names them by path, and each is checked against the court (its name, the
-witnesses it hears and their versions, the hidden state's depth) and the model it is filed under.
-"""
+for the clerk's model weighs the testimony of each sentence and of the whole answer, and points at the words it finds
+hallucinated (`locate`)."""
 
 from __future__ import annotations
 
-import stat
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Literal
-
-from pydantic import ValidationError
 
 from courtroom.case import Case, HallucinatedSpan, Testimony, Weighing
 from courtroom.casefile import OPENING_SYSTEM, context_sentences, render_opening
-from courtroom.court import grounding as measure
-from courtroom.court.bench import Bench
-from courtroom.court.evidence import Measure, answer_measures, with_lexical_evidence
-from courtroom.court.spec import CourtSpec, courts_dir
-from courtroom.court.yamlio import Locator, describe_errors, read_yaml
-from courtroom.door.models import model_key
+from courtroom.clerk import grounding as measure
+from courtroom.clerk.measure import ROLE, Measure, answer_measures, with_lexical_evidence
+from courtroom.clerk.spec import ClerkSpec
 from courtroom.door.observe import direction_key
 from courtroom.door.requests import ChatMessage, GenerationRequest, GenerationResponse, Observation
 from courtroom.engine.lockstep import Call, Step
@@ -32,9 +22,9 @@ from courtroom.text.words import content_words
 from courtroom.witness.family import task_family
 from courtroom.witness.polarity import is_yes_no_question
 from courtroom.witness.reading import Reading
-from courtroom.witness.registry import WITNESSES, GroundingSettings, hear
-from courtroom.witness.ruling import WORD_VALUES, FittedRuling, Probe
-from courtroom.witness.spans import FEATURES, WORD_PROBE, model_scores, rule_scores, spans_of, word_values
+from courtroom.witness.registry import GroundingSettings, hear
+from courtroom.witness.ruling import FittedRuling, Probe
+from courtroom.witness.spans import model_scores, rule_scores, spans_of, word_values
 
 YES_NO_TASK = "Answer the question with yes or no."
 """What the verdict witness asks after the case's opening (context and question)."""
@@ -118,50 +108,49 @@ def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRul
     return out
 
 
-def verdict_request(bench: Bench, case: Case) -> GenerationRequest:
+def verdict_request(spec: ClerkSpec, case: Case) -> GenerationRequest:
     """The verdict witness's question: yes or no, after the case's opening (whose KV every prompt of the case shares)."""
-    user = f"{render_opening(case, splitter=bench.spec.sentences)}\n\n{YES_NO_TASK}"
+    user = f"{render_opening(case, splitter=spec.sentences)}\n\n{YES_NO_TASK}"
     return GenerationRequest(messages=(ChatMessage(role="system", content=OPENING_SYSTEM),
                                        ChatMessage(role="user", content=user)),
                              output_type=Literal["yes", "no"], cache_group=case.id)
 
 
-def examine(bench: Bench, case: Case, sentences: tuple[str, ...]) -> Step:
-    """Measure every sentence in the flow of the whole answer, hear the court's witnesses; returns an `Examination`."""
-    spec = bench.spec.witnesses
-    assert spec is not None
-    g = bench.spec.grounding
+def examine(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, sentences: tuple[tuple[int, int], ...]) -> Step:
+    """Measure every sentence (its span in the stripped answer) in the flow of the whole answer, and hear the clerk's
+    witnesses; returns an `Examination`."""
+    witnesses = spec.witnesses
+    assert witnesses is not None
+    g = spec.grounding
     answer = case.answer.strip()
-    reading = Reading.of(case, sentences, context_sentences(case, bench.spec.sentences))
-    lookback, hidden = "lookback" in spec.heard, "hidden" in spec.heard
-    probe = bench.ruling.spans.probe if bench.ruling is not None and bench.ruling.spans is not None else None
-    found = [(w.start, w.end) for w in reading.words] if hidden and (spec.word_states or probe is not None) else []
-    # a court that only weighs its word probe asks for each word's state projected onto it: one number, not the state
-    project = probe.direction if probe is not None and found and not spec.word_states else ()
+    reading = Reading.of(case, sentences, context_sentences(case, spec.sentences))
+    lookback, hidden = "lookback" in witnesses.heard, "hidden" in witnesses.heard
+    probe = ruling.spans.probe if ruling is not None and ruling.spans is not None else None
+    found = [(w.start, w.end) for w in reading.words] if hidden and (witnesses.word_states or probe is not None) else []
+    # a clerk that only weighs its word probe asks for each word's state projected onto it: one number, not the state
+    project = probe.direction if probe is not None and found and not witnesses.word_states else ()
     observe = Observation(spans=(*reading.sentences, (0, len(answer))), lookback=lookback,
-                          hidden=(spec.hidden_depth,) if hidden else (), hidden_only=tuple(found),
+                          hidden=(witnesses.hidden_depth,) if hidden else (), hidden_only=tuple(found),
                           project_words=project) if lookback or hidden else None
-    calls = [Call(measure.scoring_request(case, answer, "full", splitter=bench.spec.sentences, observe=observe),
-                  purpose="ground", role=bench.spec.clerk),
-             Call(measure.scoring_request(case, answer, "none", splitter=bench.spec.sentences), purpose="ground",
-                  role=bench.spec.clerk)]
-    asks = "verdict" in spec.heard and is_yes_no_question(case.question)
+    calls = [Call(measure.scoring_request(case, answer, "full", splitter=spec.sentences, observe=observe),
+                  purpose="ground", role=ROLE),
+             Call(measure.scoring_request(case, answer, "none", splitter=spec.sentences), purpose="ground", role=ROLE)]
+    asks = "verdict" in witnesses.heard and is_yes_no_question(case.question)
     if asks:
-        calls.append(Call(verdict_request(bench, case), purpose="witness", role=bench.spec.clerk))
+        calls.append(Call(verdict_request(spec, case), purpose="witness", role=ROLE))
     responses = yield calls
     full, bare = measure.TokenScores.of(responses[0]), measure.TokenScores.of(responses[1])
-    measured = answer_measures(bench, answer, list(reading.sentences), full, bare)
-    measures = with_lexical_evidence(bench, case, sentences, [m for m in measured if m is not None])
+    measured = answer_measures(spec, answer, list(reading.sentences), full, bare)
+    statements = [answer[a:b] for a, b in reading.sentences]
+    measures = with_lexical_evidence(spec, case, statements, [m for m in measured if m is not None])
     reading = _read(reading, full, bare, responses[0], responses[2] if asks else None, len(found))
-    testimony = hear(reading, spec.heard, GroundingSettings(g.clip, g.center, g.scale))
+    testimony = hear(reading, witnesses.heard, GroundingSettings(g.clip, g.center, g.scale))
     return Examination(measures, testimony, reading)
 
 
 def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores, observed: GenerationResponse,
           verdict: GenerationResponse | None, words_asked: int = 0) -> Reading:
     """The reading with what the passes gave (`words_asked`: how many words' states the scoring pass was asked for)."""
-    from dataclasses import replace
-
     n = len(reading.sentences) + 1
     lookback = tuple(tuple(v for layer in span for v in layer) for span in observed.lookback) \
         if observed.lookback is not None and len(observed.lookback) == n else None
@@ -195,96 +184,3 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
                    unheard=unheard)
 
 
-def load_rulings(spec: CourtSpec, path: Path, locator: Locator) -> CourtSpec:
-    """The court with every ruling it names by file read and checked (see `check_ruling`)."""
-    witnesses = spec.witnesses
-    if witnesses is None or not witnesses.rulings:
-        return spec
-    loaded: dict[str, FittedRuling | str] = {}
-    for model, ruling in witnesses.rulings.items():
-        where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
-        if isinstance(ruling, str):
-            file = ruling_file(ruling, path)
-            _check_readable(file, where)
-            data, file_locator = read_yaml(file, CourtError)
-            try:
-                ruling = FittedRuling.model_validate(data)
-            except ValidationError as exc:
-                raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
-                    from exc
-        check_ruling(ruling, spec, model, where)
-        loaded[model] = ruling
-    return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
-
-
-MAX_RULING_BYTES = 32 * 2**20
-"""The largest ruling file read (a 7B model's probes take a few MB)."""
-
-
-def _check_readable(file: Path, where: str) -> None:
-    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a directory
-    is refused before it is opened (reading one would exhaust memory or hang)."""
-    try:
-        info = file.stat()
-    except OSError as exc:
-        raise CourtError(f"{where}: cannot read the ruling file {file} ({exc.strerror})") from exc
-    if not stat.S_ISREG(info.st_mode):
-        raise CourtError(f"{where}: {file} is not a regular file: a ruling is a YAML file")
-    if info.st_size > MAX_RULING_BYTES:
-        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling file may be")
-
-
-def ruling_file(name: str, court_file: Path) -> Path:
-    """A ruling file named in a court: relative to the court file, else among the shipped courts' (a copy of a
-    shipped court elsewhere keeps its rulings, as it keeps its personas)."""
-    path = Path(name)
-    if path.is_absolute():
-        return path
-    beside = court_file.parent / path
-    shipped = courts_dir() / path
-    return beside if beside.is_file() or not shipped.is_file() else shipped
-
-
-def check_ruling(ruling: FittedRuling, spec: CourtSpec, model: str, where: str) -> None:
-    """A ruling decides only for the model and court it was fitted for, over the witnesses (and versions) it was
-    fitted on: anything else is refused, naming both sides."""
-    witnesses = spec.witnesses
-    assert witnesses is not None
-    if model_key(ruling.model) != model_key(model):
-        raise CourtError(f"{where}: the ruling was fitted for model {ruling.model!r}, and is filed under {model!r}: "
-                         f"fit one for {model!r} (courtroom calibrate --ruling) or file it under its own model")
-    if ruling.court not in {spec.name, witnesses.rulings_from}:
-        also = f" (nor for court {witnesses.rulings_from!r}, whose rulings it takes)" if witnesses.rulings_from else ""
-        raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court {spec.name!r}"
-                         + also)
-    for name, version in ruling.witnesses.items():
-        if name not in witnesses.heard:
-            raise CourtError(f"{where}: the ruling weighs witness {name!r}, which court {spec.name!r} does not hear "
-                             f"(it hears {', '.join(witnesses.heard)})")
-        if name in WITNESSES and WITNESSES[name].version != version:
-            raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this courtroom's "
-                             f"is version {WITNESSES[name].version}: refit it (courtroom calibrate --ruling)")
-    if unknown := unknown_features(ruling):
-        raise CourtError(f"{where}: the ruling weighs {', '.join(unknown)}, which no witness it weighs gives (a ruling "
-                         f"decided by its intercept alone is no ruling): refit it (courtroom calibrate --ruling)")
-    reads_states = "hidden" in ruling.probes or (ruling.spans is not None and ruling.spans.probe is not None)
-    if reads_states and ruling.hidden_depth != witnesses.hidden_depth:
-        raise CourtError(f"{where}: the ruling's hidden-state probes read depth {ruling.hidden_depth}, the court's "
-                         f"witnesses.hidden_depth is {witnesses.hidden_depth}")
-
-
-def unknown_features(ruling: FittedRuling) -> list[str]:
-    """The values a ruling weighs that none of its witnesses gives (`witness.value`), nor its probes (`NAME.probe`,
-    the word probe's `WORD_VALUES`), nor, for its span model, the words' values (`spans.FEATURES`)."""
-    known = {f"{name}.{value}" for name in ruling.witnesses if name in WITNESSES for value in WITNESSES[name].values}
-    known |= {f"{name}.probe" for name in ruling.probes}
-    if ruling.spans is not None and ruling.spans.probe is not None:
-        known |= set(WORD_VALUES)
-    weighed = [f for family in ruling.families.values() for f in family.linear.features]
-    unknown = [f"families: {f}" for f in dict.fromkeys(weighed) if f not in known]
-    if ruling.spans is not None and ruling.spans.linear.features:  # weighed by position: the names, in order
-        words = [*FEATURES, *([WORD_PROBE] if ruling.spans.probe is not None else [])]
-        if ruling.spans.linear.features != words:
-            unknown.append(f"spans: {', '.join(ruling.spans.linear.features)} (the words' values are "
-                           f"{', '.join(words)}, in this order)")
-    return unknown

@@ -14,7 +14,7 @@ accounts for least (`Measure.weakest`). The court then checks the one named, exa
 
 Present or absent is evidence, not opinion: an invented number or name is absent; a paraphrase may be absent
 too, and a number copied from the wrong place is present, which is why a court weighs the check with its
-measurement (`CourtSpec.exhibit_check`) rather than deciding by it.
+measurement (`TrialSpec.exhibit_check`) rather than deciding by it.
 """
 
 from __future__ import annotations

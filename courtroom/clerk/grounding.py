@@ -1,4 +1,4 @@
-"""Grounding: measuring, with the model's own likelihoods, how well the context accounts for a statement.
+"""Grounding: the clerk measures, with the model's own likelihoods, how well the context accounts for a statement.
 
 grounding(statement) = mean over its tokens t of min(clip, log P(t | context, question, ...) - log P(t | question, ...))
 
@@ -6,7 +6,7 @@ Both terms come from scoring text as a fixed continuation (a one-option choice a
 no text is generated and nothing can fail to parse. Words that the context supplies become much
 likelier once the context is shown; invented names, numbers and claims do not. Small models that
 cannot *state* a reliable verdict still *measure* this well, which is why the court uses it as
-evidence: to choose what to charge, to weigh the sentences the defence cites, and to judge the answer.
+evidence: to choose what to charge, to judge the answer, and (in a trial) to weigh the sentences the defence cites.
 
 Two ways to score (`GroundingSpec.scoring`): each sentence alone as if it were the whole answer
 (`sentence`, two calls per sentence), or the whole answer once with the context and once without

@@ -1,13 +1,13 @@
-"""The court as a metric: one answer judged and returned the way evaluation tools expect a metric's result.
+"""A judge as a metric: one answer judged and returned the way evaluation tools expect a metric's result.
 
-`Court.score(...)` and `Court.ascore(...)` take the argument names of the tools people come from (`question`,
-`answer`, `context`; Opik's `input`, `output`, `context`; DeepEval's `input`, `actual_output`,
+`Judge.score(...)` and `Judge.ascore(...)` (the clerk, a court, a baseline) take the argument names of the tools
+people come from (`question`, `answer`, `context`; Opik's `input`, `output`, `context`; DeepEval's `input`, `actual_output`,
 `retrieval_context`; Ragas' `user_input`, `response`, `retrieved_contexts`) and return a `Score`:
 
 - `value` is **P(hallucinated)**, the case verdict's score, in [0, 1]: *lower is better*, as in Opik's
   `Hallucination` and DeepEval's `HallucinationMetric` (not `1 - faithfulness`: the court's threshold and every
   number in its reasons are on this scale);
-- `threshold` is the court's own verdict threshold for its model (`Court.threshold`) unless one is given;
+- `threshold` is the judge's own verdict threshold for its model (`Judge.threshold`) unless one is given;
 - `success` is the court's verdict, faithful (`PASS`); with a threshold given, `value < threshold`;
 - `spans` are the parts of the answer it finds hallucinated and `testimony` what its witnesses measured (the
   adapters name the spans in their reason: `reason_with_spans`).
@@ -27,11 +27,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from typing import Any, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from courtroom.case import Case, CaseVerdict, HallucinatedSpan, Testimony
 from courtroom.digest import content_hash
-from courtroom.engine.judge import MetricResult
 from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import CaseFailedError, MetricArgumentError
 
@@ -47,7 +46,7 @@ ARGUMENTS: dict[str, tuple[str, ...]] = {
 
 
 class Judging(Protocol):
-    """What scoring needs of a court (`courtroom.court.Court`): its threshold, and cases judged in lockstep."""
+    """What scoring needs of a judge: its threshold, and cases judged in lockstep."""
 
     @property
     def threshold(self) -> float: ...
@@ -55,15 +54,29 @@ class Judging(Protocol):
     def run_many(self, cases: Iterable[Case]) -> Iterator[CaseOutcome]: ...
 
 
-class Score(MetricResult):
-    """A metric's result: the court's P(hallucinated) for one answer, why, and whether it passes."""
+class Score(BaseModel):
+    """A metric's result, shaped like the Opik and DeepEval hallucination metrics': the judge's P(hallucinated) for
+    one answer, why, and whether it passes."""
 
+    model_config = ConfigDict(extra="forbid")
+
+    value: float
+    """P(hallucinated) in [0, 1]: lower is better."""
+    reason: str
+    """Why."""
+    verdict: CaseVerdict
+    """The full verdict behind the score."""
     name: str
     """The metric's name (`courtroom_hallucination` unless given)."""
     threshold: float
     """The threshold `success` was decided at: the court's own for its model unless one was given."""
     success: bool
     """The answer passes: the court's verdict is faithful (with a threshold given: `value < threshold`)."""
+
+    @property
+    def score(self) -> float:
+        """Alias of `value` (DeepEval names it score)."""
+        return self.value
 
     @property
     def spans(self) -> list[HallucinatedSpan]:

@@ -1,0 +1,178 @@
+"""Court files: found by name among the shipped courts or by path, read as YAML, resolved through `extends` (a court
+may extend another court, a shipped one by name or a file by path relative to it, and change only what it names),
+brought up to date from older formats, and changed by `--set` overrides. What comes out is the court's settings as
+one mapping, with where each came from (`CourtFile.origin`), for the clerk (`ClerkSpec`) and, when it holds a
+`trial` section, for the court (`courtroom.court.spec.TrialSpec`) to validate."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from difflib import get_close_matches
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from courtroom.clerk.migrations import flat_court, modern_path, nest_trial
+from courtroom.clerk.spec import SpecT
+from courtroom.errors import CourtError
+from courtroom.yamlio import Locator, read_yaml
+
+MAX_EXTENDS = 8
+OPEN_MAPPINGS = ("personas", "by_model", "rulings")
+"""Settings whose keys are the user's (a role, a model): `--set` may add one."""
+"""The longest chain of courts extending one another."""
+
+
+def shipped_dir() -> Path:
+    """The directory of the personas and courts shipped with courtroom (`personas/` of the repository)."""
+    return Path(str(resources.files("courtroom.shipped")))
+
+
+def courts_dir() -> Path:
+    """The directory of the shipped courts."""
+    return shipped_dir() / "courts"
+
+
+def shipped_courts() -> list[str]:
+    """The names of the shipped courts."""
+    return sorted(p.stem for p in courts_dir().glob("*.yaml"))
+
+
+def find_court_file(name: str, near: Path | None = None) -> Path:
+    """A court by path (relative to `near`, the folder of the court that names it, when given), or by name among the
+    shipped courts."""
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml"):
+        for candidate in ([near / path] if near is not None and not path.is_absolute() else []) + [path]:
+            if candidate.is_file():
+                return candidate
+        raise CourtError(f"court file {path} does not exist")
+    candidate = courts_dir() / f"{name}.yaml"
+    if candidate.is_file():
+        return candidate
+    close = get_close_matches(name, shipped_courts(), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped_courts()}{hint}")
+
+
+@dataclass
+class CourtFile:
+    """A court file resolved: its settings as one mapping, the file and its lines, and where each setting came from."""
+
+    path: Path
+    data: dict[str, Any]
+    locator: Locator
+    origin: dict[tuple[str, ...], str] = field(default_factory=dict)
+    """The path of every setting written in a file of the chain, and the file that set it last."""
+    lineage: tuple[str, ...] = ()
+    """The names of the courts it extends, nearest first (their rulings decide here too: the same measurement)."""
+
+    @property
+    def trial(self) -> dict[str, Any] | None:
+        """The trial section, when the court holds trials."""
+        return self.data.get("trial")
+
+
+def read_court(name_or_path: str | Path) -> CourtFile:
+    """A court file by name or path, resolved through `extends` and brought up to date."""
+    return _resolve(find_court_file(str(name_or_path)), [])
+
+
+def _resolve(path: Path, chain: list[Path]) -> CourtFile:
+    """A court file with the court it extends merged under it."""
+    if path.resolve() in chain:
+        raise CourtError(f"{path}: field extends: the courts extend one another in a circle "
+                         f"({' -> '.join(str(p) for p in [*chain, path.resolve()])})")
+    if len(chain) >= MAX_EXTENDS:
+        raise CourtError(f"{path}: field extends: more than {MAX_EXTENDS} courts extend one another")
+    data, locator = read_yaml(path, CourtError)
+    data = nest_trial(data, str(path)) if flat_court(data) else data
+    parent_name = data.pop("extends", None)
+    if parent_name is None and "trial" in data and data["trial"] is None:
+        del data["trial"]  # a court written out whole (`calibrate -o`) says it tries nothing
+    own = {leaf: str(path) for leaf in _leaves(data)}
+    if parent_name is None:
+        return CourtFile(path, data, locator, own)
+    if not isinstance(parent_name, str) or not parent_name:
+        raise CourtError(f"{path}:{locator.line(['extends'])}: field extends: expected a court's name or file")
+    if "name" not in data:
+        raise CourtError(f"{path}: field name: a court that extends another names itself (its runs are named by it)")
+    try:
+        parent = _resolve(find_court_file(parent_name, path.parent), [*chain, path.resolve()])
+    except CourtError as exc:
+        raise CourtError(f"{path}:{locator.line(['extends'])}: field extends: {exc}") from exc
+    return CourtFile(path, _merged(parent.data, data), locator, {**parent.origin, **own},
+                     (str(parent.data.get("name", parent.path.stem)), *parent.lineage))
+
+
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """`over` on top of `base`: mappings merged key by key, everything else (lists, text, numbers) replaced whole; a
+    mapping set to null is removed (the setting's default applies: `witnesses: null` hears none)."""
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if value is None and isinstance(out.get(key), dict):
+            del out[key]
+        elif isinstance(value, dict) and isinstance(out.get(key), dict) and key != "rulings":
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _leaves(data: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    if isinstance(data, dict) and data:
+        return [leaf for key, value in data.items() for leaf in _leaves(value, (*prefix, str(key)))]
+    return [prefix]
+
+
+def parse_override(item: str) -> tuple[str, Any]:
+    """`aggregation.threshold=0.4` -> `("aggregation.threshold", 0.4)` (the value read as YAML: numbers, booleans,
+    null, lists and mappings as written)."""
+    import yaml
+
+    path, sep, text = item.partition("=")
+    if not sep or not path.strip():
+        raise CourtError(f"--set {item!r}: expected FIELD=VALUE, e.g. aggregation.threshold=0.4")
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise CourtError(f"--set {item!r}: the value is not valid YAML ({exc})") from exc
+    return path.strip(), value
+
+
+def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
+    """The settings with some changed (`{"aggregation.threshold": 0.4}`); a path that names no setting, or a value it
+    does not take, is a `CourtError` naming it. Settings named as they were before the trial section
+    (`ruling.judge_weight`, `personas.judge`) are found where they are now."""
+    data = spec.model_dump(mode="json", by_alias=True)
+    for path, value in overrides.items():
+        node = data
+        *parents, last = modern_path(path).split(".")
+        for part in parents:
+            if not isinstance(node.get(part), dict):
+                raise CourtError(f"--set {path}: the court has no section {part!r}")
+            node = node[part]
+        if last not in node and (not parents or parents[-1] not in OPEN_MAPPINGS):
+            raise CourtError(f"--set {path}: the court has no setting {last!r} there (it has {sorted(node)})")
+        node[last] = value
+    try:
+        return type(spec).model_validate(data)
+    except ValidationError as exc:
+        raise CourtError("; ".join(f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
+
+
+def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[tuple[str, ...], Any, str]]:
+    """Every setting a court resolves to (`settings`: its spec dumped), each with where it came from: the file of the
+    chain that wrote it last, or `default` (the spec's own default)."""
+    out = []
+    for path in _leaves(settings):
+        value: Any = settings
+        for key in path:
+            value = value[key]
+        origin = next((court.origin[path[:n]] for n in range(len(path), 0, -1) if path[:n] in court.origin), "default")
+        out.append((path, value, origin))
+    return out

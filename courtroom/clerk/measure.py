@@ -1,0 +1,127 @@
+"""The clerk's measure of each statement: its grounding in the whole context (`courtroom.clerk.grounding`), with the
+lexical evidence of the words the sources never use when the clerk takes it, and the P(suspect) they imply."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from courtroom.case import Case
+from courtroom.clerk import grounding as measure
+from courtroom.clerk.spec import ClerkSpec
+from courtroom.door.requests import GenerationResponse
+from courtroom.engine.lockstep import Call, Step
+from courtroom.text.words import Vocabulary
+
+ROLE = "clerk"
+"""The role the clerk's calls are recorded under."""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A statement's measured grounding in the whole context, and what re-measuring it against other evidence needs:
+    its likelihood without context (total and tokens; per token when measured by token), and, when it was read off
+    the whole answer, where it lies in the answer."""
+
+    grounding: float
+    bare: tuple[float, int]
+    bare_tokens: tuple[float, ...] | None = None
+    span: tuple[int, int] | None = None
+    weakest: tuple[str, ...] = ()
+    """The words the context accounts for least, when measured token by token in the answer."""
+    unsupported: float = 0.0
+    """The share of the statement's content words that the sources never use (with lexical evidence)."""
+    exhibits: tuple[str, ...] = ()
+    """Those words, in the statement's order (with lexical evidence)."""
+
+
+def suspicion(spec: ClerkSpec, grounding: float, measured: Measure, shift: float = 0.0) -> float:
+    """P(suspect) of a statement measured at `grounding`, with the clerk's lexical evidence when it takes it (and
+    `shift` added to the log-odds: a trial's check of the prosecution's exhibits)."""
+    g = spec.grounding
+    lexical = 0.0 if g.lexical is None or g.lexical.scale is None else \
+        (measured.unsupported - g.lexical.center) / g.lexical.scale
+    return measure.p_suspect(grounding, g.center, g.scale, lexical + shift)
+
+
+def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str], measured: list[Measure]) -> list[Measure]:
+    """The measures with the share of each statement's words that the context and question never use."""
+    if spec.grounding.lexical is None:
+        return measured
+    vocabulary = Vocabulary([*case.context, case.question])
+    out = []
+    for statement, m in zip(statements, measured):
+        evidence = vocabulary.evidence(statement)
+        out.append(replace(m, unsupported=evidence.unsupported, exhibits=evidence.words))
+    return out
+
+
+def measure_statements(spec: ClerkSpec, case: Case, statements: Sequence[str],
+                       spans: Sequence[tuple[int, int] | None] | None = None) -> Step:
+    """Measure each statement's grounding in the whole context, by the clerk's scoring mode; returns one `Measure` per
+    statement. `spans`: where each statement lies in the answer (stripped), for the `answer` scoring mode (found when
+    not given; a statement not in the answer is scored alone)."""
+    g = spec.grounding
+    answer = case.answer.strip()
+    if g.scoring != "answer":
+        spans = [None] * len(statements)
+    elif spans is None:
+        spans = [_found(answer, s) for s in statements]
+    measured: list[Measure | None] = [None] * len(statements)
+    alone = [i for i, span in enumerate(spans) if span is None]
+    calls = [Call(measure.scoring_request(case, answer, c, splitter=spec.sentences), purpose="ground", role=ROLE)
+             for c in ("full", "none")] if len(alone) < len(statements) else []
+    calls += _measure_calls(spec, case, [statements[i] for i in alone])
+    responses = yield calls
+    if len(alone) < len(statements):
+        full, bare = measure.TokenScores.of(responses[0]), measure.TokenScores.of(responses[1])
+        for i, m in enumerate(answer_measures(spec, answer, spans, full, bare)):
+            if m is not None:
+                measured[i] = m
+        responses = responses[2:]
+    for i, m in zip(alone, _measures([statements[i] for i in alone], responses, g.clip)):
+        measured[i] = m
+    return with_lexical_evidence(spec, case, statements, measured)
+
+
+def _found(answer: str, statement: str) -> tuple[int, int] | None:
+    start = answer.find(statement)
+    return (start, start + len(statement)) if start >= 0 else None
+
+
+def answer_measures(spec: ClerkSpec, answer: str, spans: Sequence[tuple[int, int] | None], full: measure.TokenScores,
+                    bare: measure.TokenScores) -> list[Measure | None]:
+    """The measure of each statement at `spans` of the answer (None where it has none), read off the whole answer
+    scored with the context (`full`) and without (`bare`)."""
+    clip = spec.grounding.clip
+    out: list[Measure | None] = []
+    for span in spans:
+        if span is None:
+            out.append(None)
+            continue
+        b, f = bare.within(*span), full.within(*span)
+        weakest = measure.weakest_words(answer, full.spans_within(*span), [x - y for x, y in zip(f, b)])
+        out.append(Measure(measure.token_grounding(f, b, clip), (math.fsum(b), len(b)), b, span, weakest))
+    return out
+
+
+def _measure_calls(spec: ClerkSpec, case: Case, statements: Sequence[str]) -> list[Call]:
+    with_context = [measure.scoring_request(case, s, "full", splitter=spec.sentences) for s in statements]
+    without = [measure.scoring_request(case, s, "none", splitter=spec.sentences) for s in statements]
+    return [Call(r, purpose="ground", role=ROLE) for r in with_context + without]
+
+
+def _measures(statements: Sequence[str], responses: list[GenerationResponse], clip: float | None) -> list[Measure]:
+    """Measures of statements scored alone: with `clip`, token by token; without, from total likelihoods (the
+    original measure, which transcripts without per-token scores can replay)."""
+    n = len(statements)
+    out = []
+    for s, full, bare in zip(statements, responses[:n], responses[n:]):
+        lp_bare = measure.logprob(bare, s)
+        if clip is None:
+            out.append(Measure(measure.grounding(measure.logprob(full, s), lp_bare), lp_bare))
+        else:
+            b = measure.TokenScores.of(bare).logprobs
+            out.append(Measure(measure.token_grounding(measure.TokenScores.of(full).logprobs, b, clip), lp_bare, b))
+    return out

@@ -1,0 +1,188 @@
+"""Court configurations of earlier versions, brought up to date; and the settings retired since.
+
+A run's manifest records the court it was made with (`judge.court`), and its hash names the run. The migrations
+below say what changed, in which version, and what a configuration without it meant; the run's manifest applies
+them when it is read (`courtroom.log.manifest.Manifest.judge_config`), so a run of any age rebuilds the court it was
+made with, checked by content. Court files written before the trial section are read the same way
+(`nest_trial`).
+
+A setting whose experiment the numbers rejected is retired: its code is deleted in the change that reports it, and
+it is listed in `RETIRED_SETTINGS` with the last version that can replay a run made with it. A recorded court (or a
+court file) that uses one is refused in one line naming both, never decided by other code than made it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from courtroom.engine.migrations import JudgeConfig, Migration
+from courtroom.errors import CourtError
+
+LAST_BEFORE_RETIREMENT = "courtroom 0.1.0 (commit 5150ee0)"
+"""The last version that replays runs of the settings retired with the trial section."""
+
+
+@dataclass(frozen=True)
+class RetiredSetting:
+    """A setting the numbers rejected: how to find it in a flat court configuration, and what it was."""
+
+    name: str
+    """The setting as court files wrote it."""
+    used: Callable[[dict[str, Any]], bool]
+    """Whether a court configuration of the flat format (before the trial section) uses it."""
+    why: str
+    """What the numbers said (docs/experiments.md has them)."""
+    last: str = LAST_BEFORE_RETIREMENT
+    """The last version that can replay a run made with it."""
+
+    def message(self, where: str) -> str:
+        return (f"{where}: `{self.name}` is retired ({self.why}); {self.last} is the last version that can replay a "
+                f"run made with it")
+
+
+def _section(court: dict[str, Any], name: str) -> dict[str, Any]:
+    section = court.get(name)
+    return section if isinstance(section, dict) else {}
+
+
+RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
+    RetiredSetting("indictment.mode: score", lambda c: _section(c, "indictment").get("mode") == "score",
+                   "the clerk's yes/no per sentence charged no better than the grounding measure; no court shipped it"),
+    RetiredSetting("move_priors", lambda c: c.get("move_priors") is not None,
+                   "calibrating a small model's moves by its priors did not make its trials better than the "
+                   "measurement; one experiment court used it"),
+    RetiredSetting("ruling.first_reading_weight", lambda c: bool(_section(c, "ruling").get("first_reading_weight")),
+                   "the judge's first reading of the whole answer added nothing on HaluBench dev (0.655 vs 0.650)"),
+    RetiredSetting("witnesses.trial", lambda c: bool(_section(c, "witnesses").get("trial")),
+                   "the span trial (with its `trial_charges` and `quote_check`) did not point at the false words "
+                   "better than the witnesses' own spans: -0.002 at 0.5B, -0.047 at 135M, no change at 1.5B served"),
+)
+"""Every retired court setting."""
+
+
+def retired_in(court: dict[str, Any]) -> list[RetiredSetting]:
+    """The retired settings a flat court configuration uses."""
+    return [setting for setting in RETIRED_SETTINGS if setting.used(court)]
+
+
+FLAT_TRIAL_KEYS = ("rules", "personas", "clerk", "ruling", "ruling_evidence_roles", "max_rounds", "jury_rule",
+                   "on_no_charges", "graph", "escalation", "move_priors", "exhibit_check")
+"""Settings a court file held at its top level before the trial section."""
+MOVED = {"ruling.judge_weight": "trial.judge_weight", "ruling_evidence_roles": "trial.evidence_roles",
+         **{key: f"trial.{key}" for key in ("rules", "personas", "max_rounds", "jury_rule", "on_no_charges", "graph",
+                                            "escalation", "exhibit_check")}}
+"""Where the settings of the flat format are now."""
+
+
+def modern_path(path: str) -> str:
+    """A setting's dotted path as it is now (`ruling.judge_weight` is `trial.judge_weight`, `personas.judge` is
+    `trial.personas.judge`)."""
+    for old, new in MOVED.items():
+        if path == old or path.startswith(old + "."):
+            return new + path[len(old):]
+    return path
+
+
+def flat_court(court: dict[str, Any]) -> bool:
+    """Whether a court configuration is of the flat format (before the trial section)."""
+    return any(key in court for key in FLAT_TRIAL_KEYS) or "mode" in _section(court, "indictment")
+
+
+def nest_trial(flat: dict[str, Any], where: str = "the court") -> dict[str, Any]:
+    """A flat court configuration as the clerk's settings and a `trial` section (none for a court that tried no
+    charge: `escalation: {tries: nothing}`). Only the settings written are moved (defaults are the specs'); a retired
+    setting is a `CourtError` naming it and the last version that replays it."""
+    if retired := retired_in(flat):
+        raise CourtError(retired[0].message(where))
+    if "trial" in flat:
+        key = next(k for k in FLAT_TRIAL_KEYS if k in flat)
+        raise CourtError(f"{where}: field {key}: a setting of the trial belongs in the trial section "
+                         f"({modern_path(key)})")
+    court = {k: copy.deepcopy(v) for k, v in flat.items() if k not in FLAT_TRIAL_KEYS}
+    indictment = dict(_section(flat, "indictment"))
+    mode = indictment.pop("mode", "grounding")
+    if "indictment" in flat:
+        court["indictment"] = indictment
+    if isinstance(court.get("witnesses"), dict):
+        court["witnesses"] = {k: v for k, v in court["witnesses"].items()
+                              if k not in ("trial", "trial_charges", "quote_check", "rulings_from")}
+    escalation = flat.get("escalation")
+    if isinstance(escalation, dict) and escalation.get("tries") == "nothing":
+        return court
+    trial: dict[str, Any] = {MOVED[k].split(".", 1)[1]: copy.deepcopy(flat[k]) for k in MOVED
+                             if "." not in k and k in flat}
+    if "judge_weight" in _section(flat, "ruling"):
+        trial["judge_weight"] = flat["ruling"]["judge_weight"]
+    if mode == "generate":
+        trial["charges"] = "drafted"
+    if isinstance(trial.get("escalation"), dict):
+        trial["escalation"] = {k: v for k, v in trial["escalation"].items() if k != "tries"}
+    court["trial"] = trial
+    return court
+
+
+# -- recorded configurations ---------------------------------------------------------------------------------
+def _courtroom(config: JudgeConfig) -> dict[str, Any] | None:
+    court = config.get("court") if config.get("judge") == "courtroom" else None
+    return court if isinstance(court, dict) else None
+
+
+def _add_by_model(config: JudgeConfig) -> None:
+    config["court"]["aggregation"]["by_model"] = {}
+
+
+def _regex_sentences(config: JudgeConfig) -> None:
+    config["court"]["sentences"] = "regex"
+
+
+SINCE_DEFAULTS: dict[str, Any] = {
+    "grounding": {"scoring": "sentence", "clip": None, "lexical": None},
+    "aggregation": {"share_by": "statements"},
+    "witnesses": {"word_states": False, "rulings": {}},
+}
+"""The settings a flat configuration left out at their default (they were added after the first court files, and
+recorded only when used)."""
+TRIAL_DEFAULTS: dict[str, Any] = {"charges": "measured", "judge_weight": 1.0, "evidence_roles": ["defender"],
+                                  "max_rounds": 3, "jury_rule": "mean", "on_no_charges": "acquit", "escalation": None,
+                                  "exhibit_check": None}
+
+
+def _trial_section(config: JudgeConfig) -> None:
+    """Court 11: the trial's settings in their own section, every setting recorded, no trial for a court that
+    tried no charge (with its personas), the first reading's prompts gone; retired settings named."""
+    flat = config["court"]
+    if retired := retired_in(flat):
+        config["retired"] = [setting.name for setting in retired]
+        return
+    court = nest_trial(flat)
+    court.pop("$schema", None)
+    court.setdefault("description", "")
+    court.setdefault("indictment", {"threshold": 0.5})
+    court.setdefault("max_charges", 3)
+    for section, defaults in SINCE_DEFAULTS.items():
+        if isinstance(court.get(section), dict):
+            court[section] = {**defaults, **court[section]}
+    court.setdefault("witnesses", None)
+    if "trial" in court:
+        court["trial"] = {**TRIAL_DEFAULTS, **court["trial"]}
+    else:
+        config.pop("personas", None)
+    config.pop("first_reading", None)
+    config["court"] = court
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration("court 2: aggregation.by_model (per-model thresholds) added; absent means none",
+              lambda c: (court := _courtroom(c)) is not None and "rules" in court
+              and "by_model" not in court.get("aggregation", {}), _add_by_model),
+    Migration("court 3: sentences (how the context and the answer are cut into sentences; new courts cut JSON, "
+              "tables and lists by their structure) added; absent means regex, the first splitter",
+              lambda c: (court := _courtroom(c)) is not None and "sentences" not in court, _regex_sentences),
+    Migration("court 11: the trial's settings in a section of their own (none for a court that tries no charge), "
+              "every setting recorded; retired settings named", lambda c: (court := _courtroom(c)) is not None
+              and flat_court(court), _trial_section),
+)
+"""The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

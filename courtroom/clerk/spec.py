@@ -1,0 +1,169 @@
+"""The clerk's settings: how the answer is cut into statements and measured against the context, which witnesses
+testify, which statements are charged, and how the measured statements become the case verdict. Every court file
+holds them (a court adds a `trial` section: `courtroom.court.spec`); a file with none but these is the clerk alone.
+Validated by pydantic on load; every setting is recorded in a run's manifest."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from courtroom.door.models import model_key
+from courtroom.text.sentences import SPLITTER, SentenceSplitter
+from courtroom.witness.registry import WitnessName
+from courtroom.witness.ruling import FittedRuling
+
+_FIELDS = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class LexicalSpec(BaseModel):
+    """Lexical evidence: the words of a statement that neither the context nor the question uses
+    (`courtroom.text.words`), named in its charge, and optionally weighed: the share u of the statement's distinct
+    content words that are unsupported adds (u - center) / scale to the log-odds that it is hallucinated."""
+
+    model_config = _FIELDS
+
+    center: float = Field(0.35, ge=0.0, le=1.0)
+    """Share of unsupported words at which the lexical evidence is neutral."""
+    scale: float | None = Field(0.1, gt=0.0)
+    """How sharply suspicion rises with the share of unsupported words; None names the words in the charges without
+    weighing them."""
+
+
+class GroundingSpec(BaseModel):
+    """The clerk's measure of evidence: how much the context raises the model's likelihood of a statement.
+
+    The grounding of a statement is its pointwise mutual information with the context, in nats per token:
+    log P(statement | context, question) - log P(statement | question), averaged over its tokens. Words the context
+    accounts for become likelier when the context is shown; invented ones do not. It maps to
+    P(suspect) = sigmoid((center - grounding) / scale [+ the lexical term, see `LexicalSpec`])."""
+
+    model_config = _FIELDS
+
+    center: float = 0.2
+    """Grounding (nats per token) at which a statement is as likely hallucinated as not."""
+    scale: float = Field(0.3, gt=0.0)
+    """How sharply P(suspect) falls as grounding rises."""
+    scoring: Literal["sentence", "answer"] = "sentence"
+    """sentence: score each sentence alone, as if it were the whole answer (two calls per sentence); answer: score
+    the whole answer once with the context and once without (two calls per case) and read each sentence off its
+    tokens, so a sentence is measured in the flow of the answer before it."""
+    clip: float | None = Field(None, gt=0.0)
+    """The most one token may gain from the context (nats), or None for no cap (total likelihoods). A copied rare
+    name gains 5-10 nats and would otherwise outweigh the invented words beside it."""
+    lexical: LexicalSpec | None = None
+    """Also weigh lexical evidence (words of the statement the sources never use) into P(suspect), or None for
+    grounding alone. The words are named in the charge."""
+
+
+class IndictmentSpec(BaseModel):
+    """Which measured statements the clerk charges."""
+
+    model_config = _FIELDS
+
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+    """A statement is charged when its P(suspect) reaches this."""
+
+
+class AggregationSpec(BaseModel):
+    """How the rulings on the charges become the case verdict."""
+
+    model_config = _FIELDS
+
+    method: Literal["any", "majority", "mean", "share"] = "any"
+    """any: hallucinated if any charge is (score = max P); majority: if most are (score = mean P); mean: if the mean
+    P(hallucinated) over charges reaches the threshold; share: the expected share of the answer's statements that
+    are hallucinated, every statement counted (a ruling for those charged, the indictment's P(suspect) for the
+    others), against the threshold."""
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+    """P(hallucinated) at or above which a ruling (and the `mean` and `share` methods) says hallucinated."""
+    share_by: Literal["statements", "characters"] = "statements"
+    """share method: count every statement once, or by its length in characters (the expected share of the
+    answer's *text* that is hallucinated: a long invented sentence outweighs a short greeting)."""
+    by_model: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)
+    """Thresholds tuned for particular models (by the name given to --model; `default` is `smollm2-135m`),
+    overriding `threshold`: with another model rulings sit at other heights, so the threshold that balances the two
+    kinds of error belongs to the court and the model together."""
+
+    def threshold_for(self, model: str) -> float:
+        """The threshold for `model` (`by_model`, else `threshold`)."""
+        tuned = {model_key(name): value for name, value in self.by_model.items()}
+        return tuned.get(model_key(model), self.threshold)
+
+
+class WitnessesSpec(BaseModel):
+    """The witnesses the clerk hears (`courtroom.witness.registry`), and the rulings fitted to weigh their testimony
+    for particular models (`courtroom.witness.ruling`). With a ruling for its model, the clerk decides each sentence
+    and the whole answer by the ruling; without one, by its grounding measure, and the testimony is recorded all the
+    same (`courtroom calibrate --ruling` fits a ruling from such a run)."""
+
+    model_config = _FIELDS
+
+    heard: list[WitnessName] = Field(min_length=1)
+    """The witnesses called, in the order they testify."""
+    hidden_depth: float = Field(0.5, gt=0.0, le=1.0)
+    """The depth of the residual stream the hidden-state witness reads (0.5: the middle layer)."""
+    word_states: bool = False
+    """Also record the hidden state of every word of the answer (at `hidden_depth`; in-process backends), so that
+    `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Costs no model time, but a
+    record of about 6 KB a word. A clerk whose ruling has a word probe needs not: it asks for each word's state
+    projected onto the probe (one number a word, `Observation.project_words`)."""
+    rulings: dict[str, FittedRuling | str] = Field(default_factory=dict)
+    """Model -> its fitted ruling: a ruling file, relative to the court file (read when the court loads, and recorded
+    whole in every run's manifest), by the name given to --model (`default` is `smollm2-135m`)."""
+
+    @model_validator(mode="after")
+    def _once_each(self) -> WitnessesSpec:
+        if len(set(self.heard)) != len(self.heard):
+            raise ValueError(f"a witness is called twice: {self.heard}")
+        return self
+
+    def ruling_for(self, model: str) -> FittedRuling | None:
+        """The ruling fitted for `model`, filed under any of its names (`default` is `smollm2-135m`), None when there
+        is none (or it is not loaded yet)."""
+        ruling = next((r for m, r in self.rulings.items() if model_key(m) == model_key(model)), None)
+        return ruling if isinstance(ruling, FittedRuling) else None
+
+
+class ClerkSpec(BaseModel):
+    """The clerk's part of a court file (every setting but the `trial`)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, populate_by_name=True)
+
+    schema_path: str | None = Field(default=None, alias="$schema")
+    """Optional JSON schema reference for editors (ignored)."""
+    name: str = Field(pattern=r"^[a-z][a-z0-9_\-]*$")
+    """The court's name."""
+    description: str = ""
+    """What the court does, for its users."""
+    sentences: SentenceSplitter = SPLITTER
+    """How the context is cut into the numbered sentences, and the answer into the statements the clerk measures
+    (`courtroom.text.sentences`): structured (JSON records, table rows, list items and lines first, then prose, past
+    abbreviations, initials and decimals) or regex (end punctuation before a capital, or a line break)."""
+    grounding: GroundingSpec = GroundingSpec()
+    """How grounding (measured evidence) maps to a probability."""
+    witnesses: WitnessesSpec | None = None
+    """The witnesses heard while measuring, and the rulings fitted to weigh their testimony; None hears none (the
+    grounding measure decides)."""
+    indictment: IndictmentSpec = IndictmentSpec()
+    """Which statements are charged."""
+    max_charges: int = Field(3, ge=1, le=10)
+    """At most this many statements are charged per case (the most suspect)."""
+    aggregation: AggregationSpec = AggregationSpec()
+    """How the rulings on the charges combine into the case verdict."""
+
+    def threshold_for(self, model: str) -> float:
+        """The verdict threshold for `model` (`aggregation.by_model`, else `aggregation.threshold`)."""
+        return self.aggregation.threshold_for(model)
+
+    def problems(self) -> list[tuple[tuple[str | int, ...], str]]:
+        """What is wrong across its settings, each with the path of the field at fault."""
+        if self.witnesses is not None and self.grounding.scoring != "answer":
+            return [(("witnesses",), "witnesses are heard on the whole answer's measured tokens: they need "
+                                     "grounding.scoring: answer")]
+        return []
+
+
+SpecT = TypeVar("SpecT", bound=ClerkSpec)
+"""The clerk's settings, or a court's (which hold them)."""
