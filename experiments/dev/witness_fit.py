@@ -34,7 +34,6 @@ DATA = ["/work/shared/data/halubench-dev.jsonl", "/work/shared/data/ragtruth-spa
 def reading_of(x: dict, row: dict) -> Reading:
     case = Case(id=row["id"], question=row["question"], context=row["context"], answer=row["answer"],
                 label=row["label"], source=row["source"])
-    answer = case.answer.strip()
     spans = [tuple(s) for s in x["offsets"]]
     members = [token_indices(spans, a, b) or [0] for a, b in x["sentences"]] + [list(range(len(spans)))]
     lb = x["lookback"].astype(np.float64)  # (A, L, H)
