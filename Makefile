@@ -53,7 +53,7 @@ HOSTS := opik deepeval ragas
 HOST_opik := opik==2.2.122
 HOST_deepeval := deepeval==4.3.1
 HOST_ragas := ragas==0.4.3 "langchain-community<0.4"
-HOST_CORE := "pydantic>=2.10" "networkx>=3.4" "pyyaml>=6" "jinja2>=3.1" "snowballstemmer>=2.2" "numpy>=1.26" "pytest>=8"
+HOST_CORE := "pydantic>=2.10" "networkx>=3.4" "pyyaml>=6" "jinja2>=3.1" "python-liquid>=2.3,<3" "snowballstemmer>=2.2" "numpy>=1.26" "pytest>=8"
 HOST_STAMPS := $(HOSTS:%=.venv-%/.installed)
 
 $(HOST_STAMPS): .venv-%/.installed: pyproject.toml Makefile

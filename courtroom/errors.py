@@ -77,10 +77,5 @@ class RecordedFailure(CourtroomError):
     keeps the recorded type's name)."""
 
 
-class TemplateLimitError(PersonaError):
-    """A persona's instructions template would do too much work or make too large a value (a loop of
-    millions of turns, a string repeated or doubled past the limit); the message names the limit."""
-
-
 class TranscriptError(RunError):
     """A case's transcript is missing, empty or not a transcript (the message names the file and line)."""

@@ -35,12 +35,12 @@ def test_run_resumes_an_interrupted_run_and_judges_only_what_is_left(tmp_path: P
     assert seen == [] and len(again.rows) == 4
 
 
-def test_default_out_names_the_court_so_two_courts_do_not_collide() -> None:
-    from courtroom.runs.api import default_out
+def test_default_run_dir_names_the_court_so_two_courts_do_not_collide() -> None:
+    from courtroom.runs.api import default_run_dir
 
-    assert default_out("data/x.jsonl", "courtroom", "default", "qwen2.5-coder-0.5b") != \
-        default_out("data/x.jsonl", "courtroom", "full", "qwen2.5-coder-0.5b")
-    assert default_out("data/x.jsonl", "rails", "default", "Qwen/Qwen2.5-7B") == Path("runs/x-rails-Qwen_Qwen2.5-7B")
+    assert default_run_dir("data/x.jsonl", "courtroom", "default", "qwen2.5-coder-0.5b") != \
+        default_run_dir("data/x.jsonl", "courtroom", "full", "qwen2.5-coder-0.5b")
+    assert default_run_dir("data/x.jsonl", "rails", "default", "Qwen/Qwen2.5-7B") == Path("runs/x-rails-Qwen_Qwen2.5-7B")
 
 
 def test_the_public_api_imports_without_torch_or_ray() -> None:

@@ -7,7 +7,6 @@ commands, so `courtroom --help` stays fast.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import NoReturn
 
 import typer
@@ -114,22 +113,6 @@ def check_gates(metrics, gates: list) -> None:  # noqa: ANN001
 def warn(message: str) -> None:
     """Print a warning on stderr."""
     err.print(f"[yellow]warning[/]: {shown(message)}")
-
-
-def default_run_name(model: str) -> str:
-    """A model's part of a default run directory name: a file's name without its extension, or a Hub id
-    with its slash kept apart (`Qwen/Qwen2.5-7B-Instruct` -> `Qwen_Qwen2.5-7B-Instruct`)."""
-    path = Path(model)
-    name = path.stem if path.suffix in {".gguf", ".safetensors", ".bin"} else model.strip("/")
-    return name.replace(":", "_").replace("/", "_").replace("\\", "_")
-
-
-def default_run_dir(dataset: str, judge: str, court: str, model: str) -> Path:
-    """`runs/<dataset>-<court>-<model>` for the courtroom judge (a court file by its name without the extension),
-    `runs/<dataset>-<judge>-<model>` for a baseline: runs of two courts on the same data do not collide."""
-    place = Path(court)
-    who = (place.stem if place.suffix in (".yaml", ".yml") else place.name) if judge == "courtroom" else judge
-    return Path("runs") / f"{Path(dataset).stem}-{default_run_name(who)}-{default_run_name(model)}"
 
 
 def court_of(config: dict) -> str | None:

@@ -57,6 +57,8 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     console.print(f"[bold]{shown(audit.root)}[/]: judge {shown(manifest.spec.judge.name)}, "
                   + (f"court {shown(court)}, " if court else "")
                   + f"model {shown(manifest.model)}, {len(rows)} cases, created {manifest.created:%Y-%m-%d %H:%M} UTC")
+    if note := audit.ruling_note():
+        console.print(shown(note))
     overall = compute_metrics(rows)
     console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
     if audit.edits():

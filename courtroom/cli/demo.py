@@ -6,7 +6,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from courtroom.cli.app import app, console, default_run_dir, fail
+from courtroom.cli.app import app, console, fail
 from courtroom.report.terminal import shown
 
 
@@ -66,5 +66,7 @@ def next_step(judge: str, court: str, model: str) -> str:
                ("--model", model, "default")]
     command = " ".join(["courtroom run examples", *(f"{name} {shlex.quote(value)}" for name, value, usual in options
                                                     if value != usual)])
+    from courtroom.runs.api import default_run_dir
+
     out = shlex.quote(str(default_run_dir("examples", judge, court, model)))
     return f"next: {command} (writes {out}), then courtroom audit {out}"

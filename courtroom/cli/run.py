@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from courtroom.cli.app import app, check_gates, console, default_run_dir, err, fail, judge_title, parse_fail_under
+from courtroom.cli.app import app, check_gates, console, err, fail, judge_title, parse_fail_under
 from courtroom.report.terminal import shown
 
 JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
@@ -86,6 +86,8 @@ def run(
             options["overrides"] = dict(parse_override(item) for item in settings)
         except CourtroomError as exc:
             fail(str(exc))
+    from courtroom.runs.api import default_run_dir
+
     target = Path(out) if out else default_run_dir(dataset, judge, court, model)
     try:
         spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,

@@ -1,13 +1,11 @@
 """Personas: who sits in the court, in YAML. A persona gives an agent its role, instructions and
-sampling settings; its instructions are a Jinja template over the case and the debate so far.
+sampling settings; its instructions are a Liquid template over the case and the debate so far.
 
 Template variables: `persona` (name, role, description), `role`, `case` (question, answer,
-context), `charge` (index, quote, reason), `round`, `max_rounds`. Templates are rendered in a
-sandbox with strict undefined variables and checked when the file loads, so a typo is caught by
-`courtroom personas validate`, not halfway through a run.
-
-Templates render in `courtroom.court.sandbox`: immutable (a template cannot change the case for the
-turns after it) and bounded (its work and output are counted, never timed).
+context), `charge` (index, quote, reason, grounding, p_suspect), `round`, `max_rounds`. Templates
+render with strict undefined variables and within counted limits (`courtroom.court.templates`) and
+are checked when the file loads, so a typo is caught by `courtroom personas validate`, not halfway
+through a run.
 """
 
 from __future__ import annotations
@@ -19,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from courtroom.clerk.files import shipped_dir
-from courtroom.court.sandbox import render_template
+from courtroom.court.templates import render_template
 from courtroom.door.requests import Sampling
 from courtroom.errors import PersonaError
 from courtroom.yamlio import load_model_file
@@ -39,8 +37,6 @@ def _sample_context() -> dict[str, Any]:
     }
 
 
-# -- the bounded sandbox ---------------------------------------------------------------------------
-
 class Persona(BaseModel):
     """An agent of the court, as written in a persona YAML file."""
 
@@ -55,7 +51,7 @@ class Persona(BaseModel):
     description: str = Field(min_length=1)
     """One line on who this is; shown to auditors, and available to the template."""
     instructions: str = Field(min_length=1)
-    """Jinja template of the persona's instructions, rendered for every turn."""
+    """Liquid template of the persona's instructions, rendered for every turn (`courtroom.court.templates`)."""
     sampling: Sampling = Sampling(max_new_tokens=160)
     """Temperature, token limit and seed of this persona's generations."""
     model: str | None = None
@@ -66,10 +62,9 @@ class Persona(BaseModel):
     def _template_renders(cls, value: str) -> str:
         try:
             render_template(value, _sample_context())
-        except Exception as exc:  # syntax and undefined names (TemplateError), changing what it is given
-            # (SecurityError), limits (TemplateLimitError), but also {{ round / 0 }} and the like
+        except PersonaError as exc:  # syntax, undefined names, limits
             raise ValueError(
-                f"instructions template does not render: {type(exc).__name__}: {exc}; "
+                f"instructions template does not render: {exc}; "
                 f"available variables: {', '.join(TEMPLATE_VARIABLES)}"
             ) from exc
         return value

@@ -21,7 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.court.moves import InlinePayload
 
-Terminal = Literal["acquit", "convict", "ruling", "jury"]
 TERMINALS: tuple[str, ...] = ("acquit", "convict", "ruling", "jury")
 IDENTIFIER = r"^[a-z][a-z0-9_]*$"
 

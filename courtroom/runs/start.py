@@ -98,7 +98,7 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
     judge = build_judge(spec)
     backend = probed_backend(spec, judge) if spec.backend.light else None
     if backend is not None:
-        judge = build_judge(spec, backend)
+        judge.attach(backend)
     store = RunStore(out)
     try:
         if store.exists() and not fresh and store.rows():  # what differs from the recorded run is said first,

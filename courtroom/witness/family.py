@@ -9,7 +9,6 @@ import re
 
 from courtroom.case import Case
 
-FAMILIES = ("qa", "summary", "data2text")
 _SUMMARY = re.compile(r"\bsummar(?:y|ise|ize|ising|izing)\b", re.IGNORECASE)
 _DESCRIBE = re.compile(r"\b(?:overview|describe|description|write|structured data|json)\b", re.IGNORECASE)
 _ALIASES = {"qa": "qa", "question answering": "qa", "summary": "summary", "summarization": "summary",

@@ -98,7 +98,7 @@ def court_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.mark.parametrize(("instructions", "says"), [("{{ nope", "does not render: TemplateSyntaxError"),
+@pytest.mark.parametrize(("instructions", "says"), [("{{ nope", "does not render: LiquidSyntaxError"),
                                                     ("", "at least 1 character")])
 def test_a_run_whose_recorded_persona_does_not_validate_is_named(court_run: Path, tmp_path: Path, instructions: str,
                                                                  says: str) -> None:

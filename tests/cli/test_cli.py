@@ -42,13 +42,16 @@ def test_unknown_court_is_a_clear_error() -> None:
     assert result.exit_code == 2 and "unknown court 'no_such_court'" in result.output
 
 
-def test_default_run_names_keep_hub_ids_apart() -> None:
-    from courtroom.cli.app import default_run_name
+def test_default_run_names_keep_hub_ids_apart_and_are_those_of_the_library() -> None:
+    from courtroom.runs.api import default_run_dir
 
-    names = {default_run_name(m) for m in ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-3B-Instruct")}
-    assert names == {"Qwen_Qwen2.5-7B-Instruct", "Qwen_Qwen2.5-3B-Instruct"}
-    assert default_run_name("/models/SmolLM2-135M.Q4_1.gguf") == "SmolLM2-135M.Q4_1"
-    assert default_run_name("default") == "default"
+    names = {default_run_dir("d.jsonl", "courtroom", "default", m).name
+             for m in ("Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-3B-Instruct")}
+    assert names == {"d-default-Qwen_Qwen2.5-7B-Instruct", "d-default-Qwen_Qwen2.5-3B-Instruct"}
+    assert default_run_dir("d.jsonl", "courtroom", "full", "/models/SmolLM2-135M.Q4_1.gguf").name == \
+        "d-full-SmolLM2-135M.Q4_1"
+    # a run directory as the court, as the review found `runs/old-run.v2` named two ways
+    assert default_run_dir("d.jsonl", "courtroom", "runs/old-run.v2", "default").name == "d-old-run.v2-default"
 
 
 def test_errors_print_brackets_literally(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases
 from courtroom.evaluate.results import escalation
+from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.log.rejudge import rejudge_run
 from courtroom.log.store import RunStore
@@ -181,6 +182,9 @@ def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudge
     heard = run(tmp_path, "heard", court="default")
     assert {r.case_id: (r.label, r.score) for r in heard} == {r.case_id: (r.label, r.score) for r in default}
     assert all("calibrate" not in r.reason for r in heard)  # no ruling: said once per run, not in every reason
+    note = Audit(tmp_path / "heard").ruling_note()
+    assert note is not None and f"No ruling is fitted for {NO_RULING_MODEL}" in note and "calibrate --ruling" in note
+    assert Audit(tmp_path / "full").ruling_note() is None  # no witnesses heard: nothing to say
     assert sum(r.charges for r in default) >= 10 and escalation(default).tried == 0
     assert sum(r.model_calls for r in default) < sum(r.model_calls for r in full)
     assert all(not r.variants for r in default)  # no agents: no debate gain to report
