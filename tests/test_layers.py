@@ -128,3 +128,10 @@ def test_no_import_cycles() -> None:
 def test_heavy_packages_are_imported_in_one_place(package: str) -> None:
     users = {m for m, names in IMPORTS.items() if any(n == package or n.startswith(package + ".") for n in names)}
     assert users <= HEAVY[package], f"{package} is imported by {sorted(users - HEAVY[package])}"
+
+
+def test_no_module_is_over_400_lines_and_the_trial_stays_small() -> None:
+    sizes = {path.relative_to(PACKAGE).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in PACKAGE.rglob("*.py")}
+    assert not {name: n for name, n in sizes.items() if n > 400}
+    assert sum(n for name, n in sizes.items() if name.startswith("court/")) <= 2600

@@ -17,7 +17,6 @@ from courtroom.witness import figures, grounding, hidden, lookback, names, overl
 from courtroom.witness.reading import Reading
 
 Need = Literal["logprobs", "attention", "hidden_states"]
-WitnessName = Literal["grounding", "lookback", "hidden", "figures", "names", "polarity", "overlap", "verdict"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,9 @@ WITNESSES: dict[str, Witness] = {w.name: w for w in (
     Witness("verdict", verdict.VERSION, frozenset({"logprobs"}), lambda r, g: verdict.testify(r),
             "the model's own yes or no to a yes/no question, against the answer's", ("agrees",)),
 )}
-"""Every witness, by name."""
+"""Every witness, by name: a witness is registered here, once."""
+WitnessName = Literal[tuple(WITNESSES)]  # type: ignore[valid-type]
+"""A witness's name, as court files write it (the keys of `WITNESSES`)."""
 
 READING_NEEDS: dict[Need, Callable[[Reading], bool]] = {
     "logprobs": lambda r: r.full is not None and r.bare is not None,
