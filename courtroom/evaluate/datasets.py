@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from courtroom.case import Case
 from courtroom.errors import DatasetError
-from courtroom.evaluate.dataset_files import file_rows
+from courtroom.evaluate.dataset_files import Unreadable, file_rows, load_json
 
 CASE_FIELDS = ("id", "question", "context", "answer", "label", "source", "spans")
 PASS_WORDS = {"pass", "faithful", "supported", "factual", "false", "0"}
@@ -85,9 +85,11 @@ def _context(value: Any, where: str) -> list[str]:
         text = value.strip()
         if text.startswith("[") and text.endswith("]"):
             try:
-                parsed = json.loads(text)
+                parsed = load_json(text)
             except json.JSONDecodeError:
                 parsed = None
+            except Unreadable as exc:
+                raise DatasetError(f"{where}: field 'context': a JSON list written as text, but {exc}") from None
             if isinstance(parsed, list):
                 value = parsed
         if isinstance(value, str):
