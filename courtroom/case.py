@@ -27,15 +27,16 @@ class AnnotatedSpan(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    text: str | None = None
+    start: int = Field(ge=0, strict=True)
+    """Strict, like every field here: `true` or `"4"` is refused, not read as 1 or 4."""
+    end: int = Field(ge=0, strict=True)
+    text: str | None = Field(default=None, strict=True)
     """The annotated text: when given, it must be exactly the answer's characters [start, end)."""
-    type: str | None = None
+    type: str | None = Field(default=None, strict=True)
     """The annotation's kind (RAGTruth: Evident/Subtle Conflict, Evident/Subtle Baseless Info)."""
-    implicit_true: bool = False
+    implicit_true: bool = Field(default=False, strict=True)
     """Annotated, but true by common knowledge (RAGTruth): reported apart from the others."""
-    due_to_null: bool = False
+    due_to_null: bool = Field(default=False, strict=True)
     """Annotated because the context had no answer (RAGTruth)."""
 
     @model_validator(mode="after")

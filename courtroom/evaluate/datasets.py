@@ -150,9 +150,14 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"field {'.'.join(map(str, e['loc']))}: {_message(e['msg'])}" if e["loc"] else
+        problems = "; ".join(f"field {'.'.join(map(str, e['loc']))}: {_message(e['msg'])}{_got(e)}" if e["loc"] else
                              _message(e["msg"]) for e in exc.errors()[:5])
         raise DatasetError(f"{where}: {problems}") from exc
+
+
+def _got(error: Any) -> str:
+    """What a field held, for a type error (`(got bool True)`): a strict field says what it refused."""
+    return f" (got {_kind(error['input'])})" if error["type"].endswith("_type") else ""
 
 
 def _message(text: str) -> str:

@@ -1,20 +1,26 @@
 """Attack 13 (issue 43), the low defects: a context written as a JSON string nested 1,100 deep ended `run
 --skip-invalid` in a RecursionError; the pseudo-model failed every answer starting or ending with a quote (the
-choice parser stripped quotes the option itself has)."""
+choice parser stripped quotes the option itself has); a YAML file that is not UTF-8 gave a UnicodeDecodeError
+traceback; a gold span's fields were coerced (`"start": true` read as 1, `"4"` as 4) though ids are refused for
+that."""
 
 from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 from typing import Literal
 
 import pytest
+from typer.testing import CliRunner
 
 import courtroom
+from courtroom.cli import app
+from courtroom.court.personas import Persona
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.outputs import output_spec
-from courtroom.errors import DatasetError
+from courtroom.errors import DatasetError, PersonaError
 from courtroom.evaluate.datasets import LoadReport, load_file
 from courtroom.runs.runners import LocalRunner
 
@@ -50,3 +56,26 @@ def test_an_answer_in_quotes_is_judged(tmp_path: Path, answer: str) -> None:
     result = courtroom.run(str(path), out=tmp_path / "run",
                            runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
     assert [r.error for r in result.rows] == [None]
+
+
+def test_a_yaml_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "judge.yaml"
+    path.write_bytes(b"name: judge\nrole: judge\ndescription: A caf\xe9 judge.\ninstructions: Rule.\n")
+    with pytest.raises(PersonaError, match=rf"^{path}:3: not valid UTF-8 \(byte 0xe9 at column 19\)$"):
+        Persona.from_file(path)
+    result = CliRunner().invoke(app, ["personas", "validate", str(path)], env={"COLUMNS": "1000"})
+    assert result.exit_code != 0 and isinstance(result.exception, SystemExit)
+    assert f"{path}:3: not valid UTF-8" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize(("span", "says"), [
+    ({"start": True, "end": 4}, "spans.0.start: Input should be a valid integer (got bool True)"),
+    ({"start": 0, "end": "4"}, "spans.0.end: Input should be a valid integer (got str '4')"),
+    ({"start": 0, "end": 4.0}, "spans.0.end: Input should be a valid integer (got float 4.0)"),
+    ({"start": 0, "end": 4, "text": 7}, "spans.0.text: Input should be a valid string (got int 7)"),
+    ({"start": 0, "end": 4, "implicit_true": "yes"}, "spans.0.implicit_true: Input should be a valid boolean")])
+def test_a_gold_span_field_is_not_coerced(tmp_path: Path, span: dict, says: str) -> None:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(json.dumps({**ROW, "label": "FAIL", "spans": [span]}) + "\n")
+    with pytest.raises(DatasetError, match=rf"^{path}:1: field {re.escape(says)}"):
+        load_file(path)
