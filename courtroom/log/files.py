@@ -6,13 +6,14 @@ make a command write elsewhere. A command that writes into a run first refuses o
 name and renamed over it (`atomic_write`, `atomic_file`: the name is replaced, a link with it, never the link's
 target; readers see the old file or the new one, whole), and a line is appended only to a file opened without
 following links (`append_line`: the whole line or, if the write fails, nothing). A command killed mid-write
-leaves the previous file (and a `NAME.tmpPID` beside it) or a torn last line, which readers skip and the next
+leaves the previous file (and a `NAME.tmpPID-N` beside it) or a torn last line, which readers skip and the next
 append cuts. Exports and reports are written the same way.
 """
 
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,8 @@ from typing import IO, Any
 
 from courtroom.errors import RunError
 
+_WRITES = itertools.count()
+"""Numbers the temporary files of this process's writes (`next` on a count is atomic in CPython)."""
 NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """Open flag: fail on a symbolic link instead of following it (0 where the system has none)."""
 
@@ -44,7 +47,8 @@ def atomic_file(path: str | Path, mode: str = "w", **options: Any) -> Iterator[I
     ends, flushed to disk, and is removed if the block fails."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    # one name per write, also between threads of one process (two `courtroom.run` finishing one run)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}-{next(_WRITES)}")
     tmp.unlink(missing_ok=True)  # left by a killed process of the same id (a link is removed, not followed)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW | getattr(os, "O_BINARY", 0), 0o666)

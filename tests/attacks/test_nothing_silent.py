@@ -2,7 +2,8 @@
 --skip-invalid` in a RecursionError; the pseudo-model failed every answer starting or ending with a quote (the
 choice parser stripped quotes the option itself has); a YAML file that is not UTF-8 gave a UnicodeDecodeError
 traceback; a gold span's fields were coerced (`"start": true` read as 1, `"4"` as 4) though ids are refused for
-that."""
+that; two writes of one file at once in one process (two `courtroom.run()` calls finishing one run) shared the
+temporary name `metrics.json.tmpPID`, and one failed with FileNotFoundError."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.outputs import output_spec
 from courtroom.errors import DatasetError, PersonaError
 from courtroom.evaluate.datasets import LoadReport, load_file
+from courtroom.log.files import atomic_file
 from courtroom.runs.runners import LocalRunner
 
 ROW = {"id": "a", "question": "Q?", "context": ["The sky is blue."], "answer": "It is blue.", "label": "PASS"}
@@ -79,3 +81,12 @@ def test_a_gold_span_field_is_not_coerced(tmp_path: Path, span: dict, says: str)
     path.write_text(json.dumps({**ROW, "label": "FAIL", "spans": [span]}) + "\n")
     with pytest.raises(DatasetError, match=rf"^{path}:1: field {re.escape(says)}"):
         load_file(path)
+
+
+def test_two_writes_of_one_file_in_one_process_do_not_collide(tmp_path: Path) -> None:
+    path = tmp_path / "metrics.json"
+    with atomic_file(path) as first:
+        with atomic_file(path) as second:  # another thread's write of the same file, while the first is open
+            second.write("second")
+        first.write("first")
+    assert path.read_text() == "first" and [p.name for p in tmp_path.iterdir()] == ["metrics.json"]
