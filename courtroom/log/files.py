@@ -44,9 +44,17 @@ def refuse_links(root: Path, names: Iterable[str]) -> None:
 @contextmanager
 def atomic_file(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
     """A handle on a new temporary file beside `path` (`open` mode and options) that replaces `path` when the block
-    ends, flushed to disk, and is removed if the block fails."""
+    ends, flushed to disk, and is removed if the block fails. A `path` that is there but not a regular file (a
+    directory, a device, a FIFO, or a link to one) is refused before anything is written (`FileExistsError`)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and not path.is_file():  # both follow a link: a link to a device is refused, not replaced
+        raise FileExistsError(errno.EEXIST, "is not a regular file (a directory, a device such as /dev/null, a FIFO): "
+                              "a file is written beside its name and renamed over it, which would replace it; give "
+                              "the path of a file", str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # the folder named is a file
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent)) from None
     # one name per write, also between threads of one process (two `courtroom.run` finishing one run)
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}-{next(_WRITES)}")
     tmp.unlink(missing_ok=True)  # left by a killed process of the same id (a link is removed, not followed)
