@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from courtroom.door.backend import Backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
-from courtroom.errors import ConfigError
+from courtroom.errors import ConfigError, did_you_mean
 
 JUDGES: dict[str, str] = {
     "courtroom": "courtroom.court:Court",
@@ -39,7 +39,7 @@ def judge_names() -> list[str]:
 def judge_class(name: str) -> type[Judge]:
     """The class of a judge, by name."""
     if name not in JUDGES:
-        raise ConfigError(f"unknown judge {name!r}; choose one of {judge_names()}")
+        raise ConfigError(f"unknown judge {name!r}; choose one of {judge_names()}{did_you_mean(name, JUDGES)}")
     module, _, attribute = JUDGES[name].partition(":")
     return getattr(import_module(module), attribute)
 
