@@ -37,6 +37,8 @@ class Contender:
     judge: str
     model: str
     members: tuple[tuple[ResultRow, ...], ...]
+    court: str | None = None
+    """The court that judged, for the courtroom judge (its name as its configuration records it)."""
 
     @classmethod
     def of(cls, name: str, rows: Sequence[ResultRow], judge: str | None = None, model: str = "-") -> Contender:

@@ -15,6 +15,7 @@ from courtroom.log.manifest import RunSpec
 from courtroom.log.store import RunStore
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
+from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -56,3 +57,20 @@ def test_verify_names_the_one_field_a_tampered_transcript_changed(tmp_path: Path
     assert status == 1
     assert f"(verdict): verdict.score: recorded 0.123 but replay gives {score!r}" in output
     assert "'rulings'" not in output and "'testimony'" not in output  # not the two events whole
+
+
+def test_compare_names_each_runs_court_and_model(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811
+    """`compare` showed `judge courtroom` for every court run: which court, and on which model, was not said."""
+    for court in ("default", "full"):
+        assert cli("run", "examples", "--limit", "4", "--court", court, "--out", str(tmp_path / court))[0] == 0
+    assert cli("run", "examples", "--limit", "4", "--judge", "rails", "--out", str(tmp_path / "rails"))[0] == 0
+    runs = [str(tmp_path / name) for name in ("default", "full", "rails")]
+    status, output = cli("compare", *runs, "--json")
+    result = json.loads(output[output.index("{"):])
+    assert [(r["judge"], r["court"], r["model"]) for r in result["runs"]] == [
+        ("courtroom", "default", "default"), ("courtroom", "full", "default"), ("rails", None, "default")]
+    table = CliRunner().invoke(app, ["compare", *runs], env={"COLUMNS": "1000"}).output.split("paired against")[0]
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:5]] for line in table.splitlines()
+            if line.count("│") > 5 and line.split("│")[1].strip() in ("default", "full", "rails")}
+    assert rows == {"default": ["courtroom", "default", "default"], "full": ["courtroom", "full", "default"],
+                    "rails": ["rails", "-", "default"]}
