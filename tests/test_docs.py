@@ -145,6 +145,28 @@ def test_the_getting_started_example_file_and_commands_work(tmp_path: Path, monk
         assert result.exit_code == 0, (line, result.output)
 
 
+def test_the_runs_pages_commands_run_in_a_clone(tmp_path: Path, monkeypatch, pseudo_runs) -> None:  # noqa: F811
+    """The commands of docs/runs-and-datasets.md read files a clone has (they read `../shared/data`, which it has
+    not), and run as written, on the pseudo-model (a user's `data.csv`, the Hub and a court file of one's own
+    left out)."""
+    text = (DOCS / "runs-and-datasets.md").read_text()
+    block = _blocks(text, "bash")[0].replace("\\\n", " ")
+    commands = [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("courtroom ")]
+    assert not any("shared/data" in part for command in commands for part in command)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "courtroom" / "data").mkdir(parents=True)
+    (tmp_path / "courtroom" / "data" / "examples.jsonl").write_text((ROOT / "courtroom/data/examples.jsonl").read_text())
+    monkeypatch.setattr("courtroom.door.spec.BackendSpec.check_model", lambda self: None)  # the alias not fetched
+    ran = 0
+    for command in commands:
+        if any(part in ("data.csv", "my_court.yaml", "reading.yaml") or part.startswith("hf:") for part in command):
+            continue
+        result = runner.invoke(app, command[1:], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (command, result.output[-2000:])
+        ran += 1
+    assert ran == 8
+
+
 def test_the_docs_extra_and_the_makefile_pin_the_same_versions() -> None:
     tomllib = pytest.importorskip("tomllib")
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["docs"]
