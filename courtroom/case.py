@@ -27,15 +27,16 @@ class AnnotatedSpan(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    text: str | None = None
+    start: int = Field(ge=0, strict=True)
+    """Strict, like every field here: `true` or `"4"` is refused, not read as 1 or 4."""
+    end: int = Field(ge=0, strict=True)
+    text: str | None = Field(default=None, strict=True)
     """The annotated text: when given, it must be exactly the answer's characters [start, end)."""
-    type: str | None = None
+    type: str | None = Field(default=None, strict=True)
     """The annotation's kind (RAGTruth: Evident/Subtle Conflict, Evident/Subtle Baseless Info)."""
-    implicit_true: bool = False
+    implicit_true: bool = Field(default=False, strict=True)
     """Annotated, but true by common knowledge (RAGTruth): reported apart from the others."""
-    due_to_null: bool = False
+    due_to_null: bool = Field(default=False, strict=True)
     """Annotated because the context had no answer (RAGTruth)."""
 
     @model_validator(mode="after")
@@ -119,7 +120,7 @@ charge with this reason is that charge (`Charge.whole_answer`)."""
 class Charge(BaseModel):
     """A candidate hallucination: a statement quoted from the answer and why it is suspect."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
     index: int = Field(ge=0)
     """Position among the case's charges, from 0 as recorded in transcripts; people read charge `index + 1` (the
@@ -147,7 +148,7 @@ class Charge(BaseModel):
 class DroppedCharge(BaseModel):
     """A charge the clerk proposed that was not brought to trial, and why."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     quote: str
     reason: str
@@ -164,7 +165,7 @@ RulingSource = Literal["judge", "withdrawn", "conceded", "jury", "measurement", 
 class Ruling(BaseModel):
     """The court's decision on one charge."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
     charge: int = Field(ge=0)
     """`Charge.index` of the charge ruled on: from 0, as recorded in transcripts; the court record, reasons,
@@ -196,7 +197,7 @@ class Ruling(BaseModel):
 class Pointer(BaseModel):
     """What a witness points at: characters of the answer (and a context sentence, where it found one)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
     start: int = Field(ge=0)
     """First character in the answer (as given, unstripped)."""
@@ -215,7 +216,7 @@ class Testimony(BaseModel):
     same names, as if the sentence were the whole answer), and what it points at. A witness the court could not
     hear (the backend lacks what it needs) is recorded as not heard, with why, never as zeros."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
     witness: str
     """Its name (`courtroom.witness.registry`)."""
@@ -235,7 +236,7 @@ class Testimony(BaseModel):
 class Weighing(BaseModel):
     """How a fitted ruling weighed a case's testimony into P(hallucinated) (`courtroom.witness.ruling`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
     ruling: str
     """Which ruling: the model and court it was fitted for, and its fingerprint."""
@@ -255,7 +256,7 @@ class HallucinatedSpan(BaseModel):
     """A part of the answer the court finds hallucinated: its characters (in the answer as given), how sure it is,
     what named it, and the context sentence closest to it (the one that fails to support, or contradicts, it)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
     start: int = Field(ge=0)
     end: int = Field(ge=0)
@@ -273,7 +274,7 @@ class HallucinatedSpan(BaseModel):
 class CaseVerdict(BaseModel):
     """The verdict on a case: label, score and reason, with the rulings behind it."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False)
 
     case_id: str
     """The case judged."""
@@ -311,7 +312,7 @@ class VariantVerdict(BaseModel):
     """How a variant of the judge decided the case, from the same recorded model calls (the court's
     measurement alone, its agents alone): the debate's gain is measured on every run with no extra call."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     label: Label
     score: float = Field(ge=0.0, le=1.0)

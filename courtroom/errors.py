@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class CourtroomError(Exception):
     """Base class of every error raised by `courtroom`."""
@@ -79,3 +82,9 @@ class RecordedFailure(CourtroomError):
 
 class TranscriptError(RunError):
     """A case's transcript is missing, empty or not a transcript (the message names the file and line)."""
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """`; did you mean 'x'?` naming the choice closest to a mistyped `name` (difflib), or nothing when none is close."""
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -88,9 +88,14 @@ def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple
     """Read a YAML mapping; a syntax error or a non-mapping names the file and line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
         raise error(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line, column = raw.count(b"\n", 0, exc.start) + 1, exc.start - raw.rfind(b"\n", 0, exc.start)
+        raise error(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})") from None
     try:
         data = yaml.load(text, Loader=UniqueKeyLoader)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as exc:

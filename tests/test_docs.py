@@ -61,6 +61,45 @@ def test_every_relative_link_points_at_a_file_of_the_repository(page: Path) -> N
     assert not broken, f"{page.relative_to(ROOT)}: {broken}"
 
 
+ITEM = re.compile(r"^( *)([-*+]|\d+[.)]) +\S")
+"""A line that opens a list item."""
+
+
+def glued_lists(text: str) -> list[tuple[int, str]]:
+    """The list items (line number, line) that follow a paragraph's line with no blank line between: MkDocs'
+    Markdown (Python-Markdown) reads them as the paragraph's text, so the list renders as one run-on paragraph
+    ("One case goes through: 1. Indictment ..."), and `mkdocs build --strict` says nothing (GitHub renders it)."""
+    found, previous, in_list, fence = [], "blank", False, ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if fence or stripped.startswith(("```", "~~~")):
+            fence = "" if fence and stripped.startswith(fence) else fence or stripped[:3]
+            previous, in_list = "other", False
+        elif not stripped:
+            previous = "blank"
+        elif ITEM.match(line):
+            if previous == "paragraph" and not in_list:
+                found.append((number, line))
+            previous, in_list = "list", True
+        elif stripped.startswith(("#", "|", "<", ">", "---")):
+            previous, in_list = "other", False
+        elif in_list and (previous == "list" or line.startswith(" ")):
+            previous = "list"  # an item's next line, or its next paragraph (indented)
+        else:
+            previous, in_list = "paragraph", False
+    return found
+
+
+def test_glued_lists_are_found() -> None:
+    assert glued_lists("It takes:\n- one\n- two\n") == [(2, "- one")]
+    assert glued_lists("It takes:\n\n1. one\n   more of one\n2. two\nstill two\n\n```\nx:\n- y\n```\n") == []
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_list_has_a_blank_line_before_it(page: Path) -> None:
+    assert not glued_lists(page.read_text()), f"{page.relative_to(ROOT)}: a list needs a blank line before it"
+
+
 def test_the_readme_shows_the_two_commands_first_and_stays_short() -> None:
     text = README.read_text()
     first = _blocks(text, "bash")[0]
@@ -104,6 +143,28 @@ def test_the_getting_started_example_file_and_commands_work(tmp_path: Path, monk
     for line in block.splitlines():
         result = runner.invoke(app, shlex.split(line, comments=True)[1:], env={"COLUMNS": "200"})
         assert result.exit_code == 0, (line, result.output)
+
+
+def test_the_runs_pages_commands_run_in_a_clone(tmp_path: Path, monkeypatch, pseudo_runs) -> None:  # noqa: F811
+    """The commands of docs/runs-and-datasets.md read files a clone has (they read `../shared/data`, which it has
+    not), and run as written, on the pseudo-model (a user's `data.csv`, the Hub and a court file of one's own
+    left out)."""
+    text = (DOCS / "runs-and-datasets.md").read_text()
+    block = _blocks(text, "bash")[0].replace("\\\n", " ")
+    commands = [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("courtroom ")]
+    assert not any("shared/data" in part for command in commands for part in command)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "courtroom" / "data").mkdir(parents=True)
+    (tmp_path / "courtroom" / "data" / "examples.jsonl").write_text((ROOT / "courtroom/data/examples.jsonl").read_text())
+    monkeypatch.setattr("courtroom.door.spec.BackendSpec.check_model", lambda self: None)  # the alias not fetched
+    ran = 0
+    for command in commands:
+        if any(part in ("data.csv", "my_court.yaml", "reading.yaml") or part.startswith("hf:") for part in command):
+            continue
+        result = runner.invoke(app, command[1:], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (command, result.output[-2000:])
+        ran += 1
+    assert ran == 8
 
 
 def test_the_docs_extra_and_the_makefile_pin_the_same_versions() -> None:

@@ -224,6 +224,8 @@ def audit_report(run_dir: str = typer.Argument(..., help="Run directory (run A, 
         path = write_report(run_dir, output, against, calls)
     except AuditError as exc:
         fail(str(exc))
+    except OSError as exc:  # a path that cannot be written, a full disk
+        fail(f"{exc.filename or output}: cannot write the report ({exc.strerror or exc})")
     console.print(f"wrote {shown(path)} ({path.stat().st_size / 1e6:.1f} MB)")
 
 

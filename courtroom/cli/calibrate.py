@@ -63,6 +63,8 @@ def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int
             path = calibrated_court(run_dir, c.fitted, output)
         except CourtroomError as exc:
             fail(str(exc))
+        except OSError as exc:  # a path that cannot be written, a full disk
+            fail(f"{exc.filename or output}: cannot write the calibrated court ({exc.strerror or exc})")
         console.print(f"wrote {shown(path)}: the run's court with aggregation.threshold {c.fitted:g}; decide the "
                       f"run again with it (no model call): courtroom rejudge {shown(c.run)} --court {shown(path)} "
                       f"--out RUN_DIR")
@@ -107,7 +109,10 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
                           f"({len(fit.ruling.spans.probe.linear.weights)} values, recorded by witnesses.word_states)")
     for note in fit.notes:
         warn(note)
-    written = write_ruling(fit, path, evaluation)
+    try:
+        written = write_ruling(fit, path, evaluation)
+    except OSError as exc:  # a path that cannot be written, a full disk
+        fail(f"{exc.filename or path}: cannot write the ruling ({exc.strerror or exc})")
     console.print(f"wrote {shown(str(written))}: the ruling for court {shown(runs.court.spec.name)} on "
                   f"{shown(runs.model)}")
     if output is not None:
@@ -115,6 +120,8 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
             court = court_with_ruling(run_dirs[0], written, output)
         except CourtroomError as exc:
             fail(str(exc))
+        except OSError as exc:
+            fail(f"{exc.filename or output}: cannot write the court ({exc.strerror or exc})")
         console.print(f"wrote {shown(str(court))}: the run's court with the ruling filed under {shown(runs.model)}; "
                       f"decide the run again with it (no model call): courtroom rejudge {shown(run_dirs[0])} --court "
                       f"{shown(str(court))} --out RUN_DIR")

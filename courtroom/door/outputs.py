@@ -34,11 +34,13 @@ class OutputSpec:
     def parse(self, raw: str) -> Any:
         """Parse raw model text into a value of the output type; raises `OutputParseError`."""
         if self.kind == "choice":
-            text = raw.strip().strip('"').strip()
-            matches = [o for o in self.options if o.lower() == text.lower()]
-            if not matches:
-                raise OutputParseError(f"{raw!r} is not one of the options {list(self.options)} of {self.name}")
-            return self.coerce_option(matches[0])
+            # the text as written first: an option may itself start or end with a quote or a space
+            for text in dict.fromkeys((raw, raw.strip(), raw.strip().strip('"').strip())):
+                matches = [o for o in self.options if o == text] or [
+                    o for o in self.options if o.lower() == text.lower()]
+                if matches:
+                    return self.coerce_option(matches[0])
+            raise OutputParseError(f"{raw!r} is not one of the options {list(self.options)} of {self.name}")
         assert self._adapter is not None
         try:
             # strict=False: xgrammar's JSON grammar lets a raw tab or newline into a string (strict JSON

@@ -5,8 +5,10 @@ generated token's `top_logprobs`)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -88,9 +90,9 @@ class ServedScoring:
         option_ids, _ = self._options(spec)
         check_fits(request, len(prompt), max(len(ids) for ids in option_ids))
         if token_scoring and _token_scoring_pays(len(prompt), option_ids):
-            token_scores, spans = self._scores_by_token(request, prompt, option_ids)
+            token_scores, tokens = self._scores_by_token(request, prompt, option_ids)
         else:
-            token_scores, spans = self._scores_by_echo(request, prompt, option_ids)
+            token_scores, tokens = self._scores_by_echo(request, prompt, option_ids)
         logp = [math.fsum(scores) for scores in token_scores]
         top = max(logp)
         weights = [math.exp(lp - top) for lp in logp]
@@ -101,23 +103,24 @@ class ServedScoring:
             value=spec.coerce_option(option), raw=option, prompt_tokens=len(prompt),
             completion_tokens=len(option_ids[choice]), seconds=time.perf_counter() - started,
             option_probs=dict(zip(spec.options, probs)), option_logprobs=dict(zip(spec.options, logp)),
-            token_logprobs=token_scores[choice], token_spans=_clip_spans(spans[choice], len(option)),
+            token_logprobs=token_scores[choice], token_spans=self._spans(tokens[choice], option),
             schema_key=spec.key)
 
     def _scores_by_echo(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
-                        ) -> tuple[list[list[float]], list[list[tuple[int, int]]]]:
-        """Every option token's log-probability from `echo` (the whole prompt computed again for each option)."""
-        token_scores, spans = [], []
+                        ) -> tuple[list[list[float]], list[list[str]]]:
+        """Every option token's log-probability (and token string) from `echo` (the whole prompt computed again
+        for each option)."""
+        token_scores, strings = [], []
         for ids in option_ids:
             body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
             answer = self._post(f"{self.url}/completions", body, request=request)
             scores, tokens = self._checked_logprobs(answer, total=len(prompt) + len(ids), last=len(ids))
             token_scores.append(scores)
-            spans.append(_spans(tokens))
-        return token_scores, spans
+            strings.append(tokens)
+        return token_scores, strings
 
     def _scores_by_token(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
-                         ) -> tuple[list[list[float]], list[list[tuple[int, int]]]]:
+                         ) -> tuple[list[list[float]], list[list[str]]]:
         """Every option token's log-probability where it would be generated. The first request computes the
         prompt (and leaves it in the prefix cache); the others then go out together, each computing only the
         option tokens before its own."""
@@ -134,8 +137,16 @@ class ServedScoring:
         first = term(positions[0])
         scored = dict(zip(positions, [first, *self._terms.map(term, positions[1:])]))
         token_scores = [[scored[(tuple(ids[:k]), ids[k])][0] for k in range(len(ids))] for ids in option_ids]
-        texts = [[scored[(tuple(ids[:k]), ids[k])][1] for k in range(len(ids))] for ids in option_ids]
-        return token_scores, [_spans(t) for t in texts]
+        return token_scores, [[scored[(tuple(ids[:k]), ids[k])][1] for k in range(len(ids))] for ids in option_ids]
+
+    def _spans(self, tokens: list[str], text: str) -> list[tuple[int, int]]:
+        """The tokens' character spans in `text` (`token_spans`); tokens that do not spell it are a `BackendError`,
+        never spans that point at other words."""
+        spans = token_spans(tokens, text)
+        if spans is None:
+            raise BackendError(f"the model server at {self.url} wrote the tokens of {text[:80]!r} as "
+                               f"{[_decoded(t) for t in tokens][:40]!r}, which do not spell it")
+        return spans
 
     def _checked_logprobs(self, answer: dict[str, Any], *, total: int, last: int) -> tuple[list[float], list[str]]:
         """The `last` token log-probabilities (and tokens) of a completions answer that must hold `total` of them.
@@ -249,15 +260,56 @@ def _token_scoring_pays(prompt_tokens: int, option_ids: list[list[int]]) -> bool
     return by_token < by_echo
 
 
-def _spans(tokens: list[str]) -> list[tuple[int, int]]:
-    """Each token's character span in the text the tokens make."""
-    spans, start = [], 0
-    for token in tokens:
-        spans.append((start, start + len(token)))
-        start += len(token)
-    return spans
+REPLACEMENT = "\ufffd"
+"""What a token holding part of a character's UTF-8 bytes decodes to alone (as servers write each token)."""
 
 
-def _clip_spans(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int]]:
-    """Token spans within the option's text (the end-of-turn token, when scored, spans nothing)."""
-    return [(min(a, length), min(b, length)) for a, b in spans]
+def _decoded(token: str) -> str:
+    """A token string as text: OpenAI's form of bytes that are not UTF-8 (`bytes:\\xe2\\x80`) decoded, a part of a
+    character as `REPLACEMENT`."""
+    if not token.startswith("bytes:"):
+        return token
+    raw = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m[1], 16)), token[len("bytes:"):])
+    return raw.encode("latin-1", errors="replace").decode("utf-8", errors="replace")
+
+
+def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
+    """Each token's character span in `text`, the text the tokens make, or None when they do not make it.
+
+    A server writes each token as it decodes alone: a token holding part of a character's UTF-8 bytes (an emoji or a
+    CJK character split between tokens by a byte-level tokenizer) comes as `REPLACEMENT` (or as `bytes:...`), and a
+    SentencePiece token may lose its leading space. Measured by the strings' lengths, every later token (and the
+    words the witnesses read off them) would shift. So each token's bytes are found in the text's: the tokens are
+    cut from its bytes, in order, each cut decoding (replacing what is not UTF-8) to the token's string; a token
+    spans the characters its bytes are part of, as a tokenizer's offsets do. Tokens after the text (the end of a
+    turn) span nothing at its end. Where several cuts fit (a run of split characters), one is taken: the tokens
+    after the run keep their place."""
+    pieces = [_decoded(t) for t in tokens]
+    if "".join(pieces) == text:
+        ends = list(itertools.accumulate(map(len, pieces)))
+        return list(zip([0, *ends[:-1]], ends))
+    data = text.encode()
+    char_at = [i for i, character in enumerate(text) for _ in character.encode()] + [len(text)]
+    cuts: list[dict[int, int]] = [{0: 0}]  # after each token: the byte positions it can end at -> where it began
+    for piece in pieces:
+        split = piece.count(REPLACEMENT)  # each stands for 1 to 3 bytes
+        shortest = len(piece.replace(REPLACEMENT, "").encode()) + split
+        ends: dict[int, int] = {}
+        for begin in cuts[-1]:
+            if begin == len(data):
+                ends.setdefault(begin, begin)  # past the text: the end of a turn
+                continue
+            for end in range(begin + shortest, min(begin + shortest + 2 * split + 1, len(data)) + 1):
+                cut = data[begin:end].decode("utf-8", errors="replace")
+                if cut == piece or (cut.startswith(" ") and cut[1:] == piece):  # a lost leading space
+                    ends.setdefault(end, begin)
+        if not ends:
+            return None
+        cuts.append(ends)
+    if len(data) not in cuts[-1]:
+        return None
+    bounds = [len(data)]
+    for ends in reversed(cuts[1:]):
+        bounds.append(ends[bounds[-1]])
+    bounds.reverse()
+    return [(char_at[a], char_at[b - 1] + 1) if b > a else (char_at[a], char_at[a]) for a, b in zip(bounds, bounds[1:])]

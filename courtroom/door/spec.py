@@ -7,6 +7,7 @@ Building it imports the heavy implementation only then.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -14,7 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintEngine
 from courtroom.door.http_client import refuse_credentials
+from courtroom.errors import did_you_mean
 
+DEVICE = re.compile(r"auto|cpu|mps|(cuda|xpu)(:\d+)?")
+"""The devices a model runs on in this process (torch's names)."""
 BackendKind = Literal["transformers", "served"]
 """Backends a spec can build (the scripted backend is built in code, with its script)."""
 
@@ -45,6 +49,14 @@ class BackendSpec(BaseModel):
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", exclude_if=lambda v: v == "auto")
     """The weights' and activations' type in this process: auto is bfloat16 on GPUs that compute in it (float16 on
     older ones) and float32 on CPU, where bfloat16 may be faster or slower by the transformers release (`pick_dtype`)."""
+
+    @field_validator("device")
+    @classmethod
+    def _a_device(cls, device: str) -> str:
+        if not DEVICE.fullmatch(device):
+            raise ValueError(f"{device!r} is not a device: auto, cpu, cuda, cuda:N, mps, xpu or xpu:N"
+                             + did_you_mean(device, ("auto", "cpu", "cuda", "mps", "xpu")))
+        return device
 
     @field_validator("url")
     @classmethod
@@ -84,8 +96,12 @@ class BackendSpec(BaseModel):
         return self.backend_class.light
 
     def check_model(self) -> None:
-        """Fail now for a model the backend cannot find (`Backend.check_model`)."""
+        """Fail now for a model the backend cannot find (`Backend.check_model`), or a device this machine has not."""
         self.backend_class.check_model(self.model)
+        if self.kind == "transformers":
+            from courtroom.door.models import check_device
+
+            check_device(self.device)
 
     def build(self, device: str | None = None) -> Backend:
         """The backend this spec describes (on `device` instead of the spec's, for a Ray worker's GPU; a served

@@ -6,7 +6,6 @@ does not depend on the layers that define judges. A new baseline is one line her
 
 from __future__ import annotations
 
-from difflib import get_close_matches
 from importlib import import_module
 from typing import Any
 
@@ -16,7 +15,7 @@ from courtroom.door.backend import Backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import upgrade
-from courtroom.errors import ConfigError
+from courtroom.errors import ConfigError, did_you_mean
 
 JUDGES: dict[str, str] = {
     "courtroom": "courtroom.clerk:Clerk",
@@ -44,9 +43,7 @@ def judge_names() -> list[str]:
 def judge_class(name: str) -> type[Judge]:
     """The class of a judge, by name."""
     if name not in JUDGES:
-        close = get_close_matches(name, judge_names(), n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ConfigError(f"unknown judge {name!r}{hint}; choose one of {judge_names()}")
+        raise ConfigError(f"unknown judge {name!r}; choose one of {judge_names()}{did_you_mean(name, JUDGES)}")
     return _imported(JUDGES[name])
 
 

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from courtroom.case import Case
 from courtroom.evaluate.confounds import NO_MODEL_ROWS
 from courtroom.evaluate.metrics import Metrics, compute_metrics
-from courtroom.evaluate.paired import excluded_from_pairing, gold_disagreements, mcnemar, paired_bootstrap_difference
+from courtroom.evaluate.paired import (
+    excluded_from_pairing,
+    gold_disagreements,
+    mcnemar,
+    named,
+    other_cases,
+    paired_bootstrap_difference,
+)
 from courtroom.evaluate.results import ResultRow, as_variant, variant_names
 from courtroom.evaluate.thresholds import calibrated_rows, errors_as_wrong
 
@@ -30,6 +37,8 @@ class Contender:
     judge: str
     model: str
     members: tuple[tuple[ResultRow, ...], ...]
+    court: str | None = None
+    """The court that judged, for the courtroom judge (its name as its configuration records it)."""
 
     @classmethod
     def of(cls, name: str, rows: Sequence[ResultRow], judge: str | None = None, model: str = "-") -> Contender:
@@ -106,11 +115,16 @@ def compare(contenders: Sequence[Contender], *, calibrated: bool = False, count_
         rows.append(contender.rows())
     warnings = []
     reference = everyone[0].rows()
-    for contender in everyone[1:len(contenders)]:  # rule rows take their gold from the reference's cases
-        if disagreements := gold_disagreements(reference, contender.rows()):
+    paired_rows = list(rows)
+    for index, contender in enumerate(everyone[1:len(contenders)], start=1):  # rules take the reference's cases
+        if foreign := other_cases(reference, contender.rows()):
+            warnings.append(f"{len(foreign)} cases of {contender.name} have the same id as a case of {everyone[0].name} "
+                            f"but other content ({named(foreign)}): they are other cases, left out of the pairing")
+            paired_rows[index] = [r for r in rows[index] if r.case_id not in frozenset(foreign)]
+        elif disagreements := gold_disagreements(reference, contender.rows()):
             warnings.append(f"{disagreements} cases of {contender.name} have the same id as a case of "
                             f"{everyone[0].name} but another gold label: are they runs of the same dataset?")
-    pairings = [pair(c.name, rows[0], r) for c, r in zip(everyone[1:], rows[1:])]
+    pairings = [pair(c.name, rows[0], r) for c, r in zip(everyone[1:], paired_rows[1:])]
     return Comparison(everyone, [compute_metrics(r) for r in rows], pairings, warnings)
 
 

@@ -31,20 +31,20 @@ def _not_utf8(where: str, text: str) -> DatasetError | None:
     return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at column {column})")
 
 
-class _Unreadable(ValueError):
+class Unreadable(ValueError):
     """JSON that parses but that Python cannot hold: nested too deep, or a number too long."""
 
 
-def _load_json(text: str) -> Any:
-    """`json.loads`; JSON that Python cannot hold raises `_Unreadable`, saying why."""
+def load_json(text: str) -> Any:
+    """`json.loads`; JSON that Python cannot hold raises `Unreadable`, saying why."""
     try:
         return json.loads(text)
     except RecursionError:
-        raise _Unreadable("nested deeper than the JSON reader goes") from None
+        raise Unreadable("nested deeper than the JSON reader goes") from None
     except ValueError as exc:
         if isinstance(exc, json.JSONDecodeError) or "integer string conversion" not in str(exc):
             raise
-        raise _Unreadable(f"a number of more than {sys.get_int_max_str_digits()} digits") from None
+        raise Unreadable(f"a number of more than {sys.get_int_max_str_digits()} digits") from None
 
 
 def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
@@ -60,12 +60,12 @@ def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
                 yield str(path), _not_utf8(f"{path}:{text.count(chr(10), 0, bad.start()) + 1}", text)
                 return
             try:
-                rows = _load_json(text)
+                rows = load_json(text)
             except json.JSONDecodeError as exc:
                 yield str(path), DatasetError(f"{path}:{exc.lineno}: not a valid JSON array ({exc.msg} at "
                                               f"column {exc.colno})")
                 return
-            except _Unreadable as exc:
+            except Unreadable as exc:
                 yield str(path), DatasetError(f"{path}: not a valid JSON array ({exc})")
                 return
             for number, row in enumerate(rows, start=1):
@@ -80,10 +80,10 @@ def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield where, _load_json(line.rstrip("\r\n"))  # its line ending would be read as a second line
+                yield where, load_json(line.rstrip("\r\n"))  # its line ending would be read as a second line
             except json.JSONDecodeError as exc:
                 yield where, DatasetError(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
-            except _Unreadable as exc:
+            except Unreadable as exc:
                 yield where, DatasetError(f"{where}: not valid JSON ({exc})")
 
 

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from courtroom.case import Case
 from courtroom.errors import DatasetError
-from courtroom.evaluate.dataset_files import file_rows
+from courtroom.evaluate.dataset_files import Unreadable, file_rows, load_json
 
 CASE_FIELDS = ("id", "question", "context", "answer", "label", "source", "spans")
 PASS_WORDS = {"pass", "faithful", "supported", "factual", "false", "0"}
@@ -85,9 +85,11 @@ def _context(value: Any, where: str) -> list[str]:
         text = value.strip()
         if text.startswith("[") and text.endswith("]"):
             try:
-                parsed = json.loads(text)
+                parsed = load_json(text)
             except json.JSONDecodeError:
                 parsed = None
+            except Unreadable as exc:
+                raise DatasetError(f"{where}: field 'context': a JSON list written as text, but {exc}") from None
             if isinstance(parsed, list):
                 value = parsed
         if isinstance(value, str):
@@ -148,9 +150,14 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"field {'.'.join(map(str, e['loc']))}: {_message(e['msg'])}" if e["loc"] else
+        problems = "; ".join(f"field {'.'.join(map(str, e['loc']))}: {_message(e['msg'])}{_got(e)}" if e["loc"] else
                              _message(e["msg"]) for e in exc.errors()[:5])
         raise DatasetError(f"{where}: {problems}") from exc
+
+
+def _got(error: Any) -> str:
+    """What a field held, for a type error (`(got bool True)`): a strict field says what it refused."""
+    return f" (got {_kind(error['input'])})" if error["type"].endswith("_type") else ""
 
 
 def _message(text: str) -> str:

@@ -83,6 +83,19 @@ def excluded_from_pairing(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int
     return sum(1 for c in set(right_a) & set(right_b) if right_a[c] is None or right_b[c] is None)
 
 
+def other_cases(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> list[str]:
+    """Case ids both runs hold for different cases: their rows record the digests of other content
+    (`ResultRow.case_digest`; rows recorded before digests are not compared). Such cases are not paired."""
+    digests = {r.case_id: r.case_digest for r in a if r.case_digest}
+    return [r.case_id for r in b if r.case_digest and digests.get(r.case_id, r.case_digest) != r.case_digest]
+
+
+def named(ids: Sequence[str], shown: int = 5) -> str:
+    """A few ids, quoted, and how many more."""
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    return ", ".join(repr(i) for i in ids[:shown]) + more
+
+
 def gold_disagreements(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int:
     """Shared case ids whose gold labels differ: the runs are probably of different datasets."""
     gold_a = {r.case_id: r.gold for r in a}

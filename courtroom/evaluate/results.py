@@ -7,12 +7,14 @@ the error), the gold label, and what the case cost.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, field_validator
 
 from courtroom.case import AnnotatedSpan, Label, VariantVerdict
 from courtroom.engine.lockstep import CaseOutcome
+
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 
 TRANSCRIPTS = "transcripts"
 """The folder of a run directory that holds its transcripts (`courtroom.log.store`)."""
@@ -21,26 +23,27 @@ TRANSCRIPTS = "transcripts"
 class ResultRow(BaseModel):
     """One finished case, as `results.jsonl` stores it."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    """Every number finite and in its range: a row of a run handed over is read, never trusted to be sane."""
 
     case_id: str
     source: str
     gold: Label | None
     label: Label | None
     """Predicted label (None when the case failed)."""
-    score: float | None
+    score: float | None = Field(ge=0.0, le=1.0)
     reason: str = ""
     error: str | None = None
     error_type: str | None = None
-    charges: int = 0
-    rounds: float = 0.0
+    charges: int = Field(0, ge=0)
+    rounds: float = Field(0.0, ge=0.0)
     """Mean rounds per charge."""
-    parse_failures: int = 0
-    model_calls: int = 0
-    prompt_tokens: int = 0
-    computed_prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
+    parse_failures: int = Field(0, ge=0)
+    model_calls: int = Field(0, ge=0)
+    prompt_tokens: int = Field(0, ge=0)
+    computed_prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    seconds: float = Field(0.0, ge=0.0)
     """Model time attributed to this case (each batch's wall time shared among its requests)."""
     transcript: str = ""
     """Path of the transcript, relative to the run directory: a file of its `transcripts/` folder (a row read from
@@ -48,15 +51,15 @@ class ResultRow(BaseModel):
     variants: dict[str, VariantVerdict] = Field(default_factory=dict)
     """The case decided by variants of the judge from the same calls (the court's measurement alone, its
     agents alone), for the debate's gain; empty for other judges and for runs made before 0.2."""
-    escalated: int | None = Field(None, exclude_if=lambda v: v is None)
+    escalated: int | None = Field(None, ge=0, exclude_if=lambda v: v is None)
     """With a court that escalates (`escalation`): how many of the case's charges went to trial (the others were
     decided by the measurement alone); None when every charge is tried, for other judges and older runs."""
-    spans: list[tuple[int, int, float]] | None = Field(None, exclude_if=lambda v: v is None)
+    spans: list[tuple[NonNegativeInt, NonNegativeInt, Probability]] | None = Field(None, exclude_if=lambda v: v is None)
     """The parts of the answer found hallucinated (start, end, score), strongest first, from a court that points at
     them (None for other judges and older runs)."""
     gold_spans: list[AnnotatedSpan] | None = Field(None, exclude_if=lambda v: v is None)
     """The case's gold spans, when the dataset annotates them (None otherwise)."""
-    trial_seconds: float | None = Field(None, exclude_if=lambda v: v is None)
+    trial_seconds: float | None = Field(None, ge=0.0, exclude_if=lambda v: v is None)
     """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`; the
     rest is what the measurement (and a first reading) cost. None as for `escalated`."""
     case_digest: str | None = Field(None, exclude_if=lambda v: v is None)
@@ -70,6 +73,14 @@ class ResultRow(BaseModel):
         if value and (folder != TRANSCRIPTS or name in ("", ".", "..") or "/" in name):
             raise ValueError(f"{value!r} is not a file of the run's {TRANSCRIPTS}/ folder (a path read from a run "
                              "directory is never followed out of it)")
+        return value
+
+    @field_validator("spans")
+    @classmethod
+    def _spans_run_forward(cls, value: list[tuple[int, int, float]] | None) -> list[tuple[int, int, float]] | None:
+        for number, (start, end, _) in enumerate(value or []):
+            if end <= start:
+                raise ValueError(f"span {number}: start {start} is not before end {end}")
         return value
 
     @property

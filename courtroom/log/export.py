@@ -10,9 +10,9 @@ are numbered from 1, as the court record and `audit edit --charge` number them. 
 With a court that points at the lie, `spans` lists the parts of the answer it finds hallucinated, strongest first
 (start, end, text, score: offsets into the answer as given; text null when the transcript is gone), and with data
 that annotates them, `gold_spans` the gold spans (start, end, text, type, implicit_true, due_to_null); each is null
-otherwise.
+otherwise. `question`, `answer` and `context` (its passages) are the case as judged (null when the transcript is gone).
 
-In CSV the charges and spans are JSON string columns; in Parquet and JSON Lines lists of records. A CSV cell whose
+In CSV the charges, spans and context are JSON string columns; in Parquet and JSON Lines lists of records. A CSV cell whose
 text a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return, as a
 hostile case id or source can) is written with a leading `'` so that it opens as text (OWASP's advice on CSV
 injection); Parquet and JSON Lines hold every value exactly.
@@ -25,6 +25,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from courtroom.case import Case
 from courtroom.errors import AuditError, TranscriptError
 from courtroom.evaluate.metrics import Metrics
 from courtroom.evaluate.results import ResultRow
@@ -37,9 +38,9 @@ FORMATS = ("csv", "parquet", "jsonl", "inspect")
 
 COLUMNS = ("case_id", "source", "gold", "verdict", "corrected_verdict", "score", "correct", "reason", "error",
            "error_type", "n_charges", "charges", "model_calls", "prompt_tokens", "completion_tokens", "seconds", "spans",
-           "gold_spans")
+           "gold_spans", "question", "answer", "context")
 """The columns of an exported case, in order (stable: scripts may rely on them; new ones are added at the end)."""
-JSON_COLUMNS = ("charges", "spans", "gold_spans")
+JSON_COLUMNS = ("charges", "spans", "gold_spans", "context")
 """The columns of lists of records (a JSON string in CSV)."""
 SPAN_FIELDS = ("start", "end", "text", "score")
 """The fields of an exported span."""
@@ -99,25 +100,29 @@ def case_records(audit: Audit) -> list[dict[str, Any]]:
     records = []
     for row in audit.rows():
         charges: list[dict[str, Any]] | None
-        answer: str | None
+        case: Case | None
         try:
             record = CaseRecord.of(audit.store.events(row.case_id))
         except TranscriptError:
-            charges, answer = None, None
+            charges, case = None, None
         else:
             charges = charge_records(record, audit.context_sentences(record.case)) if row.error is None else []
-            answer = record.case.answer
-        records.append(_case_record(row, corrected.get(row.case_id), charges, *span_records(row, answer)))
+            case = record.case
+        spans, gold_spans = span_records(row, case.answer if case is not None else None)
+        records.append(_case_record(row, corrected.get(row.case_id), charges, spans, gold_spans, case))
     return records
 
 
 def _case_record(row: ResultRow, corrected: str | None, charges: list[dict[str, Any]] | None,
-                 spans: list[dict[str, Any]] | None, gold_spans: list[dict[str, Any]] | None) -> dict[str, Any]:
+                 spans: list[dict[str, Any]] | None, gold_spans: list[dict[str, Any]] | None,
+                 case: Case | None) -> dict[str, Any]:
     return {"case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,
             "corrected_verdict": corrected, "score": row.score, "correct": row.correct, "reason": row.reason,
             "error": row.error, "error_type": row.error_type, "n_charges": row.charges, "charges": charges,
             "model_calls": row.model_calls, "prompt_tokens": row.prompt_tokens,
-            "completion_tokens": row.completion_tokens, "seconds": row.seconds, "spans": spans, "gold_spans": gold_spans}
+            "completion_tokens": row.completion_tokens, "seconds": row.seconds, "spans": spans, "gold_spans": gold_spans,
+            "question": case and case.question, "answer": case and case.answer,
+            "context": None if case is None else list(case.context)}
 
 
 def _arrow_schema():  # noqa: ANN202
@@ -135,7 +140,8 @@ def _arrow_schema():  # noqa: ANN202
              "corrected_verdict": pa.string(), "score": pa.float64(), "correct": pa.bool_(), "reason": pa.string(),
              "error": pa.string(), "error_type": pa.string(), "n_charges": pa.int64(), "charges": pa.list_(charge),
              "model_calls": pa.int64(), "prompt_tokens": pa.int64(), "completion_tokens": pa.int64(),
-             "seconds": pa.float64(), "spans": pa.list_(span), "gold_spans": pa.list_(gold)}
+             "seconds": pa.float64(), "spans": pa.list_(span), "gold_spans": pa.list_(gold), "question": pa.string(),
+             "answer": pa.string(), "context": pa.list_(pa.string())}
     return pa.schema([(name, types[name]) for name in COLUMNS])
 
 

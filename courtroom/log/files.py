@@ -6,13 +6,14 @@ make a command write elsewhere. A command that writes into a run first refuses o
 name and renamed over it (`atomic_write`, `atomic_file`: the name is replaced, a link with it, never the link's
 target; readers see the old file or the new one, whole), and a line is appended only to a file opened without
 following links (`append_line`: the whole line or, if the write fails, nothing). A command killed mid-write
-leaves the previous file (and a `NAME.tmpPID` beside it) or a torn last line, which readers skip and the next
+leaves the previous file (and a `NAME.tmpPID-N` beside it) or a torn last line, which readers skip and the next
 append cuts. Exports and reports are written the same way.
 """
 
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -21,6 +22,8 @@ from typing import IO, Any
 
 from courtroom.errors import RunError
 
+_WRITES = itertools.count()
+"""Numbers the temporary files of this process's writes (`next` on a count is atomic in CPython)."""
 NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """Open flag: fail on a symbolic link instead of following it (0 where the system has none)."""
 
@@ -41,10 +44,19 @@ def refuse_links(root: Path, names: Iterable[str]) -> None:
 @contextmanager
 def atomic_file(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
     """A handle on a new temporary file beside `path` (`open` mode and options) that replaces `path` when the block
-    ends, flushed to disk, and is removed if the block fails."""
+    ends, flushed to disk, and is removed if the block fails. A `path` that is there but not a regular file (a
+    directory, a device, a FIFO, or a link to one) is refused before anything is written (`FileExistsError`)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    if path.exists() and not path.is_file():  # both follow a link: a link to a device is refused, not replaced
+        raise FileExistsError(errno.EEXIST, "is not a regular file (a directory, a device such as /dev/null, a FIFO): "
+                              "a file is written beside its name and renamed over it, which would replace it; give "
+                              "the path of a file", str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # the folder named is a file
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path.parent)) from None
+    # one name per write, also between threads of one process (two `courtroom.run` finishing one run)
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}-{next(_WRITES)}")
     tmp.unlink(missing_ok=True)  # left by a killed process of the same id (a link is removed, not followed)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW | getattr(os, "O_BINARY", 0), 0o666)

@@ -102,7 +102,8 @@ class RunSpec(BaseModel):
                                          address=ray_address, chunk_timeout=chunk_timeout),
                        window=window, skip_invalid=skip_invalid)
         except ValidationError as exc:
-            problems = [f"{e['title']}.{'.'.join(map(str, e['loc']))}: {e['msg']} (got {e['input']!r})"
+            problems = [f"{e['title']}.{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')} "
+                        f"(got {e['input']!r})"
                         for e in (dict(error, title=exc.title) for error in exc.errors())]
             raise ConfigError("; ".join(problems)) from None
 

@@ -90,5 +90,6 @@ def open_pooled_run(argument: str) -> PooledRun:
                                      f"{store.root}; pooled runs must judge different cases")
             owner[row.case_id] = store.root
     name = SEPARATOR.join(store.root.name for store in stores)
-    return PooledRun(Contender(name, judges[0], models[0], members), stores,
+    court = (manifests[0].judge.get("court") or {}).get("name") if judges[0] == "courtroom" else None
+    return PooledRun(Contender(name, judges[0], models[0], members, court), stores,
                      tuple(judge_differences([m.judge for m in manifests])))

@@ -71,10 +71,26 @@ def replay(events: Sequence[Event], judge: Judge, config_hash: str | None = None
         if a.get("event") == b.get("event") == "verdict" and _said_before(a["verdict"]["reason"], b["verdict"]["reason"]):
             a["verdict"]["reason"] = b["verdict"]["reason"]
     for i, (a, b) in enumerate(zip(recorded, rebuilt)):
-        if a != b:
-            differences.append(f"debate event {i} ({a.get('event')}): recorded {a} but replay gives {b}")
+        differences.extend(f"debate event {i} ({a.get('event')}): {field}: recorded {_short(x)} but replay gives "
+                           f"{_short(y)}" for field, x, y in fields_that_differ(a, b))
     if len(recorded) != len(rebuilt):
         differences.append(f"the record has {len(recorded)} debate events, the replay {len(rebuilt)}")
     if not backend.exhausted:
         differences.append("the transcript holds model calls the replay did not use")
     return ReplayResult(outcome.verdict, outcome.events, differences)
+
+
+def fields_that_differ(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """The fields (dotted paths, list items by index) whose values differ between two JSON values, deepest first
+    found: a tampered score is one line, not the two events."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for key in dict.fromkeys([*a, *b])
+                for d in fields_that_differ(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b)) for d in fields_that_differ(x, y, f"{path}[{i}]")]
+    return [] if a == b else [(path or "<event>", a, b)]
+
+
+def _short(value: Any, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

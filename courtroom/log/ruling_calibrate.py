@@ -25,6 +25,7 @@ from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.errors import ConfigError
 from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
 from courtroom.evaluate.fit_spans import SpanExample
+from courtroom.evaluate.paired import named
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
 from courtroom.text.sentences import SPLITTER, SentenceSplitter, sentence_spans
@@ -135,6 +136,7 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
     court: Court | None = None
     model = ""
     projected = 0
+    seen: dict[str, tuple[str, Path]] = {}  # a case id -> its case's digest and the run it was first found in
     for run_dir in run_dirs:
         audit = Audit(run_dir)
         this = _court(audit)
@@ -144,16 +146,26 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
         elif (this.spec.name, this_model) != (court.spec.name, model):
             raise ConfigError(f"{run_dir}: a run of court {this.spec.name!r} on {this_model!r}, the first run is of "
                               f"court {court.spec.name!r} on {model!r}: a ruling is fitted for one court and one model")
-        seen = {e.case_id for e in examples}
-        found = []
+        found, clashes = [], []
         for row in audit.rows():
-            if row.case_id in seen or row.label is None or row.gold is None:
+            if row.label is None or row.gold is None:
                 continue
+            digest = row.case_digest or audit.store.case(row.case_id).digest()
+            if row.case_id in seen:  # the same case in two runs counts once; another case under its id is refused
+                if seen[row.case_id][0] != digest:
+                    clashes.append(row.case_id)
+                continue
+            seen[row.case_id] = (digest, audit.root)
             events = list(audit.events(row.case_id))
             example = example_of(events, this.spec.sentences)
             if example is not None:
                 found.append(example)
                 projected += any(isinstance(e, ModelCallEvent) and e.projected_words for e in events)
+        if clashes:
+            raise ConfigError(f"{run_dir}: {len(clashes)} case ids name other cases in {seen[clashes[0]][1]} "
+                              f"({named(clashes)}): cases are matched across runs by id, and these would be silently "
+                              "dropped; give each dataset's cases ids of their own (an `id` column, or --field "
+                              "id=COLUMN) and judge them again")
         if not any(e.spans is not None and e.spans.gold for e in found):  # a run whose data has no gold spans
             found = [replace(e, spans=None) for e in found]
         examples += found

@@ -49,9 +49,9 @@ RUN_FILES = (MANIFEST, RESULTS, METRICS, EDITS)
 """The files a run writes into its directory (besides `transcripts/` and the locks)."""
 LOCKS = (LOCK, EDITS_LOCK)
 """The lock files (`.lock` while a run writes, `.edits.lock` while an edit is recorded); never deleted."""
-WRITTEN = re.compile("(" + "|".join(map(re.escape, RUN_FILES)) + r")(\.tmp\d+)?")
+WRITTEN = re.compile("(" + "|".join(map(re.escape, RUN_FILES)) + r")(\.tmp\d+(-\d+)?)?")
 """The names a run writes into its directory: its files and their temporary files (`courtroom.log.files`)."""
-WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+)?")
+WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+(-\d+)?)?")
 """The names a run writes into `transcripts/`."""
 
 
@@ -117,7 +117,7 @@ class RunStore:
     def _refuse_foreign(self, option: str) -> None:
         """Refuse a directory that holds anything but what a run that never started leaves (its locks, an empty
         `transcripts/`, a manifest's temporary file), naming what it holds."""
-        entries = [p for p in self.root.iterdir() if p.name not in LOCKS and not re.fullmatch(r"manifest\.json\.tmp\d+", p.name)
+        entries = [p for p in self.root.iterdir() if p.name not in LOCKS and not re.fullmatch(r"manifest\.json\.tmp\d+(-\d+)?", p.name)
                    and not (p.name == TRANSCRIPTS and p.is_dir() and not any(p.iterdir()))]
         if entries:
             listed = ", ".join(sorted(p.name for p in entries)[:5]) + (" ..." if len(entries) > 5 else "")

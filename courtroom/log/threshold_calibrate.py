@@ -33,6 +33,7 @@ from courtroom.errors import ConfigError, CourtroomError, PersonaError
 from courtroom.evaluate.metrics import rates_from_counts
 from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
 from courtroom.log.audit import Audit
+from courtroom.log.files import atomic_write
 
 METHODS = ("any", "mean", "share")
 """Aggregation rules whose case verdict is the score against the threshold (`majority` counts rulings)."""
@@ -176,7 +177,7 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
         data["trial"]["personas"] = _personas(config, data["trial"]["personas"], audit, output)
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
-    output.write_text(header + _dump(data), encoding="utf-8")
+    atomic_write(output, header + _dump(data))
     try:
         court = Court.load(output, BackendSpec(model=model))
     except CourtroomError as exc:
@@ -220,7 +221,7 @@ def _personas(config: dict[str, Any], named: dict[str, Any], audit: Audit, outpu
                 kept.append(_from_folder(name, path, output.parent))
                 continue
             path = output.parent / f"{output.stem}.{wanted.name}.yaml"
-            path.write_text(_dump(wanted.model_dump(mode="json", by_alias=True, exclude_none=True)), encoding="utf-8")
+            atomic_write(path, _dump(wanted.model_dump(mode="json", by_alias=True, exclude_none=True)))
             kept.append(path.name)
         result[role] = kept if isinstance(original.get(role, reference), list) else kept[0]
     return result

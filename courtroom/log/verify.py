@@ -2,14 +2,15 @@
 
 What it detects: a transcript that is missing, empty, torn, reordered, foreign (another case or judge), whose
 stored prompt texts no longer match their hashes, or whose recorded calls no longer replay to its debate and
-verdict; a result row that disagrees with its transcript (verdict, score, gold label, the case's digest); a case
-judged on other content than the manifest records (data changed under a resumed run); a rejudge that was
-interrupted before it wrote every case it decides; edits that are numbered out of turn (two recorded at once),
-that name a case the run has not, or that differ from the edit events older versions also put in transcripts;
-metrics that do not recompute. What it cannot detect: edits that are consistent across a case's transcript, its
-result row and the metrics (someone who rewrites a recorded model output, the verdict that follows from it, the
-row and the metrics together). Every check recomputes from content; no secret is involved, so a run is as
-trustworthy as the place it is kept (see docs/SECURITY.md).
+verdict; a result row that disagrees with its transcript (verdict, score, gold label, the case's digest, and every
+field derived from it: spans, gold spans, charges, variants, calls, tokens, times); a case judged on other content
+than the manifest records (data changed under a resumed run); a rejudge that was interrupted before it wrote every
+case it decides; edits that are numbered out of turn (two recorded at once), that name a case the run has not, or
+that differ from the edit events older versions also put in transcripts; metrics that do not recompute. What it
+cannot detect: edits that are consistent across a case's transcript, its result row and the metrics (someone who
+rewrites a recorded model output, the verdict that follows from it, the row and the metrics together). Every check
+recomputes from content; no secret is involved, so a run is as trustworthy as the place it is kept (see
+docs/SECURITY.md).
 """
 
 from __future__ import annotations
@@ -20,12 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
 
+from courtroom.case import CaseVerdict
 from courtroom.door.requests import ChatMessage, message_hash
 from courtroom.engine.events import EditEvent, Event, parse_event
+from courtroom.engine.judge import Judge
+from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import ReplayMismatch
 from courtroom.evaluate.metrics import compute_metrics
-from courtroom.evaluate.results import ResultRow
+from courtroom.evaluate.results import ResultRow, summarize
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import CaseDigests
 from courtroom.log.replay import replay
@@ -92,6 +97,7 @@ def verify(audit: Audit) -> list[Problem]:
             problems.append(Problem(str(results), None, f"case {row.case_id}: the results say "
                                     f"{row.label}/{row.score} but the transcript replays to "
                                     f"{verdict and verdict.label}/{verdict and verdict.score}"))
+        problems.extend(_check_derived(row, events, verdict, judge, results))
     problems.extend(Problem(str(audit.root / EDITS), None, f"edits of case {case!r}, which has no result row")
                     for case in edits if case not in latest)
     if manifest.origin is not None and manifest.cases is not None and (
@@ -105,6 +111,34 @@ def verify(audit: Audit) -> list[Problem]:
             problems.append(Problem(str(path), None, "transcript of a case that has no result row"))
     problems.extend(_check_metrics(audit, rows))
     return problems
+
+
+CHECKED_APART = {"case_id", "label", "score", "gold", "case_digest", "transcript"}
+"""Row fields `verify` checks on their own (the verdict, the gold label, the case), not as `_check_derived`."""
+LATER = {"variants", "computed_prompt_tokens"}
+"""Row fields that rows of runs recorded before the fields existed leave empty: checked when a row holds them."""
+
+
+def _check_derived(row: ResultRow, events: Sequence[Event], verdict: CaseVerdict | None, judge: Judge,
+                   results: Path) -> list[Problem]:
+    """Every other field of a row is what its transcript gives (`summarize` of the recorded case, events and the
+    replayed verdict): spans, gold spans, charges, variants, calls, tokens and times, each named where it differs.
+    A field of `LATER` is left out where a row holds none."""
+    recorded = [e for e in events if e.event != "edit"]
+    start = recorded[0]
+    failure = next((e for e in recorded if e.event == "error"), None)
+    outcome = CaseOutcome(start.case, verdict, recorded, failure and failure.message, failure and failure.error_type)
+    expected = summarize(outcome, row.transcript, judge.variants(start.case, recorded) if verdict else {})
+    names = [name for name in ResultRow.model_fields if name not in CHECKED_APART
+             and getattr(row, name) != getattr(expected, name) and not (name in LATER and not getattr(row, name))]
+    return [Problem(str(results), None, f"case {row.case_id}: the results row's {name} is "
+                                        f"{_short(getattr(row, name))} but its transcript gives "
+                                        f"{_short(getattr(expected, name))}") for name in names]
+
+
+def _short(value: object, limit: int = 200) -> str:
+    text = json.dumps(to_jsonable_python(value), ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check_metrics(audit: Audit, rows: Sequence[ResultRow]) -> list[Problem]:

@@ -15,7 +15,7 @@ from courtroom.report.calls import CallView, call_views
 from courtroom.report.measurement import answer_gains, band, weakest
 from courtroom.report.record import measured, weighed
 from courtroom.report.tables import elide
-from courtroom.report.testimony import testimony_data
+from courtroom.report.testimony import testimony_data, utf16_offsets
 
 
 def outcome(row: ResultRow, corrected: ResultRow) -> str:
@@ -76,6 +76,7 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
     case = record.case
     gains = answer_gains(case, record.events, clip)
     answer = case.answer.strip()
+    at = utf16_offsets(answer)
     sentences = audit.context_sentences(case)
     calls = call_views(record.events) if with_calls else None
     opening = next((text for call in calls or () for role, text, _ in call.messages if role == "user"), "")
@@ -87,9 +88,11 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
         "trials": _trials(record),
         "edits": [{"charge": e.charge, "verdict": e.verdict.value, "author": e.provenance.author,
                    "reason": e.provenance.reason} for e in record.edits],
-        # offsets into the answer as the court scored it (stripped): [start, end, gain, uncapped gain, band]
-        "heat": [[t.start, t.end, round(t.gain, 3), round(t.uncapped, 3), band(t.gain)] for t in gains],
-        "scored_answer": answer, "weak": [list(span) for span in weakest(gains, answer)] if gains else [],
+        # offsets into the answer as the court scored it (stripped), in UTF-16 units as the page slices it:
+        # [start, end, gain, uncapped gain, band]
+        "heat": [[at(t.start), at(t.end), round(t.gain, 3), round(t.uncapped, 3), band(t.gain)] for t in gains],
+        "scored_answer": answer,
+        "weak": [[at(start), at(end)] for start, end in weakest(gains, answer)] if gains else [],
         "calls": None if calls is None else [_call(v) for v in calls], "opening": opening,
         "reason": row.reason, "error": row.error, "label": row.label, "gold": row.gold, "score": row.score,
         "tokens": row.prompt_tokens + row.completion_tokens, "seconds": round(row.seconds, 2),

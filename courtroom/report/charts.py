@@ -32,8 +32,9 @@ class Frame:
         return self.pad + (1 - value) * self.inner
 
     def open(self, chart_id: str, label: str, x_label: str, y_label: str, y_top: float = 1.0,
-             y_format: str = "{:g}") -> list[str]:
-        """The SVG's opening: frame, ticks on both axes (y ticks read up to `y_top`), axis labels."""
+             y_ticks: Sequence[float] = TICKS) -> list[str]:
+        """The SVG's opening: frame, ticks on both axes (the y axis reads from 0 to `y_top`, ticked at `y_ticks`),
+        axis labels."""
         s, p, n = self.size, self.pad, self.inner
         parts = [f'<svg id="{chart_id}" xmlns="http://www.w3.org/2000/svg" width="{s}" height="{s}" role="img" '
                  f'aria-label="{label}">',
@@ -42,9 +43,10 @@ class Frame:
             parts.append(f'<line x1="{self.x(t):.1f}" y1="{p + n}" x2="{self.x(t):.1f}" y2="{p + n + 4}" stroke="#999"/>'
                          f'<text class="tick" x="{self.x(t):.1f}" y="{p + n + 14}" font-size="9" '
                          f'text-anchor="middle">{t:g}</text>')
-            parts.append(f'<line x1="{p - 4}" y1="{self.y(t):.1f}" x2="{p}" y2="{self.y(t):.1f}" stroke="#999"/>'
-                         f'<text class="tick" x="{p - 6}" y="{self.y(t) + 3:.1f}" font-size="9" '
-                         f'text-anchor="end">{y_format.format(t * y_top)}</text>')
+        for tick in y_ticks:
+            y = self.y(tick / y_top)
+            parts.append(f'<line x1="{p - 4}" y1="{y:.1f}" x2="{p}" y2="{y:.1f}" stroke="#999"/>'
+                         f'<text class="tick" x="{p - 6}" y="{y + 3:.1f}" font-size="9" text-anchor="end">{tick:g}</text>')
         parts.append(f'<text x="{p + n / 2}" y="{s - 4}" font-size="11" text-anchor="middle">{x_label}</text>')
         parts.append(f'<text x="10" y="{p + n / 2}" font-size="11" text-anchor="middle" '
                      f'transform="rotate(-90 10 {p + n / 2})">{y_label}</text>')
@@ -87,14 +89,22 @@ def roc_svg(rows: Sequence[ResultRow], auroc: float | None, chart_id: str = "roc
     return "".join(parts)
 
 
+def count_axis(most: int, ticks: int = 4) -> tuple[int, list[int]]:
+    """An axis of counts up to at least `most`: its top and its ticks, whole numbers a round step apart (1, 2, 5,
+    10, 20, 50 ...), at most `ticks` steps (never `0, 0, 1, 2, 2`)."""
+    step = next(s * 10**e for e in range(len(str(most))) for s in (1, 2, 5) if s * 10**e * ticks >= most)
+    top = -(-most // step) * step
+    return top, list(range(0, top + 1, step))
+
+
 def histogram_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "histogram", frame: Frame = Frame()) -> str:
     """How the score is spread for gold FAIL and gold PASS cases (side by side in each bin), with counts."""
     judged = _judged(rows)
     counts = {label: [0] * bins for label in ("FAIL", "PASS")}
     for row in judged:
         counts[row.gold][min(int(row.score * bins), bins - 1)] += 1
-    top = max([1, *counts["FAIL"], *counts["PASS"]])
-    parts = frame.open(chart_id, "score histogram per gold label", "score", "cases", y_top=top, y_format="{:.0f}")
+    top, ticks = count_axis(max([1, *counts["FAIL"], *counts["PASS"]]))
+    parts = frame.open(chart_id, "score histogram per gold label", "score", "cases", y_top=top, y_ticks=ticks)
     width = frame.inner / bins / 2
     for label, colour, offset in (("FAIL", FAIL_COLOUR, 0), ("PASS", PASS_COLOUR, 1)):
         for b, count in enumerate(counts[label]):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from courtroom.errors import AuditError
 from courtroom.evaluate.comparison import Pairing, pair
-from courtroom.evaluate.paired import gold_disagreements
+from courtroom.evaluate.paired import gold_disagreements, named, other_cases
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 
@@ -59,13 +59,16 @@ class RunDiff:
 
 
 def diff_runs(a: Audit, b: Audit) -> RunDiff:
-    """Pair the model verdicts of two runs by case id; fails when they share no case or disagree on gold labels
-    (not runs of the same dataset)."""
+    """Pair the model verdicts of two runs by case id; fails when they share no case, when a shared id names other
+    content in each or when they disagree on gold labels (not runs of the same dataset)."""
     rows_a, rows_b = a.rows(), b.rows()
     by_id_b = {r.case_id: r for r in rows_b}
     ids_a = {r.case_id for r in rows_a}
     if not ids_a & set(by_id_b):
         raise AuditError(f"{a.root} and {b.root} share no case id: they are not runs of the same cases")
+    if foreign := other_cases(rows_a, rows_b):
+        raise AuditError(f"{len(foreign)} cases of {b.root} have the same id as a case of {a.root} but other content "
+                         f"(their case digests differ: {named(foreign)}): they are not runs of the same cases")
     if disagreements := gold_disagreements(rows_a, rows_b):
         raise AuditError(f"{disagreements} cases of {b.root} have the same id as a case of {a.root} but another "
                          f"gold label: are they runs of the same dataset?")

@@ -3,7 +3,8 @@
     judging ━━━━━━━╸━━━━━━━━  3/20  8 running · 5/16 calls in flight (step 2) · 412 tok/s · 0:01:10 · ETA 0:06:40
 
 The bar and the ETA count the work of the cases still running (their answered calls), so they move inside a
-lockstep window instead of sitting at 0 until its first case ends.
+lockstep window instead of sitting at 0 until its first case ends. Where the output is not a terminal (piped, a CI
+log), a live bar cannot be drawn; the same line is printed as plain text every `PLAIN_EVERY` seconds instead.
 """
 
 from __future__ import annotations
@@ -16,7 +17,21 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
 from rich.text import Text
 
-from courtroom.runs.progress import RunProgress
+from courtroom.runs.progress import RunProgress, Snapshot
+
+PLAIN_EVERY = 30.0
+"""Seconds between the plain progress lines of a run whose output is not a terminal."""
+STYLES = {"count": "progress.download", "work": "progress.data.speed", "elapsed": "progress.elapsed",
+          "eta": "progress.remaining"}
+
+
+def parts(s: Snapshot) -> dict[str, str]:
+    """What the progress line says, part by part (the bar's columns; the plain line)."""
+    step = f" (step {s.step + 1})" if s.step is not None else ""
+    flight = f"{s.in_flight}/{s.batch} calls in flight{step}" if s.batch else "starting"
+    return {"count": f"{s.done}/{s.total}", "work": f"{s.running} running · {flight} · {s.tokens_per_second:,.0f} tok/s",
+            "elapsed": str(timedelta(seconds=int(s.elapsed))),
+            "eta": f"ETA {'-:--:--' if s.eta is None else timedelta(seconds=int(s.eta))}"}
 
 
 class _Live(ProgressColumn):
@@ -27,17 +42,7 @@ class _Live(ProgressColumn):
         self.monitor, self.part = monitor, part
 
     def render(self, task: Task) -> Text:  # noqa: ARG002
-        s = self.monitor.snapshot()
-        if self.part == "count":
-            return Text(f"{s.done}/{s.total}", style="progress.download")
-        if self.part == "work":
-            step = f" (step {s.step + 1})" if s.step is not None else ""
-            flight = f"{s.in_flight}/{s.batch} calls in flight{step}" if s.batch else "starting"
-            return Text(f"{s.running} running · {flight} · {s.tokens_per_second:,.0f} tok/s", style="progress.data.speed")
-        if self.part == "elapsed":
-            return Text(str(timedelta(seconds=int(s.elapsed))), style="progress.elapsed")
-        eta = "-:--:--" if s.eta is None else str(timedelta(seconds=int(s.eta)))
-        return Text(f"ETA {eta}", style="progress.remaining")
+        return Text(parts(self.monitor.snapshot())[self.part], style=STYLES[self.part])
 
 
 @contextmanager
@@ -46,10 +51,16 @@ def run_progress(console: Console, total: int, done: int, calls_per_case: float,
     """A live progress display for a run; yields its `RunProgress` (give it to the runner as the observer and
     tell it each finished case), the rich `Progress` and the task (for extra fields)."""
     holder: dict[str, TaskID] = {}
+    printed = [float("-inf")]
 
     def refresh(monitor: RunProgress) -> None:
-        if "task" in holder:
-            progress.update(holder["task"], completed=monitor.snapshot().fraction)
+        if "task" not in holder:
+            return
+        snapshot = monitor.snapshot()
+        progress.update(holder["task"], completed=snapshot.fraction)
+        if not console.is_terminal and monitor.clock() - printed[0] >= PLAIN_EVERY:
+            printed[0] = monitor.clock()
+            console.print(f"{description} {' · '.join(parts(snapshot).values())}", markup=False, highlight=False)
 
     monitor = RunProgress(total, done, calls_per_case, on_change=refresh)
     columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), _Live(monitor, "count"),

@@ -69,11 +69,12 @@ def compare_table(comparison: Comparison, title: str = "runs side by side") -> T
     """Every contender's metrics, one row each."""
     table = Table(title=shown(title))
     _name_column(table, [c.name for c in comparison.contenders])
-    for column in ("judge", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
+    for column in ("judge", "court", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
                    "AUROC [95% CI]", "parse fail.", "tokens/case", "s/case"):
-        table.add_column(column, justify="left" if column in ("judge", "model") else "right", overflow="fold")
+        table.add_column(column, justify="left" if column in ("judge", "court", "model") else "right", overflow="fold")
     for contender, m in zip(comparison.contenders, comparison.metrics):
-        table.add_row(shown(contender.name), shown(contender.judge), shown(contender.model), str(m.cases), str(m.errors),
+        table.add_row(shown(contender.name), shown(contender.judge), shown(contender.court or "-"),
+                      shown(contender.model), str(m.cases), str(m.errors),
                       str(m.balanced_accuracy), _v(m.f1.value), str(m.auroc), str(m.parse_failures),
                       f"{m.tokens_per_case:.0f}", f"{m.seconds_per_case:.1f}")
     return table

@@ -5,7 +5,7 @@ score, the witnesses that named it, the context sentence closest to it and the p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,24 +148,35 @@ def value_text(view: ValueView) -> str:
     return text
 
 
-def _pointer_data(view: PointerView) -> dict[str, Any]:
-    return {"start": view.start, "end": view.end, "words": view.words, "note": view.note, "weight": view.weight,
+def utf16_offsets(text: str) -> Callable[[int], int]:
+    """Offsets into `text` (Python's, in characters) as the page's JavaScript counts them, in UTF-16 code units: a
+    character outside the BMP (an emoji) is two. An offset past the text (a forged record) stays past it."""
+    units = [0]
+    for character in text:
+        units.append(units[-1] + (2 if ord(character) > 0xFFFF else 1))
+    return lambda offset: units[min(max(offset, 0), len(text))] + max(offset - len(text), 0)
+
+
+def _pointer_data(view: PointerView, at: Callable[[int], int]) -> dict[str, Any]:
+    return {"start": at(view.start), "end": at(view.end), "words": view.words, "note": view.note, "weight": view.weight,
             "sentence": view.context_sentence, "sentence_text": view.context_text}
 
 
 def testimony_data(verdict: CaseVerdict | None, answer: str, sentences: Sequence[str],
                    gold: Sequence[AnnotatedSpan]) -> dict[str, Any]:
     """What the HTML report shows of the testimony and the spans, as plain JSON-able data (offsets into the answer
-    as given)."""
+    as given, in the UTF-16 code units the page's JavaScript slices: `utf16_offsets`)."""
+    at = utf16_offsets(answer)
+    gold_spans = [[at(g.start), at(g.end), g.type] for g in gold]
     if verdict is None:
-        return {"weighing": None, "witnesses": [], "spans": [], "gold_spans": [[g.start, g.end, g.type] for g in gold]}
+        return {"weighing": None, "witnesses": [], "spans": [], "gold_spans": gold_spans}
     witnesses = [{"name": w.name, "version": w.version, "about": w.about, "heard": w.heard, "why_not": w.why_not,
                   "values": [{"name": v.name, "value": v.value, "contribution": v.contribution, "missing": v.missing,
                               "text": value_text(v)} for v in w.values],
-                  "points": [_pointer_data(p) for p in w.points]} for w in witness_views(verdict, answer, sentences)]
-    spans = [{"n": s.number, "start": s.start, "end": s.end, "text": s.text, "score": s.score, "named_by": s.named_by,
-              "sentence": s.context_sentence, "sentence_text": s.context_text, "verified": s.verified,
-              "evidence": [{"witness": w, **_pointer_data(p)} for w, p in s.evidence]}
+                  "points": [_pointer_data(p, at) for p in w.points]} for w in witness_views(verdict, answer, sentences)]
+    spans = [{"n": s.number, "start": at(s.start), "end": at(s.end), "text": s.text, "score": s.score,
+              "named_by": s.named_by, "sentence": s.context_sentence, "sentence_text": s.context_text,
+              "verified": s.verified, "evidence": [{"witness": w, **_pointer_data(p, at)} for w, p in s.evidence]}
              for s in span_views(verdict, answer, sentences)]
     return {"weighing": weighing_line(verdict.weighing) if verdict.testimony else None, "witnesses": witnesses,
-            "spans": spans, "gold_spans": [[g.start, g.end, g.type] for g in gold]}
+            "spans": spans, "gold_spans": gold_spans}

@@ -1,7 +1,8 @@
 """The witnesses and the hallucinated spans of a verdict in the court record (`courtroom audit show`): each witness
 with its values, their part of the ruling's log-odds and what it points at; the answer with the predicted spans and
 the gold spans in two styles, and each predicted span with its score, who named it, its context sentence and the
-pointers on it. Every text from the run is a `Text` (never markup)."""
+pointers on it. Every text from the run is a `Text` (never markup) of its `visible` characters: an answer's escape
+sequences and bidirectional overrides are shown as pictures, never sent to the terminal."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rich.text import Text
 
 from courtroom.case import AnnotatedSpan, CaseVerdict, HallucinatedSpan
 from courtroom.report.tables import elide
+from courtroom.report.terminal import visible
 from courtroom.report.testimony import PointerView, span_views, value_text, weighing_line, witness_views
 
 PREDICTED_STYLE = "bold white on red3"
@@ -45,27 +47,27 @@ def witnesses_record(verdict: CaseVerdict, answer: str, sentences: Sequence[str]
     table.add_column("values of the whole answer (part of the log-odds)", overflow="fold", ratio=3)
     table.add_column("points at (the answer's words, its note)", overflow="fold", ratio=5)
     for view in views:
-        name = Text(f"{view.name} v{view.version}", style="bold")
+        name = Text(visible(f"{view.name} v{view.version}"), style="bold")
         if view.about:
-            name.append(f"\n{view.about}", style="dim")
+            name.append(visible(f"\n{view.about}"), style="dim")
         if not view.heard:
-            unheard = Text(f"not heard: {view.why_not}", style="yellow")
+            unheard = Text(visible(f"not heard: {view.why_not}"), style="yellow")
             for value in (v for v in view.values if v.missing):
-                unheard.append(f"\n{value_text(value)}", style="dim")
+                unheard.append(visible(f"\n{value_text(value)}"), style="dim")
             table.add_row(name, unheard, Text("-", style="dim"))
             continue
-        points = Text("\n".join(quoted(p) for p in view.points[:POINTS_SHOWN]))
+        points = Text(visible("\n".join(quoted(p) for p in view.points[:POINTS_SHOWN])))
         if len(view.points) > POINTS_SHOWN:
             points.append(f"\n... and {len(view.points) - POINTS_SHOWN} more", style="dim")
-        table.add_row(name, Text("\n".join(value_text(v) for v in view.values) or "no values"),
+        table.add_row(name, Text(visible("\n".join(value_text(v) for v in view.values) or "no values")),
                       points if view.points else Text("nothing", style="dim"))
-    return Panel(Group(Text(weighing_line(verdict.weighing), style="italic"), table), title="witnesses",
+    return Panel(Group(Text(visible(weighing_line(verdict.weighing)), style="italic"), table), title="witnesses",
                  border_style="cyan")
 
 
 def answer_with_spans(answer: str, predicted: Sequence[HallucinatedSpan], gold: Sequence[AnnotatedSpan]) -> Text:
     """The answer with the gold spans underlined, the predicted spans on red, each followed by its number."""
-    styled = Text(answer)
+    styled = Text(visible(answer))  # one character for one: the spans' offsets stay right
     for span in gold:
         styled.stylize(GOLD_STYLE, span.start, span.end)
     for span in predicted:
@@ -111,8 +113,9 @@ def spans_record(verdict: CaseVerdict, answer: str, gold: Sequence[AnnotatedSpan
                         f"[{view.context_sentence}] {elide(view.context_text or '(no such sentence)', SENTENCE_WIDTH)}")
             quote = f"'{view.text}'" + ("" if view.verified is None else
                                         " (quote found)" if view.verified else " (quote not found)")
-            table.add_row(str(view.number), Text(quote, style="bold"), f"{view.score:.2f}", Text(", ".join(view.named_by)),
-                          Text(sentence), Text("\n".join(f"{w}: {quoted(p, False)}" for w, p in view.evidence) or "-"))
+            evidence = "\n".join(f"{w}: {quoted(p, False)}" for w, p in view.evidence) or "-"
+            table.add_row(str(view.number), Text(visible(quote), style="bold"), f"{view.score:.2f}",
+                          Text(visible(", ".join(view.named_by))), Text(visible(sentence)), Text(visible(evidence)))
         parts.append(table)
     else:
         why = ("it finds the answer faithful" if not verdict.hallucinated else

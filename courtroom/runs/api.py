@@ -6,13 +6,19 @@ that was interrupted, and returns the run's rows and metrics. Like inspect's `ev
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from courtroom.digest import content_hash
+from courtroom.door.models import cache_dir
+from courtroom.errors import DatasetError
 from courtroom.evaluate.metrics import Metrics, compute_metrics, metrics_by_source
 from courtroom.evaluate.results import ResultRow
+from courtroom.log.files import atomic_write
 from courtroom.log.manifest import RunSpec
 from courtroom.log.span_metrics import run_span_scores
 from courtroom.runs.runners import Runner
@@ -38,6 +44,51 @@ class RunResult:
         """The cases that failed (they are judged again when the run is resumed)."""
         return [r for r in self.rows if r.error is not None]
 
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame, one row per case (the fields of `ResultRow`; pandas must be installed)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("RunResult.to_pandas needs pandas: pip install pandas") from None
+        return pd.DataFrame([row.model_dump(mode="json") for row in self.rows], columns=list(ResultRow.model_fields))
+
+
+Rows = Sequence[Mapping[str, Any]]
+"""A dataset given as data: a list of dicts, one a case, with the fields of a dataset file's rows."""
+
+
+def rows_file(rows: Rows | Any) -> str:
+    """A dataset given as data (a list of dicts, or a pandas DataFrame: anything with `to_dict("records")`) written
+    once as JSON Lines under the cache, named by its content (`rows-<hash>.jsonl`): the run records that file, so it
+    resumes on the same rows and refuses others, as with any file. Missing cells (NaN) are left out."""
+    records = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
+    if isinstance(records, (str, bytes)) or not isinstance(records, Sequence) or \
+            not all(isinstance(r, Mapping) for r in records):
+        raise DatasetError(f"a dataset is a file name, `examples`, `hf:org/name`, a list of dicts or a DataFrame, "
+                           f"not {type(rows).__name__}")
+    try:
+        text = "".join(json.dumps({k: v for k, v in record.items() if not _missing(v)}, default=_plain,
+                                  ensure_ascii=False) + "\n" for record in records)
+    except (TypeError, ValueError) as exc:
+        raise DatasetError(f"a row of the data cannot be written as JSON ({exc})") from exc
+    path = cache_dir() / "datasets" / f"rows-{content_hash(text)}.jsonl"
+    if not path.is_file():
+        atomic_write(path, text)
+    return str(path)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _plain(value: Any) -> Any:
+    """A value of a DataFrame cell as JSON (numpy numbers and arrays, timestamps)."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} {value!r} is not JSON")
+
 
 def _name_part(name: str) -> str:
     """A model's (or court's) part of a run directory's name: a file's name without its extension, or a Hub id with
@@ -56,14 +107,17 @@ def default_run_dir(dataset: str, judge: str, court: str, model: str) -> Path:
     return Path("runs") / f"{Path(dataset).stem}-{_name_part(who)}-{_name_part(model)}"
 
 
-def run(dataset: str, *, judge: str = "courtroom", court: str = "default", model: str = "default",
+def run(dataset: str | Path | Rows | Any, *, judge: str = "courtroom", court: str = "default", model: str = "default",
         out: str | Path | None = None, fresh: bool = False, runner: Runner | None = None,
         on_row: Callable[[ResultRow], None] | None = None, observer: Any = None, **settings: Any) -> RunResult:
-    """Judge `dataset` (a file, `examples`, or `hf:org/name[:split]`) into a run directory and return its results.
+    """Judge `dataset` into a run directory and return its results (`RunResult.to_pandas()`: the rows as a DataFrame).
 
-    `settings` are those of `courtroom run` (`limit`, `balanced`, `seed`, `sources`, `field_map`, `model_url`,
-    `window`, `judge_options` (for a court: `{"overrides": {"ruling.judge_weight": 0.3}}`), `runner="ray"`, ...;
-    `RunSpec.build`). An interrupted run resumes where it stopped; `fresh=True` starts over."""
+    `dataset` is a file, `examples`, `hf:org/name[:split]`, or the data itself: a list of dicts or a pandas
+    DataFrame, one case a row, with a dataset file's columns (`rows_file`). `settings` are those of `courtroom run`
+    (`limit`, `balanced`, `seed`, `sources`, `field_map`, `model_url`, `window`, `judge_options` (for a court:
+    `{"overrides": {"ruling.judge_weight": 0.3}}`), `runner="ray"`, ...; `RunSpec.build`). An interrupted run resumes
+    where it stopped; `fresh=True` starts over."""
+    dataset = str(dataset) if isinstance(dataset, (str, Path)) else rows_file(dataset)
     spec = RunSpec.build(dataset, judge=judge, court=court, model=model, **settings)
     target = Path(out) if out is not None else default_run_dir(dataset, judge, court, model)
     started = start_run(spec, target, fresh=fresh)

@@ -6,7 +6,8 @@ alone leaves a bar at 0/8 with no estimate, then a jump. `RunProgress` listens t
 request answered), and reports cases done, cases running, calls in flight, tokens per second and an ETA that
 counts the work of the cases still running: each running case is credited with the calls it has had answered
 over the calls a case takes (the mean of the cases finished so far, or the judge's usual number before any
-has, blended), up to 90% of a case.
+has, blended), up to 90% of a case. The pace is taken from the first work answered on: loading the model (minutes,
+the first time) is not work the rest of the run repeats, and counted in it made the first estimate absurd.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ class RunProgress:
     def __init__(self, total: int, done: int = 0, calls_per_case: float = 1.0,
                  on_change: Callable[[RunProgress], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.total, self.done, self.done_before = total, done, done
+        self.total, self.done = total, done
         self.prior = calls_per_case
         self.on_change = on_change
         self.clock = clock
@@ -92,6 +93,8 @@ class RunProgress:
         self.running = self.in_flight = self.batch = 0
         self.step: int | None = None
         self._calls_at_batch = 0
+        self._paced_from: tuple[float, float] | None = None
+        """When the first work was answered, and the fraction done then: the pace is measured from there."""
 
     # -- a LockstepObserver ------------------------------------------------------------------------------------
     def batch_started(self, step: int, cases: int, calls: int) -> None:
@@ -105,13 +108,20 @@ class RunProgress:
             self.calls += tick.requests
             self.in_flight = max(0, self.in_flight - tick.requests)
             self.tokens += tick.prompt_tokens + tick.completion_tokens
+            self._start_pace()
         self._changed()
 
     def batch_finished(self, step: int) -> None:  # noqa: ARG002
         with self.lock:  # a backend that does not tick: its batch counts when it ends
             self.calls = max(self.calls, self._calls_at_batch + self.batch)
             self.in_flight = 0
+            self._start_pace()
         self._changed()
+
+    def _start_pace(self) -> None:
+        """At the first work answered (the model is loaded by then), mark where the pace is measured from."""
+        if self._paced_from is None:
+            self._paced_from = (self.clock(), self._fraction())
 
     # -- cases ---------------------------------------------------------------------------------------------------
     def case_finished(self, row: ResultRow) -> None:
@@ -127,14 +137,22 @@ class RunProgress:
         `PRIOR_WEIGHT` cases (the cases that finish first are often the short ones: no charge, no trial)."""
         return max((PRIOR_WEIGHT * self.prior + sum(self.measured)) / (PRIOR_WEIGHT + len(self.measured)), 1.0)
 
+    def _fraction(self) -> float:
+        """Cases done, counting the running ones' share of their calls (under the lock)."""
+        partial = max(0.0, (self.calls - self.calls_finished) / self.calls_per_case())
+        return min(float(self.total), self.done + min(partial, RUNNING_CAP * self.running))
+
     def snapshot(self) -> Snapshot:
         with self.lock:
-            elapsed = max(self.clock() - self.started, 1e-9)
-            partial = max(0.0, (self.calls - self.calls_finished) / self.calls_per_case())
-            partial = min(partial, RUNNING_CAP * self.running)
-            fraction = min(float(self.total), self.done + partial)
-            progressed = fraction - self.done_before
-            eta = (self.total - fraction) * elapsed / progressed if progressed > 1e-6 else None
+            now = self.clock()
+            elapsed = max(now - self.started, 1e-9)
+            fraction = self._fraction()
+            eta = None
+            if fraction >= self.total:
+                eta = 0.0
+            elif self._paced_from is not None and fraction - self._paced_from[1] > 1e-6:
+                since, then = self._paced_from
+                eta = (self.total - fraction) * (now - since) / (fraction - then)
             return Snapshot(self.total, self.done, self.running, self.in_flight, self.batch, self.step, self.calls,
                             self.tokens / elapsed, fraction, eta, elapsed)
 

@@ -142,3 +142,20 @@ def test_export_has_the_spans_and_the_gold_spans(tmp_path: Path) -> None:
     assert runner.invoke(app, ["export", str(run), "--format", "jsonl", "-o", str(path)]).exit_code == 0
     spans = next(r["spans"] for r in map(json.loads, path.read_text().splitlines()) if r["case_id"] == CASE)
     assert [(s["start"], s["end"], s["text"]) for s in spans] == [(a, b, None) for a, b, _ in rows[CASE].spans]
+
+
+def test_every_format_holds_the_question_the_answer_and_the_context(court_run: Path, tmp_path: Path) -> None:
+    audit = Audit(court_run)
+    cases = {r.case_id: audit.store.case(r.case_id) for r in audit.rows()}
+    for fmt in ("csv", "parquet", "jsonl"):
+        path = tmp_path / f"x.{fmt}"
+        assert runner.invoke(app, ["export", str(court_run), "--format", fmt, "-o", str(path)]).exit_code == 0
+        if fmt == "csv":
+            with path.open(newline="") as handle:
+                records = [{**r, "context": json.loads(r["context"])} for r in csv.DictReader(handle)]
+        elif fmt == "parquet":
+            records = pq.read_table(path).to_pylist()
+        else:
+            records = [json.loads(line) for line in path.read_text().splitlines()]
+        assert {r["case_id"]: (r["question"], r["answer"], r["context"]) for r in records} == {
+            case_id: (case.question, case.answer, list(case.context)) for case_id, case in cases.items()}

@@ -1,7 +1,7 @@
 """A small OpenAI-compatible model server on 127.0.0.1 for tests of the served door without an engine: a
-character tokenizer (a token's id is its code point), a log-probability per token id, and switches for how it
-scores (`token_scoring`: the vLLM extensions that score a token where it would be generated) and for one way of
-being wrong (`mode`). Every request is logged (`requests`)."""
+character tokenizer (a token's id is its code point) or a byte tokenizer (`tokenizer`), a log-probability per token
+id, and switches for how it scores (`token_scoring`: the vLLM extensions that score a token where it would be
+generated) and for one way of being wrong (`mode`). Every request is logged (`requests`)."""
 
 from __future__ import annotations
 
@@ -39,10 +39,20 @@ class FakeServer(ThreadingHTTPServer):
     token_scoring = False
     """Whether it scores a token where it would be generated (`allowed_token_ids`, `return_tokens_as_token_ids`)."""
     logprob = staticmethod(token_logprob)
+    tokenizer = "characters"
+    """characters (a token per character, its id the code point); bytes (a token per UTF-8 byte, its id the byte,
+    written as vLLM writes a token decoded alone: a byte of a character of several bytes is U+FFFD); openai bytes (the
+    same tokens, such a byte written as OpenAI does, `bytes:\\xe2`)."""
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[tuple[str, dict[str, Any]]] = []
+
+    def token(self, token_id: int) -> str:
+        """A token as the server writes it in log-probabilities: decoded alone."""
+        if self.tokenizer == "characters" or token_id < 0x80:
+            return chr(token_id)
+        return "\ufffd" if self.tokenizer == "bytes" else f"bytes:\\x{token_id:02x}"
 
     @property
     def url(self) -> str:
@@ -108,7 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
         server.requests.append((self.path, body))
         if self.path == "/tokenize":
             text = body["prompt"] if "prompt" in body else "".join(m["content"] for m in body["messages"])
-            self._send({"tokens": [ord(c) for c in text]})
+            self._send({"tokens": list(text.encode()) if server.tokenizer != "characters" else [ord(c) for c in text]})
         elif server.refusal is not None:
             self._refuse(server.refusal)
         elif self.path == "/v1/completions":
@@ -129,13 +139,13 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("echo"):
             ids = body["prompt"]
             values: list[Any] = [None] + [server.logprob(t) for t in ids[1:]]
-            tokens = [chr(t) for t in ids]
+            tokens = [server.token(t) for t in ids]
         else:  # one generated token, restricted to the allowed one where the server can
             allowed = body.get("allowed_token_ids") if server.token_scoring else None
             target = allowed[0] if allowed else ord("x")
             values = [server.logprob(target)]
             as_ids = server.token_scoring and body.get("return_tokens_as_token_ids")
-            tokens = [f"token_id:{target}" if as_ids else chr(target)]
+            tokens = [f"token_id:{target}" if as_ids else server.token(target)]
         if mode in ("nan", "infinite", "positive"):
             values[-1] = {"nan": math.nan, "infinite": -math.inf, "positive": 3.0}[mode]
         if mode == "short":  # the server tokenized the text another way

@@ -44,9 +44,9 @@ def test_compare_pools_one_judges_runs_on_disjoint_cases(tmp_path: Path) -> None
     rows = table_rows(result.output)
     summary, paired = rows[:3], rows[3:]
     assert [r[0] for r in summary] == ["first+rest", "rails-first+rails-rest", "length-only"]
-    assert [r[3] for r in summary] == ["20", "20", "20"]  # every example case, once
+    assert [r[4] for r in summary] == ["20", "20", "20"]  # every example case, once (after the court and model)
     concatenated = RunStore(first).rows() + RunStore(rest).rows()
-    assert summary[0][5].startswith(f"{compute_metrics(concatenated).balanced_accuracy.value:.3f}")
+    assert summary[0][6].startswith(f"{compute_metrics(concatenated).balanced_accuracy.value:.3f}")
     assert [r[:2] for r in paired] == [["rails-first+rails-rest", "20"], ["length-only", "20"]]
 
 
@@ -145,8 +145,8 @@ def test_compare_fits_thresholds_and_rules_on_each_pooled_run_alone(tmp_path: Pa
                                 env={"COLUMNS": "220"})
     assert result.exit_code == 0, result.output
     court, length = table_rows(result.output)[:2]
-    assert court[:5] == ["short+long", "rails", "default", "38", "2"]  # the failed cases are still counted
-    assert court[5].startswith("1.000") and length[5].startswith("1.000")
+    assert court[:6] == ["short+long", "rails", "-", "default", "38", "2"]  # the failed cases are still counted
+    assert court[6].startswith("1.000") and length[6].startswith("1.000")
     plain = table_rows(CliRunner().invoke(app, ["compare", "+".join(runs), "--length-baseline"],
                                           env={"COLUMNS": "220"}).output)
-    assert plain[0][5].startswith("0.500") and plain[1][5].startswith("1.000")  # own threshold; per-run median
+    assert plain[0][6].startswith("0.500") and plain[1][6].startswith("1.000")  # own threshold; per-run median

@@ -54,20 +54,27 @@ def test_progress_moves_inside_the_first_lockstep_window() -> None:
     assert monitor.calls_per_case() == pytest.approx((2 * COURT_CALLS_PER_CASE + end.calls) / (2 + 8))  # prior as 2 cases
 
 
-def test_the_eta_counts_the_running_cases_share_of_their_calls() -> None:
+def test_the_eta_counts_the_running_cases_share_of_their_calls_from_the_first_work_on() -> None:
+    """Loading the model (600 s here, the first time) comes before the first answer: counted in the pace, the ETA
+    read 30 minutes for a run of a minute."""
     clock = Clock()
     monitor = RunProgress(10, done=2, calls_per_case=4, clock=clock)
     assert monitor.snapshot().eta is None  # no pace yet (the two cases were done before a resume)
-    monitor.batch_started(0, cases=4, calls=4)
-    clock.now = 10.0
+    monitor.batch_started(0, cases=8, calls=8)
+    clock.now = 600.0  # the model loaded, the first calls answered
+    monitor.tick(Tick(requests=4, prompt_tokens=5000, completion_tokens=1000))
+    s = monitor.snapshot()
+    assert s.fraction == pytest.approx(3.0) and s.in_flight == 4  # 4 calls at 4 calls a case: one case
+    assert s.eta is None and s.tokens_per_second == pytest.approx(10.0)  # the pace starts here
+    clock.now = 610.0
     monitor.tick(Tick(requests=4, prompt_tokens=900, completion_tokens=100))
     s = monitor.snapshot()
-    assert s.fraction == pytest.approx(3.0) and s.in_flight == 0  # 4 calls of 4 cases at 4 calls a case: one case
-    assert s.eta == pytest.approx(70.0) and s.tokens_per_second == pytest.approx(100.0)  # 7 cases at 10 s a case
+    assert s.fraction == pytest.approx(4.0) and s.in_flight == 0
+    assert s.eta == pytest.approx(60.0)  # 6 cases at 10 s a case (with the load in the pace: 1830 s)
     monitor.batch_finished(0)
     monitor.batch_started(1, cases=4, calls=4)  # a backend that does not tick: the batch counts when it ends
     monitor.batch_finished(1)
-    assert monitor.snapshot().calls == 8
+    assert monitor.snapshot().calls == 12
     assert usual_calls(Court.load("full")) == COURT_CALLS_PER_CASE
     assert usual_calls(Court.load("default")) == MEASUREMENT_CALLS_PER_CASE < COURT_CALLS_PER_CASE  # no trial
 
@@ -76,8 +83,24 @@ def test_run_shows_calls_in_flight_tokens_per_second_and_an_eta(tmp_path: Path, 
     result = CliRunner().invoke(app, ["run", "examples", "--limit", "4", "--out", str(tmp_path / "r")],
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    line = next(line for line in result.output.splitlines() if "judging" in line and "tok/s" in line)
+    line = [line for line in result.output.splitlines() if "judging" in line and "tok/s" in line][-1]  # the bar's end
     assert "4/4" in line and "calls in flight" in line and "ETA 0:00:00" in line
+
+
+def test_a_piped_run_prints_its_progress_as_plain_lines(tmp_path: Path, pseudo_runs, monkeypatch) -> None:  # noqa: F811
+    """Piped (a CI log, `| tee`), the live bar cannot be drawn: a 7-minute run printed nothing between its header and
+    its end. It prints the line every `PLAIN_EVERY` seconds (here every change, and never more than asked)."""
+    monkeypatch.setattr("courtroom.report.progress.PLAIN_EVERY", 0.0)
+    result = CliRunner().invoke(app, ["run", "examples", "--limit", "6", "--window", "2", "--out", str(tmp_path / "r")],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("judging ") and " · ETA " in line]
+    assert [line.split()[1] for line in lines][:1] == ["0/6"] and "6/6" in lines[-1]
+    assert len({line.split()[1] for line in lines}) == 7  # 0/6 ... 6/6, each case as it ended
+    assert all("\x1b" not in line for line in lines)  # plain text, no terminal codes
+    monkeypatch.setattr("courtroom.report.progress.PLAIN_EVERY", 3600.0)
+    again = CliRunner().invoke(app, ["run", "examples", "--limit", "6", "--out", str(tmp_path / "s")])
+    assert len([line for line in again.output.splitlines() if line.startswith("judging ")]) <= 2  # the first, the end
 
 
 def test_loading_a_model_shows_no_progress_bars_of_its_own(tmp_path: Path, monkeypatch) -> None:

@@ -183,7 +183,7 @@ def test_compare_pairs_runs_and_adds_the_length_baseline(tmp_path: Path) -> None
     assert [r[0] for r in summary] == ["court", "court", "length-only", "overlap-only"]
     cases = run_cases(RunStore(court))
     for row, rule in zip(summary[2:], (length_only_rows, overlap_only_rows)):
-        assert row[4] == "0" and row[5].startswith(f"{compute_metrics(rule(cases)).balanced_accuracy.value:.3f}")
+        assert row[5] == "0" and row[6].startswith(f"{compute_metrics(rule(cases)).balanced_accuracy.value:.3f}")
     assert paired[0][:3] == ["court", "12", "0"] and paired[0][3].startswith("+0.000")  # a run against itself
     assert paired[1][:2] == ["length-only", "12"] and paired[2][:2] == ["overlap-only", "12"]
     missing = CliRunner().invoke(app, ["compare", str(tmp_path / "nope")], env={"COLUMNS": "200"})

@@ -64,6 +64,17 @@ def test_scores_agree_with_the_in_process_backend(server: str, real_backend) -> 
         assert all(abs(s.option_probs[o] - r.option_probs[o]) < 0.1 for o in s.option_probs)
 
 
+def test_characters_split_between_tokens_keep_the_token_spans_of_the_in_process_backend(server: str,
+                                                                                        real_backend) -> None:
+    """vLLM writes each token as it decodes alone: a byte-level token holding part of an emoji or a CJK character is
+    U+FFFD. The served door reads the tokens against the text, so its spans are the in-process tokenizer's offsets
+    (read by the strings' lengths, every token after `😀` pointed one character further, after `日` two)."""
+    case = CASE.model_copy(update={"answer": "Le café — très bon \U0001F600 ok, naïve 日本, automated in 1926."})
+    requests = [grounding.scoring_request(case, case.answer, "full"), grounding.scoring_request(case, case.answer, "none")]
+    served, local = backend(server).generate(requests), real_backend.generate(requests)
+    assert [s.token_spans for s in served] == [r.token_spans for r in local]
+
+
 def test_a_court_run_over_http_verifies_and_never_records_the_key(server: str, tmp_path: Path) -> None:
     run = start_run(spec(server, limit=6, court="full"), tmp_path / "court")
     rows = run.execute()
