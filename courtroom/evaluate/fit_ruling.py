@@ -93,10 +93,32 @@ def _check(examples: Sequence[Example], folds: int) -> None:
                           "different answers of each")
 
 
+LARGEST_VALUE = 1e150
+"""The largest magnitude a value may have for a fit: squaring a larger one in the standardisation overflows."""
+
+
+def _refuse_non_finite(examples: Sequence[Example]) -> None:
+    """A clear error naming the case and the value for a NaN, an infinity or a value beyond `LARGEST_VALUE` among the
+    values and vectors a ruling would be fitted on: never a ruling written with an infinite scale or NaN weights."""
+    for e in examples:
+        arrays = [(f"testimony value {name}", np.array([value], dtype=np.float64)) for name, value in e.values.items()]
+        arrays += [(f"{name} vector", np.asarray(vector, dtype=np.float64)) for name, vector in e.vectors.items()]
+        arrays += [("words' hidden states", np.asarray(states, dtype=np.float64))
+                   for states in (e.word_hidden, e.spans.word_hidden if e.spans is not None else None)
+                   if states is not None]
+        for what, values in arrays:
+            bad = values[~(np.abs(values) <= LARGEST_VALUE)]  # NaN compares false
+            if len(bad):
+                raise ConfigError(f"case {e.case_id}: {what} holds {bad.flat[0]:g}, not a finite number of magnitude "
+                                  f"at most {LARGEST_VALUE:g}: a ruling cannot be fitted on it; check the run that "
+                                  "recorded it, or leave the case out")
+
+
 class _Design:
     """The examples as arrays: values (missing ones at the column mean), vectors per probe source, labels."""
 
     def __init__(self, examples: Sequence[Example]) -> None:
+        _refuse_non_finite(examples)
         self.examples = list(examples)
         self.names = sorted({k for e in examples for k in e.values})
         X = np.array([[e.values.get(n, np.nan) for n in self.names] for e in examples], dtype=np.float64)
