@@ -54,6 +54,9 @@ class Example:
     """The whole answer's vectors for the probes (`lookback`, `hidden`)."""
     group: str = ""
     """Cases with the same group (the same answer) share a fold."""
+    item: str = ""
+    """Cases of the same item (the same question and context: a faithful answer and its hallucinated twin) share a
+    fold as well."""
     spans: SpanExample | None = None
     """Its words, for a span model (cases of datasets with gold spans)."""
     word_hidden: np.ndarray | None = field(default=None, compare=False, repr=False)
@@ -76,27 +79,52 @@ class RulingFit:
 
 
 def _check(examples: Sequence[Example], folds: int) -> None:
-    """Enough labelled cases of each kind for the folds: counted by distinct answers, since identical answers share
-    a fold (a kind whose cases all sit in one fold leaves the other folds' rulings without it)."""
+    """Enough labelled cases of each kind for the folds: counted by fold groups, since identical answers and the
+    answers to one question and context share a fold (a kind whose cases all sit in one fold leaves the other folds'
+    rulings without it)."""
+    groups = _linked([[e.group or e.case_id for e in examples], [e.item or e.case_id for e in examples]])
     for label, name in ((True, "hallucinated (FAIL)"), (False, "faithful (PASS)")):
-        chosen = [e for e in examples if e.hallucinated == label]
-        count, answers = len(chosen), len({e.group or e.case_id for e in chosen})
+        count = sum(e.hallucinated == label for e in examples)
+        answers = len({g for e, g in zip(examples, groups) if e.hallucinated == label})
         if answers >= folds:
             continue
         what = f"{count} {name} case{'s' if count != 1 else ''}" + \
-            (f" ({answers} distinct answer{'s' if answers != 1 else ''})" if answers != count else "")
+            (f" ({answers} distinct answer{'s' if answers != 1 else ''} or question{'s' if answers != 1 else ''})"
+             if answers != count else "")
         if answers >= 2:
             raise ConfigError(f"{what} among {len(examples)}: fitting a ruling with {folds}-fold cross-validation needs "
-                              f"at least {folds} of each kind (identical answers share a fold); label more cases or use "
-                              f"fewer folds (--folds {answers})")
+                              f"at least {folds} of each kind (identical answers, and the answers to one question and "
+                              f"context, share a fold); label more cases or use fewer folds (--folds {answers})")
         raise ConfigError(f"{what} among {len(examples)}: a ruling needs labelled cases of both kinds, at least two "
                           "different answers of each")
+
+
+LARGEST_VALUE = 1e150
+"""The largest magnitude a value may have for a fit: squaring a larger one in the standardisation overflows."""
+
+
+def _refuse_non_finite(examples: Sequence[Example]) -> None:
+    """A clear error naming the case and the value for a NaN, an infinity or a value beyond `LARGEST_VALUE` among the
+    values and vectors a ruling would be fitted on: never a ruling written with an infinite scale or NaN weights."""
+    for e in examples:
+        arrays = [(f"testimony value {name}", np.array([value], dtype=np.float64)) for name, value in e.values.items()]
+        arrays += [(f"{name} vector", np.asarray(vector, dtype=np.float64)) for name, vector in e.vectors.items()]
+        arrays += [("words' hidden states", np.asarray(states, dtype=np.float64))
+                   for states in (e.word_hidden, e.spans.word_hidden if e.spans is not None else None)
+                   if states is not None]
+        for what, values in arrays:
+            bad = values[~(np.abs(values) <= LARGEST_VALUE)]  # NaN compares false
+            if len(bad):
+                raise ConfigError(f"case {e.case_id}: {what} holds {bad.flat[0]:g}, not a finite number of magnitude "
+                                  f"at most {LARGEST_VALUE:g}: a ruling cannot be fitted on it; check the run that "
+                                  "recorded it, or leave the case out")
 
 
 class _Design:
     """The examples as arrays: values (missing ones at the column mean), vectors per probe source, labels."""
 
     def __init__(self, examples: Sequence[Example]) -> None:
+        _refuse_non_finite(examples)
         self.examples = list(examples)
         self.names = sorted({k for e in examples for k in e.values})
         X = np.array([[e.values.get(n, np.nan) for n in self.names] for e in examples], dtype=np.float64)
@@ -107,11 +135,32 @@ class _Design:
                                if all(k in x.vectors and len(x.vectors[k]) == len(e.vectors[k]) for x in examples)})
         self.vectors = {k: np.array([e.vectors[k] for e in examples], dtype=np.float64) for k in self.sources}
         self.families = np.array([e.family for e in examples])
-        self.groups = [e.group or e.case_id for e in examples]
+        self.groups = _linked([[e.group or e.case_id for e in examples], [e.item or e.case_id for e in examples]])
+        self.strata = [e.source for e in examples]
+
+
+def _linked(keyings: Sequence[Sequence[str]]) -> list[str]:
+    """Each case's fold group: cases that share a key under any of the keyings are linked, and linked cases (at any
+    remove) share a group, named by its first case's first key."""
+    parent = list(range(len(keyings[0])))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for keys in keyings:
+        first: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            parent[root(i)] = root(first.setdefault(key, i))
+    return [keyings[0][root(i)] for i in range(len(parent))]
 
 
 def _folds(design: _Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
-    return stratified_folds(design.y[idx].astype(bool), [design.groups[i] for i in idx], folds=k, seed=seed)
+    """Folds over `idx` that never split a group, each holding its share of every source's two kinds of case."""
+    return stratified_folds(design.y[idx].astype(bool), [design.groups[i] for i in idx], folds=k, seed=seed,
+                            strata=[design.strata[i] for i in idx])
 
 
 def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Probe], np.ndarray]:

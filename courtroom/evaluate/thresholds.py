@@ -27,17 +27,27 @@ def best_threshold(gold: np.ndarray, scores: np.ndarray) -> float:
 
 
 def stratified_folds(gold: np.ndarray, keys: Sequence[str] | Sequence[int] | np.ndarray, folds: int = 5,
-                     seed: int = 0) -> np.ndarray:
-    """The fold (0 .. folds-1) of every case: each gold label dealt round-robin over the folds in a seeded
-    permutation of its cases' keys (sorted first), so a case's fold depends on the keys, not on row order. The
+                     seed: int = 0, strata: Sequence[str] | None = None) -> np.ndarray:
+    """The fold (0 .. folds-1) of every case: the keys of each gold label dealt round-robin over the folds in a seeded
+    permutation of them (sorted first), so a case's fold depends on the keys, not on row order. The cases of a key
+    share a fold (a key with a hallucinated case is dealt among the hallucinated, in its cases' first stratum). With
+    `strata` (each case's source, say), each stratum's keys of a label are dealt in turn, the round carried on from
+    one stratum to the next: every fold then holds its share of each source's hallucinated and faithful cases. The
     one fold assignment of the package: `compare --calibrated`, `courtroom calibrate` and the tuning scripts."""
     gold = np.asarray(gold, dtype=bool)
-    keys = list(keys)
+    keys = [k.item() if isinstance(k, np.generic) else k for k in keys]
+    first: dict = {}
+    for key, label, stratum in sorted(zip(keys, gold, strata if strata is not None else [""] * len(keys)),
+                                      key=lambda row: (not row[1], row[2])):
+        first.setdefault(key, (bool(label), stratum))
     rng = np.random.default_rng(seed)
     fold_of: dict = {}
     for label in (True, False):
-        for i, key in enumerate(rng.permutation(sorted(k for k, g in zip(keys, gold) if g == label))):
-            fold_of[key.item() if isinstance(key, np.generic) else key] = i % folds
+        dealt = 0
+        for stratum in sorted({s for g, s in first.values() if g == label}):
+            for key in rng.permutation(sorted(k for k, v in first.items() if v == (label, stratum))):
+                fold_of[key.item() if isinstance(key, np.generic) else key] = dealt % folds
+                dealt += 1
     return np.array([fold_of[k] for k in keys], dtype=int)
 
 

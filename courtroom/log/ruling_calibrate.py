@@ -82,6 +82,7 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER) 
     states = _word_states(observed)
     return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=case.label == "FAIL",
                    values=values, vectors=_vectors(observed, -1), group=content_hash(case.answer.strip()),
+                   item=content_hash(case.question + "\x00" + "\x00".join(case.context)),
                    spans=_span_example(case, verdict, ground, splitter, states)
                    if case.spans or case.label == "PASS" else None,
                    word_hidden=np.array(states, dtype=np.float32) if states is not None else None)

@@ -51,11 +51,11 @@ def test_too_few_labels_of_a_kind_is_a_clear_error_suggesting_fewer_folds() -> N
 def test_identical_answers_count_once_toward_the_folds() -> None:
     cases = examples(40)
     same = [e if not e.hallucinated else Example(**{**e.__dict__, "group": "one answer"}) for e in cases]
-    with pytest.raises(ConfigError, match=r"20 hallucinated \(FAIL\) cases \(1 distinct answer\) among 40"):
+    with pytest.raises(ConfigError, match=r"20 hallucinated \(FAIL\) cases \(1 distinct answer or question\) among 40"):
         fit(same)
     three = [e if not e.hallucinated else Example(**{**e.__dict__, "group": f"answer {int(e.case_id[1:]) % 3}"})
              for e in cases]
-    with pytest.raises(ConfigError, match=r"\(3 distinct answers\).*--folds 3"):
+    with pytest.raises(ConfigError, match=r"\(3 distinct answers or questions\).*--folds 3"):
         fit(three)
     result = fit(three, folds=3)
     by_group: dict[str, set[int]] = {}
@@ -63,6 +63,24 @@ def test_identical_answers_count_once_toward_the_folds() -> None:
         by_group.setdefault(e.group or e.case_id, set()).add(int(k))
     assert all(len(folds) == 1 for folds in by_group.values())  # a group sits in one fold
     assert {k for g, folds in by_group.items() if g.startswith("answer") for k in folds} == {0, 1, 2}
+
+
+def test_the_answers_to_one_question_share_a_fold_and_folds_hold_each_sources_share() -> None:
+    # pairs: a faithful and a hallucinated answer to one question and context (an item), and identical answers
+    # across items link items into one group
+    cases = [Example(**{**e.__dict__, "item": f"item {int(e.case_id[1:]) // 2}", "source": f"s{int(e.case_id[1:]) // 2 % 3}"})
+             for e in examples(120, seed=2, signal=1.0)]
+    cases[5] = Example(**{**cases[5].__dict__, "group": "shared answer"})
+    cases[50] = Example(**{**cases[50].__dict__, "group": "shared answer"})
+    result = fit(cases)
+    fold = {e.case_id: int(k) for e, k in zip(cases, result.fold)}
+    assert all(fold[f"c{2 * i}"] == fold[f"c{2 * i + 1}"] for i in range(60))  # a pair is never split
+    assert fold["c4"] == fold["c5"] == fold["c50"] == fold["c51"]  # linked through the shared answer
+    for source in ("s0", "s1", "s2"):
+        for label in (True, False):
+            counts = np.bincount([fold[e.case_id] for e in cases if e.source == source and e.hallucinated == label],
+                                 minlength=5)
+            assert counts.max() - counts.min() <= 2, (source, label, counts)  # each fold its share (pairs move two)
 
 
 def test_out_of_fold_scores_come_only_from_rulings_that_never_saw_the_case(monkeypatch: pytest.MonkeyPatch) -> None:

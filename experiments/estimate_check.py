@@ -1,0 +1,302 @@
+"""Why a ruling's out-of-fold estimate on the dev files fell below what unseen rows give, and whether the corrected
+estimate agrees with rows held out here (#45).
+
+    PYTHONPATH=. python experiments/estimate_check.py RUN [RUN ...] --out experiments/results/MODEL/estimate-check.md \
+        [--cache /work/data-extra/MODEL-examples.pickle] [--seeds 3] [--splits 10]
+
+The runs are the default court with every witness and the words' states (`--set witnesses.word_states=true`) on
+`halubench-dev.jsonl` and `ragtruth-spans-dev.jsonl` with one model (`experiments/queue-estimate.sh`). Every number is
+balanced accuracy (at the ruling's threshold) / AUROC of the out-of-fold P(hallucinated), per dev file:
+1. **Candidates**: the estimate by the protocol of 5150ee0 (5 folds over groups of identical answers, stratified by
+   label), then with one thing changed at a time (folds over items, folds stratified by source, no family weights,
+   probes scored in sample, no probes, more folds, the word probe's strength fixed), each over `--seeds` fold seeds
+   (mean, and the spread across seeds).
+2. **Learning curve**: each fold's ruling fitted on a share of its training rows (whole groups, seeded), scored on the
+   fold: how much a fit on four fifths of the rows loses against one on all of them.
+3. **Held-out halves**: `--splits` seeded halves of the rows (whole items, each source's two kinds split evenly); a
+   ruling fitted on one half by `fit_ruling` scores the other, with a 95% bootstrap interval; the out-of-fold
+   estimate on the fitting half alone, by the protocol of 5150ee0 and by the current one, should lie inside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import shlex
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from courtroom.evaluate import fit_ruling as fitting
+from courtroom.evaluate import fit_spans
+from courtroom.evaluate.fit_ruling import Example
+from courtroom.evaluate.metrics import auroc, percentile_interval, rates_from_counts, resample_weights
+from courtroom.log.ruling_calibrate import labelled_runs
+
+Folds = Callable[[fitting._Design, int, int], np.ndarray]
+
+
+def dataset(e: Example) -> str:
+    return e.source.split("/")[0]
+
+
+def balanced(gold: np.ndarray, p: np.ndarray, threshold: float = 0.5) -> float:
+    pred = p >= threshold
+    return float(rates_from_counts((gold & pred).sum(), (~gold & pred).sum(), (~gold & ~pred).sum(),
+                                   (gold & ~pred).sum())["balanced_accuracy"])
+
+
+def bootstrap(gold: np.ndarray, p: np.ndarray, resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile bootstrap interval of the balanced accuracy at 0.5."""
+    rng = np.random.default_rng(seed)
+    weights = resample_weights(rng.integers(0, len(gold), (resamples, len(gold))), len(gold))
+    pred = p >= 0.5
+    masks = np.stack([gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred], axis=1).astype(np.float32)
+    low, high = percentile_interval(rates_from_counts(*(weights @ masks).T)["balanced_accuracy"])
+    return float(low), float(high)  # type: ignore[arg-type]
+
+
+# fold assignments ---------------------------------------------------------------------------------------------
+
+def shipped_folds(design: fitting._Design, k: int, seed: int) -> np.ndarray:
+    """The folds of 5150ee0: each label's answer groups dealt round-robin, no item links, no source strata."""
+    keys = [e.group or e.case_id for e in design.examples]
+    rng = np.random.default_rng(seed)
+    fold_of: dict[str, int] = {}
+    for label in (True, False):
+        for i, key in enumerate(rng.permutation(sorted(k_ for k_, g in zip(keys, design.y) if g == label))):
+            fold_of[str(key)] = i % k
+    return np.array([fold_of[key] for key in keys], dtype=int)
+
+
+def item_folds(design: fitting._Design, k: int, seed: int) -> np.ndarray:
+    """Folds over items (question and context) linked with identical answers, stratified by label only."""
+    return fitting.stratified_folds(design.y.astype(bool), design.groups, folds=k, seed=seed)
+
+
+def current_folds(design: fitting._Design, k: int, seed: int) -> np.ndarray:
+    """The folds `fit_ruling` deals now."""
+    return fitting._folds(design, np.arange(len(design.y)), k, seed)
+
+
+# procedure variants (each a context in which `fitting._fit` behaves differently) ----------------------------
+
+@contextmanager
+def patched(module: object, **values: object) -> Iterator[None]:
+    old = {name: getattr(module, name) for name in values}
+    for name, value in values.items():
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for name, value in old.items():
+            setattr(module, name, value)
+
+
+def in_sample_probes(design: fitting._Design, train: np.ndarray, seed: int) -> tuple[dict, np.ndarray]:
+    """The naive stack: each probe scored on the very rows it was fitted on."""
+    probes, _ = REAL_PROBES(design, train, seed)
+    columns = [fitting.apply_linear(probes[s].linear, design.vectors[s][train]) for s in design.sources]
+    return probes, np.array(columns).T if columns else np.zeros((len(train), 0))
+
+
+REAL_PROBES = fitting._probes
+
+
+def out_of_fold(design: fitting._Design, fold: np.ndarray, seed: int = 0,
+                share: float = 1.0, share_seed: int = 0) -> np.ndarray:
+    """Every row's P(hallucinated) by a ruling fitted on the other folds (on `share` of their groups)."""
+    out = np.zeros(len(design.y))
+    rows = np.arange(len(design.y))
+    for k in sorted(set(fold.tolist())):
+        train, test = rows[fold != k], rows[fold == k]
+        if share < 1.0:
+            train = subsample(design, train, share, share_seed + k)
+        probes, families, words = fitting._fit(design, train, seed)
+        out[test] = fitting._decide(design, probes, families, test, words)
+    return out
+
+
+def subsample(design: fitting._Design, rows: np.ndarray, share: float, seed: int) -> np.ndarray:
+    """`share` of the rows' groups within each source and kind (seeded), whole groups."""
+    keep = np.zeros(len(design.y), dtype=bool)
+    by_stratum: dict[tuple[str, int], list[str]] = {}
+    first: dict[str, tuple[str, int]] = {}
+    for i in rows:
+        first.setdefault(design.groups[i], (design.strata[i], int(design.y[i])))
+    for group, stratum in first.items():
+        by_stratum.setdefault(stratum, []).append(group)
+    rng = np.random.default_rng(seed)
+    chosen = {g for groups in by_stratum.values()
+              for g in rng.permutation(sorted(groups))[:max(1, round(share * len(groups)))]}
+    keep[[i for i in rows if design.groups[i] in chosen]] = True
+    return np.flatnonzero(keep)
+
+
+def cells(examples: Sequence[Example], gold: np.ndarray, p: np.ndarray) -> dict[str, tuple[float, float]]:
+    """Balanced accuracy and AUROC per dev file and over all rows."""
+    out = {}
+    for name in ["all", *sorted({dataset(e) for e in examples})]:
+        mine = np.array([name == "all" or dataset(e) == name for e in examples])
+        out[name] = (balanced(gold[mine], p[mine]), float(auroc(gold[mine], p[mine]) or float("nan")))
+    return out
+
+
+def fmt(values: list[dict[str, tuple[float, float]]], name: str) -> str:
+    b = np.array([v[name][0] for v in values])
+    a = np.array([v[name][1] for v in values])
+    spread = f" (±{b.std():.3f})" if len(values) > 1 else ""
+    return f"{b.mean():.3f}{spread} / {a.mean():.3f}"
+
+
+# the experiment -------------------------------------------------------------------------------------------------
+
+def candidates(examples: list[Example], seeds: int, log: Callable[[str], None]) -> list[str]:
+    gold = np.array([e.hallucinated for e in examples])
+    design = fitting._Design(examples)
+    bare = fitting._Design([replace(e, vectors={}) for e in examples])
+    names = ["all", *sorted({dataset(e) for e in examples})]
+    variants: list[tuple[str, fitting._Design, Folds, int, dict]] = [
+        ("as of 5150ee0: 5 folds over identical answers, by label", design, shipped_folds, 5, {}),
+        ("folds over items (question and context)", design, item_folds, 5, {}),
+        ("folds over items, stratified by source (now)", design, current_folds, 5, {}),
+        ("now, no family weights (`any` only)", design, current_folds, 5, {"families": False}),
+        ("now, probes scored in sample (the naive stack)", design, current_folds, 5, {"in_sample": True}),
+        ("now, no lookback or hidden probe", bare, current_folds, 5, {}),
+        ("now, the word probe's strength fixed at 0.001", design, current_folds, 5, {"word_c": (0.001,)}),
+        ("now, 10 folds", design, current_folds, 10, {}),
+        ("now, 20 folds", design, current_folds, 20, {}),
+    ]
+    lines = ["## 1. Candidates: the out-of-fold estimate, one change at a time", "",
+             f"Mean over {seeds} fold seeds (± the standard deviation across seeds of the balanced accuracy) / mean "
+             "AUROC. The protocol of 5150ee0 first; each row below changes one thing of the current protocol.", "",
+             "| protocol | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    for label, d, folds, k, options in variants:
+        started = time.time()
+        results = []
+        for seed in range(seeds):
+            with patched(fitting, FAMILY_MIN_CASES=10 ** 9) if options.get("families") is False else \
+                    patched(fitting, _probes=in_sample_probes) if options.get("in_sample") else \
+                    patched(fit_spans, WORD_PROBE_CS=options["word_c"]) if "word_c" in options else patched(fitting):
+                results.append(cells(examples, gold, out_of_fold(d, folds(d, k, seed), seed)))
+        lines.append(f"| {label} | " + " | ".join(fmt(results, n) for n in names) + " |")
+        log(f"{lines[-1]}  ({time.time() - started:.0f} s)")
+    return lines + [""]
+
+
+def learning_curve(examples: list[Example], seeds: int, log: Callable[[str], None]) -> list[str]:
+    gold = np.array([e.hallucinated for e in examples])
+    design = fitting._Design(examples)
+    names = ["all", *sorted({dataset(e) for e in examples})]
+    lines = ["## 2. Learning curve", "",
+             "Each of the 5 current folds decided by a ruling fitted on a share of the other four folds' groups (each "
+             f"source's two kinds alike); mean over {seeds} fold seeds. Rows fitted on: share x 4/5 of "
+             f"{len(examples)}.", "", "| share of the training folds | rows fitted on | " + " | ".join(names) + " |",
+             "|---" * (len(names) + 2) + "|"]
+    for share in (0.4, 0.6, 0.8, 1.0):
+        results = [cells(examples, gold, out_of_fold(design, current_folds(design, 5, seed), seed, share, seed))
+                   for seed in range(seeds)]
+        lines.append(f"| {share:.1f} | ~{round(share * 0.8 * len(examples))} | "
+                     + " | ".join(fmt(results, n) for n in names) + " |")
+        log(lines[-1])
+    return lines + [""]
+
+
+def halves(design: fitting._Design, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Two halves of the rows: whole groups, each source's two kinds split evenly (seeded)."""
+    fold = fitting.stratified_folds(design.y.astype(bool), design.groups, folds=2, seed=1000 + seed,
+                                    strata=design.strata)
+    return np.flatnonzero(fold == 0), np.flatnonzero(fold == 1)
+
+
+def held_out(examples: list[Example], splits: int, log: Callable[[str], None]) -> list[str]:
+    design = fitting._Design(examples)
+    names = sorted({dataset(e) for e in examples})
+    lines = ["## 3. Held-out halves", "",
+             "Each split: the rows cut in two halves (whole items; each source's two kinds evenly); a ruling fitted on "
+             "half A by `fit_ruling` decides half B (balanced accuracy [95% bootstrap] / AUROC); the out-of-fold "
+             "estimate is computed on half A alone, by the protocol of 5150ee0 and by the current one. Inside: whether "
+             "the estimate lies within B's interval.", "",
+             "| split | file | held-out half B | estimate on A, 5150ee0 | inside | estimate on A, now | inside |",
+             "|---|---|---|---|---|---|---|"]
+    gaps: dict[tuple[str, str], list[float]] = {}
+    for split in range(splits):
+        a, b = halves(design, split)
+        probes, families, words = fitting._fit(design, a, split)  # what `fit_ruling` fits on half A
+        p_b = fitting._decide(design, probes, families, b, words)
+        half = fitting._Design([examples[i] for i in a])
+        old = out_of_fold(half, shipped_folds(half, 5, split), split)
+        now = out_of_fold(half, current_folds(half, 5, split), split)
+        for name in names:
+            in_a = np.array([dataset(examples[i]) == name for i in a])
+            in_b = np.array([dataset(examples[i]) == name for i in b])
+            g_a, g_b = design.y[a][in_a].astype(bool), design.y[b][in_b].astype(bool)
+            truth = balanced(g_b, p_b[in_b])
+            low, high = bootstrap(g_b, p_b[in_b], seed=split)
+            o, n = balanced(g_a, old[in_a]), balanced(g_a, now[in_a])
+            gaps.setdefault((name, "old"), []).append(o - truth)
+            gaps.setdefault((name, "now"), []).append(n - truth)
+            lines.append(f"| {split} | {name} | {truth:.3f} [{low:.3f}, {high:.3f}] / {auroc(g_b, p_b[in_b]):.3f} | "
+                         f"{o:.3f} / {auroc(g_a, old[in_a]):.3f} | {'yes' if low <= o <= high else '**no**'} | "
+                         f"{n:.3f} / {auroc(g_a, now[in_a]):.3f} | {'yes' if low <= n <= high else '**no**'} |")
+            log(lines[-1])
+    lines += ["", "Estimate on A minus what half B gives (balanced accuracy), mean over the splits [95% interval of the "
+                  "mean, t]:", ""]
+    for (name, protocol), values in gaps.items():
+        v = np.array(values)
+        half_width = 2.0 * v.std(ddof=1) / np.sqrt(len(v)) if len(v) > 1 else float("nan")
+        lines.append(f"- {name}, {'5150ee0' if protocol == 'old' else 'now'}: {v.mean():+.3f} "
+                     f"[{v.mean() - half_width:+.3f}, {v.mean() + half_width:+.3f}]")
+    return lines + [""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--cache", help="Keep the runs' examples here (a pickle outside the repository).")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--splits", type=int, default=10)
+    parser.add_argument("--parts", default="candidates,curve,halves")
+    args = parser.parse_args()
+    command = "PYTHONPATH=. python experiments/estimate_check.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    if args.cache and Path(args.cache).exists():
+        examples, model = pickle.loads(Path(args.cache).read_bytes())
+    else:
+        runs = labelled_runs(args.runs)
+        examples, model = runs.examples, runs.model
+        if args.cache:
+            Path(args.cache).write_bytes(pickle.dumps((examples, model)))
+    lines = [f"# The ruling's out-of-fold estimate, checked: {model}", "", f"`{command}`", "",
+             f"{len(examples)} labelled cases ({', '.join(f'{n} {d}' for d, n in sorted(_count(examples).items()))}). "
+             "Cells: balanced accuracy / AUROC.", ""]
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    parts = args.parts.split(",")
+    if "candidates" in parts:
+        lines += candidates(examples, args.seeds, log)
+    if "curve" in parts:
+        lines += learning_curve(examples, args.seeds, log)
+    if "halves" in parts:
+        lines += held_out(examples, args.splits, log)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+
+
+def _count(examples: Sequence[Example]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for e in examples:
+        counts[dataset(e)] = counts.get(dataset(e), 0) + 1
+    return counts
+
+
+if __name__ == "__main__":
+    main()
