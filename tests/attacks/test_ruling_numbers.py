@@ -62,11 +62,11 @@ def test_a_non_finite_scale_intercept_or_threshold_is_refused_too() -> None:
 def test_a_testimony_value_the_ruling_cannot_weigh_is_an_error_not_a_verdict_at_certainty() -> None:
     ruling = FittedRuling(model="smollm2-135m", court="default", witnesses={"grounding": 1},
                           families={"any": FamilyRuling(linear=Linear(features=["grounding.mean"], mean=[0.0],
-                                                                      scale=[1.0], weights=[1.0], intercept=0.0))})
-    testimony = [Testimony(witness="grounding", version=1, values={"mean": math.nan})]
-    with pytest.raises(ConfigError, match="cannot weigh.*grounding.mean = nan"):
+                                                                      scale=[1e-10], weights=[1.0], intercept=0.0))})
+    testimony = [Testimony(witness="grounding", version=1, values={"mean": 1e308})]  # finite, but weighs infinity
+    with pytest.raises(ConfigError, match="cannot weigh.*grounding.mean = 1e\\+308"):
         ruling.weigh(testimony, {}, "qa")
-    testimony = [Testimony(witness="grounding", version=1, values={"mean": 1e308})]
+    testimony = [Testimony(witness="grounding", version=1, values={"mean": 1e200})]
     assert ruling.weigh(testimony, {}, "qa").p_hallucinated == 1.0  # large, but finite: weighed
 
 
