@@ -146,7 +146,8 @@ SINCE_DEFAULTS: dict[str, Any] = {
 """The settings a flat configuration left out at their default (they were added after the first court files, and
 recorded only when used)."""
 TRIAL_DEFAULTS: dict[str, Any] = {"charges": "measured", "judge_weight": 1.0, "evidence_roles": ["defender"],
-                                  "max_rounds": 3, "jury_rule": "mean", "on_no_charges": "acquit", "escalation": None,
+                                  "max_rounds": 3, "exchange_rounds": 0, "turns": "move-first", "blind_judge": False,
+                                  "jury_rule": "mean", "on_no_charges": "acquit", "escalation": None,
                                   "exhibit_check": None}
 
 

@@ -93,6 +93,25 @@ class Exhibit(Payload):
     """The item, exactly as the statement writes it, or `(none)`."""
 
 
+SENTENCE = r"[A-Z0-9\"'(](?:[^.!?\n\\]|\.[0-9]){2,119}[.!?]"
+"""One sentence: it starts with a capital, a digit or an opening quote, ends with its punctuation, and holds no
+other end punctuation (a decimal point is one) within 120 characters (xgrammar 0.2 compiles no longer bound)."""
+SENTENCES = rf"^{SENTENCE}(?: {SENTENCE}){{0,2}}$"
+"""One to three sentences: an argument bounded in sentences, never empty, never cut between two words."""
+
+
+class Statement(Payload):
+    """What a debater says before it moves (`trial.turns: statement-first`): the context sentence it rests on, the
+    words it quotes from that sentence (which the court checks), and its argument."""
+
+    evidence: int = Field(ge=0)
+    """Number of the context sentence the argument rests on, or 0 if no sentence does."""
+    quote: str = Field(max_length=200)
+    """Words copied exactly from that sentence (empty if it cites none)."""
+    argument: str = Field(pattern=SENTENCES)
+    """The argument, in one to three sentences."""
+
+
 class Nothing(Payload):
     """No payload: the move is all there is to it (no model call)."""
 
@@ -100,6 +119,7 @@ class Nothing(Payload):
 PAYLOADS: dict[str, type[Payload]] = {
     "argument": Argument, "reason": Reason, "ruling": RulingReason, "question": Question,
     "testimony": Testimony, "note": Note, "citation": Citation, "exhibit": Exhibit, "none": Nothing,
+    "statement": Statement,
 }
 
 
@@ -161,7 +181,9 @@ def describe_fields(model: type[BaseModel]) -> str:
     for name, field in model.model_fields.items():
         limit = next((m.max_length for m in field.metadata if getattr(m, "max_length", None)), None)
         top = next((m.le for m in field.metadata if getattr(m, "le", None) is not None), None)
-        bound = f" (at most {limit} characters)" if limit else (f" (a number from 0 to {top})" if top else "")
+        sentences = any(getattr(m, "pattern", None) == SENTENCES for m in field.metadata)
+        bound = (" (one to three sentences)" if sentences else f" (at most {limit} characters)" if limit
+                 else f" (a number from 0 to {top})" if top else "")
         lines.append(f'- "{name}"{bound}: {field.description or ""}'.rstrip(": "))
     return "\n".join(lines)
 

@@ -22,6 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from courtroom.court.moves import InlinePayload
 
 TERMINALS: tuple[str, ...] = ("acquit", "convict", "ruling", "jury")
+EXITS: tuple[str, ...] = ("acquit", "convict")
+"""The verdicts a side reaches by giving up (a withdrawal, a concession) rather than by a ruling."""
 IDENTIFIER = r"^[a-z][a-z0-9_]*$"
 
 
@@ -110,9 +112,11 @@ class Procedure:
         """Every move out of a node, in file order."""
         return [e for e in self.spec.edges if e.source == node]
 
-    def legal_moves(self, node: str, round: int, max_rounds: int) -> list[EdgeSpec]:
-        """The moves the model may choose at `node` in `round`."""
-        return [e for e in self.moves(node) if not (e.new_round and round >= max_rounds)]
+    def legal_moves(self, node: str, round: int, max_rounds: int, exchange_rounds: int = 0) -> list[EdgeSpec]:
+        """The moves the model may choose at `node` in `round`: no new round at the limit, and no exit (a move to
+        `acquit` or `convict`) in the rounds of exchange."""
+        return [e for e in self.moves(node) if not (e.new_round and round >= max_rounds)
+                and not (e.to in EXITS and round <= exchange_rounds)]
 
     def roles(self) -> set[str]:
         return {n.role for n in self.spec.nodes.values()}
@@ -154,6 +158,7 @@ class Procedure:
             elif all(e.new_round for e in self.moves(name)):
                 problems.append(GraphProblem(("graph", "nodes", name),
                                              f"at the round limit node {name!r} has no legal move (all its moves start new rounds)"))
+
             if spec.nodes[name].choice == "evidence" and (
                     len(self.moves(name)) != 2 or sum(e.new_round for e in self.moves(name)) != 1):
                 have = ", ".join(e.move + (" (new_round)" if e.new_round else "") for e in self.moves(name)) or "none"

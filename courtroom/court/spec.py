@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from courtroom.clerk.spec import ClerkSpec
-from courtroom.court.procedure import GraphSpec
+from courtroom.court.procedure import EXITS, GraphSpec
 
 _FIELDS = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -65,6 +65,18 @@ class TrialSpec(BaseModel):
     log-probabilities: nothing is measured)."""
     max_rounds: int = Field(3, ge=1, le=10)
     """Rounds of debate per charge; at the limit, moves that start a new round are illegal."""
+    exchange_rounds: int = Field(0, ge=0, le=10)
+    """Rounds in which no side may end the trial: a move to `acquit` or `convict` (a withdrawal, a concession) is
+    legal only after them, so both sides argue and the judge (or jury) rules at least once before anyone gives up."""
+    turns: Literal["move-first", "statement-first"] = "move-first"
+    """How a debater's turn goes. move-first: the agent chooses its move, then writes the move's payload.
+    statement-first: it writes a statement first (the context sentence it cites, a quote from that sentence, and its
+    argument in at most three sentences, each ending with its punctuation), the court checks the quote, and then it
+    chooses its move having read its own statement; the court also asks whether the statement argues the side the
+    move takes, and records the moves that disagree with their statement."""
+    blind_judge: bool = False
+    """The judge (and the jury) reads the question, the answer, the charge and the debate, but not the context:
+    each quote is shown with the court's check (found in the sentence it cites, or not) instead of the sentence."""
     judge_weight: float = Field(1.0, ge=0.0, le=1.0)
     """Weight of the court's own verdict (the judge's or jury's probability, or the probability of a withdrawal or
     concession); the rest goes to the measured evidence: the grounding of the charged statement in the whole context
@@ -99,6 +111,18 @@ class CourtSpec(ClerkSpec):
         if trial is not None and trial.charges == "drafted" and trial.escalation is not None:
             found.append((("trial", "escalation"), "drafted charges (trial.charges: drafted) have no measured "
                                                    "P(suspect) to escalate by: use measured charges"))
+        if trial is not None and trial.exchange_rounds >= trial.max_rounds and any(
+                e.to in ("acquit", "convict") for e in trial.graph.edges):
+            found.append((("trial", "exchange_rounds"), f"{trial.exchange_rounds} rounds of exchange leave no round "
+                                                        f"of {trial.max_rounds} in which a side may withdraw or "
+                                                        "concede: lower it, or raise max_rounds"))
+        if trial is not None and trial.exchange_rounds:
+            for name in trial.graph.nodes:
+                moves = [e for e in trial.graph.edges if e.source == name]
+                if moves and all(e.to in EXITS for e in moves):
+                    found.append((("trial", "graph", "nodes", name), f"node {name!r} has only exits (moves to acquit or "
+                                                                     "convict): in the rounds of exchange it would "
+                                                                     "have no legal move"))
         return found
 
 
