@@ -98,7 +98,7 @@ def bench(model: str, n: int, court_name: str) -> dict[str, Any]:
     single_s, _ = timed(Court.load(court_name, window=1), eight, TransformersBackend(loaded=base.loaded))
     report["lockstep"] = {"cases": len(eight), "window8_cases_per_min": 60 * len(eight) / lockstep_s,
                           "window1_cases_per_min": 60 * len(eight) / single_s, "ratio": single_s / lockstep_s}
-    report["early_stopping"] = early_stopping(outcomes, court.spec.max_rounds)
+    report["early_stopping"] = early_stopping(outcomes, court.spec.trial.max_rounds)
     report["errors"] = sum(1 for o in outcomes if not o.ok)
     return report
 

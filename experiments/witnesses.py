@@ -1,7 +1,7 @@
 """What the witnesses and a fitted ruling are worth, out of fold, on the dev files (#31, #32).
 
     PYTHONPATH=. python experiments/witnesses.py RUN [RUN ...] --out experiments/results/MODEL/witnesses.md \
-        [--ruling personas/courts/rulings/default.MODEL.yaml] [--trial TRIAL_RUN]
+        [--ruling personas/courts/rulings/default.MODEL.yaml]
 
 The runs are of the default court (every witness heard) on `halubench-dev.jsonl` and `ragtruth-spans-dev.jsonl`
 with one model. The ruling is fitted on all their labelled cases together (`courtroom.evaluate.fit_ruling`: grouped
@@ -11,8 +11,8 @@ with one model. The ruling is fitted on all their labelled cases together (`cour
 - leave one source out (HaluBench's five sources and RAGTruth's three tasks): each decided by a ruling fitted on the
   others only;
 - the ablation: the ruling refitted without each witness in turn;
-- pointing at the lie (cases with gold spans): the charged sentences, the witnesses' words, and the span trial's
-  words (`--trial`: a run of the court with `witnesses.trial: true`).
+- pointing at the lie (cases with gold spans): the charged sentences and the witnesses' words (the span trial's
+  words were compared here too, until the span trial was retired).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.paired import mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.results import ResultRow
 from courtroom.evaluate.ruling_report import ruling_table
-from courtroom.evaluate.spans import SpanCase, paired_f1_difference, span_cells, span_scores
+from courtroom.evaluate.spans import paired_f1_difference, span_cells, span_scores
 from courtroom.log.audit import Audit
 from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
 
@@ -74,7 +74,6 @@ def main() -> None:
     parser.add_argument("runs", nargs="+")
     parser.add_argument("--out", required=True)
     parser.add_argument("--ruling", help="Also write the ruling fitted on every case here.")
-    parser.add_argument("--trial", help="A run of the span-trial court on the cases with gold spans.")
     parser.add_argument("--no-ablation", action="store_true")
     args = parser.parse_args()
     command = "PYTHONPATH=. python experiments/witnesses.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
@@ -149,57 +148,16 @@ def main() -> None:
                 a, b = [ruled[i] for i in mine], [plain[i] for i in mine]
                 word_lines.append(f"| {name} | {metric_cell(b)} | {metric_cell(a)} | {paired_cell(a, b)} |")
             word_lines.append("")
-        if args.trial:
-            audit = Audit(args.trial)
-            by_id = {r.case_id: r for r in audit.rows()}
-            order = [e for e in examples if e.spans is not None]
-            def gold(e: Example) -> list:
-                return [g.model_copy(update={"start": g.start - e.spans.offset, "end": g.end - e.spans.offset})
-                        for g in e.spans.gold]
-
-            def charged(e: Example) -> list[tuple[int, int, float]]:
-                """The sentences the trial run charged, in an answer it found hallucinated."""
-                if e.case_id not in by_id or by_id[e.case_id].label != "FAIL":
-                    return []
-                verdict = next(x.verdict for x in audit.events(e.case_id) if x.event == "verdict")
-                found = [(e.spans.answer.find(c.quote), c.quote, c.p_suspect or 0.0) for c in verdict.charges]
-                return [(a, a + len(q), p) for a, q, p in found if a >= 0]
-
-            ways["sentences, trial run"] = [SpanCase(e.spans.answer, gold(e), charged(e)) for e in order]
-            ways["trial"] = [SpanCase(e.spans.answer, gold(e),
-                                      [(a - e.spans.offset, b - e.spans.offset, s) for a, b, s in
-                                       (by_id[e.case_id].spans or [])] if e.case_id in by_id else [])
-                             for e in order]
         if word_lines:
             lines[lines.index("## Pointing at the lie (cases with gold spans, token level)"):0] = word_lines
         for name, found in ways.items():
             s = span_scores(found)
             lines.append(f"| {name} | {s['answers']} | {span_cells(s)} |")
         lines.append("")
-        for name, against in [("words", "sentences"), ("words", "words, without the word probe"),
-                              ("trial", "sentences, trial run"), ("trial", "words")]:
+        for name, against in [("words", "sentences"), ("words", "words, without the word probe")]:
             if name in ways and against in ways:
                 d = paired_f1_difference(ways[name], ways[against])
                 lines.append(f"Token F1, {name} - {against}: {d[0]:+.3f} [{d[1]:+.3f}, {d[2]:+.3f}] (paired bootstrap).")
-        if args.trial:
-            named = quoted = held = convicted = none = 0
-            for e in order:
-                for x in audit.events(e.case_id) if e.case_id in by_id else []:
-                    if x.event != "move":
-                        continue
-                    if x.node == "prosecution":
-                        named += x.payload.get("words") != "(none)"
-                        none += x.payload.get("words") == "(none)"
-                        quoted += "are in the answer" in (x.finding or "")
-                    elif x.node == "defense":
-                        held += "holds the named words" in (x.finding or "") and "does not" not in (x.finding or "")
-                    elif x.node == "bench":
-                        convicted += "convicted" in (x.finding or "")
-            lines += ["", f"The span trial: the prosecutor named words in {named} trials and none in {none}; every named "
-                          f"quote is the answer's own words ({quoted} of {named + none} prosecution turns verified in the "
-                          f"answer, by construction: it chooses among the witnesses' candidates); the defender's quote held "
-                          f"the named words in {held} trials (verified support, an acquittal); the judge convicted "
-                          f"{convicted}."]
         by_type = span_scores(ways["words"])["token recall by type"]
         lines += ["", "Token recall of the witnesses' words by annotation type: "
                   + ", ".join(f"{k} {v:.3f}" for k, v in by_type.items()), ""]

@@ -56,7 +56,7 @@ class Clerk(Judge):
         spec = validate_as(ClerkSpec, court.data, court.path, CourtError, locator=court.locator)
         if overrides := options.pop("overrides", None):
             spec = with_overrides(spec, overrides)
-        spec = load_rulings(spec, court.path, court.locator, courts=court.lineage)
+        spec = load_rulings(spec, court.path, court.locator, courts=court.lineage, origin=court.origin)
         problems(spec.problems(), court.path, court.locator)
         return cls(spec, backend, source=str(court.path), **options)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from courtroom.clerk.migrations import flat_court, modern_path, nest_trial
+from courtroom.clerk.migrations import flat_court, modern_path, nest_trial, retired_in
 from courtroom.clerk.spec import SpecT
 from courtroom.errors import CourtError
 from courtroom.yamlio import Locator, read_yaml
@@ -90,6 +90,8 @@ def _resolve(path: Path, chain: list[Path]) -> CourtFile:
     if len(chain) >= MAX_EXTENDS:
         raise CourtError(f"{path}: field extends: more than {MAX_EXTENDS} courts extend one another")
     data, locator = read_yaml(path, CourtError)
+    if retired := retired_in({**data, **(data.get("trial") if isinstance(data.get("trial"), dict) else {})}):
+        raise CourtError(retired[0].message(str(path)))
     data = nest_trial(data, str(path)) if flat_court(data) else data
     parent_name = data.pop("extends", None)
     if parent_name is None and "trial" in data and data["trial"] is None:

@@ -5,7 +5,7 @@ give) and the model it is filed under."""
 from __future__ import annotations
 
 import stat
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -20,8 +20,10 @@ from courtroom.witness.spans import FEATURES, WORD_PROBE
 from courtroom.yamlio import Locator, describe_errors, read_yaml
 
 
-def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = ()) -> SpecT:
-    """The court with every ruling it names by file read and checked (see `check_ruling`)."""
+def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = (),
+                 origin: Mapping[tuple[str, ...], str] | None = None) -> SpecT:
+    """The court with every ruling it names by file read and checked (see `check_ruling`); a file is found relative to
+    the court file that names it (`origin`: the file each setting came from, through `extends`), else `path`."""
     witnesses = spec.witnesses
     if witnesses is None or not witnesses.rulings:
         return spec
@@ -29,7 +31,7 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
     for model, ruling in witnesses.rulings.items():
         where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
         if isinstance(ruling, str):
-            file = ruling_file(ruling, path)
+            file = ruling_file(ruling, Path((origin or {}).get(("witnesses", "rulings", model), path)))
             _check_readable(file, where)
             data, file_locator = read_yaml(file, CourtError)
             try:

@@ -15,10 +15,11 @@ def rejudge(
     court: str | None = typer.Option(None, help="The court to decide a courtroom run with (name or file): same "
                                                 "prompts, other arithmetic."),
     reading: str | None = typer.Option(None, help="Read an unstructured run's replies again: strict or lenient."),
-    settings: list[str] = typer.Option([], "--set", help="Change one of the court's settings, e.g. "
-                                                          "--set ruling.judge_weight=0.3 (repeatable)."),
+    settings: list[str] = typer.Option([], "--set", help="Change one of the run's own court's settings, e.g. "
+                                                          "--set trial.judge_weight=0.3 (repeatable)."),
     calls_from: list[str] = typer.Option([], help="Also serve calls recorded in this run of the same cases, e.g. "
-                                                  "a rails run for a court with a first reading (repeatable)."),
+                                                  "a run of the full court for a clerk's run rejudged with "
+                                                  "--court full (repeatable)."),
 ) -> None:
     """Decide a finished run again from its transcripts, with no model call.
 

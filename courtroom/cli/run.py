@@ -31,8 +31,8 @@ def run(
     court: str = typer.Option("default", help="Court name, file, or run directory (the court that run recorded: to "
                                               "resume it after its court changed) (courtroom judge)."),
     settings: list[str] = typer.Option([], "--set", help="Change one of the court's settings, e.g. "
-                                                          "--set ruling.judge_weight=0.3, or seat another persona: "
-                                                          "--set personas.prosecutor=mine.yaml (a name or a file, "
+                                                          "--set aggregation.threshold=0.4, or seat another persona: "
+                                                          "--set trial.personas.prosecutor=mine.yaml (a name or a file, "
                                                           "looked for from here first) (repeatable)."),
     model: str = typer.Option("default", help="Model name, .gguf file, HF directory or Hub id (with --model-url: the "
                                               "name the server serves it under)."),

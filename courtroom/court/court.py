@@ -63,9 +63,9 @@ class Court(Clerk):
             spec = with_overrides(spec, overrides)
         given = set_roles(spec, overrides)
         check_new_roles(written, spec, given)
-        personas = load_personas(spec, court.path, court.locator, skip=given)
+        personas = load_personas(spec, court.path, court.locator, skip=given, origin=court.origin)
         personas = set_personas(spec, personas, given, [court.path.parent, court.path.parent.parent])
-        spec = load_rulings(spec, court.path, court.locator, courts=court.lineage)
+        spec = load_rulings(spec, court.path, court.locator, courts=court.lineage, origin=court.origin)
         validate(spec, personas, court.path, court.locator)
         return cls(spec, personas, backend, source=str(court.path), **options)
 

@@ -41,8 +41,10 @@ def check_seated(persona: Persona, path: str | Path, court: str | Path | None = 
                        f"{', '.join(sorted(roles))}{hint})")
 
 
-def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collection[str] = ()) -> dict[str, list[Persona]]:
-    """The personas the court's trial seats (but in the roles `skip`), each looked for beside the court file first."""
+def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collection[str] = (),
+                  origin: Mapping[tuple[str, ...], str] | None = None) -> dict[str, list[Persona]]:
+    """The personas the court's trial seats (but in the roles `skip`), each looked for beside the court file that names
+    it first (`origin`: the file each setting came from, through `extends`), then beside `path`."""
     personas: dict[str, list[Persona]] = {}
     for role, names in (spec.trial.personas if spec.trial is not None else {}).items():
         if role in skip:
@@ -54,7 +56,9 @@ def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collectio
         for index, name in enumerate([names] if isinstance(names, str) else names):
             where = ["trial", "personas", role] + ([] if isinstance(names, str) else [index])
             field = f"{path}:{locator.line(where)}: field {'.'.join(map(str, where))}"
-            loaded.append(_seat(name, role, [path.parent, path.parent.parent], field))
+            named_in = Path((origin or {}).get(("trial", "personas", role), path))
+            near = list(dict.fromkeys([named_in.parent, named_in.parent.parent, path.parent, path.parent.parent]))
+            loaded.append(_seat(name, role, near, field))
         personas[role] = loaded
     return personas
 

@@ -6,9 +6,9 @@ each request the new court makes is served from the transcript's recorded call w
 output schema and sampling. A court that asks for anything the run did not record (another prompt or
 persona, a charge the run never tried) is refused, naming the cases and the first one's call
 (`refused_cases` lists them): run them with `courtroom run` and pass that run as `calls_from`, or run
-the whole court anew. Calls may also come from other runs of the same cases (`calls_from`): a court
-that adds the rails baseline's question as its first reading is rejudged from a court run and a rails
-run, each call served from where it was recorded. Researchers compare decision rules on a run in
+the whole court anew. Calls may also come from other runs of the same cases (`calls_from`): the clerk's
+run decided again by a court that tries its charges takes the trials' calls from a run of that court, each
+call served from where it was recorded. Researchers compare decision rules on a run in
 seconds; the rejudged run is an ordinary run directory (results, transcripts, a manifest naming its
 source).
 """

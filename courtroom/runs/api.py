@@ -115,7 +115,7 @@ def run(dataset: str | Path | Rows | Any, *, judge: str = "courtroom", court: st
     `dataset` is a file, `examples`, `hf:org/name[:split]`, or the data itself: a list of dicts or a pandas
     DataFrame, one case a row, with a dataset file's columns (`rows_file`). `settings` are those of `courtroom run`
     (`limit`, `balanced`, `seed`, `sources`, `field_map`, `model_url`, `window`, `judge_options` (for a court:
-    `{"overrides": {"ruling.judge_weight": 0.3}}`), `runner="ray"`, ...; `RunSpec.build`). An interrupted run resumes
+    `{"overrides": {"trial.judge_weight": 0.3}}`), `runner="ray"`, ...; `RunSpec.build`). An interrupted run resumes
     where it stopped; `fresh=True` starts over."""
     dataset = str(dataset) if isinstance(dataset, (str, Path)) else rows_file(dataset)
     spec = RunSpec.build(dataset, judge=judge, court=court, model=model, **settings)

@@ -93,7 +93,8 @@ def test_a_broken_extension_names_the_file_and_field(tmp_path: Path, text: str, 
 def test_a_court_file_of_the_flat_format_loads_as_its_clerk_and_trial(tmp_path: Path) -> None:
     flat = Court.load("jury").spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
     trial = flat.pop("trial")
-    flat.update({**{k: v for k, v in trial.items() if k not in ("judge_weight", "evidence_roles", "charges")},
+    later = ("judge_weight", "evidence_roles", "charges", "exchange_rounds", "turns", "blind_judge")  # not flat
+    flat.update({**{k: v for k, v in trial.items() if k not in later},
                  "ruling": {"judge_weight": trial["judge_weight"]}, "ruling_evidence_roles": trial["evidence_roles"],
                  "indictment": {"mode": "grounding", "threshold": 0.5}})
     (tmp_path / "old.yaml").write_text(yaml.safe_dump(flat))
@@ -124,3 +125,22 @@ def test_court_show_prints_every_resolved_setting_and_where_it_came_from() -> No
     assert default.exit_code == 0 and "flowchart" not in default.output and "witnesses.heard" in default.output
     assert json.loads(default.output.split("witnesses.heard", 1)[1].split("#")[0]) == \
         Clerk.load("default").spec.witnesses.heard
+
+
+def test_files_a_court_names_are_found_beside_that_court_when_another_folder_extends_it(tmp_path: Path) -> None:
+    base, user = tmp_path / "base", tmp_path / "user"
+    base.mkdir(), user.mkdir()
+    (base / "skeptic.yaml").write_text((SHIPPED / "judge.yaml").read_text().replace("name: judge", "name: skeptic"))
+    (base / "quick.yaml").write_text("name: quick\nextends: full\ntrial:\n  personas: {judge: skeptic.yaml}\n")
+    (user / "mine.yaml").write_text("name: mine\nextends: ../base/quick.yaml\nmax_charges: 2\n")
+    court = Court.load(user / "mine.yaml")
+    assert court.personas["judge"][0].name == "skeptic" and court.spec.max_charges == 2
+
+
+def test_a_retired_setting_in_a_court_of_the_new_format_is_named(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text("name: a\nextends: default\nwitnesses: {trial: true}\n")
+    with pytest.raises(CourtError, match="`witnesses.trial` is retired"):
+        Clerk.load(tmp_path / "a.yaml")
+    (tmp_path / "b.yaml").write_text("name: b\nextends: full\ntrial: {move_priors: {nodes: {}}}\n")
+    with pytest.raises(CourtError, match="`move_priors` is retired"):
+        Clerk.load(tmp_path / "b.yaml")
