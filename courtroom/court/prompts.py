@@ -34,10 +34,16 @@ class Entry:
 NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding": None, "p_suspect": None}
 """The `charge` a persona's template sees before any charge is brought (at the indictment)."""
 
-def case_messages(bench: Bench, case: Case, tail: str) -> tuple[ChatMessage, ChatMessage]:
-    """A prompt of the case: the shared opening (numbered context, question), the court rules and the
-    fenced answer (identical for every call of the case), then `tail` (charge, debate, instructions, task)."""
-    opening = render_opening(case, splitter=bench.spec.sentences)
+def blind(bench: Bench, role: str) -> bool:
+    """Whether `role` reads the case without its context (`trial.blind_judge`: the judge and the jury)."""
+    return bench.trial.blind_judge and role in ("judge", "jury")
+
+
+def case_messages(bench: Bench, case: Case, tail: str, hidden: bool = False) -> tuple[ChatMessage, ChatMessage]:
+    """A prompt of the case: the shared opening (numbered context, question; the question alone when the context is
+    `hidden` from the reader), the court rules and the fenced answer (identical for every call of the case), then
+    `tail` (charge, debate, instructions, task)."""
+    opening = f"QUESTION: {case.question.strip()}" if hidden else render_opening(case, splitter=bench.spec.sentences)
     user = f"{opening}\n\n{bench.trial.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
     return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))
 
@@ -47,26 +53,32 @@ def charge_header(charge: Charge) -> str:
             f"The clerk's reason for suspicion: {charge.reason}")
 
 
-def render_payload(payload: dict[str, Any], sentences: tuple[str, ...]) -> str:
-    """A payload as the debate record shows it; a cited sentence is quoted in full."""
+def render_payload(payload: dict[str, Any], sentences: tuple[str, ...], hidden: bool = False) -> str:
+    """A payload as the debate record shows it; a cited sentence is quoted in full (by its number alone when the
+    context is `hidden` from the reader, who reads the quote with the court's check instead)."""
     parts = []
     for key, value in payload.items():
         if key == "evidence" and isinstance(value, int):
-            parts.append(f'citing [{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences)
-                         else "citing no sentence")
+            if not 1 <= value <= len(sentences):
+                parts.append("citing no sentence")
+            else:
+                parts.append(f"citing [{value}]" if hidden else f'citing [{value}] "{sentences[value - 1]}"')
+        elif key == "quote":
+            if value:
+                parts.append(f'quoting "{value}"')
         elif key == "exhibit":
             parts.append("names nothing" if value == NONE else f'names "{value}"')
         else:
             parts.append(str(value))
-    return " ".join(parts)
+    return ("; " if "quote" in payload else " ").join(parts)  # a statement: cited, quoted; argued
 
 
-def debate_record(entries: list[Entry], sentences: tuple[str, ...]) -> str:
+def debate_record(entries: list[Entry], sentences: tuple[str, ...], hidden: bool = False) -> str:
     if not entries:
         return "DEBATE RECORD: nothing has been said yet."
     lines = ["DEBATE RECORD:"]
     for e in entries:
-        said = render_payload(e.payload, sentences)
+        said = render_payload(e.payload, sentences, hidden)
         if e.finding:  # an evidence move, or the court's rule: what the court measured, checked or decided
             said = f"{said}; the court finds {e.finding}" if said else f"the court finds {e.finding}"
         lines.append(f"- Round {e.round}, {e.role} ({e.move})" + (f": {said}" if e.payload or e.finding else ""))
@@ -75,15 +87,31 @@ def debate_record(entries: list[Entry], sentences: tuple[str, ...]) -> str:
 
 def turn_messages(bench: Bench, case: Case, persona: Persona, body: str, task: str,
                   template: dict[str, Any]) -> tuple[ChatMessage, ...]:
-    instructions = persona.render(case={"question": case.question, "answer": case.answer, "context": case.context},
-                                  **template)
-    return case_messages(bench, case, f"{body}\n\n{instructions}\n\n{task}")
+    hidden = blind(bench, persona.role)
+    instructions = persona.render(case={"question": case.question, "answer": case.answer,
+                                        "context": [] if hidden else case.context}, **template)
+    return case_messages(bench, case, f"{body}\n\n{instructions}\n\n{task}", hidden)
 
 
 def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> str:
     options = "\n".join(f"- {m.move}: {m.description}" for m in moves)
     return (f"It is your turn as {role}, round {round} of at most {max_rounds}. Your legal moves:\n{options}\n"
             "Answer with the name of one move.")
+
+
+def statement_task(role: str, round: int, max_rounds: int, model: Any) -> str:
+    return (f"It is your turn as {role}, round {round} of at most {max_rounds}. Before you move, make your statement: "
+            "cite the context sentence your argument rests on, copy its words that matter, and argue. Write it as a "
+            f"JSON object with these fields, in this order:\n{describe_fields(model)}")
+
+
+def move_after_statement(role: str, round: int, max_rounds: int, moves: list[EdgeSpec], argument: str) -> str:
+    return (f"You stated: \"{argument}\"\n{move_task(role, round, max_rounds, moves)}")
+
+
+def stance_task(charge: Charge, argument: str) -> str:
+    return (f"{charge_header(charge)}\n\nSTATEMENT: \"{argument}\"\n\nDoes this statement say that the context "
+            "supports the charged statement? Answer yes or no.")
 
 
 def payload_task(edge: EdgeSpec, model: Any) -> str:

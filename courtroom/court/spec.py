@@ -67,7 +67,8 @@ class TrialSpec(BaseModel):
     """Rounds of debate per charge; at the limit, moves that start a new round are illegal."""
     exchange_rounds: int = Field(0, ge=0, le=10)
     """Rounds in which no side may end the trial: a move to `acquit` or `convict` (a withdrawal, a concession) is
-    legal only after them, so both sides argue and the judge (or jury) rules at least once before anyone gives up."""
+    legal only after them, so both sides argue and the judge (or jury) rules at least once before anyone gives up. At
+`max_rounds` or above no side may give up at all: every trial ends in the judge's ruling."""
     turns: Literal["move-first", "statement-first"] = "move-first"
     """How a debater's turn goes. move-first: the agent chooses its move, then writes the move's payload.
     statement-first: it writes a statement first (the context sentence it cites, a quote from that sentence, and its
@@ -111,11 +112,6 @@ class CourtSpec(ClerkSpec):
         if trial is not None and trial.charges == "drafted" and trial.escalation is not None:
             found.append((("trial", "escalation"), "drafted charges (trial.charges: drafted) have no measured "
                                                    "P(suspect) to escalate by: use measured charges"))
-        if trial is not None and trial.exchange_rounds >= trial.max_rounds and any(
-                e.to in ("acquit", "convict") for e in trial.graph.edges):
-            found.append((("trial", "exchange_rounds"), f"{trial.exchange_rounds} rounds of exchange leave no round "
-                                                        f"of {trial.max_rounds} in which a side may withdraw or "
-                                                        "concede: lower it, or raise max_rounds"))
         if trial is not None and trial.exchange_rounds:
             for name in trial.graph.nodes:
                 moves = [e for e in trial.graph.edges if e.source == name]

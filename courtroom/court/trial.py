@@ -5,39 +5,50 @@ Written as a lockstep program (see `courtroom.engine.lockstep`): the charges of 
 to three constrained calls: choose a move among the legal ones (scored, so each move has a probability; skipped when
 only one is legal; decided by the court's rule at a node decided by the evidence), write the move's payload (JSON
 under its schema, or a scored choice for a citation or an exhibit, which the court then measures or checks), and,
-when the move ends in a ruling, the verdict (scored: its probability is the confidence). With an escalation band,
-charges measured outside it are decided by the measurement before any trial (`court.program`).
+when the move ends in a ruling, the verdict (scored: its probability is the confidence). With `trial.turns:
+statement-first` a debater writes its statement before it chooses its move (reading it), the court checks its quote,
+and asks whether the statement argues the side the move takes. With an escalation band, charges measured outside it
+are decided by the measurement before any trial (`court.program`).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from courtroom.case import Case, Charge
-from courtroom.casefile import context_sentences
+from courtroom.casefile import OPENING_SYSTEM, context_sentences
 from courtroom.clerk.measure import Measure, measure_statements
 from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
 from courtroom.court.evidence import TrialEvidence, grounding_in_cited, reopen, weigh_evidence
 from courtroom.court.exhibits import NONE, Item, Sources, candidates
-from courtroom.court.moves import VerdictChoice, cited, payload_model, scored_kind
+from courtroom.court.moves import Statement, VerdictChoice, cited, payload_model, scored_kind
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
 from courtroom.court.prompts import (
     Entry,
+    blind,
     charge_header,
     citation_task,
     debate_record,
     exhibit_task,
+    move_after_statement,
     move_task,
     payload_task,
+    stance_task,
+    statement_task,
     turn_messages,
     verdict_task,
 )
 from courtroom.court.verdict import ruling
 from courtroom.door.outputs import jsonable
-from courtroom.door.requests import GenerationRequest
+from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
+from courtroom.text.quotes import quoted_in
+
+SIDES = {"prosecutor": "convict", "defender": "acquit"}
+"""The verdict each debater argues for; a move to the other verdict (a withdrawal, a concession) gives its side up."""
 
 
 class Chosen(NamedTuple):
@@ -49,21 +60,54 @@ class Chosen(NamedTuple):
     rule: str | None = None
 
 
+@dataclass(frozen=True)
+class Turn:
+    """One turn of a trial: who speaks, where, and what the prompt of the turn opens with."""
+
+    bench: Bench
+    case: Case
+    charge: Charge
+    node: str
+    round: int
+    persona: Persona
+    body: str
+    """The charge and the debate so far, as the speaker reads them."""
+    sentences: tuple[str, ...]
+
+    @property
+    def role(self) -> str:
+        return self.persona.role
+
+    @property
+    def template(self) -> dict[str, Any]:
+        return {"charge": self.charge.model_dump(), "round": self.round, "max_rounds": self.bench.trial.max_rounds}
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """What every call of the turn is recorded with."""
+        return dict(role=self.role, persona=self.persona.name, node=self.node, charge=self.charge.index,
+                    round=self.round)
+
+    def request(self, task: str, output_type: Any) -> GenerationRequest:
+        return GenerationRequest(messages=turn_messages(self.bench, self.case, self.persona, self.body, task,
+                                                        self.template),
+                                 output_type=output_type, sampling=self.persona.sampling, cache_group=self.case.id)
+
+
 def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript, measured: Measure | None = None) -> Step:
     """Walk the procedure graph for one charge until a verdict (weighing the evidence when the court takes it)."""
-    procedure = bench.procedure
-    max_rounds = bench.trial.max_rounds
+    procedure, trial = bench.procedure, bench.trial
     sentences = context_sentences(case, bench.spec.sentences)
     node, round = procedure.start, 1
     entries: list[Entry] = []
     found = TrialEvidence()
     while True:
-        role = procedure.role(node)
-        persona = bench.persona(role)
-        template = {"charge": charge.model_dump(), "round": round, "max_rounds": max_rounds}
-        body = f"{charge_header(charge)}\n\n{debate_record(entries, sentences)}"
-        legal = procedure.legal_moves(node, round, max_rounds)
-        call_info = dict(role=role, persona=persona.name, node=node, charge=charge.index, round=round)
+        persona = bench.persona(procedure.role(node))
+        hidden = blind(bench, persona.role)
+        turn = Turn(bench, case, charge, node, round, persona,
+                    f"{charge_header(charge)}\n\n{debate_record(entries, sentences, hidden)}", sentences)
+        legal = procedure.legal_moves(node, round, trial.max_rounds, trial.exchange_rounds)
+        said = (yield from _state(turn)) if _states(turn, legal) else None
         if len(legal) == 1:
             chosen = Chosen(legal[0])
         elif procedure.spec.nodes[node].choice == "evidence":
@@ -72,42 +116,27 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
             again, why = reopen(bench, measured, found, round)
             chosen = Chosen(next(e for e in legal if e.new_round == again), rule=why)
         else:
-            request = GenerationRequest(
-                messages=turn_messages(bench, case, persona, body, move_task(role, round, max_rounds, legal), template),
-                output_type=Literal[tuple(e.move for e in legal)],  # type: ignore[misc]
-                sampling=persona.sampling, cache_group=case.id)
-            [response] = yield [Call(request, purpose="move", **call_info)]
+            task = move_task(turn.role, round, trial.max_rounds, legal) if said is None else \
+                move_after_statement(turn.role, round, trial.max_rounds, legal, said[0]["argument"])
+            [response] = yield [Call(turn.request(task, Literal[tuple(e.move for e in legal)]),  # type: ignore[misc]
+                                     purpose="move", **turn.info)]
             move = response.unwrap()
             chosen = Chosen(next(e for e in legal if e.move == move), response.option_probs)
         edge = chosen.edge
-        model = cited(payload_model(edge.payload), len(sentences))
-        task_info = (bench, case, persona, body, template, call_info)
-        if scored_kind(model) == "citation":
-            payload, choice_probs = yield from _cite(edge, len(sentences), *task_info)
-            if measured is None and 1 <= payload["evidence"] <= len(sentences):
-                [measured] = yield from measure_statements(bench.spec, case, [charge.quote])
-            finding = yield from _measure_citation(bench, case, charge, measured, found, payload["evidence"], round)
-        elif scored_kind(model) == "exhibit":
-            weakest = measured.weakest if measured is not None else ()
-            sources = Sources([*case.context, case.question])
-            offered = candidates(charge.quote, sources, weakest)
-            payload, choice_probs = yield from _name(edge, offered, *task_info)
-            finding = _check_exhibit(sources, offered, payload["exhibit"], found, round)
-        elif not model.model_fields:
-            payload, choice_probs, finding = {}, None, ""
+        if said is not None:
+            (payload, finding), choice_probs = said, None
+            stance = yield from _stance(turn, payload["argument"])
         else:
-            request = GenerationRequest(
-                messages=turn_messages(bench, case, persona, body, payload_task(edge, model), template),
-                output_type=model, sampling=persona.sampling, cache_group=case.id)
-            [response] = yield [Call(request, purpose="payload", **call_info)]
-            payload, choice_probs, finding = jsonable(response.unwrap()), None, ""
+            payload, choice_probs, finding, measured = yield from _payload(turn, edge, measured, found)
+            stance = None
         evidence = payload.get("evidence")
         located = None if not isinstance(evidence, int) or evidence == 0 else 1 <= evidence <= len(sentences)
-        transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=role, persona=persona.name,
+        transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=turn.role, persona=persona.name,
                        move=edge.move, payload=payload, forced=chosen.raw is None and chosen.rule is None,
-                       move_probs=chosen.raw, rule=chosen.rule,
-                       choice_probs=choice_probs, finding=finding or None, evidence_found=located)
-        entries.append(Entry(round, role, persona.name, edge.move, payload, finding or chosen.rule or ""))
+                       move_probs=chosen.raw, rule=chosen.rule, choice_probs=choice_probs, finding=finding or None,
+                       evidence_found=located, quote_verified=_verified(payload, sentences) if said else None,
+                       stance=stance, agrees=_agrees(turn.role, edge, stance))
+        entries.append(Entry(round, turn.role, persona.name, edge.move, payload, finding or chosen.rule or ""))
         confidence = 1.0 if chosen.raw is None else chosen.raw[edge.move]
         words = ""
         if edge.to == "acquit":
@@ -115,7 +144,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         elif edge.to == "convict":
             opinion, source = confidence, "conceded"
         elif edge.to == "ruling":
-            opinion = yield from _rule(bench, case, charge, persona, entries, round, call_info)
+            opinion = yield from _rule(bench, case, charge, persona, entries, round, turn.info)
             source = "judge"
             words = f'"{payload["reason"]}"' if isinstance(payload.get("reason"), str) and payload["reason"] else ""
         elif edge.to == "jury":
@@ -128,7 +157,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
             node = edge.to
             continue
         weighed = {}
-        if bench.trial.judge_weight < 1.0:
+        if trial.judge_weight < 1.0:
             evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured, found)
             weighed = {"evidence": evidence, "evidence_note": note, "grounded": grounded}
         decided = ruling(charge, bench, source, opinion, round, words=words, **weighed)
@@ -136,38 +165,108 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         return decided
 
 
-def _scored_choice(options: tuple[str, ...], task: str, bench: Bench, case: Case, persona: Persona, body: str,
-                   template: dict[str, Any], call_info: dict[str, Any]) -> Step:
+def _agrees(role: str, edge: EdgeSpec, stance: float | None) -> bool | None:
+    """Whether a debater's move takes the side its statement argues: the statement says the context supports the
+    charge (stance 0.5 or more) exactly when the move does (a prosecutor's withdrawal, anything of a defender's but a
+    concession)."""
+    if stance is None or role not in SIDES:
+        return None
+    gives_up = edge.to != SIDES[role] and edge.to in ("acquit", "convict")
+    move_says_supported = gives_up if role == "prosecutor" else not gives_up
+    return (stance >= 0.5) == move_says_supported
+
+
+def _states(turn: Turn, legal: list[EdgeSpec]) -> bool:
+    """Whether the speaker makes a statement before it moves: in a court of statement-first turns, at a node the model
+    decides, where a move would carry text (not a scored citation or exhibit), to a reader who sees the context."""
+    if turn.bench.trial.turns != "statement-first" or blind(turn.bench, turn.role):
+        return False
+    if turn.bench.procedure.spec.nodes[turn.node].choice != "model":
+        return False
+    models = [payload_model(e.payload) for e in legal]
+    return all(not scored_kind(m) for m in models) and any(m.model_fields for m in models)
+
+
+def _state(turn: Turn) -> Step:
+    """The speaker's statement, and the court's check of its quote (the finding the debate record shows)."""
+    model = cited(Statement, len(turn.sentences))
+    task = statement_task(turn.role, turn.round, turn.bench.trial.max_rounds, model)
+    [response] = yield [Call(turn.request(task, model), purpose="statement", **turn.info)]
+    payload = jsonable(response.unwrap())
+    number, quote = payload["evidence"], payload["quote"].strip()
+    if not quote or not 1 <= number <= len(turn.sentences):
+        finding = "no quote to check" if not quote else "the quote cites no sentence"
+    else:
+        finding = f"the quote {'is' if _verified(payload, turn.sentences) else 'is not'} in [{number}]"
+    return payload, finding
+
+
+def _verified(payload: dict[str, Any], sentences: tuple[str, ...]) -> bool:
+    """Whether a statement's quote is found in the context sentence it cites."""
+    number, quote = payload.get("evidence"), str(payload.get("quote", "")).strip()
+    return bool(quote) and isinstance(number, int) and 1 <= number <= len(sentences) \
+        and quoted_in(quote, sentences[number - 1])
+
+
+def _stance(turn: Turn, argument: str) -> Step:
+    """The model's P(yes) that a statement says the context supports the charged statement (asked of the statement
+    and the charge alone: no context, no debate)."""
+    if turn.role not in SIDES:
+        return None
+    messages = (ChatMessage(role="system", content=OPENING_SYSTEM),
+                ChatMessage(role="user", content=stance_task(turn.charge, argument)))
+    request = GenerationRequest(messages=messages, output_type=Literal["yes", "no"], cache_group=turn.case.id)
+    [response] = yield [Call(request, purpose="stance", **turn.info)]
+    response.unwrap()
+    return float((response.option_probs or {}).get("yes", 0.5))
+
+
+def _payload(turn: Turn, edge: EdgeSpec, measured: Measure | None, found: TrialEvidence) -> Step:
+    """The move's payload, written after the move: JSON under its schema, or a scored citation or exhibit the court
+    measures or checks; with every option's probability (scored payloads), the court's finding, and the charge's
+    measure (measured when a citation needs it)."""
+    bench, case, charge = turn.bench, turn.case, turn.charge
+    model = cited(payload_model(edge.payload), len(turn.sentences))
+    if scored_kind(model) == "citation":
+        payload, probs = yield from _cite(turn, edge)
+        if measured is None and 1 <= payload["evidence"] <= len(turn.sentences):
+            [measured] = yield from measure_statements(bench.spec, case, [charge.quote])
+        finding = yield from _measure_citation(bench, case, charge, measured, found, payload["evidence"], turn.round)
+        return payload, probs, finding, measured
+    if scored_kind(model) == "exhibit":
+        sources = Sources([*case.context, case.question])
+        offered = candidates(charge.quote, sources, measured.weakest if measured is not None else ())
+        payload, probs = yield from _name(turn, edge, offered)
+        return payload, probs, _check_exhibit(sources, offered, payload["exhibit"], found, turn.round), measured
+    if not model.model_fields:
+        return {}, None, "", measured
+    [response] = yield [Call(turn.request(payload_task(edge, model), model), purpose="payload", **turn.info)]
+    return jsonable(response.unwrap()), None, "", measured
+
+
+def _scored_choice(turn: Turn, options: tuple[str, ...], task: str) -> Step:
     """One scored choice among `options` as a payload call: the most probable option and every option's probability."""
-    request = GenerationRequest(
-        messages=turn_messages(bench, case, persona, body, task, template),
-        output_type=Literal[options],  # type: ignore[valid-type]
-        sampling=persona.sampling, cache_group=case.id)
-    [response] = yield [Call(request, purpose="payload", **call_info)]
+    [response] = yield [Call(turn.request(task, Literal[options]), purpose="payload", **turn.info)]  # type: ignore[valid-type]
     chosen = response.unwrap()
     probs = response.option_probs
     return (max(probs, key=probs.__getitem__) if probs else chosen), probs
 
 
-def _cite(edge: EdgeSpec, sentences: int, bench: Bench, case: Case, persona: Persona, body: str,
-          template: dict[str, Any], call_info: dict[str, Any]) -> Step:
+def _cite(turn: Turn, edge: EdgeSpec) -> Step:
     """A citation as a scored choice over the numbered context sentences (0: none): the payload and every
     sentence's probability."""
-    options = tuple(str(i) for i in range(sentences + 1))
-    chosen, probs = yield from _scored_choice(options, citation_task(edge, sentences), bench, case, persona, body,
-                                              template, call_info)
+    options = tuple(str(i) for i in range(len(turn.sentences) + 1))
+    chosen, probs = yield from _scored_choice(turn, options, citation_task(edge, len(turn.sentences)))
     return {"evidence": int(chosen)}, probs
 
 
-def _name(edge: EdgeSpec, offered: list[Item], bench: Bench, case: Case, persona: Persona, body: str,
-          template: dict[str, Any], call_info: dict[str, Any]) -> Step:
+def _name(turn: Turn, edge: EdgeSpec, offered: list[Item]) -> Step:
     """An exhibit as a scored choice among the candidate items (or none): the payload and every option's
     probability; no call when there is no candidate."""
     if not offered:
         return {"exhibit": NONE}, None
     options = tuple(item.text for item in offered) + (NONE,)
-    chosen, probs = yield from _scored_choice(options, exhibit_task(edge, offered), bench, case, persona, body,
-                                              template, call_info)
+    chosen, probs = yield from _scored_choice(turn, options, exhibit_task(edge, offered))
     return {"exhibit": chosen}, probs
 
 
@@ -197,8 +296,9 @@ def _check_exhibit(sources: Sources, offered: list[Item], named: str, found: Tri
 def _verdict_request(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
                      round: int) -> GenerationRequest:
     template = {"charge": charge.model_dump(), "round": round, "max_rounds": bench.trial.max_rounds}
-    body = f"{charge_header(charge)}\n\n{debate_record(entries, context_sentences(case, bench.spec.sentences))}"
-    return GenerationRequest(messages=turn_messages(bench, case, persona, body, verdict_task(charge), template),
+    record = debate_record(entries, context_sentences(case, bench.spec.sentences), blind(bench, persona.role))
+    return GenerationRequest(messages=turn_messages(bench, case, persona, f"{charge_header(charge)}\n\n{record}",
+                                                    verdict_task(charge), template),
                              output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id)
 
 

@@ -112,8 +112,8 @@ class MoveEvent(BaseEvent):
     move_probs: dict[str, float] | None = None
     """The model's probability of every legal move (None when forced), as the model gave it (raw)."""
     calibrated_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
-    """With move priors (`CourtSpec.move_priors`): the calibrated probability of every legal move, by which the
-    move was chosen; None when the court chose by the raw probabilities."""
+    """In runs of courts with move priors (retired with courtroom 0.1): the calibrated probability of every legal
+    move, by which the move was chosen."""
     rule: str | None = Field(None, exclude_if=lambda v: v is None)
     """Why the court's rule chose this move (a node decided by the evidence), None when the model chose it."""
     choice_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
@@ -123,6 +123,13 @@ class MoveEvent(BaseEvent):
     item is in the context), as the debate record shows it."""
     evidence_found: bool | None = None
     """Whether the payload's `evidence` was found in the context (None when there is none)."""
+    quote_verified: bool | None = Field(None, exclude_if=lambda v: v is None)
+    """A statement's quote (`trial.turns: statement-first`): whether the court found it in the sentence it cites."""
+    stance: float | None = Field(None, exclude_if=lambda v: v is None)
+    """A debater's statement: the model's P(yes) that it says the context supports the charged statement."""
+    agrees: bool | None = Field(None, exclude_if=lambda v: v is None)
+    """Whether the move takes the side its statement argues (a prosecutor who argues with a statement that says the
+    context supports the charge does not); None where no side is at stake."""
     error: str | None = None
     """Why the payload could not be produced (the move still stands)."""
 

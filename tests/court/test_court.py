@@ -23,11 +23,13 @@ CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
 
 
 def court(script: CourtScript, name: str = "full", charges: str = "drafted", **options) -> tuple[Court, ScriptedBackend]:
-    """A shipped court on the scripted backend; by default the clerk's persona drafts its charges and rulings follow
-    the court's own verdict alone (judge weight 1), so each path is tested in isolation."""
+    """A shipped court on the scripted backend; by default the clerk's persona drafts its charges, rulings follow
+    the court's own verdict alone (judge weight 1) and a side may give up on its first move (no rounds of exchange,
+    which `test_trials` tests), so each path is tested in isolation."""
     backend = ScriptedBackend(script, model=options.pop("model", "scripted"))
     drafted = {"trial.personas.clerk": "clerk"} if charges == "drafted" else {}
     c = Court.load(name, backend, overrides={"trial.charges": charges, "trial.judge_weight": 1.0,
+                                             "trial.exchange_rounds": options.pop("exchange_rounds", 0),
                                              "aggregation.by_model": {}, **drafted}, **options)
     return c, backend
 
@@ -428,7 +430,8 @@ def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() ->
 
 
 def test_describe_counts_charges_and_rounds_in_the_singular_and_plural() -> None:
-    court = Court.load("full", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "max_charges": 2})
+    court = Court.load("full", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "trial.exchange_rounds": 0,
+                                                                           "max_charges": 2})
     assert "at most 2 charges, each tried for at most 1 round;" in court.describe()
 
 

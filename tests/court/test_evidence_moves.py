@@ -150,7 +150,7 @@ def test_an_exhibit_check_that_contradicts_the_measurement_opens_a_round() -> No
 
 
 def test_a_concession_ends_the_trial_before_the_bench() -> None:
-    events, verdict = trial(defender=["concede"])
+    events, verdict = trial(defender=["concede"], **{"trial.exchange_rounds": 0})  # no round of exchange: at once
     assert not bench(events) and verdict.rulings[0].source == "conceded" and verdict.rulings[0].rounds == 1
 
 

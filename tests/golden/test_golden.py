@@ -61,12 +61,14 @@ def test_a_judge_of_prompt_format_1_still_writes_the_transcripts_of_0_1(name: st
         config = {**judge.config(), "prompt_format": 1}
         if "court" in config:  # 0.1 recorded no sentence splitter either: the migration gives the first one
             config["court"] = {k: v for k, v in config["court"].items() if k != "sentences"}
+            if config["court"].get("trial"):  # and its courts held no rounds of exchange
+                config["court"]["trial"] = {**config["court"]["trial"], "exchange_rounds": 0}
         config, _ = upgrade_config(config)
         rebuilt = type(judge).from_config(config, backend)
         rebuilt.window = judge.window
         if hasattr(judge, "spec"):
             assert rebuilt.spec.sentences == "regex"
-            rebuilt.spec = judge.spec.model_copy(update={"sentences": rebuilt.spec.sentences})
+            rebuilt.spec = judge.spec.model_copy(update={"sentences": rebuilt.spec.sentences, "trial": rebuilt.spec.trial})
         return rebuilt
 
     def asked(lines: list[str]) -> list[dict]:

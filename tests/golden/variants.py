@@ -45,6 +45,8 @@ VARIANTS: dict[str, Callable[[ScriptedBackend], Any]] = {
     "court-evidence": _court("evidence"),
     "court-escalated": _court("escalated"),
     "court-full-escalation": _court("full", trial__escalation={"low": 0.55, "high": 0.75}),
+    "court-full-statements-blind": _court("full", trial__exchange_rounds=1, trial__turns="statement-first",
+                                          trial__blind_judge=True),
     "single": lambda b: SingleJudge(b),
     "two-step": lambda b: TwoStepJudge(b),
     "rails": lambda b: RailsJudge(b),

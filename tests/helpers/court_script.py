@@ -48,6 +48,11 @@ class CourtScript:
     """A scored exhibit: the item named, in order per charge (the last repeats; `(none)` when not offered)."""
     context_sentences: int = 1
     """A grounding prompt citing at least this many numbered sentences holds the whole context."""
+    statements: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """A statement-first turn: each role's statements in order (the last repeats), else one citing [1]."""
+    stance: dict[str, float] = field(default_factory=dict)
+    """The stance check: P(yes, the statement says the context supports the charge) of a statement whose argument
+    holds a key (others 0.5)."""
     seen: list[str] = field(default_factory=list)
     _counts: dict[str, int] = field(default_factory=dict)
 
@@ -88,6 +93,11 @@ class CourtScript:
             sentence = re.search(r'ANSWER SENTENCE \d+ of \d+: "(.*)"', prompt).group(1)
             p = next((v for k, v in self.suspect.items() if k in sentence), 0.1)
             return {"yes": p, "no": 1 - p}
+        if spec.kind == "choice" and set(spec.options) == {"yes", "no"} and "Does this statement say" in prompt:
+            argument = re.search(r'STATEMENT: "(.*)"', prompt).group(1)
+            p = next((v for k, v in self.stance.items() if k in argument), 0.5)
+            self.seen.append("stance")
+            return {"yes": p, "no": 1 - p}
         if spec.kind == "choice" and set(spec.options) == {"yes", "no"}:  # the verdict witness: the model's own yes or no
             self.seen.append("says yes")
             return {"yes": self.says_yes, "no": 1 - self.says_yes}
@@ -119,6 +129,13 @@ class CourtScript:
             move = self._next(f"{case_key}:{charge}:{role}", self.moves.get(role, [spec.options[0]]))
             self.seen.append(f"{role}:{move}")
             return {o: (self.move_p if o == move else (1 - self.move_p) / (len(spec.options) - 1)) for o in spec.options}
+        if spec.name == "Statement":
+            role = re.search(r"It is your turn as (\w+)", prompt).group(1)
+            charge = re.search(r"CHARGE (\d+)", prompt).group(1)
+            default = {"evidence": 1, "quote": "", "argument": f"The {role} argues."}
+            statement = self._next(f"{case_key}:{charge}:{role}:statement", self.statements.get(role, [default]))
+            self.seen.append(f"statement:{role}")
+            return statement
         move = re.search(r"Your move: (\w+)", prompt).group(1)
         self.seen.append(f"payload:{move}")
         fields = {name: f"{move} text" for name in spec.output_type.model_fields}

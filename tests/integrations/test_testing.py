@@ -15,7 +15,8 @@ from tests.helpers.court_script import CourtScript
 @pytest.fixture
 def court() -> Court:
     script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    return Court.load("full", ScriptedBackend(script, model="scripted"))
+    # the defence concedes on its first move: a court without the rounds of exchange (full has one)
+    return Court.load("full", ScriptedBackend(script, model="scripted"), overrides={"trial.exchange_rounds": 0})
 
 
 def test_a_faithful_answer_passes_and_returns_the_score(court: Court) -> None:

@@ -57,7 +57,7 @@ def test_every_call_is_shown_with_its_prompt_and_output(run_dir: Path) -> None:
     result = runner.invoke(app, ["audit", "show", str(run_dir), CASE, "--calls"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert f"call {len(views)} · " in result.output and f"call {len(views) + 1} · " not in result.output
-    assert "scoring (the text's likelihood" in result.output and "argue 0.900, withdraw 0.100" in result.output
+    assert "scoring (the text's likelihood" in result.output and "rule 0.900, next_round 0.100" in result.output
     without = runner.invoke(app, ["audit", "show", str(run_dir), CASE], env={"COLUMNS": "200"})
     assert "call 1 · " not in without.output and "the measurement, token by token" in without.output
 
