@@ -224,11 +224,11 @@ class LoadedModel:
 def check_device(device: str) -> None:
     """Refuse (`ConfigError`) a device this machine does not have (`cuda` without a GPU torch can use, `cuda:2` with
     two), before a run directory is made or a model loaded."""
-    import torch
-
     kind, _, index = device.partition(":")
     if kind in ("auto", "cpu"):
         return
+    import torch
+
     module = {"cuda": torch.cuda, "xpu": getattr(torch, "xpu", None), "mps": torch.backends.mps}[kind]
     count = module.device_count() if module is not None and module.is_available() and kind != "mps" else \
         int(module is not None and module.is_available())
@@ -252,17 +252,43 @@ def pick_device(device: str = "auto") -> str:
 
 
 def pick_dtype(device: str, dtype: str = "auto") -> Any:
-    """`auto` is bfloat16 on GPUs that compute in it (else float16) and float32 on CPU, where scores do not depend on
-    how a prompt was batched or cached. On a CPU with native bfloat16 instructions (AVX-512 BF16, AMX), `bfloat16`
-    was 2.5x faster than float32 with an earlier transformers release and is 2.3x slower with 5.24, whose GGUF loading
-    computes in float32 and casts around every matmul (docs/performance.md): measure before choosing it on a CPU."""
+    """The torch dtype a model computes in: `auto` is bfloat16 where the device computes in it natively (GPUs from
+    Ampere on, CPUs with AVX-512 BF16 or AMX: the default court 2.5x faster than in float32 on such a CPU, the same
+    verdicts, benchmarks/bench_dtype.py), else float16 on a GPU and float32 on a CPU. In float32 a score does not
+    depend on how a prompt was batched or cached; in bfloat16 it moves in the third decimal."""
     import torch
 
+    return getattr(torch, dtype_choice(device, dtype)[0])
+
+
+def dtype_choice(device: str, dtype: str = "auto") -> tuple[str, str]:
+    """The dtype a model on `device` (resolved, not `auto`) computes in, and why (`auto` resolved on this machine)."""
     if dtype != "auto":
-        return getattr(torch, dtype)
+        return dtype, "asked for (--dtype)"
     if device.startswith("cuda"):
-        return torch.bfloat16 if native_bf16(torch.device(device)) else torch.float16
-    return torch.float32
+        import torch
+
+        if native_bf16(torch.device(device)):
+            return "bfloat16", "auto: the GPU computes in bfloat16 (compute capability 8 or newer)"
+        return "float16", "auto: the GPU only emulates bfloat16 (compute capability under 8)"
+    if device == "cpu" and cpu_computes_bf16():
+        return "bfloat16", f"auto: the CPU computes in bfloat16 ({' or '.join(BF16_FLAGS)})"
+    return "float32", "auto: the device does not compute in bfloat16 natively"
+
+
+BF16_FLAGS = ("avx512_bf16", "amx_bf16")
+"""The CPU flags (Linux `/proc/cpuinfo`) of instructions that compute in bfloat16: AVX-512 BF16, AMX."""
+
+
+def cpu_computes_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
+    """Whether this CPU computes in bfloat16 natively (its flags name AVX-512 BF16 or AMX); False where the flags
+    cannot be read (not Linux)."""
+    try:
+        text = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    flags = {flag for line in text.splitlines() if line.startswith("flags") for flag in line.partition(":")[2].split()}
+    return any(flag in flags for flag in BF16_FLAGS)
 
 
 def native_bf16(device: Any) -> bool:

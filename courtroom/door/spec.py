@@ -23,6 +23,17 @@ BackendKind = Literal["transformers", "served"]
 """Backends a spec can build (the scripted backend is built in code, with its script)."""
 
 
+class Placement(BaseModel):
+    """Where a model in this process computes and in what type, as `auto` resolved when a run started."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    device: str
+    dtype: str
+    why: str
+    """Why that dtype: asked for, or what `auto` found the device computes in."""
+
+
 class BackendSpec(BaseModel):
     """A model door as data."""
 
@@ -47,8 +58,9 @@ class BackendSpec(BaseModel):
     device: str = "auto"
     """auto (CUDA when torch sees a GPU, else CPU), cpu, cuda, cuda:1 ..."""
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", exclude_if=lambda v: v == "auto")
-    """The weights' and activations' type in this process: auto is bfloat16 on GPUs that compute in it (float16 on
-    older ones) and float32 on CPU, where bfloat16 may be faster or slower by the transformers release (`pick_dtype`)."""
+    """The weights' and activations' type in this process: auto is bfloat16 where the device computes in it (GPUs from
+    Ampere on, CPUs with AVX-512 BF16 or AMX), else float16 on a GPU and float32 on a CPU (`door.models.pick_dtype`);
+    a run records what it resolved to (`Placement`)."""
 
     @field_validator("device")
     @classmethod
@@ -102,6 +114,17 @@ class BackendSpec(BaseModel):
             from courtroom.door.models import check_device
 
             check_device(self.device)
+
+    def placement(self) -> Placement | None:
+        """Where and in what type the model computes, `auto` resolved on this machine (None for a served model);
+        imports torch."""
+        if self.kind == "served":
+            return None
+        from courtroom.door.models import dtype_choice, pick_device
+
+        device = pick_device(self.device)
+        dtype, why = dtype_choice(device, self.dtype)
+        return Placement(device=device, dtype=dtype, why=why)
 
     def build(self, device: str | None = None) -> Backend:
         """The backend this spec describes (on `device` instead of the spec's, for a Ray worker's GPU; a served

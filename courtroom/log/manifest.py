@@ -28,7 +28,7 @@ from courtroom.case import Case
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import refuse_credentials
-from courtroom.door.spec import BackendSpec
+from courtroom.door.spec import BackendSpec, Placement
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import retired
 from courtroom.engine.registry import JudgeSpec, judge_from_config, upgrade_config
@@ -190,6 +190,9 @@ class Manifest(BaseModel):
     """For a rejudged run: where its model calls came from."""
     server: ServerCapabilities | None = None
     """For a model behind a server: what the server was found to support when the run started (`Backend.server`)."""
+    placement: Placement | None = Field(None, exclude_if=lambda v: v is None)
+    """For a model in this process: the device and dtype it computes in, `auto` resolved where the run started
+    (`BackendSpec.placement`; None for Ray workers, which place themselves, and runs recorded before)."""
     cases: CaseDigests | None = Field(None, exclude_if=lambda v: v is None)
     """The cases the run judges (a rejudged run: the cases it decides again), by digest; None in manifests
     written before runs kept digests."""

@@ -78,7 +78,9 @@ def rows_file(rows: Rows | Any) -> str:
 
 
 def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """An empty cell: None, NaN, or pandas' `NA` and `NaT`."""
+    return value is None or (isinstance(value, float) and math.isnan(value)) or \
+        type(value).__name__ in ("NAType", "NaTType")
 
 
 def _plain(value: Any) -> Any:

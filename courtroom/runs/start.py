@@ -117,9 +117,11 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         else:
             if fresh or reconfigured:  # a run that recorded no case yet (it failed before its first): new settings
                 store.clear()
+            placement = spec.backend.placement() if spec.runner.kind == "local" else None
             store.write_manifest(Manifest(name=Path(out).name, spec=spec, judge=judge.config(),
                                           config_hash=judge.config_hash(), cases=CaseDigests.of(cases),
-                                          server=backend.server if backend is not None else None))
+                                          server=backend.server if backend is not None else None,
+                                          placement=placement))
     except BaseException:  # a refused resume leaves the directory free for the corrected command, in this process too
         lock.close()
         if backend is not None:
@@ -156,6 +158,21 @@ def _check_resumable(store: RunStore, spec: RunSpec, judge: Judge, cases: list[C
     if changes:
         raise RunError(f"{out}: the data changed since the run started ({spec.selection.dataset}): {changes}; its "
                        f"results would mix two datasets: {_instead(store)}")
+    now = spec.backend.placement() if spec.runner.kind == "local" and spec.backend.dtype == "auto" else None
+    if now is not None and (began := _began_in(previous, now.device)) not in (None, now.dtype):
+        raise RunError(f"{out} was judged in {began}, and --dtype auto computes in {now.dtype} here ({now.why}): its "
+                       f"scores would mix two types; add --dtype {began} to finish it as it began, or "
+                       f"{_instead(store)}")
+
+
+def _began_in(previous: Manifest, device: str) -> str | None:
+    """The dtype a run's model computed in when it started: as recorded, or for a run recorded before runs kept it,
+    what `auto` was then on a CPU (float32); None when it cannot be known (a GPU, Ray workers)."""
+    if previous.placement is not None:
+        return previous.placement.dtype
+    if previous.spec.backend.dtype != "auto":
+        return previous.spec.backend.dtype
+    return "float32" if device == "cpu" and previous.spec.runner.kind == "local" else None
 
 
 def _instead(store: RunStore, recorded: str = "") -> str:

@@ -55,20 +55,20 @@ def test_a_scored_text_comes_with_the_log_probability_of_each_token(real_backend
     assert "".join(text[a:b] for a, b in response.token_spans) == text
 
 
-def test_a_batch_gives_what_sequential_calls_give(real_backend: TransformersBackend) -> None:
+def test_a_batch_gives_what_sequential_calls_give(float32_backend: TransformersBackend) -> None:
     requests = [ask(q, t) for q, t in [("Explain briefly, as JSON.", Finding), ("One word verdict?", Verdict),
                                         ("Is 1926 right? JSON please.", Finding), ("Verdict?", Literal["yes", "no"])]]
-    batched = real_backend.generate(requests)
-    alone = [real_backend.generate_one(r) for r in requests]
+    batched = float32_backend.generate(requests)
+    alone = [float32_backend.generate_one(r) for r in requests]
     assert [b.raw for b in batched] == [a.raw for a in alone]
     for b, a in zip(batched, alone):
         if a.option_probs:
             assert b.option_probs == pytest.approx(a.option_probs, abs=1e-4)
 
 
-def test_prefix_reuse_changes_nothing_but_the_work(real_backend: TransformersBackend) -> None:
-    fresh = TransformersBackend(loaded=real_backend.loaded, prefix_cache=False)
-    reuse = TransformersBackend(loaded=real_backend.loaded, prefix_cache=True)
+def test_prefix_reuse_changes_nothing_but_the_work(float32_backend: TransformersBackend) -> None:
+    fresh = TransformersBackend(loaded=float32_backend.loaded, prefix_cache=False)
+    reuse = TransformersBackend(loaded=float32_backend.loaded, prefix_cache=True)
     turns = [ask("Prosecutor: argue, as JSON.", Finding, "case-1"), ask("Judge: verdict?", Verdict, "case-1"),
              ask("Defender: answer, as JSON.", Finding, "case-1")]
     expected = [fresh.generate_one(t) for t in turns]

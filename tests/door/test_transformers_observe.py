@@ -26,9 +26,9 @@ def scoring(observe: Observation | None, group: str | None = None) -> Generation
 
 
 def test_an_observed_pass_reports_attention_and_hidden_states_per_span_and_keeps_the_scores(
-        real_backend: TransformersBackend) -> None:
+        float32_backend: TransformersBackend) -> None:
     assert [TEXT[a:b] for a, b in SPANS[:2]] == ["The lighthouse was automated in 1926.", "Its keeper retired."]
-    backend = TransformersBackend(loaded=real_backend.loaded, prefix_cache=False)
+    backend = TransformersBackend(loaded=float32_backend.loaded, prefix_cache=False)
     model = backend.loaded.model
     implementation = model.config._attn_implementation
     plain = backend.generate_one(scoring(None))
@@ -60,8 +60,8 @@ def test_an_observed_pass_reports_attention_and_hidden_states_per_span_and_keeps
     assert tokens.mean() == pytest.approx(lookback[2].mean(), abs=1e-3)
 
 
-def test_an_observed_pass_after_a_cached_prefix_scores_as_without_it(real_backend: TransformersBackend) -> None:
-    backend = TransformersBackend(loaded=real_backend.loaded, prefix_cache=True)
+def test_an_observed_pass_after_a_cached_prefix_scores_as_without_it(float32_backend: TransformersBackend) -> None:
+    backend = TransformersBackend(loaded=float32_backend.loaded, prefix_cache=True)
     plain = backend.generate_one(scoring(None, group="case"))
     observed = backend.generate_one(scoring(Observation(spans=SPANS[2:], lookback=True), group="case"))
     assert observed.cached_prompt_tokens > 0

@@ -109,7 +109,7 @@ def test_local_and_ray_runners_agree_on_the_scripted_court(ray_two_gpus) -> None
 
 @pytest.mark.model
 def test_local_and_ray_runners_agree_on_the_real_model(ray_two_gpus) -> None:
-    backend = BackendSpec(device="cpu")
+    backend = BackendSpec(device="cpu", dtype="float32")  # scores that do not move with the batching
     cases = example_cases()[:6]
     local = verdicts(LocalRunner().run(RailsJudge(backend, window=4), cases))
     remote = verdicts(RayRunner(backend, workers=1, chunk_size=4).run(RailsJudge(backend, window=4), cases))

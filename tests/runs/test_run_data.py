@@ -32,8 +32,8 @@ def judged(data: object, out: Path) -> courtroom.RunResult:
 def test_a_dataframe_and_a_list_of_dicts_are_judged_as_their_file(tmp_path: Path, cache: Path) -> None:
     from_file = judged(str(EXAMPLES), tmp_path / "file")
     wanted = {r.case_id: (r.label, r.score) for r in from_file.rows if r.case_id in {row["id"] for row in ROWS}}
-    frame = pd.DataFrame(ROWS)
-    frame.loc[1, "label"] = None  # a missing cell (NaN) is an unlabelled case, not a label "nan"
+    frame = pd.DataFrame(ROWS).astype({"label": "string"})
+    frame.loc[1, "label"] = None  # a missing cell (pandas' NA) is an unlabelled case, not a label "<NA>"
     for data, out in ((frame, "frame"), (ROWS, "list")):
         result = judged(data, tmp_path / out)
         assert {r.case_id: (r.label, r.score) for r in result.rows} == wanted
