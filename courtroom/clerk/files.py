@@ -22,7 +22,7 @@ from courtroom.errors import CourtError
 from courtroom.yamlio import Locator, read_yaml
 
 MAX_EXTENDS = 8
-OPEN_MAPPINGS = ("personas", "by_model", "rulings")
+OPEN_MAPPINGS = ("personas", "models", "by_model", "rulings")
 """Settings whose keys are the user's (a role, a model): `--set` may add one."""
 """The longest chain of courts extending one another."""
 
@@ -155,6 +155,8 @@ def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
         node = data
         *parents, last = modern_path(path).split(".")
         for part in parents:
+            if part in OPEN_MAPPINGS and part not in node:  # an open mapping left out while empty (trial.models)
+                node[part] = {}
             if not isinstance(node.get(part), dict):
                 raise CourtError(f"--set {path}: the court has no section {part!r}")
             node = node[part]

@@ -5,7 +5,7 @@ it; the clerk's measurement takes the settings alone (`courtroom.clerk`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from courtroom.casefile import PROMPT_FORMAT
 from courtroom.court.personas import Persona
@@ -25,6 +25,9 @@ class Bench:
     """P(hallucinated) at or above which a ruling, and the case by the `mean` and `share` rules, is hallucinated."""
     prompt_format: int = PROMPT_FORMAT
     """How the case is written into prompts (`courtroom.casefile`)."""
+    seats: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
+    """Role -> the seat (`GenerationRequest.seat`) each of its personas speaks through; a role left out, or None,
+    speaks through the run's model."""
 
     def persona(self, role: str) -> Persona:
         """The persona in a role (the first, for a panel)."""
@@ -33,3 +36,8 @@ class Bench:
     def panel(self, role: str) -> Sequence[Persona]:
         """Every persona in a role."""
         return self.personas[role]
+
+    def seat(self, role: str, index: int = 0) -> str | None:
+        """The seat the `index`th persona of a role speaks through (None: the run's model)."""
+        seats = self.seats.get(role)
+        return seats[index] if seats else None

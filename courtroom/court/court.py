@@ -115,7 +115,42 @@ class Court(Clerk):
         procedure = self.procedure
         if self.spec.trial is None or procedure is None:
             return None
-        return Bench(self.spec, self.spec.trial, self.personas, procedure, self.threshold, self.prompt_format)
+        return Bench(self.spec, self.spec.trial, self.personas, procedure, self.threshold, self.prompt_format,
+                     self.seat_keys())
+
+    def seat_keys(self) -> dict[str, list[str | None]]:
+        """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model, also for a
+        seat that names the run's model as `--model` does)."""
+        trial = self.spec.trial
+        keys: dict[str, list[str | None]] = {}
+        for role, seats in (trial.models if trial is not None else {}).items():
+            count = len(self.personas.get(role, ())) or 1
+            keys[role] = [None if (seat := seats[i if len(seats) > 1 else 0]).url is None and seat.model == self.model
+                          else seat.key for i in range(count)]
+        return keys
+
+    def seats(self) -> dict[str, BackendSpec]:
+        """The further models the court's roles speak through, by seat key: a model named alone runs as the run's
+        model does (in this process, on its device and dtype; a served run's seat in this process on `auto`), one
+        with a `url` is served."""
+        run = self.backend_spec
+        specs: dict[str, BackendSpec] = {}
+        for role, keys in self.seat_keys().items():
+            for seat in self.spec.trial.models[role]:  # type: ignore[union-attr]  # keys come from the trial
+                if seat.key in keys and seat.key not in specs:
+                    local = run.kind == "transformers"
+                    specs[seat.key] = BackendSpec.of(
+                        model=seat.model, url=seat.url, engine=run.engine,
+                        **({"device": run.device, "dtype": run.dtype} if local and seat.url is None else {}),
+                        **({"api_key_env": seat.api_key_env or run.api_key_env, "concurrency": run.concurrency,
+                            "timeout": run.timeout} if seat.url else {}))
+        return specs
+
+    def seat_gpus(self) -> dict[str, float]:
+        """The GPUs each further model needs in a Ray worker, by seat key."""
+        trial = self.spec.trial
+        wanted = {seat.key: seat.gpus for seats in (trial.models if trial is not None else {}).values() for seat in seats}
+        return {key: wanted[key] for key in self.seats()}
 
     def config(self) -> dict[str, Any]:
         config = super().config()
@@ -178,7 +213,13 @@ class Court(Clerk):
         trial = self.spec.trial
         if trial is None:
             return super().describe()
-        people = ", ".join(f"{role}: {'/'.join(p.name for p in ps)}" for role, ps in self.personas.items())
+        seats = self.seat_keys()
+
+        def seated(role: str, number: int, name: str) -> str:
+            seat = seats[role][number] if role in seats else None
+            return f"{name} (on {seat})" if seat else name
+        people = ", ".join(f"{role}: {'/'.join(seated(role, i, p.name) for i, p in enumerate(ps))}"
+                           for role, ps in self.personas.items())
         charges = plural(self.spec.max_charges, "charge")
         rounds = plural(trial.max_rounds, "round")
         band = trial.escalation

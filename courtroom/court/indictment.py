@@ -24,7 +24,8 @@ def draft_charges(bench: Bench, case: Case) -> Step:
     template = {"charge": NO_CHARGE, "round": 0, "max_rounds": bench.trial.max_rounds}
     request = GenerationRequest(
         messages=turn_messages(bench, case, clerk, "INDICTMENT", indictment_task(k), template),
-        output_type=indictment_model(k), sampling=clerk.sampling, cache_group=case.id)
+        output_type=indictment_model(k), sampling=clerk.sampling, cache_group=case.id,
+        seat=bench.seat(CLERK))
     [response] = yield [Call(request, purpose="indict", role=CLERK, persona=clerk.name)]
     drafts: list[ChargeDraft] = response.unwrap().charges
     charges: list[Charge] = []

@@ -55,7 +55,8 @@ class Persona(BaseModel):
     sampling: Sampling = Sampling(max_new_tokens=160)
     """Temperature, token limit and seed of this persona's generations."""
     model: str | None = None
-    """Reserved for a per-persona model; must be left out (every persona uses the run's `--model`)."""
+    """Refused: a persona file is a role's words, for any model; the court seats a role on a model
+    (`trial.models`)."""
 
     @field_validator("instructions")
     @classmethod
@@ -73,8 +74,8 @@ class Persona(BaseModel):
     @classmethod
     def _no_model_override(cls, value: str | None) -> str | None:
         if value is not None:
-            raise ValueError("a persona cannot choose its own model yet: every persona of a court speaks through "
-                             "the run's --model; remove this field")
+            raise ValueError("a persona file names no model: seat its role on one in the court (trial.models.ROLE: "
+                             f"{value}, or --set trial.models.ROLE={value}); remove this field")
         return value
 
     def render(self, **context: Any) -> str:

@@ -5,12 +5,13 @@ Validated by pydantic on load; the court's own checks (graph, personas) are in `
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from courtroom.clerk.spec import ClerkSpec
 from courtroom.court.procedure import EXITS, GraphSpec
+from courtroom.door.http_client import refuse_credentials
 
 _FIELDS = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -50,6 +51,42 @@ class ExhibitCheckSpec(BaseModel):
     """Added when the items the prosecution named are all present in the sources."""
 
 
+class SeatSpec(BaseModel):
+    """A further model a role speaks through (`trial.models`): an alias, a `.gguf` file or a Hugging Face id run in
+    this process (on the run's device and dtype), or a model served at `url`."""
+
+    model_config = _FIELDS
+
+    model: str = Field(min_length=1)
+    """The model, as `--model` names it (for a served model, the name it is served under)."""
+    url: str | None = None
+    """The served API's base (`http://127.0.0.1:8000/v1`); None runs the model in this process."""
+    api_key_env: str | None = None
+    """For a served model: the environment variable holding its API's key (only the name is recorded); None: the
+    run's (`--api-key-env`)."""
+    gpus: float = Field(0.0, ge=0.0)
+    """GPUs (or a fraction of one) this model needs in each Ray worker beside the run's model (`--gpus-per-worker`):
+    a worker asks Ray for the sum and places each model on its own share."""
+
+    @field_validator("url")
+    @classmethod
+    def _no_credentials(cls, url: str | None) -> str | None:
+        if url is not None:
+            refuse_credentials(url)
+        return url
+
+    @property
+    def key(self) -> str:
+        """How requests name this seat (`GenerationRequest.seat`)."""
+        return self.model if self.url is None else f"{self.model}@{self.url}"
+
+
+def _seats(value: Any) -> Any:
+    """A role's model as written: a name (`qwen2.5-coder-0.5b`), a seat, or a list of either (a panel's, in order)."""
+    items = value if isinstance(value, list) else [value]
+    return [SeatSpec(model=item) if isinstance(item, str) else item for item in items]
+
+
 class TrialSpec(BaseModel):
     """How the clerk's charges are tried."""
 
@@ -59,6 +96,12 @@ class TrialSpec(BaseModel):
     """Court rules: the opening of every prompt of a trial, shared by all turns of a case (then the case file)."""
     personas: dict[str, str | list[str]]
     """Role -> persona name or file (a list for a panel such as the jury)."""
+    models: dict[str, Annotated[list[SeatSpec], BeforeValidator(_seats)]] = Field(
+        default_factory=dict, exclude_if=lambda v: not v)
+    """Role -> the model it speaks through, when not the run's (`--model`): a name (an alias, a `.gguf` file, a Hugging
+    Face id), `{model, url}` for a served one, or a list of them for a panel (a jury of different models, one per
+    juror in order). The clerk's measurement always uses the run's model; every model is recorded in the manifest and
+    each call in the transcript names its own (`seat`)."""
     charges: Literal["measured", "drafted"] = "measured"
     """measured: the clerk's charges (the least grounded statements); drafted: the persona in the `clerk` role writes
     the charges, with quotes, and quotes not found in the answer are dropped (for a model without prompt
@@ -112,6 +155,15 @@ class CourtSpec(ClerkSpec):
         if trial is not None and trial.charges == "drafted" and trial.escalation is not None:
             found.append((("trial", "escalation"), "drafted charges (trial.charges: drafted) have no measured "
                                                    "P(suspect) to escalate by: use measured charges"))
+        for role, seats in (trial.models if trial is not None else {}).items():
+            people = trial.personas.get(role)  # type: ignore[union-attr]
+            if people is None:
+                found.append((("trial", "models", role), f"no persona sits in role {role!r} (roles: "
+                                                         f"{', '.join(trial.personas)})"))  # type: ignore[union-attr]
+            elif len(seats) > 1 and len(seats) != (len(people) if isinstance(people, list) else 1):
+                found.append((("trial", "models", role), f"{len(seats)} models for the "
+                                                         f"{len(people) if isinstance(people, list) else 1} personas of "
+                                                         f"role {role!r}: give one model for all, or one each"))
         if trial is not None and trial.exchange_rounds:
             for name in trial.graph.nodes:
                 moves = [e for e in trial.graph.edges if e.source == name]

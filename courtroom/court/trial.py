@@ -91,7 +91,8 @@ class Turn:
     def request(self, task: str, output_type: Any) -> GenerationRequest:
         return GenerationRequest(messages=turn_messages(self.bench, self.case, self.persona, self.body, task,
                                                         self.template),
-                                 output_type=output_type, sampling=self.persona.sampling, cache_group=self.case.id)
+                                 output_type=output_type, sampling=self.persona.sampling, cache_group=self.case.id,
+                                 seat=self.bench.seat(self.role))
 
 
 def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript, measured: Measure | None = None) -> Step:
@@ -294,18 +295,18 @@ def _check_exhibit(sources: Sources, offered: list[Item], named: str, found: Tri
 
 
 def _verdict_request(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
-                     round: int) -> GenerationRequest:
+                     round: int, seat: str | None) -> GenerationRequest:
     template = {"charge": charge.model_dump(), "round": round, "max_rounds": bench.trial.max_rounds}
     record = debate_record(entries, context_sentences(case, bench.spec.sentences), blind(bench, persona.role))
     return GenerationRequest(messages=turn_messages(bench, case, persona, f"{charge_header(charge)}\n\n{record}",
                                                     verdict_task(charge), template),
-                             output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id)
+                             output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id, seat=seat)
 
 
 def _rule(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry], round: int,
           call_info: dict[str, Any]) -> Step:
     """The judge's verdict: its probability of `hallucinated`."""
-    request = _verdict_request(bench, case, charge, persona, entries, round)
+    request = _verdict_request(bench, case, charge, persona, entries, round, bench.seat(persona.role))
     [response] = yield [Call(request, purpose="verdict", **call_info)]
     response.unwrap()
     return float((response.option_probs or {}).get("hallucinated", 0.0))
@@ -313,8 +314,9 @@ def _rule(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: l
 
 def _jury(bench: Bench, case: Case, charge: Charge, entries: list[Entry], round: int) -> Step:
     jurors = bench.panel("jury")
-    calls = [Call(_verdict_request(bench, case, charge, juror, entries, round), purpose="verdict", role="jury",
-                  persona=juror.name, node="jury", charge=charge.index, round=round) for juror in jurors]
+    calls = [Call(_verdict_request(bench, case, charge, juror, entries, round, bench.seat("jury", number)),
+                  purpose="verdict", role="jury", persona=juror.name, node="jury", charge=charge.index, round=round)
+             for number, juror in enumerate(jurors)]
     responses = yield calls
     ps = []
     for response in responses:

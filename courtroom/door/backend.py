@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from courtroom.door.outputs import output_spec
 from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse
-from courtroom.errors import ContextWindowError
+from courtroom.errors import ConfigError, ContextWindowError
 
 
 @dataclass(frozen=True)
@@ -135,9 +135,13 @@ class Backend(ABC):
 
     @staticmethod
     def check_requests(requests: Sequence[GenerationRequest]) -> None:
-        """Fail early, naming the type, when an output type cannot become a constraint."""
+        """Fail early, naming the type, when an output type cannot become a constraint, or when a request is for a
+        further model (`GenerationRequest.seat`): a door of one model never answers for another."""
         for request in requests:
             output_spec(request.output_type)
+            if request.seat is not None:
+                raise ConfigError(f"a request for seat {request.seat!r} reached the door of one model: a court that "
+                                  "seats further models speaks through a panel of doors (`Judge.seated`)")
 
 
 def prepare_backend(backend: Backend) -> None:

@@ -51,7 +51,8 @@ class Panel(Backend):
         for seat, indices in by_seat.items():
             door = self._door(seat)
             door.on_tick = self.on_tick
-            for index, response in zip(indices, door.generate([requests[i] for i in indices])):
+            asked = [requests[i].model_copy(update={"seat": None}) for i in indices]  # each door serves its one model
+            for index, response in zip(indices, door.generate(asked)):
                 answers[index] = response
         return answers  # type: ignore[return-value]  # every index was answered
 

@@ -40,6 +40,8 @@ class RecordedCall(ModelResponse):
     """Temperature, token limit and seed of the call."""
     observe: Observation | None = Field(None, exclude_if=lambda v: v is None)
     """What the call asked to see inside the model's pass (`GenerationRequest.observe`), when it asked."""
+    seat: str | None = Field(None, exclude_if=lambda v: v is None)
+    """The further model that answered (`GenerationRequest.seat`); None: the run's model."""
 
 
 def recorded_fields(request: GenerationRequest, response: GenerationResponse) -> dict[str, Any]:
@@ -48,7 +50,7 @@ def recorded_fields(request: GenerationRequest, response: GenerationResponse) ->
     fields = {name: getattr(response, name) for name in ModelResponse.model_fields}
     return {**fields, "value": jsonable(response.value), "messages": [message_hash(m) for m in request.messages],
             "output_type": spec.name, "schema_key": spec.key, "constrained": request.constrained,
-            "sampling": request.sampling, "observe": request.observe}
+            "sampling": request.sampling, "observe": request.observe, "seat": request.seat}
 
 
 def recorded_response(call: RecordedCall, request: GenerationRequest) -> GenerationResponse:
@@ -94,11 +96,17 @@ class ReplayBackend(Backend):
             raise ReplayMismatch(f"{where}: output schema {request.spec.key} differs from recorded {call.schema_key}")
         if request.observe != call.observe:
             raise ReplayMismatch(f"{where}: what the call asked to observe inside the model differs from the record")
+        if request.seat != call.seat:
+            raise ReplayMismatch(f"{where}: the call goes to {_seat(request.seat)}, the record's went to {_seat(call.seat)}")
         return recorded_response(call, request)
 
 
-def _call_key(messages: Sequence[str], schema_key: str, constrained: bool, sampling: Sampling) -> str:
-    return repr((tuple(messages), schema_key, constrained, sorted(sampling.model_dump().items())))
+def _seat(seat: str | None) -> str:
+    return "the run's model" if seat is None else f"seat {seat!r}"
+
+
+def _call_key(messages: Sequence[str], schema_key: str, constrained: bool, sampling: Sampling, seat: str | None) -> str:
+    return repr((tuple(messages), schema_key, constrained, sorted(sampling.model_dump().items()), seat))
 
 
 class RecordedCalls(Backend):
@@ -111,15 +119,15 @@ class RecordedCalls(Backend):
     def __init__(self, calls: Sequence[RecordedCall]) -> None:
         self._calls: dict[str, deque[RecordedCall]] = defaultdict(deque)
         for call in calls:
-            self._calls[_call_key(call.messages, call.schema_key, call.constrained, call.sampling)].append(call)
+            self._calls[_call_key(call.messages, call.schema_key, call.constrained, call.sampling, call.seat)].append(call)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
         return [self._serve(request) for request in requests]
 
     def _serve(self, request: GenerationRequest) -> GenerationResponse:
         key = _call_key([message_hash(m) for m in request.messages], request.spec.key, request.constrained,
-                        request.sampling)
+                        request.sampling, request.seat)
         if not self._calls[key]:
             raise ReplayMismatch(f"the court asks for a {request.spec.name} the run never asked the model for "
-                                 f"(a changed prompt, persona or sampling, or a charge the run did not try)")
+                                 f"(a changed prompt, persona, sampling or model, or a charge the run did not try)")
         return recorded_response(self._calls[key].popleft(), request)

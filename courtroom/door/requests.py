@@ -105,6 +105,9 @@ class GenerationRequest(BaseModel):
     observe: Observation | None = None
     """For a scored text (a one-option choice): what else to report from inside the model's pass; a backend that
     cannot look inside (`Backend.looks_inside`) answers without it."""
+    seat: str | None = None
+    """Which model answers: None for the run's, else a further model a court seats (`trial.models`), by its key
+    (`courtroom.door.panel`)."""
 
     @property
     def spec(self) -> OutputSpec:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import itertools
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from courtroom.case import Case, CaseVerdict, VariantVerdict
 from courtroom.casefile import PROMPT_FORMAT, PROMPT_FORMATS
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, prepare_backend
+from courtroom.door.panel import Panel
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import Event
 from courtroom.engine.lockstep import CaseOutcome, LockstepObserver, Program, Transcript, run_lockstep
@@ -42,6 +43,7 @@ class Judge(ABC):
                 raise ConfigError(f"model {model!r} given beside a backend: name the model in the backend (or its spec)")
             backend = BackendSpec(model=model)
         self._backend = backend if isinstance(backend, Backend) else None
+        self._seated: Backend | None = None
         self.backend_spec = backend if isinstance(backend, BackendSpec) else BackendSpec()
         if window < 1:
             raise ConfigError(f"window {window}: at least one case must advance at a time (window >= 1)")
@@ -54,14 +56,36 @@ class Judge(ABC):
 
     def attach(self, backend: Backend) -> None:
         """Speak through `backend` (a door already built and probed for the model the judge's spec names)."""
-        self._backend = backend
+        self._backend, self._seated = backend, None
 
     @property
     def backend(self) -> Backend:
-        """The model door, built from its spec on first use."""
-        if self._backend is None:
-            self._backend = self.backend_spec.build()
-        return self._backend
+        """The model door, built from its spec on first use, with the judge's further models beside it (`seated`)."""
+        if self._seated is None:
+            if self._backend is None:
+                self._backend = self.backend_spec.build()
+            self._seated = self.seated(self._backend)
+        return self._seated
+
+    def seats(self) -> dict[str, BackendSpec]:
+        """Further models some of this judge's requests go to, by the seat they name (`GenerationRequest.seat`);
+        none by default."""
+        return {}
+
+    def seat_gpus(self) -> dict[str, float]:
+        """The GPUs each further model needs in a Ray worker, by seat (none by default)."""
+        return {}
+
+    def seated(self, backend: Backend, devices: Mapping[str, str] | None = None,
+               build: Callable[[BackendSpec, str], Backend] | None = None) -> Backend:
+        """`backend` with this judge's further models beside it behind one door (`courtroom.door.panel.Panel`, each
+        built now from its spec, or with `build`, on its device in `devices`); `backend` itself when it has none."""
+        seats = self.seats()
+        if not seats or isinstance(backend, Panel):
+            return backend
+        devices = devices or {}
+        build = build or (lambda spec, device: spec.build(device or None))
+        return Panel(backend, {key: build(spec, devices.get(key, "")) for key, spec in seats.items()})
 
     @abstractmethod
     def program(self, case: Case, transcript: Transcript) -> Program:
@@ -119,7 +143,7 @@ class Judge(ABC):
         first = next(queue, None)
         if first is None:
             return
-        backend = backend or self.backend
+        backend = self.seated(backend) if backend is not None else self.backend
         prepare_backend(backend)
         yield from run_lockstep(itertools.chain([first], queue), self.program, backend, judge_name=self.name,
                                 config_hash=self.config_hash(), window=self.window, observer=observer)

@@ -36,6 +36,21 @@ from courtroom.errors import BackendError
 
 BackendFactory = Callable[[str], Backend]
 """Builds a worker's model door on the device Ray gave it (`cuda` or `cpu`)."""
+SeatFactory = Callable[[BackendSpec, str], Backend]
+"""Builds the door of a further model a court seats (`trial.models`) on its device in the worker."""
+
+
+def seat_devices(device: str, visible: int, main_gpus: float, seat_gpus: dict[str, float]) -> dict[str, str]:
+    """Where each further model runs in a worker: on a CPU worker, the CPU; on a GPU worker, the seats that declare
+    GPUs take the worker's GPUs after the run's model's share, in order (`cuda:N` of the GPUs the worker sees), and a
+    seat that declares none shares the run's model's GPU."""
+    if device != "cuda":
+        return {key: "cpu" for key in seat_gpus}
+    places, offset = {}, main_gpus
+    for key, gpus in seat_gpus.items():
+        places[key] = f"cuda:{min(int(offset), max(visible - 1, 0))}" if gpus > 0 else "cuda:0"
+        offset += gpus
+    return places
 DEATH = (RayActorError, ActorDiedError, ActorUnavailableError, WorkerCrashedError)
 
 
@@ -46,21 +61,24 @@ class ChunkTimeout(Exception):
 class CourtWorker:
     """A Ray actor: one model replica and one judge, judging chunks of cases."""
 
-    def __init__(self, judge_config: dict[str, Any], backend_factory: BackendFactory, threads: int | None) -> None:
+    def __init__(self, judge_config: dict[str, Any], backend_factory: BackendFactory, threads: int | None,
+                 main_gpus: float = 0.0, seat_factory: SeatFactory | None = None) -> None:
         gpu_ids = ray.get_gpu_ids()
         self.device = "cuda" if gpu_ids and cuda_available() else "cpu"
         if threads:
             set_threads(threads)
-        self.backend = backend_factory(self.device)
+        main = backend_factory(self.device)
+        self.judge = judge_from_config(judge_config, main)
+        self.seats = seat_devices(self.device, len(gpu_ids), main_gpus, self.judge.seat_gpus())
+        self.backend = self.judge.seated(main, self.seats, seat_factory)
         prepare_backend(self.backend)  # a model that cannot load fails the actor's start, not every case
-        self.judge = judge_from_config(judge_config, self.backend)
         self.chunks = 0
 
     def info(self) -> dict[str, Any]:
-        """Where this worker runs: process, Ray GPU ids, CUDA_VISIBLE_DEVICES, device."""
+        """Where this worker runs: process, Ray GPU ids, CUDA_VISIBLE_DEVICES, device (and each further model's)."""
         return {"pid": os.getpid(), "gpu_ids": [str(g) for g in ray.get_gpu_ids()],
                 "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"), "device": self.device,
-                "chunks": self.chunks}
+                "seats": self.seats, "chunks": self.chunks}
 
     def judge_chunk(self, cases: list[Case]) -> list[CaseOutcome]:
         """Judge a chunk of cases in lockstep; every case comes back with its outcome."""
@@ -80,9 +98,12 @@ class RayRunner:
     def __init__(self, backend: BackendSpec | None = None, *, workers: int = 1, gpus_per_worker: float = 0.0,
                  address: str | None = None, chunk_size: int | None = None, max_retries: int = 2,
                  cpus_per_worker: float = 1.0, backend_factory: BackendFactory | None = None,
-                 init_options: dict[str, Any] | None = None, chunk_timeout: float | None = None) -> None:
-        """Workers build their model door from `backend` on their device (or with `backend_factory`); a chunk
-        that takes longer than `chunk_timeout` seconds is treated as its worker's death."""
+                 init_options: dict[str, Any] | None = None, chunk_timeout: float | None = None,
+                 seat_factory: SeatFactory | None = None) -> None:
+        """Workers build their model door from `backend` on their device (or with `backend_factory`), and the
+        further models the court seats from their specs (or with `seat_factory`); a chunk that takes longer than
+        `chunk_timeout` seconds is treated as its worker's death."""
+        self.seat_factory = seat_factory
         self.chunk_timeout = chunk_timeout
         self.backend_spec = backend or BackendSpec()
         self.workers = workers
@@ -106,12 +127,16 @@ class RayRunner:
             ray.init(**options, **self.init_options, log_to_driver=False, include_dashboard=False,
                      ignore_reinit_error=True)
 
+    def worker_gpus(self, judge: Judge) -> float:
+        """The GPUs a worker asks Ray for: the run's model's share and every further model's the court seats."""
+        return self.gpus_per_worker + sum(judge.seat_gpus().values())
+
     def _new_actor(self, judge: Judge, factory: BackendFactory) -> Any:
-        remote = ray.remote(CourtWorker).options(num_gpus=self.gpus_per_worker, num_cpus=self.cpus_per_worker,
+        remote = ray.remote(CourtWorker).options(num_gpus=self.worker_gpus(judge), num_cpus=self.cpus_per_worker,
                                                  max_restarts=0)
         # a light client (a served model) computes nothing with torch: no threads to set
         threads = max(1, int(self.cpus_per_worker)) if self.cpus_per_worker and not self.backend_spec.light else None
-        return remote.remote(judge.config(), factory, threads)
+        return remote.remote(judge.config(), factory, threads, self.gpus_per_worker, self.seat_factory)
 
     def worker_info(self) -> list[dict[str, Any]]:
         """Where every live worker runs."""

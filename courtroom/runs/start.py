@@ -104,6 +104,8 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         if store.exists() and not fresh and store.rows():  # what differs from the recorded run is said first,
             _check_resumable(store, spec, judge, cases)  # whatever this machine has installed
         spec.backend.check_model()  # an unknown model fails now, not after the first case
+        for seat in judge.seats().values():  # and a further model a court seats (a served one is probed on loading)
+            seat.check_model()
     except BaseException:
         if backend is not None:
             backend.close()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from courtroom.court import Court
+from courtroom.door.panel import Panel
+from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import parse_event
 from courtroom.evaluate.datasets import example_cases
 from courtroom.log.replay import replay
@@ -62,3 +64,23 @@ def test_the_shipped_ruling_weighs_the_witnesses_and_points_at_words_on_the_real
         result = replay(outcome.events, Court.from_config(court.config()))
         assert result.matches, result.differences
         assert result.verdict == outcome.verdict
+
+
+def test_a_judge_seated_on_another_model_speaks_through_it_on_the_real_model(real_backend) -> None:
+    """The debaters on the run's model, the judge on a second model loaded beside it (`trial.models`): every call of
+    the judge goes to the judge's door, the others to the run's, and the transcript replays."""
+    court = Court.load("full", BackendSpec(model="default", device="cpu"),
+                       overrides={"trial.models.judge": "smollm2-135m", "max_charges": 1})
+    court.attach(real_backend)
+    case = next(c for c in example_cases() if c.id == "example-lighthouse-automated")  # a charge is tried
+    [outcome] = list(court.run_many([case]))
+    assert outcome.ok, outcome.error
+    panel = court.backend
+    assert isinstance(panel, Panel) and panel.main is real_backend
+    assert panel.seats["smollm2-135m"].loaded.model is not real_backend.loaded.model  # a model of its own
+    calls = [e for e in outcome.events if e.event == "model_call"]
+    judged = [e for e in calls if e.role == "judge"]
+    assert judged and {e.seat for e in judged} == {"smollm2-135m"}
+    assert {e.seat for e in calls if e.role != "judge"} == {None}
+    result = replay(outcome.events, Court.from_config(court.config(), BackendSpec(model="default")))
+    assert result.matches, result.differences

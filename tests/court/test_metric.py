@@ -152,5 +152,5 @@ def test_a_court_whose_model_cannot_load_fails_every_waiting_call_and_recovers(c
                                     return_exceptions=True)
     errors = asyncio.run(gathered())
     assert all(isinstance(e, BackendError) and "could not be loaded: OSError: no weights here" in str(e) for e in errors)
-    broken._backend = court.backend  # the model is there now: the next call is judged
+    broken.attach(court.backend)  # the model is there now: the next call is judged
     assert broken.score(answer=FAITHFUL, context=CONTEXT).success

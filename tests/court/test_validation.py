@@ -50,7 +50,7 @@ def test_every_shipped_court_loads(name: str) -> None:
      "valid integer"),
     ({"runtime": ("{{ round }}", "{{ round | divided_by: 0 }}")}, 4, "instructions", "can't divide by 0"),
     ({"model": ("description:", "model: qwen2.5-coder-0.5b\ndescription:")}, 3, "model",
-     "cannot choose its own model"),
+     "a persona file names no model: seat its role on one in the court"),
 ])
 def test_broken_persona_names_file_line_and_field(tmp_path: Path, mutation, line, field, expected) -> None:
     [(old, new)] = mutation.values()

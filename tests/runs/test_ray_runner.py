@@ -16,7 +16,7 @@ from courtroom.court import Court  # noqa: E402
 from courtroom.door import ScriptedBackend  # noqa: E402
 from courtroom.door.spec import BackendSpec  # noqa: E402
 from courtroom.evaluate.datasets import example_cases  # noqa: E402
-from courtroom.runs.ray_runner import RayRunner  # noqa: E402
+from courtroom.runs.ray_runner import RayRunner, seat_devices  # noqa: E402
 from courtroom.runs.runners import LocalRunner  # noqa: E402
 from tests.helpers.court_script import CourtScript  # noqa: E402
 
@@ -52,6 +52,11 @@ def scripted_factory(delay: float = 0.0, poison: str | None = None):
     return build
 
 
+def scripted_seat(spec: BackendSpec, device: str) -> ScriptedBackend:
+    """A further model's door in a worker: the slow script under the seat's model name."""
+    return ScriptedBackend(SlowScript(), model=spec.model)
+
+
 def verdicts(outcomes) -> dict[str, tuple]:
     return {o.case.id: (o.verdict.label, round(o.verdict.score, 6)) if o.verdict else ("error", o.error_type)
             for o in outcomes}
@@ -70,6 +75,24 @@ def test_two_workers_get_distinct_gpus_and_both_work(ray_two_gpus) -> None:
     devices = sorted(info["cuda_visible_devices"] for info in seen_info)
     assert devices == ["0", "1"]
     assert all(info["device"] == "cpu" for info in seen_info)  # logical GPUs, no CUDA here: CPU fallback
+
+
+def test_a_worker_asks_for_every_seated_models_gpus_and_places_each_on_its_own(ray_two_gpus) -> None:
+    judge = Court.load("full", overrides={"trial.models.judge": {"model": "judge-model", "gpus": 1}})
+    runner = RayRunner(workers=1, gpus_per_worker=1, chunk_size=2, backend_factory=scripted_factory(),
+                       seat_factory=scripted_seat)
+    assert runner.worker_gpus(judge) == 2
+    outcomes, info = [], []
+    for outcome in runner.run(judge, example_cases()[:4]):
+        outcomes.append(outcome)
+        info = info or runner.worker_info()
+    [worker] = info
+    assert len(worker["gpu_ids"]) == 2 and worker["seats"] == {"judge-model": "cpu"}  # logical GPUs, no CUDA
+    calls = [e for o in outcomes for e in o.events if e.event == "model_call"]
+    assert {e.seat for e in calls if e.role == "judge"} == {"judge-model"} and {e.seat for e in calls
+                                                                                 if e.role != "judge"} == {None}
+    assert seat_devices("cuda", 3, 1.0, {"j": 1.0, "k": 0.0, "m": 1.0}) == {"j": "cuda:1", "k": "cuda:0", "m": "cuda:2"}
+    assert seat_devices("cpu", 0, 0.0, {"j": 1.0}) == {"j": "cpu"}
 
 
 def test_a_killed_worker_is_replaced_and_no_case_is_lost_or_duplicated(ray_two_gpus) -> None:

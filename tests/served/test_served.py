@@ -75,6 +75,27 @@ def test_characters_split_between_tokens_keep_the_token_spans_of_the_in_process_
     assert [s.token_spans for s in served] == [r.token_spans for r in local]
 
 
+def test_a_judge_served_beside_debaters_in_process_hears_every_judge_call(server: str, tmp_path: Path) -> None:
+    """The clerk and the debaters on the embedded model in this process, the judge on the vLLM server
+    (`trial.models.judge: {model, url}`): the judge's calls, and only they, go to the server; the run verifies."""
+    seat = {"model": NAME, "url": server}
+    run = start_run(RunSpec.build("examples", court="full", model="default", device="cpu", api_key_env=KEY_ENV,
+                                  limit=6,
+                                  judge_options={"overrides": {"trial.models.judge": seat, "max_charges": 1}}),
+                    tmp_path / "seated")
+    rows = run.execute()
+    run.close()
+    assert len(rows) == 6 and all(r.error is None for r in rows), [r.error for r in rows]
+    audit = Audit(tmp_path / "seated")
+    calls = [e for r in rows for e in audit.events(r.case_id) if e.event == "model_call"]
+    judged = [e for e in calls if e.role == "judge"]
+    assert judged and {e.seat for e in judged} == {f"{NAME}@{server}"}
+    assert {e.seat for e in calls if e.role != "judge"} == {None}
+    manifest = RunStore(tmp_path / "seated").manifest()
+    assert manifest.judge["court"]["trial"]["models"]["judge"][0]["url"] == server
+    assert verify(audit) == []
+
+
 def test_a_court_run_over_http_verifies_and_never_records_the_key(server: str, tmp_path: Path) -> None:
     run = start_run(spec(server, limit=6, court="full"), tmp_path / "court")
     rows = run.execute()
