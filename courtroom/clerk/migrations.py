@@ -37,6 +37,9 @@ class RetiredSetting:
     """What the numbers said (docs/experiments.md has them)."""
     last: str = LAST_BEFORE_RETIREMENT
     """The last version that can replay a run made with it."""
+    recorded_only: bool = False
+    """Retired for recorded runs alone: a court file that writes it still loads (what it asks for is made another way
+    now, so a run recorded with it no longer replays)."""
 
     def message(self, where: str) -> str:
         return (f"{where}: `{self.name}` is retired ({self.why}); {self.last} is the last version that can replay a "
@@ -59,13 +62,17 @@ RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
     RetiredSetting("witnesses.trial", lambda c: bool(_section(c, "witnesses").get("trial")),
                    "the span trial (with its `trial_charges` and `quote_check`) did not point at the false words "
                    "better than the witnesses' own spans: -0.002 at 0.5B, -0.047 at 135M, no change at 1.5B served"),
+    RetiredSetting("a trial's payload texts cut at a character count",
+                   lambda c: "graph" in c and _section(c, "escalation").get("tries") != "nothing",
+                   "arguments were cut mid-word and could be empty; every text of a move is whole sentences since the "
+                   "trial section (#44)", recorded_only=True),
 )
 """Every retired court setting."""
 
 
-def retired_in(court: dict[str, Any]) -> list[RetiredSetting]:
-    """The retired settings a flat court configuration uses."""
-    return [setting for setting in RETIRED_SETTINGS if setting.used(court)]
+def retired_in(court: dict[str, Any], recorded: bool = False) -> list[RetiredSetting]:
+    """The retired settings a flat court configuration uses (a `recorded` one: a run's, also those retired for runs)."""
+    return [setting for setting in RETIRED_SETTINGS if setting.used(court) and (recorded or not setting.recorded_only)]
 
 
 FLAT_TRIAL_KEYS = ("rules", "personas", "clerk", "ruling", "ruling_evidence_roles", "max_rounds", "jury_rule",
@@ -155,7 +162,7 @@ def _trial_section(config: JudgeConfig) -> None:
     """Court 11: the trial's settings in their own section, every setting recorded, no trial for a court that
     tried no charge (with its personas), the first reading's prompts gone; retired settings named."""
     flat = config["court"]
-    if retired := retired_in(flat):
+    if retired := retired_in(flat, recorded=True):
         config["retired"] = [setting.name for setting in retired]
         return
     court = nest_trial(flat)

@@ -1,8 +1,9 @@
 """Move payloads: the JSON each move carries, and the outputs of the clerk and of a verdict.
 
 A court names a payload per move, either one of the registered models below or an inline list of
-text fields in the court YAML. Reasons come before conclusions and every text field is bounded,
-so constrained decoding always closes the JSON well within the persona's token limit.
+text fields in the court YAML. Reasons come before conclusions and every text of a registered payload is whole
+sentences (`ONE_SENTENCE`, `SENTENCES`: bounded in length, ending with their punctuation), so constrained decoding
+closes the JSON well within the persona's token limit and no argument is empty or cut mid-word.
 
 Three payloads are not written as JSON. `citation` and `exhibit` are *scored choices* (every option gets a
 probability, recorded with the move): a context sentence by number (0: none), which the court then measures
@@ -29,33 +30,43 @@ class Payload(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
+SENTENCE = r"[A-Z0-9\"'(](?:[^.!?\n\\]|\.[0-9]){2,119}[.!?]"
+"""One sentence: it starts with a capital, a digit or an opening quote, ends with its punctuation, and holds no
+other end punctuation (a decimal point is one) within 120 characters (xgrammar 0.2 compiles no longer bound)."""
+SENTENCES = rf"^{SENTENCE}(?: {SENTENCE}){{0,2}}$"
+"""One to three sentences: an argument bounded in sentences, never empty, never cut between two words."""
+ONE_SENTENCE = rf"^{SENTENCE}$"
+"""One sentence, whole: what every text of a move payload is (a reason, a note, a question), so no text is empty or
+cut mid-word by a character limit."""
+
+
 class Argument(Payload):
     """An argument about the charge, citing the context sentence it rests on."""
 
     evidence: int = Field(ge=0)
     """Number of the context sentence that decides the charge, or 0 if no sentence does."""
-    argument: str = Field(max_length=120)
+    argument: str = Field(pattern=ONE_SENTENCE)
     """The argument, in one sentence."""
 
 
 class Reason(Payload):
     """A short reason, for moves that end the debate (withdraw, concede)."""
 
-    reason: str = Field(max_length=100)
+    reason: str = Field(pattern=ONE_SENTENCE)
     """Why, in one short sentence."""
 
 
 class RulingReason(Payload):
     """The judge's reasoning before the verdict."""
 
-    reason: str = Field(max_length=160)
+    reason: str = Field(pattern=ONE_SENTENCE)
     """Which argument convinced you and why, in one sentence."""
 
 
 class Question(Payload):
     """A question put to the other side in cross-examination."""
 
-    question: str = Field(max_length=120)
+    question: str = Field(pattern=ONE_SENTENCE)
     """One precise question about the charged statement."""
 
 
@@ -64,14 +75,14 @@ class Testimony(Payload):
 
     evidence: int = Field(ge=0)
     """Number of the context sentence the answer rests on, or 0 if none."""
-    answer: str = Field(max_length=120)
+    answer: str = Field(pattern=ONE_SENTENCE)
     """The answer, in one sentence."""
 
 
 class Note(Payload):
     """A brief remark (for moves that need no argument, such as calling the next round)."""
 
-    note: str = Field(max_length=80)
+    note: str = Field(pattern=ONE_SENTENCE)
     """What remains unclear, in one sentence."""
 
 
@@ -91,13 +102,6 @@ class Exhibit(Payload):
     scored: ClassVar[str] = "exhibit"
     exhibit: str
     """The item, exactly as the statement writes it, or `(none)`."""
-
-
-SENTENCE = r"[A-Z0-9\"'(](?:[^.!?\n\\]|\.[0-9]){2,119}[.!?]"
-"""One sentence: it starts with a capital, a digit or an opening quote, ends with its punctuation, and holds no
-other end punctuation (a decimal point is one) within 120 characters (xgrammar 0.2 compiles no longer bound)."""
-SENTENCES = rf"^{SENTENCE}(?: {SENTENCE}){{0,2}}$"
-"""One to three sentences: an argument bounded in sentences, never empty, never cut between two words."""
 
 
 class Statement(Payload):
@@ -181,9 +185,9 @@ def describe_fields(model: type[BaseModel]) -> str:
     for name, field in model.model_fields.items():
         limit = next((m.max_length for m in field.metadata if getattr(m, "max_length", None)), None)
         top = next((m.le for m in field.metadata if getattr(m, "le", None) is not None), None)
-        sentences = any(getattr(m, "pattern", None) == SENTENCES for m in field.metadata)
-        bound = (" (one to three sentences)" if sentences else f" (at most {limit} characters)" if limit
-                 else f" (a number from 0 to {top})" if top else "")
+        pattern = next((m.pattern for m in field.metadata if getattr(m, "pattern", None)), None)
+        bound = (" (one to three sentences)" if pattern == SENTENCES else " (one sentence)" if pattern == ONE_SENTENCE
+                 else f" (at most {limit} characters)" if limit else f" (a number from 0 to {top})" if top else "")
         lines.append(f'- "{name}"{bound}: {field.description or ""}'.rstrip(": "))
     return "\n".join(lines)
 
