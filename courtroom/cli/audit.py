@@ -42,9 +42,16 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
     the data, how well the hallucinated spans named find them."""
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
-    from courtroom.evaluate.results import escalation
+    from courtroom.evaluate.results import escalation, trials
     from courtroom.log.span_metrics import run_span_scores
-    from courtroom.report.tables import compare_table, confusion_table, metrics_table, pairing_table, span_table
+    from courtroom.report.tables import (
+        compare_table,
+        confusion_table,
+        metrics_table,
+        pairing_table,
+        span_table,
+        trials_table,
+    )
 
     gates = parse_fail_under(fail_under)
     audit = open_audit(run_dir)
@@ -70,6 +77,10 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
         console.print(span_table(spans))
     if (escalated := escalation(rows)) is not None:
         console.print(shown(escalated.describe()))
+    if (held := trials(rows)) is not None:
+        console.print(trials_table(held))
+        for line in held.lines():
+            console.print(shown(line))
     gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
     if gain is not None:
         console.print(compare_table(gain, title="the debate's gain: the court against its measurement alone and its "
@@ -92,7 +103,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.gates import gate_failures
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
-    from courtroom.evaluate.results import escalation
+    from courtroom.evaluate.results import escalation, trials
     from courtroom.log.export import metrics_json
     from courtroom.log.span_metrics import run_span_scores
 
@@ -112,6 +123,8 @@ def _summary_json(audit: Audit, gates: list) -> None:
         "errors": [{"case_id": r.case_id, "error_type": r.error_type, "error": r.error} for r in rows if r.error],
         "spans": run_span_scores(audit.store, rows),
         "escalation": None if escalated is None else {**escalated._asdict(), "share": escalated.share},
+        "trials": None if (held := trials(rows)) is None else {**held.model_dump(), "ended_by": held.ended_by(),
+                                                                 "lines": held.lines()},
         "debate_gain": None if gain is None else _comparison_json(gain),
         "gates": [{"metric": g.metric, g.limit: g.bound, "value": g.value(overall), "passed": g.failure(overall) is None}
                   for g in gates],

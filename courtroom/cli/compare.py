@@ -82,6 +82,7 @@ def compare(
     if result.pairings:
         console.print(pairing_table(result))
     _escalation_table([p.contender for p in pooled])
+    _trials_table(contenders)
 
 
 def comparison_json(comparison) -> dict:  # noqa: ANN001
@@ -89,16 +90,28 @@ def comparison_json(comparison) -> dict:  # noqa: ANN001
     (`difference` is the reference's balanced accuracy minus the run's, as in the table)."""
     from dataclasses import asdict
 
+    from courtroom.evaluate.results import trials
     from courtroom.log.export import metrics_json
 
     return {
         "reference": comparison.contenders[0].name,
         "difference": "reference - run",
-        "runs": [{"name": c.name, "judge": c.judge, "court": c.court, "model": c.model, "metrics": metrics_json(m)}
+        "runs": [{"name": c.name, "judge": c.judge, "court": c.court, "model": c.model, "metrics": metrics_json(m),
+                  "trials": None if (t := trials(c.rows())) is None else t.model_dump()}
                  for c, m in zip(comparison.contenders, comparison.metrics)],
         "pairings": [asdict(p) for p in comparison.pairings],
         "warnings": list(comparison.warnings),
     }
+
+
+def _trials_table(contenders: list) -> None:
+    """How the runs' trials went, side by side (no run held a trial: no table)."""
+    from courtroom.evaluate.results import trials
+    from courtroom.report.tables import trial_comparison_table
+
+    held = [(c.name, s) for c in contenders if (s := trials(c.rows())) is not None]
+    if held:
+        console.print(trial_comparison_table(held))
 
 
 def _escalation_table(contenders: list) -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, field_validat
 
 from courtroom.case import AnnotatedSpan, Label, VariantVerdict
 from courtroom.engine.lockstep import CaseOutcome
+from courtroom.evaluate.trial_stats import TrialStats, TrialSummary, trial_stats
 
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -62,6 +63,9 @@ class ResultRow(BaseModel):
     trial_seconds: float | None = Field(None, ge=0.0, exclude_if=lambda v: v is None)
     """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`; the
     rest is what the measurement (and a first reading) cost. None as for `escalated`."""
+    trial: TrialStats | None = Field(None, exclude_if=lambda v: v is None)
+    """How the case's trials went (`courtroom.evaluate.trial_stats`); None when it held none, and in rows recorded
+    before rows kept it."""
     case_digest: str | None = Field(None, exclude_if=lambda v: v is None)
     """`Case.digest()` of the case as it was judged (a resumed run refuses a dataset whose case changed since, and
     `audit verify` checks it against the transcript and the manifest); None for rows recorded before runs kept digests."""
@@ -111,7 +115,7 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
         trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None) if escalates else None,
         spans=[(s.start, s.end, s.score) for s in verdict.spans] if verdict and verdict.testimony else None,
         gold_spans=list(outcome.case.spans) if outcome.case.spans else None,
-        case_digest=outcome.case.digest(),
+        trial=trial_stats(outcome.events), case_digest=outcome.case.digest(),
     )
 
 
@@ -158,6 +162,11 @@ def escalation(rows: Sequence[ResultRow]) -> Escalation | None:
     count = max(len(done), 1)
     return Escalation(sum(r.charges for r in done), sum(r.escalated or 0 for r in done),
                       sum(r.seconds for r in done) / count, sum(r.trial_seconds or 0.0 for r in done) / count)
+
+
+def trials(rows: Sequence[ResultRow]) -> TrialSummary | None:
+    """How a run's trials went (its finished cases'); None when no row holds a trial."""
+    return TrialSummary.of([r.trial for r in rows if r.trial is not None and r.error is None])
 
 
 def as_variant(rows: Sequence[ResultRow], name: str) -> list[ResultRow]:

@@ -115,7 +115,7 @@ def verify(audit: Audit) -> list[Problem]:
 
 CHECKED_APART = {"case_id", "label", "score", "gold", "case_digest", "transcript"}
 """Row fields `verify` checks on their own (the verdict, the gold label, the case), not as `_check_derived`."""
-LATER = {"variants", "computed_prompt_tokens"}
+LATER = {"variants", "computed_prompt_tokens", "trial"}
 """Row fields that rows of runs recorded before the fields existed leave empty: checked when a row holds them."""
 
 

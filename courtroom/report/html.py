@@ -25,7 +25,9 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
+from courtroom.evaluate.comparison import Contender, debate_gain
 from courtroom.evaluate.metrics import Metrics, compute_metrics
+from courtroom.evaluate.results import ResultRow, trials
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
 from courtroom.log.manifest import Manifest
@@ -33,7 +35,7 @@ from courtroom.report.case_view import case_line, case_record
 from courtroom.report.charts import calibration_svg, histogram_svg, roc_svg
 from courtroom.report.diff import RunDiff, diff_runs
 from courtroom.report.measurement import BAND_LABELS
-from courtroom.report.tables import elide
+from courtroom.report.tables import elide, endings_rows, trial_columns
 
 CALLS_UP_TO = 1000
 """Reports of at most this many cases include every model call unless told otherwise (a call's prompt is
@@ -103,7 +105,8 @@ class _Run:
                 # numbers only reach the charts' markup
                 "roc": Markup(roc_svg(rows, metrics.auroc.value, "roc" + suffix)),  # noqa: S704
                 "histogram": Markup(histogram_svg(rows, chart_id="histogram" + suffix)),  # noqa: S704
-                "calibration": Markup(calibration_svg(rows, chart_id="calibration" + suffix))}  # noqa: S704
+                "calibration": Markup(calibration_svg(rows, chart_id="calibration" + suffix)),  # noqa: S704
+                "trials": _trials(rows), "gain": _gain(rows, manifest)}
 
     def cases(self, with_calls: bool) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
         """case id -> (its line in the case list, its record)."""
@@ -116,6 +119,27 @@ class _Run:
             line.update(question=elide(record["question"], 300), answer=elide(record["answer"], 300))
             out[row.case_id] = (line, record)
         return out
+
+
+def _trials(rows: list[ResultRow]) -> dict[str, Any] | None:
+    """How the run's trials went (`courtroom.evaluate.trial_stats`); None when it held none."""
+    summary = trials(rows)
+    if summary is None:
+        return None
+    header, endings = endings_rows(summary)
+    return {"header": header, "rows": endings, "lines": summary.lines(), "columns": trial_columns(summary)}
+
+
+def _gain(rows: list[ResultRow], manifest: Manifest) -> dict[str, Any] | None:
+    """The debate's gain: the court against its measurement alone and its agents alone, on the same calls."""
+    gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
+    if gain is None:
+        return None
+    return {"metrics": [[c.name, str(m.cases), str(m.balanced_accuracy), str(m.auroc)]
+                        for c, m in zip(gain.contenders, gain.metrics)],
+            "pairings": [[p.name, str(p.shared), "-" if p.difference is None else
+                          f"{p.difference:+.3f} [{p.low:+.3f}, {p.high:+.3f}]", f"{p.p_value:.3g}"]
+                         for p in gain.pairings]}
 
 
 def _diff_cells(diff: RunDiff) -> list[str]:

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from courtroom.evaluate.comparison import Comparison
 from courtroom.evaluate.metrics import Metrics
+from courtroom.evaluate.trial_stats import TrialSummary
 from courtroom.report.terminal import shown
 
 
@@ -117,3 +118,51 @@ def elide(text: str, width: int) -> str:
     import textwrap
 
     return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" …")
+
+
+def trial_columns(summary: TrialSummary) -> dict[str, str]:
+    """One run's trials as cells (`courtroom compare` and the HTML report): how trials ended, the exchange, the texts,
+    the quotes and statements, and the bench against the clerk."""
+    t, by = summary.total, summary.ended_by()
+    return {"trials": str(t.tried), "bench rules": _share(by.get("judge", 0) + by.get("jury", 0), t.tried),
+            "withdrawn": _share(by.get("withdrawn", 0), t.tried), "conceded": _share(by.get("conceded", 0), t.tried),
+            "both spoke": _share(t.exchanged, t.tried), "chars/text": f"{t.text_chars / t.texts:.0f}" if t.texts else "-",
+            "empty or unfinished": str(t.empty + t.unfinished), "quotes verified": _share(t.verified, t.quotes),
+            "move against statement": f"{t.disagreements}/{t.stances}" if t.stances else "-",
+            "bench with clerk": _share(t.with_clerk, t.measured)}
+
+
+def endings_rows(summary: TrialSummary) -> tuple[list[str], list[list[str]]]:
+    """How trials ended by round: the header (rounds) and one row per ending (`judge`, `withdrawn`, ...)."""
+    rounds = summary.rounds()
+    rows = []
+    for source, total in sorted(summary.ended_by().items(), key=lambda kv: -kv[1]):
+        rows.append([source, *(str(summary.total.endings.get(f"{source}@{r}", 0)) for r in rounds), str(total)])
+    return ["ended by", *(f"round {r}" for r in rounds), "all"], rows
+
+
+def trials_table(summary: TrialSummary) -> Table:
+    """How a run's trials ended, round by round."""
+    header, rows = endings_rows(summary)
+    table = Table(title=f"how {summary.total.tried} trials ended")
+    for column in header:
+        table.add_column(column, justify="left" if column == header[0] else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def trial_comparison_table(named: list[tuple[str, TrialSummary]]) -> Table:
+    """Runs' trials side by side."""
+    table = Table(title="trials: how they ended, what was written, the bench against the clerk")
+    columns = list(trial_columns(named[0][1]))
+    _name_column(table, [name for name, _ in named])
+    for column in columns:
+        table.add_column(column, justify="right", overflow="fold")
+    for name, summary in named:
+        table.add_row(shown(name), *trial_columns(summary).values())
+    return table
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "-"

@@ -20,11 +20,10 @@ from courtroom.court import Court, CourtSpec, courts_dir
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.engine.registry import upgrade_config
-from courtroom.errors import CourtError, ReplayMismatch, RunError
+from courtroom.errors import CourtError
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.log.rejudge import rejudge_run, rejudged_judge
-from courtroom.log.replay import replay
 from courtroom.log.store import RunStore
 from courtroom.log.verify import verify
 from courtroom.report.record import court_record
@@ -197,22 +196,17 @@ def before_run(tmp_path: Path) -> Path:
     return target
 
 
-def test_a_run_recorded_before_the_setting_replays_with_the_first_splitter(before_run: Path) -> None:
+def test_a_run_recorded_before_the_setting_reads_as_the_first_splitter_and_its_trials_are_retired(
+        before_run: Path) -> None:
     manifest = RunStore(before_run).manifest()
     assert "sentences" not in manifest.judge["court"]
     upgraded, applied = manifest.upgraded_judge
     assert upgraded["court"]["sentences"] == "regex" and any(m.startswith("court 3: sentences") for m in applied)
-    judge = manifest.rebuild_judge()
-    assert judge.spec.sentences == "regex"
-    assert verify(Audit(before_run)) == []  # every prompt asked again, byte for byte, and every verdict the same
-
-    # the check has teeth: today's court cuts these contexts otherwise, and its prompts are not the recorded ones
-    store = RunStore(before_run)
-    events = store.events(JSON_CASE)
-    upgraded = manifest.judge_config
-    new_court = Court.from_config({**upgraded, "court": {**upgraded["court"], "sentences": "structured"}})
-    with pytest.raises(ReplayMismatch):
-        replay(events, new_court)
+    # its court (0.1's default) tried its charges, writing texts cut at a character count: it no longer replays
+    assert upgraded["retired"] == ["a trial's payload texts cut at a character count"]
+    with pytest.raises(CourtError, match="payload texts cut at a character count` is retired"):
+        manifest.rebuild_judge()
+    events = RunStore(before_run).events(JSON_CASE)
     recorded = next(e.content for e in events if e.event == "prompt" and e.content.startswith("CONTEXT:"))
     case = next(e.case for e in events if e.event == "case_start")
     assert recorded.startswith(f"CONTEXT:\n{render_numbered_context(case, 'regex')}\n\nQUESTION:")
@@ -244,16 +238,10 @@ def test_the_audit_numbers_sentences_as_the_run_did(before_run: Path, tmp_path: 
     assert verify(fresh) == []
 
 
-def test_rejudging_a_run_recorded_before_keeps_its_splitter(before_run: Path, tmp_path: Path) -> None:
+def test_a_run_of_retired_trials_is_not_rejudged(before_run: Path, tmp_path: Path) -> None:
     manifest = RunStore(before_run).manifest()
-    asked = rejudged_judge(manifest, overrides={"ruling.judge_weight": 0.5})  # the run's own court, one setting changed
-    assert asked.court == str(before_run) and asked.options["overrides"] == {"ruling.judge_weight": 0.5}
-    rows = rejudge_run(before_run, tmp_path / "re", judge=asked)
-    assert len(rows) == 5 and all(r.error is None for r in rows)
-    assert rejudged_judge(manifest, court="full").options["overrides"] == {"sentences": "regex"}  # another court
-    cutting_anew = rejudged_judge(manifest, overrides={"sentences": "structured"})
-    with pytest.raises(RunError, match="cannot be rejudged from its transcript"):
-        rejudge_run(before_run, tmp_path / "refused", judge=cutting_anew)
+    with pytest.raises(CourtError, match="payload texts cut at a character count` is retired"):
+        rejudge_run(before_run, tmp_path / "re", judge=rejudged_judge(manifest, overrides={"max_charges": 2}))
 
 
 # -- one splitter through the court ---------------------------------------------------------------------

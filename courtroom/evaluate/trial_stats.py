@@ -1,0 +1,166 @@
+"""How a run's trials went, read from the transcripts' moves and rulings: how each trial ended (a withdrawal, a
+concession, the judge's or the jury's ruling, at which round), whether both sides spoke first, what the texts of the
+moves look like (empty, or not ending a sentence), quotes the court verified, statements whose move disagrees with
+them, and how often the judge (or jury) agrees with the clerk's measurement.
+
+A case's `TrialStats` is part of its result row (`ResultRow.trial`); `TrialSummary` adds up a run's
+(`courtroom.evaluate.results.trials`), for `courtroom audit`, `compare` and the HTML report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+
+from courtroom.engine.events import ChargesEvent, Event, MoveEvent, RulingEvent
+
+SIDES = ("prosecutor", "defender")
+"""The roles that argue a side (a trial in which both spoke before it ended held an exchange)."""
+BENCH = ("judge", "jury")
+"""Ruling sources of the court's bench (the others are a side giving up, or the measurement)."""
+NOT_TEXT = ("quote", "exhibit")
+"""Payload fields that are not the speaker's own words (a quote of the context, an item of the statement)."""
+SENTENCE_END = (".", "!", "?", '"', "'", ")")
+"""How a text that ends a sentence ends."""
+AT = 0.5
+"""The judge and the clerk agree when both are on the same side of this probability."""
+
+
+class TrialStats(BaseModel):
+    """How one case's trials went."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    tried: NonNegativeInt = 0
+    """Trials held (charges with at least one move)."""
+    endings: dict[str, NonNegativeInt] = Field(default_factory=dict)
+    """How the trials ended, `source@round` -> count: `withdrawn@1`, `conceded@2`, `judge@1`, `jury@3`."""
+    exchanged: NonNegativeInt = 0
+    """Trials in which both sides spoke before the trial ended."""
+    texts: NonNegativeInt = 0
+    """Texts the speakers wrote (arguments, reasons, questions, answers, notes)."""
+    text_chars: NonNegativeInt = 0
+    """Their length in characters, together."""
+    empty: NonNegativeInt = 0
+    """Texts with nothing in them."""
+    unfinished: NonNegativeInt = 0
+    """Texts that do not end a sentence (cut by a limit)."""
+    quotes: NonNegativeInt = 0
+    """Quotes of the context in statements (`trial.turns: statement-first`)."""
+    verified: NonNegativeInt = 0
+    """Of them, found by the court in the sentence they cite."""
+    stances: NonNegativeInt = 0
+    """Moves whose statement's stance was asked."""
+    disagreements: NonNegativeInt = 0
+    """Of them, moves that take the other side from their statement."""
+    rulings: NonNegativeInt = 0
+    """Trials the judge or the jury decided."""
+    with_clerk: NonNegativeInt = 0
+    """Of them, rulings on the side of the clerk's measurement (P(suspect) of the charge; drafted charges have none)."""
+    measured: NonNegativeInt = 0
+    """Rulings of the judge or jury on a measured charge (those `with_clerk` counts among)."""
+
+
+def trial_stats(events: Sequence[Event]) -> TrialStats | None:
+    """A case's trials, from its transcript; None when it held none (a court that tries no charge, a case whose
+    charges were all decided by the measurement)."""
+    moves = [e for e in events if isinstance(e, MoveEvent)]
+    if not moves:
+        return None
+    suspect = {c.index: c.p_suspect for e in events if isinstance(e, ChargesEvent) for c in e.charges}
+    stats = TrialStats()
+    endings: Counter[str] = Counter()
+    for event in events:
+        if not isinstance(event, RulingEvent):
+            continue
+        ruling = event.ruling
+        spoke = {m.role for m in moves if m.charge == ruling.charge}
+        if not spoke:
+            continue
+        stats.tried += 1
+        endings[f"{ruling.source}@{ruling.rounds}"] += 1
+        stats.exchanged += all(side in spoke for side in SIDES)
+        if ruling.source in BENCH:
+            stats.rulings += 1
+            p_suspect = suspect.get(ruling.charge)
+            if p_suspect is not None:
+                opinion = ruling.opinion if ruling.opinion is not None else ruling.p_hallucinated
+                stats.measured += 1
+                stats.with_clerk += (opinion >= AT) == (p_suspect >= AT)
+    stats.endings = dict(sorted(endings.items()))
+    for move in moves:
+        for name, value in move.payload.items():
+            if isinstance(value, str) and name not in NOT_TEXT:
+                text = value.strip()
+                stats.texts += 1
+                stats.text_chars += len(text)
+                stats.empty += not text
+                stats.unfinished += bool(text) and not text.endswith(SENTENCE_END)
+        if move.quote_verified is not None:
+            stats.quotes += 1
+            stats.verified += move.quote_verified
+        if move.agrees is not None:
+            stats.stances += 1
+            stats.disagreements += not move.agrees
+    return stats
+
+
+class TrialSummary(BaseModel):
+    """A run's trials added up (its finished cases')."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cases: int
+    """Cases that held a trial."""
+    total: TrialStats
+
+    @classmethod
+    def of(cls, held: Sequence[TrialStats]) -> TrialSummary | None:
+        """Cases' trials together (`courtroom.evaluate.results.trials` gives a run's); None for none."""
+        if not held:
+            return None
+        total = TrialStats()
+        endings: Counter[str] = Counter()
+        for stats in held:
+            for name in TrialStats.model_fields:
+                if name != "endings":
+                    setattr(total, name, getattr(total, name) + getattr(stats, name))
+            endings.update(stats.endings)
+        total.endings = dict(sorted(endings.items(), key=lambda kv: (kv[0].split("@")[0], int(kv[0].split("@")[1]))))
+        return cls(cases=len(held), total=total)
+
+    def ended_by(self) -> dict[str, int]:
+        """Trials by how they ended (`judge`, `withdrawn`, ...), whatever the round."""
+        by: Counter[str] = Counter()
+        for key, count in self.total.endings.items():
+            by[key.split("@")[0]] += count
+        return dict(by)
+
+    def rounds(self) -> list[int]:
+        """The rounds trials ended in, in order."""
+        return sorted({int(key.split("@")[1]) for key in self.total.endings})
+
+    def lines(self) -> list[str]:
+        """The summary in a few lines, for the terminal and the report."""
+        t = self.total
+        by = self.ended_by()
+        bench = sum(by.get(source, 0) for source in BENCH)
+        lines = [f"{t.tried} trials in {self.cases} cases: {_share(bench, t.tried)} ended in a ruling of the bench, "
+                 + ", ".join(f"{count} {source}" for source, count in sorted(by.items(), key=lambda kv: -kv[1]))
+                 + f"; both sides spoke first in {_share(t.exchanged, t.tried)}",
+                 f"{t.texts} texts written, {t.text_chars / t.texts if t.texts else 0:.0f} characters on average; "
+                 f"{t.empty} empty, {t.unfinished} not ending a sentence"]
+        if t.quotes:
+            lines.append(f"{t.quotes} quotes, {_share(t.verified, t.quotes)} found in the sentence they cite")
+        if t.stances:
+            lines.append(f"{t.disagreements} of {t.stances} moves take the other side from their statement")
+        if t.measured:
+            lines.append(f"the bench sided with the clerk's measurement in {t.with_clerk} of {t.measured} rulings "
+                         f"({t.with_clerk / t.measured:.0%})")
+        return lines
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "none"
