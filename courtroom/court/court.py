@@ -59,7 +59,7 @@ class Court(Clerk):
         """The court of a resolved court file (its `overrides` applied, its personas and rulings read)."""
         spec = written = validate_as(CourtSpec, court.data, court.path, CourtError, locator=court.locator)
         overrides = options.pop("overrides", None) or {}
-        if overrides:  # before the personas load: `--set personas.ROLE=...` seats another
+        if overrides:  # before the personas load: `--set trial.personas.ROLE=...` seats another
             spec = with_overrides(spec, overrides)
         given = set_roles(spec, overrides)
         check_new_roles(written, spec, given)

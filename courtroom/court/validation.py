@@ -74,11 +74,11 @@ def speaking_roles(spec: CourtSpec) -> set[str]:
 
 
 def check_new_roles(before: CourtSpec, after: CourtSpec, roles: Collection[str]) -> None:
-    """Refuse a `--set personas.ROLE` that seats a role the court neither seated nor gives a turn (a typo would
+    """Refuse a `--set trial.personas.ROLE` that seats a role the court neither seated nor gives a turn (a typo would
     otherwise seat a persona no turn reads)."""
     seated = set(before.trial.personas) if before.trial is not None else set()
     for role in sorted(set(roles) - seated - speaking_roles(after)):
-        raise CourtError(f"--set personas.{role}: the court seats no {role!r} (it seats "
+        raise CourtError(f"--set trial.personas.{role}: the court seats no {role!r} (it seats "
                          f"{', '.join(sorted(seated | speaking_roles(after)))})")
 
 
@@ -102,8 +102,8 @@ def set_personas(spec: CourtSpec, personas: dict[str, list[Persona]], roles: Col
         names = spec.trial.personas[role]
         listed = [names] if isinstance(names, str) else names
         if not listed:
-            raise CourtError(f"--set personas.{role}: no persona given")
-        personas = {**personas, role: [_seat(name, role, [Path.cwd(), *near], f"--set personas.{role}"
+            raise CourtError(f"--set trial.personas.{role}: no persona given")
+        personas = {**personas, role: [_seat(name, role, [Path.cwd(), *near], f"--set trial.personas.{role}"
                                              + ("" if isinstance(names, str) else f" (persona {index + 1})"))
                                        for index, name in enumerate(listed)]}
     return {role: personas[role] for role in spec.trial.personas}

@@ -127,17 +127,17 @@ def test_set_personas_role_refuses_a_file_that_is_missing_or_does_not_validate(t
     args = ["run", "examples", "--court", "full", "--limit", "2", "--out", str(out), "--set"]
     missing = runner.invoke(app, [*args, f"personas.prosecutor={tmp_path / 'nope.yaml'}"], env=WIDE)
     assert missing.exit_code == 2
-    assert f"error: --set personas.prosecutor: persona file {tmp_path / 'nope.yaml'} not found" in missing.output
+    assert f"error: --set trial.personas.prosecutor: persona file {tmp_path / 'nope.yaml'} not found" in missing.output
     judge = _prosecutor(tmp_path, "a_judge", role="judge")
     seated = runner.invoke(app, [*args, f"personas.prosecutor={judge}"], env=WIDE)
     assert seated.exit_code == 2
-    assert "--set personas.prosecutor: persona 'a_judge' has role 'judge', but sits as 'prosecutor'" in seated.output
+    assert "--set trial.personas.prosecutor: persona 'a_judge' has role 'judge', but sits as 'prosecutor'" in seated.output
     broken = tmp_path / "broken.yaml"
     broken.write_text((SHIPPED / "prosecutor.yaml").read_text() + "colour: red\n")
     invalid = runner.invoke(app, [*args, f"personas.prosecutor={broken}"], env=WIDE)
-    assert invalid.exit_code == 2 and f"--set personas.prosecutor: {broken}:9: field colour" in invalid.output
+    assert invalid.exit_code == 2 and f"--set trial.personas.prosecutor: {broken}:9: field colour" in invalid.output
     unknown = runner.invoke(app, [*args, f"personas.expert={judge}"], env=WIDE)
-    assert unknown.exit_code == 2 and "--set personas.expert: the court seats no 'expert'" in unknown.output
+    assert unknown.exit_code == 2 and "--set trial.personas.expert: the court seats no 'expert'" in unknown.output
     assert not out.exists() and not pseudo_runs
 
 
