@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from courtroom.court import Court
+from courtroom.door.models import cpu_computes_bf16
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import example_cases, load_file
 from courtroom.evaluate.selection import select
@@ -66,9 +67,7 @@ def bench(model: str, dev: int, chunk: int) -> dict[str, Any]:
     warm = example_cases()[:1]
     for backend in backends.values():  # constraints compiled, weights touched
         list(Court.load("default").run_many(warm, backend))
-    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else ""
-    report: dict[str, Any] = {"model": model, "cpu_bf16_flags": sorted({f for f in ("avx512_bf16", "amx_bf16")
-                                                                        if f in flags}), "load_s": loaded,
+    report: dict[str, Any] = {"model": model, "cpu_computes_bf16": cpu_computes_bf16(), "load_s": loaded,
                               "examples": side_by_side(example_cases(), backends, chunk)}
     if dev and DEV.is_file():
         report["halubench_dev"] = side_by_side(select(load_file(DEV), limit=dev, balanced=True, seed=0), backends, chunk)

@@ -8,7 +8,7 @@ import pytest
 @pytest.fixture(scope="session")
 def real_backend():
     """The transformers backend on the embedded default model (SmolLM2-135M), CPU, in the dtype users get (`auto`:
-    float32 on a CPU)."""
+    bfloat16 on a CPU that computes in it)."""
     from courtroom.door.transformers import TransformersBackend
 
     backend = TransformersBackend("default", device="cpu")
@@ -18,8 +18,8 @@ def real_backend():
 
 @pytest.fixture(scope="session")
 def float32_backend():
-    """The same model pinned to float32 whatever `auto` means, for the tests that need scores not to move with how a
-    prompt was batched, cached or observed (in bfloat16 they move in the third decimal)."""
+    """The same model pinned to float32, for the tests that need scores not to move with how a prompt was batched,
+    cached or observed (in bfloat16 they move in the third decimal)."""
     from courtroom.door.transformers import TransformersBackend
 
     backend = TransformersBackend("default", device="cpu", dtype="float32")

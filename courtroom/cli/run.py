@@ -62,8 +62,9 @@ def run(
     chunk_timeout: float | None = typer.Option(None, help="Seconds a Ray worker may take over a chunk of cases "
                                                          "before it is deemed hung and replaced (default: no limit)."),
     device: str = typer.Option("auto", help="auto, cpu, cuda, cuda:1 ..."),
-    dtype: str = typer.Option("auto", help="auto (bfloat16 on GPUs from Ampere on, else float16 on a GPU; float32 on "
-                                            "a CPU; the run records its choice), float32, bfloat16, float16."),
+    dtype: str = typer.Option("auto", help="auto (bfloat16 where the device computes in it: GPUs from Ampere on, CPUs "
+                                            "with AVX-512 BF16 or AMX; else float16 on a GPU, float32 on a CPU; the run "
+                                            "records its choice), float32, bfloat16, float16."),
     fresh: bool = typer.Option(False, help="Delete the run directory and start over."),
     fail_under: list[str] = typer.Option([], "--fail-under", help="A CI gate: exit 3 when a metric of the finished "
                                          "run is out of bounds: at least, --fail-under balanced_accuracy>=0.70 (or "

@@ -58,8 +58,9 @@ class BackendSpec(BaseModel):
     device: str = "auto"
     """auto (CUDA when torch sees a GPU, else CPU), cpu, cuda, cuda:1 ..."""
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", exclude_if=lambda v: v == "auto")
-    """The weights' and activations' type in this process: auto is bfloat16 on GPUs from Ampere on, else float16 on a
-    GPU and float32 on a CPU (`door.models.pick_dtype`); a run records what it resolved to (`Placement`)."""
+    """The weights' and activations' type in this process: auto is bfloat16 where the device computes in it (GPUs from
+    Ampere on, CPUs with AVX-512 BF16 or AMX), else float16 on a GPU and float32 on a CPU (`door.models.pick_dtype`);
+    a run records what it resolved to (`Placement`)."""
 
     @field_validator("device")
     @classmethod

@@ -53,7 +53,8 @@ def test_gpus_get_bfloat16_only_where_it_is_native(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: asked.append(index) or capability)
     assert pick_dtype(device) == getattr(torch, expected)
     assert asked == [int(device.partition(":")[2] or 0)]  # the card asked for, not the current one
-    assert pick_dtype("cpu") == torch.float32  # a CPU: float32, whatever its instructions
+    monkeypatch.setattr("courtroom.door.models.cpu_computes_bf16", lambda: False)
+    assert pick_dtype("cpu") == torch.float32  # a CPU without bfloat16 instructions (one with them: bfloat16)
 
 
 def test_unknown_name_lists_what_was_tried() -> None:
