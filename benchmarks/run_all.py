@@ -26,6 +26,7 @@ COMMANDS = {
     "report": ["bench_report.py", "--sizes", "100", "1000", "10000"],
     "sentences": ["bench_sentences.py"],
     "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
+    "dtype": ["bench_dtype.py", "--model", "default", "--dev", "30", "--out", "benchmarks/results/dtype-default.json"],
 }
 
 

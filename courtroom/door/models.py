@@ -254,8 +254,8 @@ def pick_device(device: str = "auto") -> str:
 
 def pick_dtype(device: str, dtype: str = "auto") -> Any:
     """The torch dtype a model computes in: `auto` is bfloat16 where the device computes in it natively (GPUs from
-    Ampere on, CPUs with AVX-512 BF16 or AMX: the default court 2.5x faster than in float32 on such a CPU, the same
-    verdicts, benchmarks/bench_dtype.py), else float16 on a GPU and float32 on a CPU. In float32 a score does not
+    Ampere on, CPUs with AVX-512 BF16 or AMX: the default court 1.5 to 2.4 times faster than in float32 on such a CPU,
+    the same verdicts, benchmarks/bench_dtype.py), else float16 on a GPU and float32 on a CPU. In float32 a score does not
     depend on how a prompt was batched or cached; in bfloat16 it moves in the third decimal."""
     import torch
 
