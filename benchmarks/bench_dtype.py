@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from courtroom.court import Court
-from courtroom.door.models import cpu_computes_bf16
+from courtroom.door.devices import cpu_computes_bf16
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import example_cases, load_file
 from courtroom.evaluate.selection import select

@@ -27,6 +27,7 @@ COMMANDS = {
     "sentences": ["bench_sentences.py"],
     "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
     "long_answers": ["bench_long_answers.py"],
+    "dtype": ["bench_dtype.py", "--model", "default", "--dev", "30", "--out", "benchmarks/results/dtype-default.json"],
 }
 
 

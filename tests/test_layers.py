@@ -40,7 +40,8 @@ LOOSE = {"testing": "integrations"}
 """Top-level modules that belong to a layer of folders."""
 TOP = {"__init__"}
 """The package's front door (lazy re-exports): it may name any layer."""
-HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "door.models", "door.constraints"},
+HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "door.models", "door.devices",
+                   "door.constraints"},
          "transformers": {"door.transformers", "door.observed_pass", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},

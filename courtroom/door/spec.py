@@ -59,7 +59,7 @@ class BackendSpec(BaseModel):
     """auto (CUDA when torch sees a GPU, else CPU), cpu, cuda, cuda:1 ..."""
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", exclude_if=lambda v: v == "auto")
     """The weights' and activations' type in this process: auto is bfloat16 where the device computes in it (GPUs from
-    Ampere on, CPUs with AVX-512 BF16 or AMX), else float16 on a GPU and float32 on a CPU (`door.models.pick_dtype`);
+    Ampere on, CPUs with AVX-512 BF16 or AMX), else float16 on a GPU and float32 on a CPU (`door.devices.pick_dtype`);
     a run records what it resolved to (`Placement`)."""
 
     @field_validator("device")
@@ -111,7 +111,7 @@ class BackendSpec(BaseModel):
         """Fail now for a model the backend cannot find (`Backend.check_model`), or a device this machine has not."""
         self.backend_class.check_model(self.model)
         if self.kind == "transformers":
-            from courtroom.door.models import check_device
+            from courtroom.door.devices import check_device
 
             check_device(self.device)
 
@@ -120,7 +120,7 @@ class BackendSpec(BaseModel):
         imports torch."""
         if self.kind == "served":
             return None
-        from courtroom.door.models import dtype_choice, pick_device
+        from courtroom.door.devices import dtype_choice, pick_device
 
         device = pick_device(self.device)
         dtype, why = dtype_choice(device, self.dtype)

@@ -26,7 +26,7 @@ from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError,
 
 from courtroom.case import Case
 from courtroom.door.backend import Backend, prepare_backend
-from courtroom.door.models import cuda_available, set_threads
+from courtroom.door.devices import cuda_available, set_threads
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import CaseStartEvent, ErrorEvent
 from courtroom.engine.judge import Judge

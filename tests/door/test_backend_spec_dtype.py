@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from courtroom.door.models import cpu_computes_bf16, dtype_choice, pick_dtype
+from courtroom.door.devices import cpu_computes_bf16, dtype_choice, pick_dtype
 from courtroom.errors import ConfigError, RunError
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.start import start_run
@@ -39,7 +39,7 @@ def test_a_cpu_computes_in_bfloat16_when_its_flags_say_so(tmp_path, flags: str, 
 @pytest.mark.parametrize("computes", [True, False])
 def test_auto_is_bfloat16_on_a_cpu_that_computes_in_it_and_the_run_records_the_choice(
         tmp_path, monkeypatch, computes: bool) -> None:
-    monkeypatch.setattr("courtroom.door.models.cpu_computes_bf16", lambda: computes)
+    monkeypatch.setattr("courtroom.door.devices.cpu_computes_bf16", lambda: computes)
     wanted = "bfloat16" if computes else "float32"
     assert dtype_choice("cpu")[0] == wanted and str(pick_dtype("cpu")) == f"torch.{wanted}"
     assert dtype_choice("cpu", "float32") == ("float32", "asked for (--dtype)")  # pinned: what was asked
@@ -54,14 +54,14 @@ def test_auto_is_bfloat16_on_a_cpu_that_computes_in_it_and_the_run_records_the_c
 def test_a_run_begun_in_float32_is_not_resumed_in_bfloat16(tmp_path, monkeypatch) -> None:
     """A run started where `auto` was float32 (before this CPU's bfloat16 was used, or on another machine) resumed
     in bfloat16 would mix scores of two types: refused, naming the way to finish it as it began."""
-    monkeypatch.setattr("courtroom.door.models.cpu_computes_bf16", lambda: False)
+    monkeypatch.setattr("courtroom.door.devices.cpu_computes_bf16", lambda: False)
     start_run(RunSpec.build("examples", limit=2, device="cpu"), tmp_path / "run").close()
     manifest = tmp_path / "run" / "manifest.json"
     recorded = json.loads(manifest.read_text())
     (tmp_path / "run" / "results.jsonl").write_text(json.dumps({
         "case_id": "example-lighthouse-year", "source": "examples", "gold": "PASS", "label": "PASS", "score": 0.2,
         "transcript": "transcripts/x.jsonl"}) + "\n")
-    monkeypatch.setattr("courtroom.door.models.cpu_computes_bf16", lambda: True)
+    monkeypatch.setattr("courtroom.door.devices.cpu_computes_bf16", lambda: True)
     for manifest_text in (json.dumps(recorded), json.dumps({k: v for k, v in recorded.items() if k != "placement"})):
         manifest.write_text(manifest_text)  # as recorded, and as a run recorded before runs kept their dtype
         with pytest.raises(RunError, match=r"was judged in float32, and --dtype auto computes in bfloat16 here "

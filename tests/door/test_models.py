@@ -46,14 +46,14 @@ def test_gpus_get_bfloat16_only_where_it_is_native(monkeypatch: pytest.MonkeyPat
                                                    expected) -> None:
     import torch
 
-    from courtroom.door.models import pick_dtype
+    from courtroom.door.devices import pick_dtype
 
     asked = []
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
     monkeypatch.setattr(torch.cuda, "get_device_capability", lambda index: asked.append(index) or capability)
     assert pick_dtype(device) == getattr(torch, expected)
     assert asked == [int(device.partition(":")[2] or 0)]  # the card asked for, not the current one
-    monkeypatch.setattr("courtroom.door.models.cpu_computes_bf16", lambda: False)
+    monkeypatch.setattr("courtroom.door.devices.cpu_computes_bf16", lambda: False)
     assert pick_dtype("cpu") == torch.float32  # a CPU without bfloat16 instructions (one with them: bfloat16)
 
 

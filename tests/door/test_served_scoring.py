@@ -11,7 +11,8 @@ import pytest
 
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.served import ServedBackend
-from courtroom.door.served_scoring import _token_scoring_pays, token_spans
+from courtroom.door.served_scoring import _token_scoring_pays
+from courtroom.door.token_spans import token_spans
 from tests.helpers.fake_openai import MODEL, FakeServer, fake_server
 
 CONTEXT = " ".join(f"[{n}] Sentence number {n} of the context says something." for n in range(1, 41))
