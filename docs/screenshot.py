@@ -7,7 +7,9 @@ docs/report-case.png (one case opened: the measurement token by token, the trial
 docs/report-calls.png (the same case with a turn's model calls expanded: prompt and raw output), with
 --against, docs/report-diff.png (the two runs case by case, a changed case opened side by side), and, when the
 run's data has gold spans, docs/report-spans.png (a case whose predicted spans meet its gold spans: the answer with
-both, each predicted span's evidence, the witnesses' testimony). `--spans-only` writes that one alone; the committed
+both, each predicted span's evidence, the witnesses' testimony), and with --trials-only, docs/report-trials.png alone (the
+trials section of a run of a court that tries its charges: `python docs/screenshot.py RUN --trials-only`, the committed
+one of experiments/results/debate/full-135m). `--spans-only` writes report-spans.png alone; the committed
 one is of a run of the default court with the embedded model on RAGTruth cases with gold spans:
 
     courtroom run RAGTRUTH.jsonl --out runs/rt --limit 30
@@ -54,6 +56,14 @@ def spans_screenshot(page, case_id: str, path: Path) -> None:  # noqa: ANN001 (a
     page.evaluate("document.querySelector('.controls').style.display = ''")
 
 
+def trials_screenshot(page, path: Path) -> None:  # noqa: ANN001 (a playwright page)
+    """The run's trials section: how the trials ended round by round, what was written, the bench against the clerk,
+    and the debate's gain."""
+    section = page.locator("section.trials").first
+    section.scroll_into_view_if_needed()
+    section.screenshot(path=str(path))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_dir")
@@ -63,6 +73,8 @@ def main() -> None:
     parser.add_argument("--spans-case", help="the case of report-spans.png (default: of the cases whose predicted "
                                              "spans meet a gold span, the one with the shortest answer)")
     parser.add_argument("--spans-only", action="store_true", help="write report-spans.png alone")
+    parser.add_argument("--trials-only", action="store_true", help="write report-trials.png alone (a run of a court "
+                                                                    "that tries its charges)")
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -72,6 +84,11 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1300, "height": 1100})
         page.goto(write_report(args.run_dir, Path(tmp) / "report.html").as_uri())
         page.wait_for_selector("body[data-ready='1']")
+        if args.trials_only:
+            trials_screenshot(page, out / "report-trials.png")
+            print(out / "report-trials.png")
+            browser.close()
+            return
         if (case := args.spans_case or spans_case(args.run_dir)) is not None:
             spans_screenshot(page, case, out / "report-spans.png")
             print(out / "report-spans.png", f"({case})")

@@ -6,13 +6,15 @@ and a majority vote, each court's agents alone and its gain over the clerk, from
 
 The 50 cases are the first 25 hallucinated and 25 faithful of the 200-case evaluation sample of halubench-dev (seed
 0, balanced), whose clerk thresholds were tuned on other cases (`experiments/run_matrix.py --tag tune`): nothing a
-court decides by was fitted on them. The cases are written to the cache (never committed); the runs' rows and
-manifests are committed under experiments/results/debate/ (transcripts, which hold the data's text, are not).
+court decides by was fitted on them, and the baselines' committed runs of that sample cover them. The cases are
+written to the cache (never committed); the runs' rows and manifests are committed under experiments/results/debate/
+(transcripts, which hold the data's text, are not).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import dataclass, field
@@ -45,31 +47,37 @@ class Config:
     judge: str = "courtroom"
     overrides: dict[str, Any] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)
+    dtype: str = "auto"
+    """auto: bfloat16 on this CPU (0.68 of float32's time, benchmarks/bench_dtype.py)."""
 
 
-TODAY = {"trial.exchange_rounds": 0}
+ONE = {"max_charges": 1}
+"""Every court tries one charge a case, the least grounded statement: the budget of this machine (2 CPU cores)."""
+TODAY = {**ONE, "trial.exchange_rounds": 0}
 CONFIGS: dict[str, Config] = {
-    "clerk-135m": Config("the clerk alone (default court), SmolLM2-135M", court="default"),
-    "clerk-0.5b": Config("the clerk alone (default court), Qwen2.5-Coder-0.5B", model=MID, court="default"),
-    "single-135m": Config("single judge, SmolLM2-135M", judge="single"),
-    "single-0.5b": Config("single judge, Qwen2.5-Coder-0.5B", model=MID, judge="single"),
-    "single-1.5b": Config("single judge, Qwen2.5-Coder-1.5B", model=LARGE, judge="single"),
-    "vote-0.5b": Config("majority of 9 sampled single judges, Qwen2.5-Coder-0.5B", model=MID, judge="vote",
-                        options={"votes": 9}),
-    "full-today-135m": Config("(a) full as shipped before (no exchange), SmolLM2-135M", overrides=TODAY),
-    "full-135m": Config("(b) full with one round of exchange, SmolLM2-135M"),
-    "full-statements-135m": Config("(b') full, exchange, statements before moves, SmolLM2-135M",
-                                   overrides={"trial.turns": "statement-first"}),
-    "full-today-0.5b": Config("(a) full as shipped before (no exchange), Qwen2.5-Coder-0.5B", model=MID,
-                              overrides=TODAY),
-    "full-0.5b": Config("(b) full with one round of exchange, Qwen2.5-Coder-0.5B", model=MID),
+    "full-today-135m": Config("(a) full as shipped before (no exchange), SmolLM2-135M", overrides=TODAY,
+                              dtype="float32"),  # begun while auto meant float32 on a CPU
+    "full-135m": Config("(b) full with one round of exchange, SmolLM2-135M", overrides=ONE),
     "strong-debaters": Config("(c) 0.5B clerk and debaters, SmolLM2 judge", model=MID,
-                              overrides={"trial.models.judge": SMALL}),
+                              overrides={**ONE, "trial.models.judge": SMALL}),
     "strong-debaters-blind": Config("(c) 0.5B clerk and debaters, SmolLM2 judge, blind", model=MID,
-                                    overrides={"trial.models.judge": SMALL, "trial.blind_judge": True}),
+                                    overrides={**ONE, "trial.models.judge": SMALL, "trial.blind_judge": True}),
+    "full-statements-135m": Config("(b') full, exchange, statements before moves, SmolLM2-135M",
+                                   overrides={**ONE, "trial.turns": "statement-first"}),
     "jury-of-three": Config("(d) jury of SmolLM2, 0.5B and 1.5B; 0.5B clerk and debaters", model=MID, court="jury",
-                            overrides={"trial.models.jury": [SMALL, MID, LARGE]}),
+                            overrides={**ONE, "trial.models.jury": [SMALL, MID, LARGE]}),
+    "full-0.5b": Config("(b) full with one round of exchange, Qwen2.5-Coder-0.5B", model=MID, overrides=ONE),
 }
+"""The courts measured here (run by this script)."""
+REFERENCES = {
+    "single-135m": "default/halubench-single", "vote-135m": "default/halubench-vote",
+    "single-0.5b": "qwen2.5-coder-0.5b/halubench-single", "vote-0.5b": "qwen2.5-coder-0.5b/halubench-vote",
+    "single-1.5b": "qwen2.5-coder-1.5b/halubench-single",
+    "clerk-135m": "default/halubench-courtroom", "clerk-0.5b": "qwen2.5-coder-0.5b/halubench-courtroom",
+}
+"""The baselines, from the committed runs of the 200-case sample (experiments/run_matrix.py) on these 50 cases: the
+single judge of each model, the majority of 5 sampled single judges, and the clerk (the default court of those
+runs; each court below also records its own measurement's verdict on the same calls, `measurement`)."""
 
 
 def cases_file() -> Path:
@@ -89,7 +97,7 @@ def run(names: list[str]) -> None:
         config = CONFIGS[name]
         options = {**config.options, **({"overrides": config.overrides} if config.overrides else {})}
         spec = RunSpec.build(dataset, judge=config.judge, court=config.court, model=config.model,
-                             judge_options=options, window=4)
+                             judge_options=options, window=4, dtype=config.dtype)
         started = time.time()
         current = start_run(spec, RESULTS / name)
         print(f"[{time.strftime('%H:%M:%S')}] {name}: {len(current.remaining)} of {len(current.cases)} to judge",
@@ -122,6 +130,13 @@ def report() -> str:
              "| withdrawn / conceded | calls/case | s/case |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     done: dict[str, list[ResultRow]] = {}
+    ids = {json.loads(line)["id"] for line in cases_file().read_text().splitlines()}
+    for name, where in REFERENCES.items():
+        rows = [r for r in RunStore(HERE / "results" / where).rows() if r.case_id in ids]
+        done[name] = rows
+        m = compute_metrics(rows)
+        lines.append(f"| {name}: `{where}` | {_ba(rows)} | {_auroc(rows)} | | | | | | "
+                     f"{sum(r.model_calls for r in rows) / len(rows):.1f} | {m.seconds_per_case:.1f} |")
     for name, config in CONFIGS.items():
         if not (RESULTS / name / "results.jsonl").is_file():
             continue

@@ -232,7 +232,7 @@ def _literal(text: str, start: int) -> tuple[Any, int] | None:
     source = text[start:end]
     try:
         value = json.loads(source)
-    except ValueError:
+    except (ValueError, RecursionError):  # a literal nested too deep reads as text
         try:
             value = ast.literal_eval(source)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):

@@ -201,3 +201,12 @@ def test_a_full_disk_is_one_line(labelled_run: Path, tmp_path: Path, monkeypatch
     status, output = cli(*[{"RUN": str(labelled_run), "OUT": str(out)}.get(a, a) for a in command])
     assert status == 2 and f"{out}: cannot write" in output and "No space left on device" in output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_context_literal_nested_too_deep_reads_as_text() -> None:
+    """A JSON literal nested past Python's recursion limit in a context is cut as text, not a failed case."""
+    from courtroom.text.sentences import structured_sentences
+
+    deep = "[" * 1100 + "]" * 1100
+    cut = structured_sentences(f"Intro line.\n{deep}\nEnd.")
+    assert cut[0].startswith("Intro line.") and deep in "".join(cut).replace(" ", "") and cut[-1].endswith("End.")
