@@ -20,9 +20,9 @@ ROLE = "clerk"
 
 @dataclass(frozen=True)
 class Measure:
-    """A statement's measured grounding in the whole context, and what re-measuring it against other evidence needs:
-    its likelihood without context (total and tokens; per token when measured by token), and, when it was read off
-    the whole answer, where it lies in the answer."""
+    """A statement's grounding in the whole context, and what re-measuring it against other evidence needs: its
+    likelihood without context (total and tokens; per token when measured by token) and, read off the whole answer,
+    where it lies in it."""
 
     grounding: float
     bare: tuple[float, int]
@@ -59,9 +59,8 @@ def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str]
 
 def measure_statements(spec: ClerkSpec, case: Case, statements: Sequence[str],
                        spans: Sequence[tuple[int, int] | None] | None = None) -> Step:
-    """Measure each statement's grounding in the whole context, by the clerk's scoring mode; returns one `Measure` per
-    statement. `spans`: where each statement lies in the answer (stripped), for the `answer` scoring mode (found when
-    not given; a statement not in the answer is scored alone)."""
+    """One `Measure` per statement, by the clerk's scoring mode. `spans`: where each statement lies in the answer, for
+    the `answer` mode (found when not given; a statement not in the answer is scored alone)."""
     g = spec.grounding
     answer = case.answer.strip()
     if g.scoring != "answer":

@@ -1,7 +1,6 @@
-"""Choices and texts scored over HTTP, for the served door (`door.served`): the probes of what a server can score
-with, exact scores from the log-probabilities of every option token (token by token where the server writes
-them, with its prefix cache, else from `echo`), and the approximate choice of servers with neither (the first
-generated token's `top_logprobs`)."""
+"""Choices and texts scored over HTTP for `door.served`: the probes of what a server can score with, exact scores
+from every option token's log-probability (token by token, or by `echo`), and the approximate choice from
+`top_logprobs`."""
 
 from __future__ import annotations
 
@@ -19,11 +18,8 @@ from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.errors import BackendError
 
 TOKEN_SCORING_LIMIT = 16
-"""Option tokens up to which a choice is always scored token by token (cached). Beyond it, a choice is scored
-token by token only when that computes fewer tokens than `echo` (`_token_scoring_pays`): a choice among many
-short options over a long prompt (a citation among the context's numbered sentences) is, since `echo`
-computes the whole prompt again for every option; a long text (a grounding measure) is not, since each token's
-request computes every option token before it."""
+"""Option tokens up to which a choice is always scored token by token; beyond it, only when that computes fewer
+tokens than `echo` (`_token_scoring_pays`)."""
 
 CACHE_BLOCK = 16
 """Tokens a token-scoring request may compute again past the cached prompt (a server caches whole blocks)."""
@@ -248,10 +244,9 @@ def _pick(probs: list[float], logp: list[float], request: GenerationRequest) -> 
 
 
 def _token_scoring_pays(prompt_tokens: int, option_ids: list[list[int]]) -> bool:
-    """Whether to score the options token by token rather than by `echo`: always up to `TOKEN_SCORING_LIMIT`
-    option tokens, beyond it when it computes fewer tokens. `echo` computes the prompt and the option for every
-    option (prompt log-probabilities bypass the prefix cache); token by token computes the prompt once, then
-    for each distinct position the option tokens before it and up to a cache block of the prompt."""
+    """Whether to score the options token by token rather than by `echo`: always up to `TOKEN_SCORING_LIMIT` option
+    tokens, beyond it when it computes fewer tokens (`echo` computes prompt and option for every option, bypassing
+    the prefix cache; token by token computes the prompt once)."""
     if sum(map(len, option_ids)) <= TOKEN_SCORING_LIMIT:
         return True
     positions = {tuple(ids[:k + 1]) for ids in option_ids for k in range(len(ids))}
@@ -274,16 +269,12 @@ def _decoded(token: str) -> str:
 
 
 def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
-    """Each token's character span in `text`, the text the tokens make, or None when they do not make it.
+    """Each token's character span in `text`, or None when the tokens do not make it.
 
-    A server writes each token as it decodes alone: a token holding part of a character's UTF-8 bytes (an emoji or a
-    CJK character split between tokens by a byte-level tokenizer) comes as `REPLACEMENT` (or as `bytes:...`), and a
-    SentencePiece token may lose its leading space. Measured by the strings' lengths, every later token (and the
-    words the witnesses read off them) would shift. So each token's bytes are found in the text's: the tokens are
-    cut from its bytes, in order, each cut decoding (replacing what is not UTF-8) to the token's string; a token
-    spans the characters its bytes are part of, as a tokenizer's offsets do. Tokens after the text (the end of a
-    turn) span nothing at its end. Where several cuts fit (a run of split characters), one is taken: the tokens
-    after the run keep their place."""
+    A server writes each token decoded alone, so a token holding part of a character's UTF-8 bytes comes as
+    `REPLACEMENT` (or `bytes:...`) and a SentencePiece token may lose its leading space. So the tokens are cut from
+    the text's bytes in order, each cut decoding to the token's string, and a token spans the characters its bytes
+    are part of; tokens after the text span nothing at its end."""
     pieces = [_decoded(t) for t in tokens]
     if "".join(pieces) == text:
         ends = list(itertools.accumulate(map(len, pieces)))
