@@ -112,9 +112,3 @@ def token_grounding(with_context: Sequence[float], without: Sequence[float], cli
     if clip is not None:
         gains = [min(g, clip) for g in gains]
     return math.fsum(gains) / len(gains)
-
-
-def p_suspect(value: float, center: float, scale: float, lexical: float = 0.0) -> float:
-    """P(hallucinated) implied by a grounding value, plus a lexical term on the log-odds scale."""
-    z = (center - value) / scale + lexical
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))

@@ -13,6 +13,7 @@ from courtroom.clerk.spec import ClerkSpec
 from courtroom.door.requests import GenerationResponse
 from courtroom.engine.lockstep import Call, Step
 from courtroom.text.words import Vocabulary
+from courtroom.witness.grounding import p_suspect
 
 ROLE = "clerk"
 """The role the clerk's calls are recorded under."""
@@ -42,7 +43,7 @@ def suspicion(spec: ClerkSpec, grounding: float, measured: Measure, shift: float
     g = spec.grounding
     lexical = 0.0 if g.lexical is None or g.lexical.scale is None else \
         (measured.unsupported - g.lexical.center) / g.lexical.scale
-    return measure.p_suspect(grounding, g.center, g.scale, lexical + shift)
+    return p_suspect(grounding, g.center, g.scale, lexical + shift)
 
 
 def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str], measured: list[Measure]) -> list[Measure]:

@@ -148,7 +148,7 @@ class ScriptedBackend(Backend):
                 raw = max(probs, key=lambda o: probs[o])
                 tokens, spans = _token_scores(raw, logprobs[raw], tokens)
             else:
-                raw = output if isinstance(output, str) else _dump(spec, output)
+                raw = output if isinstance(output, str) else _dump(output)
             value = spec.parse(raw)
         except OutputParseError as exc:
             raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
@@ -187,7 +187,7 @@ def _token_scores(option: str, logprob: float, tokens: list[tuple[str, float]] |
     return [lp for _, lp in tokens], spans
 
 
-def _dump(spec: OutputSpec, output: Any) -> str:
+def _dump(output: Any) -> str:
     if isinstance(output, BaseModel):
         return output.model_dump_json()
     return json.dumps(output)

@@ -322,24 +322,6 @@ def _ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Pr
                                 "sources": sources, **fitted, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
 
 
-def fold_rulings(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
-                 hidden_depth: float | None = None, folds: int = 5, seed: int = 0,
-                 command: str = "") -> list[tuple[list[str], FittedRuling]]:
-    """The rulings `fit_ruling` scores its folds with, as files: for each fold, the ids of its cases and the ruling
-    fitted on the other folds (to run a court out of fold, e.g. a span trial that needs the model again)."""
-    design, everything, fold, pointing = _folded(examples, folds, seed)
-    out = []
-    for k in range(folds):
-        train, test = everything[fold != k], everything[fold == k]
-        probes, families, words = _fit(design, train, seed)
-        span_model = _fit_spans(examples, train, probes, families, words) if pointing else None
-        out.append(([examples[i].case_id for i in test],
-                    _ruling(examples, train, probes, families, span_model, model=model, court=court,
-                            witnesses=witnesses, hidden_depth=hidden_depth,
-                            fitted={"folds": folds, "seed": seed, "fold": k, "command": command})))
-    return out
-
-
 def _family(example: Example, families: dict[str, FamilyRuling]) -> FamilyRuling:
     """The weights a ruling gives the example's task family (those of every family when it has none of its own)."""
     return families.get(example.family, families["any"])

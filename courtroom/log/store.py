@@ -11,8 +11,9 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
@@ -234,24 +235,31 @@ def first_problem(exc: ValidationError) -> str:
     return (f"field {field}: " if field else "") + first["msg"] + more
 
 
+@contextmanager
+def _transcript(path: Path) -> Iterator[TextIO]:
+    """A transcript file opened for reading; a missing or unreadable one is a `TranscriptError` naming it."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            yield handle
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{path}: the transcript is missing") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+
+
 def read_transcript(path: str | Path) -> list[Event]:
     """Validate every line of a transcript file as an event; a transcript that is missing, empty, not a
     transcript or has no `case_start` is a `TranscriptError` naming the file (and line)."""
     path = Path(path)
     events = []
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    events.append(parse_event(line))
-                except ValidationError as exc:
-                    raise TranscriptError(f"{path}:{number}: not a transcript event ({first_problem(exc)})") from exc
-    except FileNotFoundError as exc:
-        raise TranscriptError(f"{path}: the transcript is missing") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+    with _transcript(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                events.append(parse_event(line))
+            except ValidationError as exc:
+                raise TranscriptError(f"{path}:{number}: not a transcript event ({first_problem(exc)})") from exc
     if not events or events[0].event != "case_start":
         raise TranscriptError(f"{path}: " + ("the transcript is empty" if not events else
                                              "the transcript does not begin with case_start"))
@@ -262,13 +270,8 @@ def read_case(path: str | Path) -> Case:
     """The case of a transcript: its first event, which is `case_start` (a `TranscriptError` naming the file when
     it is missing, unreadable or begins otherwise)."""
     path = Path(path)
-    try:
-        with path.open(encoding="utf-8") as handle:
-            line = next((text for text in handle if text.strip()), "")
-    except FileNotFoundError as exc:
-        raise TranscriptError(f"{path}: the transcript is missing") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+    with _transcript(path) as handle:
+        line = next((text for text in handle if text.strip()), "")
     if not line:
         raise TranscriptError(f"{path}: the transcript is empty")
     try:

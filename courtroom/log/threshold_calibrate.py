@@ -165,7 +165,7 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
     else:
         aggregation.pop("by_model", None)
     if data["trial"] is not None:
-        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], audit, output)
+        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], output)
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
     atomic_write(output, header + _dump(data))
@@ -191,7 +191,7 @@ def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in config.items() if k not in ("model", "prompt_format")}, "court": court}
 
 
-def _personas(config: dict[str, Any], named: dict[str, Any], audit: Audit, output: Path) -> dict[str, Any]:
+def _personas(config: dict[str, Any], named: dict[str, Any], output: Path) -> dict[str, Any]:
     """The court's persona references: each kept when it loads as the run recorded it (by its path from the new
     court's folder), else the recorded persona written beside the court file."""
     original = (config["court"].get("trial") or {}).get("personas", {})

@@ -38,9 +38,10 @@ def sentence_values(full: Sequence[float], bare: Sequence[float], clip: float | 
     }
 
 
-def p_suspect(value: float, center: float, scale: float) -> float:
-    """P(hallucinated) of a sentence measured at `value` (its mean gain), as the court's measure maps it."""
-    z = (center - value) / scale
+def p_suspect(value: float, center: float, scale: float, lexical: float = 0.0) -> float:
+    """P(hallucinated) of a sentence measured at `value` (its mean gain), as the court's measure maps it, plus a
+    lexical term on the log-odds scale."""
+    z = (center - value) / scale + lexical
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
