@@ -1,8 +1,5 @@
-"""courtroom: decide whether a RAG answer is hallucinated: a court measures the answer and hears its witnesses (the
-default court), or tries each suspect statement (`full` and the other trial courts).
-
-The public API is imported lazily, so `import courtroom` stays light (no torch, no ray).
-"""
+"""courtroom: decide whether a RAG answer is hallucinated, by measuring it and hearing witnesses (the default court) or
+trying each suspect statement (`full` and the other trial courts). The public API is imported lazily."""
 
 from __future__ import annotations
 

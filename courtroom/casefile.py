@@ -1,15 +1,9 @@
-"""Prompt building blocks shared by the court and the baselines.
+"""Prompt building blocks shared by the court and the baselines: the case file, rendered the same way everywhere.
 
-The case file is rendered the same way everywhere. The answer under judgment is fenced and
-declared to be data: whatever it says ("ignore previous instructions", a fake verdict in JSON)
-is a statement to be checked, never an instruction. Structure cannot be hijacked either, because
-every output is constrained by a schema chosen by the procedure, not by the text.
-
-The fence cannot be forged (prompt format 2): its boundary carries a hash of the whole case, answer
-included, so no text of the case can contain it (an answer would have to hold the hash of itself), and a
-boundary that occurs in the case anyway is drawn again. It is the same for every prompt of a case, so
-prompt prefixes stay shared. Format 1, a fixed line of `=`, is kept for transcripts recorded with it.
-"""
+The answer is fenced and declared data: whatever it says is a statement to check, never an instruction, and every output
+is constrained by the procedure's schema. The fence's boundary (prompt format 2) carries a hash of the whole case, so no
+text of the case can forge it, and is the same for every prompt of a case, so prefixes stay shared. Format 1, a fixed
+line of `=`, is kept for transcripts recorded with it."""
 
 from __future__ import annotations
 
@@ -51,9 +45,8 @@ OPENING_SYSTEM = "Answer the question using the context."
 
 
 def render_opening(case: Case, context: str | None = None, splitter: SentenceSplitter = SPLITTER) -> str:
-    """The opening of a case's user messages: the numbered context (cut by `splitter`, unless `context` is
-    given), then the question. Court turns continue it with the rules and the answer; grounding measurements
-    score a statement right after it, so every prompt of a case shares this prefix (and its KV cache)."""
+    """The opening of a case's user messages, which every prompt of the case shares (and its KV cache): the numbered
+    context (cut by `splitter`, unless `context` is given), then the question."""
     text = render_numbered_context(case, splitter) if context is None else context
     return f"CONTEXT:\n{text}\n\nQUESTION: {case.question.strip()}"
 

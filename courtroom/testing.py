@@ -6,9 +6,7 @@
         answer = my_rag("When was the lighthouse automated?")
         assert_faithful(answer=answer.text, context=answer.passages, question="When was the lighthouse automated?")
 
-A hallucinated answer fails the test with the court's charges and the evidence for each: the statement charged,
-why it was charged (how well the context accounts for it, the words it accounts for least), and the ruling.
-"""
+A hallucinated answer fails the test with the court's charges and the evidence for each."""
 
 from __future__ import annotations
 
@@ -31,10 +29,8 @@ def default_court() -> Court:
 
 def assert_faithful(answer: str, context: Sequence[str] | str, question: str | None = None, *,
                     court: Court | None = None, threshold: float | None = None) -> Score:
-    """Fail (AssertionError) unless the court finds `answer` faithful to `context`; return the court's `Score`.
-
-    `court`: the court to judge with (default: `default_court()`; pass `Court.default(model=...)` or a court of
-    your own); `threshold`: fail when P(hallucinated) reaches it, instead of the court's own verdict."""
+    """Fail (AssertionError) unless the court finds `answer` faithful to `context`; return the court's `Score`. `court`
+    defaults to `default_court()`; with `threshold`, fail when P(hallucinated) reaches it instead."""
     __tracebackhide__ = True  # pytest shows the caller's line and the message, not this helper
     result = (court or default_court()).score(answer=answer, context=context, question=question, threshold=threshold)
     if not result.success:

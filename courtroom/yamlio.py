@@ -16,9 +16,8 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class PlainComposer(yaml.SafeLoader):
-    """A safe loader that refuses anchors and aliases (`&name`, `*name`, `<<: *name`): persona and court files
-    have no need for them, and nested aliases expand exponentially (a "billion laughs" file of a few hundred
-    bytes would stand for hundreds of millions of nodes in every walk of the document)."""
+    """A safe loader that refuses anchors and aliases: persona and court files need none, and nested aliases expand
+    exponentially (a "billion laughs" file)."""
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         event = self.peek_event()

@@ -46,6 +46,7 @@ HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
          "sklearn": {"evaluate.logistic", "evaluate.fit_ruling"},
+         "scipy": {"evaluate.paired"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},
          "ragas": {"integrations.ragas"}}

@@ -1,16 +1,7 @@
-"""Single-model judges to compare the court against, on the same model door and the same model.
-
-Each one follows a peer tool or the founding article (`../shared/seeds`), with our own prompts:
-- `single`: one prompt returning reasons and a hallucination score (Opik's metric style);
-- `rails`: one word, `factual` or `hallucinated`, scored by its probability (Phoenix's template);
-- `two-step`: extract up to 3 candidate hallucinations, score each, stop at the first hallucinated
-  one (the founding article's multi-step judge);
-- `per-context`: a verdict per context passage; score = contradicted passages / passages, compared
-  with a threshold (DeepEval's metric);
-- `vote`: self-consistency, N sampled single judges, majority vote;
-- `unstructured`: the single judge without constraints, parsed with `json.loads` (or leniently, as peer
-  tools' parsers do); it reports how often the model's free text fails to parse.
-"""
+"""Single-model judges to compare the court against, on the same door and model, each after a peer tool or the founding
+article, with our own prompts: `single` (reasons and a score, Opik's style), `rails` (Phoenix's one word), `two-step`
+(candidates, then scores), `per-context` (a verdict per passage, DeepEval's), `vote` (self-consistency) and
+`unstructured` (the single judge without constraints, counting the replies that fail to parse)."""
 
 from courtroom.baselines.prompted import (
     Candidate,

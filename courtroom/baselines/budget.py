@@ -14,14 +14,9 @@ STATEMENT_CHARS = 150
 
 
 def token_budget(string_chars: int, overhead: int = 40) -> int:
-    """Tokens enough for constrained generation to finish the longest output its schema allows.
-
-    A token of ASCII text holds at least one character, so `string_chars` (the sum of the schema's
-    string bounds) plus the JSON around them covers a model that writes every string to its bound, the
-    case that cut off the small models (and made the case an error). Not a proof: escaped quotes, long
-    numbers and non-ASCII text take more tokens per character. The budget only caps generation; it costs
-    nothing when the output is short.
-    """
+    """Tokens enough for constrained generation to finish the longest output its schema allows: a token of ASCII text
+    holds at least a character, so the schema's string bounds plus the JSON around them (not a proof: escapes and
+    non-ASCII text take more). It only caps generation."""
     return string_chars + overhead
 
 

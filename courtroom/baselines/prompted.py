@@ -1,6 +1,5 @@
-"""Baselines with fixed prompts and a decision threshold: `rails` (one word, Phoenix's template),
-`two-step` (the founding article's candidates-then-scores judge) and `per-context` (DeepEval's verdict
-per passage)."""
+"""Baselines with fixed prompts and a decision threshold: `rails` (Phoenix's one word), `two-step` (the founding
+article's) and `per-context` (DeepEval's verdict per passage)."""
 
 from __future__ import annotations
 
@@ -79,14 +78,9 @@ SCORE_TOKEN_BUDGET = token_budget(REASON_CHARS)
 
 
 class TwoStepJudge(PromptJudge):
-    """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first
-    hallucinated one; the case's score is the highest candidate score.
-
-    As in the article, the first step always names candidates (the most suspect statements, whether or
-    not they are hallucinated) and the second step decides. Letting the first step answer "none" made
-    Qwen2.5-Coder-0.5B return an empty list for all 200 HaluBench cases (recorded in the `v1` runs of
-    this judge), which is not the article's judge.
-    """
+    """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first hallucinated one; the
+    case's score is the highest candidate score. As in the article, the first step always names candidates (a first step
+    allowed to answer "none" made small models name none at all) and the second decides."""
 
     name = "two-step"
     extract_task = ("List up to 3 statements of the answer that are the most likely to be hallucinated: not "
@@ -137,11 +131,9 @@ ContextVerdict = Literal["yes", "no"]
 
 
 class PerContextJudge(PromptJudge):
-    """DeepEval's metric: does the answer agree with each context passage? The case fails when the share
-    of passages contradicted (the model's P(no) reaches 0.5) exceeds `threshold`. The reported score is
-    the mean P(no) over passages, which ranks cases for AUROC (the share alone is too coarse with the
-    one passage per case of HaluBench and RAGTruth, where both give the same label). Blank passages are
-    not asked about."""
+    """DeepEval's metric: does the answer agree with each context passage? The case fails when the share of passages
+    contradicted (P(no) reaches 0.5) exceeds `threshold`; the score is the mean P(no), which ranks cases for AUROC.
+    Blank passages are not asked about."""
 
     name = "per-context"
     task = ("Consider only this passage of the context:\nPASSAGE: {passage}\n"

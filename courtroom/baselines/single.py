@@ -1,6 +1,5 @@
-"""The single judge (one constrained call: reasons, then a hallucination score, Opik's metric style) and
-its unconstrained twin, whose free text is read back as JSON strictly (the founding article) or leniently
-(as peer tools' parsers do), counting the replies that fail to parse."""
+"""The single judge (one constrained call: reasons, then a score, Opik's style) and its unconstrained twin, whose free
+text is read back strictly or leniently, counting the replies that fail to parse."""
 
 from __future__ import annotations
 
@@ -80,9 +79,8 @@ READINGS = ("strict", "lenient")
 
 
 def read_leniently(raw: str) -> tuple[float, list[str]] | None:
-    """The first top-level JSON object in `raw` that holds a numeric `score` in [0, 1], wherever it sits: inside a
-    ```json fence, after prose, before trailing text. Reasons may be a list or a string, of any length.
-    What the parsers of Opik and DeepEval forgive; None when no such object is found."""
+    """The first top-level JSON object in `raw` holding a numeric `score` in [0, 1], wherever it sits (a ```json
+    fence, prose around it), reasons a list or a string: what Opik's and DeepEval's parsers forgive; else None."""
     decoder = json.JSONDecoder(strict=False)
     start = raw.find("{")
     while start != -1:
@@ -100,12 +98,9 @@ def read_leniently(raw: str) -> tuple[float, list[str]] | None:
 
 
 class UnstructuredJudge(SingleJudge):
-    """The single judge without constraints: its free text is read back as JSON, failures counted.
-
-    `reading="strict"` is the founding article's: `json.loads` of the whole reply, validated against the
-    constrained judge's schema. `reading="lenient"` forgives what peer tools' parsers forgive (a ```json
-    fence, prose around the object, over-long reasons; see `read_leniently`), so the parse-failure rate
-    is not an artefact of a strict reader. A reply that neither reads is counted faithful (score 0)."""
+    """The single judge without constraints: its free text is read back as JSON, failures counted. `reading="strict"` is
+    the founding article's `json.loads` of the whole reply; `"lenient"` forgives what peer tools' parsers forgive
+    (`read_leniently`). A reply that neither reads is counted faithful (score 0)."""
 
     name = "unstructured"
     task = SingleJudge.task + (' Reply with JSON only, in this form: {"reasons": ["..."], "score": 0.0}')

@@ -1,9 +1,7 @@
-"""The clerk: the measurement, as a judge of its own and the default one. It cuts the answer into sentences
-(`courtroom.text`), measures how well the context accounts for each with the model's likelihoods (`grounding`,
-`measure`), hears its witnesses (`examine`, `courtroom.witness`), charges the least grounded (`indictment`), and
-decides (`verdict`, `program`): by the measurement, or by a ruling fitted for its model (`rulings`). Its settings are
-`ClerkSpec` (`spec`), read from court files (`files`, `migrations`). No personas, graph or trial: a court
-(`courtroom.court`) is a clerk whose charges are tried."""
+"""The clerk: the measurement, as a judge of its own and the default one. It cuts the answer into sentences,
+measures how well the context accounts for each (`grounding`, `measure`), hears its witnesses (`examine`), charges
+the least grounded (`indictment`) and decides (`verdict`, `program`), by the measurement or a fitted ruling
+(`rulings`). Its settings are `ClerkSpec`, read from court files (`files`, `migrations`)."""
 
 from courtroom.clerk.clerk import Clerk
 from courtroom.clerk.files import courts_dir, find_court_file, parse_override, read_court, shipped_dir, with_overrides

@@ -1,6 +1,5 @@
-"""The clerk: the default judge. It cuts the answer into sentences, measures how well the context accounts for each
-(hearing its witnesses), charges the least grounded, and decides each charge by its measurement, or by the ruling
-fitted for its model over the testimony. A court (`courtroom.court.Court`) is a clerk whose charges are tried."""
+"""The clerk, the default judge: it charges the answer's least grounded sentences and decides each by its measurement,
+or by the ruling fitted for its model. A court (`courtroom.court.Court`) is a clerk whose charges are tried."""
 
 from __future__ import annotations
 
@@ -63,9 +62,9 @@ class Clerk(Judge):
     @classmethod
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                     source: str = "<manifest>", **options: Any) -> Clerk:
-        """Rebuild the court a run manifest recorded (`Manifest.judge_config`, up to date), not from disk; the model
-        comes with `backend` (the run's recorded backend spec). A copy that does not validate is a `CourtError`
-        naming `source` and the field; a court of retired settings is refused naming them."""
+        """Rebuild the court a run manifest recorded (`Manifest.judge_config`), on `backend` (the run's backend spec); a
+        copy that does not validate is a `CourtError` naming `source` and the field, a court of retired settings is
+        refused."""
         if retired := config.get("retired"):
             setting = next(s for s in RETIRED_SETTINGS if s.name == retired[0])
             raise CourtError(setting.message(f"{source}: the recorded court"))

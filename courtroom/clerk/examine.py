@@ -1,8 +1,6 @@
-"""The clerk hears its witnesses (`ClerkSpec.witnesses`): one scoring pass of the whole answer with the context,
-which also reports what the witnesses need from inside the model when the backend can look inside, one without the
-context, and, for a yes/no question, the model's own yes or no; then every witness testifies, and a ruling fitted
-for the clerk's model weighs the testimony of each sentence and of the whole answer, and points at the words it finds
-hallucinated (`locate`)."""
+"""The clerk hears its witnesses (`ClerkSpec.witnesses`): one scoring pass of the answer with the context (looking
+inside the model when the backend can), one without, and for a yes/no question the model's own answer; then each
+witness testifies, and a ruling fitted for the model weighs the testimony and points at the words (`locate`)."""
 
 from __future__ import annotations
 
@@ -54,9 +52,8 @@ class Examination:
         return out
 
     def word_scores(self, probe: Probe | None, sentence: int | None = None) -> list[float] | None:
-        """A word probe's log-odds of the answer's words (or of one sentence's), from the words' states the pass
-        recorded, or from their projections onto this probe's direction (none onto another probe's): each word is
-        scored once per case, however many weighings read it."""
+        """A word probe's log-odds of the answer's (or one sentence's) words, from the recorded word states or their
+        projections onto this probe's direction; each word is scored once per case."""
         if probe is None:
             return None
         cached = self._word_scores.get(id(probe))

@@ -1,8 +1,6 @@
-"""Court files: found by name among the shipped courts or by path, read as YAML, resolved through `extends` (a court
-may extend another court, a shipped one by name or a file by path relative to it, and change only what it names),
-brought up to date from older formats, and changed by `--set` overrides. What comes out is the court's settings as
-one mapping, with where each came from (`CourtFile.origin`), for the clerk (`ClerkSpec`) and, when it holds a
-`trial` section, for the court (`courtroom.court.spec.TrialSpec`) to validate."""
+"""Court files: found by name among the shipped courts or by path, read as YAML, resolved through `extends`, brought
+up to date from older formats and changed by `--set` overrides, into one mapping of settings with where each came
+from (`CourtFile.origin`), for `ClerkSpec` or, with a `trial` section, `courtroom.court.spec.TrialSpec` to validate."""
 
 from __future__ import annotations
 
@@ -147,9 +145,9 @@ def parse_override(item: str) -> tuple[str, Any]:
 
 
 def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
-    """The settings with some changed (`{"aggregation.threshold": 0.4}`); a path that names no setting, or a value it
-    does not take, is a `CourtError` naming it. Settings named as they were before the trial section
-    (`ruling.judge_weight`, `personas.judge`) are found where they are now."""
+    """The settings with some changed (`{"aggregation.threshold": 0.4}`); an unknown path or a value it does not take is
+    a `CourtError` naming it. Settings named as before the trial section (`personas.judge`) are found where they are
+    now."""
     data = spec.model_dump(mode="json", by_alias=True)
     for path, value in overrides.items():
         node = data

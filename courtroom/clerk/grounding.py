@@ -2,18 +2,10 @@
 
 grounding(statement) = mean over its tokens t of min(clip, log P(t | context, question, ...) - log P(t | question, ...))
 
-Both terms come from scoring text as a fixed continuation (a one-option choice at the model door), so
-no text is generated and nothing can fail to parse. Words that the context supplies become much
-likelier once the context is shown; invented names, numbers and claims do not. Small models that
-cannot *state* a reliable verdict still *measure* this well, which is why the court uses it as
-evidence: to choose what to charge, to judge the answer, and (in a trial) to weigh the sentences the defence cites.
-
-Two ways to score (`GroundingSpec.scoring`): each sentence alone as if it were the whole answer
-(`sentence`, two calls per sentence), or the whole answer once with the context and once without
-(`answer`, two calls per case), each sentence read off its own tokens, conditioned on the answer
-before it. `clip` caps the credit of one token: a copied rare name gains 5-10 nats from the context
-and would otherwise outweigh the invented words beside it.
-"""
+Both terms score text as a fixed continuation, so nothing is generated or fails to parse; words the context supplies
+become likelier with it, invented ones do not. `GroundingSpec.scoring`: each sentence alone (`sentence`, two calls a
+sentence) or the whole answer with and without the context (`answer`, two calls a case). `clip` caps one token's
+credit, so a copied rare name cannot outweigh the invented words beside it."""
 
 from __future__ import annotations
 
@@ -37,9 +29,8 @@ SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
 def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"],
                     cited: Sequence[tuple[int, str]] = (), splitter: SentenceSplitter = SPLITTER,
                     observe: Observation | None = None) -> GenerationRequest:
-    """Score `statement` as the answer to the case's question: after the whole numbered context (`full`,
-    the opening every prompt of the case shares, its sentences cut by `splitter`), after no context
-    (`none`), or after the numbered sentences a party cited (`cited`)."""
+    """Score `statement` as the answer to the case's question: after the whole numbered context (`full`, sentences cut
+    by `splitter`), after no context (`none`), or after the numbered sentences a party cited (`cited`)."""
     if context == "full":
         user = render_opening(case, splitter=splitter)
     elif context == "cited":
@@ -121,9 +112,3 @@ def token_grounding(with_context: Sequence[float], without: Sequence[float], cli
     if clip is not None:
         gains = [min(g, clip) for g in gains]
     return math.fsum(gains) / len(gains)
-
-
-def p_suspect(value: float, center: float, scale: float, lexical: float = 0.0) -> float:
-    """P(hallucinated) implied by a grounding value, plus a lexical term on the log-odds scale."""
-    z = (center - value) / scale + lexical
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))

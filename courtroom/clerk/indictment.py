@@ -1,6 +1,5 @@
-"""The indictment: the clerk measures how well the context accounts for each sentence of the answer (hearing its
-witnesses, when it has them) and charges the least grounded, or, with a ruling fitted for its model, those the
-ruling weighs as hallucinated."""
+"""The indictment: the clerk charges the answer's least grounded sentences or, with a ruling fitted for its model,
+those the ruling weighs as hallucinated."""
 
 from __future__ import annotations
 

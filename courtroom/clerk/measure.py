@@ -13,6 +13,7 @@ from courtroom.clerk.spec import ClerkSpec
 from courtroom.door.requests import GenerationResponse
 from courtroom.engine.lockstep import Call, Step
 from courtroom.text.words import Vocabulary
+from courtroom.witness.grounding import p_suspect
 
 ROLE = "clerk"
 """The role the clerk's calls are recorded under."""
@@ -20,9 +21,9 @@ ROLE = "clerk"
 
 @dataclass(frozen=True)
 class Measure:
-    """A statement's measured grounding in the whole context, and what re-measuring it against other evidence needs:
-    its likelihood without context (total and tokens; per token when measured by token), and, when it was read off
-    the whole answer, where it lies in the answer."""
+    """A statement's grounding in the whole context, and what re-measuring it against other evidence needs: its
+    likelihood without context (total and tokens; per token when measured by token) and, read off the whole answer,
+    where it lies in it."""
 
     grounding: float
     bare: tuple[float, int]
@@ -42,7 +43,7 @@ def suspicion(spec: ClerkSpec, grounding: float, measured: Measure, shift: float
     g = spec.grounding
     lexical = 0.0 if g.lexical is None or g.lexical.scale is None else \
         (measured.unsupported - g.lexical.center) / g.lexical.scale
-    return measure.p_suspect(grounding, g.center, g.scale, lexical + shift)
+    return p_suspect(grounding, g.center, g.scale, lexical + shift)
 
 
 def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str], measured: list[Measure]) -> list[Measure]:
@@ -59,9 +60,8 @@ def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str]
 
 def measure_statements(spec: ClerkSpec, case: Case, statements: Sequence[str],
                        spans: Sequence[tuple[int, int] | None] | None = None) -> Step:
-    """Measure each statement's grounding in the whole context, by the clerk's scoring mode; returns one `Measure` per
-    statement. `spans`: where each statement lies in the answer (stripped), for the `answer` scoring mode (found when
-    not given; a statement not in the answer is scored alone)."""
+    """One `Measure` per statement, by the clerk's scoring mode. `spans`: where each statement lies in the answer, for
+    the `answer` mode (found when not given; a statement not in the answer is scored alone)."""
     g = spec.grounding
     answer = case.answer.strip()
     if g.scoring != "answer":

@@ -1,15 +1,9 @@
 """Court configurations of earlier versions, brought up to date; and the settings retired since.
 
-A run's manifest records the court it was made with (`judge.court`), and its hash names the run. The migrations
-below say what changed, in which version, and what a configuration without it meant; the run's manifest applies
-them when it is read (`courtroom.log.manifest.Manifest.judge_config`), so a run of any age rebuilds the court it was
-made with, checked by content. Court files written before the trial section are read the same way
-(`nest_trial`).
-
-A setting whose experiment the numbers rejected is retired: its code is deleted in the change that reports it, and
-it is listed in `RETIRED_SETTINGS` with the last version that can replay a run made with it. A recorded court (or a
-court file) that uses one is refused in one line naming both, never decided by other code than made it.
-"""
+Each migration says what changed, in which version, and what a configuration without it meant; a run's manifest applies
+them when read (`Manifest.judge_config`), and court files before the trial section are read through `nest_trial`. A
+retired setting (its code deleted) is listed in `RETIRED_SETTINGS` with the last version that replays it; a court that
+uses one is refused in one line naming both."""
 
 from __future__ import annotations
 
@@ -99,9 +93,8 @@ def flat_court(court: dict[str, Any]) -> bool:
 
 
 def nest_trial(flat: dict[str, Any], where: str = "the court") -> dict[str, Any]:
-    """A flat court configuration as the clerk's settings and a `trial` section (none for a court that tried no
-    charge: `escalation: {tries: nothing}`). Only the settings written are moved (defaults are the specs'); a retired
-    setting is a `CourtError` naming it and the last version that replays it."""
+    """A flat court configuration as the clerk's settings and a `trial` section (none for a court that tried no charge).
+    Only the settings written are moved; a retired setting is a `CourtError` naming the last version that replays it."""
     if retired := retired_in(flat):
         raise CourtError(retired[0].message(where))
     if "trial" in flat:

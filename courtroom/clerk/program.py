@@ -1,7 +1,5 @@
-"""The clerk's procedure for one case (`clerk_case`): the indictment, then the verdict, by the ruling fitted for the
-model over the witnesses' testimony or by the measurement of every charge, and, for an answer found hallucinated, the
-words the witnesses point at. A lockstep program (`courtroom.engine.lockstep`): its only model calls are the
-indictment's."""
+"""The clerk's procedure for one case (`clerk_case`), a lockstep program: the indictment (its only model calls), then
+the verdict, and for an answer found hallucinated the words the witnesses point at."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Rulings named by a court file: each read from its file (a regular file, not too large), validated, and checked
-against the clerk (its name, the witnesses it hears and their versions, the hidden state's depth, the values they
-give) and the model it is filed under."""
+"""Rulings named by a court file: read (a regular file, not too large), validated, and checked against the clerk (name,
+witnesses and versions, hidden depth, values) and the model it is filed under."""
 
 from __future__ import annotations
 
@@ -74,9 +73,8 @@ def ruling_file(name: str, court_file: Path) -> Path:
 
 def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
                  courts: Collection[str] | None = ()) -> None:
-    """A ruling decides only for the model and court it was fitted for (or a court it extends, `courts`; any court for
-    a recorded run, `None`: it was checked when the run was made), over the witnesses (and versions) it was fitted on:
-    anything else is refused, naming both sides."""
+    """A ruling decides only for the model and court it was fitted for (or a court it extends, `courts`; any court for a
+    recorded run, `None`), over the witnesses and versions it was fitted on; anything else is refused, naming both."""
     witnesses = spec.witnesses
     assert witnesses is not None
     if model_key(ruling.model) != model_key(model):

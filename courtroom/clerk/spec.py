@@ -1,7 +1,6 @@
-"""The clerk's settings: how the answer is cut into statements and measured against the context, which witnesses
-testify, which statements are charged, and how the measured statements become the case verdict. Every court file
-holds them (a court adds a `trial` section: `courtroom.court.spec`); a file with none but these is the clerk alone.
-Validated by pydantic on load; every setting is recorded in a run's manifest."""
+"""The clerk's settings: how the answer is cut and measured, which witnesses testify, which statements are charged, and
+how they become the verdict. Every court file holds them (a court adds `trial`: `courtroom.court.spec`); validated on
+load, all recorded in a run's manifest."""
 
 from __future__ import annotations
 

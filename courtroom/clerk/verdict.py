@@ -1,6 +1,5 @@
-"""The clerk's decisions: a charge's ruling by its measurement (or by the ruling fitted for the model, over its
-testimony), and the case verdict from the rulings by the aggregation rule, with the reason that names what decided
-it."""
+"""The clerk's decisions: a charge's ruling by its measurement (or the fitted ruling), and the case verdict by the
+aggregation rule, with the reason that names what decided it."""
 
 from __future__ import annotations
 

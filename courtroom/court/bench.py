@@ -1,6 +1,5 @@
-"""The court as it sits for a trial: its settings (the clerk's and the trial's), its personas, its procedure, and the
-verdict threshold for the model it speaks to. The parts of a trial (evidence, turns, rulings) read the court through
-it; the clerk's measurement takes the settings alone (`courtroom.clerk`)."""
+"""The court as it sits for a trial: its settings, personas, procedure and the verdict threshold for its model, through
+which the parts of a trial read the court (the clerk's measurement takes the settings alone)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""A trial's evidence: what a ruling weighs besides the court's opinion, the charge's grounding (measured by the
-clerk, `courtroom.clerk.measure`) in the whole context or in the sentences the defence cited, whichever accounts for
-it better, shifted by the court's check of the items the prosecution named (`exhibits.py`).
-
-What the agents' evidence moves show in a trial (`TrialEvidence`: each cited sentence measured when it is cited,
-each named item checked) also decides, at a node the court decides by the evidence, whether another round is
-held (`reopen`): exactly when the evidence is still open and the round brought something new.
-"""
+"""A trial's evidence: what a ruling weighs besides the court's opinion, the charge's grounding in the whole context or
+in the sentences the defence cited, whichever accounts for it better, shifted by the check of the prosecution's exhibits
+(`exhibits.py`); and, at a node decided by the evidence, whether another round is held (`reopen`)."""
 
 from __future__ import annotations
 
@@ -23,9 +18,8 @@ from courtroom.engine.lockstep import Call, Step
 
 @dataclass
 class TrialEvidence:
-    """What the agents' evidence moves showed in one trial: the charge's grounding in each sentence cited by a
-    `citation` move (measured when cited), and each item named by an `exhibit` move with the court's check (True:
-    the sources hold it), with the round that first brought each."""
+    """What the agents' evidence moves showed in one trial: the charge's grounding in each sentence a `citation` cited
+    and each item an `exhibit` named with the court's check (True: the sources hold it), with the round of each."""
 
     cited: dict[int, float] = field(default_factory=dict)
     named: dict[str, bool] = field(default_factory=dict)
@@ -73,13 +67,9 @@ def _listed(items: Sequence[str]) -> str:
 
 
 def reopen(bench: Bench, measured: Measure, found: TrialEvidence, round: int) -> tuple[bool, str]:
-    """The court's rule at a node decided by the evidence: another round exactly when the evidence is open and
-    `round` brought something new; the reason, for the record.
-
-    The evidence is open when the sentence the defence cited and the whole context disagree (their P(suspect) on
-    opposite sides of the court's threshold), or when the exhibit check contradicts the measurement (an item named
-    is absent but the best grounding finds the statement supported, or every item named is present but it finds
-    it hallucinated)."""
+    """The court's rule at a node decided by the evidence: another round exactly when the evidence is open and `round`
+    brought something new; the reason, for the record. The evidence is open when the cited sentence and the whole
+    context put P(suspect) on opposite sides of the threshold, or when the exhibit check contradicts the measurement."""
     t = bench.threshold
     full = suspicion(bench.spec, measured.grounding, measured)
     best = max([measured.grounding, *found.cited.values()])
@@ -126,10 +116,10 @@ def grounding_in_cited(bench: Bench, case: Case, charge: Charge, measured: Measu
 
 def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None,
                    found: TrialEvidence | None = None) -> Step:
-    """P(hallucinated) from the evidence: the charge's grounding in the whole context, or in the sentences
-    the defence cited, whichever accounts for it better (the defence carries the burden of proof), with
-    the court's lexical evidence when it takes it and the check of the prosecution's exhibits. Sentences cited
-    by `citation` moves were measured each when cited (`found`); the others cited are measured together here."""
+    """P(hallucinated) from the evidence: the charge's grounding in the whole context or the cited sentences,
+    whichever accounts for it better (the defence carries the burden of proof), with the lexical evidence when taken
+    and the exhibit check. Sentences cited by `citation` moves were measured when cited (`found`); the others are
+    measured here."""
     found = found or TrialEvidence()
     sentences = context_sentences(case, bench.spec.sentences)
     cited = sorted({e.payload["evidence"] for e in entries if e.role in bench.trial.evidence_roles

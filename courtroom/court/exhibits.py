@@ -1,21 +1,10 @@
-"""Exhibits: the items of a charged statement the prosecution may name as unsupported, and the court's check of a
-named item against the sources (its context passages and its question). Deterministic and free; no model call.
+"""Exhibits: the items of a charged statement the prosecution may name as unsupported, and the court's check of a named
+item against the sources. Deterministic; no model call.
 
-An item is a number, a name of several capitalised words, or a content word (`courtroom.text.words`). The
-candidates offered to the prosecution are the statement's items the context may not account for: every number
-(numbers are claims), every word or name the sources never use, and the words the measurement found the context
-accounts for least (`Measure.weakest`). The court then checks the one named, exactly:
-
-- a **number** is present when its value (`courtroom.text.numbers`: "1,200", "$1,200" and "1.2 thousand" are one
-  value) occurs among the sources' numbers; its unit is not compared ("12%" is 12);
-- a **name** (two or more capitalised content words in a row) is present when the phrase occurs in the sources,
-  ignoring case and spacing;
-- a **word** is present when the sources use its stem (as `courtroom.text.words.Vocabulary` matches words).
-
-Present or absent is evidence, not opinion: an invented number or name is absent; a paraphrase may be absent
-too, and a number copied from the wrong place is present, which is why a court weighs the check with its
-measurement (`TrialSpec.exhibit_check`) rather than deciding by it.
-"""
+An item is a number, a name of several capitalised words, or a content word; the candidates are every number, the words
+and names the sources never use, and the words least accounted for (`Measure.weakest`). A number is present when its
+value occurs among the sources' numbers (unit aside), a name when the phrase does (case and spacing aside), a word when
+its stem does. The check is evidence a court weighs with its measurement (`TrialSpec.exhibit_check`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Charges a court drafts itself (`trial.charges: drafted`): the persona in the `clerk` role writes them, with quotes,
-and quotes not found in the answer, duplicates and charges over the limit are dropped. For a model without prompt
-log-probabilities: nothing is measured (the clerk's measured charges are `courtroom.clerk.indictment`)."""
+"""Charges a court drafts itself (`trial.charges: drafted`), for models without prompt log-probabilities: the `clerk`
+persona writes them with quotes; unfound quotes, duplicates and charges over the limit are dropped."""
 
 from __future__ import annotations
 

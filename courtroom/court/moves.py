@@ -1,15 +1,7 @@
-"""Move payloads: the JSON each move carries, and the outputs of the clerk and of a verdict.
-
-A court names a payload per move, either one of the registered models below or an inline list of
-text fields in the court YAML. Reasons come before conclusions and every text of a registered payload is whole
-sentences (`ONE_SENTENCE`, `SENTENCES`: bounded in length, ending with their punctuation), so constrained decoding
-closes the JSON well within the persona's token limit and no argument is empty or cut mid-word.
-
-Three payloads are not written as JSON. `citation` and `exhibit` are *scored choices* (every option gets a
-probability, recorded with the move): a context sentence by number (0: none), which the court then measures
-the charge's grounding in; an item of the charged statement the context may not account for
-(`courtroom.court.exhibits`), which the court checks against the context. `none` carries nothing (no call).
-"""
+"""Move payloads: the JSON each move carries (a registered model below, or an inline list of text fields in the court),
+and the outputs of the clerk and of a verdict. Reasons come before conclusions, and every text is whole sentences of
+bounded length, so no argument is empty or cut mid-word. `citation` (a context sentence by number) and `exhibit` (an
+item of the charged statement) are scored choices instead; `none` carries nothing."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Personas: who sits in the court, in YAML. A persona gives an agent its role, instructions and
-sampling settings; its instructions are a Liquid template over the case and the debate so far.
-
-Template variables: `persona` (name, role, description), `role`, `case` (question, answer,
-context), `charge` (index, quote, reason, grounding, p_suspect), `round`, `max_rounds`. Templates
-render with strict undefined variables and within counted limits (`courtroom.court.templates`) and
-are checked when the file loads, so a typo is caught by `courtroom personas validate`, not halfway
-through a run.
-"""
+"""Personas: who sits in the court, in YAML: a role, sampling settings and instructions, a Liquid template over
+`persona`, `role`, `case`, `charge`, `round` and `max_rounds`, rendered strictly and checked when the file loads
+(`courtroom personas validate`)."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""The court procedure as a graph: nodes are turns bound to roles, edges are moves.
-
-A court file declares the graph; this module validates it with networkx and answers the engine's
-one question: which moves are legal at this node in this round? The legal moves are the labels of
-the node's out-edges; a move marked `new_round` (the judge's `next_round`) is illegal once the
-round limit is reached, which is what forces a ruling. Edges end at another node or at a verdict:
-
-- `acquit`: the charge is not proven (supported), e.g. after the prosecutor withdraws;
-- `convict`: the charge is proven (hallucinated), e.g. after the defender concedes;
-- `ruling`: the persona that made the move gives a verdict, with the model's probabilities;
-- `jury`: every persona of the `jury` role gives a verdict; the court's jury rule combines them.
-"""
+"""The court procedure as a graph (networkx): nodes are turns bound to roles, edges are moves. The legal moves at a node
+are its out-edges' labels; a `new_round` move is illegal at the round limit, which forces a ruling. Edges end at a node
+or a verdict: `acquit`, `convict`, `ruling` (the mover's verdict) or `jury` (the jury rule's)."""
 
 from __future__ import annotations
 

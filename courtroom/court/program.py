@@ -1,7 +1,6 @@
-"""The procedure of one case in a court that holds trials (`court_case`): the clerk's indictment (or the charges the
-court drafts), then every charge tried side by side (`courtroom.court.trial.try_charge`), or decided by its
-measurement when it lies outside the court's escalation band, and the rulings combined by the clerk's aggregation. A
-lockstep program (`courtroom.engine.lockstep`)."""
+"""One case in a court that holds trials (`court_case`), a lockstep program: the indictment (or drafted charges), every
+charge tried side by side (`trial.try_charge`) or decided by its measurement outside the escalation band, and the
+rulings combined by the clerk's aggregation."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Persona templates: Liquid (python-liquid), rendered with its limits on. A template reads what it is given
-(`persona`, `role`, `case`, `charge`, `round`, `max_rounds`) and cannot change it: Liquid calls no method and
-assigns only names of its own. Its work is bounded by counts, never by time, so a template renders (or is refused)
-the same way on every machine and a replayed run asks for the same prompts: at most `LOOP_TURNS` turns of all its
-loops, `OUTPUT_CHARS` characters of output, `NAMESPACE_BYTES` of values it assigns, and `DEPTH` levels of nesting.
-An undefined name is an error, not an empty string."""
+"""Persona templates: Liquid (python-liquid) with its limits on. A template reads what it is given and cannot change it,
+and its work is bounded by counts, never time (`LOOP_TURNS`, `OUTPUT_CHARS`, `NAMESPACE_BYTES`, `DEPTH`), so it renders
+the same way on every machine and replays ask for the same prompts. An undefined name is an error."""
 
 from __future__ import annotations
 

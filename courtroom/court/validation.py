@@ -1,7 +1,5 @@
-"""A court's personas loaded, and the court validated with them: the graph (a verdict is reachable, every cycle is
-bounded by the round limit, every move has a payload and a target), that every role has a persona, and that every
-persona loads, renders and sits in its role. Every error names the file, line and field (or the `--set` that seated a
-persona)."""
+"""A court's personas loaded and the court validated with them: the graph (a verdict reachable, cycles bounded, every
+move with a payload and a target) and every role's persona; errors name file, line and field (or the `--set`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""A trial's ruling on a charge: the court's own opinion (the judge's or jury's, or what a withdrawal or concession
-implies) weighed with the measured evidence, and, with an escalation band, why a charge was or was not tried. The
-case verdict is the clerk's aggregation of the rulings (`courtroom.clerk.verdict`)."""
+"""A trial's ruling on a charge: the court's own opinion weighed with the measured evidence, and, with an escalation
+band, why a charge was or was not tried."""
 
 from __future__ import annotations
 
@@ -13,9 +12,8 @@ SOURCES = {"withdrawn": "the prosecutor withdrew the charge", "conceded": "the d
 
 
 def escalated(charge: Charge, bench: Bench) -> bool | None:
-    """Whether the charge goes to trial: True inside the court's escalation band (or with no P(suspect) to place in
-    it, such as the whole answer tried when nothing was charged), False outside it (the measurement decides); None
-    when the court has no band."""
+    """Whether the charge goes to trial: True inside the escalation band (or with no P(suspect) to place), False outside
+    it (the measurement decides); None when the court has no band."""
     band = bench.trial.escalation
     if band is None:
         return None
@@ -54,9 +52,8 @@ def untried_ruling(charge: Charge, bench: Bench) -> Ruling:
 def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, rounds: int, *,
            evidence: float | None = None, evidence_note: str = "", grounded: float | None = None,
            words: str = "") -> Ruling:
-    """A charge's ruling: the court's own opinion (the judge's or jury's P(hallucinated), or what a withdrawal or
-    concession implies), weighed with the measured evidence (P(suspect) at the charge's best grounding) when the court
-    takes it, and a reason that says which carried how much, in the record's terms."""
+    """A charge's ruling: the court's own opinion (judge, jury, or what a withdrawal or concession implies), weighed
+    with the measured evidence when the court takes it, and a reason saying which carried how much."""
     weight = bench.trial.judge_weight
     p = opinion if evidence is None else weight * opinion + (1.0 - weight) * evidence
     verdict = Verdict.HALLUCINATED if p >= bench.threshold else Verdict.SUPPORTED

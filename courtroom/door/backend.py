@@ -16,9 +16,8 @@ from courtroom.errors import ConfigError, ContextWindowError
 
 @dataclass(frozen=True)
 class Tick:
-    """Work a backend has just done inside a batch, for progress displays: requests answered, prompt tokens
-    computed, tokens generated. Ticks come as the work happens (a row scored, a decoding step), so a batch that
-    runs for minutes shows it moving; a backend may report from several threads."""
+    """Work a backend has just done inside a batch (requests answered, prompt tokens computed, tokens generated), for
+    progress displays; reported as it happens, possibly from several threads."""
 
     requests: int = 0
     prompt_tokens: int = 0
@@ -50,10 +49,8 @@ class ServerCapabilities(BaseModel):
 class Backend(ABC):
     """Turns a batch of generation requests into responses, one per request, in order.
 
-    Implementations must validate every request's output type before doing any expensive work,
-    and must never raise for a single bad generation: a truncated or unparseable output comes
-    back as a response with `error` set, so one failing case never sinks a batch.
-    """
+    Implementations validate every output type before any expensive work, and never raise for one bad generation:
+    a truncated or unparseable output is a response with `error` set, so one failing case never sinks a batch."""
 
     name: str = "backend"
     model: str = "unknown"

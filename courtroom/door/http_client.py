@@ -1,13 +1,9 @@
 """HTTP for the served door: every request within one deadline, every answer read through one cap.
 
-httpx bounds each read and write, not a request: a server that trickles its status line and headers a byte at a
-time, each byte before the read timeout, would hold a request for ever. Here every socket operation of a request
-waits at most what is left of the request's `timeout` (connecting, TLS, sending, headers and body), so a request
-takes at most `timeout` seconds in all, else it is a timeout. Every answer (`/models` and error bodies too) is
-read as it streams in and refused past `MAX_RESPONSE_BYTES`, before it fills the memory. 429, 5xx and dropped
-connections are asked again with backoff (`ServerClient.post`). A URL that carries credentials is refused
-(`refuse_credentials`): a run records its URL.
-"""
+httpx bounds each read and write, not a request (a server trickling bytes would hold it for ever), so every socket
+operation here waits at most what is left of the request's `timeout`. Every answer is refused past
+`MAX_RESPONSE_BYTES` as it streams in. 429, 5xx and dropped connections are asked again with backoff
+(`ServerClient.post`). A URL that carries credentials is refused (`refuse_credentials`): a run records its URL."""
 
 from __future__ import annotations
 

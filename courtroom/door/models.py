@@ -1,11 +1,6 @@
-"""Resolve a model name and load it: the embedded default, an alias, a local `.gguf` file, a local
-Hugging Face directory, or a Hugging Face Hub id.
-
-A GGUF file is dequantized once (slow: tens of seconds) and cached as safetensors under the user
-cache directory (`COURTROOM_CACHE_DIR`, default `$XDG_CACHE_HOME/courtroom` or `~/.cache/courtroom`);
-later loads read the cache in about a second. torch and transformers are imported only by
-`load_model`.
-"""
+"""Resolve a model name and load it: the embedded default, an alias, a local `.gguf` file, a local Hugging Face
+directory, or a Hub id. A GGUF file is dequantized once and cached as safetensors (`COURTROOM_CACHE_DIR`, default
+`$XDG_CACHE_HOME/courtroom`); torch and transformers are imported only by `load_model`."""
 
 from __future__ import annotations
 

@@ -15,9 +15,8 @@ from courtroom.errors import BackendError
 
 
 class TokenIndex:
-    """The character spans of a text's tokens, ready to be asked which tokens overlap a range: a tokenizer's spans are
-    sorted, so a binary search over their running ends finds the first, and reading every sentence of an answer costs
-    its tokens once, not sentences x tokens."""
+    """The character spans of a text's tokens, sorted, so a binary search over their running ends finds the tokens
+    that overlap a range (an answer's sentences cost its tokens once, not sentences x tokens)."""
 
     def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
         self.spans = spans

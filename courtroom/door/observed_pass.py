@@ -15,12 +15,10 @@ from courtroom.door.requests import Observation
 
 def observed_pass(lm: LoadedModel, observe: Observation, length: int, ids: list[int], spans: list[tuple[int, int]],
                   past: Segment, first: Any) -> tuple[list[float], dict[str, Any]]:
-    """Score a text's tokens (`ids`; `spans`: each one's characters in the text) over its prompt's KV (`past`, of
-    `length` tokens; `first`: the log-probabilities after the prompt) while looking inside the pass (`observe`):
-    per layer and head, the share of attention the text's tokens pay to the prompt against the text so far
-    (eager attention for this pass only, reduced layer by layer in a hook, so no layer's weights are kept), and
-    the hidden states at the depths asked for; each averaged over the observed spans' tokens (hidden states also over
-    `observe.hidden_only`'s)."""
+    """Score a text's tokens (`ids`, each one's characters: `spans`) over its prompt's KV (`past`, `length` tokens;
+    `first`: the log-probabilities after the prompt) while looking inside the pass (`observe`): per layer and head,
+    the share of attention the text pays to the prompt (eager attention, reduced layer by layer in a hook), and the
+    hidden states at the depths asked; each averaged over the observed spans' tokens (also `observe.hidden_only`'s)."""
     import torch
     from transformers import DynamicCache
 

@@ -1,10 +1,6 @@
-"""A per-group radix tree of prompt tokens and their KV cache, so no prompt token is computed twice.
-
-Every prompt of a case starts with the same court rules and case file, then the debate so far,
-then the role's instructions. Storing each computed prompt's keys and values in a token trie lets
-the next turn, of any role, reuse the longest common prefix and compute only what is new. Nodes
-hold contiguous segments; a partial match splits a node. `release(group)` drops a case's tree.
-"""
+"""A per-group radix tree of prompt tokens and their KV cache, so no prompt token is computed twice: every prompt of
+a case opens the same way, so each turn reuses the longest common prefix. Nodes hold contiguous segments; a
+partial match splits a node. `release(group)` drops a case's tree."""
 
 from __future__ import annotations
 

@@ -1,12 +1,8 @@
 """A pseudo-model for the scripted backend: valid, deterministic answers derived from each request's text.
 
-`PseudoModel` answers any request a judge can make without a script written for it: a choice gets
-option probabilities, a scored text gets per-token log-probabilities, a JSON output type gets an
-instance of its schema, and an unconstrained request gets free text, some of which does not parse. Every
-number is a hash of what was asked, so the same request always gets the same answer, in any batch and
-any process. Use it to smoke-test a new court or baseline end to end (`ScriptedBackend(PseudoModel())`),
-and to pin a judge's behaviour in golden transcripts.
-"""
+`PseudoModel` answers any request (choice probabilities, per-token log-probabilities, a JSON instance of the
+schema, free text that sometimes does not parse), each number a hash of what was asked. Use it to smoke-test a
+court or baseline end to end (`ScriptedBackend(PseudoModel())`) and to pin judges in golden transcripts."""
 
 from __future__ import annotations
 

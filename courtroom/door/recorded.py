@@ -1,15 +1,9 @@
 """Recorded model calls, and the two backends that serve them back instead of a model.
 
-A `RecordedCall` is what a transcript keeps of one call at the door: what was asked (the prompt's message
-hashes, the output type and its constraint, sampling) and everything that came back (the fields of
-`ModelResponse`, declared once there). Two backends answer from recorded calls:
-
-- `ReplayBackend` serves them in order and checks every request against the record, so a transcript
-  that was edited, truncated or made by another judge is caught at the call where it diverges (replay,
-  `courtroom audit verify`);
-- `RecordedCalls` serves them by what was asked, in any order, so a judge that changes only its
-  arithmetic decides a finished run again with no model (`courtroom rejudge`).
-"""
+A `RecordedCall` is what a transcript keeps of one call: what was asked (message hashes, output type,
+constraint, sampling) and the `ModelResponse` fields. `ReplayBackend` serves them in order and checks every
+request against the record (`audit verify`); `RecordedCalls` serves them by what was asked, in any order
+(`courtroom rejudge`)."""
 
 from __future__ import annotations
 
@@ -111,8 +105,7 @@ def _call_key(messages: Sequence[str], schema_key: str, constrained: bool, sampl
 
 class RecordedCalls(Backend):
     """Serves recorded calls by what was asked (prompt, schema, sampling), in any order. What a call asked to observe
-    inside the model is not part of the match: a court with more witnesses decides an older run again, and the
-    witnesses whose observations the run did not record say so."""
+    is not matched: witnesses whose observations the run did not record say so."""
 
     name = "recorded"
 

@@ -1,10 +1,6 @@
-"""What crosses the one door to the model: requests, responses and output types.
-
-A request holds chat messages, an output type and sampling settings. The output type is either
-a *choice* (an `Enum` of strings or a `Literal` of strings), answered with the probability of every
-option, or anything pydantic can turn into a JSON schema (a `BaseModel` subclass, `list[...]`, ...),
-answered with a parsed value (what an output type becomes is `door.outputs`). Nothing here imports torch.
-"""
+"""What crosses the one door to the model: requests (chat messages, an output type, sampling), responses and output
+types. A *choice* (an `Enum` or `Literal` of strings) is answered with every option's probability, anything
+pydantic turns into a JSON schema with a parsed value (`door.outputs`). Nothing here imports torch."""
 
 from __future__ import annotations
 

@@ -24,10 +24,8 @@ class Truncated:
 
 
 class Scored:
-    """A scripted choice output with explicit log-probabilities of its options (e.g. grounding scores);
-    the probabilities are their softmax. `tokens` splits the chosen option into (text, log-probability)
-    tokens, whose texts make up the option and whose log-probabilities sum to its own; without it the
-    option is one token."""
+    """A scripted choice with explicit option log-probabilities (their softmax are the probabilities); `tokens` splits
+    the chosen option into (text, log-probability) tokens that make it up, else it is one token."""
 
     def __init__(self, logprobs: dict[str, float], tokens: list[tuple[str, float]] | None = None,
                  observed: dict[str, Any] | None = None) -> None:
@@ -51,14 +49,10 @@ ScriptFunction = Callable[[GenerationRequest], Any]
 class ScriptedBackend(Backend):
     """Answers requests from a script, like a model that always says what the test wants.
 
-    `outputs` is either an iterable consumed in call order or a function of the request. Each
-    output may be a value of the requested type (a model instance, a dict, an enum member, an
-    option string), raw JSON text, a mapping of option probabilities for a choice (the value is
-    the most probable option), `Truncated()`, `Unparseable()`, or an exception to raise. Every
-    output is validated against the requested output type; a script that does not fit raises
-    `BackendError`, because that is a bug in the test, not model behaviour. `model` names the model
-    the script stands in for (a court's per-model threshold asks it).
-    """
+    `outputs` is an iterable consumed in call order or a function of the request. An output may be a value of the
+    requested type, raw JSON text, option probabilities for a choice, `Truncated()`, `Unparseable()`, or an
+    exception to raise; one that does not fit the requested type raises `BackendError` (a bug in the test).
+    `model` names the model the script stands in for."""
 
     name = "scripted"
 
@@ -154,7 +148,7 @@ class ScriptedBackend(Backend):
                 raw = max(probs, key=lambda o: probs[o])
                 tokens, spans = _token_scores(raw, logprobs[raw], tokens)
             else:
-                raw = output if isinstance(output, str) else _dump(spec, output)
+                raw = output if isinstance(output, str) else _dump(output)
             value = spec.parse(raw)
         except OutputParseError as exc:
             raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
@@ -193,7 +187,7 @@ def _token_scores(option: str, logprob: float, tokens: list[tuple[str, float]] |
     return [lp for _, lp in tokens], spans
 
 
-def _dump(spec: OutputSpec, output: Any) -> str:
+def _dump(output: Any) -> str:
     if isinstance(output, BaseModel):
         return output.model_dump_json()
     return json.dumps(output)

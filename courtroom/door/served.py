@@ -1,25 +1,12 @@
-"""A served model behind the same door: any OpenAI-compatible HTTP server (vLLM, SGLang, llama.cpp's server, a
-hosted API), asked the way the in-process backend computes.
+"""A served model behind the same door: any OpenAI-compatible HTTP server (vLLM, SGLang, llama.cpp, a hosted API).
 
-- *JSON outputs* go to `/chat/completions` with `response_format` set to the output's JSON schema (the
-  server's structured outputs); a reply that still does not validate is a recorded parse failure.
-- *Scored choices* and *scored texts* (moves, verdicts, grounding) are computed exactly as in process: the
-  prompt is tokenized by the server (`/tokenize`, with the model's own chat template) and the log-probability
-  of every token of every option is read; an option's score is their sum, the options' probabilities their
-  normalised exponentials. On vLLM each token is read where it would be generated (`/completions` with the
-  option's tokens so far as the prompt, `max_tokens: 1`, `allowed_token_ids` of the next one, and its raw
-  log-probability): every such request reuses the prefix cache, so a case's long context is computed once.
-  Elsewhere they come from `echo` with `max_tokens: 0` (prompt log-probabilities), which vLLM computes without
-  the cache. Servers with neither (hosted APIs) answer choices approximately, from the first generated
-  token's `top_logprobs`, and cannot score texts: a court that needs them is refused before the first case.
-  (The scoring, and the probes of what a server scores with, are `door.served_scoring`'s.)
-- A lockstep batch goes out as concurrent requests (at most `concurrency` at once), so the server's
-  continuous batching does the work; every prompt of a case opens the same way, so its prefix cache hits.
-- Each request is retried with backoff on 429, 5xx and dropped connections, and takes at most `timeout` seconds in
-  all and an answer of at most 256 MiB (`door.http_client`); before the first case
-  `prepare` probes the server and fails with one clear error for a refused connection, a refused key, an
-  unknown model. The API key is read from an environment variable whose *name* is all that is recorded.
-"""
+- *JSON outputs* go to `/chat/completions` with `response_format` set to the output's JSON schema.
+- *Scored choices and texts* are computed as in process, from the log-probability of every option token over the
+  server's tokenization of the prompt (`door.served_scoring`): on vLLM token by token with its prefix cache,
+  elsewhere by `echo`; servers with neither answer choices approximately and cannot score texts (refused early).
+- A lockstep batch goes out as concurrent requests (at most `concurrency`), for the server's batching.
+- Requests are bounded and retried by `door.http_client`; `prepare` probes the server before the first case.
+  Only the *name* of the API key's environment variable is recorded."""
 
 from __future__ import annotations
 

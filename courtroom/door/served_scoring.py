@@ -1,7 +1,6 @@
-"""Choices and texts scored over HTTP, for the served door (`door.served`): the probes of what a server can score
-with, exact scores from the log-probabilities of every option token (token by token where the server writes
-them, with its prefix cache, else from `echo`), and the approximate choice of servers with neither (the first
-generated token's `top_logprobs`)."""
+"""Choices and texts scored over HTTP for `door.served`: the probes of what a server can score with, exact scores
+from every option token's log-probability (token by token, or by `echo`), and the approximate choice from
+`top_logprobs`."""
 
 from __future__ import annotations
 
@@ -18,11 +17,8 @@ from courtroom.door.token_spans import decoded, token_spans
 from courtroom.errors import BackendError
 
 TOKEN_SCORING_LIMIT = 16
-"""Option tokens up to which a choice is always scored token by token (cached). Beyond it, a choice is scored
-token by token only when that computes fewer tokens than `echo` (`_token_scoring_pays`): a choice among many
-short options over a long prompt (a citation among the context's numbered sentences) is, since `echo`
-computes the whole prompt again for every option; a long text (a grounding measure) is not, since each token's
-request computes every option token before it."""
+"""Option tokens up to which a choice is always scored token by token; beyond it, only when that computes fewer
+tokens than `echo` (`_token_scoring_pays`)."""
 
 CACHE_BLOCK = 16
 """Tokens a token-scoring request may compute again past the cached prompt (a server caches whole blocks)."""
@@ -247,10 +243,9 @@ def _pick(probs: list[float], logp: list[float], request: GenerationRequest) -> 
 
 
 def _token_scoring_pays(prompt_tokens: int, option_ids: list[list[int]]) -> bool:
-    """Whether to score the options token by token rather than by `echo`: always up to `TOKEN_SCORING_LIMIT`
-    option tokens, beyond it when it computes fewer tokens. `echo` computes the prompt and the option for every
-    option (prompt log-probabilities bypass the prefix cache); token by token computes the prompt once, then
-    for each distinct position the option tokens before it and up to a cache block of the prompt."""
+    """Whether to score the options token by token rather than by `echo`: always up to `TOKEN_SCORING_LIMIT` option
+    tokens, beyond it when it computes fewer tokens (`echo` computes prompt and option for every option, bypassing
+    the prefix cache; token by token computes the prompt once)."""
     if sum(map(len, option_ids)) <= TOKEN_SCORING_LIMIT:
         return True
     positions = {tuple(ids[:k + 1]) for ids in option_ids for k in range(len(ids))}

@@ -1,9 +1,5 @@
-"""Which model door a judge speaks through, named once: the backend kind, the model and how it runs.
-
-A `BackendSpec` is data: a run records it in its manifest, a Ray worker builds its own backend from it,
-and everything that depends on the model (a court's per-model threshold, a run's default name) asks it.
-Building it imports the heavy implementation only then.
-"""
+"""Which model door a judge speaks through, named once: a `BackendSpec` (backend kind, model, how it runs) is data
+a run records, a Ray worker builds its backend from, and everything model-dependent asks."""
 
 from __future__ import annotations
 

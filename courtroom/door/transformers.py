@@ -1,20 +1,10 @@
 """Outlines-constrained generation on a transformers model, batched, with prompt-prefix KV reuse.
 
-One call serves a batch of heterogeneous requests: different prompts, output types and sampling
-settings. The decoding loop is our own rather than `model.generate`, because a lockstep batch
-mixes rows that (a) reuse different cached prompt prefixes of different lengths, (b) follow
-different grammars, and (c) sample with their own seeded generators. Constraints come from
-Outlines' engines (see `constraints.py`).
-
-The flow of one batch:
-1. tokenize every prompt with the chat template;
-2. look up each row's longest cached prefix (per case, `prefix_cache.py`) and compute only the
-   uncached tokens, storing their KV back into the prefix cache;
-3. *choice* rows are scored, not sampled, each after its own prefix: the log-probability of every
-   option's tokens is summed and normalised, which gives the option probabilities (they sum to 1);
-4. *JSON* and free-text rows are prefilled one by one, then decode together token by token, each
-   under its own Outlines logits processor, until EOS or the limit.
-"""
+One call serves a batch of mixed requests. The decoding loop is our own rather than `model.generate`, since rows
+reuse cached prefixes of different lengths, follow different grammars and sample with their own seeded
+generators. A batch: tokenize each prompt with the chat template; compute only what the per-case prefix cache
+lacks; score *choice* rows (every option's summed token log-probabilities, normalised); prefill *JSON* and text
+rows, then decode them together under their logits processors until EOS or the limit."""
 
 from __future__ import annotations
 
@@ -202,12 +192,8 @@ class TransformersBackend(Backend):
     def _prefill(self, rows: list[Row]) -> tuple[Any, Any, Any, Any]:
         """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions.
 
-        Phase A computes each row's prompt, except its last token, alone: no padding is wasted on
-        prompts of very different lengths, and a row sees what the rows before it in the same
-        group have just stored in the prefix cache (a case's charges, a jury voting at once).
-        Phase B runs the last prompt token of every row as one batch over the right-aligned KV of
-        phase A, which yields the first logits and the batch cache that decoding extends.
-        """
+        Phase A computes each row's prompt but its last token alone (no padding, and each row sees what the rows before
+        it stored in the prefix cache); phase B runs every row's last token as one batch over the right-aligned KV."""
         import torch
 
         lm = self.loaded
@@ -315,12 +301,8 @@ class TransformersBackend(Backend):
         return tokens
 
     def _score_row(self, row: Row) -> tuple[Any, ...]:
-        """Probability of every option of a choice row, from the model's logits.
-
-        A choice is scored alone, after its own cached prefix: the uncached prompt tokens run in one
-        pass (and join the prefix cache), then every option longer than one token runs its remaining
-        tokens over that prompt, one row per option. Nothing is padded to another request's length,
-        which on CPU costs more than batching saves (scoring is prompt work, not decoding)."""
+        """Probability of every option of a choice row, scored alone after its own cached prefix: the uncached prompt in
+        one pass, then one row per longer option over it (padding costs more than batching saves on CPU)."""
         import torch
         from transformers import DynamicCache
 

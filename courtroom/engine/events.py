@@ -1,11 +1,6 @@
-"""The transcript event schema: what happened in one case, append-only, one JSON object per line.
-
-A transcript is the source of truth: replaying its model calls through the same judge rebuilds
-every move, ruling and the verdict (`replay.py`). Prompts are stored once per case as `prompt`
-events and referenced by hash from `model_call` events, so a 3,000-word context is written once,
-not twenty times. The schema is versioned (`SCHEMA_VERSION`) and published by
-`courtroom transcript schema`.
-"""
+"""The transcript event schema: what happened in one case, append-only, one JSON object per line. Replaying a
+transcript's model calls through the same judge rebuilds the verdict (`replay.py`); prompts are stored once per
+case as `prompt` events, referenced by hash. Versioned (`SCHEMA_VERSION`): `courtroom transcript schema`."""
 
 from __future__ import annotations
 

@@ -32,9 +32,8 @@ class Judge(ABC):
 
     def __init__(self, backend: Backend | BackendSpec | None = None, *, model: str | None = None,
                  window: int = 8, prompt_format: int = PROMPT_FORMAT) -> None:
-        """`backend` is the model door (or its spec, built on first use; the default model when omitted);
-        `model` is a shorthand for `BackendSpec(model=...)`; `prompt_format` is how the case is written into
-        prompts (`courtroom.casefile`; older formats only to replay runs recorded with them)."""
+        """`backend` is the model door (or its spec, built on first use; the default model when omitted), `model` short
+        for `BackendSpec(model=...)`; `prompt_format` is how the case is written into prompts (`courtroom.casefile`)."""
         if prompt_format not in PROMPT_FORMATS:
             raise ConfigError(f"prompt format {prompt_format}: this version of courtroom writes formats {PROMPT_FORMATS}")
         self.prompt_format = prompt_format
@@ -136,9 +135,8 @@ class Judge(ABC):
 
     def run_many(self, cases: Iterable[Case], backend: Backend | None = None,
                  observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]:
-        """Judge cases in lockstep, yielding each outcome (verdict or error, with transcript) as it ends.
-        The model loads before the first case; a model that cannot load raises `BackendError`. An `observer`
-        watches the batches from the inside (progress)."""
+        """Judge cases in lockstep, yielding each outcome (verdict or error, with transcript) as it ends; the model
+        loads first (`BackendError` if it cannot), and `observer` watches the batches (progress)."""
         queue = iter(cases)
         first = next(queue, None)
         if first is None:
@@ -168,11 +166,9 @@ class Judge(ABC):
         return self.judge_many([case])[0]
 
     def score(self, *, threshold: float | None = None, name: str = NAME, **arguments: Any) -> Score:
-        """Judge one answer as a metric: `judge.score(answer=..., context=[...], question=...)`, or under Opik's,
-        DeepEval's or Ragas' names (`output`/`actual_output`/`response`, `retrieval_context`, `input`, ...).
-        `value` is P(hallucinated), lower is better; `success` is the judge's verdict (faithful) at its own threshold,
-        or `value < threshold` when one is given. Calls made at the same time (from a tool's worker threads, or
-        `ascore`s gathered) are judged together in lockstep (`courtroom.engine.metric`)."""
+        """Judge one answer as a metric (`judge.score(answer=..., context=[...], question=...)`, or under Opik's,
+        DeepEval's or Ragas' names): `value` is P(hallucinated), `success` the verdict (or `value < threshold` when one
+        is given). Concurrent calls are judged together in lockstep (`courtroom.engine.metric`)."""
         return score_case(self, case_from_arguments(arguments), threshold, name)
 
     async def ascore(self, *, threshold: float | None = None, name: str = NAME, **arguments: Any) -> Score:

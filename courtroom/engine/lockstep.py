@@ -1,12 +1,7 @@
-"""Lockstep scheduling: many cases advance together, and the model calls due at the same step go
-to the backend as one batch.
-
-A judge writes the procedure for one case as a *program*: a generator that yields a list of
-`Call`s and receives the responses, in order, until it returns the case verdict. The scheduler
-keeps a window of cases in flight, batches all their pending calls, records every call into the
-case's transcript, and streams each case's outcome as soon as it ends. A case whose program
-raises, or whose requests make the backend fail, ends with an error event; the others go on.
-"""
+"""Lockstep scheduling: many cases advance together, and the model calls due at the same step go to the backend as
+one batch. A judge's *program* for one case is a generator that yields lists of `Call`s and receives their
+responses until it returns the verdict. A case whose program or requests fail ends with an error event; the
+others go on."""
 
 from __future__ import annotations
 

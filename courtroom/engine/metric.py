@@ -1,21 +1,8 @@
-"""A judge as a metric: one answer judged and returned the way evaluation tools expect a metric's result.
-
-`Judge.score(...)` and `Judge.ascore(...)` (the clerk, a court, a baseline) take the argument names of the tools
-people come from (`question`, `answer`, `context`; Opik's `input`, `output`, `context`; DeepEval's `input`, `actual_output`,
-`retrieval_context`; Ragas' `user_input`, `response`, `retrieved_contexts`) and return a `Score`:
-
-- `value` is **P(hallucinated)**, the case verdict's score, in [0, 1]: *lower is better*, as in Opik's
-  `Hallucination` and DeepEval's `HallucinationMetric` (not `1 - faithfulness`: the court's threshold and every
-  number in its reasons are on this scale);
-- `threshold` is the judge's own verdict threshold for its model (`Judge.threshold`) unless one is given;
-- `success` is the court's verdict, faithful (`PASS`); with a threshold given, `value < threshold`;
-- `spans` are the parts of the answer it finds hallucinated and `testimony` what its witnesses measured (the
-  adapters name the spans in their reason: `reason_with_spans`).
-
-Calls made at the same time (a tool's worker threads, `asyncio.gather`ed `ascore`s) are judged together in one
-lockstep run on the court's own thread (`submit`). The adapters in `courtroom.integrations` wrap all this for Opik,
-DeepEval and Ragas; `courtroom.testing` for pytest.
-"""
+"""A judge as a metric: `Judge.score(...)` and `Judge.ascore(...)` take the argument names of the tools people come
+from (`question`/`answer`/`context`, Opik's, DeepEval's, Ragas') and return a `Score`: `value` is P(hallucinated)
+(lower is better), `threshold` the judge's own unless given, `success` the verdict (faithful), `spans` and
+`testimony` what it found. Concurrent calls are judged together in one lockstep run on the judge's own thread
+(`submit`); `courtroom.integrations` and `courtroom.testing` wrap this for the tools and pytest."""
 
 from __future__ import annotations
 
@@ -110,9 +97,8 @@ def reason_with_spans(reason: str, spans: Sequence[HallucinatedSpan]) -> str:
 
 
 def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None) -> Case:
-    """The case named by metric-style keyword arguments, each part under any of its names (`ARGUMENTS`).
-    `None` counts as not given; a part named twice, a name no tool uses, or no answer or context is an error
-    that lists the names accepted."""
+    """The case named by metric-style keyword arguments, each part under any of its names (`ARGUMENTS`; `None` is not
+    given); a part named twice, an unknown name, or no answer or context is an error listing the names accepted."""
     accepted = {alias: part for part, aliases in ARGUMENTS.items() for alias in aliases}
     unknown = sorted(set(arguments) - set(accepted))
     if unknown:
@@ -196,9 +182,8 @@ def submit(court: Judging, case: Case) -> Future[CaseVerdict]:
 
 
 class _Batcher:
-    """One court's queue of metric calls. A drain thread feeds the queue to `run_many` as its window frees up, so
-    calls arriving while a run is under way join it; when the queue runs dry the run ends and the next call
-    starts another (runs never overlap: a backend is not safe to call from two threads at once)."""
+    """One court's queue of metric calls, fed by a drain thread to `run_many` as its window frees up; runs never overlap
+    (a backend is not safe to call from two threads at once)."""
 
     def __init__(self, court: Judging) -> None:
         self.court = court

@@ -1,13 +1,8 @@
 """Versioned migrations of recorded judge configurations, and the judges retired.
 
-A run's manifest keeps the judge configuration it was made with, and its hash names the run. When a judge's
-configuration changes shape, configurations recorded before lack the change. Each judge lists its migrations
-(`Judge.migrations`: this module's, shared by every judge, then its own, such as the court's in
-`courtroom.clerk.migrations`); each says what changed and what a configuration without it meant. `upgrade` applies
-them, and a run's manifest does so once, when it is read (`courtroom.log.manifest.Manifest.judge_config`), so a run
-of any age rebuilds the judge it was made with. The recorded hash stays the run's identity: a migrated configuration
-is checked by content (`upgrade(recorded) == judge.config()`), not by hash.
-"""
+Each judge lists its migrations (`Judge.migrations`: this module's, then its own, such as
+`courtroom.clerk.migrations`); a manifest applies them once when read (`Manifest.judge_config`), so a run of any
+age rebuilds its judge. The recorded hash stays the run's identity: a migrated configuration is checked by content."""
 
 from __future__ import annotations
 
@@ -55,9 +50,8 @@ RETIRED: dict[str, str] = {
     "8f47c87808d3cc7b": "two-step version 1, whose first step could answer with no candidate (Qwen2.5-Coder-0.5B "
                         "did, on every case); replaced by the founding article's version in 7698ee1",
 }
-"""Configuration hashes of judges that no longer exist, and why: their runs can be read and compared, but not
-replayed or resumed (the code that made them is gone). Settings retired within a judge that still exists are the
-court's `courtroom.clerk.migrations.RETIRED_SETTINGS`."""
+"""Configuration hashes of judges that no longer exist, and why: their runs are read and compared, not replayed or
+resumed (retired settings of a living judge: `courtroom.clerk.migrations.RETIRED_SETTINGS`)."""
 
 
 def retired(config_hash: str) -> str | None:

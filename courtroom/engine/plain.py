@@ -1,11 +1,6 @@
-"""Plain questions about a whole answer, asked without a debate.
-
-The baselines ask them, and a court can take one as the judge's first reading of the case
-(`first_reading` in a court file): the one-word question `factual` or `hallucinated` (Phoenix's
-template, with our prompt), scored by the model's probability of `hallucinated`. Both ask it with
-the same request, so a court's first reading can be served from a rails run's transcripts
-(`courtroom rejudge --calls-from`).
-"""
+"""The plain question about a whole answer, `factual` or `hallucinated` (Phoenix's template), scored by the
+probability of `hallucinated`: asked by the baselines, and by a court as its judge's `first_reading` with the same
+request, so the court can be served from a rails run (`courtroom rejudge --calls-from`)."""
 
 from __future__ import annotations
 

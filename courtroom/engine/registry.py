@@ -1,8 +1,4 @@
-"""Judges by name: the court and every baseline, and rebuilding a judge from a recorded configuration.
-
-The registry names where each judge lives (`module:Class`) and imports it only when asked, so the engine
-does not depend on the layers that define judges. A new baseline is one line here.
-"""
+"""Judges by name (`module:Class`, imported only when asked), and rebuilding a judge from a recorded configuration."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Comparing judges on shared cases: the one flow behind `courtroom compare` and `experiments/report.py`.
-
-Each contender is one judge's run, or its runs on several datasets pooled (`A+B`): anything fitted to a run
-(a calibrated threshold, a no-model rule's median) is fitted on each member alone, then pooled. Every
-contender after the first is paired with the first, the reference, on the cases both judged: McNemar's
-exact test, and the difference of balanced accuracy *reference − contender* with a paired bootstrap
-interval (positive: the reference is ahead).
-"""
+"""Comparing judges on shared cases: the one flow behind `courtroom compare` and `experiments/report.py`. Every
+contender (a run, or runs pooled `A+B`) after the first is paired with the first: McNemar's exact test, and the
+difference of balanced accuracy *reference − contender* with a paired bootstrap interval."""
 
 from __future__ import annotations
 
@@ -98,12 +93,9 @@ def pair(name: str, reference: Sequence[ResultRow], rows: Sequence[ResultRow]) -
 
 def compare(contenders: Sequence[Contender], *, calibrated: bool = False, count_errors_as_wrong: bool = False,
             rules: Mapping[str, Sequence[Sequence[Case]]] | None = None) -> Comparison:
-    """Metrics of every contender, and every contender paired with the first.
-
-    `calibrated` relabels each member with a threshold calibrated out of fold on its own cases;
-    `count_errors_as_wrong` counts a failed case as a wrong verdict instead of leaving it out. `rules` adds
-    no-model rules (`NO_MODEL_ROWS`) as contenders, each judging the given cases of every member of the
-    reference (its median fitted per member)."""
+    """Metrics of every contender, and every contender paired with the first. `calibrated` relabels each member with
+    a threshold calibrated out of fold; `count_errors_as_wrong` counts a failed case as wrong instead of leaving it
+    out; `rules` adds no-model rules (`NO_MODEL_ROWS`) judging the reference's cases (medians fitted per member)."""
     transforms = [t for t, wanted in ((errors_as_wrong, count_errors_as_wrong), (calibrated_rows, calibrated)) if wanted]
     everyone = list(contenders)
     rows = [c.rows(*transforms) for c in everyone]

@@ -1,11 +1,5 @@
-"""Confounds: signals that separate a dataset's labels without a model judging faithfulness.
-
-Answer length is the known one: in HaluEval the right answers are short spans and the hallucinated
-ones whole sentences, and in RAGTruth longer responses are more often hallucinated. Word overlap is the
-other: an answer that uses many words its context never uses is more often hallucinated, and a rule
-that counts them needs no model at all. A judge whose accuracy comes close to these rules' on the same
-cases may be measuring length or overlap.
-"""
+"""Confounds: signals that separate a dataset's labels without a model judging faithfulness: answer length, and
+the words an answer uses that its context never does. A judge close to these rules may be measuring them."""
 
 from __future__ import annotations
 

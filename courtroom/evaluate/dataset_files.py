@@ -1,10 +1,6 @@
-"""The rows of a dataset file, read as they are: JSON Lines (or one JSON array), CSV (TSV) and Parquet.
-
-Each row comes with where it stands, for errors (`file:line`, `file item N`, `file row N`); a row that cannot be read
-(bytes that are not UTF-8, a line that is not JSON, JSON nested deeper than the reader goes or a number too long for
-Python) comes as its `DatasetError`, so `datasets.validate_rows` refuses it or, with `skip_invalid`, skips and
-counts it like any invalid row.
-"""
+"""The rows of a dataset file, read as they are: JSON Lines (or one JSON array), CSV (TSV) and Parquet. Each row
+comes with where it stands (`file:line`, `file item N`, `file row N`); a row that cannot be read comes as its
+`DatasetError`, refused or, with `skip_invalid`, skipped and counted by `datasets.validate_rows`."""
 
 from __future__ import annotations
 

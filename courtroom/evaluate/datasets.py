@@ -1,15 +1,9 @@
-"""Load cases from JSONL, CSV and Parquet files (read row by row in `dataset_files`), Hugging Face datasets, or the
-shipped examples.
+"""Load cases from JSONL, CSV and Parquet files (`dataset_files`), Hugging Face datasets, or the shipped examples.
 
-Columns are mapped onto case fields with `field_map` (the CLI's `--field question=query`); without a
-mapping the normalized schema of `../shared/data` is expected: `id, source, question, context,
-answer, label`. A bad row raises `DatasetError` naming the file, the row and the field, unless
-`skip_invalid` is set, in which case it is skipped and counted.
-
-Labels: `PASS`/`FAIL` (HaluBench convention), `faithful`/`supported`/`factual` (PASS),
-`hallucinated` (FAIL), or a boolean / 0-1 value meaning "hallucinated". `yes`/`no` are refused: they answer
-"hallucinated?" as readily as "faithful?", and reading them one way would silently invert data labelled the other.
-"""
+Columns map onto case fields by `field_map` (`--field question=query`), else the normalized schema `id, source,
+question, context, answer, label` is expected; a bad row is a `DatasetError` naming file, row and field (or, with
+`skip_invalid`, skipped and counted). Labels: `PASS`/`FAIL`, `faithful`/`supported`/`factual` (PASS),
+`hallucinated` (FAIL), or a boolean / 0-1 meaning hallucinated; `yes`/`no` are refused as ambiguous."""
 
 from __future__ import annotations
 

@@ -1,18 +1,10 @@
 """Fitting a ruling (`courtroom.witness.ruling`) on labelled cases, and estimating what it is worth out of fold.
 
-Logistic regressions (scikit-learn), classes weighed equally, on standardised values:
-- a **probe** per vector the model's pass gave (the attention pattern, a hidden state), L2-regularised hard, since
-  it has hundreds of weights: its score becomes one value of the ruling;
-- the **ruling** over the testimony's values and the probes' scores, one per task family that has enough labelled
-  cases of both kinds and does better on its own cases than the weights fitted on every family (`any`, always
-  fitted), inner cross-validation deciding.
-
-Honesty: the probes' scores the ruling is fitted on are out of fold (an inner split), and `fit_ruling` estimates
-the whole procedure by k-fold cross-validation (each fold decided by a ruling fitted, probes and all, on the others),
-folds dealt by the package's one fold assignment (`stratified_folds`) over groups of identical answers, so a
-duplicated case never sits on both sides. `leave_one_source_out` decides each source by a ruling fitted on the
-others: what a user with a new domain gets.
-"""
+Logistic regressions on standardised values: a **probe** per vector of the model's pass, strongly regularised,
+whose score becomes one value; and the **ruling** over the values and probe scores, per task family where that
+beats the weights fitted on every family (`any`, always fitted). Probe scores are out of fold (an inner split);
+`fit_ruling` estimates the whole procedure by k-fold cross-validation over groups of identical answers
+(`stratified_folds`), and `leave_one_source_out` decides each source by a ruling fitted on the others."""
 
 from __future__ import annotations
 
@@ -79,9 +71,8 @@ class RulingFit:
 
 
 def _check(examples: Sequence[Example], folds: int) -> None:
-    """Enough labelled cases of each kind for the folds: counted by fold groups, since identical answers and the
-    answers to one question and context share a fold (a kind whose cases all sit in one fold leaves the other folds'
-    rulings without it)."""
+    """Enough labelled cases of each kind for the folds, counted by fold groups (identical answers, and the answers to
+    one question and context, share a fold)."""
     groups = _linked([[e.group or e.case_id for e in examples], [e.item or e.case_id for e in examples]])
     for label, name in ((True, "hallucinated (FAIL)"), (False, "faithful (PASS)")):
         count = sum(e.hallucinated == label for e in examples)
@@ -329,24 +320,6 @@ def _ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Pr
                         families=families, spans=span_model,  # type: ignore[arg-type]
                         fitted={"cases": len(train), "hallucinated": int(sum(examples[i].hallucinated for i in train)),
                                 "sources": sources, **fitted, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
-
-
-def fold_rulings(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
-                 hidden_depth: float | None = None, folds: int = 5, seed: int = 0,
-                 command: str = "") -> list[tuple[list[str], FittedRuling]]:
-    """The rulings `fit_ruling` scores its folds with, as files: for each fold, the ids of its cases and the ruling
-    fitted on the other folds (to run a court out of fold, e.g. a span trial that needs the model again)."""
-    design, everything, fold, pointing = _folded(examples, folds, seed)
-    out = []
-    for k in range(folds):
-        train, test = everything[fold != k], everything[fold == k]
-        probes, families, words = _fit(design, train, seed)
-        span_model = _fit_spans(examples, train, probes, families, words) if pointing else None
-        out.append(([examples[i].case_id for i in test],
-                    _ruling(examples, train, probes, families, span_model, model=model, court=court,
-                            witnesses=witnesses, hidden_depth=hidden_depth,
-                            fitted={"folds": folds, "seed": seed, "fold": k, "command": command})))
-    return out
 
 
 def _family(example: Example, families: dict[str, FamilyRuling]) -> FamilyRuling:

@@ -1,7 +1,5 @@
-"""Fitting a span model (`courtroom.witness.spans`) beside a ruling: which words of an answer found hallucinated
-are the hallucinated ones, fitted on the words of answers with gold spans (each word's values, its sentence's
-P(hallucinated) by the fold's ruling), with the word threshold and gap that give the best token F1; and the spans
-each way of pointing predicts for an answer (`sentences`: the charged sentences; `words`: the span model's)."""
+"""Fitting a span model (`courtroom.witness.spans`) beside a ruling on the words of answers with gold spans, with
+the word threshold and gap of best token F1; and the spans each way of pointing predicts (`sentences`, `words`)."""
 
 from __future__ import annotations
 
@@ -89,12 +87,10 @@ def word_probe_answers(answers: Sequence[SpanExample | None]) -> list[SpanExampl
 
 def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe],
               word_probe: tuple[Probe | None, list[list[float]]] | None = None) -> SpanModel | None:
-    """A span model fitted on the training answers' words (each answer with its family's weights of the fold's
-    ruling), with the word threshold and gap that give the best token F1 on them; None without both kinds of word.
-    Where every answer carries its words' hidden states, a word probe over them is fitted too, and its score is
-    weighed as the last value (`word_probe`; the linear part learns from the probe's cross-fitted scores, so it does
-    not trust a probe scored on its own training words). `word_probe`: the probe and its cross-fitted scores, when
-    the ruling already fitted them on these answers (`word_probe_answers`)."""
+    """A span model fitted on the training answers' words (each with its family's weights of the fold's ruling), with
+    the word threshold and gap of best token F1; None without both kinds of word. Where every answer carries hidden
+    states, a word probe's cross-fitted score is weighed as the last value (`word_probe`, `word_probe_answers`: one
+    the ruling already fitted on these answers)."""
     chosen = [(spans, family) for spans, family in answers if spans.words]
     if word_probe is None and word_probe_answers([spans for spans, _ in chosen]) is not None:
         word_probe = fit_word_probe([spans for spans, _ in chosen])
@@ -133,9 +129,8 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
 
 
 def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe | None, list[list[float]]]:
-    """A probe over the words' hidden states (fitted on every word, at the strength of `WORD_PROBE_CS` whose
-    cross-fitted scores rank the gold words best), and each word's score by a probe of that strength fitted on the
-    other answers (folds over answers); no probe when a fold lacks either kind of word."""
+    """A probe over the words' hidden states (at the strength of `WORD_PROBE_CS` that ranks the gold words best), and
+    each word's cross-fitted score (folds over answers); no probe when a fold lacks either kind of word."""
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds

@@ -1,12 +1,6 @@
-"""Gates for CI: a run passes when each named metric is within its bound (`--fail-under NAME>=VALUE`, the same as
-`NAME=VALUE`: at least; `--fail-under NAME<=VALUE`: at most, e.g. `errors<=0`).
-
-Every number a run reports in `metrics.json` can be gated: the rates (`balanced_accuracy`, `accuracy`,
-`precision`, `recall`, `f1`, `auroc`) by their point estimate or, with `.low` / `.high`, by an end of their
-95% bootstrap interval (`balanced_accuracy.low=0.6`: the interval must clear 0.6), and the counts and costs
-(`cases`, `errors`, `tokens_per_case`, ...). A gate fails when the value is beyond its bound, or undefined (AUROC of
-a run with one gold class).
-"""
+"""Gates for CI: a run passes when each named metric is within its bound (`--fail-under NAME>=VALUE`, or
+`NAME=VALUE`: at least; `NAME<=VALUE`: at most). Any number of `metrics.json` can be gated, a rate also by an end
+of its interval (`balanced_accuracy.low=0.6`); a value beyond its bound, or undefined, fails."""
 
 from __future__ import annotations
 

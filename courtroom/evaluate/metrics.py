@@ -1,9 +1,5 @@
-"""Honest metrics for hallucination judges: balanced accuracy first, intervals always.
-
-The positive class is FAIL (hallucinated). AUROC ranks cases by the judge's score. Intervals are
-95% percentile bootstraps over cases (seeded). `mcnemar` is the exact paired test on the cases two
-runs share. Cases that ended in an error are counted, and left out of the rates.
-"""
+"""Honest metrics for hallucination judges: balanced accuracy first, with 95% percentile bootstrap intervals over
+cases (seeded). FAIL is the positive class; AUROC ranks by the judge's score; errors are counted and left out."""
 
 from __future__ import annotations
 

@@ -3,7 +3,6 @@ the difference in balanced accuracy."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,13 +41,10 @@ def mcnemar(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> PairedTest:
     shared = sorted(set(right_a) & set(right_b))
     only_a = sum(1 for c in shared if right_a[c] and not right_b[c])
     only_b = sum(1 for c in shared if right_b[c] and not right_a[c])
-    n = only_a + only_b
-    if n == 0:
-        p = 1.0
-    else:
-        k = min(only_a, only_b)
-        p = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
-    return PairedTest(shared=len(shared), a_only_correct=only_a, b_only_correct=only_b, p_value=p)
+    from scipy.stats import binomtest
+
+    p = binomtest(only_a, only_a + only_b).pvalue if only_a + only_b else 1.0
+    return PairedTest(shared=len(shared), a_only_correct=only_a, b_only_correct=only_b, p_value=float(p))
 
 
 def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], resamples: int = 2000,

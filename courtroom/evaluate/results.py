@@ -1,8 +1,4 @@
-"""Result rows: one finished case as a run records it (`results.jsonl`), with its token and time accounting.
-
-Metrics, paired tests and comparisons read rows; the run store writes them. A row holds the verdict (or
-the error), the gold label, and what the case cost.
-"""
+"""Result rows: one finished case as a run records it (`results.jsonl`): its verdict or error, gold label and cost."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""How well predicted spans find the gold ones: character- and token-level precision, recall and F1 over the
-answers (micro: every character or word of every answer counts once), recall by annotation type, the share of
-hallucinated answers whose strongest predicted span overlaps a gold span (hit@1), with bootstrap intervals over
-answers, and a paired bootstrap for the difference of two predictors' F1.
-
-Tokens are the answer's words (runs of non-blank characters): a word is gold when any of its characters is, and
-predicted when any of its characters is. Overlapping gold spans are merged. Spans marked `implicit_true` (true by
-common knowledge) are left out of the gold and their recall is reported apart.
-"""
+"""How well predicted spans find the gold ones: character- and token-level (micro) precision, recall and F1, recall
+by annotation type and hit@1, with bootstrap intervals over answers, and a paired bootstrap of two predictors' F1.
+A word counts when any of its characters does; gold spans are merged; `implicit_true` ones are reported apart."""
 
 from __future__ import annotations
 

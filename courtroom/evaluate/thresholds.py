@@ -28,12 +28,10 @@ def best_threshold(gold: np.ndarray, scores: np.ndarray) -> float:
 
 def stratified_folds(gold: np.ndarray, keys: Sequence[str] | Sequence[int] | np.ndarray, folds: int = 5,
                      seed: int = 0, strata: Sequence[str] | None = None) -> np.ndarray:
-    """The fold (0 .. folds-1) of every case: the keys of each gold label dealt round-robin over the folds in a seeded
-    permutation of them (sorted first), so a case's fold depends on the keys, not on row order. The cases of a key
-    share a fold (a key with a hallucinated case is dealt among the hallucinated, in its cases' first stratum). With
-    `strata` (each case's source, say), each stratum's keys of a label are dealt in turn, the round carried on from
-    one stratum to the next: every fold then holds its share of each source's hallucinated and faithful cases. The
-    one fold assignment of the package: `compare --calibrated`, `courtroom calibrate` and the tuning scripts."""
+    """The fold (0 .. folds-1) of every case, the package's one fold assignment: each gold label's keys dealt
+    round-robin in a seeded permutation (sorted first), so a fold depends on the keys, not row order; a key's cases
+    share a fold. With `strata` (each case's source), each stratum's keys are dealt in turn: every fold holds its
+    share of each."""
     gold = np.asarray(gold, dtype=bool)
     keys = [k.item() if isinstance(k, np.generic) else k for k in keys]
     first: dict = {}
@@ -65,9 +63,7 @@ def out_of_fold(gold: np.ndarray, scores: np.ndarray, fold: np.ndarray) -> tuple
 
 
 def calibrated_predictions(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) -> dict[str, bool]:
-    """Out-of-fold FAIL predictions with a calibrated threshold: the cases are split into `folds`
-    stratified folds, and each fold is labelled with the threshold that is best on the other folds.
-    An honest estimate of a judge whose threshold is calibrated on labelled data of the same kind."""
+    """Out-of-fold FAIL predictions: each of `folds` stratified folds labelled with the threshold best on the others."""
     judged = [r for r in rows if r.score is not None and r.gold is not None]
     gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
     scores = np.array([float(r.score) for r in judged])

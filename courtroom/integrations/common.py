@@ -19,10 +19,8 @@ def court_or_default(court: Court | None) -> Court:
 
 
 def case_arguments(arguments: Mapping[str, Any], own: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The arguments that name a part of the case, out of everything a tool passes a metric (a dataset item's
-    other fields, the task's other outputs, the tool's own extras). A part given under the tool's `own` name is
-    taken from it alone, whatever other fields share a name with it (an Opik item's `question` beside the task's
-    `input`); a part given only under other names is passed on as given (two of them are ambiguous)."""
+    """The arguments that name a part of the case, out of everything a tool passes a metric. A part given under the
+    tool's `own` name is taken from it alone; a part given only under other names is passed on as given."""
     given = {name: value for name, value in arguments.items() if name in NAMES and value is not None}
     for aliases in ARGUMENTS.values():
         if ours := [name for name in own if name in aliases and name in given]:

@@ -1,19 +1,9 @@
-"""The court as a DeepEval metric: `CourtroomMetric` is a `deepeval.metrics.BaseMetric`, so it goes wherever DeepEval
-takes one (`deepeval.assert_test`, `deepeval.evaluate`, `metric.measure(test_case)`).
+"""The court as a DeepEval metric: `CourtroomMetric` is a `deepeval.metrics.BaseMetric` (`deepeval.assert_test`,
+`deepeval.evaluate`, `metric.measure(test_case)`; docs/integrations.md).
 
-    from deepeval import assert_test
-    from deepeval.test_case import LLMTestCase
-    from courtroom.integrations.deepeval import CourtroomMetric
-
-    def test_answer():
-        case = LLMTestCase(input="...", actual_output="...", retrieval_context=["..."])
-        assert_test(case, [CourtroomMetric()])          # or CourtroomMetric(Court.default(model=...))
-
-`score` is the court's P(hallucinated): lower is better, as DeepEval's `HallucinationMetric` (not its
-`FaithfulnessMetric`). A test case passes when the court finds its answer faithful at the court's own threshold
-for its model (`threshold`: pass a threshold of your own to decide by `score < threshold`). The context is the
-test case's `retrieval_context`, else its `context`. Install with `pip install "courtroom[deepeval]"`.
-"""
+`score` is P(hallucinated), lower is better, as DeepEval's `HallucinationMetric`; a test case passes when the court
+finds its answer faithful (or, with a `threshold`, by `score < threshold`). The context is the test case's
+`retrieval_context`, else its `context`."""
 
 from __future__ import annotations
 
@@ -30,9 +20,8 @@ from courtroom.integrations.common import court_or_default, reason
 
 
 class CourtroomMetric(BaseMetric):
-    """The court's P(hallucinated) for a test case's `actual_output` given its `retrieval_context` (else `context`)
-    and `input`; `reason` is the court's reason and the spans it finds hallucinated, `verdict` the full verdict of the
-    last measure."""
+    """The court's P(hallucinated) for a test case's `actual_output` given its `retrieval_context` (else `context`) and
+    `input`; `reason` names the spans found hallucinated, `verdict` is the last measure's verdict."""
 
     def __init__(self, court: Court | None = None, threshold: float | None = None, name: str = NAME,
                  async_mode: bool = True, verbose_mode: bool = False) -> None:

@@ -1,17 +1,7 @@
-"""The court as an Opik metric: `CourtroomMetric` is an `opik.evaluation.metrics.base_metric.BaseMetric`, so it
-goes wherever Opik takes a metric (`opik.evaluate(..., scoring_metrics=[CourtroomMetric()])`,
-`opik.evaluate_on_dict_items`, `metric.score(...)`).
-
-    from opik.evaluation.metrics import Hallucination            # before
-    from courtroom.integrations.opik import CourtroomMetric      # after: same arguments, same direction
-    metric = CourtroomMetric()                                   # or CourtroomMetric(Court.default(model=...))
-    result = metric.score(input="...", output="...", context=["..."])
-
-The result is Opik's `ScoreResult`: `value` is the court's P(hallucinated) (lower is better, as Opik's
-`Hallucination`), `reason` the court's reason with the spans it finds hallucinated on a line of their own
-(`hallucinated: 'X' (0.83), ...`), `metadata` the verdict (label, threshold, success, each charge with its ruling,
-the spans). Install with `pip install "courtroom[opik]"`.
-"""
+"""The court as an Opik metric: `CourtroomMetric` is an `opik.evaluation.metrics.base_metric.BaseMetric`, taking the
+arguments of Opik's `Hallucination` in the same direction (`opik.evaluate(..., scoring_metrics=[...])`,
+`metric.score(input=..., output=..., context=[...])`; docs/integrations.md). Its `ScoreResult` holds P(hallucinated) as
+`value`, the reason with the spans found, and the verdict as `metadata`."""
 
 from __future__ import annotations
 
@@ -28,12 +18,8 @@ OWN = ("input", "output", "context")
 
 
 class CourtroomMetric(base_metric.BaseMetric):
-    """The court's P(hallucinated) for an answer (`output`) given its context (`context`) and question (`input`).
-
-    Opik passes a metric every field of the dataset item and of the task's output: the court takes the answer,
-    context and question under any of their names (`output`/`answer`/`actual_output`/`response`,
-    `context`/`retrieval_context`/`retrieved_contexts`, `input`/`question`/`user_input`; Opik's own name first) and
-    ignores the rest."""
+    """The court's P(hallucinated) for an answer (`output`) given its context (`context`) and question (`input`), each
+    taken under any of its names (Opik's own first); the other fields Opik passes are ignored."""
 
     def __init__(self, court: Court | None = None, *, threshold: float | None = None, name: str = NAME,
                  track: bool = True, project_name: str | None = None) -> None:

@@ -1,19 +1,8 @@
-"""The court as a Ragas metric: `CourtroomMetric` is a `ragas.metrics.base.SingleTurnMetric` (Ragas 0.4), so it
-goes in `ragas.evaluate(dataset, metrics=[CourtroomMetric()])` beside Ragas' own metrics, and it needs no LLM of
-Ragas' (it is not a `MetricWithLLM`: the court brings its own model).
+"""The court as a Ragas metric: `CourtroomMetric` is a `ragas.metrics.base.SingleTurnMetric` (Ragas 0.4) for
+`ragas.evaluate(dataset, metrics=[CourtroomMetric()])`, needing no LLM of Ragas' (docs/integrations.md).
 
-    from ragas import EvaluationDataset, evaluate
-    from courtroom.integrations.ragas import CourtroomMetric
-
-    data = EvaluationDataset.from_list([{"user_input": "...", "response": "...", "retrieved_contexts": ["..."]}])
-    result = evaluate(data, metrics=[CourtroomMetric()])     # or CourtroomMetric(Court.default(model=...))
-    result.to_pandas()["courtroom_hallucination"]
-
-The column is the court's P(hallucinated): **lower is better**, unlike Ragas' `faithfulness`. Ragas keeps a float
-per row; the court's reason and verdict of the rows scored are kept on the metric (`verdicts`, by answer). For
-Ragas' experiment API, `score(...)`/`ascore(...)` return a `ragas.metrics.result.MetricResult` with the reason.
-Install with `pip install "courtroom[ragas]"`.
-"""
+Its column `courtroom_hallucination` is P(hallucinated): **lower is better**, unlike `faithfulness`. The reasons and
+verdicts are kept on the metric (`verdicts`, by answer); `score(...)`/`ascore(...)` return a `MetricResult`."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Auditing a run directory: its rows, filters, one case's events, and human edits (verification: `verify.py`).
 
-Human edits are appended, never rewritten, to `edits.jsonl`, the one record of them: one line per edit (the case
-and its `edit` event), written whole or not at all under the run's edits lock, so a full disk, a killed editor or
-six editors at once leave every recorded edit and nothing half-recorded; a torn last line (an editor killed
-mid-write) is skipped with a note and cut by the next edit. A case's events are its transcript, never changed
-after the run wrote it, followed by its edits (earlier versions also appended each edit to the transcript;
-those are not repeated). The corrected verdict applies the edits to the model's rulings with the court's own
-aggregation rule; metrics are reported for the model's and the corrected verdicts side by side.
-"""
+Human edits are appended, one whole line each under the run's edits lock, to `edits.jsonl`, their one record (edit
+events older versions appended to transcripts are not counted twice). The corrected verdict applies the edits to
+the model's rulings with the court's own aggregation; metrics are reported for both verdicts side by side."""
 
 from __future__ import annotations
 
@@ -74,9 +69,8 @@ class Audit:
         return self._rows
 
     def edits(self) -> dict[str, list[EditEvent]]:
-        """Human edits per case, in the order they were made. A torn last line of `edits.jsonl` (an edit whose
-        writing was interrupted) is skipped with a note (`notes`); any other line that is not an edit is an
-        `AuditError` naming `edits.jsonl:LINE`."""
+        """Human edits per case, in order. A torn last line of `edits.jsonl` is skipped with a note (`notes`); any other
+        line that is not an edit is an `AuditError` naming `edits.jsonl:LINE`."""
         if self._edits is None:
             self._edits, self.notes = self._read_edits()
         return self._edits

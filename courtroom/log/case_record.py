@@ -1,8 +1,5 @@
-"""A case's transcript read once into a typed record: the case, the indictment (the charges brought and those
-dropped), every charge's trial (its moves in order and its ruling), the verdict, the error, the human edits and the
-model calls. Every view renders this record instead of reading the events itself: the court record of
-`audit show` (`report.record`), a case of the HTML report (`report.case_view`), and the charges of an export
-(`log.export`, `log.inspect_log`)."""
+"""A case's transcript read once into a typed record (case, indictment, each charge's trial and ruling, verdict,
+error, human edits, model calls), which every view renders instead of reading the events itself."""
 
 from __future__ import annotations
 

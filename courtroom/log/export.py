@@ -1,22 +1,9 @@
 """A run as data for other tools: one row per case (CSV, Parquet, JSON Lines), and summaries as JSON.
 
-A case's row holds what its result row holds (verdict, score, gold, correct, reason, error, cost) and, read
-from its transcript, every charge with its evidence: the quoted statement and why it was charged, what the
-court measured (grounding, P(suspect)), the ruling (verdict, P(hallucinated), how it came about, the agents'
-opinion and the grounding the evidence was weighed at) and the context sentences the parties cited. Charges
-are numbered from 1, as the court record and `audit edit --charge` number them. A case without a transcript
-(runs committed without them) has `charges` null; its count is still in `n_charges`.
-
-With a court that points at the lie, `spans` lists the parts of the answer it finds hallucinated, strongest first
-(start, end, text, score: offsets into the answer as given; text null when the transcript is gone), and with data
-that annotates them, `gold_spans` the gold spans (start, end, text, type, implicit_true, due_to_null); each is null
-otherwise. `question`, `answer` and `context` (its passages) are the case as judged (null when the transcript is gone).
-
-In CSV the charges, spans and context are JSON string columns; in Parquet and JSON Lines lists of records. A CSV cell whose
-text a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage return, as a
-hostile case id or source can) is written with a leading `'` so that it opens as text (OWASP's advice on CSV
-injection); Parquet and JSON Lines hold every value exactly.
-"""
+A case's row holds its result row and, read from its transcript, every charge (numbered from 1, as `audit edit
+--charge` numbers them) with its evidence, the spans found hallucinated, the gold spans and the case as judged;
+these are null when the transcript is gone. In CSV they are JSON string columns, and a cell a spreadsheet would
+run as a formula is written with a leading `'` (CSV injection); Parquet and JSON Lines hold every value exactly."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 """How `courtroom` writes files: whole or not at all, never through a symbolic link, one writer at a time.
 
-A run directory may be someone else's (docs/SECURITY.md), and any name in it may be a symbolic link planted to
-make a command write elsewhere. A command that writes into a run first refuses one whose files are links
-(`refuse_links`, naming the file), and the writes never follow one anyway: a whole file is written beside its
-name and renamed over it (`atomic_write`, `atomic_file`: the name is replaced, a link with it, never the link's
-target; readers see the old file or the new one, whole), and a line is appended only to a file opened without
-following links (`append_line`: the whole line or, if the write fails, nothing). A command killed mid-write
-leaves the previous file (and a `NAME.tmpPID-N` beside it) or a torn last line, which readers skip and the next
-append cuts. Exports and reports are written the same way.
-"""
+A run directory may be someone else's (docs/SECURITY.md). A command refuses one whose files are links
+(`refuse_links`); a whole file is written beside its name and renamed over it (`atomic_write`, `atomic_file`),
+and a line is appended whole or not at all to a file opened without following links (`append_line`). A command
+killed mid-write leaves the previous file or a torn last line, which readers skip and the next append cuts."""
 
 from __future__ import annotations
 
@@ -43,9 +38,8 @@ def refuse_links(root: Path, names: Iterable[str]) -> None:
 
 @contextmanager
 def atomic_file(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
-    """A handle on a new temporary file beside `path` (`open` mode and options) that replaces `path` when the block
-    ends, flushed to disk, and is removed if the block fails. A `path` that is there but not a regular file (a
-    directory, a device, a FIFO, or a link to one) is refused before anything is written (`FileExistsError`)."""
+    """A temporary file beside `path` (`open` mode and options) that replaces `path` when the block ends, flushed to
+    disk, and is removed if the block fails. A `path` that is not a regular file is refused (`FileExistsError`)."""
     path = Path(path)
     if path.exists() and not path.is_file():  # both follow a link: a link to a device is refused, not replaced
         raise FileExistsError(errno.EEXIST, "is not a regular file (a directory, a device such as /dev/null, a FIFO): "
@@ -133,9 +127,8 @@ def append_line(path: Path, line: str) -> None:
 
 
 class RunLock:
-    """An exclusive lock (through `filelock`: flock on POSIX, msvcrt on Windows) on the file `path`, held until
-    `close()` or the process ends, however it ends. Another holder makes it wait up to `wait` seconds, then
-    refuses with `busy` (a `RunError`)."""
+    """An exclusive lock (`filelock`) on the file `path`, held until `close()` or the process ends; another holder
+    makes it wait up to `wait` seconds, then refuses with `busy` (a `RunError`)."""
 
     def __init__(self, path: Path, busy: str, wait: float = 0) -> None:
         from filelock import FileLock, Timeout

@@ -1,25 +1,11 @@
 """A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`.
 
-The log is written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai
-(`pip install courtroom[inspect]` gives you its viewer and reader); `tests/log/test_inspect_export.py` reads every
-export back with inspect_ai's own `read_eval_log`. One sample per case:
-
-- `input`: the question, the numbered context and the answer under judgment; `target`: the gold label
-  (FAIL = hallucinated, PASS = faithful; empty when unlabelled);
-- `scores`: `courtroom` (value: the score, P(hallucinated); answer: the verdict; explanation: the reason and the
-  spans found hallucinated; metadata: gold, correct, every charge with its evidence as `courtroom export` writes it,
-  the spans (with the witnesses that named them and their context sentence), the gold spans, the witnesses'
-  testimony (values, and what each points at with the answer's words) and a fitted ruling's weighing) and, with a
-  gold label, `correct` (`C` or `I`, the letters inspect_ai's accuracy reads);
-- `messages`: every model call of the transcript in order, its prompt messages then the model's raw output
-  (an assistant message whose metadata says which role, node, charge and round the call was); `events`: the
-  same calls as inspect model events with their token usage and time. Prompt texts are stored once per case
-  as attachments (`attachment://HASH`, the transcript's own message hashes), as inspect_ai stores them.
-- `output`: the verdict and its reason; `error`: why a case failed.
-
-A case without a transcript (runs committed without them) gets its input from the run's dataset when it can be
-read, no messages, and its verdict and scores from the result row.
-"""
+Written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai
+(`tests/log/test_inspect_export.py` reads every export back with its `read_eval_log`). One sample per case: the
+question, numbered context and answer as `input`, the gold label as `target`, the verdict, charges, spans and
+testimony as the `courtroom` score (and `correct`, `C` or `I`, with a gold label), every model call as `messages`
+and model `events` (prompt texts stored once per case as `attachment://HASH`). A case without a transcript takes
+its input from the run's dataset when it can be read, and its verdict from the result row."""
 
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
 """A run's manifest: what ran, as typed sections, and what produced every number.
 
-`RunSpec` is everything that defines a run: which cases (`CaseSelection`), which judge, which model door
-(`BackendSpec`, where the model is named once), where it runs. A `Manifest` records the spec, the judge's
-full configuration and its hash (the run's identity), where a rejudged run came from, and the versions,
-commit and command that made it.
-
-Manifests are versioned. Version 1 kept the spec as loose dictionaries (`backend`, `dataset`, `options`);
-it is read through `migrate_v1`, so every run ever recorded opens as version 2. Fields added to version 2 later
-are optional and left out when unset (`cases`: manifests written before it hold none), so older manifests read
-as they are; none of them is part of a run's identity (`config_hash`).
-"""
+`RunSpec` defines a run: its cases (`CaseSelection`), judge, model door (`BackendSpec`) and runner. A `Manifest`
+records the spec, the judge's configuration and hash (the run's identity), the source of a rejudged run, and
+the versions, commit and command. Version 1 manifests (loose dictionaries) are read through `migrate_v1`; fields
+added later are optional, left out when unset, and not part of a run's identity (`config_hash`)."""
 
 from __future__ import annotations
 

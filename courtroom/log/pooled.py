@@ -1,10 +1,5 @@
-"""Pooled runs: one judge's runs on several datasets, compared as one (`courtroom compare HB+RT ...`).
-
-A protocol is rarely judged on one dataset. Pooling the runs of each judge over a suite of datasets
-gives one paired test over every case the judges share, with more power than each dataset alone.
-Anything fitted to a run (a calibrated threshold, a no-model rule's median) is fitted per member run,
-on data of one kind, and only then pooled.
-"""
+"""Pooled runs: one judge's runs on several datasets, compared as one (`courtroom compare HB+RT ...`). Anything
+fitted to a run (a calibrated threshold, a no-model rule's median) is fitted per member run, then pooled."""
 
 from __future__ import annotations
 
@@ -40,9 +35,8 @@ class PooledRun:
 
 
 def split_argument(argument: str) -> list[str]:
-    """The run directories an argument names: `A+B` names A and B. A path that exists is never split (a
-    directory may be named `a+b`), and a split is sought where every part exists (`~/c++/runs/a+~/c++/runs/b`);
-    failing that, the argument is split at every `+`, and the missing parts are reported by the caller."""
+    """The run directories an argument names: `A+B` names A and B. A path that exists is never split, and a split
+    is sought where every part exists; failing that, it is split at every `+` (the caller reports missing parts)."""
     if not argument.strip(SEPARATOR):
         raise RunError(f"{argument!r} names no run directory")
     if SEPARATOR not in argument:
@@ -66,9 +60,8 @@ def _split_existing(argument: str) -> list[str] | None:
 
 
 def open_pooled_run(argument: str) -> PooledRun:
-    """Open a run directory or `+`-joined run directories, checking that they can be pooled: each is a
-    run, all judged with the same judge and model, and no case is judged in two of them. Settings of the
-    judge that differ between them (a vote's size, a court's threshold) are listed in `differences`."""
+    """Open a run directory or `+`-joined run directories that can be pooled: each a run, all with the same judge
+    and model, no case judged twice; judge settings that differ are listed in `differences`."""
     stores = tuple(RunStore(path) for path in split_argument(argument))
     for store in stores:
         if not store.exists():

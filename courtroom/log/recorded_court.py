@@ -1,6 +1,5 @@
-"""A court named by a run directory: the court its manifest records (brought up to date as the manifest is read), to
-finish (resume) a run whose court has changed on disk since, to judge new cases exactly as it did (`--court RUN`),
-or to decide its cases again with some settings changed (`rejudge RUN --set ...`)."""
+"""A court named by a run directory: the court its manifest records, up to date, for resuming a run, judging new
+cases as it did (`--court RUN`), or deciding its cases again with settings changed (`rejudge RUN --set ...`)."""
 
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
 """Rejudge: decide a finished run again under another court, from its transcripts alone.
 
-A court's arithmetic (its judge weight, aggregation method, verdict threshold) changes verdicts
-without changing anything the model is asked, so a finished run can be re-decided with no model call:
-each request the new court makes is served from the transcript's recorded call with the same prompt,
-output schema and sampling. A court that asks for anything the run did not record (another prompt or
-persona, a charge the run never tried) is refused, naming the cases and the first one's call
-(`refused_cases` lists them): run them with `courtroom run` and pass that run as `calls_from`, or run
-the whole court anew. Calls may also come from other runs of the same cases (`calls_from`): the clerk's
-run decided again by a court that tries its charges takes the trials' calls from a run of that court, each
-call served from where it was recorded. Researchers compare decision rules on a run in
-seconds; the rejudged run is an ordinary run directory (results, transcripts, a manifest naming its
-source).
-"""
+A court's arithmetic (threshold, aggregation, weights) changes verdicts without changing what the model is asked,
+so each request of the new court is served from the recorded call with the same prompt, schema and sampling.
+A court that asks for anything the run did not record is refused, naming the cases (`refused_cases`); calls may
+also come from other runs of the same cases (`calls_from`). The result is an ordinary run directory."""
 
 from __future__ import annotations
 
@@ -33,9 +25,8 @@ from courtroom.log.store import RunStore
 
 def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None,
                    overrides: dict[str, Any] | None = None) -> JudgeSpec:
-    """The judge a rejudge asks for: a courtroom run under another court (or with some of its settings changed),
-    or an unstructured run read again another way; anything else is refused with what rejudge takes. The court
-    cuts sentences as the run's did (its numbered context is in every recorded prompt) unless `sentences` is set."""
+    """The judge a rejudge asks for: a courtroom run under another court (or settings changed), or an unstructured
+    run read again another way; the court keeps the run's sentence splitter unless `sentences` is set."""
     recorded = manifest.spec.judge
     if recorded.name == "courtroom" and (court is not None or overrides) and reading is None:
         if court is None:  # the run's own court, as its manifest records it, with the settings changed
@@ -56,15 +47,12 @@ def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str
 
 def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
                 calls_from: Sequence[str | Path] = ()) -> list[ResultRow]:
-    """Re-decide every finished case of the run at `source` with `judge` (on the source's model), into a new
-    run at `out`, serving model calls from the source's transcripts and, for the same case, from the runs in
-    `calls_from`.
+    """Re-decide every finished case of the run at `source` with `judge` (on the source's model) into a new run at
+    `out`, serving model calls from the source's transcripts and those of `calls_from` for the same case.
 
-    Every case is re-decided before anything is written, so a refused court leaves no partial run. The new
-    run's manifest records the cases it decides (`Manifest.cases`), so a rejudge interrupted while it wrote
-    them fails `audit verify` until the same call, which resumes it, has written the rest. Cases that ended in
-    an error in the source run, or whose transcript is gone, are left out (they have no complete record);
-    compare the runs on the cases they share."""
+    Every case is decided before anything is written, so a refused court leaves no partial run; an interrupted
+    rejudge fails `audit verify` until the same call resumes it. Cases that ended in an error, or whose transcript
+    is gone, are left out."""
     origin = RunStore(source)
     others = [RunStore(path) for path in calls_from]
     for store in (origin, *others):

@@ -1,11 +1,8 @@
 """Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`).
 
-Each labelled case of the runs, judged by a court that hears witnesses, becomes an `Example`: the testimony its
-verdict records (the values of the whole answer) and the vectors its scoring pass reported (the last observed span
-is the whole answer), its task family and source. The runs must share the court and the model (a ruling is for one
-model and one court). `courtroom.evaluate.fit_ruling` fits and cross-validates; the ruling file is written with
-the out-of-fold numbers, and, with a court file, the run's court with the ruling filed under the run's model.
-"""
+Each labelled case of runs that share a court hearing witnesses and a model becomes an `Example` (its recorded
+testimony, scoring-pass vectors, task family and source); `courtroom.evaluate.fit_ruling` fits and cross-validates,
+and the ruling file is written with its out-of-fold numbers (with a court file, the court with the ruling filed)."""
 
 from __future__ import annotations
 

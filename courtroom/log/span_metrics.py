@@ -1,11 +1,5 @@
-"""A run's span metrics: how well the spans its court named find the gold spans, where its data annotates them.
-
-The answers measured are those of the finished cases whose judge names spans (`ResultRow.spans` is set) and whose
-gold is known: a case with gold spans, or a faithful (PASS) case, whose gold is that nothing is hallucinated (spans
-named there are false positives). A hallucinated case the data does not annotate is left out: where its
-hallucination lies is unknown. Each answer's text is its transcript's first event (`RunStore.case`); a case whose
-transcript is gone is left out. The numbers are `courtroom.evaluate.spans.span_scores`'.
-"""
+"""A run's span metrics (`courtroom.evaluate.spans.span_scores`): the spans its court named against the gold spans,
+on the finished cases whose gold is known (gold spans, or PASS: nothing hallucinated) and whose transcript is kept."""
 
 from __future__ import annotations
 

@@ -1,23 +1,9 @@
-"""Run directories: a manifest, one transcript per case, and a results file that streams as cases end.
+"""Run directories: `manifest.json`, `transcripts/<case>.jsonl`, `results.jsonl` (a line per finished case),
+`metrics.json` and `edits.jsonl`.
 
-```
-runs/NAME/
-  manifest.json              what ran (`courtroom.log.manifest`): the run spec, the judge's configuration, the
-                             digest of every case, versions
-  results.jsonl              one line per finished case (verdict or error), appended as each case ends
-  transcripts/<case>.jsonl   the case's events, written whole (atomic rename) before its result line
-  metrics.json               the run's metrics, written (whole) when the command ends; with gold spans in the
-                             data, their span metrics under `spans` (`courtroom.log.span_metrics`)
-  edits.jsonl                human edits (`courtroom.log.audit`)
-```
-
-A result line is written only after its transcript is complete, so a run killed at any moment
-resumes cleanly: finished cases are those with a result line; a torn last line is ignored.
-
-A run directory may come from someone else: the paths it names stay inside it (`ResultRow.transcript`), and a
-command writes into it only if it is new, empty or a run, and none of its files is a symbolic link
-(`RunStore.lock`; the writes themselves are `courtroom.log.files`'s, which never follow a link).
-"""
+A result line is written only after its transcript is whole, so a run killed at any moment resumes cleanly (a
+torn last line is ignored). A run directory may come from someone else: the paths it names stay inside it, and a
+command writes only into a new, empty or run directory none of whose files is a symbolic link (`RunStore.lock`)."""
 
 from __future__ import annotations
 
@@ -25,8 +11,9 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import ValidationError
 
@@ -90,10 +77,8 @@ class RunStore:
         return self.manifest_path.is_file()
 
     def lock(self) -> RunLock:
-        """Claim the run directory for this process (released by `close()` or when the process ends,
-        however it ends); a second run writing into the same directory would duplicate cases, so it is
-        refused. Nothing is written (not even the lock) into a directory that is not new, empty or a run, or
-        whose run files are symbolic links: both are refused, naming what was found."""
+        """Claim the run directory for this process (until `close()` or the process ends); a second writer is refused,
+        and so is a directory that is not new, empty or a run, or whose run files are links."""
         self.check_writable()
         self.root.mkdir(parents=True, exist_ok=True)
         return RunLock(self.root / LOCK, busy=f"{self.root} is being written by another run right now; wait for it "
@@ -107,9 +92,8 @@ class RunStore:
                                                              "minute; try again when it ends")
 
     def check_writable(self) -> None:
-        """Refuse (`RunError`) a directory a run may not write into: one whose run files or `transcripts/` are
-        symbolic links, or one that holds files but no run (a run writes only into a new, an empty or a run
-        directory)."""
+        """Refuse (`RunError`) a directory whose run files or `transcripts/` are symbolic links, or that holds files but
+        no run."""
         refuse_links(self.root, (*RUN_FILES, TRANSCRIPTS, *LOCKS))
         if self.root.is_dir() and not self.exists():
             self._refuse_foreign("--out")
@@ -125,9 +109,8 @@ class RunStore:
                            "a run writes only into a new, an empty or a run directory: give another")
 
     def clear(self) -> None:
-        """Delete the run recorded here (`--fresh`), and nothing else: the files a run writes go (its own files,
-        their temporary files, its transcripts), any other file stays. A directory that holds files but no run is
-        refused, naming what it holds."""
+        """Delete the run recorded here (`--fresh`): the files a run writes, nothing else. A directory that holds files
+        but no run is refused, naming what it holds."""
         if not self.root.is_dir():
             return
         if not self.exists():
@@ -252,24 +235,31 @@ def first_problem(exc: ValidationError) -> str:
     return (f"field {field}: " if field else "") + first["msg"] + more
 
 
+@contextmanager
+def _transcript(path: Path) -> Iterator[TextIO]:
+    """A transcript file opened for reading; a missing or unreadable one is a `TranscriptError` naming it."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            yield handle
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{path}: the transcript is missing") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+
+
 def read_transcript(path: str | Path) -> list[Event]:
     """Validate every line of a transcript file as an event; a transcript that is missing, empty, not a
     transcript or has no `case_start` is a `TranscriptError` naming the file (and line)."""
     path = Path(path)
     events = []
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    events.append(parse_event(line))
-                except ValidationError as exc:
-                    raise TranscriptError(f"{path}:{number}: not a transcript event ({first_problem(exc)})") from exc
-    except FileNotFoundError as exc:
-        raise TranscriptError(f"{path}: the transcript is missing") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+    with _transcript(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                events.append(parse_event(line))
+            except ValidationError as exc:
+                raise TranscriptError(f"{path}:{number}: not a transcript event ({first_problem(exc)})") from exc
     if not events or events[0].event != "case_start":
         raise TranscriptError(f"{path}: " + ("the transcript is empty" if not events else
                                              "the transcript does not begin with case_start"))
@@ -280,13 +270,8 @@ def read_case(path: str | Path) -> Case:
     """The case of a transcript: its first event, which is `case_start` (a `TranscriptError` naming the file when
     it is missing, unreadable or begins otherwise)."""
     path = Path(path)
-    try:
-        with path.open(encoding="utf-8") as handle:
-            line = next((text for text in handle if text.strip()), "")
-    except FileNotFoundError as exc:
-        raise TranscriptError(f"{path}: the transcript is missing") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TranscriptError(f"{path}: cannot read the transcript ({exc})") from exc
+    with _transcript(path) as handle:
+        line = next((text for text in handle if text.strip()), "")
     if not line:
         raise TranscriptError(f"{path}: the transcript is empty")
     try:

@@ -1,18 +1,9 @@
 """Calibrating a court's verdict threshold on a labelled run (`courtroom calibrate RUN -o court.yaml`).
 
-A court calls a case hallucinated when its score reaches `aggregation.threshold` (the `any`, `mean` and `share`
-rules; a case with no charge is faithful at any threshold). The threshold that is best on the run's labelled
-cases (`evaluate.thresholds.best_threshold`) is fitted on all of them, and its worth is estimated honestly:
-each of k stratified folds (`evaluate.thresholds.stratified_folds`, the folds of `compare --calibrated`) is
-labelled with the threshold fitted on the others, so every case is judged by a threshold that never saw it.
-The court's own threshold is scored on the same folds.
-
-The court file written is the run's court as recorded (its settings after any `--set`, its personas) with
-`aggregation.threshold` set to the fitted one and the run's model taken out of `aggregation.by_model`, so the
-threshold travels with the court whatever `--model` names it. A persona the court names that no longer loads
-as recorded is written beside the court file. Deciding the run again with the new court
-(`courtroom rejudge RUN --court court.yaml`) needs no model call: only the arithmetic changed.
-"""
+The best threshold on the run's labelled cases (`evaluate.thresholds.best_threshold`) is fitted on all of them,
+and its worth estimated out of fold (each of k stratified folds labelled with the threshold fitted on the
+others), beside the court's own. The court file written is the run's court with that threshold, and the run's
+model taken out of `aggregation.by_model`; `courtroom rejudge RUN --court court.yaml` then needs no model call."""
 
 from __future__ import annotations
 
@@ -174,7 +165,7 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
     else:
         aggregation.pop("by_model", None)
     if data["trial"] is not None:
-        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], audit, output)
+        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], output)
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
     atomic_write(output, header + _dump(data))
@@ -200,10 +191,9 @@ def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in config.items() if k not in ("model", "prompt_format")}, "court": court}
 
 
-def _personas(config: dict[str, Any], named: dict[str, Any], audit: Audit, output: Path) -> dict[str, Any]:
-    """The court's persona references, each kept when it loads as the run recorded it (a file by its path from the
-    new court's folder, so the court loads from any working directory), else the recorded persona written beside
-    the court file and named by it."""
+def _personas(config: dict[str, Any], named: dict[str, Any], output: Path) -> dict[str, Any]:
+    """The court's persona references: each kept when it loads as the run recorded it (by its path from the new
+    court's folder), else the recorded persona written beside the court file."""
     original = (config["court"].get("trial") or {}).get("personas", {})
     result: dict[str, Any] = {}
     for role, reference in named.items():

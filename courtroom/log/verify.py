@@ -1,17 +1,9 @@
 """Verify a run directory: replay every transcript, and check every verdict, score, event and metric.
 
-What it detects: a transcript that is missing, empty, torn, reordered, foreign (another case or judge), whose
-stored prompt texts no longer match their hashes, or whose recorded calls no longer replay to its debate and
-verdict; a result row that disagrees with its transcript (verdict, score, gold label, the case's digest, and every
-field derived from it: spans, gold spans, charges, variants, calls, tokens, times); a case judged on other content
-than the manifest records (data changed under a resumed run); a rejudge that was interrupted before it wrote every
-case it decides; edits that are numbered out of turn (two recorded at once), that name a case the run has not, or
-that differ from the edit events older versions also put in transcripts; metrics that do not recompute. What it
-cannot detect: edits that are consistent across a case's transcript, its result row and the metrics (someone who
-rewrites a recorded model output, the verdict that follows from it, the row and the metrics together). Every check
-recomputes from content; no secret is involved, so a run is as trustworthy as the place it is kept (see
-docs/SECURITY.md).
-"""
+It detects transcripts that are missing, torn, reordered, foreign or no longer replay; rows that disagree with
+their transcript; cases judged on other content than the manifest records; an interrupted rejudge; edits out of
+turn or of unknown cases; metrics that do not recompute. Every check recomputes from content, with no secret, so
+edits consistent across transcript, row and metrics go unseen (docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -122,8 +114,7 @@ LATER = {"variants", "computed_prompt_tokens", "trial"}
 def _check_derived(row: ResultRow, events: Sequence[Event], verdict: CaseVerdict | None, judge: Judge,
                    results: Path) -> list[Problem]:
     """Every other field of a row is what its transcript gives (`summarize` of the recorded case, events and the
-    replayed verdict): spans, gold spans, charges, variants, calls, tokens and times, each named where it differs.
-    A field of `LATER` is left out where a row holds none."""
+    replayed verdict), each named where it differs; a field of `LATER` is left out where a row holds none."""
     recorded = [e for e in events if e.event != "edit"]
     start = recorded[0]
     failure = next((e for e in recorded if e.event == "error"), None)

@@ -1,6 +1,5 @@
-"""Every model call of a case, as a reviewer reads it: what was asked (the prompt, with the part every prompt of
-the case shares folded), under which constraint, what came back (the raw output, option probabilities), and
-what it cost (tokens computed and reused, seconds). Shared by `courtroom audit show --calls` and the report."""
+"""Every model call of a case as a reviewer reads it: the prompt (its shared opening folded), the constraint, the raw
+output and probabilities, and the cost. Shared by `courtroom audit show --calls` and the report."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""What the HTML report holds of a case: a line of the case list (`case_line`) and its whole record
-(`case_record`: the case, the measurement token by token, the witnesses' testimony and the hallucinated spans (with
-the gold spans), charges, every trial's moves with the model calls of each turn, rulings, verdict, human edits).
-Plain JSON-able dicts; the page renders them as text."""
+"""What the HTML report holds of a case: its line in the case list (`case_line`) and its whole record (`case_record`),
+as plain JSON-able dicts the page renders as text."""
 
 from __future__ import annotations
 

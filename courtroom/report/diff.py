@@ -1,6 +1,5 @@
-"""Two runs side by side, case by case: which verdicts changed, which of the changes fixed a wrong verdict and
-which broke a right one, with the paired test over the cases both judged. Shared by `courtroom audit diff` and
-the two-run report."""
+"""Two runs side by side, case by case: which verdicts changed, fixed or broke, with the paired test over the cases both
+judged. Shared by `courtroom audit diff` and the two-run report."""
 
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
 """A self-contained HTML report of a run, or of two runs of the same cases side by side.
 
-One static file: styles, script and data are inline, so it opens anywhere and makes no network request, and
-its Content-Security-Policy allows only its own script and style. The page holds the summary (metrics,
-confusion, ROC curve, score histogram per label, calibration), a case list to sort, filter, search and page
-through, and each case's record in a JSON block of its own, parsed only when the case is opened, so a report
-of 10,000 cases opens as fast as one of 100. A record shows the measurement token by token and every model
-call of each turn (prompt, constraint, raw output, probabilities, cost).
-
-The template (`templates/report.html.j2`) autoescapes; case data reaches the page only as escaped JSON
-(`script_json`), set as text by the script.
-"""
+One static file, styles, script and data inline (no network request; its Content-Security-Policy allows only its own
+script and style): the summary, a case list to sort, filter and page through, and each case's record in a JSON block
+parsed only when opened, so 10,000 cases open as fast as 100. The template autoescapes, and case data reaches the page
+only as escaped JSON (`script_json`), set as text by the script."""
 
 from __future__ import annotations
 
@@ -153,9 +147,8 @@ def _diff_cells(diff: RunDiff) -> list[str]:
 
 def build_report(run_dir: str | Path, against: str | Path | None = None, calls: bool | None = None,
                  page_size: int = PAGE_SIZE) -> str:
-    """The HTML text of a run's report, or of two runs compared case by case (`against` is run B).
-    `calls`: include every model call (default: when the report holds at most `CALLS_UP_TO` cases);
-    `page_size`: cases per page of the case list."""
+    """The HTML text of a run's report, or of two runs compared case by case (`against` is run B); `calls`: include
+    every model call (default: up to `CALLS_UP_TO` cases); `page_size`: cases per page of the case list."""
     runs = [_Run(Audit(run_dir), "A", 0)] + ([_Run(Audit(against), "B", 1)] if against is not None else [])
     diff = diff_runs(runs[0].audit, runs[1].audit) if against is not None else None
     total = len({r.case_id for run in runs for r in run.audit.rows()})

@@ -1,7 +1,5 @@
-"""The court's measurement, token by token: how much the context raised the model's likelihood of each token of
-the answer (its grounding gain, the per-token pointwise mutual information the court averages, capped as the
-court caps it). Read from the two scoring calls a case records: the answer after the context, and after the
-question alone."""
+"""The court's measurement token by token: each answer token's grounding gain (capped as the court caps it), read from
+the two scoring calls a case records, after the context and after the question alone."""
 
 from __future__ import annotations
 

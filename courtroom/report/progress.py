@@ -2,10 +2,7 @@
 
     judging ━━━━━━━╸━━━━━━━━  3/20  8 running · 5/16 calls in flight (step 2) · 412 tok/s · 0:01:10 · ETA 0:06:40
 
-The bar and the ETA count the work of the cases still running (their answered calls), so they move inside a
-lockstep window instead of sitting at 0 until its first case ends. Where the output is not a terminal (piped, a CI
-log), a live bar cannot be drawn; the same line is printed as plain text every `PLAIN_EVERY` seconds instead.
-"""
+Where the output is not a terminal, the same line is printed as plain text every `PLAIN_EVERY` seconds."""
 
 from __future__ import annotations
 

@@ -1,13 +1,8 @@
 """Text that others wrote, shown on a terminal: a case id, a source, a reason, a server's error, a model name.
 
-Rich reads `[...]` in a printed string as markup: an id of `[/]` stops the command (`MarkupError`), an id of
-`[link=https://...]` becomes a link. And a terminal obeys the control characters it is sent: an escape sequence
-in an answer could recolour, retitle or clear the screen, a carriage return or a bidirectional override could
-hide what a line says. So every string a dataset, a run directory, a court file or a model server supplied goes
-through `shown` when it is printed inside markup (an f-string given to `print`, a table cell, a title), or
-`visible` when it goes into a `rich.text.Text` (which reads no markup). Control characters become their visible
-pictures (ESC is `␛`), one character for one, so offsets into the text stay right.
-"""
+Rich reads `[...]` as markup, and a terminal obeys the control characters it is sent, so every string a dataset, run
+directory, court file or server supplied goes through `shown` when printed inside markup, or `visible` into a
+`rich.text.Text`: control characters become their visible pictures (ESC is `␛`), one for one, so offsets hold."""
 
 from __future__ import annotations
 

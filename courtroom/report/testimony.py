@@ -1,7 +1,6 @@
-"""What a verdict's witnesses said and which spans it names, as plain views shared by the court record (rich) and
-the HTML report: each witness heard or not (and why not), its values with their part of a fitted ruling's
-log-odds, what it points at (the answer's words and the witness's note), and each hallucinated span with its
-score, the witnesses that named it, the context sentence closest to it and the pointers that fall on it."""
+"""What a verdict's witnesses said and which spans it names, as plain views shared by the court record and the HTML
+report: each witness heard or not, its values and their part of a ruling's log-odds, what it points at, and each span
+with its score, witnesses, nearest context sentence and pointers."""
 
 from __future__ import annotations
 

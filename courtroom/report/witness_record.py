@@ -1,8 +1,5 @@
-"""The witnesses and the hallucinated spans of a verdict in the court record (`courtroom audit show`): each witness
-with its values, their part of the ruling's log-odds and what it points at; the answer with the predicted spans and
-the gold spans in two styles, and each predicted span with its score, who named it, its context sentence and the
-pointers on it. Every text from the run is a `Text` (never markup) of its `visible` characters: an answer's escape
-sequences and bidirectional overrides are shown as pictures, never sent to the terminal."""
+"""The witnesses and hallucinated spans of a verdict in the court record (`courtroom audit show`), beside the gold
+spans. Every text from the run is a `Text` of its `visible` characters, never markup or raw control characters."""
 
 from __future__ import annotations
 

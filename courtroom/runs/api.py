@@ -1,8 +1,5 @@
-"""The library's entry point for an evaluation run: `courtroom.run(dataset, court=..., model=..., out=...)` judges a
-dataset into a run directory, exactly as `courtroom run` does (the command is a thin layer over it), resumes a run
-that was interrupted, and returns the run's rows and metrics. Like inspect's `eval()` or lm-evaluation-harness'
-`simple_evaluate`, but every case's transcript is on disk for `courtroom audit`.
-"""
+"""The library's entry point: `courtroom.run(dataset, court=..., model=..., out=...)` judges a dataset into a run
+directory exactly as `courtroom run` does, resumes an interrupted one, and returns its rows and metrics."""
 
 from __future__ import annotations
 
@@ -58,9 +55,8 @@ Rows = Sequence[Mapping[str, Any]]
 
 
 def rows_file(rows: Rows | Any) -> str:
-    """A dataset given as data (a list of dicts, or a pandas DataFrame: anything with `to_dict("records")`) written
-    once as JSON Lines under the cache, named by its content (`rows-<hash>.jsonl`): the run records that file, so it
-    resumes on the same rows and refuses others, as with any file. Missing cells (NaN) are left out."""
+    """Data rows (dicts, or anything with `to_dict("records")`) written once as JSON Lines under the cache, named by
+    their content (`rows-<hash>.jsonl`), so the run resumes on the same rows as with any file; NaN cells left out."""
     records = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
     if isinstance(records, (str, bytes)) or not isinstance(records, Sequence) or \
             not all(isinstance(r, Mapping) for r in records):
@@ -101,9 +97,8 @@ def _name_part(name: str) -> str:
 
 
 def default_run_dir(dataset: str, judge: str, court: str, model: str) -> Path:
-    """`runs/<dataset>-<court>-<model>` for the courtroom judge (a court file by its name without the extension, a run
-    directory by its name), `runs/<dataset>-<judge>-<model>` for a baseline: runs of two courts on the same data do
-    not collide. `courtroom run` and `courtroom.run` both write here."""
+    """`runs/<dataset>-<court or judge>-<model>` (a court file by its stem, a run directory by its name), where
+    `courtroom run` and `courtroom.run` both write: runs of two courts on the same data do not collide."""
     place = Path(court)
     who = (place.stem if place.suffix in (".yaml", ".yml") else place.name) if judge == "courtroom" else judge
     return Path("runs") / f"{Path(dataset).stem}-{_name_part(who)}-{_name_part(model)}"
@@ -114,11 +109,9 @@ def run(dataset: str | Path | Rows | Any, *, judge: str = "courtroom", court: st
         on_row: Callable[[ResultRow], None] | None = None, observer: Any = None, **settings: Any) -> RunResult:
     """Judge `dataset` into a run directory and return its results (`RunResult.to_pandas()`: the rows as a DataFrame).
 
-    `dataset` is a file, `examples`, `hf:org/name[:split]`, or the data itself: a list of dicts or a pandas
-    DataFrame, one case a row, with a dataset file's columns (`rows_file`). `settings` are those of `courtroom run`
-    (`limit`, `balanced`, `seed`, `sources`, `field_map`, `model_url`, `window`, `judge_options` (for a court:
-    `{"overrides": {"trial.judge_weight": 0.3}}`), `runner="ray"`, ...; `RunSpec.build`). An interrupted run resumes
-    where it stopped; `fresh=True` starts over."""
+    `dataset` is a file, `examples`, `hf:org/name[:split]`, or the data itself (a list of dicts or a DataFrame,
+    `rows_file`). `settings` are those of `courtroom run` (`limit`, `seed`, `field_map`, `judge_options`,
+    `runner="ray"`, ...; `RunSpec.build`). An interrupted run resumes; `fresh=True` starts over."""
     dataset = str(dataset) if isinstance(dataset, (str, Path)) else rows_file(dataset)
     spec = RunSpec.build(dataset, judge=judge, court=court, model=model, **settings)
     target = Path(out) if out is not None else default_run_dir(dataset, judge, court, model)

@@ -1,14 +1,8 @@
 """Progress you can trust: a run watched from inside its lockstep batches.
 
-A lockstep window of 8 court cases can run for minutes before its first case ends, so counting finished cases
-alone leaves a bar at 0/8 with no estimate, then a jump. `RunProgress` listens to the batches (a
-`LockstepObserver`) and to the backend's work inside them (`Tick`s: a row scored, a decoding step, a served
-request answered), and reports cases done, cases running, calls in flight, tokens per second and an ETA that
-counts the work of the cases still running: each running case is credited with the calls it has had answered
-over the calls a case takes (the mean of the cases finished so far, or the judge's usual number before any
-has, blended), up to 90% of a case. The pace is taken from the first work answered on: loading the model (minutes,
-the first time) is not work the rest of the run repeats, and counted in it made the first estimate absurd.
-"""
+`RunProgress` listens to the batches (a `LockstepObserver`) and to the backend's work in them (`Tick`s), and
+reports cases done and running, calls in flight, tokens per second and an ETA that credits each running case with
+its share of a case's calls (up to 90%). The pace is taken from the first work answered (not the model's loading)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
-"""The Ray runner: cases judged by Ray actors, one model replica each, on GPUs or CPUs, locally or on a
-cluster. The only module of courtroom that imports ray.
+"""The Ray runner, the only module that imports ray: cases judged by actors, one model replica each.
 
-Each worker is an actor that loads the model once (on the device Ray assigned it), keeps its
-compiled constraints, and judges chunks of cases in lockstep with the same judge programs as the
-local runner. The driver hands out chunks, streams outcomes as chunks finish, and guarantees that
-every case ends exactly once: when an actor dies (killed, out of memory), it is replaced and the
-chunk's cases are retried one by one, at most `max_retries` times each; a case that keeps killing
-its worker is recorded as an error with the last traceback. A worker that hangs (no answer for a chunk
-within `chunk_timeout` seconds) is killed and treated the same way.
-"""
+Each worker loads the model once and judges chunks of cases in lockstep. Every case ends exactly once: when an
+actor dies or hangs past `chunk_timeout`, it is replaced and its chunk's cases retried one by one, at most
+`max_retries` times each; a case that keeps killing its worker is recorded as an error with the last traceback."""
 
 from __future__ import annotations
 
@@ -41,9 +35,8 @@ SeatFactory = Callable[[BackendSpec, str], Backend]
 
 
 def seat_devices(device: str, visible: int, main_gpus: float, seat_gpus: dict[str, float]) -> dict[str, str]:
-    """Where each further model runs in a worker: on a CPU worker, the CPU; on a GPU worker, the seats that declare
-    GPUs take the worker's GPUs after the run's model's share, in order (`cuda:N` of the GPUs the worker sees), and a
-    seat that declares none shares the run's model's GPU."""
+    """Where each further model runs in a worker: the CPU on a CPU worker; on a GPU worker, seats that declare GPUs take
+    the worker's GPUs after the run's model's share, in order, and the others share its GPU."""
     if device != "cuda":
         return {key: "cpu" for key in seat_gpus}
     places, offset = {}, main_gpus
@@ -100,9 +93,8 @@ class RayRunner:
                  cpus_per_worker: float = 1.0, backend_factory: BackendFactory | None = None,
                  init_options: dict[str, Any] | None = None, chunk_timeout: float | None = None,
                  seat_factory: SeatFactory | None = None) -> None:
-        """Workers build their model door from `backend` on their device (or with `backend_factory`), and the
-        further models the court seats from their specs (or with `seat_factory`); a chunk that takes longer than
-        `chunk_timeout` seconds is treated as its worker's death."""
+        """Workers build their door from `backend` (or `backend_factory`) and the court's further seats from their specs
+        (or `seat_factory`); a chunk over `chunk_timeout` seconds counts as its worker's death."""
         self.seat_factory = seat_factory
         self.chunk_timeout = chunk_timeout
         self.backend_spec = backend or BackendSpec()
@@ -200,9 +192,8 @@ class RayRunner:
             self._starting = {}
 
     def _wait_seconds(self, running: dict[Any, tuple[int, _Task, float]]) -> float | None:
-        """How long to wait for a chunk before the oldest one is over its time (None: no limit). A chunk's time runs
-        from when it was handed to a worker that is up: a replacement's start-up (loading its model, on a busy
-        machine) is not a hang."""
+        """How long to wait for a chunk before the oldest is over its time (None: no limit), counted from when it was
+        handed to a worker that is up (a replacement's start-up is not a hang)."""
         if self.chunk_timeout is None or not running:
             return None
         oldest = min(started for _, _, started in running.values())

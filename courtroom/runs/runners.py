@@ -1,9 +1,5 @@
-"""Runners decide where trials execute; every runner calls the same judge programs.
-
-- `local`: in this process, one model door, cases in lockstep windows;
-- `ray`: Ray actors, one model replica per worker (and per GPU or fraction of one). Only
-  `courtroom.runs.ray_runner` imports ray.
-"""
+"""Runners decide where cases are judged, through the same judge programs: `local` (in this process, lockstep
+windows) or `ray` (`courtroom.runs.ray_runner`)."""
 
 from __future__ import annotations
 

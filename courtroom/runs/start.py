@@ -1,9 +1,5 @@
-"""Evaluation runs: a dataset, a judge and a model, streamed to a run directory, resumable.
-
-`start_run` validates everything (dataset rows, court, model name) before any model loads, opens
-or resumes the run directory, and returns a `Run` whose `execute` judges the remaining cases
-through a runner (in process, or on Ray actors), writing each case as it ends.
-"""
+"""Evaluation runs: `start_run` validates everything (rows, court, model name) before any model loads, opens or
+resumes the run directory, and returns a `Run` whose `execute` judges the remaining cases through a runner."""
 
 from __future__ import annotations
 

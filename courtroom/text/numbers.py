@@ -1,12 +1,7 @@
-"""Numbers as written: ONE grammar for every reader of figures (the figures witness, the exhibits a prosecution
-names, the words a trial weighs).
-
-A number is digits with optional thousands separators and decimals, an optional currency sign before it, and an
-optional unit after it: a percent sign or word, or a scale word or suffix that multiplies it (`thousand`,
-`million`, `billion`, `trillion`; `k`, `m`, `mn`, `bn` written against the digits). "1,200", "1200", "$1,200" and
-"1.2 thousand" are one value; "12%" is 12 with unit `%`. Numbers written as words ("twelve") are words, not numbers.
-A number keeps how precisely it is written: "21.1%" stands for anything that rounds to 21.1 at one decimal.
-"""
+"""Numbers as written: ONE grammar for every reader of figures. A number is digits with optional separators and
+decimals, a currency sign before and a unit after (a percent, or a scale word or suffix that multiplies it: `thousand`
+... `trillion`, `k`, `m`, `mn`, `bn`): "1,200", "$1,200" and "1.2 thousand" are one value; "12%" is 12 with unit `%`. A
+number keeps its written precision ("21.1%" stands for anything that rounds to it)."""
 
 from __future__ import annotations
 

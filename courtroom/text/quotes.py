@@ -1,9 +1,6 @@
-"""Quotes: whether a quote is found in a text (whitespace, case and surrounding punctuation aside), and whether a
-quoted passage holds the words named from another text (every content word of them, stemmed)."""
+"""Quotes: whether a quote is found in a text, whitespace, case and surrounding punctuation aside."""
 
 from __future__ import annotations
-
-from courtroom.text.words import content_words
 
 
 def normalize(text: str) -> str:
@@ -17,11 +14,3 @@ def quoted_in(quote: str, text: str) -> bool:
     needle = normalize(quote)
     return bool(needle) and needle in " ".join(text.lower().split())
 
-
-def holds_words(words: str, quote: str) -> bool:
-    """Whether `quote` holds every content word of `words` (stemmed), or, for words without a content word, the
-    words themselves (normalised)."""
-    keys = {w.key for w in content_words(words)}
-    if keys:
-        return keys <= {w.key for w in content_words(quote)}
-    return normalize(words) in normalize(quote)

@@ -1,22 +1,11 @@
 """Sentences: how a context or an answer is cut into the numbered statements the court cites and charges.
 
-Two splitters, chosen by the court (`CourtSpec.sentences`):
-
-- `regex`, the first: end punctuation followed by a capital or a digit, or a line break. It cuts after every
-  abbreviation and initial ("Dr.", "U.S.", "J. R."), drops the closing quote of a quoted sentence, breaks
-  a JSON record into pieces of brackets and quotes, and makes every cell of a table a "sentence".
-- `structured`: the structure of the text first, then its prose. A JSON object or array (or a Python literal
-  of one, as RAGTruth writes its data) becomes one sentence per top-level field or record, rendered
-  `key: value`; a markdown table one sentence per row, each cell under its header (`Quarter: Q1; Revenue:
-  41.2`); a list one item per line; a line that holds only figures (the cells of a statement extracted from
-  a PDF) joins the line it belongs to; every other line is cut into sentences at end punctuation that is
-  not an abbreviation ("Dr.", "e.g.", "Fig. 2"), an initial ("J. R. Smith", "U.S."), a list marker ("2.")
-  or inside a number ("3.5"), keeping closing quotes and brackets with their sentence.
-
-Both are deterministic and need no model or data files. A context's sentences are rendered (whitespace
-collapsed to single spaces, JSON and table rows written out); an answer's are cut verbatim (`render=False`),
-so each is a substring of the answer the court can find and measure in place.
-"""
+Two splitters, chosen by the court (`ClerkSpec.sentences`): `regex`, the first (end punctuation before a capital or a
+digit, or a line break), kept for runs recorded with it; and `structured`, the structure first (JSON or Python records
+one sentence per top-level field, `key: value`; a markdown table one per row, cells under their headers; list items; a
+line of figures joined to the line above), then prose cut at end punctuation that is not an abbreviation, an initial, a
+list marker or a decimal point. A context's sentences are rendered (whitespace collapsed, records written out); an
+answer's are cut verbatim (`render=False`), so each is found in place."""
 
 from __future__ import annotations
 

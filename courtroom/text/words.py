@@ -1,11 +1,6 @@
-"""Words: the content words of a text (function words left out), the key they are matched by (stemmed, so
-"acquires" matches "acquired"; numbers as written, thousands separators aside), and the vocabulary of a case's
-sources, which tells the words of a statement the sources never use.
-
-A word the context never uses is lexical evidence: the statement brings something the context does not literally
-contain. It is evidence, not proof (a faithful paraphrase uses new words too), so a court weighs it with its
-grounding measure, if at all. `courtroom.evaluate.confounds` builds the overlap-only rule on it.
-"""
+"""Words: the content words of a text, the key they are matched by (stemmed; numbers as written, separators aside), and
+the vocabulary of a case's sources, which tells the words of a statement the sources never use: lexical evidence, not
+proof (a faithful paraphrase uses new words too)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""The task family of a case, by which a fitted ruling picks its weights: question answering (`qa`), a summary of
-the context (`summary`), or a description of structured data (`data2text`). Given by the dataset (a `task` field,
-kept in the case's metadata) or read off the case: a question that asks for a summary, or a context that is a
-record (JSON or a Python literal, a table of key-value lines) with a question that asks to describe it."""
+"""The task family of a case, by which a fitted ruling picks its weights: `qa`, `summary` or `data2text`; given by
+the dataset (a `task` field in the case's metadata) or read off the question and the shape of the context."""
 
 from __future__ import annotations
 

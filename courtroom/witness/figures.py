@@ -1,20 +1,9 @@
-"""The figures witness: every number of the answer, looked up in the context. No model.
+"""The figures witness: every number of the answer, looked up in the sources (context and question). No model.
 
-A figure of the answer is checked against the numbers of the sources (context passages and question), by value at
-the answer's own precision ("21.1%" matches anything that rounds to 21.1 at one decimal):
-
-- **stated**: the value occurs in the sources, as written or rescaled by a power of a thousand or by a hundred
-  ("$1.2 billion" is "1,200 million"; "3.5%" is "0.035"; "$3144000.00" in USD thousands is "3,144" in millions);
-- **computed**: it is one step of arithmetic away from two numbers that stand near the question's words in the
-  context (their sum, difference, product, ratio, change relative to the second, or the first over the mean of
-  the second and a third), rescaled as above: a margin, a growth rate, a return on average assets;
-- **absent**: neither; an invented or miscomputed figure.
-
-Years and small counts (integers up to 10) are left out: they rarely carry the claim and match by accident. A
-computed match is weaker evidence than a stated one (with dozens of numbers, some combination lands near any
-value), which is why only numbers near the question's words take part, and the ruling weighs each status by what
-it is worth on labelled cases.
-"""
+Matched by value at the answer's own precision, a figure is **stated** (it occurs, as written or rescaled by a
+power of a thousand or by a hundred), **computed** (one step of arithmetic from two numbers near the question's
+words in the context: sum, difference, product, ratio, relative change, over a mean) or **absent**. Years and small
+counts are left out; a computed match is weaker evidence, weighed as such by a fitted ruling."""
 
 from __future__ import annotations
 

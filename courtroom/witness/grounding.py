@@ -1,21 +1,9 @@
 """The grounding witness: how much likelier the context makes each token of the answer, aggregated several ways.
 
 The per-token gain is log P(token | context, question, answer so far) - log P(token | question, answer so far),
-capped at `clip` nats (a copied rare name would outweigh the invented words beside it). Today's court measure is
-the mean gain of a sentence (`mean`). A hallucination is often one word in a sentence the context otherwise
-supports, which the mean dilutes, so the witness also reports, per sentence:
-
-- `q10`, `min`: the low tail of the gains (the least supported words);
-- `rare`: the mean gain with each token weighted by how surprising it is without the context (content words such as
-  names and numbers weigh more than function words and punctuation, whatever the model's tokenizer);
-- `surprise`: the mean log-probability with the context (how unexpected the sentence is even given it);
-- `unsupported`: the share of tokens the context makes less likely (gain below -0.5).
-
-Case values aggregate the sentences: their worst (`worst_*`: the lowest, or the highest share `unsupported`), their
-mean weighted by length (`*`), and today's score (`share`: the expected share of the answer's text that is
-hallucinated, P(suspect) per sentence by the court's center and scale). Pure arithmetic over the model's scores:
-`courtroom.court.evidence` asks for them.
-"""
+capped at `clip` nats. Per sentence: `mean` (the court's measure), the low tail (`q10`, `min`), `rare` (weighted by
+surprise without the context), `surprise` and `unsupported` (the share of tokens below -0.5). Case values: the
+worst sentence's (`worst_*`), the length-weighted mean, and `share` (the expected hallucinated share of the text)."""
 
 from __future__ import annotations
 
@@ -50,9 +38,10 @@ def sentence_values(full: Sequence[float], bare: Sequence[float], clip: float | 
     }
 
 
-def p_suspect(value: float, center: float, scale: float) -> float:
-    """P(hallucinated) of a sentence measured at `value` (its mean gain), as the court's measure maps it."""
-    z = (center - value) / scale
+def p_suspect(value: float, center: float, scale: float, lexical: float = 0.0) -> float:
+    """P(hallucinated) of a sentence measured at `value` (its mean gain), as the court's measure maps it, plus a
+    lexical term on the log-odds scale."""
+    z = (center - value) / scale + lexical
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 

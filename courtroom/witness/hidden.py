@@ -1,8 +1,6 @@
-"""The hidden-state witness: the model's residual stream at a middle layer, averaged over the answer and over each
-sentence, weighed by a linear probe fitted on labelled cases (`courtroom.witness.ruling`): what the model
-represents about a text it is reading, including whether it is supported, without saying it. The witness reports
-only that it was heard (the probe's score is the ruling's); its vectors stay in the model call's record. Needs
-`hidden_states` (in-process backends)."""
+"""The hidden-state witness: the model's residual stream at a middle layer, averaged over the answer and each
+sentence, weighed by a fitted ruling's linear probe; it reports only that it was heard (the vectors stay in the
+call's record). Needs `hidden_states` (in-process backends)."""
 
 from __future__ import annotations
 

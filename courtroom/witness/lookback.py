@@ -1,9 +1,6 @@
-"""The lookback witness: how much of its attention the model pays to the context while reading the answer (Lookback
-Lens, Chuang et al. 2024). For every layer and head, the share of attention the answer's tokens pay to the prompt
-(context and question) against the answer so far, averaged over a sentence; where a model makes something up it
-attends to what it wrote rather than to what it was given. A fitted ruling weighs the layer-by-head pattern with a
-linear probe (`courtroom.witness.ruling`); the witness itself reports the mean share, and points at the tokens
-where it falls lowest. Needs `attention` (in-process backends)."""
+"""The lookback witness (Lookback Lens, Chuang et al. 2024): per layer and head, the share of attention the answer's
+tokens pay to the prompt against the answer so far, per sentence. A fitted ruling weighs the pattern by a probe;
+the witness reports the mean share and points where it falls lowest. Needs `attention` (in-process backends)."""
 
 from __future__ import annotations
 

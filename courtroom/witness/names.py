@@ -1,11 +1,6 @@
-"""The names witness: the names of the answer (people, places, organisations, titles), looked up in the sources.
-No model.
-
-A name is a run of capitalised words (function words such as "of" or "the" may join two capitalised words, as in
-"Bank of America"), or a single capitalised word that does not open its sentence ("according to Pfizer"). It is
-present when the sources (context passages and question) contain it, ignoring case, spacing and a possessive 's;
-a name of several words is also present when every one of its words is (the context may write "Smith, John").
-"""
+"""The names witness: the names of the answer (runs of capitalised words, "Bank of America", or a capitalised word
+not opening its sentence), looked up in the sources ignoring case, spacing and a possessive 's; a name of several
+words is also present when each of its words is. No model."""
 
 from __future__ import annotations
 

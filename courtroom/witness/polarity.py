@@ -1,13 +1,8 @@
-"""The polarity witness: whether the answer says yes where the context says no, or drops a negation. No model
-(the model's own yes-or-no reading of a yes/no question is the `verdict` witness, in `courtroom.witness.court`).
+"""The polarity witness: whether the answer says yes where the context says no, or drops a negation. No model.
 
-Two checks, by cues:
-- a **yes/no answer** (the question opens with an auxiliary such as "Does" or "Is", the answer with "yes" or "no")
-  has a polarity, +1 or -1; it is reported so a ruling can weigh it against the model's reading;
-- every answer sentence is matched to the context sentence that shares most of its content words; when the two
-  disagree in negation (one says "not", "no", "never", "fails to", "did not improve" ... an odd number of times, the
-  other an even number) the sentence is flagged: a flipped conclusion keeps the words and changes the sign.
-"""
+A yes/no answer to a yes/no question has a polarity (+1 or -1), reported for a ruling to weigh against the
+model's reading (the `verdict` witness); and an answer sentence whose negation disagrees with the context sentence
+that shares most of its content words is flagged."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What the court read of a case for its witnesses: the answer cut into sentences, and what the model's passes
-gave (per-token log-probabilities with and without the context, attention ratios and hidden states per sentence,
-the model's own yes or no), each None when the court did not or could not ask for it."""
+"""What the court read of a case for its witnesses: the answer's sentences and what the model's passes gave
+(log-probabilities with and without the context, attention, hidden states, its own yes or no), None if not asked."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The witnesses by name: what each needs from the model door, its version, and how it testifies.
-
-Needs: `logprobs` (log-probabilities of given tokens: every in-process backend, and a server that returns prompt
-log-probabilities), `attention` and `hidden_states` (`Backend.looks_inside`: in-process backends), or nothing (the
-checks of the text against the sources). A court hears the witnesses it names whose needs its backend meets; the
-others are recorded as not heard, with why.
-"""
+"""The witnesses by name: what each needs from the door (`logprobs`, `attention`, `hidden_states` or nothing), its
+version, and how it testifies. Witnesses whose needs the backend does not meet are recorded as not heard, with why."""
 
 from __future__ import annotations
 

@@ -1,14 +1,9 @@
 """A fitted ruling: how a court weighs its witnesses' testimony, learnt from labelled cases for one model.
 
-A small, inspectable logistic model per task family (qa, summary, data2text, or `any`): the log-odds that an answer
-is hallucinated are an intercept plus a weight times each standardised value of the testimony
-(`grounding.q10`, `figures.absent`, ...), plus the scores of linear probes over the vectors the model's own pass
-gave (`lookback.probe`: the layer-by-head attention pattern; `hidden.probe`: the residual stream). The same weights
-apply to the whole answer and to each sentence (whose values are the sentence's own), which ranks the sentences to
-charge. Fitted by `courtroom calibrate --ruling` (`courtroom.evaluate.fit_ruling`), stored as a YAML file beside the court,
-and recorded whole in every run's manifest, so replay and `rejudge` decide with the ruling a run was made with.
-Applying it needs no scikit-learn.
-"""
+A logistic model per task family (or `any`): log-odds of hallucination from the standardised testimony values
+and the scores of linear probes over the model's own pass (`lookback.probe`, `hidden.probe`), applied to the whole
+answer and to each sentence (which ranks the sentences to charge). Fitted by `courtroom calibrate --ruling`, kept
+in a YAML file beside the court and recorded in every run's manifest; applying it needs no scikit-learn."""
 
 from __future__ import annotations
 
@@ -182,9 +177,8 @@ class FittedRuling(BaseModel):
 
     def features(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]],
                  sentence: int | None = None, word_scores: Sequence[float] | None = None) -> dict[str, float]:
-        """The values this ruling weighs, from the testimony of the whole answer (or of one sentence), the probes'
-        scores over the matching vectors (absent when the witness was not heard) and, with a word probe, what it
-        says of the words (`word_values` of `word_scores`, see `word_scores`; absent without them)."""
+        """The values this ruling weighs: the testimony of the whole answer (or a sentence), the probes' scores of the
+        matching vectors and, with a word probe, `word_values` of `word_scores` (each absent when not heard)."""
         return self.with_probes(testimony_values(testimony, sentence), vectors, word_scores)
 
     def with_probes(self, values: Mapping[str, float], vectors: Mapping[str, Sequence[float]],
@@ -221,8 +215,7 @@ class FittedRuling(BaseModel):
 
 WORD_VALUES = ("hidden.words_max", "hidden.words_top3", "hidden.words_share")
 """What a word probe (`SpanModel.probe`) says of a text's words, as values a ruling may weigh: the highest word's
-log-odds, the mean of the three highest, and the share of words it finds more likely false than not. A false claim
-is a few words: the most suspect words say more of the whole than the mean state the `hidden` probe reads."""
+log-odds, the mean of the three highest, and the share of words it finds more likely false than not."""
 
 
 def word_values(scores: Sequence[float]) -> dict[str, float]:

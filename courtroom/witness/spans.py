@@ -1,13 +1,9 @@
 """Pointing at the lie: which words of the answer are hallucinated, from what the witnesses measured word by word.
 
-Every word of the answer (a run of non-blank characters, its surrounding punctuation left out) gets values from the
-reading and the testimony: how suspect its sentence is (the ruling's P, or the measure's), how much the context
-lowered or raised its tokens' likelihood (least and mean), how surprising it is without the context (rare words
-carry claims), how much attention its tokens paid to the context, and whether a witness pointed at it (a figure or a
-name the context lacks, a word it never uses). A fitted span model (`SpanModel`, kept in the ruling file) weighs them
-into P(hallucinated) per word; without one, a rule does (`rule_scores`). Words at or above the threshold, with gaps
-of at most `max_gap` words between them inside one sentence, become spans; each span's score is its best word's.
-"""
+Every word gets values from the reading and testimony (its sentence's suspicion, the context's effect on its
+tokens, its surprise, its attention to the context, whether a witness pointed at it); a fitted `SpanModel` (or,
+without one, `rule_scores`) weighs them into P(hallucinated). Words at or above the threshold, with gaps of at most
+`max_gap` words inside one sentence, become spans, each scored by its best word."""
 
 from __future__ import annotations
 
@@ -49,8 +45,7 @@ class PredictedSpan:
 
 def sentence_locator(sentences: Sequence[tuple[int, int]]) -> Callable[[int], int]:
     """A function of a character position: the index of the last sentence that starts at or before it (0 when none
-    does); by binary search when the sentences are in order, as they are cut (sentences placed out of order are
-    walked)."""
+    does), by binary search when the sentences are in order."""
     starts = [start for start, _ in sentences]
     if all(a <= b for a, b in zip(starts, starts[1:])):
         return lambda at: max(bisect_right(starts, at) - 1, 0)
@@ -109,9 +104,8 @@ def word_values(answer: str, sentences: Sequence[tuple[int, int]], sentence_ps: 
 
 
 class _Marks:
-    """The witnesses' points over the answer, for the words in order: each query returns the points that overlap a
-    word, sweeping the points sorted by start (those ended before the word are dropped), so every point is walked
-    once over the answer's words instead of once per word."""
+    """The witnesses' points over the answer's words in order: each query returns the points overlapping a word,
+    sweeping the points sorted by start, so each is walked once."""
 
     def __init__(self, testimony: Sequence[Testimony], offset: int) -> None:
         self._points = sorted((p.start - offset, p.end - offset, t.witness, p.note)
@@ -144,9 +138,8 @@ WORD_PROBE = "word_probe"
 
 def with_word_probe(model: SpanModel, rows: Sequence[Sequence[float]],
                     probe_scores: Sequence[float] | None) -> list[list[float]]:
-    """`rows` with the word probe's score of each word appended (`probe_scores`: `model.probe.scores` of the words'
-    hidden states), when the model has a probe. Without them (a run that did not record the words' states) the score
-    is the probe's mean over the words it was fitted on, so it adds nothing."""
+    """`rows` with each word's word-probe score appended (`probe_scores`), when the model has a probe; without recorded
+    states, the probe's mean score, which adds nothing."""
     if model.probe is None:
         return [list(r) for r in rows]
     if probe_scores is None or len(probe_scores) != len(rows):

@@ -1,7 +1,5 @@
-"""The verdict witness: for a yes/no question, the model's own reading: asked the question after the context, how
-likely it says yes; the testimony is how strongly that agrees with the answer's yes or no (log-odds, positive when
-the model agrees). Not a yes/no question, or an answer that says neither: 0. Needs the model's log-probabilities
-(one scored choice per case, after the prompt prefix the case's other calls share)."""
+"""The verdict witness: for a yes/no question, how likely the model itself says yes after the context, as log-odds
+of agreeing with the answer's yes or no (0 otherwise). Needs log-probabilities (one scored choice per case)."""
 
 from __future__ import annotations
 

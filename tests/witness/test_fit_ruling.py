@@ -7,7 +7,7 @@ import pytest
 
 from courtroom.errors import ConfigError
 from courtroom.evaluate import fit_ruling as fitting
-from courtroom.evaluate.fit_ruling import CASES_PER_WEIGHT, FAMILY_MIN_CASES, Example, fit_ruling, fold_rulings, leave_one_source_out
+from courtroom.evaluate.fit_ruling import CASES_PER_WEIGHT, FAMILY_MIN_CASES, Example, fit_ruling, leave_one_source_out
 
 
 def auroc(gold: np.ndarray, scores: np.ndarray) -> float:
@@ -183,17 +183,3 @@ def test_leave_one_source_out_decides_each_source_by_the_others() -> None:
     # a source whose others hold one kind only cannot be decided: 0.5
     only_pass = [e for e in b if not e.hallucinated]
     assert np.all(leave_one_source_out(alone + only_pass)[:10] == 0.5)
-
-
-def test_the_fold_rulings_are_those_that_scored_each_fold_out_of_fold() -> None:
-    cases = examples(60, seed=8, signal=1.5)
-    result = fit(cases, seed=3)
-    rulings = fold_rulings(cases, model="smollm2-135m", court="default", witnesses={"real": 1, "noise": 1}, seed=3)
-    by_id = {e.case_id: i for i, e in enumerate(cases)}
-    assert sorted(i for ids, _ in rulings for i in ids) == sorted(by_id)  # every case in exactly one fold
-    for k, (ids, ruling) in enumerate(rulings):
-        assert ruling.fitted["fold"] == k and ruling.fitted["cases"] == 60 - len(ids)
-        assert {int(result.fold[by_id[i]]) for i in ids} == {k}  # the fit's own folds
-        for i in ids:  # each decides its fold's cases as the fit scored them: it never saw them
-            p = ruling.weigh_values(cases[by_id[i]].values, "qa").p_hallucinated
-            assert p == pytest.approx(result.out_of_fold[by_id[i]], abs=1e-6)
