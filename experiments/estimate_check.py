@@ -38,7 +38,7 @@ from courtroom.evaluate.fit_ruling import Example
 from courtroom.evaluate.metrics import auroc, percentile_interval, rates_from_counts, resample_weights
 from courtroom.log.ruling_calibrate import labelled_runs
 
-Folds = Callable[[fitting._Design, int, int], np.ndarray]
+Folds = Callable[[fitting._Design, np.ndarray, int, int], np.ndarray]
 
 
 def dataset(e: Example) -> str:
@@ -61,27 +61,27 @@ def bootstrap(gold: np.ndarray, p: np.ndarray, resamples: int = 2000, seed: int 
     return float(low), float(high)  # type: ignore[arg-type]
 
 
-# fold assignments ---------------------------------------------------------------------------------------------
+# fold assignments: (design, rows, folds, seed) -> each row's fold, for the outer and the inner folds alike ----------
 
-def shipped_folds(design: fitting._Design, k: int, seed: int) -> np.ndarray:
-    """The folds of 5150ee0: each label's answer groups dealt round-robin, no item links, no source strata."""
-    keys = [e.group or e.case_id for e in design.examples]
+def shipped_folds(design: fitting._Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
+    """The folds of 5150ee0: each label's answer groups dealt round-robin (a group once per case), no item links,
+    no source strata."""
+    keys = [design.examples[i].group or design.examples[i].case_id for i in idx]
     rng = np.random.default_rng(seed)
     fold_of: dict[str, int] = {}
-    for label in (True, False):
-        for i, key in enumerate(rng.permutation(sorted(k_ for k_, g in zip(keys, design.y) if g == label))):
+    for label in (1, 0):
+        for i, key in enumerate(rng.permutation(sorted(k_ for k_, g in zip(keys, design.y[idx]) if g == label))):
             fold_of[str(key)] = i % k
     return np.array([fold_of[key] for key in keys], dtype=int)
 
 
-def item_folds(design: fitting._Design, k: int, seed: int) -> np.ndarray:
+def item_folds(design: fitting._Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
     """Folds over items (question and context) linked with identical answers, stratified by label only."""
-    return fitting.stratified_folds(design.y.astype(bool), design.groups, folds=k, seed=seed)
+    return fitting.stratified_folds(design.y[idx].astype(bool), [design.groups[i] for i in idx], folds=k, seed=seed)
 
 
-def current_folds(design: fitting._Design, k: int, seed: int) -> np.ndarray:
-    """The folds `fit_ruling` deals now."""
-    return fitting._folds(design, np.arange(len(design.y)), k, seed)
+CURRENT_FOLDS = fitting._folds
+"""The folds `fit_ruling` deals now (items, strata by source)."""
 
 
 # procedure variants (each a context in which `fitting._fit` behaves differently) ----------------------------
@@ -138,11 +138,17 @@ def subsample(design: fitting._Design, rows: np.ndarray, share: float, seed: int
     return np.flatnonzero(keep)
 
 
+def columns(examples: Sequence[Example]) -> list[str]:
+    """All rows, each dev file, and HaluBench's sources of more than 50 rows."""
+    sources = {e.source: sum(x.source == e.source for x in examples) for e in examples if dataset(e) == "halubench"}
+    return ["all", *sorted({dataset(e) for e in examples}), *sorted(s for s, n in sources.items() if n > 50)]
+
+
 def cells(examples: Sequence[Example], gold: np.ndarray, p: np.ndarray) -> dict[str, tuple[float, float]]:
-    """Balanced accuracy and AUROC per dev file and over all rows."""
+    """Balanced accuracy and AUROC of each of `columns`."""
     out = {}
-    for name in ["all", *sorted({dataset(e) for e in examples})]:
-        mine = np.array([name == "all" or dataset(e) == name for e in examples])
+    for name in columns(examples):
+        mine = np.array([name in ("all", dataset(e), e.source) for e in examples])
         out[name] = (balanced(gold[mine], p[mine]), float(auroc(gold[mine], p[mine]) or float("nan")))
     return out
 
@@ -160,46 +166,59 @@ def candidates(examples: list[Example], seeds: int, log: Callable[[str], None]) 
     gold = np.array([e.hallucinated for e in examples])
     design = fitting._Design(examples)
     bare = fitting._Design([replace(e, vectors={}) for e in examples])
-    names = ["all", *sorted({dataset(e) for e in examples})]
-    variants: list[tuple[str, fitting._Design, Folds, int, dict]] = [
-        ("as of 5150ee0: 5 folds over identical answers, by label", design, shipped_folds, 5, {}),
-        ("folds over items (question and context)", design, item_folds, 5, {}),
-        ("folds over items, stratified by source (now)", design, current_folds, 5, {}),
-        ("now, no family weights (`any` only)", design, current_folds, 5, {"families": False}),
-        ("now, probes scored in sample (the naive stack)", design, current_folds, 5, {"in_sample": True}),
-        ("now, no lookback or hidden probe", bare, current_folds, 5, {}),
-        ("now, the word probe's strength fixed at 0.001", design, current_folds, 5, {"word_c": (0.001,)}),
-        ("now, 10 folds", design, current_folds, 10, {}),
-        ("now, 20 folds", design, current_folds, 20, {}),
+    names = columns(examples)
+    variants: list[tuple[str, fitting._Design, Folds, int, list[tuple[object, dict[str, object]]]]] = [
+        ("as of 5150ee0: 5 folds over identical answers, by label", design, shipped_folds, 5, []),
+        ("folds over items (question and context)", design, item_folds, 5, []),
+        ("folds over items, stratified by source (now)", design, CURRENT_FOLDS, 5, []),
+        ("now, no family weights (`any` only)", design, CURRENT_FOLDS, 5, [(fitting, {"FAMILY_MIN_CASES": 10 ** 9})]),
+        ("now, probes scored in sample (the naive stack)", design, CURRENT_FOLDS, 5,
+         [(fitting, {"_probes": in_sample_probes})]),
+        ("now, no lookback or hidden probe", bare, CURRENT_FOLDS, 5, []),
+        ("now, the word probe's strength fixed at 0.001", design, CURRENT_FOLDS, 5,
+         [(fit_spans, {"WORD_PROBE_CS": (0.001,)})]),
+        ("now, 10 folds", design, CURRENT_FOLDS, 10, []),
+        ("now, 20 folds", design, CURRENT_FOLDS, 20, []),
     ]
     lines = ["## 1. Candidates: the out-of-fold estimate, one change at a time", "",
              f"Mean over {seeds} fold seeds (± the standard deviation across seeds of the balanced accuracy) / mean "
-             "AUROC. The protocol of 5150ee0 first; each row below changes one thing of the current protocol.", "",
-             "| protocol | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-    for label, d, folds, k, options in variants:
+             "AUROC. The protocol of 5150ee0 first (its folds outside and inside: the probes' and the family weights' "
+             "inner folds); each row below changes one thing.", "",
+             "| protocol | " + " | ".join(n.split("/")[-1] for n in names) + " |", "|---" * (len(names) + 1) + "|"]
+    for label, d, folds, k, patches in variants:
         started = time.time()
         results = []
         for seed in range(seeds):
-            with patched(fitting, FAMILY_MIN_CASES=10 ** 9) if options.get("families") is False else \
-                    patched(fitting, _probes=in_sample_probes) if options.get("in_sample") else \
-                    patched(fit_spans, WORD_PROBE_CS=options["word_c"]) if "word_c" in options else patched(fitting):
-                results.append(cells(examples, gold, out_of_fold(d, folds(d, k, seed), seed)))
+            with patched(fitting, _folds=folds), patched_all(patches):
+                results.append(cells(examples, gold, out_of_fold(d, folds(d, np.arange(len(d.y)), k, seed), seed)))
         lines.append(f"| {label} | " + " | ".join(fmt(results, n) for n in names) + " |")
         log(f"{lines[-1]}  ({time.time() - started:.0f} s)")
     return lines + [""]
 
 
+@contextmanager
+def patched_all(patches: list[tuple[object, dict[str, object]]]) -> Iterator[None]:
+    if not patches:
+        yield
+        return
+    (module, values), rest = patches[0], patches[1:]
+    with patched(module, **values), patched_all(rest):
+        yield
+
+
 def learning_curve(examples: list[Example], seeds: int, log: Callable[[str], None]) -> list[str]:
     gold = np.array([e.hallucinated for e in examples])
     design = fitting._Design(examples)
-    names = ["all", *sorted({dataset(e) for e in examples})]
+    names = columns(examples)
     lines = ["## 2. Learning curve", "",
              "Each of the 5 current folds decided by a ruling fitted on a share of the other four folds' groups (each "
              f"source's two kinds alike); mean over {seeds} fold seeds. Rows fitted on: share x 4/5 of "
-             f"{len(examples)}.", "", "| share of the training folds | rows fitted on | " + " | ".join(names) + " |",
+             f"{len(examples)}.", "",
+             "| share of the training folds | rows fitted on | " + " | ".join(n.split("/")[-1] for n in names) + " |",
              "|---" * (len(names) + 2) + "|"]
     for share in (0.4, 0.6, 0.8, 1.0):
-        results = [cells(examples, gold, out_of_fold(design, current_folds(design, 5, seed), seed, share, seed))
+        results = [cells(examples, gold, out_of_fold(design, CURRENT_FOLDS(design, np.arange(len(design.y)), 5, seed),
+                                                     seed, share, seed))
                    for seed in range(seeds)]
         lines.append(f"| {share:.1f} | ~{round(share * 0.8 * len(examples))} | "
                      + " | ".join(fmt(results, n) for n in names) + " |")
@@ -230,8 +249,9 @@ def held_out(examples: list[Example], splits: int, log: Callable[[str], None]) -
         probes, families, words = fitting._fit(design, a, split)  # what `fit_ruling` fits on half A
         p_b = fitting._decide(design, probes, families, b, words)
         half = fitting._Design([examples[i] for i in a])
-        old = out_of_fold(half, shipped_folds(half, 5, split), split)
-        now = out_of_fold(half, current_folds(half, 5, split), split)
+        with patched(fitting, _folds=shipped_folds):
+            old = out_of_fold(half, shipped_folds(half, np.arange(len(a)), 5, split), split)
+        now = out_of_fold(half, CURRENT_FOLDS(half, np.arange(len(a)), 5, split), split)
         for name in names:
             in_a = np.array([dataset(examples[i]) == name for i in a])
             in_b = np.array([dataset(examples[i]) == name for i in b])
