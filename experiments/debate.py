@@ -54,19 +54,22 @@ class Config:
 ONE = {"max_charges": 1}
 """Every court tries one charge a case, the least grounded statement: the budget of this machine (2 CPU cores)."""
 TODAY = {**ONE, "trial.exchange_rounds": 0}
+RULES = {**ONE, "trial.max_rounds": 1}
+"""One round that must end in the bench's ruling (the exchange covers it): the agents' verdict is the judge's own."""
 CONFIGS: dict[str, Config] = {
     "full-today-135m": Config("(a) full as shipped before (no exchange), SmolLM2-135M", overrides=TODAY,
                               dtype="float32"),  # begun while auto meant float32 on a CPU
-    "full-135m": Config("(b) full with one round of exchange, SmolLM2-135M", overrides=ONE),
-    "strong-debaters": Config("(c) 0.5B clerk and debaters, SmolLM2 judge", model=MID,
-                              overrides={**ONE, "trial.models.judge": SMALL}),
-    "strong-debaters-blind": Config("(c) 0.5B clerk and debaters, SmolLM2 judge, blind", model=MID,
-                                    overrides={**ONE, "trial.models.judge": SMALL, "trial.blind_judge": True}),
-    "full-statements-135m": Config("(b') full, exchange, statements before moves, SmolLM2-135M",
-                                   overrides={**ONE, "trial.turns": "statement-first"}),
-    "jury-of-three": Config("(d) jury of SmolLM2, 0.5B and 1.5B; 0.5B clerk and debaters", model=MID, court="jury",
-                            overrides={**ONE, "trial.models.jury": [SMALL, MID, LARGE]}),
-    "full-0.5b": Config("(b) full with one round of exchange, Qwen2.5-Coder-0.5B", model=MID, overrides=ONE),
+    "full-135m": Config("(b) full as shipped (one round of exchange, then up to 3), SmolLM2-135M", overrides=ONE),
+    "ruling-135m": Config("(b) one round, the judge must rule, SmolLM2-135M", overrides=RULES),
+    "strong-debaters-blind": Config("(c) 0.5B clerk and debaters, SmolLM2 judge, blind, must rule", model=MID,
+                                    overrides={**RULES, "trial.models.judge": SMALL, "trial.blind_judge": True}),
+    "ruling-0.5b": Config("(b) one round, the judge must rule, Qwen2.5-Coder-0.5B", model=MID, overrides=RULES),
+    "strong-debaters": Config("(c) 0.5B clerk and debaters, SmolLM2 judge, must rule", model=MID,
+                              overrides={**RULES, "trial.models.judge": SMALL}),
+    "ruling-statements-135m": Config("(b') one round, statements before moves, the judge must rule, SmolLM2-135M",
+                                     overrides={**RULES, "trial.turns": "statement-first"}),
+    "jury-of-three": Config("(d) jury of SmolLM2, 0.5B and 1.5B; 0.5B clerk and debaters, must rule", model=MID,
+                            court="jury", overrides={**RULES, "trial.models.jury": [SMALL, MID, LARGE]}),
 }
 """The courts measured here (run by this script)."""
 REFERENCES = {
@@ -109,8 +112,16 @@ def run(names: list[str]) -> None:
 
 
 def _ba(rows: list[ResultRow]) -> str:
-    m = compute_metrics(rows)
-    return f"{m.balanced_accuracy.value:.3f} [{m.balanced_accuracy.low:.2f}, {m.balanced_accuracy.high:.2f}]"
+    ba = compute_metrics(rows).balanced_accuracy
+    if ba.value is None:  # a run begun, with one label judged so far
+        return "-"
+    return f"{ba.value:.3f} [{ba.low:.2f}, {ba.high:.2f}]" + ("" if len(rows) >= 2 * PER_LABEL else f" ({len(rows)} cases)")
+
+
+def _two(metrics: Any) -> str:
+    """A balanced accuracy to two places, `-` where one label is missing."""
+    value = metrics.balanced_accuracy.value
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _auroc(rows: list[ResultRow]) -> str:
@@ -143,10 +154,10 @@ def report() -> str:
         rows = RunStore(RESULTS / name).rows()
         done[name] = rows
         m = compute_metrics(rows)
-        agents = [r.model_copy(update={"label": r.variants["agents"].label, "score": r.variants["agents"].score})
-                  for r in rows if "agents" in r.variants]
+        agents = [r.model_copy(update={"label": r.variants["agents only"].label, "score": r.variants["agents only"].score})
+                  for r in rows if "agents only" in r.variants]
         gain = debate_gain(Contender.of(name, rows))
-        measured = next((p for p in gain.pairings if p.name == "measurement"), None) if gain else None
+        measured = next((p for p in gain.pairings if p.name == "measurement only"), None) if gain else None
         held = trials(rows)
         by = held.ended_by() if held else {}
         tried = held.total.tried if held else 0
@@ -166,10 +177,9 @@ def report() -> str:
     lines += ["| configuration | " + " | ".join(sources) + " |", "|---|" + "---|" * len(sources)]
     for name, rows in done.items():
         court = metrics_by_source(rows)
-        agents = metrics_by_source([r.model_copy(update={"label": r.variants["agents"].label})
-                                    for r in rows if "agents" in r.variants])
-        cells = [f"{court[s].balanced_accuracy.value:.2f}" + (f" / {agents[s].balanced_accuracy.value:.2f}"
-                                                                if s in agents else "") if s in court else "-"
+        agents = metrics_by_source([r.model_copy(update={"label": r.variants["agents only"].label})
+                                    for r in rows if "agents only" in r.variants])
+        cells = [_two(court[s]) + (f" / {_two(agents[s])}" if s in agents else "") if s in court else "-"
                  for s in sources]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     paired = [Contender.of(n, r) for n, r in done.items()]
