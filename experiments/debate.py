@@ -88,7 +88,8 @@ def cases_file() -> Path:
     path = cache_dir() / "experiments" / f"halubench-debate-{2 * PER_LABEL}.jsonl"
     if not path.is_file():
         sample = CaseSelection(dataset=str(DEV), limit=200, balanced=True, seed=0).cases()
-        chosen = [c for label in ("FAIL", "PASS") for c in [c for c in sample if c.label == label][:PER_LABEL]]
+        fail, passed = ([c for c in sample if c.label == label][:PER_LABEL] for label in ("FAIL", "PASS"))
+        chosen = [c for pair in zip(fail, passed) for c in pair]  # alternating: a run stopped early stays balanced
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(c.model_dump_json(exclude_none=True) + "\n" for c in chosen))
     return path

@@ -56,12 +56,22 @@ def witness_sections() -> list[str]:
     return lines
 
 
+def debate_section() -> list[str]:
+    """The trials measured (#44): `experiments/debate.py report`'s page, headings one level down."""
+    path = RESULTS / "debate" / "README.md"
+    if not path.is_file():
+        return []
+    return [("#" + line if line.startswith("#") else line) for line in path.read_text().splitlines()] + [""]
+
+
 def runs() -> dict[tuple[str, str], dict[str, RunStore]]:
     """(model, dataset) -> judge name (with tag) -> store."""
     found: dict[tuple[str, str], dict[str, RunStore]] = {}
     for manifest in sorted(RESULTS.glob("*/*/manifest.json")):
         store = RunStore(manifest.parent)
         model = manifest.parent.parent.name
+        if model == "debate":  # the trials of #44, one page of their own (`debate_section`)
+            continue
         dataset, _, judge = manifest.parent.name.partition("-")
         found.setdefault((model, dataset), {})[judge] = store
     return found
@@ -371,6 +381,7 @@ def main() -> None:
               "| dataset | rule | cases | balanced accuracy | AUROC | rule |", "|---|---|---|---|---|---|"]
     lines += [row for d in ("halueval", "halubench", "ragtruth") for row in no_model_rules(d)]
     lines += witness_sections()
+    lines += debate_section()
     (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
     (HERE / "results" / "summary.json").write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))
