@@ -62,7 +62,7 @@ def _picked(run_dir: str, ruling: str | None, n: int, seed: int, many: bool):  #
     from courtroom.log.prior_calibrate import read_prior
 
     found = candidates(run_dir, read_prior(ruling)[0] if ruling is not None else None)
-    return found, picked(found, 3 * n if many else n, seed)
+    return found, picked(found, n, seed, spare=2 * n if many else 0)
 
 
 def _refit_hint(run_dir: str, path: str, ruling: str | None) -> str:

@@ -1,16 +1,21 @@
 """Which cases to label: those whose labels would teach a ruling most, uncertain and unlike each other.
 
-The rule is Brinker's (2003, "Incorporating diversity in active learning with support vector machines"), greedy:
+Two standard steps. First the pool: the `POOL` x n cases nearest the threshold (uncertainty sampling's pre-filter, as
+in Zhdanov 2019, "Diverse mini-batch active learning"), so the cases the ruling is surest of are never picked. Then
+Brinker's greedy rule (2003, "Incorporating diversity in active learning with support vector machines") within it:
 each next case maximises `(1 - DIVERSITY) * uncertainty - DIVERSITY * (its greatest similarity to a case already
 picked)`. Uncertainty is 1 at the ruling's threshold and 0 at the farthest a probability can be from it
-(`1 - |p - t| / max(t, 1 - t)`); similarity is a Gaussian kernel over the cases' standardised inputs, its bandwidth
-the median squared distance between them (1 for identical inputs, near 0 for cases far apart). Ties are broken by a
-seeded permutation, so a seed gives one order."""
+(`1 - |p - t| / max(t, 1 - t)`), rescaled over the pool to run from 0 to 1 (a ruling sure of every case still ranks
+them); similarity is a Gaussian kernel over the cases' standardised inputs, its bandwidth the median squared distance
+between them (1 for identical inputs, near 0 for cases far apart). Ties are broken by a seeded permutation, so a seed
+gives one order."""
 
 from __future__ import annotations
 
 import numpy as np
 
+POOL = 3
+"""The pool picked from: this many times the cases asked for, the nearest the threshold."""
 DIVERSITY = 0.5
 """How much a case's likeness to those already picked counts against its uncertainty (0: the most uncertain first,
 whatever their likeness; 1: the most unlike, whatever their uncertainty)."""
@@ -43,20 +48,24 @@ def similarity(X: np.ndarray, row: int, width: float) -> np.ndarray:
 
 
 def pick(p: np.ndarray, threshold: np.ndarray | float, X: np.ndarray, n: int, seed: int = 0,
-         diversity: float = DIVERSITY) -> list[int]:
-    """The indices of `n` cases (all, when fewer) in the order picked: P(hallucinated) `p`, the threshold it is
-    judged against, and each case's standardised inputs as the rows of `X`."""
+         diversity: float = DIVERSITY, pool: int | None = None) -> list[int]:
+    """The indices of `n` cases (all the pool's, when fewer) in the order picked: P(hallucinated) `p`, the threshold
+    it is judged against, and each case's standardised inputs as the rows of `X`; from a pool of `pool` cases (`POOL`
+    x n by default: a larger n with the pool of a smaller one continues the smaller one's order)."""
     p = np.asarray(p, dtype=np.float64)
     if not len(p):
         return []
-    u = uncertainty(p, threshold)
     X = np.asarray(X, dtype=np.float64).reshape(len(p), -1)
-    width = bandwidth(X, seed)
     order = np.random.default_rng(seed).permutation(len(p))  # ties go to the earlier in this order
+    u = uncertainty(p, threshold)
+    free = np.zeros(len(p), dtype=bool)
+    free[order[np.argsort(-u[order], kind="stable")][:POOL * n if pool is None else pool]] = True
+    span = u[free].max() - u[free].min()
+    u = (u - u[free].min()) / span if span > 0 else np.ones(len(p))
+    width = bandwidth(X[free], seed)
     closest = np.zeros(len(p))  # each case's greatest similarity to a case already picked
-    free = np.ones(len(p), dtype=bool)
     picked: list[int] = []
-    for _ in range(min(n, len(p))):
+    for _ in range(min(n, int(free.sum()))):
         score = (1.0 - diversity) * u - diversity * closest
         candidates = order[free[order]]
         best = int(candidates[np.argmax(score[candidates])])

@@ -13,7 +13,7 @@ from courtroom.case import Case, CaseVerdict
 from courtroom.door.models import model_key
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.errors import ConfigError
-from courtroom.evaluate.picking import pick
+from courtroom.evaluate.picking import POOL, pick
 from courtroom.log.audit import Audit
 from courtroom.log.ruling_calibrate import pass_vectors, witness_court
 from courtroom.witness.family import task_family
@@ -101,7 +101,9 @@ def _standardised(found: list[Candidate], ruling: FittedRuling | None) -> np.nda
     return (X - mean) / scale if len(names) else np.zeros((len(found), 0))
 
 
-def picked(found: Candidates, n: int, seed: int = 0) -> list[Candidate]:
-    """The `n` cases whose labels would teach the ruling most, in the order picked (`courtroom.evaluate.picking`)."""
-    order = pick(np.array([c.p for c in found.cases]), np.array([c.threshold for c in found.cases]), found.X, n, seed)
+def picked(found: Candidates, n: int, seed: int = 0, spare: int = 0) -> list[Candidate]:
+    """The `n` cases whose labels would teach the ruling most, in the order picked (`courtroom.evaluate.picking`), and
+    up to `spare` more after them from the same pool (to stand in for cases skipped)."""
+    order = pick(np.array([c.p for c in found.cases]), np.array([c.threshold for c in found.cases]), found.X,
+                 n + spare, seed, pool=POOL * n)
     return [found.cases[i] for i in order]

@@ -28,12 +28,14 @@ def test_it_picks_uncertain_cases_unlike_each_other_never_the_certain_or_copies(
     assert chosen[0] == "copy"  # the most uncertain comes first
     # the most uncertain first, whatever their likeness, would have taken the copies: the diversity term did this
     assert [kinds[i] for i in pick(p, 0.5, X, 8, diversity=0.0)].count("copy") == 8
+    # the pool: however unlike the others, a case the ruling is sure of is not picked while uncertain ones remain
+    assert "certain" not in [kinds[i] for i in pick(p, 0.5, X, 6, diversity=0.9)]
 
 
 def test_the_order_is_one_for_a_seed_and_ties_follow_the_seed() -> None:
     p, X, _ = pool()
     assert pick(p, 0.5, X, 10, seed=3) == pick(p, 0.5, X, 10, seed=3)
-    first = {pick(p, 0.5, X, 1, seed=s)[0] for s in range(10)}
+    first = {pick(p, 0.5, X, 1, seed=s, pool=20)[0] for s in range(10)}
     assert first <= set(range(10)) and len(first) > 1  # the copies tie: the seed decides which comes first
 
 
