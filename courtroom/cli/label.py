@@ -112,7 +112,7 @@ def _ask(run_dir: str, path: str, found, order, n: int, ruling: str | None) -> N
         done = sum(v is not None for v in labels.values())
         if done >= n:
             break
-        console.print(_panel(c, done + 1, n))
+        console.print(_panel(c, done + 1, n, found.weighed_by))
         try:
             key = Prompt.ask("label", choices=["h", "f", "s", "q"], console=console)
         except EOFError:
@@ -128,13 +128,14 @@ def _ask(run_dir: str, path: str, found, order, n: int, ruling: str | None) -> N
     console.print(_refit_hint(run_dir, path, ruling))
 
 
-def _panel(c, number: int, n: int) -> Panel:  # noqa: ANN001
-    """A case as the terminal shows it: question, context and answer (cut), and the court's verdict and reason."""
+def _panel(c, number: int, n: int, weighed_by: str) -> Panel:  # noqa: ANN001
+    """A case as the terminal shows it: question, context and answer (cut), the court's verdict and reason, and the
+    P(hallucinated) it was picked by."""
     def cut(text: str) -> str:
         return shown(text if len(text) <= EXCERPT else text[:EXCERPT] + " ...")
 
     verdict = "hallucinated" if c.verdict.label == "FAIL" else "faithful"
     body = (f"[bold]question[/] {cut(c.case.question)}\n[bold]context[/] {cut(' '.join(c.case.context))}\n"
-            f"[bold]answer[/] {cut(c.case.answer.strip())}\n[bold]the court[/] {verdict}, P(hallucinated) "
-            f"{c.p:.2f} against {c.threshold:.2f}: {cut(c.verdict.reason)}")
+            f"[bold]answer[/] {cut(c.case.answer.strip())}\n[bold]the court[/] {verdict}: {cut(c.verdict.reason)}\n"
+            f"[bold]weighed[/] P(hallucinated) {c.p:.2f} against {c.threshold:.2f}, by {shown(weighed_by)}")
     return Panel(body, title=f"label {number} of {n}: {shown(c.case.id)}", title_align="left")

@@ -54,6 +54,14 @@ def read_prior(name: str | Path) -> tuple[FittedRuling, Path, str]:
     return ruling, path, content_hash(path.read_text(encoding="utf-8"))
 
 
+def _named(path: Path) -> str:
+    """How a ruling file is recorded: a shipped one as a court file names it (`rulings/...`), another by its path."""
+    from courtroom.clerk.files import courts_dir
+
+    path, shipped = path.resolve(), courts_dir().resolve()
+    return path.relative_to(shipped).as_posix() if path.is_relative_to(shipped) else str(path)
+
+
 def labelled_by_file(run_dir: str | Path, labels: str | Path) -> tuple[list[Example], str, str]:
     """The examples of the run's cases labelled in the file (the file's labels, not the data's), the run's model and
     court."""
@@ -88,7 +96,7 @@ def calibrate_with_prior(run_dirs: Sequence[str | Path], prior_name: str | Path,
     if not examples:
         raise ConfigError(f"{labels or 'the runs'}: no labelled case: fill the label column (hallucinated or "
                           "faithful) of some cases")
-    refit = refit_with_prior(prior, examples, prior_path=str(path), prior_digest=digest, precision=precision,
+    refit = refit_with_prior(prior, examples, prior_path=_named(path), prior_digest=digest, precision=precision,
                              command=command)
     before = np.array([p_hallucinated(prior, e) for e in examples])
     y = np.array([e.hallucinated for e in examples])
