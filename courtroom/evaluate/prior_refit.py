@@ -6,8 +6,10 @@ the labels plus `PRIOR_PRECISION / 2` times the squared move of the weights from
 centred on them; the intercept moves almost freely). The penalty does not grow with the labels and the log-loss does,
 so the fewer the labels the more the prior holds: thirty move the intercept and the weights the labels argue for,
 a thousand refit nearly everything. The probes (hundreds of weights over the model's vectors), the word probe and
-the span model are the prior's: thirty labels cannot refit them. Too few labels of a kind for the weights refit the
-intercept alone (`WEIGHTS_MIN_PER_CLASS`); too few for that are an error (`INTERCEPT_MIN_PER_CLASS`)."""
+the span model are the prior's: thirty labels cannot refit them. A refitted family keeps no region
+(`courtroom.witness.region`): the prior's is of other data, and the labels' domain is the one it is now for. Too few
+labels of a kind for the weights refit the intercept alone (`WEIGHTS_MIN_PER_CLASS`); too few for that are an error
+(`INTERCEPT_MIN_PER_CLASS`)."""
 
 from __future__ import annotations
 
@@ -117,7 +119,7 @@ def refit_families(prior: FittedRuling, examples: Sequence[Example],
                          f"{WEIGHTS_MIN_PER_CLASS - fewest} more of the fewer kind)")
         families[name] = family.model_copy(update={  # type: ignore[index]
             "linear": refit_linear(family.linear, X, y, precision, intercept_only=modes[name] == "intercept"),
-            "cases": len(y)})
+            "cases": len(y), "region": None})  # the prior's region is of its data, not of the labels' domain
     if all(mode == "kept" for mode in modes.values()):
         y = np.array([e.hallucinated for e in examples], dtype=int)
         raise ConfigError(f"{len(y)} labels ({_counts(y)}) cannot refit the ruling: each family needs at least "
