@@ -150,7 +150,7 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     import sys
 
     from courtroom.errors import CourtroomError
-    from courtroom.log.prior_calibrate import calibrate_with_prior, scores
+    from courtroom.log.prior_calibrate import calibrate_with_prior, moves, scores
     from courtroom.log.ruling_calibrate import court_with_ruling, write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
@@ -163,6 +163,7 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     console.print(f"[bold]{len(y)}[/] labels ({sum(y)} hallucinated, {len(y) - sum(y)} faithful) of court "
                   f"{shown(calibration.court)} on {shown(calibration.model)}, the prior {shown(prior)}; refitted: "
                   + (", ".join(f"{name} ({mode})" for name, mode in refit.modes.items() if mode != "kept") or "nothing"))
+    console.print("moved most (standardised weights): " + "; ".join(shown(m) for m in moves(calibration)))
     evaluation = scores(calibration)
     table = Table(title="on the labelled cases (picked near the threshold: not a sample of your data)")
     for column in ("ruling", "balanced accuracy", "AUROC"):

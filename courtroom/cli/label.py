@@ -4,6 +4,7 @@ a file to fill in and read back; `courtroom calibrate RUN --ruling OUT --prior F
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.panel import Panel
@@ -11,6 +12,9 @@ from rich.prompt import Prompt
 
 from courtroom.cli.app import app, console, fail
 from courtroom.report.terminal import shown
+
+if TYPE_CHECKING:
+    from courtroom.log.label_pick import Candidate, Candidates
 
 KEYS = {"h": True, "f": False, "s": None}
 EXCERPT = 600
@@ -56,7 +60,7 @@ def label(
         fail(f"{exc.filename or out}: cannot write the label file ({exc.strerror or exc})")
 
 
-def _picked(run_dir: str, ruling: str | None, n: int, seed: int, many: bool):  # noqa: ANN202
+def _picked(run_dir: str, ruling: str | None, n: int, seed: int, many: bool) -> tuple[Candidates, list[Candidate]]:
     """The run's candidates and the picked ones, in order (with `many`, more than `n`: skipped ones are replaced)."""
     from courtroom.log.label_pick import candidates, picked
     from courtroom.log.prior_calibrate import read_prior
@@ -70,7 +74,8 @@ def _refit_hint(run_dir: str, path: str, ruling: str | None) -> str:
             f"--labels {shown(path)}")
 
 
-def _write(run_dir: str, path: str, found, order, from_gold: bool, ruling: str | None) -> None:  # noqa: ANN001
+def _write(run_dir: str, path: str, found: Candidates, order: list[Candidate], from_gold: bool,
+           ruling: str | None) -> None:
     from courtroom.log.label_file import write_labels
 
     labels = {c.case.id: c.case.label == "FAIL" for c in order if c.case.label is not None} if from_gold else {}
@@ -95,11 +100,11 @@ def _read(run_dir: str, path: str) -> None:
         console.print(f"with fewer than {WEIGHTS_MIN_PER_CLASS} of each kind, a refit moves the intercept only")
 
 
-def _ask(run_dir: str, path: str, found, order, n: int, ruling: str | None) -> None:  # noqa: ANN001
+def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: int, ruling: str | None) -> None:
     from courtroom.log.label_file import read_labels, read_rows, write_labels
 
     labels: dict[str, bool | None] = {}
-    shown_cases = []
+    shown_cases: list[Candidate] = []
     by_id = {c.case.id: c for c in found.cases}
     if Path(path).exists():
         labels = read_labels(path, run_dir)
@@ -128,7 +133,7 @@ def _ask(run_dir: str, path: str, found, order, n: int, ruling: str | None) -> N
     console.print(_refit_hint(run_dir, path, ruling))
 
 
-def _panel(c, number: int, n: int, weighed_by: str) -> Panel:  # noqa: ANN001
+def _panel(c: Candidate, number: int, n: int, weighed_by: str) -> Panel:
     """A case as the terminal shows it: question, context and answer (cut), the court's verdict and reason, and the
     P(hallucinated) it was picked by."""
     def cut(text: str) -> str:

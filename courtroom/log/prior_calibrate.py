@@ -32,6 +32,7 @@ class PriorCalibration:
 
     refit: PriorRefit
     examples: list[Example]
+    prior_ruling: FittedRuling
     prior: np.ndarray
     """The prior's P(hallucinated) of each example."""
     out_of_fold: np.ndarray | None
@@ -105,7 +106,7 @@ def calibrate_with_prior(run_dirs: Sequence[str | Path], prior_name: str | Path,
     if k >= 2:
         fold = stratified_folds(y, [e.group or e.case_id for e in examples], folds=k, seed=seed)
         oof = out_of_fold(prior, examples, fold, precision)
-    return PriorCalibration(refit, examples, before, oof, model, court)
+    return PriorCalibration(refit, examples, prior, before, oof, model, court)
 
 
 def scores(calibration: PriorCalibration) -> dict[str, dict[str, float | None]]:
@@ -113,3 +114,18 @@ def scores(calibration: PriorCalibration) -> dict[str, dict[str, float | None]]:
     gold = np.array([e.hallucinated for e in calibration.examples])
     thresholds = np.array([calibration.refit.ruling.family_for(e.family)[1].threshold for e in calibration.examples])
     return label_scores(gold, thresholds, {"prior": calibration.prior, "refit, out of fold": calibration.out_of_fold})
+
+
+def moves(calibration: PriorCalibration, most: int = 4) -> list[str]:
+    """What the labels moved most, each refitted family's intercept and its weights farthest from the prior's
+    (standardised), as `family: name before -> after`."""
+    out = []
+    for name, mode in calibration.refit.modes.items():
+        if mode == "kept":
+            continue
+        before = calibration.prior_ruling.families[name].linear  # type: ignore[index]
+        after = calibration.refit.ruling.families[name].linear  # type: ignore[index]
+        changes = sorted(zip(before.features, before.weights, after.weights), key=lambda c: -abs(c[2] - c[1]))
+        shown = [("intercept", before.intercept, after.intercept)] + [c for c in changes[:most] if c[2] != c[1]]
+        out += [f"{name}: {feature} {a:+.2f} -> {b:+.2f}" for feature, a, b in shown]
+    return out

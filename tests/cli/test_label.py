@@ -113,6 +113,7 @@ def test_write_fill_read_and_refit_with_the_prior(world, tmp_path: Path) -> None
     assert refit.fitted["prior"]["digest"] == content_hash(prior_file.read_text())
     assert refit.fitted["labels"] == 24 and refit.probes == prior.probes
     assert "on_the_labels" in refit.evaluation and "prior" in refit.evaluation["on_the_labels"]
+    assert "moved most (standardised weights): any: intercept" in " ".join(result.output.split())
     result = invoke("rejudge", str(run), "--court", str(court), "--out", str(tmp_path / "R"))
     assert result.exit_code == 0, result.output  # the court with the refitted ruling loads and decides
 
