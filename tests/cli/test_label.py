@@ -112,6 +112,9 @@ def test_write_fill_read_and_refit_with_the_prior(world, tmp_path: Path) -> None
         Path(refit.fitted["prior"]["path"]).resolve() == prior_file.resolve()
     assert refit.fitted["prior"]["digest"] == content_hash(prior_file.read_text())
     assert refit.fitted["labels"] == 24 and refit.probes == prior.probes
+    before, after = prior.families["any"].linear, refit.families["any"].linear
+    assert after.features == before.features and after.mean == before.mean  # the prior's space, moved a little
+    assert np.abs(np.array(after.weights) - np.array(before.weights)).max() < 0.5
     assert "on_the_labels" in refit.evaluation and "prior" in refit.evaluation["on_the_labels"]
     assert "moved most (standardised weights): any: intercept" in " ".join(result.output.split())
     result = invoke("rejudge", str(run), "--court", str(court), "--out", str(tmp_path / "R"))
