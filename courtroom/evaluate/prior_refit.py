@@ -87,7 +87,7 @@ def p_hallucinated(ruling: FittedRuling, example: Example, prior: FittedRuling |
     default: a refit keeps them)."""
     family = ruling.family_for(example.family)[1]
     values = dict(zip(family.linear.features, inputs(prior or ruling, family, example)))
-    return ruling.weigh_values(values, example.family).p_hallucinated
+    return ruling.weigh_values(values, example.family, place=False).p_hallucinated
 
 
 def _counts(y: np.ndarray) -> str:
