@@ -250,6 +250,13 @@ class Weighing(BaseModel):
     """Each value's part of the log-odds (its weight times its standardised value), the intercept as `intercept`."""
     missing: list[str] = Field(default_factory=list)
     """Values the ruling weighs that no witness gave (not heard): left out at their mean, contributing 0."""
+    distance: float | None = Field(None, ge=0.0, exclude_if=lambda v: v is None)
+    """How far the case lies from the cases the ruling was fitted on (Mahalanobis, over the values it has); None for a
+    ruling without a region (`courtroom.witness.region`)."""
+    percentile: float | None = Field(None, ge=0.0, le=100.0, exclude_if=lambda v: v is None)
+    """The percentage of the ruling's fitting cases that lie nearer."""
+    outside: bool = Field(False, exclude_if=lambda v: not v)
+    """Beyond the ruling's region: the court decided the case by its measure, not by this weighing."""
 
 
 class HallucinatedSpan(BaseModel):

@@ -45,8 +45,8 @@ HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "
          "transformers": {"door.transformers", "door.observed_pass", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
-         "sklearn": {"evaluate.logistic", "evaluate.fit_ruling"},
-         "scipy": {"evaluate.paired"},
+         "sklearn": {"evaluate.logistic", "evaluate.fit_ruling", "evaluate.region"},
+         "scipy": {"evaluate.paired", "evaluate.picking", "evaluate.prior_refit"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},
          "ragas": {"integrations.ragas"}}

@@ -31,7 +31,9 @@ class Indictment:
     examination: Examination | None = None
     """What the clerk's witnesses found (clerks that hear witnesses)."""
     weighing: Weighing | None = None
-    """How the clerk's ruling weighed the whole answer (with a ruling fitted for its model)."""
+    """How the clerk's ruling weighed the whole answer (with a ruling fitted for its model), when it decides."""
+    outside: Weighing | None = None
+    """Its weighing of an answer outside the region of the cases it was fitted on: the measure decides instead."""
     spans: list[HallucinatedSpan] = field(default_factory=list)
     """The words the witnesses find hallucinated, as spans (clerks that hear witnesses)."""
 
@@ -49,8 +51,13 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
     else:
         measured = yield from measure_statements(spec, case, sentences)
     threshold = spec.indictment.threshold
+    outside = None
     if examination is not None and ruling is not None:
         weighing = examination.weigh(ruling)
+        if weighing.outside:  # unlike the cases the ruling was fitted on: the measure decides (`witness.region`)
+            outside, weighing = weighing, None
+    if weighing is not None:
+        assert examination is not None and ruling is not None
         ps = [examination.weigh(ruling, i).p_hallucinated for i in range(len(sentences))]
         threshold = weighing.threshold
         charged = [] if weighing.p_hallucinated < threshold else \
@@ -59,7 +66,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
         ps = [suspicion(spec, m.grounding, m) for m in measured]
         charged = [i for i in range(len(sentences)) if ps[i] >= threshold]
     charged = sorted(sorted(charged, key=lambda i: -ps[i])[: spec.max_charges])
-    found = Indictment([], [], max(ps), examination=examination, weighing=weighing)
+    found = Indictment([], [], max(ps), examination=examination, weighing=weighing, outside=outside)
     offset = case.answer.find(answer)
     for i, sentence in enumerate(sentences):
         note = _note(spec, measured[i], ps[i], weighing is not None)
@@ -74,7 +81,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
                    and weighing.p_hallucinated < threshold else f"over the limit of {spec.max_charges} charges")
             found.dropped.append(DroppedCharge(quote=sentence, reason=note, why_dropped=why,
                                                grounding=measured[i].grounding, p_suspect=ps[i]))
-    found.spans = locate(examination, ps, ruling) if examination is not None else []
+    found.spans = locate(examination, ps, ruling if outside is None else None) if examination is not None else []
     return found
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk.indictment import Indictment, indict
 from courtroom.clerk.spec import ClerkSpec
-from courtroom.clerk.verdict import acquittal, aggregate, measured_ruling, testimony_ruling, weighed_verdict
+from courtroom.clerk.verdict import acquittal, aggregate, fitted_for, measured_ruling, testimony_ruling, weighed_verdict
 from courtroom.engine.events import ChargesEvent, RulingEvent
 from courtroom.engine.lockstep import Step, Transcript
 from courtroom.witness.ruling import FittedRuling
@@ -43,9 +43,14 @@ def weighed(found: Indictment, ruling: FittedRuling | None, case: Case, transcri
 
 def with_findings(verdict: CaseVerdict, found: Indictment) -> CaseVerdict:
     """The verdict with what the witnesses testified, and, when it finds the answer hallucinated, the words they point
-    at."""
+    at; for an answer outside the ruling's region, its weighing and why it did not decide."""
     if found.examination is not None:
         verdict.testimony = found.examination.testimony
+    if (outside := found.outside) is not None:
+        verdict.weighing = outside
+        verdict.reason += (f" The ruling fitted for {fitted_for(outside)} was not applied: the case lies outside "
+                           f"the cases it was fitted on (distance {outside.distance:.2f} from their mean, farther than "
+                           f"{outside.percentile:.1f}% of them), so the measure decided.")
     if verdict.hallucinated:
         verdict.spans = found.spans
     return verdict

@@ -126,12 +126,17 @@ def quoted_points(testimony: list[Testimony], answer: str, most: int = 3) -> lis
     return [f"'{answer[p.start:p.end]}': {p.note} ({witness})" for p, witness in points[:most]]
 
 
+def fitted_for(weighing: Weighing) -> str:
+    """The model a weighing's ruling was fitted for (`court/model/fingerprint`; a model's name may hold a slash)."""
+    return weighing.ruling.split("/", 1)[-1].rsplit("/", 1)[0]
+
+
 def weighed_verdict(case_id: str, answer: str, charges: list[Charge], dropped: list[DroppedCharge],
                     rulings: list[Ruling], weighing: Weighing, testimony: list[Testimony]) -> CaseVerdict:
     """The case verdict by a fitted ruling's weighing of the whole answer's testimony."""
     hallucinated = weighing.p_hallucinated >= weighing.threshold
     outcome = "hallucinated" if hallucinated else "faithful"
-    reason = (f"The ruling fitted for {weighing.ruling.split('/')[1]} ({weighing.family}) weighs the testimony at "
+    reason = (f"The ruling fitted for {fitted_for(weighing)} ({weighing.family}) weighs the testimony at "
               f"P(hallucinated) = {weighing.p_hallucinated:.2f} against {weighing.threshold:.2f}: {outcome}; "
               f"{_turned_on(weighing)}")
     if hallucinated and rulings:

@@ -6,6 +6,7 @@ import typer
 from rich.table import Table
 
 from courtroom.cli.app import app, console, fail, warn
+from courtroom.evaluate.prior_refit import PRIOR_PRECISION
 from courtroom.report.terminal import shown
 
 
@@ -16,6 +17,13 @@ def calibrate(
                                                                    "(or, with --ruling, with the ruling) to this YAML file."),
     ruling: str | None = typer.Option(None, "--ruling", help="Fit the ruling that weighs the court's witnesses on the "
                                                              "runs' labelled cases and write it to this YAML file."),
+    prior: str | None = typer.Option(None, "--prior", help="With --ruling: refit this ruling file (a shipped one, "
+                                     "e.g. rulings/default.<model>.yaml) on a few labels, shrunk toward it, instead of "
+                                     "fitting one from scratch."),
+    labels: str | None = typer.Option(None, "--labels", help="With --prior: the labels, a file written by `courtroom "
+                                      "label RUN` (default: the run's gold labels)."),
+    shrink: float = typer.Option(PRIOR_PRECISION, "--shrink", min=0.0, help="With --prior: how strongly the weights "
+                                 "are held to the prior's (an L2 penalty on their move)."),
     folds: int = typer.Option(5, min=2, help="Folds of the cross-validated estimate."),
     seed: int = typer.Option(0, help="Seed of the folds."),
 ) -> None:
@@ -23,7 +31,16 @@ def calibrate(
     k-fold estimate of what it is worth (each fold judged at the threshold fitted on the others) beside the
     court's current threshold on the same folds; with -o, the run's court with that threshold. With --ruling, fit
     the ruling that weighs the court's witnesses instead (a small logistic model per task family), estimated the
-    same way, out of fold."""
+    same way, out of fold. With --prior and --labels (`courtroom label`), refit a fitted ruling on a few labels of the
+    run: its weights shrunk toward the prior's, its probes kept."""
+    if (prior is not None or labels is not None) and ruling is None:
+        fail("--prior and --labels refit a ruling: give --ruling FILE to write it to")
+    if labels is not None and prior is None:
+        fail("--labels refits a fitted ruling on a few labels: give it as --prior (a shipped one: "
+             "rulings/default.<model>.yaml)")
+    if prior is not None:
+        _calibrate_prior(run_dirs, ruling, prior, labels, shrink, output, folds, seed)  # type: ignore[arg-type]
+        return
     if ruling is not None:
         _calibrate_ruling(run_dirs, ruling, output, folds, seed)
         return
@@ -125,3 +142,49 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
         console.print(f"wrote {shown(str(court))}: the run's court with the ruling filed under {shown(runs.model)}; "
                       f"decide the run again with it (no model call): courtroom rejudge {shown(run_dirs[0])} --court "
                       f"{shown(str(court))} --out RUN_DIR")
+
+
+def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | None, shrink: float,
+                     output: str | None, folds: int, seed: int) -> None:
+    import shlex
+    import sys
+
+    from courtroom.errors import CourtroomError
+    from courtroom.log.prior_calibrate import calibrate_with_prior, moves, scores
+    from courtroom.log.ruling_calibrate import court_with_ruling, write_ruling
+
+    command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
+    try:
+        calibration = calibrate_with_prior(run_dirs, prior, labels, shrink, folds, seed, command)
+    except CourtroomError as exc:
+        fail(str(exc))
+    refit = calibration.refit
+    y = [e.hallucinated for e in calibration.examples]
+    console.print(f"[bold]{len(y)}[/] labels ({sum(y)} hallucinated, {len(y) - sum(y)} faithful) of court "
+                  f"{shown(calibration.court)} on {shown(calibration.model)}, the prior {shown(prior)}; refitted: "
+                  + (", ".join(f"{name} ({mode})" for name, mode in refit.modes.items() if mode != "kept") or "nothing"))
+    console.print("moved most (standardised weights): " + "; ".join(shown(m) for m in moves(calibration)))
+    evaluation = scores(calibration)
+    table = Table(title="on the labelled cases (picked near the threshold: not a sample of your data)")
+    for column in ("ruling", "balanced accuracy", "AUROC"):
+        table.add_column(column, justify="left" if column == "ruling" else "right")
+    for name, row in evaluation.items():
+        table.add_row(name, *("-" if v is None else f"{v:.3f}" for v in row.values()))
+    console.print(table)
+    for note in refit.notes:
+        warn(note)
+    try:
+        written = write_ruling(refit.ruling, path, {"on_the_labels": evaluation})
+    except OSError as exc:
+        fail(f"{exc.filename or path}: cannot write the ruling ({exc.strerror or exc})")
+    console.print(f"wrote {shown(str(written))}: the prior refitted on the labels")
+    if output is not None:
+        try:
+            court = court_with_ruling(run_dirs[0], written, output)
+        except CourtroomError as exc:
+            fail(str(exc))
+        except OSError as exc:
+            fail(f"{exc.filename or output}: cannot write the court ({exc.strerror or exc})")
+        console.print(f"wrote {shown(str(court))}: the run's court with the refitted ruling filed under "
+                      f"{shown(calibration.model)}; decide the run again with it (no model call): courtroom rejudge "
+                      f"{shown(run_dirs[0])} --court {shown(str(court))} --out RUN_DIR")

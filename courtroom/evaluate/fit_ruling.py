@@ -17,6 +17,7 @@ import numpy as np
 from courtroom.errors import ConfigError
 from courtroom.evaluate.fit_spans import SpanExample, fit_spans, fit_word_probe, point, word_probe_answers
 from courtroom.evaluate.logistic import apply_linear, fit_linear
+from courtroom.evaluate.region import fit_region
 from courtroom.evaluate.spans import SpanCase
 from courtroom.evaluate.thresholds import stratified_folds
 from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, SpanModel, word_values
@@ -223,14 +224,20 @@ def _fit(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Probe
         names += list(WORD_VALUES)
         X = np.hstack([X, columns])
     y = design.y[train]
-    families = {"any": FamilyRuling(linear=fit_linear(X, y, names, RULING_C), cases=len(train))}
+    families = {"any": _family_ruling(X, y, names, len(train))}
     for family in sorted(set(design.families[train])):
         mine = design.families[train] == family
         if mine.sum() < FAMILY_MIN_CASES or min((y[mine] == 1).sum(), (y[mine] == 0).sum()) < FAMILY_MIN_PER_CLASS:
             continue
         if _family_pays(X, y, mine, names, design, train, seed):
-            families[family] = FamilyRuling(linear=fit_linear(X[mine], y[mine], names, RULING_C), cases=int(mine.sum()))
+            families[family] = _family_ruling(X[mine], y[mine], names, int(mine.sum()))
     return probes, families, words
+
+
+def _family_ruling(X: np.ndarray, y: np.ndarray, names: list[str], cases: int) -> FamilyRuling:
+    """A family's weights fitted on the rows of `X`, with the region those rows lie in."""
+    linear = fit_linear(X, y, names, RULING_C)
+    return FamilyRuling(linear=linear, cases=cases, region=fit_region(X, linear))
 
 
 def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: _Design,

@@ -16,7 +16,7 @@ def fit_linear(X: np.ndarray, y: np.ndarray, names: list[str], C: float) -> Line
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0
     model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit((X - mean) / scale, y)
-    return Linear(features=names, mean=_six(mean), scale=_six(scale), weights=_six(model.coef_[0]),
+    return Linear(features=names, mean=six_digits(mean), scale=six_digits(scale), weights=six_digits(model.coef_[0]),
                   intercept=float(f"{model.intercept_[0]:.6g}"))
 
 
@@ -27,7 +27,7 @@ def average_precision(y: np.ndarray, scores: np.ndarray) -> float:
     return float(average_precision_score(y, scores))
 
 
-def _six(values: np.ndarray) -> list[float]:
+def six_digits(values: np.ndarray) -> list[float]:
     """Six significant digits: what a ruling file keeps (the fit is not more precise than that)."""
     return [float(f"{v:.6g}") for v in values]
 

@@ -29,7 +29,7 @@ from courtroom.text.sentences import SPLITTER, SentenceSplitter, sentence_spans
 from courtroom.witness.family import task_family
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES
-from courtroom.witness.ruling import testimony_values
+from courtroom.witness.ruling import FittedRuling, testimony_values
 from courtroom.witness.spans import word_values
 
 
@@ -46,7 +46,8 @@ class LabelledRuns:
     no new word probe can be fitted on them."""
 
 
-def _court(audit: Audit) -> Court:
+def witness_court(audit: Audit) -> Court:
+    """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a `ConfigError`."""
     manifest = audit.store.manifest()
     if manifest.spec.judge.name != "courtroom":
         raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
@@ -59,9 +60,11 @@ def _court(audit: Audit) -> Court:
     return court
 
 
-def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER) -> Example | None:
-    """A case's example from its transcript, or None when it has no verdict, no gold label or no testimony. With gold
-    spans, also what fitting a span model needs (`SpanExample`), its answer cut by the court's `splitter`."""
+def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
+               hallucinated: bool | None = None) -> Example | None:
+    """A case's example from its transcript, or None when it has no verdict, no label (the user's `hallucinated`, else
+    the gold one) or no testimony. With gold spans, also what fitting a span model needs (`SpanExample`), its answer
+    cut by the court's `splitter`."""
     case: Case | None = None
     verdict: CaseVerdict | None = None
     ground: list[ModelCallEvent] = []
@@ -72,13 +75,15 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER) 
             verdict = event.verdict
         elif isinstance(event, ModelCallEvent) and event.purpose == "ground" and event.charge is None:
             ground.append(event)
-    if case is None or verdict is None or case.label is None or not verdict.testimony:
+    if case is None or verdict is None or (case.label is None and hallucinated is None) or not verdict.testimony:
         return None
+    if hallucinated is None:
+        hallucinated = case.label == "FAIL"
     observed = next((e for e in ground if e.observe is not None), None)
     values = testimony_values(verdict.testimony)
     states = _word_states(observed)
-    return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=case.label == "FAIL",
-                   values=values, vectors=_vectors(observed, -1), group=content_hash(case.answer.strip()),
+    return Example(case_id=case.id, source=case.source, family=task_family(case), hallucinated=hallucinated,
+                   values=values, vectors=pass_vectors(observed, -1), group=content_hash(case.answer.strip()),
                    item=content_hash(case.question + "\x00" + "\x00".join(case.context)),
                    spans=_span_example(case, verdict, ground, splitter, states)
                    if case.spans or case.label == "PASS" else None,
@@ -95,7 +100,7 @@ def _word_states(observed: ModelCallEvent | None) -> list[list[float]] | None:
     return [list(s[0]) for s in states] if len(states) == len(asked) and all(states) else None
 
 
-def _vectors(observed: ModelCallEvent | None, at: int) -> dict[str, list[float]]:
+def pass_vectors(observed: ModelCallEvent | None, at: int) -> dict[str, list[float]]:
     """The vectors a pass observed over one span (the last: the whole answer)."""
     vectors: dict[str, list[float]] = {}
     if observed is not None and observed.lookback:
@@ -123,7 +128,7 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
     word_hidden = states if full.observe is not None and states is not None and len(states) == len(found) else None
     return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows, word_hidden=word_hidden,
                        sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
-                       sentence_vectors=[_vectors(full if full.observe is not None else None, i)
+                       sentence_vectors=[pass_vectors(full if full.observe is not None else None, i)
                                          for i in range(len(reading.sentences))],
                        gold=list(case.spans))
 
@@ -137,7 +142,7 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
     seen: dict[str, tuple[str, Path]] = {}  # a case id -> its case's digest and the run it was first found in
     for run_dir in run_dirs:
         audit = Audit(run_dir)
-        this = _court(audit)
+        this = witness_court(audit)
         this_model = model_key(audit.store.manifest().model)
         if court is None:
             court, model = this, this_model
@@ -190,9 +195,9 @@ def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int =
     return fit, runs
 
 
-def write_ruling(fit: RulingFit, path: str | Path, evaluation: dict[str, object]) -> Path:
-    """The ruling file, with its out-of-fold numbers."""
-    ruling = fit.ruling.model_copy(update={"evaluation": evaluation})
+def write_ruling(fit: RulingFit | FittedRuling, path: str | Path, evaluation: dict[str, object]) -> Path:
+    """The ruling file (of a fit, or a ruling), with its out-of-fold numbers."""
+    ruling = (fit.ruling if isinstance(fit, RulingFit) else fit).model_copy(update={"evaluation": evaluation})
     path = Path(path)
     atomic_write(path, yaml.safe_dump(ruling.model_dump(mode="json"), sort_keys=False, width=120,
                                           default_flow_style=None))
@@ -208,7 +213,7 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
     from courtroom.log.threshold_calibrate import _dump, _personas
 
     audit = Audit(run_dir)
-    court = _court(audit)
+    court = witness_court(audit)
     config = audit.store.manifest().judge_config
     model = model_key(audit.store.manifest().model)
     output = Path(output)

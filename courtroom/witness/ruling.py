@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from courtroom.case import Testimony, Weighing
 from courtroom.digest import content_hash
 from courtroom.errors import ConfigError
+from courtroom.witness.region import Place, Region
 
 FORMAT = 1
 """The ruling file format this version reads and writes."""
@@ -123,6 +124,23 @@ class FamilyRuling(BaseModel):
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     cases: int = Field(0, ge=0)
     """Labelled cases it was fitted on."""
+    region: Region | None = Field(None, exclude_if=lambda v: v is None)
+    """Where its fitting cases lie, in its standardised values (`courtroom.witness.region`): a case beyond it is
+    decided by the court's measure. None in rulings fitted before, and in rulings refitted on a few labels."""
+
+    @model_validator(mode="after")
+    def _region_fits(self) -> FamilyRuling:
+        if self.region is not None and len(self.region.mean) != len(self.linear.weights):
+            raise ValueError(f"the region has {len(self.region.mean)} values, the weights {len(self.linear.weights)}")
+        return self
+
+    def place(self, values: Mapping[str, float]) -> Place | None:
+        """Where a case's values lie against the region of the fitting cases (None without a region)."""
+        if self.region is None:
+            return None
+        lin = self.linear
+        return self.region.place([(values[f] - m) / s if f in values else None
+                                  for f, m, s in zip(lin.features, lin.mean, lin.scale)])
 
 
 class FittedRuling(BaseModel):
@@ -196,10 +214,11 @@ class FittedRuling(BaseModel):
               sentence: int | None = None, word_scores: Sequence[float] | None = None) -> Weighing:
         """P(hallucinated) of the answer (or of one sentence: `word_scores` are then that sentence's words'), with
         each value's part of the log-odds."""
-        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family)
+        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family, sentence is None)
 
-    def weigh_values(self, values: Mapping[str, float], family: str) -> Weighing:
-        """P(hallucinated) from the values `features` gives (probe scores included)."""
+    def weigh_values(self, values: Mapping[str, float], family: str, place: bool = True) -> Weighing:
+        """P(hallucinated) from the values `features` gives (probe scores included), and, with `place` (a whole
+        answer's values), where they lie against the family's region."""
         used, weights = self.family_for(family)
         parts, missing = weights.linear.contributions(values)
         z = math.fsum(parts.values())
@@ -208,9 +227,12 @@ class FittedRuling(BaseModel):
             raise ConfigError(f"the ruling {self.court}/{self.model} cannot weigh this testimony: the log-odds is {z} "
                               f"(from {', '.join(f'{k} = {values.get(k, parts[k])}' for k in bad) or 'the sum'})")
         p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        where = weights.place(values) if place else None
         return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
                         p_hallucinated=round(p, 6), threshold=weights.threshold,
-                        contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing)
+                        contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing,
+                        distance=round(where.distance, 4) if where else None,
+                        percentile=round(where.percentile, 2) if where else None, outside=bool(where and where.outside))
 
 
 WORD_VALUES = ("hidden.words_max", "hidden.words_top3", "hidden.words_share")

@@ -1,0 +1,146 @@
+"""`courtroom label RUN`: the cases of a run whose labels would teach its ruling most, labelled in the terminal or in
+a file to fill in and read back; `courtroom calibrate RUN --ruling OUT --prior FILE --labels FILE` refits with them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.panel import Panel
+from rich.prompt import Prompt
+
+from courtroom.cli.app import app, console, fail
+from courtroom.report.terminal import shown
+
+if TYPE_CHECKING:
+    from courtroom.log.label_pick import Candidate, Candidates
+
+KEYS = {"h": True, "f": False, "s": None}
+EXCERPT = 600
+"""Characters of the context and the answer shown in the terminal."""
+
+
+@app.command()
+def label(
+    run_dir: str = typer.Argument(..., help="A finished run of a court that hears witnesses."),
+    n: int = typer.Option(30, "--n", min=1, help="Labels to ask for."),
+    ruling: str | None = typer.Option(None, "--ruling", help="Weigh the run's testimony by this ruling file (the prior "
+                                      "you will refit, e.g. rulings/default.<model>.yaml); default: the run's own "
+                                      "ruling, else the court's measure."),
+    out: str = typer.Option("labels.csv", "-o", "--out", help="The label file the terminal's labels are saved to, "
+                            "after each one (labelling resumes where it stopped)."),
+    write: str | None = typer.Option(None, "--write", help="Write the picked cases to this label file, to fill in "
+                                     "its label column, instead of asking in the terminal."),
+    read: str | None = typer.Option(None, "--read", help="Check a filled label file against the run and count its "
+                                    "labels."),
+    from_gold: bool = typer.Option(False, "--from-gold", help="For experiments: label the picked cases by the data's "
+                                   "gold labels (the gold as the oracle), asking nothing."),
+    seed: int = typer.Option(0, help="Seed of the order ties are broken in."),
+) -> None:
+    """Pick the cases of a finished run whose labels would teach the ruling most: those it is least sure of (P near
+    its threshold) and unlike each other (greedy: uncertainty, less likeness to the cases already picked), and ask for
+    their labels in the terminal (h hallucinated, f faithful, s skip, q quit; saved after each), or write them to a
+    CSV file to fill in (--write) and check it (--read). Then refit the ruling with the shipped one as its prior:
+    courtroom calibrate RUN --ruling OUT.yaml --prior RULING --labels labels.csv."""
+    from courtroom.errors import CourtroomError
+
+    try:
+        if read is not None:
+            _read(run_dir, read)
+            return
+        found, order = _picked(run_dir, ruling, n, seed, many=write is None and not from_gold)
+        if write is not None or from_gold:
+            _write(run_dir, write or out, found, order[:n], from_gold, ruling)
+            return
+        _ask(run_dir, out, found, order, n, ruling)
+    except CourtroomError as exc:
+        fail(str(exc))
+    except OSError as exc:  # a path that cannot be written, a full disk
+        fail(f"{exc.filename or out}: cannot write the label file ({exc.strerror or exc})")
+
+
+def _picked(run_dir: str, ruling: str | None, n: int, seed: int, many: bool) -> tuple[Candidates, list[Candidate]]:
+    """The run's candidates and the picked ones, in order (with `many`, more than `n`: skipped ones are replaced)."""
+    from courtroom.log.label_pick import candidates, picked
+    from courtroom.log.prior_calibrate import read_prior
+
+    found = candidates(run_dir, read_prior(ruling)[0] if ruling is not None else None)
+    return found, picked(found, n, seed, spare=2 * n if many else 0)
+
+
+def _refit_hint(run_dir: str, path: str, ruling: str | None) -> str:
+    return (f"refit: courtroom calibrate {shown(run_dir)} --ruling RULING.yaml --prior {shown(ruling or 'PRIOR.yaml')} "
+            f"--labels {shown(path)}")
+
+
+def _write(run_dir: str, path: str, found: Candidates, order: list[Candidate], from_gold: bool,
+           ruling: str | None) -> None:
+    from courtroom.log.label_file import write_labels
+
+    labels = {c.case.id: c.case.label == "FAIL" for c in order if c.case.label is not None} if from_gold else {}
+    write_labels(path, run_dir, order, labels)
+    console.print(f"wrote {shown(path)}: {len(order)} cases of {shown(str(found.run))} picked by "
+                  f"{shown(found.weighed_by)} (uncertain, unlike each other)" +
+                  (f", labelled by the data's gold ({len(labels)})" if from_gold else
+                   "; fill its label column with hallucinated or faithful (empty: unlabelled)"))
+    console.print(_refit_hint(run_dir, path, ruling))
+
+
+def _read(run_dir: str, path: str) -> None:
+    from courtroom.evaluate.prior_refit import WEIGHTS_MIN_PER_CLASS
+    from courtroom.log.label_file import read_labels
+
+    labels = read_labels(path, run_dir)
+    given = [v for v in labels.values() if v is not None]
+    fails, passes = sum(given), len(given) - sum(given)
+    console.print(f"{shown(path)}: {len(labels)} cases of {shown(run_dir)}, {len(given)} labelled ({fails} "
+                  f"hallucinated, {passes} faithful), {len(labels) - len(given)} left unlabelled")
+    if min(fails, passes) < WEIGHTS_MIN_PER_CLASS:
+        console.print(f"with fewer than {WEIGHTS_MIN_PER_CLASS} of each kind, a refit moves the intercept only")
+
+
+def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: int, ruling: str | None) -> None:
+    from courtroom.log.label_file import read_labels, read_rows, write_labels
+
+    labels: dict[str, bool | None] = {}
+    shown_cases: list[Candidate] = []
+    by_id = {c.case.id: c for c in found.cases}
+    if Path(path).exists():
+        labels = read_labels(path, run_dir)
+        shown_cases = [by_id[r.case_id] for r in read_rows(path) if r.case_id in by_id]
+        console.print(f"resuming {shown(path)}: {sum(v is not None for v in labels.values())} labels so far")
+    todo = [c for c in order if c.case.id not in labels]
+    console.print(f"{len(found.cases)} cases of {shown(str(found.run))}, weighed by {shown(found.weighed_by)}; "
+                  "h hallucinated, f faithful, s skip, q quit (each label is saved at once)")
+    for c in todo:
+        done = sum(v is not None for v in labels.values())
+        if done >= n:
+            break
+        console.print(_panel(c, done + 1, n, found.weighed_by))
+        try:
+            key = Prompt.ask("label", choices=["h", "f", "s", "q"], console=console)
+        except EOFError:
+            key = "q"
+        if key == "q":
+            break
+        labels[c.case.id] = KEYS[key]
+        shown_cases.append(c)
+        write_labels(path, run_dir, shown_cases, labels)
+    given = [v for v in labels.values() if v is not None]
+    console.print(f"{shown(path)}: {len(given)} labels ({sum(given)} hallucinated, {len(given) - sum(given)} "
+                  "faithful)")
+    console.print(_refit_hint(run_dir, path, ruling))
+
+
+def _panel(c: Candidate, number: int, n: int, weighed_by: str) -> Panel:
+    """A case as the terminal shows it: question, context and answer (cut), the court's verdict and reason, and the
+    P(hallucinated) it was picked by."""
+    def cut(text: str) -> str:
+        return shown(text if len(text) <= EXCERPT else text[:EXCERPT] + " ...")
+
+    verdict = "hallucinated" if c.verdict.label == "FAIL" else "faithful"
+    body = (f"[bold]question[/] {cut(c.case.question)}\n[bold]context[/] {cut(' '.join(c.case.context))}\n"
+            f"[bold]answer[/] {cut(c.case.answer.strip())}\n[bold]the court[/] {verdict}: {cut(c.verdict.reason)}\n"
+            f"[bold]weighed[/] P(hallucinated) {c.p:.2f} against {c.threshold:.2f}, by {shown(weighed_by)}")
+    return Panel(body, title=f"label {number} of {n}: {shown(c.case.id)}", title_align="left")

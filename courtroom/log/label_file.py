@@ -1,0 +1,123 @@
+"""The label file: a run's cases picked for labelling, to fill in and read back (`courtroom label`, `calibrate --labels`).
+
+A CSV file, one case a row: a spreadsheet or any editor opens it, a person fills one column, and quoting is the csv
+module's, not the person's (JSONL would ask them to escape quotes by hand). Each row names its case (`case_id`, and
+`case_digest`, the case's content) and its run (`run`, and `config_hash`, the run's judge), so a file is read back only
+against the run it was written for; `question`, `answer`, the court's `verdict`, `p_hallucinated` and `reason` are
+there to label by and are not read back. `label` is `hallucinated` or `faithful` (or the data's `FAIL`, `PASS`; any
+case), empty for a case left unlabelled."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from courtroom.errors import ConfigError
+from courtroom.evaluate.paired import named
+from courtroom.log.audit import Audit
+from courtroom.log.files import atomic_file
+from courtroom.log.label_pick import Candidate
+
+COLUMNS = ("case_id", "label", "question", "answer", "verdict", "p_hallucinated", "reason", "case_digest", "run",
+           "config_hash")
+REQUIRED = ("case_id", "label", "case_digest", "config_hash")
+WORDS = {"hallucinated": True, "fail": True, "faithful": False, "pass": False}
+"""What the label column may say (any case), and whether it means hallucinated."""
+
+
+@dataclass(frozen=True)
+class LabelRow:
+    """One row read from a label file."""
+
+    line: int
+    case_id: str
+    hallucinated: bool | None
+    """None: left unlabelled (skipped)."""
+    case_digest: str
+    config_hash: str
+    run: str
+
+
+def word(hallucinated: bool | None) -> str:
+    """The label column's word for a label (empty for none)."""
+    return "" if hallucinated is None else "hallucinated" if hallucinated else "faithful"
+
+
+def write_labels(path: str | Path, run_dir: str | Path, picked: Sequence[Candidate],
+                 labels: Mapping[str, bool | None]) -> Path:
+    """The label file of the picked cases of the run, in their order, each with its label in `labels` (empty when
+    absent), written whole or not at all."""
+    manifest = Audit(run_dir).store.manifest()
+    path = Path(path)
+    with atomic_file(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(COLUMNS)
+        for c in picked:
+            writer.writerow([c.case.id, word(labels.get(c.case.id)), c.case.question, c.case.answer.strip(),
+                             "hallucinated" if c.verdict.label == "FAIL" else "faithful", f"{c.p:.3f}",
+                             c.verdict.reason, c.case.digest(), manifest.name, manifest.config_hash])
+    return path
+
+
+def read_rows(path: str | Path) -> list[LabelRow]:
+    """The rows of a label file, every label checked (an unknown word, a case listed twice, a column missing: an error
+    naming the file and line)."""
+    path = Path(path)
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ConfigError(f"{path}:1: the label file lacks the column{'s' if len(missing) > 1 else ''} "
+                                  f"{', '.join(missing)}: write it with `courtroom label RUN --write {path}` and fill "
+                                  "its label column")
+            rows, seen = [], {}
+            for record in reader:
+                line = reader.line_num
+                case_id = (record.get("case_id") or "").strip()
+                text = (record.get("label") or "").strip()
+                if text and text.lower() not in WORDS:
+                    raise ConfigError(f"{path}:{line}: case {case_id}: the label {text!r} is not one of hallucinated, "
+                                      "faithful (or FAIL, PASS); leave it empty to leave the case unlabelled")
+                if case_id in seen:
+                    raise ConfigError(f"{path}:{line}: case {case_id} is listed twice (first on line {seen[case_id]}): "
+                                      "keep one row a case")
+                seen[case_id] = line
+                rows.append(LabelRow(line, case_id, WORDS[text.lower()] if text else None,
+                                     (record.get("case_digest") or "").strip(), (record.get("config_hash") or "").strip(),
+                                     (record.get("run") or "").strip()))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the label file ({exc.strerror or exc})") from exc
+    except (UnicodeDecodeError, csv.Error) as exc:
+        raise ConfigError(f"{path}: not a label file (a CSV file in UTF-8): {exc}") from exc
+    return rows
+
+
+def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]:
+    """Each case's label (None: left unlabelled) of a label file written for the run, checked against it: the run's
+    judge, its case ids and the cases' content."""
+    rows = read_rows(path)
+    audit = Audit(run_dir)
+    manifest = audit.store.manifest()
+    for row in rows:
+        if row.config_hash != manifest.config_hash:
+            raise ConfigError(f"{path}:{row.line}: the label file was written for the run {row.run or '?'} (judge "
+                              f"configuration {row.config_hash or 'not given'}), not for {audit.root} "
+                              f"({manifest.config_hash}): give the run it was written for, or label this run's cases "
+                              f"(courtroom label {audit.root} --write FILE)")
+    judged = {r.case_id: r for r in audit.rows()}
+    unknown = [r.case_id for r in rows if r.case_id not in judged]
+    if unknown:
+        raise ConfigError(f"{path}: {len(unknown)} case id{'s' if len(unknown) > 1 else ''} not in the run "
+                          f"{audit.root} ({named(unknown)}, line {next(r.line for r in rows if r.case_id == unknown[0])}"
+                          f"): label only the run's cases (courtroom label {audit.root} --write FILE lists them)")
+    for row in rows:
+        digest = judged[row.case_id].case_digest or audit.store.case(row.case_id).digest()
+        if row.case_digest != digest:
+            raise ConfigError(f"{path}:{row.line}: case {row.case_id} was labelled as another case (digest "
+                              f"{row.case_digest or 'not given'}; the run's case is {digest}): the data changed since "
+                              f"the file was written; label the run's cases again (courtroom label {audit.root} "
+                              "--write FILE)")
+    return {r.case_id: r.hallucinated for r in rows}

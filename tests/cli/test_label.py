@@ -1,0 +1,255 @@
+"""`courtroom label RUN`: the cases worth labelling picked from a finished run, labelled in the terminal or in a file
+read back against the run, and `calibrate --ruling --prior --labels` refitting a fitted ruling on them."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from courtroom.cli import app
+from courtroom.digest import content_hash
+from courtroom.door import PseudoModel, ScriptedBackend
+from courtroom.log.audit import Audit
+from courtroom.log.label_pick import candidates, picked
+from courtroom.log.manifest import RunSpec
+from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
+from courtroom.runs.runners import LocalRunner
+from courtroom.runs.start import start_run
+from courtroom.witness.ruling import FittedRuling
+from tests.cli.test_calibrate_ruling import judged, labelled
+from tests.helpers.cases import NO_RULING_MODEL
+
+runner = CliRunner()
+WIDE = {"COLUMNS": "200"}
+TOWNS = [f"Town{a}{b}" for a in "ABCD" for b in "ABCDE"]
+"""20 towns of the user's run: 40 cases, other than the 12 the prior was fitted on."""
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """A prior ruling fitted on one run, and the user's run of other cases (the court's measure decided it)."""
+    tmp = tmp_path_factory.mktemp("label")
+    fitted_on = judged(labelled(tmp / "prior.jsonl"), tmp / "prior-run")
+    fit, _ = calibrate_ruling([fitted_on])
+    prior = write_ruling(fit, tmp / "prior.yaml", {})
+    return judged(labelled(tmp / "mine.jsonl", TOWNS), tmp / "mine"), prior, tmp
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def fill(path: Path, run: Path, keep: int | None = None, **changes: dict[str, str]) -> Path:
+    """Fill a written label file's label column with the gold labels (the first `keep` rows; the others left empty),
+    and change the cells named by case id."""
+    gold = {r.case_id: r.gold for r in Audit(run).rows()}
+    table = rows(path)
+    for i, row in enumerate(table):
+        if keep is None or i < keep:
+            row["label"] = "hallucinated" if gold[row["case_id"]] == "FAIL" else "faithful"
+        row.update(changes.get(row["case_id"], {}))
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(table[0]))
+        writer.writeheader()
+        writer.writerows(table)
+    return path
+
+
+def invoke(*args: str, input: str | None = None):  # noqa: ANN201, A002
+    return runner.invoke(app, [*args], env=WIDE, input=input)
+
+
+def test_label_picks_the_rulings_uncertain_cases_unlike_each_other_in_one_order(world) -> None:  # noqa: ANN001
+    run, prior_file, _ = world
+    prior = FittedRuling.model_validate(yaml.safe_load(prior_file.read_text()))
+    found = candidates(run, prior)
+    assert found.weighed_by.startswith("the ruling default/") and len(found.cases) == 40
+    chosen = picked(found, 5)
+    assert [c.case.id for c in chosen] == [c.case.id for c in picked(found, 5)]  # deterministic
+    assert len({c.case.id for c in chosen}) == 5
+    u = np.array([1 - abs(c.p - c.threshold) / max(c.threshold, 1 - c.threshold) for c in found.cases])
+    rank = {c.case.id: r for r, c in enumerate(sorted(found.cases, key=lambda c: -abs(c.p - c.threshold)))}
+    assert all(rank[c.case.id] >= 25 for c in chosen)  # none of the 25 the ruling is surest of
+    assert chosen[0].case.id == found.cases[int(np.argmax(u))].case.id  # the most uncertain first
+    assert [c.case.id for c in picked(found, 5, spare=4)][:5] == [c.case.id for c in chosen]  # spares come after
+    # without a ruling given or filed, the court's measure weighs them, against the court's threshold
+    measured = candidates(run)
+    assert measured.weighed_by == "the court's measure" and len({c.threshold for c in measured.cases}) == 1
+    assert [c.p for c in measured.cases] == [c.verdict.score for c in measured.cases]
+
+
+def test_write_fill_read_and_refit_with_the_prior(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, _ = world
+    labels = tmp_path / "labels.csv"
+    result = invoke("label", str(run), "--n", "24", "--ruling", str(prior_file), "--write", str(labels))
+    assert result.exit_code == 0, result.output
+    table = rows(labels)
+    manifest = Audit(run).store.manifest()
+    assert len(table) == 24 and all(r["label"] == "" for r in table)
+    assert {r["config_hash"] for r in table} == {manifest.config_hash} and {r["run"] for r in table} == {manifest.name}
+    assert all(r["case_digest"] == Audit(run).store.case(r["case_id"]).digest() for r in table)
+    assert table[0]["question"].startswith("What was the population") and table[0]["p_hallucinated"]
+    assert "courtroom calibrate" in result.output and "--labels" in result.output
+
+    fill(labels, run)
+    result = invoke("label", str(run), "--read", str(labels))
+    assert result.exit_code == 0, result.output
+    assert "24 labelled" in " ".join(result.output.split())
+
+    out, court = tmp_path / "refit.yaml", tmp_path / "court.yaml"
+    result = invoke("calibrate", str(run), "--ruling", str(out), "--prior", str(prior_file), "--labels", str(labels),
+                    "-o", str(court))
+    assert result.exit_code == 0, result.output
+    refit = FittedRuling.model_validate(yaml.safe_load(out.read_text()))
+    prior = FittedRuling.model_validate(yaml.safe_load(prior_file.read_text()))
+    assert refit.fitted["prior"]["path"] == str(prior_file.resolve()) or \
+        Path(refit.fitted["prior"]["path"]).resolve() == prior_file.resolve()
+    assert refit.fitted["prior"]["digest"] == content_hash(prior_file.read_text())
+    assert refit.fitted["labels"] == 24 and refit.probes == prior.probes
+    before, after = prior.families["any"].linear, refit.families["any"].linear
+    assert after.features == before.features and after.mean == before.mean  # the prior's space, moved a little
+    assert np.abs(np.array(after.weights) - np.array(before.weights)).max() < 0.5
+    assert "on_the_labels" in refit.evaluation and "prior" in refit.evaluation["on_the_labels"]
+    assert "moved most (standardised weights): any: intercept" in " ".join(result.output.split())
+    result = invoke("rejudge", str(run), "--court", str(court), "--out", str(tmp_path / "R"))
+    assert result.exit_code == 0, result.output  # the court with the refitted ruling loads and decides
+
+
+def test_from_gold_labels_the_picked_cases_by_the_data(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, _ = world
+    labels = tmp_path / "gold.csv"
+    result = invoke("label", str(run), "--n", "6", "--ruling", str(prior_file), "--from-gold", "--write", str(labels))
+    assert result.exit_code == 0, result.output
+    gold = {r.case_id: r.gold for r in Audit(run).rows()}
+    assert [r["label"] for r in rows(labels)] == [
+        "hallucinated" if gold[r["case_id"]] == "FAIL" else "faithful" for r in rows(labels)]
+
+
+def test_the_terminal_asks_saves_each_label_and_resumes(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, _ = world
+    labels = tmp_path / "asked.csv"
+    args = ("label", str(run), "--n", "4", "--ruling", str(prior_file), "-o", str(labels))
+    result = invoke(*args, input="h\nx\nf\ns\nq\n")  # x is no key: asked again
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    first = picked(candidates(run, FittedRuling.model_validate(yaml.safe_load(prior_file.read_text()))), 4, spare=8)
+    assert first[0].case.id in text and "What was the population" in text and "P(hallucinated)" in text
+    table = rows(labels)
+    assert [r["case_id"] for r in table] == [c.case.id for c in first[:3]]
+    assert [r["label"] for r in table] == ["hallucinated", "faithful", ""]  # the skipped case is kept, unlabelled
+    assert "2 labels (1 hallucinated, 1 faithful)" in text
+
+    result = invoke(*args, input="f\nf\nh\n")  # resumed: two more labels make four; the third answer is not asked
+    assert result.exit_code == 0, result.output
+    table = rows(labels)
+    assert [r["case_id"] for r in table][:3] == [c.case.id for c in first[:3]] and len(table) == 5
+    assert [r["label"] for r in table][3:] == ["faithful", "faithful"]
+    assert "resuming" in result.output and "4 labels" in " ".join(result.output.split())
+
+
+def written(run: Path, prior_file: Path, path: Path, n: int = 24) -> Path:
+    assert invoke("label", str(run), "--n", str(n), "--ruling", str(prior_file), "--write", str(path)).exit_code == 0
+    return path
+
+
+def refit(run: Path, prior_file: Path, labels: Path, tmp_path: Path):  # noqa: ANN201
+    return invoke("calibrate", str(run), "--ruling", str(tmp_path / "r.yaml"), "--prior", str(prior_file),
+                  "--labels", str(labels))
+
+
+def test_a_label_file_of_another_run_or_of_other_cases_is_refused_naming_what_to_do(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, tmp = world
+    labels = fill(written(run, prior_file, tmp_path / "l.csv"), run)
+    other = tmp_path / "other"
+    spec = RunSpec.build(str(tmp / "mine.jsonl"), judge="courtroom", court="default", model=NO_RULING_MODEL,
+                         judge_options={"overrides": {"aggregation.threshold": 0.3}})
+    started = start_run(spec, other)
+    started.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
+    started.close()
+    for args in (("label", str(other), "--read", str(labels)), ("calibrate", str(other), "--ruling",
+                                                                 str(tmp_path / "r.yaml"), "--prior", str(prior_file),
+                                                                 "--labels", str(labels))):
+        result = invoke(*args)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 2 and f"{labels}:2: the label file was written for the run mine" in text, text
+        assert "give the run it was written for" in text and "courtroom label" in text
+    assert not (tmp_path / "r.yaml").exists()
+
+    first = rows(labels)[0]["case_id"]
+    stranger = fill(written(run, prior_file, tmp_path / "s.csv"), run, **{first: {"case_id": "Atlantis-pass"}})
+    result = refit(run, prior_file, stranger, tmp_path)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "1 case id not in the run" in text and "'Atlantis-pass', line 2" in text
+    assert "label only the run's cases" in text
+
+    changed = fill(written(run, prior_file, tmp_path / "d.csv"), run, **{first: {"case_digest": "0" * 16}})
+    result = refit(run, prior_file, changed, tmp_path)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"d.csv:2: case {first} was labelled as another case" in text
+
+
+def test_an_unknown_label_or_a_case_listed_twice_names_the_file_and_line(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, _ = world
+    labels = written(run, prior_file, tmp_path / "l.csv")
+    third = rows(labels)[2]["case_id"]
+    fill(labels, run, **{third: {"label": "maybe"}})
+    result = refit(run, prior_file, labels, tmp_path)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"l.csv:4: case {third}: the label 'maybe' is not one of hallucinated, faithful" \
+        in text
+    result = invoke("label", str(run), "--read", str(labels))
+    assert result.exit_code == 2 and "l.csv:4" in result.output
+    twice = tmp_path / "twice.csv"
+    lines = labels.read_text().splitlines()
+    twice.write_text("\n".join([lines[0], lines[1], lines[1]]) + "\n")
+    result = invoke("label", str(run), "--read", str(twice))
+    assert result.exit_code == 2 and "twice.csv:3: case" in result.output and "listed twice (first on line 2)" in \
+        " ".join(result.output.split())
+    bare = tmp_path / "bare.csv"
+    bare.write_text("case_id,label\nx,faithful\n")
+    result = invoke("label", str(run), "--read", str(bare))
+    assert result.exit_code == 2 and "lacks the columns case_digest, config_hash" in " ".join(result.output.split())
+
+
+def test_too_few_labels_of_a_kind_refit_the_intercept_or_are_refused(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, _ = world
+    gold = {r.case_id: r.gold for r in Audit(run).rows()}
+    labels = written(run, prior_file, tmp_path / "l.csv", n=40)
+    order = [r["case_id"] for r in rows(labels)]
+    fails = [c for c in order if gold[c] == "FAIL"]
+    passes = [c for c in order if gold[c] == "PASS"]
+
+    def keep(cases: list[str]) -> Path:
+        return fill(labels, run, **{c: {"label": ""} for c in order if c not in cases})
+
+    result = refit(run, prior_file, keep(fails[:1] + passes[:5]), tmp_path)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "6 labels (1 hallucinated and 5 faithful) cannot refit the ruling" in text
+    assert "at least 2 labels of each kind" in text and "10 of each" in text
+    result = refit(run, prior_file, keep(fails[:3] + passes[:6]), tmp_path)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0, text
+    assert "its intercept is refitted, its weights kept" in text and "label 7 more of the fewer kind" in text
+    prior = FittedRuling.model_validate(yaml.safe_load(prior_file.read_text()))
+    refit_ruling = FittedRuling.model_validate(yaml.safe_load((tmp_path / "r.yaml").read_text()))
+    assert refit_ruling.families["any"].linear.weights == prior.families["any"].linear.weights
+    assert refit_ruling.fitted["refitted"] == {"any": "intercept"}
+
+
+def test_a_prior_of_another_model_and_labels_without_a_prior_are_refused(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, _ = world
+    labels = fill(written(run, prior_file, tmp_path / "l.csv"), run)
+    shipped = "rulings/default.smollm2-135m.yaml"
+    result = refit(run, Path(shipped), labels, tmp_path)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "fitted for model 'smollm2-135m'" in text and NO_RULING_MODEL in text
+    result = invoke("calibrate", str(run), "--ruling", str(tmp_path / "r.yaml"), "--labels", str(labels))
+    assert result.exit_code == 2 and "give it as --prior" in " ".join(result.output.split())
+    result = invoke("label", str(run), "--ruling", shipped, "--write", str(tmp_path / "x.csv"))
+    assert result.exit_code == 2 and "fitted for model 'smollm2-135m'" in " ".join(result.output.split())
