@@ -9,7 +9,12 @@ given and the rest of the source is scored, against the measure (the court's own
 - *ruling, other sources*: fitted on the other sources only (k = 0: what a new user gets);
 - *+ threshold*: the same ruling, its threshold moved to the one that maximises balanced accuracy on the k labels
   (the least a few labels can change);
-- *+ refit*: refitted on the other sources and the k labels together.
+- *+ refit*: refitted on the other sources and the k labels together;
+- *+ prior refit*: the other sources' ruling refitted on the k labels alone with itself as the prior
+  (`evaluate.prior_refit`, what `courtroom calibrate --prior` does), the labels drawn at random, and
+  *chosen*: picked by `evaluate.picking` (what `courtroom label` picks) from the source's rows.
+At k = 0, *applicability*: the other sources' ruling where the case lies inside its region (`witness.region`, the
+99th percentile of its fitting rows' distances), the measure outside it, as the court does.
 *All of its labels*: the source scored out of fold (5 folds) by rulings fitted on the other sources and four fifths of
 it: the ceiling a few labels aim at. Cells: balanced accuracy / AUROC, mean over seeds; *- measure*: the paired
 balanced-accuracy difference, mean over seeds, and how many seeds' McNemar p < 0.05.
@@ -29,6 +34,8 @@ from courtroom.evaluate import fit_ruling as fitting
 from courtroom.evaluate.fit_ruling import Example
 from courtroom.evaluate.metrics import auroc, rates_from_counts
 from courtroom.evaluate.paired import mcnemar
+from courtroom.evaluate.picking import pick
+from courtroom.evaluate.prior_refit import inputs, p_hallucinated, refit_families
 from courtroom.evaluate.results import ResultRow
 from experiments.travel import INSIDE, without
 
@@ -101,13 +108,25 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
     design = fitting._Design(examples)
     units = np.array([unit(e) for e in examples])
     held = [u for u in sorted(set(units)) if (units == u).sum() > MIN_ROWS]
-    methods = ["measure", "ruling, other sources", "+ threshold", "+ refit"]
+    methods = ["measure", "ruling, other sources", "applicability", "+ threshold", "+ refit", "+ prior refit",
+               "+ prior refit, chosen"]
     tally = Tally()
     for source in held:
         others, mine = np.flatnonzero(units != source), np.flatnonzero(units == source)
         probes, families, words = fitting._fit(design, others, 0)
         p_all = fitting._decide(design, probes, families, mine, words)
         at = dict(zip(mine.tolist(), p_all))
+        prior = fitting._ruling(design.examples, others, probes, families, None, model="", court="default",
+                                witnesses={}, hidden_depth=None, fitted={})
+        outside, X = {}, []
+        for i in mine:
+            e = design.examples[i]
+            family = prior.family_for(e.family)[1]
+            x = inputs(prior, family, e)
+            outside[int(i)] = prior.weigh_values(dict(zip(family.linear.features, x)), e.family).outside
+            X.append((x - np.array(family.linear.mean)) / np.array(family.linear.scale))
+        log(f"{source}: {sum(outside.values())} of {len(mine)} outside the other sources' region")
+        chosen_order = [mine[j] for j in pick(p_all, 0.5, np.array(X), len(mine) - 41, seed=0)]
         for seed in range(seeds):
             rng = np.random.default_rng(seed)
             for k in KS:
@@ -120,12 +139,23 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
                 tally.add(source, k, "measure", base, base)
                 tally.add(source, k, "ruling, other sources", rows_for(design, rest, p), base)
                 if k == 0:
+                    applied = [b if outside[int(i)] else r for i, b, r in zip(rest, base, rows_for(design, rest, p))]
+                    tally.add(source, k, "applicability", applied, base)
                     continue
                 threshold = best_threshold(design.y[labelled].astype(bool), np.array([at[i] for i in labelled]))
                 tally.add(source, k, "+ threshold", rows_for(design, rest, p, threshold), base)
                 refit = fitting._fit(design, np.concatenate([others, labelled]), seed)
                 tally.add(source, k, "+ refit", rows_for(design, rest, fitting._decide(design, *refit[:2], rest,
                                                                                          refit[2])), base)
+                for method, given in [("+ prior refit", labelled), ("+ prior refit, chosen", np.array(chosen_order[:k]))]:
+                    if method.endswith("chosen") and seed:  # the picking is deterministic: one draw
+                        continue
+                    scored = np.setdiff1d(mine, given)
+                    moved = prior.model_copy(update={"families": refit_families(prior, [design.examples[i]
+                                                                                        for i in given])[0]})
+                    p_moved = np.array([p_hallucinated(moved, design.examples[i], prior) for i in scored])
+                    tally.add(source, k, method, rows_for(design, scored, p_moved),
+                              [measure[design.examples[i].case_id] for i in scored])
             log(f"{source}: seed {seed} done")
         folds = fitting._folds(design, mine, 5, 0)  # all of its labels: 5 folds within the source
         ceiling = np.zeros(len(mine))
