@@ -26,6 +26,7 @@ from courtroom.evaluate.comparison import Contender, compare, debate_gain
 from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
 from courtroom.evaluate.results import ResultRow, trials
 from courtroom.evaluate.selection import CaseSelection
+from courtroom.evaluate.thresholds import calibrated_rows
 from courtroom.log.manifest import RunSpec
 from courtroom.log.store import RunStore
 from courtroom.runs.start import start_run
@@ -136,18 +137,20 @@ def report() -> str:
              f"{2 * PER_LABEL} HaluBench dev cases (`experiments/debate.py`; the first {PER_LABEL} of each label of the "
              "200-case evaluation sample, seed 0). Balanced accuracy with its 95% bootstrap interval; *agents alone* is "
              "the court's verdict from its agents' rulings with no measured evidence weighed, *gain over the clerk* "
-             "the court's balanced accuracy minus its own measurement's on the same calls (paired bootstrap interval). "
+             "the court's balanced accuracy minus its own measurement's on the same calls (paired bootstrap interval); "
+             "*agents, calibrated*: the agents' verdicts at the threshold that maximises balanced accuracy on the other "
+             "four fifths of the cases (5-fold, as `courtroom compare --calibrated`). "
              "Cost: model calls and model seconds per case on this machine's 2 CPU cores.", "",
-             "| configuration | court BA | AUROC | agents alone BA | agents AUROC | gain over the clerk | bench rules "
-             "| withdrawn / conceded | calls/case | s/case |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| configuration | court BA | AUROC | agents alone BA | agents AUROC | agents, calibrated | gain over the "
+             "clerk | bench rules | withdrawn / conceded | calls/case | s/case |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     done: dict[str, list[ResultRow]] = {}
     ids = {json.loads(line)["id"] for line in cases_file().read_text().splitlines()}
     for name, where in REFERENCES.items():
         rows = [r for r in RunStore(HERE / "results" / where).rows() if r.case_id in ids]
         done[name] = rows
         m = compute_metrics(rows)
-        lines.append(f"| {name}: `{where}` | {_ba(rows)} | {_auroc(rows)} | | | | | | "
+        lines.append(f"| {name}: `{where}` | {_ba(rows)} | {_auroc(rows)} | | | | | | | "
                      f"{sum(r.model_calls for r in rows) / len(rows):.1f} | {m.seconds_per_case:.1f} |")
     for name, config in CONFIGS.items():
         if not (RESULTS / name / "results.jsonl").is_file():
@@ -167,7 +170,8 @@ def report() -> str:
         gain_text = ("-" if measured is None or measured.difference is None else
                      f"{-measured.difference:+.3f} [{-measured.high:+.2f}, {-measured.low:+.2f}]")
         lines.append(f"| {name}: {config.what} | {_ba(rows)} | {_auroc(rows)} | {_ba(agents) if agents else '-'} | "
-                     f"{_auroc(agents) if agents else '-'} | {gain_text} | {bench} | {gave_up} | "
+                     f"{_auroc(agents) if agents else '-'} | {_ba(calibrated_rows(agents)) if agents else '-'} | "
+                     f"{gain_text} | {bench} | {gave_up} | "
                      f"{sum(r.model_calls for r in rows) / len(rows):.1f} | {m.seconds_per_case:.1f} |")
     lines += ["", "## How the trials went", ""]
     for name, rows in done.items():

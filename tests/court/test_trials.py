@@ -120,7 +120,9 @@ def test_an_argument_is_one_to_three_whole_sentences(argument: str) -> None:
 
 
 @pytest.mark.parametrize("argument", ["", "x", "The context contradi", "One. Two. Three. Four.", "lower case start.",
-                                      "A sentence " + "very " * 40 + "long."])
+                                      "A sentence " + "very " * 40 + "long.", "1.1.1.1.1.1.1.1.",
+                                      "The court will review the evidence in-.", "Too short.",
+                                      'The "quoted" word breaks JSON.', "The context  says it."])
 def test_an_argument_that_is_empty_cut_or_unbounded_is_not_one(argument: str) -> None:
     with pytest.raises(ValueError):
         Statement(evidence=1, quote="", argument=argument)

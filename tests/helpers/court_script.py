@@ -138,7 +138,7 @@ class CourtScript:
             return statement
         move = re.search(r"Your move: (\w+)", prompt).group(1)
         self.seen.append(f"payload:{move}")
-        fields = {name: f"The {move} text." for name in spec.output_type.model_fields}
+        fields = {name: f"The {move.replace('_', ' ')} text." for name in spec.output_type.model_fields}
         if "evidence" in fields:
             fields["evidence"] = 1
         return fields
