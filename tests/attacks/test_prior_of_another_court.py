@@ -45,3 +45,4 @@ def test_a_prior_weighing_witnesses_the_runs_court_does_not_hear_is_refused(worl
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "--prior" in text and "which court 'default' does not hear" in text, text
     assert not (tmp_path / "r.yaml").exists()
+
