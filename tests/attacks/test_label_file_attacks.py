@@ -89,3 +89,25 @@ def test_labelling_a_formula_run_in_the_terminal_resumes_without_losing_a_label(
     assert result.exit_code == 0, result.output
     assert [r["label"] for r in rows(path)] == ["hallucinated", "faithful", "faithful"]
     assert len(read_labels(path, formula_run)) == 3
+
+
+def test_writing_picked_cases_over_a_file_of_labels_is_refused(world, tmp_path: Path) -> None:  # noqa: ANN001, F811
+    """`label RUN --from-gold` writes to the terminal's file (labels.csv) when not given --write: it replaced the labels
+    a person had given there with the data's; `--write FILE` over a filled file emptied its label column."""
+    run, prior_file, _ = world
+    path = tmp_path / "labels.csv"
+    assert invoke("label", str(run), "--n", "4", "-o", str(path), input="h\nf\nq\n").exit_code == 0
+    before = path.read_text()
+    for args in (("--from-gold", "-o", str(path)), ("--write", str(path))):
+        result = invoke("label", str(run), "--n", "4", *args)
+        text = " ".join(result.output.split())
+        assert result.exit_code == 2 and f"{path} holds 2 labels" in text, text
+        assert path.read_text() == before
+    stranger = tmp_path / "notes.csv"
+    stranger.write_text("my,own\nfile,here\n")
+    result = invoke("label", str(run), "--n", "4", "--write", str(stranger))
+    assert result.exit_code == 2 and "not a label file" in " ".join(result.output.split())
+    assert stranger.read_text() == "my,own\nfile,here\n"
+    empty = written(run, prior_file, tmp_path / "empty.csv", n=4)
+    assert invoke("label", str(run), "--n", "6", "--write", str(empty)).exit_code == 0  # no label in it: re-picked
+    assert len(rows(empty)) == 6
