@@ -55,3 +55,14 @@ def test_one_model_seated_twice_asking_for_different_gpus_is_refused() -> None:
     both = Court.load("full", BackendSpec(model="d"), overrides={"trial.models.judge": {"model": "x", "gpus": 1},
                                                                  "trial.models.prosecutor": {"model": "x", "gpus": 1}})
     assert both.seat_gpus() == {"x": 1}
+
+
+def test_the_models_of_a_trial_set_whole_as_they_are_set_role_by_role() -> None:
+    """`--set trial.models={judge: x}` was refused as 'no setting models' (left out of the dump while empty), though
+    `--set trial.models.judge=x` seated the judge."""
+    whole = Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models": {"judge": "x"}})
+    by_role = Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": "x"})
+    assert whole.seat_keys() == by_role.seat_keys() == {"judge": ["x"]}
+    assert whole.config_hash() == by_role.config_hash()
+    with pytest.raises(CourtError, match="no persona sits in role 'bailiff'"):
+        Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models": {"bailiff": "x"}})
