@@ -158,7 +158,8 @@ def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
             if not isinstance(node.get(part), dict):
                 raise CourtError(f"--set {path}: the court has no section {part!r}")
             node = node[part]
-        if last not in node and (not parents or parents[-1] not in OPEN_MAPPINGS):
+        if last not in node and last not in OPEN_MAPPINGS and (not parents or parents[-1] not in OPEN_MAPPINGS):
+            # (an open mapping, left out of the dump while empty, is given whole: `trial.models={judge: x}`)
             raise CourtError(f"--set {path}: the court has no setting {last!r} there (it has {sorted(node)})")
         node[last] = value
     try:

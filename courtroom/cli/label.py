@@ -11,6 +11,7 @@ from rich.panel import Panel
 from rich.prompt import Prompt
 
 from courtroom.cli.app import app, console, fail
+from courtroom.errors import CourtroomError
 from courtroom.report.terminal import shown
 
 if TYPE_CHECKING:
@@ -43,8 +44,6 @@ def label(
     their labels in the terminal (h hallucinated, f faithful, s skip, q quit; saved after each), or write them to a
     CSV file to fill in (--write) and check it (--read). Then refit the ruling with the shipped one as its prior:
     courtroom calibrate RUN --ruling OUT.yaml --prior RULING --labels labels.csv."""
-    from courtroom.errors import CourtroomError
-
     try:
         if read is not None:
             _read(run_dir, read)
@@ -76,8 +75,18 @@ def _refit_hint(run_dir: str, path: str, ruling: str | None) -> str:
 
 def _write(run_dir: str, path: str, found: Candidates, order: list[Candidate], from_gold: bool,
            ruling: str | None) -> None:
-    from courtroom.log.label_file import write_labels
+    from courtroom.log.label_file import read_rows, write_labels
 
+    if Path(path).exists():  # a file of labels someone gave is never written over
+        try:
+            given = sum(r.hallucinated is not None for r in read_rows(path))
+        except CourtroomError:
+            fail(f"{path}: exists and is not a label file (no case_id, label, case_digest and config_hash columns): "
+                 "choose another file")
+        if given:
+            fail(f"{path} holds {given} label{'s' if given > 1 else ''}: writing the picked cases there would replace "
+                 "them; choose another file (--write FILE), or continue labelling it in the terminal (-o "
+                 f"{path})")
     labels = {c.case.id: c.case.label == "FAIL" for c in order if c.case.label is not None} if from_gold else {}
     write_labels(path, run_dir, order, labels)
     console.print(f"wrote {shown(path)}: {len(order)} cases of {shown(str(found.run))} picked by "
@@ -101,14 +110,14 @@ def _read(run_dir: str, path: str) -> None:
 
 
 def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: int, ruling: str | None) -> None:
-    from courtroom.log.label_file import read_labels, read_rows, write_labels
+    from courtroom.log.label_file import as_judged, read_labels, read_rows, write_labels
 
     labels: dict[str, bool | None] = {}
     shown_cases: list[Candidate] = []
     by_id = {c.case.id: c for c in found.cases}
     if Path(path).exists():
         labels = read_labels(path, run_dir)
-        shown_cases = [by_id[r.case_id] for r in read_rows(path) if r.case_id in by_id]
+        shown_cases = [by_id[r.case_id] for r in (as_judged(r, by_id) for r in read_rows(path)) if r.case_id in by_id]
         console.print(f"resuming {shown(path)}: {sum(v is not None for v in labels.values())} labels so far")
     todo = [c for c in order if c.case.id not in labels]
     console.print(f"{len(found.cases)} cases of {shown(str(found.run))}, weighed by {shown(found.weighed_by)}; "

@@ -64,7 +64,7 @@ class SeatSpec(BaseModel):
     api_key_env: str | None = None
     """For a served model: the environment variable holding its API's key (only the name is recorded); None: the
     run's (`--api-key-env`)."""
-    gpus: float = Field(0.0, ge=0.0)
+    gpus: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     """GPUs (or a fraction of one) this model needs in each Ray worker beside the run's model (`--gpus-per-worker`):
     a worker asks Ray for the sum and places each model on its own share."""
 
@@ -155,9 +155,20 @@ class CourtSpec(ClerkSpec):
         if trial is not None and trial.charges == "drafted" and trial.escalation is not None:
             found.append((("trial", "escalation"), "drafted charges (trial.charges: drafted) have no measured "
                                                    "P(suspect) to escalate by: use measured charges"))
+        gpus: dict[str, tuple[float, str]] = {}
         for role, seats in (trial.models if trial is not None else {}).items():
             people = trial.personas.get(role)  # type: ignore[union-attr]
-            if people is None:
+            for seat in seats:  # one seat is one model loaded once: on one share of GPUs
+                wanted, first = gpus.setdefault(seat.key, (seat.gpus, role))
+                if wanted != seat.gpus:
+                    found.append((("trial", "models", role), f"model {seat.model!r} is seated with {seat.gpus:g} GPUs "
+                                                             f"here and {wanted:g} for role {first!r}: it is loaded "
+                                                             "once, give it one number of GPUs"))
+                    break
+            if not seats:
+                found.append((("trial", "models", role), f"no model for role {role!r} (an empty list): name one, or "
+                                                         "leave the role out to seat it on the run's model"))
+            elif people is None:
                 found.append((("trial", "models", role), f"no persona sits in role {role!r} (roles: "
                                                          f"{', '.join(trial.personas)})"))  # type: ignore[union-attr]
             elif len(seats) > 1 and len(seats) != (len(people) if isinstance(people, list) else 1):
@@ -171,6 +182,12 @@ class CourtSpec(ClerkSpec):
                     found.append((("trial", "graph", "nodes", name), f"node {name!r} has only exits (moves to acquit or "
                                                                      "convict): in the rounds of exchange it would "
                                                                      "have no legal move"))
+                elif moves and trial.exchange_rounds >= trial.max_rounds and \
+                        all(e.to in EXITS or e.new_round for e in moves):
+                    found.append((("trial", "graph", "nodes", name), f"node {name!r} has only exits and moves that "
+                                  f"start a new round: with exchange_rounds {trial.exchange_rounds} and max_rounds "
+                                  f"{trial.max_rounds} it has no legal move in round {trial.max_rounds} (give it a "
+                                  "move to the ruling, or set exchange_rounds below max_rounds)"))
         return found
 
 

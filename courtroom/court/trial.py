@@ -147,7 +147,8 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         elif edge.to == "ruling":
             opinion = yield from _rule(bench, case, charge, persona, entries, round, turn.info)
             source = "judge"
-            words = f'"{payload["reason"]}"' if isinstance(payload.get("reason"), str) and payload["reason"] else ""
+            said_why = payload.get("reason", payload.get("argument"))  # a statement-first judge's words are its argument
+            words = f'"{said_why}"' if isinstance(said_why, str) and said_why else ""
         elif edge.to == "jury":
             opinion, votes = yield from _jury(bench, case, charge, entries, round)
             source = "jury"

@@ -59,15 +59,20 @@ def refit_linear(prior: Linear, X: np.ndarray, y: np.ndarray, precision: float =
     moving = np.zeros((len(Z), 0)) if intercept_only else Z  # the columns whose weights move
     penalty = np.concatenate([[INTERCEPT_PRECISION], np.full(moving.shape[1], precision)])
     fixed = b0 + Z @ w0  # the prior's log-odds of each label
+    # each move measured in its prior's standard deviations (a penalty of 1/2 u**2): a strong prior (--shrink 1e8, or
+    # inf: the weights held) is as well conditioned as a weak one; a step of the raw move stalled the optimiser at 0
+    step = np.where(penalty > 0, 1.0 / np.sqrt(np.where(penalty > 0, penalty, 1.0)), 1.0)
+    design = np.column_stack([np.ones(len(Z)), moving]) * step
+    held = (penalty > 0).astype(np.float64)
 
-    def loss(delta: np.ndarray) -> tuple[float, np.ndarray]:
-        z = fixed + delta[0] + moving @ delta[1:]
+    def loss(u: np.ndarray) -> tuple[float, np.ndarray]:
+        z = fixed + design @ u
         p = 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
         residual = balanced * (p - y)
-        value = float(np.sum(balanced * (np.logaddexp(0.0, z) - y * z)) + 0.5 * np.sum(penalty * delta ** 2))
-        return value, np.concatenate([[residual.sum()], moving.T @ residual]) + penalty * delta
+        value = float(np.sum(balanced * (np.logaddexp(0.0, z) - y * z)) + 0.5 * np.sum(held * u ** 2))
+        return value, design.T @ residual + held * u
 
-    delta = minimize(loss, np.zeros(len(penalty)), jac=True, method="L-BFGS-B").x
+    delta = step * minimize(loss, np.zeros(len(penalty)), jac=True, method="L-BFGS-B").x
     weights = w0 + (0.0 if intercept_only else delta[1:])
     return prior.model_copy(update={"weights": [float(f"{w:.6g}") for w in weights],
                                     "intercept": float(f"{b0 + delta[0]:.6g}")})

@@ -12,10 +12,11 @@ from courtroom.witness.ruling import Linear
 
 def fit_region(X: np.ndarray, linear: Linear) -> Region | None:
     """The region of the rows of `X` (the values `linear` weighs, in its order), standardised as `linear` does; None
-    with fewer than two rows."""
+    with fewer than two distinct rows (cases all alike have no spread to measure a distance by: every case would lie at
+    distance 0)."""
     from sklearn.covariance import LedoitWolf
 
-    if len(X) < 2:
+    if len(np.unique(X, axis=0)) < 2:
         return None
     Z = (X - np.array(linear.mean)) / np.array(linear.scale)
     shrunk = LedoitWolf().fit(Z)

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstraints
 
 from courtroom.engine.events import ChargesEvent, Event, MoveEvent, RulingEvent
 
@@ -26,6 +27,8 @@ SENTENCE_END = (".", "!", "?", '"', "'", ")")
 """How a text that ends a sentence ends."""
 AT = 0.5
 """The judge and the clerk agree when both are on the same side of this probability."""
+ENDING = r"^[a-z_]+@[0-9]{1,6}$"
+"""How an ending is keyed: its source and round (`judge@2`); a results row that says otherwise is refused on reading."""
 
 
 class TrialStats(BaseModel):
@@ -35,7 +38,7 @@ class TrialStats(BaseModel):
 
     tried: NonNegativeInt = 0
     """Trials held (charges with at least one move)."""
-    endings: dict[str, NonNegativeInt] = Field(default_factory=dict)
+    endings: dict[Annotated[str, StringConstraints(pattern=ENDING)], NonNegativeInt] = Field(default_factory=dict)
     """How the trials ended, `source@round` -> count: `withdrawn@1`, `conceded@2`, `judge@1`, `jury@3`."""
     exchanged: NonNegativeInt = 0
     """Trials in which both sides spoke before the trial ended."""

@@ -5,18 +5,21 @@ module's, not the person's (JSONL would ask them to escape quotes by hand). Each
 `case_digest`, the case's content) and its run (`run`, and `config_hash`, the run's judge), so a file is read back only
 against the run it was written for; `question`, `answer`, the court's `verdict`, `p_hallucinated` and `reason` are
 there to label by and are not read back. `label` is `hallucinated` or `faithful` (or the data's `FAIL`, `PASS`; any
-case), empty for a case left unlabelled."""
+case), empty for a case left unlabelled. A cell that a spreadsheet would run as a formula is written with a leading `'`
+(as `export` writes it), and a case id is read back with or without it. A file saved by a spreadsheet as "CSV UTF-8"
+(with a byte order mark) reads as written."""
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from courtroom.errors import ConfigError
 from courtroom.evaluate.paired import named
 from courtroom.log.audit import Audit
+from courtroom.log.export import FORMULA_STARTS, spreadsheet_safe
 from courtroom.log.files import atomic_file
 from courtroom.log.label_pick import Candidate
 
@@ -55,9 +58,10 @@ def write_labels(path: str | Path, run_dir: str | Path, picked: Sequence[Candida
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         for c in picked:
-            writer.writerow([c.case.id, word(labels.get(c.case.id)), c.case.question, c.case.answer.strip(),
-                             "hallucinated" if c.verdict.label == "FAIL" else "faithful", f"{c.p:.3f}",
-                             c.verdict.reason, c.case.digest(), manifest.name, manifest.config_hash])
+            writer.writerow([spreadsheet_safe(cell) for cell in (
+                c.case.id, word(labels.get(c.case.id)), c.case.question, c.case.answer.strip(),
+                "hallucinated" if c.verdict.label == "FAIL" else "faithful", f"{c.p:.3f}", c.verdict.reason,
+                c.case.digest(), manifest.name, manifest.config_hash)])
     return path
 
 
@@ -66,7 +70,7 @@ def read_rows(path: str | Path) -> list[LabelRow]:
     naming the file and line)."""
     path = Path(path)
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
+        with path.open(newline="", encoding="utf-8-sig") as handle:  # a spreadsheet's "CSV UTF-8" has a BOM
             reader = csv.DictReader(handle)
             missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
             if missing:
@@ -95,6 +99,15 @@ def read_rows(path: str | Path) -> list[LabelRow]:
     return rows
 
 
+def as_judged(row: LabelRow, judged: Mapping[str, object]) -> LabelRow:
+    """The row with its case id as the run has it: a cell written with a leading `'` (`spreadsheet_safe`) read back
+    with it or, when the run has no such id, without."""
+    bare = row.case_id[1:]
+    if row.case_id in judged or not row.case_id.startswith("'") or not bare.startswith(FORMULA_STARTS):
+        return row
+    return replace(row, case_id=bare)
+
+
 def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]:
     """Each case's label (None: left unlabelled) of a label file written for the run, checked against it: the run's
     judge, its case ids and the cases' content."""
@@ -108,6 +121,12 @@ def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]
                               f"({manifest.config_hash}): give the run it was written for, or label this run's cases "
                               f"(courtroom label {audit.root} --write FILE)")
     judged = {r.case_id: r for r in audit.rows()}
+    rows = [as_judged(row, judged) for row in rows]
+    lines: dict[str, int] = {}
+    for row in rows:  # `'=x` and `=x` are one case
+        if lines.setdefault(row.case_id, row.line) != row.line:
+            raise ConfigError(f"{path}:{row.line}: case {row.case_id} is listed twice (first on line "
+                              f"{lines[row.case_id]}): keep one row a case")
     unknown = [r.case_id for r in rows if r.case_id not in judged]
     if unknown:
         raise ConfigError(f"{path}: {len(unknown)} case id{'s' if len(unknown) > 1 else ''} not in the run "

@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 
 from courtroom.case import Case, CaseVerdict
+from courtroom.clerk.rulings import check_ruling
 from courtroom.door.models import model_key
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
-from courtroom.errors import ConfigError
+from courtroom.errors import ConfigError, CourtError
 from courtroom.evaluate.picking import POOL, pick
 from courtroom.log.audit import Audit
 from courtroom.log.ruling_calibrate import pass_vectors, witness_court
@@ -62,6 +63,11 @@ def candidates(run_dir: str | Path, ruling: FittedRuling | None = None) -> Candi
     if ruling is not None and model_key(ruling.model) != model:
         raise ConfigError(f"the ruling was fitted for model {ruling.model!r}, the run {audit.root} judged with "
                           f"{model!r}: give a ruling fitted for {model!r}")
+    if ruling is not None:  # its witnesses heard by the run's court, else every case would weigh at its means
+        try:
+            check_ruling(ruling, court.spec, ruling.model, f"--ruling (for the run {audit.root})", courts=None)
+        except CourtError as exc:
+            raise ConfigError(str(exc)) from exc
     ruling = ruling or court.ruling
     found: list[Candidate] = []
     for row in audit.rows():

@@ -63,7 +63,9 @@ class Region(BaseModel):
             covariance = np.array(self.covariance)[np.ix_(present, present)]
             self._inverses[present] = np.linalg.pinv(covariance, hermitian=True)
         gap = np.array([z[i] for i in present], dtype=np.float64) - np.array(self.mean)[list(present)]
-        distance = float(np.sqrt(max(gap @ self._inverses[present] @ gap, 0.0)))
+        size = float(np.max(np.abs(gap)))  # the gap scaled to at most 1 first: a large finite value's square overflows
+        unit = gap / size if size > 0 else gap
+        distance = size * float(np.sqrt(max(unit @ self._inverses[present] @ unit, 0.0)))
         grid = np.arange(PERCENTILES, dtype=np.float64)
         percentile = float(np.interp(distance, self.distances, grid)) if distance <= self.distances[-1] else 100.0
         return Place(distance, percentile, distance > float(np.interp(self.limit, grid, self.distances)))

@@ -150,3 +150,16 @@ def test_the_record_never_cuts_an_argument_mid_word() -> None:
     arguments = [e.payload["argument"] for o in court.run_many(example_cases()[:6]) for e in o.events
                  if e.event == "move" and "argument" in e.payload and "quote" in e.payload]
     assert arguments and all(re.fullmatch(r"[A-Z0-9\"'(].*[.!?]", a) for a in arguments)
+
+
+def test_a_judge_who_states_first_is_quoted_in_its_ruling_as_one_who_moves_first() -> None:
+    """A sighted judge in a court of statement-first turns writes a statement, not a ruling reason: its argument is
+    the ruling's words (they were dropped, the ruling's reason quoting nothing)."""
+    statements = {"prosecutor": [{"evidence": 2, "quote": "automated in 1962", "argument": "The context says 1962."}],
+                  "defender": [{"evidence": 1, "quote": "", "argument": "The answer is right."}],
+                  "judge": [{"evidence": 2, "quote": "automated in 1962", "argument": "The context says 1962, not 1926."}]}
+    script = CourtScript(charges=[CHARGE], statements=statements,
+                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
+    [outcome] = list(court(script, trial__turns="statement-first", trial__exchange_rounds=1)[0].run_many([CASE]))
+    [ruling] = outcome.verdict.rulings
+    assert ruling.source == "judge" and '"The context says 1962, not 1926."' in ruling.reason
