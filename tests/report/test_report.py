@@ -29,7 +29,8 @@ def _court_run(out: Path, p_hallucinated: float, grounding: float) -> Path:
                          word_grounding={str(d): grounding - 1 for d in range(10)},
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
                          p_hallucinated=p_hallucinated)
-    start_run(RunSpec.build("examples", judge="courtroom", court="full", window=4), out).execute(
+    options = {"overrides": {"trial.exchange_rounds": 0}}  # the prosecutor chooses its first move: a move call to show
+    start_run(RunSpec.build("examples", judge="courtroom", court="full", window=4, judge_options=options), out).execute(
         runner=LocalRunner(ScriptedBackend(script)))
     return out
 
