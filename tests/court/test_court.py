@@ -24,12 +24,13 @@ CHARGE = {"quote": "automated in 1926", "reason": "the context says 1962"}
 
 def court(script: CourtScript, name: str = "full", charges: str = "drafted", **options) -> tuple[Court, ScriptedBackend]:
     """A shipped court on the scripted backend; by default the clerk's persona drafts its charges, rulings follow
-    the court's own verdict alone (judge weight 1) and a side may give up on its first move (no rounds of exchange,
-    which `test_trials` tests), so each path is tested in isolation."""
+    the court's own verdict alone (judge weight 1), a side may give up on its first move (no rounds of exchange,
+    which `test_trials` tests) and a trial may last 3 rounds, so each path is tested in isolation."""
     backend = ScriptedBackend(script, model=options.pop("model", "scripted"))
     drafted = {"trial.personas.clerk": "clerk"} if charges == "drafted" else {}
     c = Court.load(name, backend, overrides={"trial.charges": charges, "trial.judge_weight": 1.0,
                                              "trial.exchange_rounds": options.pop("exchange_rounds", 0),
+                                             "trial.max_rounds": options.pop("max_rounds", 3),
                                              "aggregation.by_model": {}, **drafted}, **options)
     return c, backend
 

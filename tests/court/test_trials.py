@@ -22,10 +22,12 @@ CHARGE = {"quote": "It was automated in 1926.", "reason": "the context says 1962
 
 
 def court(script: CourtScript, **changes: object) -> tuple[Court, ScriptedBackend]:
-    """The full court on the scripted backend, its charges drafted and its rulings the court's own verdict."""
+    """The full court on the scripted backend, its charges drafted, its rulings the court's own verdict, and up to 3
+    rounds (the shipped court holds one), so the rounds after the exchange are tested."""
     backend = ScriptedBackend(script, model="scripted")
     overrides = {"trial.charges": "drafted", "trial.personas.clerk": "clerk", "trial.judge_weight": 1.0,
-                 "aggregation.by_model": {}, **{k.replace("__", "."): v for k, v in changes.items()}}
+                 "trial.max_rounds": 3, "aggregation.by_model": {},
+                 **{k.replace("__", "."): v for k, v in changes.items()}}
     return Court.load("full", backend, overrides=overrides), backend
 
 

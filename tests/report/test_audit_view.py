@@ -33,7 +33,8 @@ def run_dir(tmp_path_factory) -> Path:
     script = CourtScript(suspect={str(d): 0.8 for d in range(10)}, grounding={str(d): -0.5 for d in range(10)},
                          word_grounding={str(d): -1.5 for d in range(10)},
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.7)
-    start_run(RunSpec.build("examples", judge="courtroom", court="full", window=4), out).execute(
+    options = {"overrides": {"trial.exchange_rounds": 0, "trial.max_rounds": 3}}  # every move chosen: calls to show
+    start_run(RunSpec.build("examples", judge="courtroom", court="full", window=4, judge_options=options), out).execute(
         runner=LocalRunner(ScriptedBackend(script)))
     return out
 
