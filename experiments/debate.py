@@ -54,14 +54,17 @@ class Config:
 
 ONE = {"max_charges": 1}
 """Every court tries one charge a case, the least grounded statement: the budget of this machine (2 CPU cores)."""
-TODAY = {**ONE, "trial.exchange_rounds": 0}
+ROUNDS = {**ONE, "trial.max_rounds": 3}
+"""`full` before these measurements: up to 3 rounds."""
+TODAY = {**ROUNDS, "trial.exchange_rounds": 0}
 RULES = {**ONE, "trial.max_rounds": 1}
-"""One round that must end in the bench's ruling (the exchange covers it): the agents' verdict is the judge's own."""
+"""One round that must end in the bench's ruling (the exchange covers it): the agents' verdict is the judge's own, and
+`full` as shipped since (these numbers decided it)."""
 CONFIGS: dict[str, Config] = {
     "full-today-135m": Config("(a) full as shipped before (no exchange), SmolLM2-135M", overrides=TODAY,
                               dtype="float32"),  # begun while auto meant float32 on a CPU
-    "full-135m": Config("(b) full as shipped (one round of exchange, then up to 3), SmolLM2-135M", overrides=ONE),
-    "ruling-135m": Config("(b) one round, the judge must rule, SmolLM2-135M", overrides=RULES),
+    "full-135m": Config("(b) full with one round of exchange, then up to 3, SmolLM2-135M", overrides=ROUNDS),
+    "ruling-135m": Config("(b) one round, the judge must rule (full as shipped now), SmolLM2-135M", overrides=RULES),
     "strong-debaters-blind": Config("(c) 0.5B clerk and debaters, SmolLM2 judge, blind, must rule", model=MID,
                                     overrides={**RULES, "trial.models.judge": SMALL, "trial.blind_judge": True}),
     "ruling-0.5b": Config("(b) one round, the judge must rule, Qwen2.5-Coder-0.5B", model=MID, overrides=RULES),
