@@ -9,7 +9,7 @@ docs/report-calls.png (the same case with a turn's model calls expanded: prompt 
 run's data has gold spans, docs/report-spans.png (a case whose predicted spans meet its gold spans: the answer with
 both, each predicted span's evidence, the witnesses' testimony), and with --trials-only, docs/report-trials.png alone (the
 trials section of a run of a court that tries its charges: `python docs/screenshot.py RUN --trials-only`, the committed
-one of experiments/results/debate/full-135m). `--spans-only` writes report-spans.png alone; the committed
+one of experiments/results/debate/ruling-135m). `--spans-only` writes report-spans.png alone; the committed
 one is of a run of the default court with the embedded model on RAGTruth cases with gold spans:
 
     courtroom run RAGTRUTH.jsonl --out runs/rt --limit 30
