@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.table import Table
 
@@ -93,7 +95,7 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
 
     from courtroom.errors import CourtroomError
     from courtroom.evaluate.ruling_report import ruling_table, span_rows
-    from courtroom.log.ruling_calibrate import calibrate_ruling, court_with_ruling, write_ruling
+    from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     try:
@@ -133,15 +135,22 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
     console.print(f"wrote {shown(str(written))}: the ruling for court {shown(runs.court.spec.name)} on "
                   f"{shown(runs.model)}")
     if output is not None:
-        try:
-            court = court_with_ruling(run_dirs[0], written, output)
-        except CourtroomError as exc:
-            fail(str(exc))
-        except OSError as exc:
-            fail(f"{exc.filename or output}: cannot write the court ({exc.strerror or exc})")
-        console.print(f"wrote {shown(str(court))}: the run's court with the ruling filed under {shown(runs.model)}; "
-                      f"decide the run again with it (no model call): courtroom rejudge {shown(run_dirs[0])} --court "
-                      f"{shown(str(court))} --out RUN_DIR")
+        _write_court(run_dirs[0], written, output, f"the ruling filed under {shown(runs.model)}")
+
+
+def _write_court(run_dir: str, ruling: Path, output: str, what: str) -> None:
+    """The run's court with the ruling written beside it, and how to decide the run again with it."""
+    from courtroom.errors import CourtroomError
+    from courtroom.log.ruling_calibrate import court_with_ruling
+
+    try:
+        court = court_with_ruling(run_dir, ruling, output)
+    except CourtroomError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{exc.filename or output}: cannot write the court ({exc.strerror or exc})")
+    console.print(f"wrote {shown(str(court))}: the run's court with {what}; decide the run again with it (no model "
+                  f"call): courtroom rejudge {shown(run_dir)} --court {shown(str(court))} --out RUN_DIR")
 
 
 def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | None, shrink: float,
@@ -151,7 +160,7 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
 
     from courtroom.errors import CourtroomError
     from courtroom.log.prior_calibrate import calibrate_with_prior, moves, scores
-    from courtroom.log.ruling_calibrate import court_with_ruling, write_ruling
+    from courtroom.log.ruling_calibrate import write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     try:
@@ -179,12 +188,4 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
         fail(f"{exc.filename or path}: cannot write the ruling ({exc.strerror or exc})")
     console.print(f"wrote {shown(str(written))}: the prior refitted on the labels")
     if output is not None:
-        try:
-            court = court_with_ruling(run_dirs[0], written, output)
-        except CourtroomError as exc:
-            fail(str(exc))
-        except OSError as exc:
-            fail(f"{exc.filename or output}: cannot write the court ({exc.strerror or exc})")
-        console.print(f"wrote {shown(str(court))}: the run's court with the refitted ruling filed under "
-                      f"{shown(calibration.model)}; decide the run again with it (no model call): courtroom rejudge "
-                      f"{shown(run_dirs[0])} --court {shown(str(court))} --out RUN_DIR")
+        _write_court(run_dirs[0], written, output, f"the refitted ruling filed under {shown(calibration.model)}")
