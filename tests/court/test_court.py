@@ -438,5 +438,5 @@ def test_describe_counts_charges_and_rounds_in_the_singular_and_plural() -> None
 
 def test_describe_says_which_charges_go_to_trial() -> None:
     assert "the clerk charges at most 3 statements, each decided by its measurement;" in Court.load("default").describe()
-    assert ("those measured at P(suspect) in [0.7, 0.8] tried for at most 3 rounds;"
+    assert ("those measured at P(suspect) in [0.7, 0.8] tried for at most 1 round;"
             in Court.load("escalated").describe())

@@ -278,7 +278,7 @@ def test_a_run_whose_court_changed_on_disk_resumes_with_the_court_it_recorded(tm
     with pytest.raises(Stop):
         part.execute(stop_after_three, runner=scripted_runner())
     part.close()
-    court_file.write_text(court_file.read_text().replace("max_rounds: 3", "max_rounds: 2"))  # the court changed
+    court_file.write_text(court_file.read_text().replace("max_rounds: 1", "max_rounds: 2"))  # the court changed
     with pytest.raises(CourtroomError, match="another judge configuration") as refused:
         start_run(spec, tmp_path / "part")
     assert f"--court {tmp_path / 'part'} to finish it with the court it was started with" in str(refused.value)
