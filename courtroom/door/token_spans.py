@@ -37,7 +37,7 @@ def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
     pieces = [decoded(t) for t in tokens]
     if "".join(pieces) == text:
         ends = list(itertools.accumulate(map(len, pieces)))
-        return list(zip([0, *ends[:-1]], ends))
+        return _held_back(list(zip([0, *ends[:-1]], ends)), text)
     data = text.encode()
     char_at = [i for i, character in enumerate(text) for _ in character.encode()] + [len(text)]
     cuts: list[dict[int, int]] = [{0: 0}]  # after each token: the byte positions it can end at -> where it began
@@ -62,4 +62,23 @@ def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
     for ends in reversed(cuts[1:]):
         bounds.append(ends[bounds[-1]])
     bounds.reverse()
-    return [(char_at[a], char_at[b - 1] + 1) if b > a else (char_at[a], char_at[a]) for a, b in zip(bounds, bounds[1:])]
+    spans = [(char_at[a], char_at[b - 1] + 1) if b > a else (char_at[a], char_at[a]) for a, b in zip(bounds, bounds[1:])]
+    return _held_back(spans, text)
+
+
+def _held_back(spans: list[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Tokens a server wrote as nothing because it held back a character's first bytes until the token completing it
+    (vLLM does): the first such token spans what the completing token's text does, and the rest of the run and the
+    completing token the character they share, as a tokenizer's offsets give them."""
+    out = list(spans)
+    i = 0
+    while i < len(out):
+        j = i
+        while j < len(out) and out[j][0] == out[j][1]:
+            j += 1
+        if j > i and j < len(out) and len(text[out[j][1] - 1].encode()) > 1:
+            start, end = out[j]
+            out[i] = (start, end)
+            out[i + 1:j + 1] = [(end - 1, end)] * (j - i)
+        i = max(j, i + 1)
+    return out

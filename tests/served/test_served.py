@@ -168,7 +168,7 @@ def test_a_server_without_prompt_logprobs_refuses_the_measuring_court_before_the
         return built
 
     monkeypatch.setattr(BackendSpec, "build", without_prompt_logprobs)
-    with pytest.raises(ConfigError, match=r"indictment.mode: grounding.*--court generative"):
+    with pytest.raises(ConfigError, match=r"needs prompt log-probabilities.*--court generative"):
         start_run(spec(server), tmp_path / "refused")
     assert not (tmp_path / "refused" / "results.jsonl").exists()
     run = start_run(spec(server, court="generative", limit=6), tmp_path / "generative")
