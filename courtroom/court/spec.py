@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from courtroom.clerk.spec import ClerkSpec
 from courtroom.court.procedure import EXITS, GraphSpec
-from courtroom.door.http_client import refuse_credentials
+from courtroom.door.http_client import ServedUrl
 
 _FIELDS = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -59,7 +59,7 @@ class SeatSpec(BaseModel):
 
     model: str = Field(min_length=1)
     """The model, as `--model` names it (for a served model, the name it is served under)."""
-    url: str | None = None
+    url: ServedUrl = None
     """The served API's base (`http://127.0.0.1:8000/v1`); None runs the model in this process."""
     api_key_env: str | None = None
     """For a served model: the environment variable holding its API's key (only the name is recorded); None: the
@@ -67,13 +67,6 @@ class SeatSpec(BaseModel):
     gpus: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     """GPUs (or a fraction of one) this model needs in each Ray worker beside the run's model (`--gpus-per-worker`):
     a worker asks Ray for the sum and places each model on its own share."""
-
-    @field_validator("url")
-    @classmethod
-    def _no_credentials(cls, url: str | None) -> str | None:
-        if url is not None:
-            refuse_credentials(url)
-        return url
 
     @property
     def key(self) -> str:

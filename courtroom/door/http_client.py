@@ -11,8 +11,10 @@ import json
 import re
 import time
 from contextvars import ContextVar
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qsl, urlsplit
+
+from pydantic import AfterValidator
 
 from courtroom.errors import BackendError, ContextWindowError
 
@@ -46,6 +48,16 @@ def refuse_credentials(url: str) -> None:
         raise ValueError(f"the model URL {shown} carries credentials ({found}); courtroom records the URL in the run's "
                          "manifest, so it does not take them there: put the key in an environment variable and name "
                          "it with --api-key-env (api_key_env; sent as a bearer token)")
+
+
+def _without_credentials(url: str | None) -> str | None:
+    if url is not None:
+        refuse_credentials(url)
+    return url
+
+
+ServedUrl = Annotated[str | None, AfterValidator(_without_credentials)]
+"""A served API's URL in a spec: refused when it carries credentials."""
 
 
 _DEADLINE: ContextVar[float | None] = ContextVar("courtroom_request_deadline", default=None)

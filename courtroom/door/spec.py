@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintEngine
-from courtroom.door.http_client import refuse_credentials
+from courtroom.door.http_client import ServedUrl
 from courtroom.errors import did_you_mean
 
 DEVICE = re.compile(r"auto|cpu|mps|(cuda|xpu)(:\d+)?")
@@ -41,7 +41,7 @@ class BackendSpec(BaseModel):
     model: str = "default"
     """The model: an alias (`default`, `qwen2.5-coder-0.5b`), a `.gguf` file, a model directory or a Hub id; for
     a served model, the name it is served under."""
-    url: str | None = None
+    url: ServedUrl = None
     """The served API's base (`http://127.0.0.1:8000/v1`), for `served`."""
     api_key_env: str = "OPENAI_API_KEY"
     """The environment variable holding the served API's key (only its name is recorded)."""
@@ -65,13 +65,6 @@ class BackendSpec(BaseModel):
             raise ValueError(f"{device!r} is not a device: auto, cpu, cuda, cuda:N, mps, xpu or xpu:N"
                              + did_you_mean(device, ("auto", "cpu", "cuda", "mps", "xpu")))
         return device
-
-    @field_validator("url")
-    @classmethod
-    def _no_credentials(cls, url: str | None) -> str | None:
-        if url is not None:
-            refuse_credentials(url)
-        return url
 
     @model_validator(mode="after")
     def _served_needs_a_url(self) -> BackendSpec:
