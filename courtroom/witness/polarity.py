@@ -2,16 +2,16 @@
 
 A yes/no answer to a yes/no question has a polarity (+1 or -1), reported for a ruling to weigh against the
 model's reading (the `verdict` witness); and an answer sentence whose negation disagrees with the context sentence
-that shares most of its content words is flagged."""
+that shares most of its content words is flagged: one of them negates the words they share, the other does not."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from courtroom.case import Testimony
-from courtroom.text.negation import CUES
+from courtroom.text.negation import negated_keys
 from courtroom.text.words import content_words
 from courtroom.witness.reading import Reading
 
@@ -59,9 +59,9 @@ _SAYS = re.compile(r"\W*(?:yes|no)\b\s*[,.;:!—–-]", re.IGNORECASE)
 """An answer's opening yes or no, set off by punctuation (not the "No" of "No patients died")."""
 
 
-def negated(text: str) -> bool:
-    """An odd number of negation cues."""
-    return len(CUES.findall(text)) % 2 == 1
+def negated(text: str, keys: Set[str]) -> bool:
+    """`text` negates some of the words `keys` name (`courtroom.text.negation`: a cue's scope, not the cues' parity)."""
+    return bool(negated_keys(text) & keys)
 
 
 def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
@@ -76,15 +76,17 @@ def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
         words = {w.key for w in content_words(text)} - {"yes"}
         best, overlap = -1, 0.0
         for i, keys in enumerate(keyed):
-            shared = len(words & keys) / len(words) if words else 0.0
-            if shared > overlap:
-                best, overlap = i, shared
-        flipped = best >= 0 and overlap >= 0.3 and negated(text) != negated(context_sentences[best])
+            share = len(words & keys) / len(words) if words else 0.0
+            if share > overlap:
+                best, overlap = i, share
+        shared = words & keyed[best] if best >= 0 else set()
+        flipped = overlap >= 0.3 and negated(text, shared) != negated(context_sentences[best], shared)
         checks.append(PolarityCheck(start, end, best, overlap, flipped))
     return checks
 
 
-VERSION = 1
+VERSION = 2
+"""2: negation by scope over the shared words (1 counted the cues' parity: "no fever and no cough" read as asserted)."""
 
 
 def testify(reading: Reading) -> Testimony:

@@ -29,11 +29,14 @@ def test_the_answer_to_a_yes_no_question_says_yes_or_no(answer: str, polarity: i
     assert answer_polarity("How does the drug work?", answer) == 0  # not a yes/no question: no polarity
 
 
-def test_negation_cues_count_by_parity() -> None:
-    assert negated("The drug did not work.") and negated("It didn't work.") and negated("It failed to improve.")
-    assert negated("No patients died.") and negated("The effect was insignificant.")
-    assert not negated("The drug worked.")
-    assert not negated("It did not fail to improve.")  # two cues: the sentence asserts
+def test_negation_is_read_by_scope_over_the_words_compared() -> None:
+    assert negated("The drug did not work.", {"work"}) and negated("It didn't work.", {"work"})
+    assert negated("It failed to improve.", {"improv"}) and negated("No patients died.", {"patient"})
+    assert not negated("The drug worked.", {"work"})
+    assert not negated("The drug did not work.", {"drug"})  # before the cue: outside its scope
+    assert not negated("It did not fail to improve.", {"improv"})  # a cue right after a cue: the pair asserts
+    assert negated("The patient had no fever and no cough.", {"fever", "cough"})  # parity read this as asserted
+    assert not negated("It was automated in 1926, not 1920.", {"autom", "1926"})  # "not" reaches "1920" alone
 
 
 CONTEXT = ["Patients were enrolled in 2019.", "The drug did not reduce mortality in the trial."]
@@ -47,6 +50,7 @@ CONTEXT = ["Patients were enrolled in 2019.", "The drug did not reduce mortality
     ("No, the drug reduced mortality in the trial.", True),
     ("Yes, the drug reduced mortality in the trial.", True),
     ("The weather was pleasant yesterday.", False),                 # no close context sentence
+    ("The drug did not fail to reduce mortality in the trial.", True),  # two cues undo each other
 ])
 def test_a_sentence_is_flipped_when_its_negation_disagrees_with_the_closest_context_sentence(sentence: str,
                                                                                               flipped: bool) -> None:
@@ -54,6 +58,19 @@ def test_a_sentence_is_flipped_when_its_negation_disagrees_with_the_closest_cont
     assert check.flipped is flipped
     if flipped:
         assert check.context_sentence == 1 and check.overlap >= 0.3
+
+
+@pytest.mark.parametrize(("sentence", "context", "flipped"), [
+    ("The patient had no fever and no cough.", "The patient had fever and cough.", True),  # two cues, parity missed it
+    ("The patient had fever and cough.", "The patient had no fever and no cough.", True),
+    ("The company was founded in 1920.", "The company was founded in 1926, not 1920.", True),
+    ("The company was founded in 1926.", "The company was founded in 1926, not 1920.", False),  # parity flagged it
+    ("The study did not find a link.", "The study found no link between them.", False),  # both negate the link
+    ("The trial reduced hospital stays.", "The trial found no effect on deaths, but reduced hospital stays.", False),
+])
+def test_the_scope_of_each_negation_decides_not_the_number_of_cues(sentence: str, context: str, flipped: bool) -> None:
+    [check] = check_polarity([(0, len(sentence))], sentence, [context])
+    assert check.flipped is flipped
 
 
 def test_the_closest_context_sentence_is_the_one_sharing_most_words() -> None:
