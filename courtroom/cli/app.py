@@ -7,6 +7,8 @@ commands, so `courtroom --help` stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
@@ -82,22 +84,36 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+@contextmanager
+def failing(path: object = None, writing: str = "") -> Iterator[None]:
+    """Fail the command (`fail`) on a `CourtroomError` in the block; with `path`, on an `OSError` too (a path that
+    cannot be read or written, a full disk), naming its file, else `path`, and what could not be `writing`."""
+    from courtroom.errors import CourtroomError
+
+    try:
+        yield
+    except CourtroomError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        if path is None:
+            raise
+        why = exc.strerror or exc
+        fail(f"{exc.filename or path}: " + (f"cannot write {writing} ({why})" if writing else f"{why}"))
+
+
 GATE_FAILED = 3
 """The exit status of a run (or summary) whose metrics fail a `--fail-under` gate."""
 
 
 def parse_fail_under(texts: list[str]) -> list:
     """The `--fail-under` gates, checked before anything runs (an unknown metric lists the valid ones)."""
-    from courtroom.errors import ConfigError
     from courtroom.evaluate.gates import parse_gates
 
-    try:
+    with failing():
         return parse_gates(texts)
-    except ConfigError as exc:
-        fail(str(exc))
 
 
-def check_gates(metrics, gates: list) -> None:  # noqa: ANN001
+def check_gates(metrics, gates: list, say_passed: bool = True) -> None:  # noqa: ANN001
     """Exit with status 3 and one line per failed gate when the metrics fail any; say so when all pass."""
     from courtroom.evaluate.gates import gate_failures
 
@@ -107,7 +123,8 @@ def check_gates(metrics, gates: list) -> None:  # noqa: ANN001
     if failures:
         err.print(f"[bold red]failed[/]: {shown('; '.join(failures))}")
         raise typer.Exit(GATE_FAILED)
-    console.print(f"[green]passed[/]: {shown(', '.join(g.describe() for g in gates))}")
+    if say_passed:
+        console.print(f"[green]passed[/]: {shown(', '.join(g.describe() for g in gates))}")
 
 
 def warn(message: str) -> None:

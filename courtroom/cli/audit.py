@@ -8,7 +8,7 @@ import json
 import typer
 from rich.table import Table
 
-from courtroom.cli.app import GATE_FAILED, audit_app, check_gates, console, court_of, err, fail, parse_fail_under, warn
+from courtroom.cli.app import audit_app, check_gates, console, court_of, err, fail, failing, parse_fail_under, warn
 from courtroom.log.audit import Audit, edit_verdict
 from courtroom.report.terminal import shown
 
@@ -17,16 +17,12 @@ def open_audit(run_dir: str, *, corrected: bool = True) -> Audit:
     """The run directory, its manifest, result rows and edits read, and, when it holds human edits (and the command
     shows the `corrected` verdicts), its judge rebuilt to weigh them: a corrupt one fails here, naming file and line or
     field; what was skipped, a torn last edit, is said."""
-    from courtroom.errors import CourtroomError
-
-    try:
+    with failing():  # RunError, AuditError, a recorded judge that does not load
         audit = Audit(run_dir)
         audit.store.manifest()
         audit.rows()
         if audit.edits() and corrected:  # the edits are read either way: a torn last one is said
             audit.corrected_rows()
-    except CourtroomError as exc:  # RunError, AuditError, a recorded judge that does not load
-        fail(str(exc))
     for note in audit.notes:
         warn(note)
     return audit
@@ -101,7 +97,6 @@ def _summary_json(audit: Audit, gates: list) -> None:
     """`audit summary --json`: the run, its metrics (overall, per source, corrected), span metrics (null without gold
     spans), errors and gates."""
     from courtroom.evaluate.comparison import Contender, debate_gain
-    from courtroom.evaluate.gates import gate_failures
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.evaluate.results import escalation, trials
     from courtroom.log.export import metrics_json
@@ -112,7 +107,6 @@ def _summary_json(audit: Audit, gates: list) -> None:
     edits = sum(map(len, audit.edits().values()))
     gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
     escalated = escalation(rows)
-    failures = gate_failures(overall, gates)
     summary = {
         "run": str(audit.root), "judge": manifest.spec.judge.name, "court": court_of(manifest.judge),
         "model": manifest.model, "cases": len(rows),
@@ -130,9 +124,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
                   for g in gates],
     }
     typer.echo(json.dumps(summary, indent=2))
-    if failures:
-        err.print(f"[bold red]failed[/]: {shown('; '.join(failures))}")
-        raise typer.Exit(GATE_FAILED)
+    check_gates(overall, gates, say_passed=False)
 
 
 def _comparison_json(comparison) -> dict:  # noqa: ANN001
@@ -202,15 +194,11 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
 @audit_app.command("verify")
 def audit_verify(run_dir: str = typer.Argument(..., help="Run directory.")) -> None:
     """Replay every transcript; check verdicts, scores, events and metrics. Exit 1 on any problem."""
-    from courtroom.errors import CourtroomError
     from courtroom.log.verify import verify
 
     audit = open_audit(run_dir)
-    try:
-        with console.status("replaying every transcript..."):
-            problems = verify(audit)
-    except CourtroomError as exc:
-        fail(str(exc))
+    with failing(), console.status("replaying every transcript..."):
+        problems = verify(audit)
     if problems:
         for problem in problems:
             err.print(f"[red]problem[/] {shown(problem)}")
@@ -227,18 +215,13 @@ def audit_report(run_dir: str = typer.Argument(..., help="Run directory (run A, 
                  calls: bool | None = typer.Option(None, "--calls/--no-calls", help="Include every model call "
                                                    "(default: when the report holds at most 1,000 cases).")) -> None:
     """Write a self-contained HTML report (one file, no network requests)."""
-    from courtroom.errors import AuditError
     from courtroom.report.html import write_report
 
     open_audit(run_dir)
     if against is not None:
         open_audit(against)
-    try:
+    with failing(output, "the report"):
         path = write_report(run_dir, output, against, calls)
-    except AuditError as exc:
-        fail(str(exc))
-    except OSError as exc:  # a path that cannot be written, a full disk
-        fail(f"{exc.filename or output}: cannot write the report ({exc.strerror or exc})")
     console.print(f"wrote {shown(path)} ({path.stat().st_size / 1e6:.1f} MB)")
 
 
@@ -250,17 +233,14 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
     """The cases whose verdict changed from run A to run B: which changes fixed a wrong verdict, which broke a
     right one, and the paired test over the cases both judged (`audit report A --against B` shows both
     records side by side)."""
-    from courtroom.errors import AuditError
     from courtroom.report.diff import diff_runs
     from courtroom.report.tables import elide
 
     if only is not None and only not in ("fixed", "broken", "changed"):
         fail(f"--only must be fixed, broken or changed, not {only!r}")
     a, b = open_audit(run_a), open_audit(run_b)
-    try:
+    with failing():
         diff = diff_runs(a, b)
-    except AuditError as exc:
-        fail(str(exc))
     p = diff.pairing
     shared = sum(c.a is not None and c.b is not None for c in diff.cases)
     console.print(f"A = {shown(a.root)}, B = {shown(b.root)}: {shared} cases in both"
@@ -296,14 +276,11 @@ def audit_edit(
 ) -> None:
     """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
     from courtroom.case import Verdict
-    from courtroom.errors import RunError
 
     audit = open_audit(run_dir)
-    try:
+    with failing():  # AuditError among them; a link where edits.jsonl belongs
         ruling = edit_verdict(verdict)
         event = audit.edit(case_id, ruling, reason, author, None if charge is None else charge - 1)
-    except RunError as exc:  # AuditError among them; a link where edits.jsonl belongs
-        fail(str(exc))
     number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
     console.print(f"recorded edit {number} of {shown(audit.root)} on {shown(case_id)} (event {event.seq} of its "
                   f"transcript): {'case' if charge is None else f'charge {charge}'} -> "

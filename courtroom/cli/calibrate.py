@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from courtroom.cli.app import app, console, fail, warn
+from courtroom.cli.app import app, console, fail, failing, warn
 from courtroom.evaluate.prior_refit import PRIOR_PRECISION
 from courtroom.report.terminal import shown
 
@@ -52,14 +52,11 @@ def calibrate(
 
 
 def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int) -> None:
-    from courtroom.errors import CourtroomError
     from courtroom.log.threshold_calibrate import calibrate as fit
     from courtroom.log.threshold_calibrate import calibrated_court
 
-    try:
+    with failing():
         c = fit(run_dir, folds=folds, seed=seed)
-    except CourtroomError as exc:
-        fail(str(exc))
     console.print(f"[bold]{shown(c.run)}[/]: {c.cases} labelled cases ({c.charged} charged), model {shown(c.model)}, "
                   f"aggregation {c.method}")
     table = Table(title=f"balanced accuracy, {c.folds}-fold cross-validation (seed {seed})")
@@ -78,12 +75,8 @@ def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int
     for note in c.notes:
         warn(note)
     if output is not None:
-        try:
+        with failing(output, "the calibrated court"):
             path = calibrated_court(run_dir, c.fitted, output)
-        except CourtroomError as exc:
-            fail(str(exc))
-        except OSError as exc:  # a path that cannot be written, a full disk
-            fail(f"{exc.filename or output}: cannot write the calibrated court ({exc.strerror or exc})")
         console.print(f"wrote {shown(path)}: the run's court with aggregation.threshold {c.fitted:g}; decide the "
                       f"run again with it (no model call): courtroom rejudge {shown(c.run)} --court {shown(path)} "
                       f"--out RUN_DIR")
@@ -93,15 +86,12 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
     import shlex
     import sys
 
-    from courtroom.errors import CourtroomError
     from courtroom.evaluate.ruling_report import ruling_table, span_rows
     from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    try:
+    with failing():
         fit, runs = calibrate_ruling(run_dirs, folds=folds, seed=seed, command=command)
-    except CourtroomError as exc:
-        fail(str(exc))
     rows, evaluation = ruling_table(fit)
     console.print(f"[bold]{len(fit.examples)}[/] labelled cases of court {shown(runs.court.spec.name)} on "
                   f"{shown(runs.model)}; witnesses {', '.join(sorted(fit.ruling.witnesses))}; families "
@@ -128,10 +118,8 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
                           f"({len(fit.ruling.spans.probe.linear.weights)} values, recorded by witnesses.word_states)")
     for note in fit.notes:
         warn(note)
-    try:
+    with failing(path, "the ruling"):
         written = write_ruling(fit, path, evaluation)
-    except OSError as exc:  # a path that cannot be written, a full disk
-        fail(f"{exc.filename or path}: cannot write the ruling ({exc.strerror or exc})")
     console.print(f"wrote {shown(str(written))}: the ruling for court {shown(runs.court.spec.name)} on "
                   f"{shown(runs.model)}")
     if output is not None:
@@ -140,15 +128,10 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
 
 def _write_court(run_dir: str, ruling: Path, output: str, what: str) -> None:
     """The run's court with the ruling written beside it, and how to decide the run again with it."""
-    from courtroom.errors import CourtroomError
     from courtroom.log.ruling_calibrate import court_with_ruling
 
-    try:
+    with failing(output, "the court"):
         court = court_with_ruling(run_dir, ruling, output)
-    except CourtroomError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"{exc.filename or output}: cannot write the court ({exc.strerror or exc})")
     console.print(f"wrote {shown(str(court))}: the run's court with {what}; decide the run again with it (no model "
                   f"call): courtroom rejudge {shown(run_dir)} --court {shown(str(court))} --out RUN_DIR")
 
@@ -158,15 +141,12 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     import shlex
     import sys
 
-    from courtroom.errors import CourtroomError
     from courtroom.log.prior_calibrate import calibrate_with_prior, moves, scores
     from courtroom.log.ruling_calibrate import write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
-    try:
+    with failing():
         calibration = calibrate_with_prior(run_dirs, prior, labels, shrink, folds, seed, command)
-    except CourtroomError as exc:
-        fail(str(exc))
     refit = calibration.refit
     y = [e.hallucinated for e in calibration.examples]
     console.print(f"[bold]{len(y)}[/] labels ({sum(y)} hallucinated, {len(y) - sum(y)} faithful) of court "
@@ -182,10 +162,8 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     console.print(table)
     for note in refit.notes:
         warn(note)
-    try:
+    with failing(path, "the ruling"):
         written = write_ruling(refit.ruling, path, {"on_the_labels": evaluation})
-    except OSError as exc:
-        fail(f"{exc.filename or path}: cannot write the ruling ({exc.strerror or exc})")
     console.print(f"wrote {shown(str(written))}: the prior refitted on the labels")
     if output is not None:
         _write_court(run_dirs[0], written, output, f"the refitted ruling filed under {shown(calibration.model)}")

@@ -6,7 +6,7 @@ import json
 
 import typer
 
-from courtroom.cli.app import app, console, fail, warn
+from courtroom.cli.app import app, console, fail, failing, warn
 from courtroom.report.terminal import shown
 
 
@@ -49,7 +49,7 @@ def compare(
     from courtroom.report.tables import compare_table, pairing_table
 
     wanted = [rule for rule, asked in ((LENGTH_ONLY, length_baseline), (OVERLAP_ONLY, overlap_baseline)) if asked]
-    try:
+    with failing():
         pooled = [open_pooled_run(r) for r in runs]
         rules = {}
         for rule in wanted:
@@ -57,8 +57,6 @@ def compare(
                 rules[rule] = pooled[0].member_cases()
             except CourtroomError as exc:
                 raise CourtroomError(f"--{rule.split('-')[0]}-baseline needs the reference run's dataset: {exc}") from exc
-    except CourtroomError as exc:
-        fail(str(exc))
     for p in pooled:
         if p.differences:
             warn(f"{p.contender.name} pools runs whose judge settings differ ({', '.join(p.differences)}): "

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from courtroom.cli.app import console, court_app, err, fail, personas_app, transcript_app
+from courtroom.cli.app import console, court_app, err, fail, failing, personas_app, transcript_app
 from courtroom.report.terminal import shown, visible
 
 
@@ -19,12 +19,10 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
     them)."""
     from courtroom.court.personas import Persona
     from courtroom.court.validation import check_seated, seated_roles
-    from courtroom.errors import CourtroomError, PersonaError
+    from courtroom.errors import PersonaError
 
-    try:
+    with failing():
         roles = seated_roles(court)  # a court that does not load is refused before any persona is read
-    except CourtroomError as exc:
-        fail(str(exc))
     files = [f for p in map(Path, paths) for f in (sorted(p.glob("*.y*ml")) if p.is_dir() else [p])]
     broken = 0
     for file in files:
@@ -56,12 +54,9 @@ def court_validate(court: str = typer.Argument("default", help="Court name or fi
     """Validate a court: its file (and the courts it extends), its graph and its personas; `court show` prints every
     setting it resolves to."""
     from courtroom.clerk import Clerk
-    from courtroom.errors import CourtroomError
 
-    try:
+    with failing():
         c = Clerk.load(court)
-    except CourtroomError as exc:
-        fail(str(exc))
     console.print(f"[green]ok[/] {shown(c.describe())}")
 
 
@@ -72,12 +67,9 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
     `default`), and draw its trial's procedure as a mermaid diagram."""
     from courtroom.clerk import Clerk, read_court
     from courtroom.clerk.files import resolved_settings
-    from courtroom.errors import CourtroomError
 
-    try:
+    with failing():
         judge, resolved = Clerk.load(court), read_court(court)
-    except CourtroomError as exc:
-        fail(str(exc))
     procedure = getattr(judge, "procedure", None)
     if mermaid:
         if procedure is None:

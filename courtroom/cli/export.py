@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from courtroom.cli.app import app, console, fail
+from courtroom.cli.app import app, console, fail, failing
 from courtroom.report.terminal import shown
 
 
@@ -19,13 +19,12 @@ def export(
 ) -> None:
     """Write a run's cases for other tools: pandas, spreadsheets, DuckDB, inspect_ai's log viewer."""
     from courtroom.cli.audit import open_audit
-    from courtroom.errors import CourtroomError
     from courtroom.log.export import FORMATS, default_output, export_run
 
     if fmt not in FORMATS:
         fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     audit = open_audit(run_dir)
-    try:
+    with failing(output or run_dir):
         target = output or default_output(run_dir, fmt)
         if fmt == "inspect":
             from courtroom.log.inspect_log import write_inspect_log
@@ -33,8 +32,4 @@ def export(
             path = write_inspect_log(audit, target)
         else:
             path = export_run(run_dir, fmt, target)
-    except CourtroomError as exc:
-        fail(str(exc))
-    except OSError as exc:
-        fail(f"{exc.filename or output}: {exc.strerror or exc}")
     console.print(f"wrote {shown(path)}")

@@ -10,7 +10,7 @@ import typer
 from rich.panel import Panel
 from rich.prompt import Prompt
 
-from courtroom.cli.app import app, console, fail
+from courtroom.cli.app import app, console, fail, failing
 from courtroom.errors import CourtroomError
 from courtroom.report.terminal import shown
 
@@ -44,7 +44,7 @@ def label(
     their labels in the terminal (h hallucinated, f faithful, s skip, q quit; saved after each), or write them to a
     CSV file to fill in (--write) and check it (--read). Then refit the ruling with the shipped one as its prior:
     courtroom calibrate RUN --ruling OUT.yaml --prior RULING --labels labels.csv."""
-    try:
+    with failing(out, "the label file"):
         if read is not None:
             _read(run_dir, read)
             return
@@ -53,10 +53,6 @@ def label(
             _write(run_dir, write or out, found, order[:n], from_gold, ruling)
             return
         _ask(run_dir, out, found, order, n, ruling)
-    except CourtroomError as exc:
-        fail(str(exc))
-    except OSError as exc:  # a path that cannot be written, a full disk
-        fail(f"{exc.filename or out}: cannot write the label file ({exc.strerror or exc})")
 
 
 def _picked(run_dir: str, ruling: str | None, n: int, seed: int, many: bool) -> tuple[Candidates, list[Candidate]]:

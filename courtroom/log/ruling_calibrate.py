@@ -209,21 +209,17 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
     check that it loads with that ruling."""
     import os
 
-    from courtroom.court.spec import CourtSpec
-    from courtroom.log.threshold_calibrate import _dump, _personas
+    from courtroom.log.threshold_calibrate import _dump, court_data
 
     audit = Audit(run_dir)
     court = witness_court(audit)
     config = audit.store.manifest().judge_config
     model = model_key(audit.store.manifest().model)
     output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    data = court_data(config, output)
     relative = os.path.relpath(Path(ruling).resolve(), output.resolve().parent)
     data["witnesses"]["rulings"] = {**{m: r for m, r in (court.spec.witnesses.rulings or {}).items()  # type: ignore[union-attr]
                                        if model_key(m) != model and isinstance(r, str)}, model: relative}
-    if data["trial"] is not None:
-        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], audit, output)
     header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
     atomic_write(output, header + _dump(data))
     loaded = Court.load(output, BackendSpec(model=model))

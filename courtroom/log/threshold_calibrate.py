@@ -153,8 +153,7 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
     config = _court_config(audit)
     model = audit.store.manifest().model
     output = Path(output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    data = court_data(config, output)
     data["description"] = (f"Calibrated: verdict threshold {threshold:g}, fitted on {audit.root.name} ({model}). "
                            + data.get("description", "")).strip()
     aggregation = data["aggregation"]
@@ -164,8 +163,6 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
         aggregation["by_model"] = by_model
     else:
         aggregation.pop("by_model", None)
-    if data["trial"] is not None:
-        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], output)
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
     atomic_write(output, header + _dump(data))
@@ -179,6 +176,16 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
     if _without_threshold(court.config()) != _without_threshold(recorded.config()):
         raise ConfigError(f"{output} is not the run's court with only its threshold changed")
     return output
+
+
+def court_data(config: dict[str, Any], output: Path) -> dict[str, Any]:
+    """The recorded court as a court file's data, to write at `output` (its folder made; the trial's personas as that
+    folder finds them, `_personas`)."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    if data["trial"] is not None:
+        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], output)
+    return data
 
 
 def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
