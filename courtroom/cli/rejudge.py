@@ -27,7 +27,6 @@ def rejudge(
     weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
     refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
     from courtroom.clerk import parse_override
-    from courtroom.errors import RunError
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.log.rejudge import rejudge_run, rejudged_judge
     from courtroom.log.span_metrics import run_span_scores
@@ -35,9 +34,7 @@ def rejudge(
     from courtroom.report.tables import confusion_table, metrics_table, span_table
 
     with failing(out):  # a file or directory that cannot be read or made
-        source = RunStore(run_dir)
-        if not source.exists():
-            raise RunError(f"{run_dir} is not a run directory (no manifest.json)")
+        source = RunStore(run_dir).existing()
         overrides = dict(parse_override(item) for item in settings)
         judge = rejudged_judge(source.manifest(), court=court, reading=reading, overrides=overrides)
         rows = rejudge_run(run_dir, out, judge=judge, calls_from=calls_from)

@@ -7,7 +7,6 @@ the model's rulings with the court's own aggregation; metrics are reported for b
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -101,7 +100,7 @@ class Audit:
         edits = self.edits()
         if not edits:
             return self.rows()
-        judge = self._judge()
+        judge = self.store.manifest().rebuild_judge()
         corrected = []
         for row in self.rows():
             if row.case_id in edits and row.label is not None:
@@ -171,15 +170,8 @@ class Audit:
                     or needle in (r.error or "").lower()]
         return rows
 
-    def _judge(self) -> Judge:
-        return self.store.manifest().rebuild_judge()
-
     def _verdict(self, case_id: str) -> CaseVerdict | None:
         return CaseRecord.of(self.store.events(case_id)).verdict
-
-    def _rulings(self, case_id: str) -> list[Any]:
-        verdict = self._verdict(case_id)
-        return verdict.rulings if verdict else []
 
     # -- editing ---------------------------------------------------------------------------------
     def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int | None = None) -> EditEvent:
@@ -193,7 +185,7 @@ class Audit:
         verdict = edit_verdict(verdict)
         events = self.store.events(case_id)
         if charge is not None:
-            rulings = self._rulings(case_id)
+            rulings = recorded.rulings if (recorded := self._verdict(case_id)) else []
             if not any(r.charge == charge for r in rulings):
                 known = sorted(r.charge + 1 for r in rulings)
                 raise AuditError(f"case {case_id!r} has no ruling on charge {charge + 1} (charges ruled: {known}); "

@@ -62,10 +62,7 @@ def _split_existing(argument: str) -> list[str] | None:
 def open_pooled_run(argument: str) -> PooledRun:
     """Open a run directory or `+`-joined run directories that can be pooled: each a run, all with the same judge
     and model, no case judged twice; judge settings that differ are listed in `differences`."""
-    stores = tuple(RunStore(path) for path in split_argument(argument))
-    for store in stores:
-        if not store.exists():
-            raise RunError(f"{store.root} is not a run directory (no manifest.json)")
+    stores = tuple(RunStore(path).existing() for path in split_argument(argument))
     manifests = [store.manifest() for store in stores]
     judges = [m.spec.judge.name for m in manifests]
     models = [m.model for m in manifests]

@@ -53,11 +53,7 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
     Every case is decided before anything is written, so a refused court leaves no partial run; an interrupted
     rejudge fails `audit verify` until the same call resumes it. Cases that ended in an error, or whose transcript
     is gone, are left out."""
-    origin = RunStore(source)
-    others = [RunStore(path) for path in calls_from]
-    for store in (origin, *others):
-        if not store.exists():
-            raise RunError(f"{store.root}: not a run directory (no manifest.json)")
+    origin, others = _stores(source, calls_from)
     manifest = origin.manifest()
     for store in others:  # recorded answers stand for this run's only if the same model gave them
         if (other := store.manifest().model) != manifest.model:
@@ -117,12 +113,13 @@ def _check_unfinished(target: RunStore, planned: Manifest) -> None:
 def refused_cases(source: str | Path, *, judge: JudgeSpec, calls_from: Sequence[str | Path] = ()) -> list[str]:
     """The cases of the run at `source` that `judge` cannot decide from the recorded calls (it would ask the model
     something no transcript holds): the cases a change of settings would change, to run again with the model."""
-    origin, others = RunStore(source), [RunStore(path) for path in calls_from]
-    for store in (origin, *others):
-        if not store.exists():
-            raise RunError(f"{store.root}: not a run directory (no manifest.json)")
+    origin, others = _stores(source, calls_from)
     new_judge = make_judge(judge, origin.manifest().spec.backend, window=1)
     return list(_decide(origin, others, new_judge)[1])
+
+
+def _stores(source: str | Path, calls_from: Sequence[str | Path]) -> tuple[RunStore, list[RunStore]]:
+    return RunStore(source).existing(), [RunStore(path).existing() for path in calls_from]
 
 
 def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple[list[CaseOutcome], dict[str, str]]:

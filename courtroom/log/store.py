@@ -76,6 +76,12 @@ class RunStore:
     def exists(self) -> bool:
         return self.manifest_path.is_file()
 
+    def existing(self) -> RunStore:
+        """This store, when it holds a run; else a `RunError`."""
+        if not self.exists():
+            raise RunError(f"{self.root} is not a run directory (no {MANIFEST})")
+        return self
+
     def lock(self) -> RunLock:
         """Claim the run directory for this process (until `close()` or the process ends); a second writer is refused,
         and so is a directory that is not new, empty or a run, or whose run files are links."""

@@ -142,9 +142,10 @@ def test_human_edits_are_appended_and_corrected_metrics_reported(copy_of: Path) 
 
 def test_charge_edits_are_combined_again_by_the_courts_own_rule(copy_of: Path) -> None:
     audit = Audit(copy_of)
-    assert audit._judge().spec.aggregation.method == "share"  # the shipped court: the share of text convicted
-    convicted = next(r for r in audit.rows() if r.label == "FAIL" and audit._rulings(r.case_id))
-    rulings = audit._rulings(convicted.case_id)
+    judge = audit.store.manifest().rebuild_judge()
+    assert judge.spec.aggregation.method == "share"  # the shipped court: the share of text convicted
+    convicted = next(r for r in audit.rows() if r.label == "FAIL" and audit.record(r.case_id).verdict.rulings)
+    rulings = audit.record(convicted.case_id).verdict.rulings
 
     def corrected() -> str:
         return next(r.label for r in Audit(copy_of).corrected_rows() if r.case_id == convicted.case_id)
