@@ -1,8 +1,7 @@
 """Auditing a run directory: its rows, filters, one case's events, and human edits (verification: `verify.py`).
 
-Human edits are appended, one whole line each under the run's edits lock, to `edits.jsonl`, their one record (edit
-events older versions appended to transcripts are not counted twice). The corrected verdict applies the edits to
-the model's rulings with the court's own aggregation; metrics are reported for both verdicts side by side."""
+Human edits are appended to `edits.jsonl`, their one record; the corrected verdict applies them to the model's
+rulings with the court's own aggregation."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """A run as data for other tools: one row per case (CSV, Parquet, JSON Lines), and summaries as JSON.
 
-A case's row holds its result row and, read from its transcript, every charge (numbered from 1, as `audit edit
---charge` numbers them) with its evidence, the spans found hallucinated, the gold spans and the case as judged;
-these are null when the transcript is gone. In CSV they are JSON string columns, and a cell a spreadsheet would
-run as a formula is written with a leading `'` (CSV injection); Parquet and JSON Lines hold every value exactly."""
+A case's row holds its result row and, from its transcript (null when it is gone), its charges, spans, gold spans and
+the case. A CSV cell a spreadsheet would run as a formula gets a leading `'` (docs/SECURITY.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """How `courtroom` writes files: whole or not at all, never through a symbolic link, one writer at a time.
 
-A run directory may be someone else's (docs/SECURITY.md). A command refuses one whose files are links
-(`refuse_links`); a whole file is written beside its name and renamed over it (`atomic_write`, `atomic_file`),
-and a line is appended whole or not at all to a file opened without following links (`append_line`). A command
-killed mid-write leaves the previous file or a torn last line, which readers skip and the next append cuts."""
+A run directory may be someone else's (docs/SECURITY.md). A command killed mid-write leaves the previous file or a
+torn last line, which readers skip and the next append cuts."""
 
 from __future__ import annotations
 

@@ -1,11 +1,8 @@
 """A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`.
 
-Written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai
-(`tests/log/test_inspect_export.py` reads every export back with its `read_eval_log`). One sample per case: the
-question, numbered context and answer as `input`, the gold label as `target`, the verdict, charges, spans and
-testimony as the `courtroom` score (and `correct`, `C` or `I`, with a gold label), every model call as `messages`
-and model `events` (prompt texts stored once per case as `attachment://HASH`). A case without a transcript takes
-its input from the run's dataset when it can be read, and its verdict from the result row."""
+Written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai; one sample per case
+(docs/runs-and-datasets.md). A case without a transcript takes its input from the run's dataset when it can be read,
+and its verdict from the result row."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
 """The label file: a run's cases picked for labelling, to fill in and read back (`courtroom label`, `calibrate --labels`).
 
-A CSV file, one case a row: a spreadsheet or any editor opens it, a person fills one column, and quoting is the csv
-module's, not the person's (JSONL would ask them to escape quotes by hand). Each row names its case (`case_id`, and
-`case_digest`, the case's content) and its run (`run`, and `config_hash`, the run's judge), so a file is read back only
-against the run it was written for; `question`, `answer`, the court's `verdict`, `p_hallucinated` and `reason` are
-there to label by and are not read back. `label` is `hallucinated` or `faithful` (or the data's `FAIL`, `PASS`; any
-case), empty for a case left unlabelled. A cell that a spreadsheet would run as a formula is written with a leading `'`
-(as `export` writes it), and a case id is read back with or without it. A file saved by a spreadsheet as "CSV UTF-8"
-(with a byte order mark) reads as written."""
+A CSV file (a spreadsheet opens it; quoting is the csv module's, not the person's), one case a row, read back only
+against the run it was written for (its `case_digest` and `config_hash`); the columns: docs/witnesses.md."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Calibrating a court's verdict threshold on a labelled run (`courtroom calibrate RUN -o court.yaml`).
 
-The best threshold on the run's labelled cases (`evaluate.thresholds.best_threshold`) is fitted on all of them,
-and its worth estimated out of fold (each of k stratified folds labelled with the threshold fitted on the
-others), beside the court's own. The court file written is the run's court with that threshold, and the run's
-model taken out of `aggregation.by_model`; `courtroom rejudge RUN --court court.yaml` then needs no model call."""
+The best threshold on the run's labelled cases is fitted on all of them and estimated out of fold; the court file
+written is the run's court with that threshold (the run's model taken out of `aggregation.by_model`)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
 """Verify a run directory: replay every transcript, and check every verdict, score, event and metric.
 
-It detects transcripts that are missing, torn, reordered, foreign or no longer replay; rows that disagree with
-their transcript; cases judged on other content than the manifest records; an interrupted rejudge; edits out of
-turn or of unknown cases; metrics that do not recompute. Every check recomputes from content, with no secret, so
-edits consistent across transcript, row and metrics go unseen (docs/SECURITY.md)."""
+Every check recomputes from content, with no secret, so edits consistent across transcript, row and metrics go
+unseen (docs/SECURITY.md)."""
 
 from __future__ import annotations
 
