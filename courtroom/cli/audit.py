@@ -96,6 +96,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
 def _summary_json(audit: Audit, gates: list) -> None:
     """`audit summary --json`: the run, its metrics (overall, per source, corrected), span metrics (null without gold
     spans), errors and gates."""
+    from courtroom.cli.compare import comparison_json
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.evaluate.results import escalation, trials
@@ -119,18 +120,12 @@ def _summary_json(audit: Audit, gates: list) -> None:
         "escalation": None if escalated is None else {**escalated._asdict(), "share": escalated.share},
         "trials": None if (held := trials(rows)) is None else {**held.model_dump(), "ended_by": held.ended_by(),
                                                                  "lines": held.lines()},
-        "debate_gain": None if gain is None else _comparison_json(gain),
+        "debate_gain": None if gain is None else comparison_json(gain),
         "gates": [{"metric": g.metric, g.limit: g.bound, "value": g.value(overall), "passed": g.failure(overall) is None}
                   for g in gates],
     }
     typer.echo(json.dumps(summary, indent=2))
     check_gates(overall, gates, say_passed=False)
-
-
-def _comparison_json(comparison) -> dict:  # noqa: ANN001
-    from courtroom.cli.compare import comparison_json
-
-    return comparison_json(comparison)
 
 
 @audit_app.command("list")
