@@ -321,3 +321,22 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
         if gold[row["case_id"]]["label"] == "FAIL":
             [span] = gold[row["case_id"]]["spans"]
             assert [span["start"], span["end"]] in [[a, b] for a, b, _ in row["spans"]], row
+
+
+def test_a_court_that_tries_its_charges_and_hears_witnesses_is_written_with_its_ruling_and_its_trial(
+        tmp_path: Path) -> None:
+    """`calibrate --ruling -o` on a court with a trial section (it raised a TypeError before 2026-11-27)."""
+    tried = tmp_path / "tried.yaml"
+    tried.write_text("name: tried\nextends: full\nwitnesses: {heard: [grounding, figures]}\n")
+    run = start_run(RunSpec.build(str(labelled(tmp_path / "t.jsonl")), judge="courtroom", court=str(tried),
+                                  model=NO_RULING_MODEL), tmp_path / "run")
+    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
+    run.close()
+    court = tmp_path / "courts" / "court.yaml"
+    result = runner.invoke(app, ["calibrate", str(tmp_path / "run"), "--ruling", str(tmp_path / "r.yaml"),
+                                 "-o", str(court)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    written = yaml.safe_load(court.read_text())
+    assert written["witnesses"]["rulings"] == {NO_RULING_MODEL: "../r.yaml"}
+    assert written["trial"]["personas"] == {"prosecutor": "prosecutor", "defender": "defender", "judge": "judge"}
+    assert written["trial"]["max_rounds"] == 1
