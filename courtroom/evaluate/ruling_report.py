@@ -6,22 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from courtroom.evaluate.fit_ruling import RulingFit
-from courtroom.evaluate.metrics import rates_from_counts
+from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.spans import paired_f1_difference, span_scores
 
 
 def _auroc(gold: np.ndarray, scores: np.ndarray) -> float:
-    positives, negatives = scores[gold], scores[~gold]
-    if not len(positives) or not len(negatives):
-        return float("nan")
-    wins = (positives[:, None] > negatives[None, :]).sum() + 0.5 * (positives[:, None] == negatives[None, :]).sum()
-    return float(wins / (len(positives) * len(negatives)))
+    value = auroc(gold, scores)
+    return float("nan") if value is None else value
 
 
 def _balanced(gold: np.ndarray, pred: np.ndarray) -> float:
-    tp, fp = int(np.sum(gold & pred)), int(np.sum(~gold & pred))
-    tn, fn = int(np.sum(~gold & ~pred)), int(np.sum(gold & ~pred))
-    return float(rates_from_counts(tp, fp, tn, fn)["balanced_accuracy"])
+    return float(rates_from_counts(*confusion(gold, pred))["balanced_accuracy"])
 
 
 def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], dict[str, object]]:
