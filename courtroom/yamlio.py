@@ -34,8 +34,7 @@ class PlainComposer(yaml.SafeLoader):
 
 
 class UniqueKeyLoader(PlainComposer):
-    """A safe loader that refuses a key written twice in one mapping (YAML would keep the last silently), and
-    anchors and aliases (`PlainComposer`)."""
+    """A `PlainComposer` that also refuses a key written twice in one mapping (YAML would keep the last silently)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -114,8 +113,7 @@ _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlev
 
 
 def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None, prefix: Sequence[Any] = ()) -> str:
-    """One line per validation error: file:line: field: what was expected (the field under `prefix`, for a value
-    validated inside a larger document)."""
+    """One line per validation error: file:line: field (under `prefix`): what was expected."""
     lines = []
     for e in exc.errors():
         loc = [*prefix, *(part for part in e["loc"] if not (isinstance(part, str) and part.startswith("function-")))]

@@ -66,8 +66,7 @@ class SingleJudge(Judge):
                            judge=self.name)
 
     def read(self, response: GenerationResponse) -> tuple[float, list[str]] | None:
-        """The score and reasons of a reply, or None when it cannot be read (an unconstrained judge's
-        parse failure; a constrained judge that fails raises, as an error of the case)."""
+        """The score and reasons of a reply, or None when it cannot be read (a constrained judge's failure raises)."""
         if response.ok:
             return response.value.score, list(response.value.reasons)
         if self.constrained:

@@ -121,8 +121,7 @@ def compare(contenders: Sequence[Contender], *, calibrated: bool = False, count_
 
 
 def debate_gain(contender: Contender) -> Comparison | None:
-    """The court against its own variants (its measurement alone, its agents alone) on the same cases and the
-    same recorded calls, each member on its own then pooled; None when the rows hold no variants."""
+    """The court against its own variants (its measurement alone, its agents alone) on the same calls; None without."""
     rows = contender.rows()
     names = variant_names(rows)
     if not names:

@@ -73,8 +73,7 @@ def _kind(value: Any) -> str:
 
 
 def _context(value: Any, where: str) -> list[str]:
-    """The context as a list of passages: a string (a JSON list of strings written as text is that list) or a
-    list of strings; any other type is refused, naming it."""
+    """The context as a list of passages: a string (a JSON list written as text is that list) or a list of strings."""
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("[") and text.endswith("]"):

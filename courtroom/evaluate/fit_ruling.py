@@ -70,8 +70,7 @@ class RulingFit:
 
 
 def _check(examples: Sequence[Example], folds: int) -> None:
-    """Enough labelled cases of each kind for the folds, counted by fold groups (identical answers, and the answers to
-    one question and context, share a fold)."""
+    """Enough labelled cases of each kind for the folds, counted by fold groups."""
     groups = _linked([[e.group or e.case_id for e in examples], [e.item or e.case_id for e in examples]])
     for label, name in ((True, "hallucinated (FAIL)"), (False, "faithful (PASS)")):
         count = sum(e.hallucinated == label for e in examples)
@@ -94,8 +93,7 @@ LARGEST_VALUE = 1e150
 
 
 def _refuse_non_finite(examples: Sequence[Example]) -> None:
-    """A clear error naming the case and the value for a NaN, an infinity or a value beyond `LARGEST_VALUE` among the
-    values and vectors a ruling would be fitted on: never a ruling written with an infinite scale or NaN weights."""
+    """An error naming the case and value for a NaN, an infinity or a value beyond `LARGEST_VALUE` (never NaN weights)."""
     for e in examples:
         arrays = [(f"testimony value {name}", np.array([value], dtype=np.float64)) for name, value in e.values.items()]
         arrays += [(f"{name} vector", np.asarray(vector, dtype=np.float64)) for name, vector in e.vectors.items()]
@@ -173,8 +171,7 @@ def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Pr
 
 @dataclass(frozen=True)
 class WordProbe:
-    """A word probe fitted on training answers with gold spans (`fit_spans.fit_word_probe`), its cross-fitted scores
-    of those answers' words (in `answers` order), and the examples they belong to."""
+    """A word probe fitted on training answers with gold spans, its cross-fitted scores of their words, and the examples."""
 
     probe: Probe
     crossed: list[list[float]]
@@ -182,8 +179,7 @@ class WordProbe:
 
 
 def _word_probe(design: _Design, train: np.ndarray) -> WordProbe | None:
-    """The word probe of the training examples that carry their words' states, when every training answer with
-    words does (a run recorded with `witnesses.word_states`) and the gold spans give both kinds of word."""
+    """The word probe of the training examples, when every one with words carries their states (`word_states`)."""
     with_words = [int(i) for i in train if (sp := design.examples[i].spans) is not None and sp.words]
     answers = word_probe_answers([design.examples[i].spans for i in with_words])
     if answers is None:
@@ -193,8 +189,7 @@ def _word_probe(design: _Design, train: np.ndarray) -> WordProbe | None:
 
 
 def _word_columns(design: _Design, rows: np.ndarray, words: WordProbe | None, cross_fitted: bool) -> np.ndarray:
-    """`WORD_VALUES` of each example of `rows` as columns (the training examples' from cross-fitted scores), NaN
-    where an example has no words' states."""
+    """`WORD_VALUES` of each example of `rows` as columns, NaN where an example has no words' states."""
     out = np.full((len(rows), len(WORD_VALUES)), np.nan)
     if words is None:
         return out

@@ -22,8 +22,7 @@ the one whose cross-fitted scores rank the training answers' gold words best (av
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GAPS = (0, 1, 2, 3)
 WINDOWS = (0, 1, 2, 3)
-"""The word thresholds, gaps and smoothing windows (`SpanModel`) among which the fit picks the best token F1 on its
-training answers."""
+"""The word thresholds, gaps and smoothing windows (`SpanModel`) the fit picks the best token F1 among."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,7 @@ class SpanExample:
 
 def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe],
                 word_scores: Sequence[float] | None = None) -> list[float]:
-    """Each sentence's P(hallucinated) by a ruling's probes (with a word probe, its log-odds of the answer's words:
-    `word_scores`, `word_scores_of`) and its family's weights."""
+    """Each sentence's P(hallucinated) by a ruling's probes, its word probe's `word_scores` and its family's weights."""
     out = []
     for index, (values, vectors) in enumerate(zip(spans.sentence_values, spans.sentence_vectors)):
         scored = dict(values)
@@ -87,10 +85,9 @@ def word_probe_answers(answers: Sequence[SpanExample | None]) -> list[SpanExampl
 
 def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe],
               word_probe: tuple[Probe | None, list[list[float]]] | None = None) -> SpanModel | None:
-    """A span model fitted on the training answers' words (each with its family's weights of the fold's ruling), with
-    the word threshold and gap of best token F1; None without both kinds of word. Where every answer carries hidden
-    states, a word probe's cross-fitted score is weighed as the last value (`word_probe`, `word_probe_answers`: one
-    the ruling already fitted on these answers)."""
+    """A span model fitted on the training answers' words, with the word threshold and gap of best token F1; None
+    without both kinds of word. Where every answer carries hidden states, a word probe's cross-fitted score is weighed
+    as the last value (`word_probe`: one the ruling already fitted on these answers)."""
     chosen = [(spans, family) for spans, family in answers if spans.words]
     if word_probe is None and word_probe_answers([spans for spans, _ in chosen]) is not None:
         word_probe = fit_word_probe([spans for spans, _ in chosen])
@@ -165,8 +162,7 @@ def _span_case(spans: SpanExample, predicted: list[tuple[int, int, float]]) -> S
 
 def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], model: SpanModel | None,
           p_case: float, max_charges: int = 3) -> dict[str, SpanCase]:
-    """The spans each way of pointing predicts for one answer (its family's weights: `family`), none when the case
-    is found faithful."""
+    """The spans each way of pointing predicts for one answer, none when the case is found faithful."""
     scored = word_scores_of(spans, model.probe if model is not None else None)
     ps = sentence_ps(spans, family, probes, scored)
     sentences: list[tuple[int, int, float]] = []

@@ -55,8 +55,7 @@ def choose_split_files(name: str, files: list[str], split: str | None) -> list[s
 
 def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
             report: LoadReport | None = None) -> list[Case]:
-    """Cases from a Hugging Face dataset repository's parquet files (`hf:org/name[:split]`, default split
-    `test`)."""
+    """Cases from a Hugging Face dataset repository's parquet files (default split `test`)."""
     from huggingface_hub import HfApi, hf_hub_download
 
     try:

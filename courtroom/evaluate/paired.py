@@ -71,8 +71,7 @@ def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], 
 
 
 def excluded_from_pairing(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int:
-    """Cases both runs hold that a paired comparison leaves out, because one run failed on them (or has
-    no gold label)."""
+    """Cases both runs hold that a paired comparison leaves out (one run failed on them, or no gold label)."""
     right_a = {r.case_id: r.correct for r in a}
     right_b = {r.case_id: r.correct for r in b}
     return sum(1 for c in set(right_a) & set(right_b) if right_a[c] is None or right_b[c] is None)

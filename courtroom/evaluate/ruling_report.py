@@ -44,8 +44,7 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
 
 def label_scores(gold: np.ndarray, thresholds: np.ndarray,
                  scores: dict[str, np.ndarray | None]) -> dict[str, dict[str, float | None]]:
-    """Balanced accuracy (at `thresholds`) and AUROC of each named set of scores (None: left out) on labelled cases;
-    None where the labels are of one kind."""
+    """Balanced accuracy (at `thresholds`) and AUROC of each named set of scores; None where labels are of one kind."""
     both = bool(gold.any() and (~gold).any())
     return {name: {"balanced_accuracy": round(_balanced(gold, p >= thresholds), 4) if both else None,
                    "auroc": round(_auroc(gold, p), 4) if both else None}
@@ -53,8 +52,7 @@ def label_scores(gold: np.ndarray, thresholds: np.ndarray,
 
 
 def span_rows(evaluation: dict[str, object]) -> list[tuple[str, str, str, str, str]]:
-    """(way of pointing, token P, R, F1 [95%], hit@1) rows of a ruling's out-of-fold span numbers, on hallucinated
-    answers."""
+    """(way of pointing, token P, R, F1 [95%], hit@1) rows of a ruling's out-of-fold span numbers."""
     found = evaluation.get("spans_out_of_fold")
     if not isinstance(found, dict):
         return []

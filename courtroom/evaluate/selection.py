@@ -56,8 +56,7 @@ class CaseSelection(BaseModel):
 
 def select(cases: list[Case], *, limit: int | None = None, balanced: bool = False, seed: int = 0,
            sources: list[str] | None = None, exclude: Set[str] = frozenset()) -> list[Case]:
-    """Filter by source (substring match) and drop excluded ids, then take a seeded label-balanced
-    sample or the first `limit`."""
+    """Filter by source (substring) and drop excluded ids, then take a seeded balanced sample or the first `limit`."""
     if exclude:
         cases = [c for c in cases if c.id not in exclude]
     if sources:

@@ -1,5 +1,4 @@
-"""Every model call of a case as a reviewer reads it: the prompt (its shared opening folded), the constraint, the raw
-output and probabilities, and the cost. Shared by `courtroom audit show --calls` and the report."""
+"""Every model call of a case as a reviewer reads it, for `courtroom audit show --calls` and the report."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ class CallView:
     round: int | None
     constraint: str
     messages: tuple[tuple[str, str, int], ...]
-    """(role, text, shared) of each message: `shared` leading characters of the text are the case's opening
-    (context and question, repeated by every prompt after the first), for a view to fold."""
+    """(role, text, shared) of each message: `shared` leading characters are the case's opening, for a view to fold."""
     raw: str
     option_probs: dict[str, float] | None
     prompt_tokens: int

@@ -182,8 +182,7 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
 
 def write_report(run_dir: str | Path, output: str | Path, against: str | Path | None = None,
                  calls: bool | None = None) -> Path:
-    """Write the report file, whole or not at all (a previous report there stays until the new one replaces it);
-    returns its path."""
+    """Write the report file, whole or not at all; returns its path."""
     path = Path(output)
     atomic_write(path, build_report(run_dir, against, calls))
     return path

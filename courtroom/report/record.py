@@ -63,8 +63,7 @@ def weighed(ruling: Any) -> str:
 
 def court_record(record: CaseRecord, gold: str | None = None, clip: float | None = None,
                  splitter: SentenceSplitter = SPLITTER) -> Group:
-    """The case, the charges, each round's moves and arguments, the rulings and the verdict; the context's
-    sentences numbered as the run's court numbered them (`splitter`: `Audit.sentence_splitter()`)."""
+    """The case, the charges, each round's moves, the rulings and the verdict (`splitter`: the run's court's)."""
     case, verdict = record.case, record.verdict
     sentences = context_sentences(case, splitter)
     cited = set(record.cited())
@@ -169,8 +168,7 @@ BAND_STYLES = ("white on red3", "black on orange1", "black on khaki1", "black on
 
 
 def measurement_record(case: Case, events: Sequence[Any], clip: float | None) -> Panel | None:
-    """The answer shaded token by token by how much the context raised its likelihood, the weakest words
-    underlined, with a legend; None when the court did not measure the answer whole."""
+    """The answer shaded token by token by its grounding gain, the weakest words underlined; None if not measured."""
     gains = answer_gains(case, events, clip)
     if not gains:
         return None

@@ -1,5 +1,4 @@
-"""Rich tables of metrics, shared by `courtroom run`, `compare` and `audit`. Every string given (a title, a source, a
-run's name, a model) is shown as the text it is (`terminal.shown`)."""
+"""Rich tables of metrics for `courtroom run`, `compare` and `audit`; every string given goes through `shown`."""
 
 from __future__ import annotations
 
@@ -113,16 +112,14 @@ def _v(value: float | None) -> str:
 
 
 def elide(text: str, width: int) -> str:
-    """`text` cut to at most `width` characters at a word, with `…` where it was cut (the whole text is one
-    command away: `courtroom audit show RUN CASE`)."""
+    """`text` cut to at most `width` characters at a word, with `…` where it was cut."""
     import textwrap
 
     return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" …")
 
 
 def trial_columns(summary: TrialSummary) -> dict[str, str]:
-    """One run's trials as cells (`courtroom compare` and the HTML report): how trials ended, the exchange, the texts,
-    the quotes and statements, and the bench against the clerk."""
+    """One run's trials as cells (`courtroom compare` and the HTML report)."""
     t, by = summary.total, summary.ended_by()
     return {"trials": str(t.tried), "bench rules": _share(by.get("judge", 0) + by.get("jury", 0), t.tried),
             "withdrawn": _share(by.get("withdrawn", 0), t.tried), "conceded": _share(by.get("conceded", 0), t.tried),
