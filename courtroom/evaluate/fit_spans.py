@@ -10,7 +10,7 @@ import numpy as np
 
 from courtroom.case import AnnotatedSpan
 from courtroom.evaluate.logistic import apply_linear, average_precision, fit_linear
-from courtroom.evaluate.spans import Counts, SpanCase, counts, prf
+from courtroom.evaluate.spans import SpanCase, counts, pooled, prf
 from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel, word_values
 from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_of, with_word_probe
 
@@ -114,12 +114,10 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
         smooth = [smoothed(spans.words, sc, window) for (spans, _), sc in zip(chosen, scores)]
         for threshold in THRESHOLDS:
             for gap in GAPS:
-                total = Counts(0, 0, 0)
-                for (spans, _), sc in zip(chosen, smooth):
-                    found = spans_of(spans.words, sc, [[] for _ in sc], threshold, gap)
-                    c = counts(_span_case(spans, [(s.start, s.end, s.score) for s in found]), "token")
-                    total = Counts(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn)
-                f1 = prf(total)[2]
+                found = [spans_of(spans.words, sc, [[] for _ in sc], threshold, gap)
+                         for (spans, _), sc in zip(chosen, smooth)]
+                f1 = prf(pooled([counts(_span_case(spans, [(s.start, s.end, s.score) for s in f]), "token")
+                                 for (spans, _), f in zip(chosen, found)]))[2]
                 if f1 > best[0]:
                     best = (f1, threshold, gap, window)
     return SpanModel(linear=linear, threshold=best[1], max_gap=best[2], window=best[3], probe=probe)

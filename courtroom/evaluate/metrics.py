@@ -136,17 +136,15 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
     n = len(judged)
     if n >= 2 and resamples > 0:
         rng = np.random.default_rng(seed)
+        collected: dict[str, list[np.ndarray]] = {}
         for block in range(0, resamples, 250):  # bounded memory: weights of 250 resamples at a time
             size = min(250, resamples - block)
             idx = rng.integers(0, n, (size, n))
             weights = resample_weights(idx, n)
             stats = weighted_rates(weights, gold, pred)
             stats["auroc"] = _weighted_auroc(weights, gold, scores)
-            if block == 0:
-                collected = {k: [v] for k, v in stats.items()}
-            else:
-                for k, v in stats.items():
-                    collected[k].append(v)
+            for k, v in stats.items():
+                collected.setdefault(k, []).append(v)
         for key, chunks in collected.items():
             low, high = percentile_interval(np.concatenate(chunks))
             intervals[key] = intervals[key].model_copy(update={"low": low, "high": high})

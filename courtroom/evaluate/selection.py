@@ -66,10 +66,7 @@ def select(cases: list[Case], *, limit: int | None = None, balanced: bool = Fals
                                                                    if balanced else "1"))
     if not balanced:
         return cases[:limit] if limit is not None else cases
-    by_label: dict[str, list[Case]] = {"PASS": [], "FAIL": []}
-    for case in cases:
-        if case.label is not None:
-            by_label[case.label].append(case)
+    by_label = {label: [c for c in cases if c.label == label] for label in ("PASS", "FAIL")}
     per_label = min(len(v) for v in by_label.values())
     if limit is not None:
         per_label = min(per_label, limit // 2)

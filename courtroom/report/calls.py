@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os.path
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,11 +34,8 @@ class CallView:
 
 
 def _common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return a.rfind("\n", 0, i) + 1 if i < n else i  # fold whole lines
+    i = len(os.path.commonprefix([a, b]))
+    return a.rfind("\n", 0, i) + 1 if i < min(len(a), len(b)) else i  # fold whole lines
 
 
 def call_views(events: Sequence[Event]) -> list[CallView]:
