@@ -143,19 +143,14 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"field {'.'.join(map(str, e['loc']))}: {_message(e['msg'])}{_got(e)}" if e["loc"] else
-                             _message(e["msg"]) for e in exc.errors()[:5])
-        raise DatasetError(f"{where}: {problems}") from exc
+        raise DatasetError(f"{where}: {'; '.join(map(_problem, exc.errors()[:5]))}") from exc
 
 
-def _got(error: Any) -> str:
-    """What a field held, for a type error (`(got bool True)`): a strict field says what it refused."""
-    return f" (got {_kind(error['input'])})" if error["type"].endswith("_type") else ""
-
-
-def _message(text: str) -> str:
-    """A validation message without pydantic's "Value error, " prefix."""
-    return text.removeprefix("Value error, ")
+def _problem(error: Any) -> str:
+    """A validation error without pydantic's "Value error, " prefix, saying what a strict field refused."""
+    message = error["msg"].removeprefix("Value error, ")
+    got = f" (got {_kind(error['input'])})" if error["type"].endswith("_type") else ""
+    return f"field {'.'.join(map(str, error['loc']))}: {message}{got}" if error["loc"] else message
 
 
 def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
