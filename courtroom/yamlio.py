@@ -74,12 +74,8 @@ class Locator:
 
     def line(self, path: Sequence[Any]) -> int | None:
         """The line of the deepest known part of `path`."""
-        path = tuple(path)
-        while path:
-            if path in self._lines:
-                return self._lines[path]
-            path = path[:-1]
-        return self._lines.get(())
+        prefixes = (tuple(path[:n]) for n in range(len(path), -1, -1))
+        return next((self._lines[p] for p in prefixes if p in self._lines), None)
 
 
 def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple[dict[str, Any], Locator]:

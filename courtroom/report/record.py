@@ -37,28 +37,22 @@ def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
     return rich_text
 
 
+def _given(*parts: tuple[str, float | None]) -> str:
+    """Each (format, value) part whose value is not None, formatted, comma-separated."""
+    return ", ".join(text.format(value) for text, value in parts if value is not None)
+
+
 def measured(charge: Any) -> str:
     """What the court measured of a charged or dropped quote ("" when nothing was measured)."""
-    parts = []
-    if charge.grounding is not None:
-        parts.append(f"grounding {charge.grounding:+.2f} nats/token")
-    if charge.p_suspect is not None:
-        parts.append(f"P(suspect) {charge.p_suspect:.2f}")
-    return ", ".join(parts)
+    return _given(("grounding {:+.2f} nats/token", charge.grounding), ("P(suspect) {:.2f}", charge.p_suspect))
 
 
 def weighed(ruling: Any) -> str:
     """How a ruling's P(hallucinated) came about, when the court weighed more than its own opinion."""
-    parts = []
-    if ruling.opinion is not None:
-        parts.append(f"the court's opinion {ruling.opinion:.2f}")
-    if ruling.evidence is not None:
-        parts.append(f"measured grounding {ruling.evidence:+.2f} nats/token")
-    if ruling.first_reading is not None:
-        parts.append(f"first reading {ruling.first_reading:.2f}")
-    if not parts:
-        return ""
-    return f"P(hallucinated) {ruling.p_hallucinated:.2f} from " + ", ".join(parts)
+    parts = _given(("the court's opinion {:.2f}", ruling.opinion),
+                   ("measured grounding {:+.2f} nats/token", ruling.evidence),
+                   ("first reading {:.2f}", ruling.first_reading))
+    return f"P(hallucinated) {ruling.p_hallucinated:.2f} from {parts}" if parts else ""
 
 
 def court_record(record: CaseRecord, gold: str | None = None, clip: float | None = None,

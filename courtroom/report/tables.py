@@ -18,8 +18,7 @@ def metrics_table(title: str, overall: Metrics, by_source: dict[str, Metrics] | 
     for column in ("source", "cases", "errors", "bal. accuracy [95% CI]", "accuracy", "F1 (FAIL)", "AUROC",
                    "parse fail.", "tokens/case", "s/case"):
         table.add_column(column, justify="right" if column != "source" else "left")
-    rows = [("all", overall)] + sorted((by_source or {}).items()) if by_source and len(by_source) > 1 else [
-        ("all", overall)]
+    rows = [("all", overall)] + (sorted(by_source.items()) if by_source and len(by_source) > 1 else [])
     for name, m in rows:
         table.add_row(shown(name), str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value),
                       _v(m.f1.value), _v(m.auroc.value), str(m.parse_failures), f"{m.tokens_per_case:.0f}",
