@@ -107,10 +107,7 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     def hint(name: str) -> str:
         return f" (mapped from column {mapping[name]!r})" if mapping[name] != name else ""
 
-    data: dict[str, Any] = {}
-    for name, column in mapping.items():
-        if column in row and row[column] is not None:
-            data[name] = row[column]
+    data: dict[str, Any] = {name: row[column] for name, column in mapping.items() if row.get(column) is not None}
     for required in ("question", "context", "answer"):
         if required not in data:
             if mapping[required] in row:
@@ -137,9 +134,8 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     else:
         data["id"] = str(data["id"])
     data["source"] = str(data["source"]) if data.get("source") not in (None, "") else default_source
-    extra = {k: v for k, v in row.items() if k not in mapping.values()}
-    if extra:
-        data["metadata"] = {k: v for k, v in extra.items() if isinstance(v, (str, int, float, bool)) or v is None}
+    data["metadata"] = {k: v for k, v in row.items()  # the other columns' plain values
+                        if k not in mapping.values() and (isinstance(v, (str, int, float, bool)) or v is None)}
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
