@@ -129,16 +129,13 @@ def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Prob
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds
-    for k in range(folds):
-        train = [i for i in range(len(answers)) if groups[i] != k]
-        labels = np.concatenate([y[i] for i in train]) if train else np.zeros(0)
-        if len(set(labels.tolist())) < 2:
-            return None, []
+    trains = [[i for i in range(len(answers)) if groups[i] != k] for k in range(folds)]
+    if any(len({int(label) for i in train for label in y[i]}) < 2 for train in trains):
+        return None, []
     best: tuple[float, float, list[list[float]]] = (-1.0, WORD_PROBE_CS[0], [])
     for C in WORD_PROBE_CS:
         scores: dict[int, list[float]] = {}
-        for k in range(folds):
-            train = [i for i in range(len(answers)) if groups[i] != k]
+        for k, train in enumerate(trains):
             lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [], C)
             for i in range(len(answers)):
                 if groups[i] == k:

@@ -66,5 +66,3 @@ def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | Non
     rows = [row for file in chosen for row in parquet_rows(Path(hf_hub_download(name, file, repo_type="dataset")))]
     return validate_rows(rows, name.split("/")[-1], hub_field_map(name, field_map), skip_invalid,
                           report or LoadReport(f"hf:{name}"))
-
-

@@ -24,7 +24,6 @@ def load_dataset(spec: str, field_map: dict[str, str] | None = None, skip_invali
     return load_file(spec, field_map, skip_invalid, report)
 
 
-
 class CaseSelection(BaseModel):
     """The cases of a run: recorded in its manifest, so a run can be resumed, compared and excluded by others."""
 
@@ -74,5 +73,3 @@ def select(cases: list[Case], *, limit: int | None = None, balanced: bool = Fals
     chosen = [c for label in ("PASS", "FAIL") for c in rng.sample(by_label[label], per_label)]
     rng.shuffle(chosen)
     return chosen
-
-
