@@ -7,9 +7,7 @@ centred on them; the intercept moves almost freely). The penalty does not grow w
 so the fewer the labels the more the prior holds: thirty move the intercept and the weights the labels argue for,
 a thousand refit nearly everything. The probes (hundreds of weights over the model's vectors), the word probe and
 the span model are the prior's: thirty labels cannot refit them. A refitted family keeps no region
-(`courtroom.witness.region`): the prior's is of other data, and the labels' domain is the one it is now for. Too few
-labels of a kind for the weights refit the intercept alone (`WEIGHTS_MIN_PER_CLASS`); too few for that are an error
-(`INTERCEPT_MIN_PER_CLASS`)."""
+(`courtroom.witness.region`): the prior's is of other data, and the labels' domain is the one it is now for."""
 
 from __future__ import annotations
 
