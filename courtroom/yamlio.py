@@ -21,15 +21,10 @@ class PlainComposer(yaml.SafeLoader):
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
-            raise yaml.composer.ComposerError(
-                None, None, f"alias *{event.anchor} is not allowed in courtroom files: write the value out",
-                event.start_mark)
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None:
-            raise yaml.composer.ComposerError(
-                None, None, f"anchor &{anchor} is not allowed in courtroom files (nor are aliases): write the value "
-                "out", event.start_mark)
+        if (anchor := getattr(event, "anchor", None)) is not None:  # an alias names the anchor it repeats
+            what = f"alias *{anchor} is not allowed in courtroom files" if isinstance(event, yaml.AliasEvent) else \
+                f"anchor &{anchor} is not allowed in courtroom files (nor are aliases)"
+            raise yaml.composer.ComposerError(None, None, f"{what}: write the value out", event.start_mark)
         return super().compose_node(parent, index)
 
 
