@@ -25,8 +25,7 @@ def split_sentences(text: str, splitter: SentenceSplitter = SPLITTER) -> tuple[s
 
 
 def context_sentences(case: Case, splitter: SentenceSplitter = SPLITTER) -> tuple[str, ...]:
-    """Every sentence of the context, in order, as the court numbers them: citations refer to them by number
-    from 1. A court's own splitter is `CourtSpec.sentences`; a run's, `Audit.context_sentences`."""
+    """Every sentence of the context, in order, as the court numbers them (from 1) for citations."""
     return tuple(s for passage in case.context for s in split(passage, splitter))
 
 

@@ -19,8 +19,7 @@ _default: Court | None = None
 
 
 def default_court() -> Court:
-    """The court `assert_faithful` uses when given none: `Court.default()` (the default model), loaded once per
-    process and shared by every test."""
+    """The court `assert_faithful` uses when given none: `Court.default()`, loaded once per process."""
     global _default
     if _default is None:
         _default = Court.default()
@@ -39,8 +38,7 @@ def assert_faithful(answer: str, context: Sequence[str] | str, question: str | N
 
 
 def failure_message(result: Score, court: Court) -> str:
-    """The failure as a reader wants it: the verdict and the number that decided, then each charge with its
-    evidence and ruling, then the court's reason."""
+    """The verdict and the number that decided, then each charge with its evidence and ruling, then the reason."""
     verdict = result.verdict
     how = (f"the court's verdict is hallucinated (P(hallucinated) = {result.value:.2f}, its threshold "
            f"{result.threshold:.2f})" if verdict.label == "FAIL" else

@@ -21,21 +21,15 @@ class PlainComposer(yaml.SafeLoader):
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
-            raise yaml.composer.ComposerError(
-                None, None, f"alias *{event.anchor} is not allowed in courtroom files: write the value out",
-                event.start_mark)
-        anchor = getattr(event, "anchor", None)
-        if anchor is not None:
-            raise yaml.composer.ComposerError(
-                None, None, f"anchor &{anchor} is not allowed in courtroom files (nor are aliases): write the value "
-                "out", event.start_mark)
+        if (anchor := getattr(event, "anchor", None)) is not None:  # an alias names the anchor it repeats
+            what = f"alias *{anchor} is not allowed in courtroom files" if isinstance(event, yaml.AliasEvent) else \
+                f"anchor &{anchor} is not allowed in courtroom files (nor are aliases)"
+            raise yaml.composer.ComposerError(None, None, f"{what}: write the value out", event.start_mark)
         return super().compose_node(parent, index)
 
 
 class UniqueKeyLoader(PlainComposer):
-    """A safe loader that refuses a key written twice in one mapping (YAML would keep the last silently), and
-    anchors and aliases (`PlainComposer`)."""
+    """A `PlainComposer` that also refuses a key written twice in one mapping (YAML would keep the last silently)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -75,12 +69,8 @@ class Locator:
 
     def line(self, path: Sequence[Any]) -> int | None:
         """The line of the deepest known part of `path`."""
-        path = tuple(path)
-        while path:
-            if path in self._lines:
-                return self._lines[path]
-            path = path[:-1]
-        return self._lines.get(())
+        prefixes = (tuple(path[:n]) for n in range(len(path), -1, -1))
+        return next((self._lines[p] for p in prefixes if p in self._lines), None)
 
 
 def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple[dict[str, Any], Locator]:
@@ -114,8 +104,7 @@ _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlev
 
 
 def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None, prefix: Sequence[Any] = ()) -> str:
-    """One line per validation error: file:line: field: what was expected (the field under `prefix`, for a value
-    validated inside a larger document)."""
+    """One line per validation error: file:line: field (under `prefix`): what was expected."""
     lines = []
     for e in exc.errors():
         loc = [*prefix, *(part for part in e["loc"] if not (isinstance(part, str) and part.startswith("function-")))]

@@ -118,12 +118,12 @@ class TwoStepJudge(PromptJudge):
                                         cache_group=case.id)
             [response] = yield [Call(request, purpose="score", role="judge")]
             scored: CandidateScore = response.unwrap()
-            if scored.score >= self.threshold:
-                return CaseVerdict(case_id=case.id, label="FAIL", score=scored.score, judge=self.name,
-                                   reason=f"\"{candidate.statement}\": {scored.reason}")
+            verdict = CaseVerdict(case_id=case.id, label="FAIL" if scored.score >= self.threshold else "PASS",
+                                  score=scored.score, judge=self.name, reason=f"\"{candidate.statement}\": {scored.reason}")
+            if verdict.label == "FAIL":
+                return verdict
             if scored.score >= best.score:
-                best = CaseVerdict(case_id=case.id, label="PASS", score=scored.score, judge=self.name,
-                                   reason=f"\"{candidate.statement}\": {scored.reason}")
+                best = verdict
         return best
 
 

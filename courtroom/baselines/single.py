@@ -9,12 +9,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from courtroom.baselines.budget import MAX_REASONS, SINGLE_TOKEN_BUDGET, Reason
+from courtroom.baselines.prompted import PromptJudge
 from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend
 from courtroom.door.requests import GenerationRequest, GenerationResponse, Sampling
-from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Call, Program, Transcript
-from courtroom.engine.plain import JUDGE_SYSTEM, plain_messages
+from courtroom.engine.plain import plain_messages
 from courtroom.errors import ConfigError
 
 
@@ -27,7 +27,7 @@ class SingleJudgment(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
 
 
-class SingleJudge(Judge):
+class SingleJudge(PromptJudge):
     """One constrained call: reasons and a hallucination score in [0, 1]."""
 
     name = "single"
@@ -37,17 +37,13 @@ class SingleJudge(Judge):
     def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5,
                  max_new_tokens: int = SINGLE_TOKEN_BUDGET, constrained: bool = True, temperature: float = 0.0,
                  **options: Any) -> None:
-        super().__init__(backend, **options)
-        self.threshold = threshold
+        super().__init__(backend, threshold=threshold, **options)
         self.sampling = Sampling(max_new_tokens=max_new_tokens, temperature=temperature)
         self.constrained = constrained
 
     def options(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "max_new_tokens": self.sampling.max_new_tokens,
+        return {**super().options(), "max_new_tokens": self.sampling.max_new_tokens,
                 "temperature": self.sampling.temperature, "constrained": self.constrained}
-
-    def prompts(self) -> dict[str, str]:
-        return {"system": JUDGE_SYSTEM, "task": self.task}
 
     def request(self, case: Case, seed: int | None = None) -> GenerationRequest:
         sampling = self.sampling if seed is None else self.sampling.model_copy(update={"seed": seed})
@@ -66,8 +62,7 @@ class SingleJudge(Judge):
                            judge=self.name)
 
     def read(self, response: GenerationResponse) -> tuple[float, list[str]] | None:
-        """The score and reasons of a reply, or None when it cannot be read (an unconstrained judge's
-        parse failure; a constrained judge that fails raises, as an error of the case)."""
+        """The score and reasons of a reply, or None when it cannot be read (a constrained judge's failure raises)."""
         if response.ok:
             return response.value.score, list(response.value.reasons)
         if self.constrained:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import reduce
 
 from courtroom.case import Case
 from courtroom.evaluate.confounds import NO_MODEL_ROWS
@@ -42,13 +43,7 @@ class Contender:
 
     def rows(self, *transforms: RowsTransform) -> list[ResultRow]:
         """Every member's rows, each member transformed on its own (in the given order), then pooled."""
-        pooled: list[ResultRow] = []
-        for member in self.members:
-            rows = list(member)
-            for transform in transforms:
-                rows = transform(rows)
-            pooled.extend(rows)
-        return pooled
+        return [row for member in self.members for row in reduce(lambda rows, t: t(rows), transforms, list(member))]
 
 
 @dataclass(frozen=True)
@@ -121,8 +116,7 @@ def compare(contenders: Sequence[Contender], *, calibrated: bool = False, count_
 
 
 def debate_gain(contender: Contender) -> Comparison | None:
-    """The court against its own variants (its measurement alone, its agents alone) on the same cases and the
-    same recorded calls, each member on its own then pooled; None when the rows hold no variants."""
+    """The court against its own variants (its measurement alone, its agents alone) on the same calls; None without."""
     rows = contender.rows()
     names = variant_names(rows)
     if not names:

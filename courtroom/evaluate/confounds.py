@@ -47,8 +47,7 @@ def length_only_rows(cases: Sequence[Case]) -> list[ResultRow]:
 
 
 def overlap_only_rows(cases: Sequence[Case]) -> list[ResultRow]:
-    """The overlap-only rule: FAIL when a larger share of the answer's content words than the cases' median
-    is never used by the context or the question."""
+    """The overlap-only rule: FAIL when more of the answer's content words than the median are unused by the sources."""
     return median_rule_rows(cases, lambda c: round(unsupported_share(c), 4), "of the words unused by the sources")
 
 

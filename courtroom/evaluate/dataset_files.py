@@ -44,8 +44,7 @@ def load_json(text: str) -> Any:
 
 
 def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """JSON Lines, or (in a `.json` file) one JSON array of rows. A line that is not UTF-8 or not JSON is a row
-    error naming the line (skipped and counted with `skip_invalid`)."""
+    """JSON Lines, or (in a `.json` file) one JSON array of rows; a line not UTF-8 or not JSON is a row error."""
     if path.suffix.lower() == ".json":
         with path.open("rb") as handle:
             first = handle.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")[:1]
@@ -93,8 +92,7 @@ def _csv_not_utf8(where: str, row: dict[Any, Any]) -> DatasetError | None:
 
 
 def _csv_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """CSV (`.tsv`: tab-separated) with a header line; a byte-order mark is ignored. A row with bytes that are
-    not UTF-8 is a row error naming its line."""
+    """CSV (`.tsv`: tab-separated) with a header line; a row with bytes that are not UTF-8 is a row error."""
     csv.field_size_limit(1 << 30)
     with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
@@ -121,8 +119,7 @@ def parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
 
 
 def file_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """Every row of a dataset file with where it stands (`file:line`, `file item N`, `file row N`), or the
-    `DatasetError` of a row that cannot be read."""
+    """Every row of a dataset file with where it stands, or the `DatasetError` of a row that cannot be read."""
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         return _json_rows(path)

@@ -73,8 +73,7 @@ def _kind(value: Any) -> str:
 
 
 def _context(value: Any, where: str) -> list[str]:
-    """The context as a list of passages: a string (a JSON list of strings written as text is that list) or a
-    list of strings; any other type is refused, naming it."""
+    """The context as a list of passages: a string (a JSON list written as text is that list) or a list of strings."""
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("[") and text.endswith("]"):
@@ -108,10 +107,7 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     def hint(name: str) -> str:
         return f" (mapped from column {mapping[name]!r})" if mapping[name] != name else ""
 
-    data: dict[str, Any] = {}
-    for name, column in mapping.items():
-        if column in row and row[column] is not None:
-            data[name] = row[column]
+    data: dict[str, Any] = {name: row[column] for name, column in mapping.items() if row.get(column) is not None}
     for required in ("question", "context", "answer"):
         if required not in data:
             if mapping[required] in row:
@@ -138,25 +134,19 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     else:
         data["id"] = str(data["id"])
     data["source"] = str(data["source"]) if data.get("source") not in (None, "") else default_source
-    extra = {k: v for k, v in row.items() if k not in mapping.values()}
-    if extra:
-        data["metadata"] = {k: v for k, v in extra.items() if isinstance(v, (str, int, float, bool)) or v is None}
+    data["metadata"] = {k: v for k, v in row.items()  # the other columns' plain values
+                        if k not in mapping.values() and (isinstance(v, (str, int, float, bool)) or v is None)}
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
-        problems = "; ".join(f"field {'.'.join(map(str, e['loc']))}: {_message(e['msg'])}{_got(e)}" if e["loc"] else
-                             _message(e["msg"]) for e in exc.errors()[:5])
-        raise DatasetError(f"{where}: {problems}") from exc
+        raise DatasetError(f"{where}: {'; '.join(map(_problem, exc.errors()[:5]))}") from exc
 
 
-def _got(error: Any) -> str:
-    """What a field held, for a type error (`(got bool True)`): a strict field says what it refused."""
-    return f" (got {_kind(error['input'])})" if error["type"].endswith("_type") else ""
-
-
-def _message(text: str) -> str:
-    """A validation message without pydantic's "Value error, " prefix."""
-    return text.removeprefix("Value error, ")
+def _problem(error: Any) -> str:
+    """A validation error without pydantic's "Value error, " prefix, saying what a strict field refused."""
+    message = error["msg"].removeprefix("Value error, ")
+    got = f" (got {_kind(error['input'])})" if error["type"].endswith("_type") else ""
+    return f"field {'.'.join(map(str, error['loc']))}: {message}{got}" if error["loc"] else message
 
 
 def load_file(path: str | Path, field_map: dict[str, str] | None = None, skip_invalid: bool = False,

@@ -8,6 +8,7 @@ beats the weights fitted on every family (`any`, always fitted). Probe scores ar
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -48,13 +49,11 @@ class Example:
     group: str = ""
     """Cases with the same group (the same answer) share a fold."""
     item: str = ""
-    """Cases of the same item (the same question and context: a faithful answer and its hallucinated twin) share a
-    fold as well."""
+    """Cases of the same question and context (an answer and its hallucinated twin) share a fold too."""
     spans: SpanExample | None = None
     """Its words, for a span model (cases of datasets with gold spans)."""
     word_hidden: np.ndarray | None = field(default=None, compare=False, repr=False)
-    """Each word's hidden state (words x dimensions), when its run recorded them (`witnesses.word_states`), with gold
-    spans or without: what a word probe fitted on the annotated cases says of it is a value of the ruling."""
+    """Each word's hidden state (words x dimensions), when its run recorded them (`witnesses.word_states`)."""
 
 
 @dataclass
@@ -67,13 +66,11 @@ class RulingFit:
     fold: np.ndarray
     notes: list[str]
     span_cases: dict[str, list[SpanCase]] = field(default_factory=dict)
-    """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`: the charged
-    sentences; `words`: the span model's words), by rulings and span models that never saw the case."""
+    """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`, `words`)."""
 
 
 def _check(examples: Sequence[Example], folds: int) -> None:
-    """Enough labelled cases of each kind for the folds, counted by fold groups (identical answers, and the answers to
-    one question and context, share a fold)."""
+    """Enough labelled cases of each kind for the folds, counted by fold groups."""
     groups = _linked([[e.group or e.case_id for e in examples], [e.item or e.case_id for e in examples]])
     for label, name in ((True, "hallucinated (FAIL)"), (False, "faithful (PASS)")):
         count = sum(e.hallucinated == label for e in examples)
@@ -96,8 +93,7 @@ LARGEST_VALUE = 1e150
 
 
 def _refuse_non_finite(examples: Sequence[Example]) -> None:
-    """A clear error naming the case and the value for a NaN, an infinity or a value beyond `LARGEST_VALUE` among the
-    values and vectors a ruling would be fitted on: never a ruling written with an infinite scale or NaN weights."""
+    """An error naming the case and value for a NaN, an infinity or a value beyond `LARGEST_VALUE` (never NaN weights)."""
     for e in examples:
         arrays = [(f"testimony value {name}", np.array([value], dtype=np.float64)) for name, value in e.values.items()]
         arrays += [(f"{name} vector", np.asarray(vector, dtype=np.float64)) for name, vector in e.vectors.items()]
@@ -168,16 +164,14 @@ def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Pr
                 lin = fit_linear(V[fit_on], y[fit_on], [], PROBE_C.get(source, 0.01))
                 scores[inner == k] = apply_linear(lin, V[score_on])
         probes[source] = Probe(source=source,  # type: ignore[arg-type]
-                               linear=fit_linear(V[train], y[train], [],
-                                              PROBE_C.get(source, 0.01)))
+                               linear=fit_linear(V[train], y[train], [], PROBE_C.get(source, 0.01)))
         columns.append(scores)
     return probes, np.array(columns).T if columns else np.zeros((len(train), 0))
 
 
 @dataclass(frozen=True)
 class WordProbe:
-    """A word probe fitted on training answers with gold spans (`fit_spans.fit_word_probe`), its cross-fitted scores
-    of those answers' words (in `answers` order), and the examples they belong to."""
+    """A word probe fitted on training answers with gold spans, its cross-fitted scores of their words, and the examples."""
 
     probe: Probe
     crossed: list[list[float]]
@@ -185,8 +179,7 @@ class WordProbe:
 
 
 def _word_probe(design: _Design, train: np.ndarray) -> WordProbe | None:
-    """The word probe of the training examples that carry their words' states, when every training answer with
-    words does (a run recorded with `witnesses.word_states`) and the gold spans give both kinds of word."""
+    """The word probe of the training examples, when every one with words carries their states (`word_states`)."""
     with_words = [int(i) for i in train if (sp := design.examples[i].spans) is not None and sp.words]
     answers = word_probe_answers([design.examples[i].spans for i in with_words])
     if answers is None:
@@ -196,8 +189,7 @@ def _word_probe(design: _Design, train: np.ndarray) -> WordProbe | None:
 
 
 def _word_columns(design: _Design, rows: np.ndarray, words: WordProbe | None, cross_fitted: bool) -> np.ndarray:
-    """`WORD_VALUES` of each example of `rows` as columns (the training examples' from cross-fitted scores), NaN
-    where an example has no words' states."""
+    """`WORD_VALUES` of each example of `rows` as columns, NaN where an example has no words' states."""
     out = np.full((len(rows), len(WORD_VALUES)), np.nan)
     if words is None:
         return out
@@ -272,19 +264,12 @@ def _decide(design: _Design, probes: dict[str, Probe], families: dict[str, Famil
     return out
 
 
-def _folded(examples: Sequence[Example], folds: int, seed: int) -> tuple[_Design, np.ndarray, np.ndarray, bool]:
-    """The checked examples as a design, their indices, each one's fold, and whether any has gold spans."""
-    _check(examples, folds)
-    design = _Design(examples)
-    everything = np.arange(len(examples))
-    return design, everything, _folds(design, everything, folds, seed), \
-        any(e.spans is not None and e.spans.gold for e in examples)
-
-
 def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
                hidden_depth: float | None = None, folds: int = 5, seed: int = 0, command: str = "") -> RulingFit:
     """The ruling fitted on every example, with every example's out-of-fold P(hallucinated)."""
-    design, everything, fold, pointing = _folded(examples, folds, seed)
+    _check(examples, folds)
+    design, everything = _Design(examples), np.arange(len(examples))
+    fold, pointing = _folds(design, everything, folds, seed), any(e.spans is not None and e.spans.gold for e in examples)
     out_of_fold = np.zeros(len(examples))
     span_cases: dict[str, list[SpanCase]] = {"sentences": [], "words": []}
     order: list[int] = []
@@ -320,9 +305,7 @@ def _ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Pr
             span_model: SpanModel | None, *, model: str, court: str, witnesses: dict[str, int],
             hidden_depth: float | None, fitted: dict[str, object]) -> FittedRuling:
     """The ruling file's content for weights fitted on the examples `train`."""
-    sources: dict[str, int] = {}
-    for i in train:
-        sources[examples[i].source] = sources.get(examples[i].source, 0) + 1
+    sources = dict(Counter(examples[i].source for i in train))
     return FittedRuling(model=model, court=court, witnesses=witnesses, hidden_depth=hidden_depth, probes=probes,
                         families=families, spans=span_model,  # type: ignore[arg-type]
                         fitted={"cases": len(train), "hallucinated": int(sum(examples[i].hallucinated for i in train)),

@@ -10,7 +10,7 @@ import numpy as np
 
 from courtroom.case import AnnotatedSpan
 from courtroom.evaluate.logistic import apply_linear, average_precision, fit_linear
-from courtroom.evaluate.spans import Counts, SpanCase, counts, prf
+from courtroom.evaluate.spans import SpanCase, counts, pooled, prf
 from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel, word_values
 from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_of, with_word_probe
 
@@ -22,8 +22,7 @@ the one whose cross-fitted scores rank the training answers' gold words best (av
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GAPS = (0, 1, 2, 3)
 WINDOWS = (0, 1, 2, 3)
-"""The word thresholds, gaps and smoothing windows (`SpanModel`) among which the fit picks the best token F1 on its
-training answers."""
+"""The word thresholds, gaps and smoothing windows (`SpanModel`) the fit picks the best token F1 among."""
 
 
 @dataclass(frozen=True)
@@ -46,8 +45,7 @@ class SpanExample:
 
 def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe],
                 word_scores: Sequence[float] | None = None) -> list[float]:
-    """Each sentence's P(hallucinated) by a ruling's probes (with a word probe, its log-odds of the answer's words:
-    `word_scores`, `word_scores_of`) and its family's weights."""
+    """Each sentence's P(hallucinated) by a ruling's probes, its word probe's `word_scores` and its family's weights."""
     out = []
     for index, (values, vectors) in enumerate(zip(spans.sentence_values, spans.sentence_vectors)):
         scored = dict(values)
@@ -87,10 +85,9 @@ def word_probe_answers(answers: Sequence[SpanExample | None]) -> list[SpanExampl
 
 def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe],
               word_probe: tuple[Probe | None, list[list[float]]] | None = None) -> SpanModel | None:
-    """A span model fitted on the training answers' words (each with its family's weights of the fold's ruling), with
-    the word threshold and gap of best token F1; None without both kinds of word. Where every answer carries hidden
-    states, a word probe's cross-fitted score is weighed as the last value (`word_probe`, `word_probe_answers`: one
-    the ruling already fitted on these answers)."""
+    """A span model fitted on the training answers' words, with the word threshold and gap of best token F1; None
+    without both kinds of word. Where every answer carries hidden states, a word probe's cross-fitted score is weighed
+    as the last value (`word_probe`: one the ruling already fitted on these answers)."""
     chosen = [(spans, family) for spans, family in answers if spans.words]
     if word_probe is None and word_probe_answers([spans for spans, _ in chosen]) is not None:
         word_probe = fit_word_probe([spans for spans, _ in chosen])
@@ -117,12 +114,10 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
         smooth = [smoothed(spans.words, sc, window) for (spans, _), sc in zip(chosen, scores)]
         for threshold in THRESHOLDS:
             for gap in GAPS:
-                total = Counts(0, 0, 0)
-                for (spans, _), sc in zip(chosen, smooth):
-                    found = spans_of(spans.words, sc, [[] for _ in sc], threshold, gap)
-                    c = counts(_span_case(spans, [(s.start, s.end, s.score) for s in found]), "token")
-                    total = Counts(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn)
-                f1 = prf(total)[2]
+                found = [spans_of(spans.words, sc, [[] for _ in sc], threshold, gap)
+                         for (spans, _), sc in zip(chosen, smooth)]
+                f1 = prf(pooled([counts(_span_case(spans, [(s.start, s.end, s.score) for s in f]), "token")
+                                 for (spans, _), f in zip(chosen, found)]))[2]
                 if f1 > best[0]:
                     best = (f1, threshold, gap, window)
     return SpanModel(linear=linear, threshold=best[1], max_gap=best[2], window=best[3], probe=probe)
@@ -134,16 +129,13 @@ def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Prob
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds
-    for k in range(folds):
-        train = [i for i in range(len(answers)) if groups[i] != k]
-        labels = np.concatenate([y[i] for i in train]) if train else np.zeros(0)
-        if len(set(labels.tolist())) < 2:
-            return None, []
+    trains = [[i for i in range(len(answers)) if groups[i] != k] for k in range(folds)]
+    if any(len({int(label) for i in train for label in y[i]}) < 2 for train in trains):
+        return None, []
     best: tuple[float, float, list[list[float]]] = (-1.0, WORD_PROBE_CS[0], [])
     for C in WORD_PROBE_CS:
         scores: dict[int, list[float]] = {}
-        for k in range(folds):
-            train = [i for i in range(len(answers)) if groups[i] != k]
+        for k, train in enumerate(trains):
             lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [], C)
             for i in range(len(answers)):
                 if groups[i] == k:
@@ -165,8 +157,7 @@ def _span_case(spans: SpanExample, predicted: list[tuple[int, int, float]]) -> S
 
 def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], model: SpanModel | None,
           p_case: float, max_charges: int = 3) -> dict[str, SpanCase]:
-    """The spans each way of pointing predicts for one answer (its family's weights: `family`), none when the case
-    is found faithful."""
+    """The spans each way of pointing predicts for one answer, none when the case is found faithful."""
     scored = word_scores_of(spans, model.probe if model is not None else None)
     ps = sentence_ps(spans, family, probes, scored)
     sentences: list[tuple[int, int, float]] = []

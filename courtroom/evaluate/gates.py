@@ -63,8 +63,7 @@ class Gate:
 
 
 def parse_gate(text: str) -> Gate:
-    """`balanced_accuracy>=0.70` (or `=0.70`), `errors<=0` as a gate; an unknown metric is an error listing the valid
-    ones."""
+    """`balanced_accuracy>=0.70` (or `=0.70`), `errors<=0` as a gate; an unknown metric is an error listing them."""
     match = _GATE.match(text)
     if match is None or not match.group(3):
         raise ConfigError(f"--fail-under {text!r}: expected METRIC>=VALUE (at least; METRIC=VALUE too) or "

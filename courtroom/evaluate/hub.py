@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from courtroom.case import Case
 from courtroom.errors import DatasetError
@@ -55,8 +54,7 @@ def choose_split_files(name: str, files: list[str], split: str | None) -> list[s
 
 def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
             report: LoadReport | None = None) -> list[Case]:
-    """Cases from a Hugging Face dataset repository's parquet files (`hf:org/name[:split]`, default split
-    `test`)."""
+    """Cases from a Hugging Face dataset repository's parquet files (default split `test`)."""
     from huggingface_hub import HfApi, hf_hub_download
 
     try:
@@ -65,11 +63,6 @@ def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | Non
         raise DatasetError(f"hf:{name}: cannot reach the Hugging Face Hub or no such dataset "
                            f"({type(exc).__name__}: {exc}); download the data and pass a local file") from exc
     chosen = choose_split_files(name, files, split)
-    rows: list[tuple[str, Any]] = []
-    for file in chosen:
-        local = Path(hf_hub_download(name, file, repo_type="dataset"))
-        rows.extend(parquet_rows(local))
+    rows = [row for file in chosen for row in parquet_rows(Path(hf_hub_download(name, file, repo_type="dataset")))]
     return validate_rows(rows, name.split("/")[-1], hub_field_map(name, field_map), skip_invalid,
                           report or LoadReport(f"hf:{name}"))
-
-

@@ -59,12 +59,9 @@ class Metrics(BaseModel):
     charges_per_case: float
 
 
-def _confusion(gold: np.ndarray, pred: np.ndarray) -> tuple[int, int, int, int]:
-    tp = int(np.sum(gold & pred))
-    fp = int(np.sum(~gold & pred))
-    tn = int(np.sum(~gold & ~pred))
-    fn = int(np.sum(gold & ~pred))
-    return tp, fp, tn, fn
+def confusion(gold: np.ndarray, pred: np.ndarray) -> tuple[int, ...]:
+    """tp, fp, tn, fn with FAIL (True) as the positive class."""
+    return tuple(int(np.sum(m)) for m in (gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred))
 
 
 def rates_from_counts(tp: np.ndarray, fp: np.ndarray, tn: np.ndarray, fn: np.ndarray) -> dict[str, np.ndarray]:
@@ -77,8 +74,14 @@ def rates_from_counts(tp: np.ndarray, fp: np.ndarray, tn: np.ndarray, fn: np.nda
                 "precision": tp / (tp + fp), "recall": tpr, "f1": 2 * tp / (2 * tp + fp + fn)}
 
 
+def weighted_rates(weights: np.ndarray, gold: np.ndarray, pred: np.ndarray) -> dict[str, np.ndarray]:
+    """Every rate for each row of case weights (bootstrap resamples)."""
+    masks = np.stack([gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred], axis=1).astype(np.float32)
+    return rates_from_counts(*(weights @ masks).T)
+
+
 def _rates(gold: np.ndarray, pred: np.ndarray) -> dict[str, float | None]:
-    values = rates_from_counts(*_confusion(gold, pred))
+    values = rates_from_counts(*confusion(gold, pred))
     return {k: None if np.isnan(v) else float(v) for k, v in values.items()}
 
 
@@ -133,23 +136,19 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
     n = len(judged)
     if n >= 2 and resamples > 0:
         rng = np.random.default_rng(seed)
+        collected: dict[str, list[np.ndarray]] = {}
         for block in range(0, resamples, 250):  # bounded memory: weights of 250 resamples at a time
             size = min(250, resamples - block)
             idx = rng.integers(0, n, (size, n))
             weights = resample_weights(idx, n)
-            masks = np.stack([gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred], axis=1).astype(np.float32)
-            counts = list((weights @ masks).T)
-            stats = rates_from_counts(*counts)
+            stats = weighted_rates(weights, gold, pred)
             stats["auroc"] = _weighted_auroc(weights, gold, scores)
-            if block == 0:
-                collected = {k: [v] for k, v in stats.items()}
-            else:
-                for k, v in stats.items():
-                    collected[k].append(v)
+            for k, v in stats.items():
+                collected.setdefault(k, []).append(v)
         for key, chunks in collected.items():
             low, high = percentile_interval(np.concatenate(chunks))
             intervals[key] = intervals[key].model_copy(update={"low": low, "high": high})
-    tp, fp, tn, fn = _confusion(gold, pred)
+    tp, fp, tn, fn = confusion(gold, pred)
     count = max(len(rows), 1)
     charged = [r for r in rows if r.charges]
     return Metrics(

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from courtroom.evaluate.metrics import percentile_interval, rates_from_counts, resample_weights
+from courtroom.evaluate.metrics import percentile_interval, resample_weights, weighted_rates
 from courtroom.evaluate.results import ResultRow
 
 
@@ -58,8 +58,7 @@ def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], 
     pred_b = np.array([rows_b[c].label == "FAIL" for c in shared], dtype=bool)
 
     def bal(weights: np.ndarray, pred: np.ndarray) -> np.ndarray:
-        counts = [(weights * m).sum(axis=1) for m in (gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred)]
-        return rates_from_counts(*counts)["balanced_accuracy"]
+        return weighted_rates(weights, gold, pred)["balanced_accuracy"]
 
     n = len(shared)
     if n == 0:
@@ -72,8 +71,7 @@ def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], 
 
 
 def excluded_from_pairing(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int:
-    """Cases both runs hold that a paired comparison leaves out, because one run failed on them (or has
-    no gold label)."""
+    """Cases both runs hold that a paired comparison leaves out (one run failed on them, or no gold label)."""
     right_a = {r.case_id: r.correct for r in a}
     right_b = {r.case_id: r.correct for r in b}
     return sum(1 for c in set(right_a) & set(right_b) if right_a[c] is None or right_b[c] is None)

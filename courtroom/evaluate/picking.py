@@ -4,11 +4,8 @@ Two standard steps. First the pool: the `POOL` x n cases nearest the threshold (
 in Zhdanov 2019, "Diverse mini-batch active learning"), so the cases the ruling is surest of are never picked. Then
 Brinker's greedy rule (2003, "Incorporating diversity in active learning with support vector machines") within it:
 each next case maximises `(1 - DIVERSITY) * uncertainty - DIVERSITY * (its greatest similarity to a case already
-picked)`. Uncertainty is 1 at the ruling's threshold and 0 at the farthest a probability can be from it
-(`1 - |p - t| / max(t, 1 - t)`), rescaled over the pool to run from 0 to 1 (a ruling sure of every case still ranks
-them); similarity is a Gaussian kernel over the cases' standardised inputs, its bandwidth the median squared distance
-between them (1 for identical inputs, near 0 for cases far apart). Ties are broken by a seeded permutation, so a seed
-gives one order."""
+picked)`, the uncertainty rescaled over the pool to run from 0 to 1 (a ruling sure of every case still ranks them).
+Ties are broken by a seeded permutation, so a seed gives one order."""
 
 from __future__ import annotations
 

@@ -7,9 +7,7 @@ centred on them; the intercept moves almost freely). The penalty does not grow w
 so the fewer the labels the more the prior holds: thirty move the intercept and the weights the labels argue for,
 a thousand refit nearly everything. The probes (hundreds of weights over the model's vectors), the word probe and
 the span model are the prior's: thirty labels cannot refit them. A refitted family keeps no region
-(`courtroom.witness.region`): the prior's is of other data, and the labels' domain is the one it is now for. Too few
-labels of a kind for the weights refit the intercept alone (`WEIGHTS_MIN_PER_CLASS`); too few for that are an error
-(`INTERCEPT_MIN_PER_CLASS`)."""
+(`courtroom.witness.region`): the prior's is of other data, and the labels' domain is the one it is now for."""
 
 from __future__ import annotations
 
@@ -79,8 +77,7 @@ def refit_linear(prior: Linear, X: np.ndarray, y: np.ndarray, precision: float =
 
 
 def inputs(prior: FittedRuling, family: FamilyRuling, example: Example) -> np.ndarray:
-    """The values the family's weights read for an example (its testimony, the prior's probe scores and word values),
-    each missing one at its mean (it then weighs nothing)."""
+    """The values the family's weights read for an example, each missing one at its mean (it then weighs nothing)."""
     values = prior.with_probes(example.values, example.vectors)
     if (scores := prior.word_scores(example.word_hidden)) is not None:
         values.update(word_values(scores))
@@ -88,8 +85,7 @@ def inputs(prior: FittedRuling, family: FamilyRuling, example: Example) -> np.nd
 
 
 def p_hallucinated(ruling: FittedRuling, example: Example, prior: FittedRuling | None = None) -> float:
-    """The ruling's P(hallucinated) of an example (its probes and word probe those of `prior`, the ruling's own by
-    default: a refit keeps them)."""
+    """The ruling's P(hallucinated) of an example (its probes those of `prior`, by default its own)."""
     family = ruling.family_for(example.family)[1]
     values = dict(zip(family.linear.features, inputs(prior or ruling, family, example)))
     return ruling.weigh_values(values, example.family, place=False).p_hallucinated

@@ -11,9 +11,8 @@ from courtroom.witness.ruling import Linear
 
 
 def fit_region(X: np.ndarray, linear: Linear) -> Region | None:
-    """The region of the rows of `X` (the values `linear` weighs, in its order), standardised as `linear` does; None
-    with fewer than two distinct rows (cases all alike have no spread to measure a distance by: every case would lie at
-    distance 0)."""
+    """The region of the rows of `X` (standardised as `linear` does); None with fewer than two distinct rows (no
+    spread to measure a distance by)."""
     from sklearn.covariance import LedoitWolf
 
     if len(np.unique(X, axis=0)) < 2:

@@ -150,8 +150,7 @@ class Escalation(NamedTuple):
 
 
 def escalation(rows: Sequence[ResultRow]) -> Escalation | None:
-    """The share of charges escalated and the cost per case of a run of an escalating court (its finished cases);
-    None when no row records escalation."""
+    """The share of charges escalated and the cost per case of an escalating court's run; None without escalation."""
     if not any(r.escalated is not None for r in rows):
         return None
     done = [r for r in rows if r.error is None]

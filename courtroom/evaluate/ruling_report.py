@@ -6,22 +6,17 @@ from __future__ import annotations
 import numpy as np
 
 from courtroom.evaluate.fit_ruling import RulingFit
-from courtroom.evaluate.metrics import rates_from_counts
+from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.spans import paired_f1_difference, span_scores
 
 
 def _auroc(gold: np.ndarray, scores: np.ndarray) -> float:
-    positives, negatives = scores[gold], scores[~gold]
-    if not len(positives) or not len(negatives):
-        return float("nan")
-    wins = (positives[:, None] > negatives[None, :]).sum() + 0.5 * (positives[:, None] == negatives[None, :]).sum()
-    return float(wins / (len(positives) * len(negatives)))
+    value = auroc(gold, scores)
+    return float("nan") if value is None else value
 
 
 def _balanced(gold: np.ndarray, pred: np.ndarray) -> float:
-    tp, fp = int(np.sum(gold & pred)), int(np.sum(~gold & pred))
-    tn, fn = int(np.sum(~gold & ~pred)), int(np.sum(gold & ~pred))
-    return float(rates_from_counts(tp, fp, tn, fn)["balanced_accuracy"])
+    return float(rates_from_counts(*confusion(gold, pred))["balanced_accuracy"])
 
 
 def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], dict[str, object]]:
@@ -49,8 +44,7 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
 
 def label_scores(gold: np.ndarray, thresholds: np.ndarray,
                  scores: dict[str, np.ndarray | None]) -> dict[str, dict[str, float | None]]:
-    """Balanced accuracy (at `thresholds`) and AUROC of each named set of scores (None: left out) on labelled cases;
-    None where the labels are of one kind."""
+    """Balanced accuracy (at `thresholds`) and AUROC of each named set of scores; None where labels are of one kind."""
     both = bool(gold.any() and (~gold).any())
     return {name: {"balanced_accuracy": round(_balanced(gold, p >= thresholds), 4) if both else None,
                    "auroc": round(_auroc(gold, p), 4) if both else None}
@@ -58,8 +52,7 @@ def label_scores(gold: np.ndarray, thresholds: np.ndarray,
 
 
 def span_rows(evaluation: dict[str, object]) -> list[tuple[str, str, str, str, str]]:
-    """(way of pointing, token P, R, F1 [95%], hit@1) rows of a ruling's out-of-fold span numbers, on hallucinated
-    answers."""
+    """(way of pointing, token P, R, F1 [95%], hit@1) rows of a ruling's out-of-fold span numbers."""
     found = evaluation.get("spans_out_of_fold")
     if not isinstance(found, dict):
         return []

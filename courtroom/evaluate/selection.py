@@ -24,7 +24,6 @@ def load_dataset(spec: str, field_map: dict[str, str] | None = None, skip_invali
     return load_file(spec, field_map, skip_invalid, report)
 
 
-
 class CaseSelection(BaseModel):
     """The cases of a run: recorded in its manifest, so a run can be resumed, compared and excluded by others."""
 
@@ -56,8 +55,7 @@ class CaseSelection(BaseModel):
 
 def select(cases: list[Case], *, limit: int | None = None, balanced: bool = False, seed: int = 0,
            sources: list[str] | None = None, exclude: Set[str] = frozenset()) -> list[Case]:
-    """Filter by source (substring match) and drop excluded ids, then take a seeded label-balanced
-    sample or the first `limit`."""
+    """Filter by source (substring) and drop excluded ids, then take a seeded balanced sample or the first `limit`."""
     if exclude:
         cases = [c for c in cases if c.id not in exclude]
     if sources:
@@ -67,10 +65,7 @@ def select(cases: list[Case], *, limit: int | None = None, balanced: bool = Fals
                                                                    if balanced else "1"))
     if not balanced:
         return cases[:limit] if limit is not None else cases
-    by_label: dict[str, list[Case]] = {"PASS": [], "FAIL": []}
-    for case in cases:
-        if case.label is not None:
-            by_label[case.label].append(case)
+    by_label = {label: [c for c in cases if c.label == label] for label in ("PASS", "FAIL")}
     per_label = min(len(v) for v in by_label.values())
     if limit is not None:
         per_label = min(per_label, limit // 2)
@@ -78,5 +73,3 @@ def select(cases: list[Case], *, limit: int | None = None, balanced: bool = Fals
     chosen = [c for label in ("PASS", "FAIL") for c in rng.sample(by_label[label], per_label)]
     rng.shuffle(chosen)
     return chosen
-
-

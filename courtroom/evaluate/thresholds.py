@@ -10,8 +10,7 @@ from courtroom.evaluate.results import ResultRow
 
 
 def best_threshold(gold: np.ndarray, scores: np.ndarray) -> float:
-    """The score threshold (FAIL at or above it) that maximises balanced accuracy on these cases;
-    of equally good thresholds, the middle one."""
+    """The score threshold (FAIL at or above it) of best balanced accuracy; of equally good ones, the middle one."""
     values = np.unique(scores)
     if len(values) == 0 or gold.all() or not gold.any():
         return 0.5
@@ -50,8 +49,7 @@ def stratified_folds(gold: np.ndarray, keys: Sequence[str] | Sequence[int] | np.
 
 
 def out_of_fold(gold: np.ndarray, scores: np.ndarray, fold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """FAIL predictions (score at or above the threshold) of every case with the threshold that is best on the
-    other folds (`best_threshold`), and each case's threshold."""
+    """FAIL predictions of every case by the threshold best on the other folds, and each case's threshold."""
     predictions = np.zeros(len(gold), dtype=bool)
     thresholds = np.zeros(len(gold), dtype=float)
     for k in np.unique(fold):
@@ -72,8 +70,7 @@ def calibrated_predictions(rows: Sequence[ResultRow], folds: int = 5, seed: int 
 
 
 def calibrated_rows(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) -> list[ResultRow]:
-    """The rows relabelled by `calibrated_predictions` (for metrics and paired tests); failed cases stay
-    as they are, so they are still counted as errors and left out of pairs."""
+    """The rows relabelled by `calibrated_predictions`; failed cases stay as they are (still counted as errors)."""
     predictions = calibrated_predictions(rows, folds, seed)
     return [r.model_copy(update={"label": "FAIL" if predictions[r.case_id] else "PASS"})
             if r.case_id in predictions else r for r in rows]

@@ -1,11 +1,5 @@
-"""How a run's trials went, read from the transcripts' moves and rulings: how each trial ended (a withdrawal, a
-concession, the judge's or the jury's ruling, at which round), whether both sides spoke first, what the texts of the
-moves look like (empty, or not ending a sentence), quotes the court verified, statements whose move disagrees with
-them, and how often the judge (or jury) agrees with the clerk's measurement.
-
-A case's `TrialStats` is part of its result row (`ResultRow.trial`); `TrialSummary` adds up a run's
-(`courtroom.evaluate.results.trials`), for `courtroom audit`, `compare` and the HTML report.
-"""
+"""How a run's trials went, read from the transcripts' moves and rulings. A case's `TrialStats` is part of its result
+row (`ResultRow.trial`); `TrialSummary` adds up a run's, for `courtroom audit`, `compare` and the HTML report."""
 
 from __future__ import annotations
 
@@ -67,8 +61,7 @@ class TrialStats(BaseModel):
 
 
 def trial_stats(events: Sequence[Event]) -> TrialStats | None:
-    """A case's trials, from its transcript; None when it held none (a court that tries no charge, a case whose
-    charges were all decided by the measurement)."""
+    """A case's trials, from its transcript; None when it held none."""
     moves = [e for e in events if isinstance(e, MoveEvent)]
     if not moves:
         return None

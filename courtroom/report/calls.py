@@ -1,8 +1,8 @@
-"""Every model call of a case as a reviewer reads it: the prompt (its shared opening folded), the constraint, the raw
-output and probabilities, and the cost. Shared by `courtroom audit show --calls` and the report."""
+"""Every model call of a case as a reviewer reads it, for `courtroom audit show --calls` and the report."""
 
 from __future__ import annotations
 
+import os.path
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,8 +23,7 @@ class CallView:
     round: int | None
     constraint: str
     messages: tuple[tuple[str, str, int], ...]
-    """(role, text, shared) of each message: `shared` leading characters of the text are the case's opening
-    (context and question, repeated by every prompt after the first), for a view to fold."""
+    """(role, text, shared) of each message: `shared` leading characters are the case's opening, for a view to fold."""
     raw: str
     option_probs: dict[str, float] | None
     prompt_tokens: int
@@ -35,11 +34,8 @@ class CallView:
 
 
 def _common_prefix(a: str, b: str) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return a.rfind("\n", 0, i) + 1 if i < n else i  # fold whole lines
+    i = len(os.path.commonprefix([a, b]))
+    return a.rfind("\n", 0, i) + 1 if i < min(len(a), len(b)) else i  # fold whole lines
 
 
 def call_views(events: Sequence[Event]) -> list[CallView]:

@@ -1,5 +1,4 @@
-"""What the HTML report holds of a case: its line in the case list (`case_line`) and its whole record (`case_record`),
-as plain JSON-able dicts the page renders as text."""
+"""What the HTML report holds of a case: its line in the case list and its whole record, as JSON-able dicts."""
 
 from __future__ import annotations
 
@@ -65,8 +64,7 @@ def _trials(record: CaseRecord) -> list[dict[str, Any]]:
 
 
 def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | None = None) -> dict[str, Any]:
-    """Everything the report shows when the case is opened (what the results row holds, when the transcript
-    is gone or broken)."""
+    """Everything the report shows when the case is opened (the results row's, when the transcript is broken)."""
     try:
         record = audit.record(row.case_id)
     except TranscriptError as exc:

@@ -33,8 +33,7 @@ class Frame:
 
     def open(self, chart_id: str, label: str, x_label: str, y_label: str, y_top: float = 1.0,
              y_ticks: Sequence[float] = TICKS) -> list[str]:
-        """The SVG's opening: frame, ticks on both axes (the y axis reads from 0 to `y_top`, ticked at `y_ticks`),
-        axis labels."""
+        """The SVG's opening: frame, ticks on both axes (the y axis from 0 to `y_top`), axis labels."""
         s, p, n = self.size, self.pad, self.inner
         parts = [f'<svg id="{chart_id}" xmlns="http://www.w3.org/2000/svg" width="{s}" height="{s}" role="img" '
                  f'aria-label="{label}">',
@@ -58,8 +57,7 @@ def _judged(rows: Sequence[ResultRow]) -> list[ResultRow]:
 
 
 def roc_points(rows: Sequence[ResultRow]) -> list[tuple[float, float]]:
-    """(false positive rate, true positive rate) at every threshold on the score, FAIL positive; tied scores
-    move together. Empty when either label is missing."""
+    """(false positive rate, true positive rate) at every threshold on the score; empty when a label is missing."""
     judged = sorted(_judged(rows), key=lambda r: -r.score)
     positives = sum(r.gold == "FAIL" for r in judged)
     negatives = len(judged) - positives

@@ -29,7 +29,7 @@ from courtroom.report.case_view import case_line, case_record
 from courtroom.report.charts import calibration_svg, histogram_svg, roc_svg
 from courtroom.report.diff import RunDiff, diff_runs
 from courtroom.report.measurement import BAND_LABELS
-from courtroom.report.tables import elide, endings_rows, trial_columns
+from courtroom.report.tables import _v, elide, endings_rows, trial_columns
 
 CALLS_UP_TO = 1000
 """Reports of at most this many cases include every model call unless told otherwise (a call's prompt is
@@ -59,13 +59,9 @@ def csp_hash(text: str) -> Markup:
     return Markup("'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'")  # noqa: S704
 
 
-def _f(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
 def _metrics_cells(name: str, m: Metrics) -> list[str]:
-    return [name, str(m.cases), str(m.errors), str(m.balanced_accuracy), _f(m.accuracy.value), _f(m.precision.value),
-            _f(m.recall.value), _f(m.f1.value), _f(m.auroc.value)]
+    return [name, str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value), _v(m.precision.value),
+            _v(m.recall.value), _v(m.f1.value), _v(m.auroc.value)]
 
 
 def judged_by(manifest: Manifest) -> str:
@@ -186,8 +182,7 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
 
 def write_report(run_dir: str | Path, output: str | Path, against: str | Path | None = None,
                  calls: bool | None = None) -> Path:
-    """Write the report file, whole or not at all (a previous report there stays until the new one replaces it);
-    returns its path."""
+    """Write the report file, whole or not at all; returns its path."""
     path = Path(output)
     atomic_write(path, build_report(run_dir, against, calls))
     return path

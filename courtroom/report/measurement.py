@@ -31,8 +31,7 @@ class TokenGain:
 
 
 def answer_gains(case: Case, events: Sequence[Event], clip: float | None = None) -> list[TokenGain]:
-    """The answer's tokens with their grounding gains, from the case's scoring calls; empty when the court
-    did not measure the answer whole (a court that scores sentences alone, or no measurement)."""
+    """The answer's tokens with their grounding gains; empty when the court did not measure the answer whole."""
     answer = case.answer.strip()
     prompts = {e.hash: e.content for e in events if isinstance(e, PromptEvent)}
     scored = [e for e in events if isinstance(e, ModelCallEvent) and e.purpose == "ground" and e.raw == answer

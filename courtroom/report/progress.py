@@ -45,8 +45,7 @@ class _Live(ProgressColumn):
 @contextmanager
 def run_progress(console: Console, total: int, done: int, calls_per_case: float,
                  description: str = "judging") -> Iterator[tuple[RunProgress, Progress, TaskID]]:
-    """A live progress display for a run; yields its `RunProgress` (give it to the runner as the observer and
-    tell it each finished case), the rich `Progress` and the task (for extra fields)."""
+    """A live progress display for a run; yields its `RunProgress` (the runner's observer), `Progress` and task."""
     holder: dict[str, TaskID] = {}
     printed = [float("-inf")]
 

@@ -37,34 +37,27 @@ def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
     return rich_text
 
 
+def _given(*parts: tuple[str, float | None]) -> str:
+    """Each (format, value) part whose value is not None, formatted, comma-separated."""
+    return ", ".join(text.format(value) for text, value in parts if value is not None)
+
+
 def measured(charge: Any) -> str:
     """What the court measured of a charged or dropped quote ("" when nothing was measured)."""
-    parts = []
-    if charge.grounding is not None:
-        parts.append(f"grounding {charge.grounding:+.2f} nats/token")
-    if charge.p_suspect is not None:
-        parts.append(f"P(suspect) {charge.p_suspect:.2f}")
-    return ", ".join(parts)
+    return _given(("grounding {:+.2f} nats/token", charge.grounding), ("P(suspect) {:.2f}", charge.p_suspect))
 
 
 def weighed(ruling: Any) -> str:
     """How a ruling's P(hallucinated) came about, when the court weighed more than its own opinion."""
-    parts = []
-    if ruling.opinion is not None:
-        parts.append(f"the court's opinion {ruling.opinion:.2f}")
-    if ruling.evidence is not None:
-        parts.append(f"measured grounding {ruling.evidence:+.2f} nats/token")
-    if ruling.first_reading is not None:
-        parts.append(f"first reading {ruling.first_reading:.2f}")
-    if not parts:
-        return ""
-    return f"P(hallucinated) {ruling.p_hallucinated:.2f} from " + ", ".join(parts)
+    parts = _given(("the court's opinion {:.2f}", ruling.opinion),
+                   ("measured grounding {:+.2f} nats/token", ruling.evidence),
+                   ("first reading {:.2f}", ruling.first_reading))
+    return f"P(hallucinated) {ruling.p_hallucinated:.2f} from {parts}" if parts else ""
 
 
 def court_record(record: CaseRecord, gold: str | None = None, clip: float | None = None,
                  splitter: SentenceSplitter = SPLITTER) -> Group:
-    """The case, the charges, each round's moves and arguments, the rulings and the verdict; the context's
-    sentences numbered as the run's court numbered them (`splitter`: `Audit.sentence_splitter()`)."""
+    """The case, the charges, each round's moves, the rulings and the verdict (`splitter`: the run's court's)."""
     case, verdict = record.case, record.verdict
     sentences = context_sentences(case, splitter)
     cited = set(record.cited())
@@ -169,8 +162,7 @@ BAND_STYLES = ("white on red3", "black on orange1", "black on khaki1", "black on
 
 
 def measurement_record(case: Case, events: Sequence[Any], clip: float | None) -> Panel | None:
-    """The answer shaded token by token by how much the context raised its likelihood, the weakest words
-    underlined, with a legend; None when the court did not measure the answer whole."""
+    """The answer shaded token by token by its grounding gain, the weakest words underlined; None if not measured."""
     gains = answer_gains(case, events, clip)
     if not gains:
         return None

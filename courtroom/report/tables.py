@@ -1,5 +1,4 @@
-"""Rich tables of metrics, shared by `courtroom run`, `compare` and `audit`. Every string given (a title, a source, a
-run's name, a model) is shown as the text it is (`terminal.shown`)."""
+"""Rich tables of metrics for `courtroom run`, `compare` and `audit`; every string given goes through `shown`."""
 
 from __future__ import annotations
 
@@ -19,8 +18,7 @@ def metrics_table(title: str, overall: Metrics, by_source: dict[str, Metrics] | 
     for column in ("source", "cases", "errors", "bal. accuracy [95% CI]", "accuracy", "F1 (FAIL)", "AUROC",
                    "parse fail.", "tokens/case", "s/case"):
         table.add_column(column, justify="right" if column != "source" else "left")
-    rows = [("all", overall)] + sorted((by_source or {}).items()) if by_source and len(by_source) > 1 else [
-        ("all", overall)]
+    rows = [("all", overall)] + (sorted(by_source.items()) if by_source and len(by_source) > 1 else [])
     for name, m in rows:
         table.add_row(shown(name), str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value),
                       _v(m.f1.value), _v(m.auroc.value), str(m.parse_failures), f"{m.tokens_per_case:.0f}",
@@ -113,16 +111,14 @@ def _v(value: float | None) -> str:
 
 
 def elide(text: str, width: int) -> str:
-    """`text` cut to at most `width` characters at a word, with `…` where it was cut (the whole text is one
-    command away: `courtroom audit show RUN CASE`)."""
+    """`text` cut to at most `width` characters at a word, with `…` where it was cut."""
     import textwrap
 
     return textwrap.shorten(" ".join(text.split()), width=width, placeholder=" …")
 
 
 def trial_columns(summary: TrialSummary) -> dict[str, str]:
-    """One run's trials as cells (`courtroom compare` and the HTML report): how trials ended, the exchange, the texts,
-    the quotes and statements, and the bench against the clerk."""
+    """One run's trials as cells (`courtroom compare` and the HTML report)."""
     t, by = summary.total, summary.ended_by()
     return {"trials": str(t.tried), "bench rules": _share(by.get("judge", 0) + by.get("jury", 0), t.tried),
             "withdrawn": _share(by.get("withdrawn", 0), t.tried), "conceded": _share(by.get("conceded", 0), t.tried),

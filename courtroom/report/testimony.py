@@ -1,6 +1,5 @@
 """What a verdict's witnesses said and which spans it names, as plain views shared by the court record and the HTML
-report: each witness heard or not, its values and their part of a ruling's log-odds, what it points at, and each span
-with its score, witnesses, nearest context sentence and pointers."""
+report."""
 
 from __future__ import annotations
 
@@ -168,8 +167,7 @@ def _pointer_data(view: PointerView, at: Callable[[int], int]) -> dict[str, Any]
 
 def testimony_data(verdict: CaseVerdict | None, answer: str, sentences: Sequence[str],
                    gold: Sequence[AnnotatedSpan]) -> dict[str, Any]:
-    """What the HTML report shows of the testimony and the spans, as plain JSON-able data (offsets into the answer
-    as given, in the UTF-16 code units the page's JavaScript slices: `utf16_offsets`)."""
+    """What the HTML report shows of the testimony and the spans, as JSON-able data (offsets: `utf16_offsets`)."""
     at = utf16_offsets(answer)
     gold_spans = [[at(g.start), at(g.end), g.type] for g in gold]
     if verdict is None:

@@ -34,8 +34,7 @@ def quoted(pointer: PointerView, sentence: bool = True) -> str:
 
 
 def witnesses_record(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> Panel | None:
-    """Every witness the court heard (or could not hear, and why), with what the ruling made of its values; None
-    when the verdict records no testimony."""
+    """Every witness the court heard (or could not, and why), with the ruling's weighing; None without testimony."""
     views = witness_views(verdict, answer, sentences)
     if not views:
         return None
@@ -94,8 +93,7 @@ def spans_legend(gold: bool) -> Text:
 
 def spans_record(verdict: CaseVerdict, answer: str, gold: Sequence[AnnotatedSpan],
                  sentences: Sequence[str]) -> Panel | None:
-    """The answer with its predicted (and gold) spans, and each predicted span with its evidence; None when the
-    verdict names no span and the case has no gold span."""
+    """The answer with its predicted (and gold) spans, each predicted one with its evidence; None without any."""
     if not verdict.spans and not gold:
         return None
     parts: list[Text | Table] = [answer_with_spans(answer, verdict.spans, gold), Text(""), spans_legend(bool(gold))]
