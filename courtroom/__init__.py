@@ -6,6 +6,15 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
+__all__ = [
+    "Case", "Charge", "Ruling", "CaseVerdict", "Verdict",
+    "Court", "Persona", "Judge",
+    "ScriptedBackend", "make_backend",
+    "GenerationRequest", "GenerationResponse", "ChatMessage", "Sampling",
+    "load_dataset", "example_cases", "compute_metrics", "replay",
+    "run", "RunResult", "Score", "assert_faithful", "BackendSpec", "Testimony", "HallucinatedSpan",
+]
+
 _WHERE = {
     "Case": "courtroom.case", "Charge": "courtroom.case", "Ruling": "courtroom.case",
     "CaseVerdict": "courtroom.case", "Verdict": "courtroom.case",
@@ -19,8 +28,6 @@ _WHERE = {
     "assert_faithful": "courtroom.testing", "BackendSpec": "courtroom.door.spec", "Testimony": "courtroom.case",
     "HallucinatedSpan": "courtroom.case",
 }
-"""Each public name and the module it is imported from on first use."""
-__all__ = list(_WHERE)
 
 
 def __getattr__(name: str) -> Any:
