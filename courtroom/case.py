@@ -241,7 +241,7 @@ class Weighing(BaseModel):
     ruling: str
     """Which ruling: the model and court it was fitted for, and its fingerprint."""
     family: str
-    """The task family whose weights applied (qa, summary, data2text)."""
+    """The task family whose weights applied (qa, summary, data2text, dialogue; any: the weights of every family)."""
     log_odds: float
     p_hallucinated: float = Field(ge=0.0, le=1.0)
     threshold: float = Field(ge=0.0, le=1.0)

@@ -21,7 +21,7 @@ from courtroom.witness.region import Place, Region
 
 FORMAT = 1
 """The ruling file format this version reads and writes."""
-Family = Literal["qa", "summary", "data2text", "any"]
+Family = Literal["qa", "summary", "data2text", "dialogue", "any"]
 
 
 class Linear(BaseModel):

@@ -72,6 +72,10 @@ def test_overlap_is_the_share_of_content_words_the_sources_never_use() -> None:
     ("What time does it open?", ["x"], {"task": "Summarization"}, "summary"),  # the dataset's own word
     ("Summarize it.", ["x"], {"task": "QA"}, "qa"),
     ("Summarize it.", ["x"], {"task": "something else"}, "summary"),
+    ("[Human]: Who directed it? [Assistant]: Andrew Niccol. [Human]: What else did he write?", ["x"], {}, "dialogue"),
+    ("User: hi\nAssistant: hello\nUser: What time does it open?", ["It opens at 8."], {}, "dialogue"),
+    ("What did the user ask: where is it?", ["x"], {}, "qa"),  # one speaker's name is no dialogue
+    ("What time does it open?", ["x"], {"task": "Dialogue"}, "dialogue"),
 ])
 def test_the_task_family(question: str, context: list[str], metadata: dict, family: str) -> None:
     assert task_family(Case(id="c", question=question, context=context, answer="a", metadata=metadata)) == family
