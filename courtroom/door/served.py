@@ -19,7 +19,7 @@ from typing import Any
 
 from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import ServerClient, refuse_credentials
-from courtroom.door.outputs import OutputSpec, truncation_message
+from courtroom.door.outputs import OutputSpec
 from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.door.served_scoring import ServedScoring
 from courtroom.errors import BackendError, ConfigError
@@ -165,7 +165,6 @@ class ServedBackend(Backend):
         if sampling.seed is not None:
             body["seed"] = sampling.seed
         if request.constrained and spec.kind == "json":
-
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": spec.name[:64] or "output", "schema": json.loads(spec.schema or "{}"), "strict": True}}
         elif request.constrained:  # a choice, generated (servers without prompt log-probabilities)
@@ -173,21 +172,13 @@ class ServedBackend(Backend):
                 "name": "choice", "schema": {"enum": list(spec.options)}, "strict": True}}
         answer = self._post(f"{self.url}/chat/completions", body, request=request)
         choice = answer["choices"][0]
-        raw = choice["message"].get("content") or ""
-        finish = "length" if choice.get("finish_reason") == "length" else "stop"
         usage = answer.get("usage") or {}
-        counts = {"prompt_tokens": int(usage.get("prompt_tokens", 0)),
-                  "cached_prompt_tokens": int(((usage.get("prompt_tokens_details") or {}).get("cached_tokens")) or 0),
-                  "completion_tokens": int(usage.get("completion_tokens", 0)),
-                  "seconds": time.perf_counter() - started, "schema_key": spec.key}
-        try:
-            value = spec.parse(raw)
-        except Exception as exc:  # a reply that does not validate: a recorded parse failure, never a crash
-            error = truncation_message(spec, sampling.max_new_tokens) if finish == "length" and request.constrained \
-                else str(exc)
-            return GenerationResponse(raw=raw, error=error, finish_reason="length" if finish == "length" else
-                                      "parse_error", **counts)
-        return GenerationResponse(value=value, raw=raw, **counts)
+        return GenerationResponse.of_text(
+            request, choice["message"].get("content") or "", truncated=choice.get("finish_reason") == "length",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            cached_prompt_tokens=int(((usage.get("prompt_tokens_details") or {}).get("cached_tokens")) or 0),
+            completion_tokens=int(usage.get("completion_tokens", 0)), seconds=time.perf_counter() - started,
+            schema_key=spec.key)
 
     def _post(self, url: str, body: dict[str, Any], *, request: GenerationRequest | None = None,
               retries: int | None = None) -> dict[str, Any]:
