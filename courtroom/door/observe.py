@@ -38,11 +38,6 @@ class TokenIndex:
         return found
 
 
-def token_indices(spans: Sequence[tuple[int, int]], start: int, end: int) -> list[int]:
-    """Indices of the tokens whose character span overlaps [start, end) (for one range; for many, a `TokenIndex`)."""
-    return TokenIndex(spans).within(start, end)
-
-
 def span_means(per_token: Any, members: Sequence[Sequence[int]], digits: int = 4) -> list[Any]:
     """For each span (its token indices), the mean of `per_token` (tokens first) over its tokens, as nested lists
     rounded to `digits` decimals (a span without tokens takes the first token's values)."""

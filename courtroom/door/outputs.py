@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
 
 from courtroom.errors import OutputParseError, OutputTypeError
 
@@ -149,13 +150,4 @@ def truncation_message(spec: OutputSpec, max_new_tokens: int) -> str:
 
 def jsonable(value: Any) -> Any:
     """A parsed model output as plain JSON data (as transcripts record it)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    json.dumps(value)
-    return value
+    return to_jsonable_python(value)

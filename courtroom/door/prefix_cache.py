@@ -43,10 +43,6 @@ class PrefixCache:
     def __contains__(self, group: str) -> bool:
         return group in self._roots
 
-    def groups(self) -> list[str]:
-        """The groups that hold cached prefixes."""
-        return list(self._roots)
-
     def lookup(self, group: str, ids: Sequence[int], max_length: int) -> PrefixMatch:
         """Longest cached prefix of `ids` in `group`, at most `max_length` tokens long."""
         node = self._roots.get(group)
@@ -108,8 +104,4 @@ class PrefixCache:
 
 
 def _common_length(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from courtroom.door.backend import Backend
 from courtroom.door.outputs import OutputSpec, truncation_message
 from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse
+from courtroom.door.token_spans import end_to_end
 from courtroom.errors import BackendError, OutputParseError, ScriptExhaustedError
 
 
@@ -180,11 +181,7 @@ def _token_scores(option: str, logprob: float, tokens: list[tuple[str, float]] |
         raise OutputParseError(f"token texts {[t for t, _ in tokens]} do not make up {option!r}")
     if not math.isclose(math.fsum(lp for _, lp in tokens), logprob, abs_tol=1e-6):
         raise OutputParseError(f"token log-probabilities {[lp for _, lp in tokens]} do not sum to {logprob}")
-    spans, start = [], 0
-    for text, _ in tokens:
-        spans.append((start, start + len(text)))
-        start += len(text)
-    return [lp for _, lp in tokens], spans
+    return [lp for _, lp in tokens], end_to_end([text for text, _ in tokens])
 
 
 def _dump(output: Any) -> str:

@@ -124,25 +124,22 @@ class ServedBackend(Backend):
         self.check_requests(requests)
         self.prepare()
         start = time.perf_counter()
-        responses = list(self._pool.map(self._serve_and_tick, requests))
+        responses = list(self._pool.map(self._serve, requests))
         for response in responses:
             response.batch_size = len(requests)
             response.seconds = response.seconds or time.perf_counter() - start
         return responses
 
-    def _serve_and_tick(self, request: GenerationRequest) -> GenerationResponse:
-        response = self._serve(request)
-        self.tick(requests=1, prompt_tokens=response.prompt_tokens - response.cached_prompt_tokens,
-                  completion_tokens=response.completion_tokens)
-        return response
-
     def _serve(self, request: GenerationRequest) -> GenerationResponse:
         try:
-            return self._serve_unchecked(request)
+            response = self._serve_unchecked(request)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:  # a body not shaped as promised
             where = f"case {request.cache_group!r}: " if request.cache_group else ""
             raise BackendError(f"{where}the model server at {self.url} answered with a body courtroom cannot read "
                                f"({type(exc).__name__}: {exc}); is it an OpenAI-compatible API?") from exc
+        self.tick(requests=1, prompt_tokens=response.prompt_tokens - response.cached_prompt_tokens,
+                  completion_tokens=response.completion_tokens)
+        return response
 
     def _serve_unchecked(self, request: GenerationRequest) -> GenerationResponse:
         spec = request.spec

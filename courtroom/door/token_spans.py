@@ -14,6 +14,12 @@ REPLACEMENT = "\ufffd"
 """What a token holding part of a character's UTF-8 bytes decodes to alone (as servers write each token)."""
 
 
+def end_to_end(pieces: list[str]) -> list[tuple[int, int]]:
+    """The character spans of strings laid end to end."""
+    ends = list(itertools.accumulate(map(len, pieces)))
+    return list(zip([0, *ends[:-1]], ends))
+
+
 def decoded(token: str) -> str:
     """A token string as text: OpenAI's form of bytes that are not UTF-8 (`bytes:\\xe2\\x80`) decoded, a part of a
     character as `REPLACEMENT`."""
@@ -36,8 +42,7 @@ def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
     after the run keep their place."""
     pieces = [decoded(t) for t in tokens]
     if "".join(pieces) == text:
-        ends = list(itertools.accumulate(map(len, pieces)))
-        return _held_back(list(zip([0, *ends[:-1]], ends)), text)
+        return _held_back(end_to_end(pieces), text)
     data = text.encode()
     char_at = [i for i, character in enumerate(text) for _ in character.encode()] + [len(text)]
     cuts: list[dict[int, int]] = [{0: 0}]  # after each token: the byte positions it can end at -> where it began
