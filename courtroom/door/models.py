@@ -138,8 +138,7 @@ def resolve_model(name: str) -> ModelSource:
 
 
 def looks_like_path(name: str) -> bool:
-    """A name that can only mean a local file or folder: it starts with `/`, `~` or `.`, or ends in a
-    model file's extension."""
+    """A name that can only mean a local file or folder (starts with `/`, `~` or `.`, or a model file's extension)."""
     return name.startswith(("/", "~", ".")) or Path(name).suffix.lower() in MODEL_FILE_SUFFIXES
 
 

@@ -19,7 +19,9 @@ class _Node:
     children: dict[int, _Node] = field(default_factory=dict)
 
     def nbytes(self) -> int:
-        return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in self.kv)
+        """Bytes held by this node and those below it."""
+        return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in self.kv) + \
+            sum(child.nbytes() for child in self.children.values())
 
 
 def _slice(kv: Segment, start: int, stop: int | None) -> Segment:
@@ -92,15 +94,8 @@ class PrefixCache:
 
     def nbytes(self, group: str | None = None) -> int:
         """Bytes held by one group's tree, or by all of them."""
-        roots = [self._roots[group]] if group is not None and group in self._roots else (
-            [] if group is not None else list(self._roots.values()))
-        total = 0
-        stack = list(roots)
-        while stack:
-            node = stack.pop()
-            total += node.nbytes()
-            stack.extend(node.children.values())
-        return total
+        roots = list(self._roots.values()) if group is None else [self._roots[group]] if group in self._roots else []
+        return sum(root.nbytes() for root in roots)
 
 
 def _common_length(a: Sequence[int], b: Sequence[int]) -> int:

@@ -103,8 +103,7 @@ class ServedScoring:
 
     def _scores_by_echo(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
                         ) -> tuple[list[list[float]], list[list[str]]]:
-        """Every option token's log-probability (and token string) from `echo` (the whole prompt computed again
-        for each option)."""
+        """Every option token's log-probability (and token string) by `echo`, the prompt computed again per option."""
         token_scores, strings = [], []
         for ids in option_ids:
             body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
@@ -135,8 +134,7 @@ class ServedScoring:
         return token_scores, [[scored[(tuple(ids[:k]), ids[k])][1] for k in range(len(ids))] for ids in option_ids]
 
     def _spans(self, tokens: list[str], text: str) -> list[tuple[int, int]]:
-        """The tokens' character spans in `text` (`token_spans`); tokens that do not spell it are a `BackendError`,
-        never spans that point at other words."""
+        """The tokens' character spans in `text`; tokens that do not spell it are a `BackendError`, never wrong spans."""
         spans = token_spans(tokens, text)
         if spans is None:
             raise BackendError(f"the model server at {self.url} wrote the tokens of {text[:80]!r} as "

@@ -32,14 +32,11 @@ def decoded(token: str) -> str:
 def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
     """Each token's character span in `text`, the text the tokens make, or None when they do not make it.
 
-    A server writes each token as it decodes alone: a token holding part of a character's UTF-8 bytes (an emoji or a
-    CJK character split between tokens by a byte-level tokenizer) comes as `REPLACEMENT` (or as `bytes:...`), and a
-    SentencePiece token may lose its leading space. Measured by the strings' lengths, every later token (and the
-    words the witnesses read off them) would shift. So each token's bytes are found in the text's: the tokens are
-    cut from its bytes, in order, each cut decoding (replacing what is not UTF-8) to the token's string; a token
-    spans the characters its bytes are part of, as a tokenizer's offsets do. Tokens after the text (the end of a
-    turn) span nothing at its end. Where several cuts fit (a run of split characters), one is taken: the tokens
-    after the run keep their place."""
+    Measured by the strings' lengths (see the module), every later token (and the words the witnesses read off them)
+    would shift. So the tokens are cut from the text's bytes, in order, each cut decoding (replacing what is not
+    UTF-8) to the token's string; a token spans the characters its bytes are part of, as a tokenizer's offsets do.
+    Tokens after the text (the end of a turn) span nothing at its end. Where several cuts fit (a run of split
+    characters), one is taken: the tokens after the run keep their place."""
     pieces = [decoded(t) for t in tokens]
     if "".join(pieces) == text:
         return _held_back(end_to_end(pieces), text)

@@ -235,8 +235,7 @@ class TransformersBackend(Backend):
         return list(match.segments) if match else []
 
     def _forward_with_logits(self, past: list[Segment], ids: list[int], start: int) -> tuple[Segment, Any, Segment]:
-        """Run one row's tokens after its cached past; return the KV of the new tokens, the logits
-        after the last one, and the row's whole KV (past and new, per layer)."""
+        """Run one row's tokens after its cached past: the new tokens' KV, the logits after the last, the whole KV."""
         import torch
         from transformers import DynamicCache
 
@@ -350,8 +349,7 @@ class TransformersBackend(Backend):
 
     def _choice_result(self, row: Row, token_scores: list[list[float]],
                        observed: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Pick an option (argmax, or sampled with the row's seed) from the options' summed log-probs: the response's
-        fields."""
+        """The response's fields of an option picked (argmax, or sampled with the row's seed) by summed log-probs."""
         import torch
 
         logp = torch.tensor([math.fsum(t) for t in token_scores], dtype=torch.float64)

@@ -109,8 +109,7 @@ def run_lockstep(
     window: int = 8,
     observer: LockstepObserver | None = None,
 ) -> Iterator[CaseOutcome]:
-    """Run every case's program, batching the calls due at each step; yield outcomes as cases end (an
-    `observer` watches each batch from the inside)."""
+    """Run every case's program, batching the calls due at each step; yield outcomes as cases end."""
     queue = iter(cases)
     running: list[_Running] = []
     exhausted = False
