@@ -142,10 +142,6 @@ def pick(logits: Any, temperature: float, generator: Any) -> int:
 
 
 def stop_token_ids(lm: LoadedModel) -> set[int]:
-    ids = {lm.tokenizer.eos_token_id}
     configured = getattr(lm.model.generation_config, "eos_token_id", None)
-    if isinstance(configured, int):
-        ids.add(configured)
-    elif configured:
-        ids.update(configured)
+    ids = {lm.tokenizer.eos_token_id, *([configured] if isinstance(configured, int) else configured or [])}
     return {i for i in ids if i is not None}

@@ -178,15 +178,12 @@ class ServedScoring:
     def _end_of_turn(self) -> list[int]:
         """The token(s) that end an assistant turn in the model's chat template."""
         if self._end_ids is None:
-            body = {"model": self.model, "messages": [{"role": "user", "content": "x"}, {"role": "assistant",
-                                                                                          "content": "y"}],
-                    "add_generation_prompt": False}
+            turn = [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]
+            body = {"model": self.model, "messages": turn, "add_generation_prompt": False}
             with_turn = self._post(f"{self.root}/tokenize", body)["tokens"]
-            without = self._post(f"{self.root}/tokenize", {**body, "messages": body["messages"][:1],
+            without = self._post(f"{self.root}/tokenize", {**body, "messages": turn[:1],
                                                            "add_generation_prompt": True})["tokens"]
-            y = self._tokenize_text("y")
-            tail = with_turn[len(without) + len(y):]
-            self._end_ids = tail[:1]
+            self._end_ids = with_turn[len(without) + len(self._tokenize_text("y")):][:1]
         return self._end_ids
 
     def _tokenize_messages(self, request: GenerationRequest) -> list[int]:
