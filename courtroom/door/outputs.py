@@ -67,13 +67,6 @@ class OutputSpec:
             return self.output_type(option)
         return option
 
-    def dump(self, value: Any) -> str:
-        """Serialise a value of the output type as the raw text a model would produce."""
-        if self.kind == "choice":
-            return value.value if isinstance(value, enum.Enum) else str(value)
-        assert self._adapter is not None
-        return self._adapter.dump_json(value).decode()
-
 
 def _short(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()[:5])

@@ -18,11 +18,6 @@ class _Node:
     kv: Segment
     children: dict[int, _Node] = field(default_factory=dict)
 
-    def nbytes(self) -> int:
-        """Bytes held by this node and those below it."""
-        return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in self.kv) + \
-            sum(child.nbytes() for child in self.children.values())
-
 
 def _slice(kv: Segment, start: int, stop: int | None) -> Segment:
     return [(k[:, :, start:stop], v[:, :, start:stop]) for k, v in kv]
@@ -91,11 +86,6 @@ class PrefixCache:
         """Drop everything cached for a group and its sub-groups (`group#...`)."""
         for name in [g for g in self._roots if g == group or g.startswith(group + "#")]:
             del self._roots[name]
-
-    def nbytes(self, group: str | None = None) -> int:
-        """Bytes held by one group's tree, or by all of them."""
-        roots = list(self._roots.values()) if group is None else [self._roots[group]] if group in self._roots else []
-        return sum(root.nbytes() for root in roots)
 
 
 def _common_length(a: Sequence[int], b: Sequence[int]) -> int:
