@@ -40,8 +40,7 @@ class PseudoModel:
                 scored.observed = self._observed(prompt, scored, request.observe)
             return scored
         if spec.kind == "choice":
-            weights = {o: 0.05 + self.unit(key, o) for o in spec.options}
-            return weights
+            return {o: 0.05 + self.unit(key, o) for o in spec.options}
         if not request.constrained:
             return self._free_text(key)
         quotes = _answer_sentences(prompt)
