@@ -16,8 +16,7 @@ from courtroom.errors import ConfigError, ContextWindowError
 
 @dataclass(frozen=True)
 class Tick:
-    """Work a backend has just done inside a batch (requests answered, prompt tokens computed, tokens generated), for
-    progress displays; reported as it happens, possibly from several threads."""
+    """Work a backend has just done inside a batch, for progress displays (reported as it happens, from any thread)."""
 
     requests: int = 0
     prompt_tokens: int = 0
@@ -38,7 +37,6 @@ class ServerCapabilities(BaseModel):
     write (vLLM): texts are scored token by token with the prefix cache, exactly and much faster."""
     max_model_len: int | None = None
     """The model's context window, when the server says."""
-
 
     @property
     def scores_texts(self) -> bool:
@@ -105,8 +103,7 @@ class Backend(ABC):
 
     @classmethod  # noqa: B027 (optional: a backend that finds its model late)
     def check_model(cls, model: str) -> None:
-        """Fail now, before anything loads, for a model this backend cannot find (a light backend's model is
-        checked by probing its server, `prepare`)."""
+        """Fail now, before anything loads, for a model this backend cannot find (a light backend's: `prepare`)."""
 
     @property
     def context_window(self) -> int | None:
@@ -142,8 +139,7 @@ class Backend(ABC):
 
 
 def prepare_backend(backend: Backend) -> None:
-    """Load a backend's model before the first case: a model that cannot load stops the caller with one
-    clear error instead of failing every case."""
+    """Load a backend's model before the first case: one clear error, not a failure in every case."""
     from courtroom.errors import BackendError, CourtroomError
 
     try:

@@ -5,7 +5,6 @@ constrained to compact whitespace, so a small model cannot wander into endless n
 from __future__ import annotations
 
 import copy
-import time
 import typing
 from typing import Any, Literal
 
@@ -31,7 +30,6 @@ class ConstraintCompiler:
         self.fingerprint = fingerprint or f"{type(tokenizer).__name__}:{len(tokenizer)}:{tokenizer.name_or_path}"
         self._outlines_model = outlines.from_transformers(model, tokenizer)
         self._backend: Any = None
-        self.compile_seconds = 0.0
         self.compilations = 0
 
     def _engine_backend(self) -> Any:
@@ -65,9 +63,7 @@ class ConstraintCompiler:
         key = (self.fingerprint, self.engine, schema_key)
         prototype = _COMPILED.get(key)
         if prototype is None:
-            start = time.perf_counter()
             prototype = self._compile(schema)
-            self.compile_seconds += time.perf_counter() - start
             self.compilations += 1
             _COMPILED[key] = prototype
         row = copy.copy(prototype)

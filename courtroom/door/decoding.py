@@ -10,7 +10,7 @@ from typing import Any
 
 from courtroom.door.constraints import ConstraintCompiler
 from courtroom.door.models import LoadedModel
-from courtroom.door.outputs import OutputSpec, truncation_message
+from courtroom.door.outputs import OutputSpec
 from courtroom.door.requests import GenerationRequest
 
 
@@ -123,24 +123,6 @@ def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions:
         logits = out.logits[:, -1, :].float()
 
 
-def finish_row(row: Row, tokenizer: Any) -> tuple[Any, ...]:
-    """The decoded row as (value, raw, probs, error, completion tokens, logprobs, token logprobs, spans)."""
-    raw = tokenizer.decode(row.generated, skip_special_tokens=True)
-    n = len(row.generated)
-    try:
-        value = row.spec.parse(raw)
-    except Exception as exc:
-        if row.finish == "length" and row.request.constrained:  # cut off inside the grammar
-            return None, raw, None, truncation_message(row.spec, row.request.sampling.max_new_tokens), \
-                n, None, None, None
-        if row.finish != "length":
-            row.finish = "parse_error"
-        return None, raw, None, str(exc), n, None, None, None
-    if row.finish == "length" and row.request.constrained:
-        row.finish = "stop"  # the last token allowed closed the output: complete, not truncated
-    return value, raw, None, None, n, None, None, None
-
-
 def generator(request: GenerationRequest) -> Any:
     import torch
 
@@ -160,10 +142,6 @@ def pick(logits: Any, temperature: float, generator: Any) -> int:
 
 
 def stop_token_ids(lm: LoadedModel) -> set[int]:
-    ids = {lm.tokenizer.eos_token_id}
     configured = getattr(lm.model.generation_config, "eos_token_id", None)
-    if isinstance(configured, int):
-        ids.add(configured)
-    elif configured:
-        ids.update(configured)
+    ids = {lm.tokenizer.eos_token_id, *([configured] if isinstance(configured, int) else configured or [])}
     return {i for i in ids if i is not None}

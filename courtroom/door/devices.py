@@ -31,13 +31,9 @@ def check_device(device: str) -> None:
 
 def pick_device(device: str = "auto") -> str:
     """`auto` is CUDA when torch sees a GPU (Ray sets CUDA_VISIBLE_DEVICES per actor), else CPU."""
-    import torch
-
     if device != "auto":
         return device
-    if torch.cuda.is_available():
-        return "cuda"
-    return "cpu"
+    return "cuda" if cuda_available() else "cpu"
 
 
 def pick_dtype(device: str, dtype: str = "auto") -> Any:

@@ -138,8 +138,7 @@ def resolve_model(name: str) -> ModelSource:
 
 
 def looks_like_path(name: str) -> bool:
-    """A name that can only mean a local file or folder: it starts with `/`, `~` or `.`, or ends in a
-    model file's extension."""
+    """A name that can only mean a local file or folder (starts with `/`, `~` or `.`, or a model file's extension)."""
     return name.startswith(("/", "~", ".")) or Path(name).suffix.lower() in MODEL_FILE_SUFFIXES
 
 
@@ -233,13 +232,9 @@ def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: s
     start = time.perf_counter()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    if source.kind == "gguf":
-        location = str(dequantized_dir(Path(source.location)))
-    elif source.kind == "hf_id":
+    if source.kind == "hf_id":
         _check_hub_model(source.location)
-        location = source.location
-    else:
-        location = source.location
+    location = str(dequantized_dir(Path(source.location))) if source.kind == "gguf" else source.location
     device = pick_device(device)
     torch_dtype = pick_dtype(device, dtype)
     quiet_loading()

@@ -5,6 +5,7 @@ per-token observations (attention ratios, hidden states) over each span. Pure nu
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,11 +21,7 @@ class TokenIndex:
 
     def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
         self.spans = spans
-        self.ends: list[int] = []
-        high = -1
-        for _, b in spans:  # the running maximum (merged bytes may nest)
-            high = max(high, b)
-            self.ends.append(high)
+        self.ends = list(itertools.accumulate((b for _, b in spans), max))  # the running maximum: merged bytes may nest
 
     def within(self, start: int, end: int) -> list[int]:
         """Indices of the tokens whose character span overlaps [start, end), in order."""
@@ -36,11 +33,6 @@ class TokenIndex:
             if b > start:
                 found.append(i)
         return found
-
-
-def token_indices(spans: Sequence[tuple[int, int]], start: int, end: int) -> list[int]:
-    """Indices of the tokens whose character span overlaps [start, end) (for one range; for many, a `TokenIndex`)."""
-    return TokenIndex(spans).within(start, end)
 
 
 def span_means(per_token: Any, members: Sequence[Sequence[int]], digits: int = 4) -> list[Any]:

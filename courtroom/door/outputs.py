@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
 
 from courtroom.errors import OutputParseError, OutputTypeError
 
@@ -65,13 +66,6 @@ class OutputSpec:
         if isinstance(self.output_type, type) and issubclass(self.output_type, enum.Enum):
             return self.output_type(option)
         return option
-
-    def dump(self, value: Any) -> str:
-        """Serialise a value of the output type as the raw text a model would produce."""
-        if self.kind == "choice":
-            return value.value if isinstance(value, enum.Enum) else str(value)
-        assert self._adapter is not None
-        return self._adapter.dump_json(value).decode()
 
 
 def _short(exc: ValidationError) -> str:
@@ -149,13 +143,4 @@ def truncation_message(spec: OutputSpec, max_new_tokens: int) -> str:
 
 def jsonable(value: Any) -> Any:
     """A parsed model output as plain JSON data (as transcripts record it)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, enum.Enum):
-        return value.value
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    json.dumps(value)
-    return value
+    return to_jsonable_python(value)

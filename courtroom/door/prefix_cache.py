@@ -18,9 +18,6 @@ class _Node:
     kv: Segment
     children: dict[int, _Node] = field(default_factory=dict)
 
-    def nbytes(self) -> int:
-        return sum(k.numel() * k.element_size() + v.numel() * v.element_size() for k, v in self.kv)
-
 
 def _slice(kv: Segment, start: int, stop: int | None) -> Segment:
     return [(k[:, :, start:stop], v[:, :, start:stop]) for k, v in kv]
@@ -42,10 +39,6 @@ class PrefixCache:
 
     def __contains__(self, group: str) -> bool:
         return group in self._roots
-
-    def groups(self) -> list[str]:
-        """The groups that hold cached prefixes."""
-        return list(self._roots)
 
     def lookup(self, group: str, ids: Sequence[int], max_length: int) -> PrefixMatch:
         """Longest cached prefix of `ids` in `group`, at most `max_length` tokens long."""
@@ -94,22 +87,6 @@ class PrefixCache:
         for name in [g for g in self._roots if g == group or g.startswith(group + "#")]:
             del self._roots[name]
 
-    def nbytes(self, group: str | None = None) -> int:
-        """Bytes held by one group's tree, or by all of them."""
-        roots = [self._roots[group]] if group is not None and group in self._roots else (
-            [] if group is not None else list(self._roots.values()))
-        total = 0
-        stack = list(roots)
-        while stack:
-            node = stack.pop()
-            total += node.nbytes()
-            stack.extend(node.children.values())
-        return total
-
 
 def _common_length(a: Sequence[int], b: Sequence[int]) -> int:
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))

@@ -14,6 +14,7 @@ from typing import Any
 from courtroom.door.observe import TokenIndex, direction_key, projected_means, span_means
 from courtroom.door.requests import GenerationRequest, Observation
 from courtroom.door.scripted import Scored, Unparseable
+from courtroom.door.token_spans import end_to_end
 
 WORDS = ("the", "context", "states", "answer", "claim", "year", "supported", "unclear", "record", "sentence")
 
@@ -39,8 +40,7 @@ class PseudoModel:
                 scored.observed = self._observed(prompt, scored, request.observe)
             return scored
         if spec.kind == "choice":
-            weights = {o: 0.05 + self.unit(key, o) for o in spec.options}
-            return weights
+            return {o: 0.05 + self.unit(key, o) for o in spec.options}
         if not request.constrained:
             return self._free_text(key)
         quotes = _answer_sentences(prompt)
@@ -66,15 +66,11 @@ class PseudoModel:
         """Pseudo-observations of a scored text (2 layers of 2 heads, hidden states of 4 dimensions): each token's
         attention to the prompt is higher where its log-probability rose with the context."""
         assert scored.tokens is not None
-        token_spans, start = [], 0
-        for word, _ in scored.tokens:
-            token_spans.append((start, start + len(word)))
-            start += len(word)
         ratios = [[[round(0.2 + 0.6 * self.unit("att", word, i, layer, head), 4) for head in range(2)]
                    for layer in range(2)] for i, (word, _) in enumerate(scored.tokens)]
         hidden = [[[round(self.unit("h", word, i, depth, d) - 0.5, 3) for d in range(4)] for depth in observe.hidden]
                   for i, (word, _) in enumerate(scored.tokens)]
-        index = TokenIndex(token_spans)
+        index = TokenIndex(end_to_end([word for word, _ in scored.tokens]))
         members = [index.within(a, b) for a, b in observe.spans]
         words = [index.within(a, b) for a, b in observe.hidden_only]
         out = {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members + words, digits=3),

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from courtroom.digest import content_hash
-from courtroom.door.outputs import OutputSpec, output_spec
+from courtroom.door.outputs import OutputSpec, output_spec, truncation_message
 from courtroom.errors import OutputParseError, TruncatedGenerationError
 
 
@@ -73,12 +73,8 @@ class Observation(BaseModel):
     @property
     def needs(self) -> frozenset[Capability]:
         """The capabilities a backend must have to answer this."""
-        wanted: set[Capability] = set()
-        if self.lookback:
-            wanted.add("attention")
-        if self.hidden:
-            wanted.add("hidden_states")
-        return frozenset(wanted)
+        return frozenset(name for name, wanted in (("attention", self.lookback), ("hidden_states", self.hidden))
+                         if wanted)
 
 
 class GenerationRequest(BaseModel):
@@ -162,6 +158,18 @@ class ModelResponse(BaseModel):
 
 class GenerationResponse(ModelResponse):
     """What came back for one request."""
+
+    @classmethod
+    def of_text(cls, request: GenerationRequest, raw: str, *, truncated: bool, **fields: Any) -> GenerationResponse:
+        """The response of a generated text: its parsed value, else why it does not parse (a constrained output cut
+        off by the token limit is truncated), recorded as a failed generation, never raised."""
+        try:
+            value = request.spec.parse(raw)
+        except Exception as exc:
+            error = truncation_message(request.spec, request.sampling.max_new_tokens) \
+                if truncated and request.constrained else str(exc)
+            return cls(raw=raw, error=error, finish_reason="length" if truncated else "parse_error", **fields)
+        return cls(value=value, raw=raw, **fields)
 
     @property
     def ok(self) -> bool:

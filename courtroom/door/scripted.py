@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from courtroom.door.backend import Backend
 from courtroom.door.outputs import OutputSpec, truncation_message
 from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse
+from courtroom.door.token_spans import end_to_end
 from courtroom.errors import BackendError, OutputParseError, ScriptExhaustedError
 
 
@@ -74,25 +75,22 @@ class ScriptedBackend(Backend):
 
     @property
     def looks_inside(self) -> frozenset[Capability]:
-        """As given: a script stands in for a backend that reports attention or hidden states, or for one that
-        cannot (a served model)."""
+        """As given: the script stands in for a backend that looks inside the model, or one that cannot."""
         return self._looks_inside
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
         self.check_requests(requests)
         for request in requests:
-            prompt = sum(len(m.content.split()) for m in request.messages)
             completion = max(len(o.split()) for o in request.spec.options) if request.spec.kind == "choice" else \
                 request.sampling.max_new_tokens
-            self.check_fits(request, prompt, completion)
+            self.check_fits(request, _words(request), completion)
         self.batches.append(len(requests))
         responses = []
         for request in requests:
             self.calls.append(request)
-            responses.append(self._respond(request, self._next_output(request)))
-            self.tick(requests=1, prompt_tokens=responses[-1].prompt_tokens, completion_tokens=responses[-1].completion_tokens)
-        for response in responses:
+            responses.append(response := self._respond(request, self._next_output(request)))
             response.batch_size = len(requests)
+            self.tick(requests=1, prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens)
         return responses
 
     def release(self, cache_group: str) -> None:
@@ -114,7 +112,7 @@ class ScriptedBackend(Backend):
 
     def _respond(self, request: GenerationRequest, output: Any) -> GenerationResponse:
         spec = request.spec
-        prompt_tokens = sum(len(m.content.split()) for m in request.messages)
+        prompt_tokens = _words(request)
         if isinstance(output, BaseException):
             raise output
         if isinstance(output, Truncated):
@@ -180,11 +178,12 @@ def _token_scores(option: str, logprob: float, tokens: list[tuple[str, float]] |
         raise OutputParseError(f"token texts {[t for t, _ in tokens]} do not make up {option!r}")
     if not math.isclose(math.fsum(lp for _, lp in tokens), logprob, abs_tol=1e-6):
         raise OutputParseError(f"token log-probabilities {[lp for _, lp in tokens]} do not sum to {logprob}")
-    spans, start = [], 0
-    for text, _ in tokens:
-        spans.append((start, start + len(text)))
-        start += len(text)
-    return [lp for _, lp in tokens], spans
+    return [lp for _, lp in tokens], end_to_end([text for text, _ in tokens])
+
+
+def _words(request: GenerationRequest) -> int:
+    """The prompt's tokens, as a script counts them: its words."""
+    return sum(len(m.content.split()) for m in request.messages)
 
 
 def _dump(output: Any) -> str:

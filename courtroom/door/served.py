@@ -19,7 +19,7 @@ from typing import Any
 
 from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import ServerClient, refuse_credentials
-from courtroom.door.outputs import OutputSpec, truncation_message
+from courtroom.door.outputs import OutputSpec
 from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.door.served_scoring import ServedScoring
 from courtroom.errors import BackendError, ConfigError
@@ -124,25 +124,22 @@ class ServedBackend(Backend):
         self.check_requests(requests)
         self.prepare()
         start = time.perf_counter()
-        responses = list(self._pool.map(self._serve_and_tick, requests))
+        responses = list(self._pool.map(self._serve, requests))
         for response in responses:
             response.batch_size = len(requests)
             response.seconds = response.seconds or time.perf_counter() - start
         return responses
 
-    def _serve_and_tick(self, request: GenerationRequest) -> GenerationResponse:
-        response = self._serve(request)
-        self.tick(requests=1, prompt_tokens=response.prompt_tokens - response.cached_prompt_tokens,
-                  completion_tokens=response.completion_tokens)
-        return response
-
     def _serve(self, request: GenerationRequest) -> GenerationResponse:
         try:
-            return self._serve_unchecked(request)
+            response = self._serve_unchecked(request)
         except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:  # a body not shaped as promised
             where = f"case {request.cache_group!r}: " if request.cache_group else ""
             raise BackendError(f"{where}the model server at {self.url} answered with a body courtroom cannot read "
                                f"({type(exc).__name__}: {exc}); is it an OpenAI-compatible API?") from exc
+        self.tick(requests=1, prompt_tokens=response.prompt_tokens - response.cached_prompt_tokens,
+                  completion_tokens=response.completion_tokens)
+        return response
 
     def _serve_unchecked(self, request: GenerationRequest) -> GenerationResponse:
         spec = request.spec
@@ -165,7 +162,6 @@ class ServedBackend(Backend):
         if sampling.seed is not None:
             body["seed"] = sampling.seed
         if request.constrained and spec.kind == "json":
-
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": spec.name[:64] or "output", "schema": json.loads(spec.schema or "{}"), "strict": True}}
         elif request.constrained:  # a choice, generated (servers without prompt log-probabilities)
@@ -173,21 +169,13 @@ class ServedBackend(Backend):
                 "name": "choice", "schema": {"enum": list(spec.options)}, "strict": True}}
         answer = self._post(f"{self.url}/chat/completions", body, request=request)
         choice = answer["choices"][0]
-        raw = choice["message"].get("content") or ""
-        finish = "length" if choice.get("finish_reason") == "length" else "stop"
         usage = answer.get("usage") or {}
-        counts = {"prompt_tokens": int(usage.get("prompt_tokens", 0)),
-                  "cached_prompt_tokens": int(((usage.get("prompt_tokens_details") or {}).get("cached_tokens")) or 0),
-                  "completion_tokens": int(usage.get("completion_tokens", 0)),
-                  "seconds": time.perf_counter() - started, "schema_key": spec.key}
-        try:
-            value = spec.parse(raw)
-        except Exception as exc:  # a reply that does not validate: a recorded parse failure, never a crash
-            error = truncation_message(spec, sampling.max_new_tokens) if finish == "length" and request.constrained \
-                else str(exc)
-            return GenerationResponse(raw=raw, error=error, finish_reason="length" if finish == "length" else
-                                      "parse_error", **counts)
-        return GenerationResponse(value=value, raw=raw, **counts)
+        return GenerationResponse.of_text(
+            request, choice["message"].get("content") or "", truncated=choice.get("finish_reason") == "length",
+            prompt_tokens=int(usage.get("prompt_tokens", 0)),
+            cached_prompt_tokens=int(((usage.get("prompt_tokens_details") or {}).get("cached_tokens")) or 0),
+            completion_tokens=int(usage.get("completion_tokens", 0)), seconds=time.perf_counter() - started,
+            schema_key=spec.key)
 
     def _post(self, url: str, body: dict[str, Any], *, request: GenerationRequest | None = None,
               retries: int | None = None) -> dict[str, Any]:

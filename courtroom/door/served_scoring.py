@@ -103,8 +103,7 @@ class ServedScoring:
 
     def _scores_by_echo(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
                         ) -> tuple[list[list[float]], list[list[str]]]:
-        """Every option token's log-probability (and token string) from `echo` (the whole prompt computed again
-        for each option)."""
+        """Every option token's log-probability (and token string) by `echo`, the prompt computed again per option."""
         token_scores, strings = [], []
         for ids in option_ids:
             body = {"model": self.model, "prompt": prompt + ids, "max_tokens": 0, "echo": True, "logprobs": 0}
@@ -135,8 +134,7 @@ class ServedScoring:
         return token_scores, [[scored[(tuple(ids[:k]), ids[k])][1] for k in range(len(ids))] for ids in option_ids]
 
     def _spans(self, tokens: list[str], text: str) -> list[tuple[int, int]]:
-        """The tokens' character spans in `text` (`token_spans`); tokens that do not spell it are a `BackendError`,
-        never spans that point at other words."""
+        """The tokens' character spans in `text`; tokens that do not spell it are a `BackendError`, never wrong spans."""
         spans = token_spans(tokens, text)
         if spans is None:
             raise BackendError(f"the model server at {self.url} wrote the tokens of {text[:80]!r} as "
@@ -180,15 +178,12 @@ class ServedScoring:
     def _end_of_turn(self) -> list[int]:
         """The token(s) that end an assistant turn in the model's chat template."""
         if self._end_ids is None:
-            body = {"model": self.model, "messages": [{"role": "user", "content": "x"}, {"role": "assistant",
-                                                                                          "content": "y"}],
-                    "add_generation_prompt": False}
+            turn = [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}]
+            body = {"model": self.model, "messages": turn, "add_generation_prompt": False}
             with_turn = self._post(f"{self.root}/tokenize", body)["tokens"]
-            without = self._post(f"{self.root}/tokenize", {**body, "messages": body["messages"][:1],
+            without = self._post(f"{self.root}/tokenize", {**body, "messages": turn[:1],
                                                            "add_generation_prompt": True})["tokens"]
-            y = self._tokenize_text("y")
-            tail = with_turn[len(without) + len(y):]
-            self._end_ids = tail[:1]
+            self._end_ids = with_turn[len(without) + len(self._tokenize_text("y")):][:1]
         return self._end_ids
 
     def _tokenize_messages(self, request: GenerationRequest) -> list[int]:

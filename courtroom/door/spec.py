@@ -119,11 +119,7 @@ class BackendSpec(BaseModel):
         """The backend this spec describes (on `device` instead of the spec's, for a Ray worker's GPU; a served
         model has no device here)."""
         if self.kind == "served":
-            from courtroom.door.served import ServedBackend
-
-            assert self.url is not None
-            return ServedBackend(self.url, self.model, api_key_env=self.api_key_env, concurrency=self.concurrency,
-                                 timeout=self.timeout)
-        from courtroom.door.transformers import TransformersBackend
-
-        return TransformersBackend(self.model, engine=self.engine, device=device or self.device, dtype=self.dtype)
+            return self.backend_class(self.url, self.model, api_key_env=self.api_key_env,  # type: ignore[call-arg]
+                                      concurrency=self.concurrency, timeout=self.timeout)
+        return self.backend_class(self.model, engine=self.engine, device=device or self.device,  # type: ignore[call-arg]
+                                  dtype=self.dtype)

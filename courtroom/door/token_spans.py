@@ -14,6 +14,12 @@ REPLACEMENT = "\ufffd"
 """What a token holding part of a character's UTF-8 bytes decodes to alone (as servers write each token)."""
 
 
+def end_to_end(pieces: list[str]) -> list[tuple[int, int]]:
+    """The character spans of strings laid end to end."""
+    ends = list(itertools.accumulate(map(len, pieces)))
+    return list(zip([0, *ends[:-1]], ends))
+
+
 def decoded(token: str) -> str:
     """A token string as text: OpenAI's form of bytes that are not UTF-8 (`bytes:\\xe2\\x80`) decoded, a part of a
     character as `REPLACEMENT`."""
@@ -26,18 +32,14 @@ def decoded(token: str) -> str:
 def token_spans(tokens: list[str], text: str) -> list[tuple[int, int]] | None:
     """Each token's character span in `text`, the text the tokens make, or None when they do not make it.
 
-    A server writes each token as it decodes alone: a token holding part of a character's UTF-8 bytes (an emoji or a
-    CJK character split between tokens by a byte-level tokenizer) comes as `REPLACEMENT` (or as `bytes:...`), and a
-    SentencePiece token may lose its leading space. Measured by the strings' lengths, every later token (and the
-    words the witnesses read off them) would shift. So each token's bytes are found in the text's: the tokens are
-    cut from its bytes, in order, each cut decoding (replacing what is not UTF-8) to the token's string; a token
-    spans the characters its bytes are part of, as a tokenizer's offsets do. Tokens after the text (the end of a
-    turn) span nothing at its end. Where several cuts fit (a run of split characters), one is taken: the tokens
-    after the run keep their place."""
+    Measured by the strings' lengths (see the module), every later token (and the words the witnesses read off them)
+    would shift. So the tokens are cut from the text's bytes, in order, each cut decoding (replacing what is not
+    UTF-8) to the token's string; a token spans the characters its bytes are part of, as a tokenizer's offsets do.
+    Tokens after the text (the end of a turn) span nothing at its end. Where several cuts fit (a run of split
+    characters), one is taken: the tokens after the run keep their place."""
     pieces = [decoded(t) for t in tokens]
     if "".join(pieces) == text:
-        ends = list(itertools.accumulate(map(len, pieces)))
-        return _held_back(list(zip([0, *ends[:-1]], ends)), text)
+        return _held_back(end_to_end(pieces), text)
     data = text.encode()
     char_at = [i for i, character in enumerate(text) for _ in character.encode()] + [len(text)]
     cuts: list[dict[int, int]] = [{0: 0}]  # after each token: the byte positions it can end at -> where it began

@@ -17,7 +17,7 @@ from typing import Any
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintCompiler
-from courtroom.door.decoding import BackendStats, Row, cache_argument, decode_batch, finish_row, generator, returned_cache
+from courtroom.door.decoding import BackendStats, Row, cache_argument, decode_batch, generator, returned_cache
 from courtroom.door.models import LoadedModel, load_model, resolve_model
 from courtroom.door.observed_pass import observed_pass
 from courtroom.door.outputs import OutputSpec
@@ -151,15 +151,15 @@ class TransformersBackend(Backend):
 
         start = time.perf_counter()
         with torch.inference_mode():
-            values: dict[int, tuple[Any, ...]] = {}
+            scored: dict[int, dict[str, Any]] = {}
             choice = [r for r in rows if r.spec.kind == "choice" and r.request.constrained]
             decode = [r for r in rows if not (r.spec.kind == "choice" and r.request.constrained)]
             if choice:
-                scoring_start = time.perf_counter()
                 for row in sorted(choice, key=lambda r: (r.request.cache_group or "", len(r.ids))):
-                    values[row.index] = self._score_row(row)
-                    self.tick(requests=1, prompt_tokens=len(row.ids) - row.reused, completion_tokens=values[row.index][4])
-                self.stats.prefill_seconds += time.perf_counter() - scoring_start
+                    scored[row.index] = self._score_row(row)
+                    self.tick(requests=1, prompt_tokens=len(row.ids) - row.reused,
+                              completion_tokens=scored[row.index]["completion_tokens"])
+                self.stats.prefill_seconds += time.perf_counter() - start
             if decode:
                 prefill_start = time.perf_counter()
                 last_logits, cache, mask, positions = self._prefill(decode)
@@ -169,23 +169,20 @@ class TransformersBackend(Backend):
                 decode_batch(decode, last_logits, cache, mask, positions, lm=self.loaded, compiler=self.compiler,
                             stats=self.stats, tick=self.tick)
                 self.stats.decode_seconds += time.perf_counter() - decode_start
-                for row in decode:
-                    values[row.index] = finish_row(row, self.loaded.tokenizer)
         seconds = time.perf_counter() - start
         self.stats.calls += 1
         self.stats.requests += len(rows)
         self.stats.seconds += seconds
         responses = []
-        for i, row in enumerate(rows):
-            value, raw, probs, error, completion, logprobs, token_logprobs, token_spans, *observed = values[i]
-            finish = row.finish or "stop"
-            responses.append(GenerationResponse(
-                value=value, raw=raw, prompt_tokens=len(row.ids), cached_prompt_tokens=row.reused,
-                completion_tokens=completion, seconds=seconds, batch_size=len(rows), option_probs=probs,
-                option_logprobs=logprobs, token_logprobs=token_logprobs, token_spans=token_spans,
-                finish_reason=finish if error else "stop", error=error, schema_key=row.spec.key,
-                **(observed[0] if observed else {}),
-            ))
+        for row in rows:
+            common = {"prompt_tokens": len(row.ids), "cached_prompt_tokens": row.reused, "seconds": seconds,
+                      "batch_size": len(rows), "schema_key": row.spec.key}
+            if row.index in scored:
+                responses.append(GenerationResponse(**scored[row.index], **common))
+            else:
+                raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
+                responses.append(GenerationResponse.of_text(row.request, raw, truncated=row.finish == "length",
+                                                            completion_tokens=len(row.generated), **common))
         return responses
 
     # -- prefill -------------------------------------------------------------------------------
@@ -199,17 +196,13 @@ class TransformersBackend(Backend):
         lm = self.loaded
         segments: dict[int, list[Segment]] = {}
         for row in sorted(rows, key=lambda r: (r.request.cache_group or "", len(r.ids))):
-            group = row.request.cache_group
-            cacheable = self.use_prefix_cache and group is not None
-            match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1) if cacheable else None
-            row.reused = match.length if match else 0
-            have = list(match.segments) if match else []
+            have = self._cached_prefix(row)
             todo = row.ids[row.reused:-1]
             if todo:
-                computed = self._forward_segment(have, todo, row.reused)
+                computed = self._forward_with_logits(have, todo, row.reused)[0]
                 self.stats.computed_prompt_tokens += len(todo)
-                if cacheable:
-                    self._prefix_cache.insert(group, row.ids[:-1], row.reused, computed)
+                if self._caches(row):
+                    self._prefix_cache.insert(row.request.cache_group, row.ids[:-1], row.reused, computed)
                 have.append(computed)
             segments[row.index] = have
         batch = len(rows)
@@ -230,13 +223,19 @@ class TransformersBackend(Backend):
         next_positions = torch.tensor([r.position for r in rows], dtype=torch.long)
         return out.logits[:, -1, :].float(), returned_cache(out), mask.to(device), next_positions
 
-    def _forward_segment(self, past: list[Segment], ids: list[int], start: int) -> Segment:
-        """Run one row's tokens after its cached past; return the KV of the new tokens."""
-        return self._forward_with_logits(past, ids, start)[0]
+    def _caches(self, row: Row) -> bool:
+        """Whether the row's prompt prefixes are cached (the prefix cache is on and the row names its group)."""
+        return self.use_prefix_cache and row.request.cache_group is not None
+
+    def _cached_prefix(self, row: Row) -> list[Segment]:
+        """The KV segments of the longest cached prefix of the row's prompt but its last token (`row.reused` long)."""
+        match = self._prefix_cache.lookup(row.request.cache_group, row.ids, max_length=len(row.ids) - 1) \
+            if self._caches(row) else None
+        row.reused = match.length if match else 0
+        return list(match.segments) if match else []
 
     def _forward_with_logits(self, past: list[Segment], ids: list[int], start: int) -> tuple[Segment, Any, Segment]:
-        """Run one row's tokens after its cached past; return the KV of the new tokens, the logits
-        after the last one, and the row's whole KV (past and new, per layer)."""
+        """Run one row's tokens after its cached past: the new tokens' KV, the logits after the last, the whole KV."""
         import torch
         from transformers import DynamicCache
 
@@ -300,7 +299,7 @@ class TransformersBackend(Backend):
                 self._option_ids[spec.key] = tokens
         return tokens
 
-    def _score_row(self, row: Row) -> tuple[Any, ...]:
+    def _score_row(self, row: Row) -> dict[str, Any]:
         """Probability of every option of a choice row, scored alone after its own cached prefix: the uncached prompt in
         one pass, then one row per longer option over it (padding costs more than batching saves on CPU)."""
         import torch
@@ -308,17 +307,13 @@ class TransformersBackend(Backend):
 
         lm = self.loaded
         device = lm.device
-        group = row.request.cache_group
-        cacheable = self.use_prefix_cache and group is not None
-        match = self._prefix_cache.lookup(group, row.ids, max_length=len(row.ids) - 1) if cacheable else None
-        row.reused = match.length if match else 0
-        past = list(match.segments) if match else []
+        past = self._cached_prefix(row)
         todo = row.ids[row.reused:]
         segment, last_logits, full = self._forward_with_logits(past, todo, row.reused)
         self.stats.computed_prompt_tokens += len(todo)
         self.stats.prompt_tokens += len(row.ids)
-        if cacheable:
-            self._prefix_cache.insert(group, row.ids, row.reused, segment)
+        if self._caches(row):
+            self._prefix_cache.insert(row.request.cache_group, row.ids, row.reused, segment)
         first = torch.log_softmax(last_logits, dim=-1)
         option_ids = self._option_tokens(row.spec).ids
         if row.request.observe is not None and len(option_ids) == 1:
@@ -353,8 +348,8 @@ class TransformersBackend(Backend):
         return frozenset({"attention", "hidden_states"})
 
     def _choice_result(self, row: Row, token_scores: list[list[float]],
-                       observed: dict[str, Any] | None = None) -> tuple[Any, ...]:
-        """Pick an option (argmax, or sampled with the row's seed) from the options' summed log-probs."""
+                       observed: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The response's fields of an option picked (argmax, or sampled with the row's seed) by summed log-probs."""
         import torch
 
         logp = torch.tensor([math.fsum(t) for t in token_scores], dtype=torch.float64)
@@ -366,11 +361,10 @@ class TransformersBackend(Backend):
             tempered = torch.softmax(logp / temperature, dim=0)
             choice = int(torch.multinomial(tempered.float(), 1, generator=generator(row.request)))
         option = row.spec.options[choice]
-        option_probs = {o: float(p) for o, p in zip(row.spec.options, probs)}
-        option_logprobs = {o: float(lp) for o, lp in zip(row.spec.options, logp)}
         tokens = self._option_tokens(row.spec)
-        completion = len(tokens.ids[choice])
-        self.stats.generated_tokens += completion
-        return (row.spec.coerce_option(option), option, option_probs, None, completion, option_logprobs,
-                token_scores[choice], tokens.spans[choice], observed or {})
+        self.stats.generated_tokens += len(tokens.ids[choice])
+        return {"value": row.spec.coerce_option(option), "raw": option, "completion_tokens": len(tokens.ids[choice]),
+                "option_probs": {o: float(p) for o, p in zip(row.spec.options, probs)},
+                "option_logprobs": {o: float(lp) for o, lp in zip(row.spec.options, logp)},
+                "token_logprobs": token_scores[choice], "token_spans": tokens.spans[choice], **(observed or {})}
 

@@ -4,6 +4,7 @@ case as `prompt` events, referenced by hash. Versioned (`SCHEMA_VERSION`): `cour
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
@@ -15,8 +16,7 @@ from courtroom.door.recorded import RecordedCall
 SCHEMA_VERSION = 1
 
 
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+utc_now = functools.partial(datetime.now, timezone.utc)
 
 
 class BaseEvent(BaseModel):

@@ -67,8 +67,7 @@ class Judge(ABC):
         return self._seated
 
     def seats(self) -> dict[str, BackendSpec]:
-        """Further models some of this judge's requests go to, by the seat they name (`GenerationRequest.seat`);
-        none by default."""
+        """Further models some of this judge's requests go to, by the seat they name (`GenerationRequest.seat`)."""
         return {}
 
     def seat_gpus(self) -> dict[str, float]:

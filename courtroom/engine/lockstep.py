@@ -5,6 +5,7 @@ others go on."""
 
 from __future__ import annotations
 
+import itertools
 import traceback
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -109,8 +110,7 @@ def run_lockstep(
     window: int = 8,
     observer: LockstepObserver | None = None,
 ) -> Iterator[CaseOutcome]:
-    """Run every case's program, batching the calls due at each step; yield outcomes as cases end (an
-    `observer` watches each batch from the inside)."""
+    """Run every case's program, batching the calls due at each step; yield outcomes as cases end."""
     queue = iter(cases)
     running: list[_Running] = []
     exhausted = False
@@ -171,12 +171,8 @@ def _serve(running: Sequence[_Running], backend: Backend) -> dict[int, Any]:
         if len(running) == 1:  # the case's own batch failed: no need to ask again
             return {id(running[0]): exc}
         return {id(state): _exception(state, backend) for state in running}
-    answers: dict[int, Any] = {}
-    start = 0
-    for state in running:
-        answers[id(state)] = flat[start:start + len(state.pending)]
-        start += len(state.pending)
-    return answers
+    answers = iter(flat)
+    return {id(state): list(itertools.islice(answers, len(state.pending))) for state in running}
 
 
 def _exception(state: _Running, backend: Backend) -> Any:
@@ -223,14 +219,11 @@ def gather(programs: Sequence[Generator[list[Call], list[GenerationResponse], An
             results[i] = stop.value
     while pending:
         order = list(pending)
-        responses = yield [call for i in order for call in pending[i]]
-        start = 0
+        responses = iter((yield [call for i in order for call in pending[i]]))
         for i in order:
-            n = len(pending[i])
             try:
-                pending[i] = programs[i].send(responses[start:start + n])
+                pending[i] = programs[i].send(list(itertools.islice(responses, len(pending[i]))))
             except StopIteration as stop:
                 results[i] = stop.value
                 del pending[i]
-            start += n
     return results

@@ -67,8 +67,7 @@ class Score(BaseModel):
 
     @property
     def spans(self) -> list[HallucinatedSpan]:
-        """The parts of the answer the court finds hallucinated, strongest first (none when it finds it faithful, or
-        when its court points at nothing)."""
+        """The parts of the answer the court finds hallucinated, strongest first (maybe none)."""
         return self.verdict.spans
 
     @property

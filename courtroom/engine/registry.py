@@ -31,15 +31,10 @@ TRIAL_COURT = "courtroom.court:Court"
 judges the rest."""
 
 
-def judge_names() -> list[str]:
-    """Every judge `courtroom run --judge` accepts."""
-    return list(JUDGES)
-
-
 def judge_class(name: str) -> type[Judge]:
     """The class of a judge, by name."""
     if name not in JUDGES:
-        raise ConfigError(f"unknown judge {name!r}; choose one of {judge_names()}{did_you_mean(name, JUDGES)}")
+        raise ConfigError(f"unknown judge {name!r}; choose one of {list(JUDGES)}{did_you_mean(name, JUDGES)}")
     return _imported(JUDGES[name])
 
 

@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from courtroom.door import PseudoModel, ScriptedBackend
-from courtroom.door.observe import span_means, token_indices
+from courtroom.door.observe import TokenIndex, span_means
 from courtroom.door.recorded import RecordedCall, RecordedCalls, ReplayBackend, recorded_fields
 from courtroom.door.requests import ChatMessage, GenerationRequest, Observation
 from courtroom.door.scripted import Scored
@@ -56,12 +56,12 @@ def test_an_observation_needs_what_it_asks_for() -> None:
 
 
 def test_token_indices_find_the_tokens_overlapping_a_span() -> None:
-    spans = [(0, 5), (5, 8), (8, 13), (13, 14), (14, 17)]
-    assert token_indices(spans, 0, 13) == [0, 1, 2]
-    assert token_indices(spans, 6, 9) == [1, 2]       # partial overlaps count
-    assert token_indices(spans, 13, 14) == [3]
-    assert token_indices(spans, 5, 5) == []           # an empty span holds no token
-    assert token_indices(spans, 20, 30) == [] and token_indices([], 0, 10) == []
+    token_indices = TokenIndex([(0, 5), (5, 8), (8, 13), (13, 14), (14, 17)]).within
+    assert token_indices(0, 13) == [0, 1, 2]
+    assert token_indices(6, 9) == [1, 2]       # partial overlaps count
+    assert token_indices(13, 14) == [3]
+    assert token_indices(5, 5) == []           # an empty span holds no token
+    assert token_indices(20, 30) == [] and TokenIndex([]).within(0, 10) == []
 
 
 def test_span_means_average_each_spans_tokens_and_fall_back_to_the_first() -> None:

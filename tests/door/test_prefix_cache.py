@@ -36,6 +36,6 @@ def test_max_length_and_groups_are_respected() -> None:
     cache.insert("one", ids, 0, kv_for(ids))
     assert cache.lookup("one", ids, max_length=2).length == 2
     assert cache.lookup("two", ids, max_length=3).length == 0
-    assert cache.nbytes("one") > 0
+    assert "one" in cache
     cache.release("one")
-    assert cache.lookup("one", ids, 3).length == 0 and cache.nbytes() == 0
+    assert cache.lookup("one", ids, 3).length == 0 and "one" not in cache
