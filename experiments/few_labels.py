@@ -12,7 +12,9 @@ given and the rest of the source is scored, against the measure (the court's own
 - *+ refit*: refitted on the other sources and the k labels together;
 - *+ prior refit*: the other sources' ruling refitted on the k labels alone with itself as the prior
   (`evaluate.prior_refit`, what `courtroom calibrate --prior` does), the labels drawn at random, and
-  *chosen*: picked by `evaluate.picking` (what `courtroom label` picks) from the source's rows.
+  *chosen*: picked by `evaluate.picking` as `courtroom label --n k` picks them from the source's rows (the pool of the
+  3k nearest the threshold, uncertain and unlike each other), and *diverse*: picked for being unlike each other
+  alone (diversity 1, the whole source as the pool).
 At k = 0, *applicability*: the other sources' ruling where the case lies inside its region (`witness.region`, the
 99th percentile of its fitting rows' distances), the measure outside it, as the court does.
 *All of its labels*: the source scored out of fold (5 folds) by rulings fitted on the other sources and four fifths of
@@ -30,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from courtroom.errors import ConfigError
 from courtroom.evaluate import fit_ruling as fitting
 from courtroom.evaluate.fit_ruling import Example
 from courtroom.evaluate.metrics import auroc, rates_from_counts
@@ -109,7 +112,7 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
     units = np.array([unit(e) for e in examples])
     held = [u for u in sorted(set(units)) if (units == u).sum() > MIN_ROWS]
     methods = ["measure", "ruling, other sources", "applicability", "+ threshold", "+ refit", "+ prior refit",
-               "+ prior refit, chosen"]
+               "+ prior refit, chosen", "+ prior refit, diverse"]
     tally = Tally()
     for source in held:
         others, mine = np.flatnonzero(units != source), np.flatnonzero(units == source)
@@ -126,7 +129,11 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
             outside[int(i)] = prior.weigh_values(dict(zip(family.linear.features, x)), e.family).outside
             X.append((x - np.array(family.linear.mean)) / np.array(family.linear.scale))
         log(f"{source}: {sum(outside.values())} of {len(mine)} outside the other sources' region")
-        chosen_order = [mine[j] for j in pick(p_all, 0.5, np.array(X), len(mine) - 41, seed=0)]
+        inputs_x = np.array(X)
+
+        def picked(k: int, mine: np.ndarray = mine, p: np.ndarray = p_all, X: np.ndarray = inputs_x,
+                   **how: object) -> np.ndarray:
+            return np.array([mine[j] for j in pick(p, 0.5, X, k, seed=0, **how)])  # type: ignore[arg-type]
         for seed in range(seeds):
             rng = np.random.default_rng(seed)
             for k in KS:
@@ -147,12 +154,19 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
                 refit = fitting._fit(design, np.concatenate([others, labelled]), seed)
                 tally.add(source, k, "+ refit", rows_for(design, rest, fitting._decide(design, *refit[:2], rest,
                                                                                          refit[2])), base)
-                for method, given in [("+ prior refit", labelled), ("+ prior refit, chosen", np.array(chosen_order[:k]))]:
-                    if method.endswith("chosen") and seed:  # the picking is deterministic: one draw
-                        continue
+                for method, given in [("+ prior refit", labelled), ("+ prior refit, chosen", None),
+                                      ("+ prior refit, diverse", None)]:
+                    if given is None:  # the picking is deterministic: one draw
+                        if seed:
+                            continue
+                        given = picked(k) if method.endswith("chosen") else picked(k, diversity=1.0, pool=len(mine))
                     scored = np.setdiff1d(mine, given)
-                    moved = prior.model_copy(update={"families": refit_families(prior, [design.examples[i]
-                                                                                        for i in given])[0]})
+                    try:
+                        refit_weights = refit_families(prior, [design.examples[i] for i in given])[0]
+                    except ConfigError as refused:  # as `calibrate --prior` refuses such labels: the cell stays "-"
+                        log(f"{source}: k = {k}, {method}: {refused}")
+                        continue
+                    moved = prior.model_copy(update={"families": refit_weights})
                     p_moved = np.array([p_hallucinated(moved, design.examples[i], prior) for i in scored])
                     tally.add(source, k, method, rows_for(design, scored, p_moved),
                               [measure[design.examples[i].case_id] for i in scored])
