@@ -12,9 +12,9 @@ given and the rest of the source is scored, against the measure (the court's own
 - *+ refit*: refitted on the other sources and the k labels together;
 - *+ prior refit*: the other sources' ruling refitted on the k labels alone with itself as the prior
   (`evaluate.prior_refit`, what `courtroom calibrate --prior` does), the labels drawn at random, and
-  *chosen*: picked by `evaluate.picking` as `courtroom label --n k` picks them from the source's rows (the pool of the
-  3k nearest the threshold, uncertain and unlike each other), and *diverse*: picked for being unlike each other
-  alone (diversity 1, the whole source as the pool).
+  (Until 2026-11-27 also *chosen* and *diverse*: the labels picked by uncertainty and diversity as `courtroom label`
+  then picked them, and by diversity alone; both did worse than random draws and were retired with the picking: the
+  tables with those columns were made by this script at commit 9d8d6d6.)
 At k = 0, *applicability*: the other sources' ruling where the case lies inside its region (`witness.region`, the
 99th percentile of its fitting rows' distances), the measure outside it, as the court does.
 *All of its labels*: the source scored out of fold (5 folds) by rulings fitted on the other sources and four fifths of
@@ -37,7 +37,6 @@ from courtroom.evaluate import fit_ruling as fitting
 from courtroom.evaluate.fit_ruling import Example
 from courtroom.evaluate.metrics import auroc, rates_from_counts
 from courtroom.evaluate.paired import mcnemar
-from courtroom.evaluate.picking import pick
 from courtroom.evaluate.prior_refit import inputs, p_hallucinated, refit_families
 from courtroom.evaluate.results import ResultRow
 from experiments.travel import INSIDE, without
@@ -111,8 +110,7 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
     design = fitting._Design(examples)
     units = np.array([unit(e) for e in examples])
     held = [u for u in sorted(set(units)) if (units == u).sum() > MIN_ROWS]
-    methods = ["measure", "ruling, other sources", "applicability", "+ threshold", "+ refit", "+ prior refit",
-               "+ prior refit, chosen", "+ prior refit, diverse"]
+    methods = ["measure", "ruling, other sources", "applicability", "+ threshold", "+ refit", "+ prior refit"]
     tally = Tally()
     for source in held:
         others, mine = np.flatnonzero(units != source), np.flatnonzero(units == source)
@@ -121,19 +119,13 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
         at = dict(zip(mine.tolist(), p_all))
         prior = fitting._ruling(design.examples, others, probes, families, None, model="", court="default",
                                 witnesses={}, hidden_depth=None, fitted={})
-        outside, X = {}, []
+        outside = {}
         for i in mine:
             e = design.examples[i]
             family = prior.family_for(e.family)[1]
             x = inputs(prior, family, e)
             outside[int(i)] = prior.weigh_values(dict(zip(family.linear.features, x)), e.family).outside
-            X.append((x - np.array(family.linear.mean)) / np.array(family.linear.scale))
         log(f"{source}: {sum(outside.values())} of {len(mine)} outside the other sources' region")
-        inputs_x = np.array(X)
-
-        def picked(k: int, mine: np.ndarray = mine, p: np.ndarray = p_all, X: np.ndarray = inputs_x,
-                   **how: object) -> np.ndarray:
-            return np.array([mine[j] for j in pick(p, 0.5, X, k, seed=0, **how)])  # type: ignore[arg-type]
         for seed in range(seeds):
             rng = np.random.default_rng(seed)
             for k in KS:
@@ -154,22 +146,15 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
                 refit = fitting._fit(design, np.concatenate([others, labelled]), seed)
                 tally.add(source, k, "+ refit", rows_for(design, rest, fitting._decide(design, *refit[:2], rest,
                                                                                          refit[2])), base)
-                for method, given in [("+ prior refit", labelled), ("+ prior refit, chosen", None),
-                                      ("+ prior refit, diverse", None)]:
-                    if given is None:  # the picking is deterministic: one draw
-                        if seed:
-                            continue
-                        given = picked(k) if method.endswith("chosen") else picked(k, diversity=1.0, pool=len(mine))
-                    scored = np.setdiff1d(mine, given)
-                    try:
-                        refit_weights = refit_families(prior, [design.examples[i] for i in given])[0]
-                    except ConfigError as refused:  # as `calibrate --prior` refuses such labels: the cell stays "-"
-                        log(f"{source}: k = {k}, {method}: {refused}")
-                        continue
-                    moved = prior.model_copy(update={"families": refit_weights})
-                    p_moved = np.array([p_hallucinated(moved, design.examples[i], prior) for i in scored])
-                    tally.add(source, k, method, rows_for(design, scored, p_moved),
-                              [measure[design.examples[i].case_id] for i in scored])
+                try:
+                    refit_weights = refit_families(prior, [design.examples[i] for i in labelled])[0]
+                except ConfigError as refused:  # as `calibrate --prior` refuses such labels: the cell stays "-"
+                    log(f"{source}: k = {k}, + prior refit: {refused}")
+                    continue
+                moved = prior.model_copy(update={"families": refit_weights})
+                tally.add(source, k, "+ prior refit",
+                          rows_for(design, rest, np.array([p_hallucinated(moved, design.examples[i], prior)
+                                                           for i in rest])), base)
             log(f"{source}: seed {seed} done")
         folds = fitting._folds(design, mine, 5, 0)  # all of its labels: 5 folds within the source
         ceiling = np.zeros(len(mine))

@@ -46,7 +46,7 @@ HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
          "sklearn": {"evaluate.logistic", "evaluate.fit_ruling", "evaluate.region"},
-         "scipy": {"evaluate.paired", "evaluate.picking", "evaluate.prior_refit"},
+         "scipy": {"evaluate.paired", "evaluate.prior_refit"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},
          "ragas": {"integrations.ragas"}}

@@ -37,13 +37,12 @@ def label(
                                     "labels."),
     from_gold: bool = typer.Option(False, "--from-gold", help="For experiments: label the picked cases by the data's "
                                    "gold labels (the gold as the oracle), asking nothing."),
-    seed: int = typer.Option(0, help="Seed of the order ties are broken in."),
+    seed: int = typer.Option(0, help="Seed of the random draw."),
 ) -> None:
-    """Pick the cases of a finished run whose labels would teach the ruling most: those it is least sure of (P near
-    its threshold) and unlike each other (greedy: uncertainty, less likeness to the cases already picked), and ask for
-    their labels in the terminal (h hallucinated, f faithful, s skip, q quit; saved after each), or write them to a
-    CSV file to fill in (--write) and check it (--read). Then refit the ruling with the shipped one as its prior:
-    courtroom calibrate RUN --ruling OUT.yaml --prior RULING --labels labels.csv."""
+    """Draw cases of a finished run at random (seeded; each shown with its P(hallucinated) by the ruling, or the
+    court's measure), and ask for their labels in the terminal (h hallucinated, f faithful, s skip, q quit; saved
+    after each), or write them to a CSV file to fill in (--write) and check it (--read). Then refit the ruling with
+    the shipped one as its prior: courtroom calibrate RUN --ruling OUT.yaml --prior RULING --labels labels.csv."""
     with failing(out, "the label file"):
         if read is not None:
             _read(run_dir, read)
@@ -85,8 +84,8 @@ def _write(run_dir: str, path: str, found: Candidates, order: list[Candidate], f
                  f"{path})")
     labels = {c.case.id: c.case.label == "FAIL" for c in order if c.case.label is not None} if from_gold else {}
     write_labels(path, run_dir, order, labels)
-    console.print(f"wrote {shown(path)}: {len(order)} cases of {shown(str(found.run))} picked by "
-                  f"{shown(found.weighed_by)} (uncertain, unlike each other)" +
+    console.print(f"wrote {shown(path)}: {len(order)} cases of {shown(str(found.run))} drawn at random, weighed by "
+                  f"{shown(found.weighed_by)}" +
                   (f", labelled by the data's gold ({len(labels)})" if from_gold else
                    "; fill its label column with hallucinated or faithful (empty: unlabelled)"))
     console.print(_refit_hint(run_dir, path, ruling))
@@ -140,7 +139,7 @@ def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: 
 
 def _panel(c: Candidate, number: int, n: int, weighed_by: str) -> Panel:
     """A case as the terminal shows it: question, context and answer (cut), the court's verdict and reason, and the
-    P(hallucinated) it was picked by."""
+    P(hallucinated) it was weighed by."""
     def cut(text: str) -> str:
         return shown(text if len(text) <= EXCERPT else text[:EXCERPT] + " ...")
 

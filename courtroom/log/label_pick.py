@@ -1,6 +1,10 @@
-"""The cases of a finished run worth labelling (`courtroom label RUN`): each judged case's P(hallucinated) by a ruling
-(the one given, else the run's own) or by the court's measure, and its inputs, handed to
-`courtroom.evaluate.picking.pick`."""
+"""The cases of a finished run to label (`courtroom label RUN`): a seeded random draw of its judged cases, each shown
+with its P(hallucinated) by a ruling (the one given, else the run's own) or by the court's measure.
+
+A draw, because the numbers rejected picking the cases a ruling is least sure of and unlike each other (uncertainty
+sampling's pool, Brinker's greedy diversity): given as labels to refit a ruling with its prior, such picks did worse
+than random draws on 5 of 6 held-out sources at 30 labels (HaluEval summaries 0.64 against 0.85; docs/witnesses.md,
+"Label a few cases"). Retired on 2026-11-27."""
 
 from __future__ import annotations
 
@@ -14,7 +18,6 @@ from courtroom.clerk.rulings import check_ruling
 from courtroom.door.models import model_key
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.errors import ConfigError, CourtError
-from courtroom.evaluate.picking import POOL, pick
 from courtroom.log.audit import Audit
 from courtroom.log.ruling_calibrate import pass_vectors, witness_court
 from courtroom.witness.family import task_family
@@ -23,7 +26,7 @@ from courtroom.witness.ruling import FittedRuling, testimony_values
 
 @dataclass(frozen=True)
 class Candidate:
-    """A judged case of the run, as picking sees it."""
+    """A judged case of the run, as the label command shows it."""
 
     case: Case
     verdict: CaseVerdict
@@ -42,8 +45,6 @@ class Candidates:
     cases: list[Candidate]
     weighed_by: str
     """`the ruling <court>/<model>/<fingerprint>`, or `the court's measure`."""
-    X: np.ndarray
-    """Each case's standardised inputs (rows in `cases` order)."""
 
 
 def judged_case(events: list) -> tuple[Case | None, CaseVerdict | None, dict[str, list[float]]]:
@@ -88,28 +89,11 @@ def candidates(run_dir: str | Path, ruling: FittedRuling | None = None) -> Candi
     if not found:
         raise ConfigError(f"{audit.root}: no judged case to label (every case failed, or none was judged yet)")
     by = f"the ruling {ruling.court}/{ruling.model}/{ruling.fingerprint}" if ruling else "the court's measure"
-    return Candidates(audit.root, found, by, _standardised(found, ruling))
-
-
-def _standardised(found: list[Candidate], ruling: FittedRuling | None) -> np.ndarray:
-    """Each case's inputs standardised by the ruling's own means and scales (those of its weights for every family),
-    or, weighed by the measure, by the run's; a value a case lacks at its mean (0)."""
-    if ruling is not None:
-        linear = ruling.family_for("any")[1].linear
-        names, mean, scale = linear.features, np.array(linear.mean), np.array(linear.scale)
-    else:
-        names = sorted({k for c in found for k in c.values})
-        raw = np.array([[c.values.get(n, np.nan) for n in names] for c in found], dtype=np.float64)
-        with np.errstate(all="ignore"):
-            mean, scale = np.nan_to_num(np.nanmean(raw, axis=0)), np.nan_to_num(np.nanstd(raw, axis=0))
-        scale[scale < 1e-9] = 1.0
-    X = np.array([[c.values.get(n, m) for n, m in zip(names, mean)] for c in found], dtype=np.float64)
-    return (X - mean) / scale if len(names) else np.zeros((len(found), 0))
+    return Candidates(audit.root, found, by)
 
 
 def picked(found: Candidates, n: int, seed: int = 0, spare: int = 0) -> list[Candidate]:
-    """The `n` cases whose labels would teach the ruling most, in the order picked (`courtroom.evaluate.picking`), and
-    up to `spare` more after them from the same pool (to stand in for cases skipped)."""
-    order = pick(np.array([c.p for c in found.cases]), np.array([c.threshold for c in found.cases]), found.X,
-                 n + spare, seed, pool=POOL * n)
+    """`n` cases drawn at random (seeded), and up to `spare` more after them (to stand in for cases skipped): a larger
+    `n` or `spare` with the same seed continues the same order."""
+    order = np.random.default_rng(seed).permutation(len(found.cases))[:n + spare]
     return [found.cases[i] for i in order]
