@@ -33,8 +33,6 @@ class Candidate:
     p: float
     """P(hallucinated) by the ruling (or the measure)."""
     threshold: float
-    values: dict[str, float]
-    """The inputs the ruling reads (the testimony's values and the probes' scores)."""
 
 
 @dataclass(frozen=True)
@@ -77,15 +75,14 @@ def candidates(run_dir: str | Path, ruling: FittedRuling | None = None) -> Candi
         case, verdict, vectors = judged_case(list(audit.events(row.case_id)))
         if case is None or verdict is None:
             continue
-        values = testimony_values(verdict.testimony)
         if ruling is None:
-            found.append(Candidate(case, verdict, verdict.score, court.threshold, values))
+            found.append(Candidate(case, verdict, verdict.score, court.threshold))
             continue
-        values = ruling.with_probes(values, vectors)
         weighing = verdict.weighing
         if weighing is None or not weighing.ruling.endswith(ruling.fingerprint):  # the run's verdict is another's
+            values = ruling.with_probes(testimony_values(verdict.testimony), vectors)
             weighing = ruling.weigh_values(values, task_family(case))
-        found.append(Candidate(case, verdict, weighing.p_hallucinated, weighing.threshold, values))
+        found.append(Candidate(case, verdict, weighing.p_hallucinated, weighing.threshold))
     if not found:
         raise ConfigError(f"{audit.root}: no judged case to label (every case failed, or none was judged yet)")
     by = f"the ruling {ruling.court}/{ruling.model}/{ruling.fingerprint}" if ruling else "the court's measure"
