@@ -35,7 +35,7 @@ import numpy as np
 from courtroom.evaluate import fit_ruling as fitting
 from courtroom.evaluate import fit_spans
 from courtroom.evaluate.fit_ruling import Example
-from courtroom.evaluate.metrics import auroc, percentile_interval, rates_from_counts, resample_weights
+from courtroom.evaluate.metrics import auroc, confusion, percentile_interval, rates_from_counts, resample_weights, weighted_rates
 from courtroom.log.ruling_calibrate import labelled_runs
 
 Folds = Callable[[fitting._Design, np.ndarray, int, int], np.ndarray]
@@ -46,18 +46,14 @@ def dataset(e: Example) -> str:
 
 
 def balanced(gold: np.ndarray, p: np.ndarray, threshold: float = 0.5) -> float:
-    pred = p >= threshold
-    return float(rates_from_counts((gold & pred).sum(), (~gold & pred).sum(), (~gold & ~pred).sum(),
-                                   (gold & ~pred).sum())["balanced_accuracy"])
+    return float(rates_from_counts(*confusion(gold, p >= threshold))["balanced_accuracy"])
 
 
 def bootstrap(gold: np.ndarray, p: np.ndarray, resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
     """95% percentile bootstrap interval of the balanced accuracy at 0.5."""
     rng = np.random.default_rng(seed)
     weights = resample_weights(rng.integers(0, len(gold), (resamples, len(gold))), len(gold))
-    pred = p >= 0.5
-    masks = np.stack([gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred], axis=1).astype(np.float32)
-    low, high = percentile_interval(rates_from_counts(*(weights @ masks).T)["balanced_accuracy"])
+    low, high = percentile_interval(weighted_rates(weights, gold, p >= 0.5)["balanced_accuracy"])
     return float(low), float(high)  # type: ignore[arg-type]
 
 

@@ -35,7 +35,7 @@ import numpy as np
 from courtroom.errors import ConfigError
 from courtroom.evaluate import fit_ruling as fitting
 from courtroom.evaluate.fit_ruling import Example
-from courtroom.evaluate.metrics import auroc, rates_from_counts
+from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.paired import mcnemar
 from courtroom.evaluate.prior_refit import inputs, p_hallucinated, refit_families
 from courtroom.evaluate.results import ResultRow
@@ -51,8 +51,7 @@ def unit(e: Example) -> str:
 
 
 def balanced(gold: np.ndarray, pred: np.ndarray) -> float:
-    return float(rates_from_counts((gold & pred).sum(), (~gold & pred).sum(), (~gold & ~pred).sum(),
-                                   (gold & ~pred).sum())["balanced_accuracy"])
+    return float(rates_from_counts(*confusion(gold, pred))["balanced_accuracy"])
 
 
 def best_threshold(gold: np.ndarray, p: np.ndarray) -> float:

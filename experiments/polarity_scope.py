@@ -21,10 +21,10 @@ from scipy.stats import binomtest
 from courtroom.case import Case
 from courtroom.casefile import context_sentences
 from courtroom.evaluate.fit_ruling import fit_ruling
-from courtroom.evaluate.metrics import rates_from_counts
 from courtroom.text.negation import CUES
 from courtroom.text.sentences import sentence_spans
 from courtroom.witness import polarity
+from experiments.estimate_check import balanced
 
 
 def by_parity(text: str, keys: Set[str]) -> bool:
@@ -36,12 +36,6 @@ def flipped_share(case: Case, parity: bool) -> float:
     with mock.patch.object(polarity, "negated", by_parity if parity else polarity.negated):
         checks = polarity.check_polarity(sentence_spans(case.answer), case.answer, context_sentences(case))
     return sum(c.flipped for c in checks) / len(checks) if checks else 0.0
-
-
-def balanced(gold: np.ndarray, p: np.ndarray) -> float:
-    pred = p >= 0.5
-    return float(rates_from_counts((gold & pred).sum(), (~gold & pred).sum(), (~gold & ~pred).sum(),
-                                   (gold & ~pred).sum())["balanced_accuracy"])
 
 
 def main() -> None:
