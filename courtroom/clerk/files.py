@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from difflib import get_close_matches
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from courtroom.clerk.migrations import flat_court, modern_path, nest_trial, retired_in
 from courtroom.clerk.spec import SpecT
@@ -158,7 +158,8 @@ def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
             if not isinstance(node.get(part), dict):
                 raise CourtError(f"--set {path}: the court has no section {part!r}")
             node = node[part]
-        if last not in node and last not in OPEN_MAPPINGS and (not parents or parents[-1] not in OPEN_MAPPINGS):
+        if last not in node and last not in OPEN_MAPPINGS and (not parents or parents[-1] not in OPEN_MAPPINGS) \
+                and last not in _declared(type(spec), parents):
             # (an open mapping, left out of the dump while empty, is given whole: `trial.models={judge: x}`)
             raise CourtError(f"--set {path}: the court has no setting {last!r} there (it has {sorted(node)})")
         node[last] = value
@@ -166,6 +167,18 @@ def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
         return type(spec).model_validate(data)
     except ValidationError as exc:
         raise CourtError("; ".join(f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
+
+
+def _declared(model: type, parents: list[str]) -> set[str]:
+    """The settings the section at `parents` declares, also those a dump leaves out at their default."""
+    for part in parents:
+        field = getattr(model, "model_fields", {}).get(part)
+        kinds = [a for a in get_args(field.annotation) or (field.annotation,)
+                 if isinstance(a, type) and issubclass(a, BaseModel)] if field is not None else []
+        if not kinds:
+            return set()
+        model = kinds[0]
+    return set(getattr(model, "model_fields", {}))
 
 
 def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[tuple[str, ...], Any, str]]:

@@ -111,6 +111,10 @@ class TrialSpec(BaseModel):
     argument in at most three sentences, each ending with its punctuation), the court checks the quote, and then it
     chooses its move having read its own statement; the court also asks whether the statement argues the side the
     move takes, and records the moves that disagree with their statement."""
+    poll_moves: bool = Field(False, exclude_if=lambda v: not v)
+    """Where the rules force a side's move (the rounds of exchange), still ask the side for its probability of each
+    of the node's moves (one scored call): would it have withdrawn or conceded? Recorded as the move's
+    `polled_probs` and heard as trial testimony; the forced move is taken all the same."""
     blind_judge: bool = False
     """The judge (and the jury) reads the question, the answer, the charge and the debate, but not the context:
     each quote is shown with the court's check (found in the sentence it cites, or not) instead of the sentence."""

@@ -109,8 +109,11 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
                     f"{charge_header(charge)}\n\n{debate_record(entries, sentences, hidden)}", sentences)
         legal = procedure.legal_moves(node, round, trial.max_rounds, trial.exchange_rounds)
         said = (yield from _state(turn)) if _states(turn, legal) else None
+        polled = None
         if len(legal) == 1:
             chosen = Chosen(legal[0])
+            if trial.poll_moves and turn.role in SIDES and len(every := procedure.moves(node)) > 1:
+                polled = yield from _poll(turn, every)
         elif procedure.spec.nodes[node].choice == "evidence":
             if measured is None:
                 [measured] = yield from measure_statements(bench.spec, case, [charge.quote])
@@ -134,7 +137,8 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         located = None if not isinstance(evidence, int) or evidence == 0 else 1 <= evidence <= len(sentences)
         transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=turn.role, persona=persona.name,
                        move=edge.move, payload=payload, forced=chosen.raw is None and chosen.rule is None,
-                       move_probs=chosen.raw, rule=chosen.rule, choice_probs=choice_probs, finding=finding or None,
+                       move_probs=chosen.raw, polled_probs=polled, rule=chosen.rule, choice_probs=choice_probs,
+                       finding=finding or None,
                        evidence_found=located, quote_verified=_verified(payload, sentences) if said else None,
                        stance=stance, agrees=_agrees(turn.role, edge, stance))
         entries.append(Entry(round, turn.role, persona.name, edge.move, payload, finding or chosen.rule or ""))
@@ -176,6 +180,16 @@ def _agrees(role: str, edge: EdgeSpec, stance: float | None) -> bool | None:
     gives_up = edge.to != SIDES[role] and edge.to in ("acquit", "convict")
     move_says_supported = gives_up if role == "prosecutor" else not gives_up
     return (stance >= 0.5) == move_says_supported
+
+
+def _poll(turn: Turn, moves: list[EdgeSpec]) -> Step:
+    """A debater's opinion where the rules force its move (`trial.poll_moves`): its probability of each of the node's
+    moves, legal or not; the court takes the forced move all the same."""
+    task = move_task(turn.role, turn.round, turn.bench.trial.max_rounds, moves)
+    [response] = yield [Call(turn.request(task, Literal[tuple(e.move for e in moves)]),  # type: ignore[misc]
+                             purpose="poll", **turn.info)]
+    response.unwrap()
+    return response.option_probs
 
 
 def _states(turn: Turn, legal: list[EdgeSpec]) -> bool:

@@ -106,6 +106,9 @@ class MoveEvent(BaseEvent):
     """True when only one move was legal, so no model call chose it."""
     move_probs: dict[str, float] | None = None
     """The model's probability of every legal move (None when forced), as the model gave it (raw)."""
+    polled_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
+    """A forced move of a side polled (`trial.poll_moves`): the model's probability of every move of the node, legal
+    or not (its opinion: would it have withdrawn, conceded?); the court took the forced move all the same."""
     calibrated_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
     """In runs of courts with move priors (retired with courtroom 0.1): the calibrated probability of every legal
     move, by which the move was chosen."""

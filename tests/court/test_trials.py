@@ -165,3 +165,20 @@ def test_a_judge_who_states_first_is_quoted_in_its_ruling_as_one_who_moves_first
     [outcome] = list(court(script, trial__turns="statement-first", trial__exchange_rounds=1)[0].run_many([CASE]))
     [ruling] = outcome.verdict.rulings
     assert ruling.source == "judge" and '"The context says 1962, not 1926."' in ruling.reason
+
+
+def test_a_polled_side_says_what_it_would_have_done_and_the_forced_move_stands() -> None:
+    script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["withdraw"], "defender": ["concede"],
+                                                  "judge": ["rule"]}, move_p=0.8)
+    c, backend = court(script, trial__exchange_rounds=1, trial__max_rounds=1, trial__poll_moves=True)
+    [outcome] = list(c.run_many([CASE]))
+    made = {m.role: m for m in moves(outcome)}
+    assert [m.move for m in moves(outcome)] == ["argue", "rebut", "rule"] and all(m.forced for m in made.values())
+    assert made["prosecutor"].polled_probs == pytest.approx({"withdraw": 0.8, "argue": 0.2})
+    assert made["defender"].polled_probs == pytest.approx({"concede": 0.8, "rebut": 0.2})
+    assert made["judge"].polled_probs is None  # the bench is not a side: its ruling is its opinion
+    polls = [e for e in outcome.events if e.event == "model_call" and e.purpose == "poll"]
+    assert {e.role for e in polls} == {"prosecutor", "defender"}
+    unpolled = list(court(script, trial__exchange_rounds=1, trial__max_rounds=1)[0].run_many([CASE]))
+    assert not any(e.event == "model_call" and e.purpose == "poll" for e in unpolled[0].events)
+    assert "poll_moves" not in court(script)[0].config()["court"]["trial"]  # off: recorded courts are unchanged
