@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -58,6 +59,20 @@ def court_validate(court: str = typer.Argument("default", help="Court name or fi
     with failing():
         c = Clerk.load(court)
     console.print(f"[green]ok[/] {shown(c.describe())}")
+    _calls_out(c)
+
+
+def _calls_out(judge: Any) -> None:
+    """Flag every seat of the court that calls a served model: `run` calls it only with the user's --allow-host."""
+    from courtroom.door.http_client import origin
+
+    trial = getattr(judge.spec, "trial", None)
+    for role, seats in trial.models.items() if trial is not None else ():
+        for seat in (s for s in seats if s.url):
+            key = f"the key in ${seat.api_key_env}" if seat.api_key_env else "no key (--api-key-env's at --model-url's host)"
+            grant = origin(seat.url) + (f"={seat.api_key_env}" if seat.api_key_env else "")
+            err.print("[yellow]calls out[/]: " + shown(f"role {role} speaks to model {seat.model} at {seat.url}, with "
+                                                      f"{key}: `courtroom run` calls it only with --allow-host {grant}"))
 
 
 @court_app.command("show")
@@ -77,6 +92,7 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
         print(visible(judge.to_mermaid()))  # type: ignore[attr-defined]
         return
     console.print(shown(judge.describe()))
+    _calls_out(judge)
     settings = judge.spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
     rows = []
     for path, value, origin in resolved_settings(resolved, settings):

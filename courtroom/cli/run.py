@@ -39,6 +39,10 @@ def run(
     model_url: str | None = typer.Option(None, help="Judge with a served model: its OpenAI-compatible API base, "
                                                     "e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang, llama.cpp, a hosted API)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the served API's key."),
+    allow_host: list[str] = typer.Option([], help="Consent to a host the court seats a model on: ORIGIN "
+                                                  "(http://HOST:PORT) to send it the cases, ORIGIN=VAR to send it also "
+                                                  "the key in $VAR (repeatable); a court calls no other host than "
+                                                  "--model-url's."),
     concurrency: int = typer.Option(8, min=1, help="Requests in flight at once to a served model."),
     request_timeout: float = typer.Option(120.0, min=1, help="Seconds a request to a served model may take."),
     out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<court>-<model>, a baseline's "
@@ -94,11 +98,12 @@ def run(
                              workers=workers, gpus_per_worker=gpus_per_worker, ray_address=ray_address,
                              chunk_timeout=chunk_timeout, device=device, dtype=dtype, model_url=model_url,
                              api_key_env=api_key_env,
-                             concurrency=concurrency, request_timeout=request_timeout)
+                             concurrency=concurrency, request_timeout=request_timeout, allow_hosts=allow_host)
         for place in (target, *target.parents):
             if place.exists() and not place.is_dir():
                 fail(f"--out {target}: {place} is a file, not a run directory; give --out a new or a run directory")
-        prepared = start_run(spec, target, fresh=fresh)
+        prepared = start_run(spec, target, fresh=fresh, announce=lambda hosts: console.print(
+            shown("calls " + "; ".join(map(str, hosts)))))
     try:
         _judge(prepared, dataset, model, limit, balanced, gates)
     finally:

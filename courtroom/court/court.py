@@ -24,6 +24,7 @@ from courtroom.court.program import court_case
 from courtroom.court.spec import CourtSpec
 from courtroom.court.validation import check_new_roles, load_personas, set_personas, set_roles, validate
 from courtroom.door.backend import Backend
+from courtroom.door.http_client import origin
 from courtroom.door.recorded import RecordedCalls
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import Event, ModelCallEvent
@@ -132,7 +133,8 @@ class Court(Clerk):
     def seats(self) -> dict[str, BackendSpec]:
         """The further models the court's roles speak through, by seat key: a model named alone runs as the run's
         model does (in this process, on its device and dtype; a served run's seat in this process on `auto`), one
-        with a `url` is served."""
+        with a `url` is served, with the key its seat names, else the run's key at the run's host and none elsewhere
+        (a run calls such a seat only with the user's consent: `courtroom.runs.hosts`)."""
         run = self.backend_spec
         specs: dict[str, BackendSpec] = {}
         for role, keys in self.seat_keys().items():
@@ -142,8 +144,9 @@ class Court(Clerk):
                     specs[seat.key] = BackendSpec.of(
                         model=seat.model, url=seat.url, engine=run.engine,
                         **({"device": run.device, "dtype": run.dtype} if local and seat.url is None else {}),
-                        **({"api_key_env": seat.api_key_env or run.api_key_env, "concurrency": run.concurrency,
-                            "timeout": run.timeout} if seat.url else {}))
+                        **({"api_key_env": seat.api_key_env or (run.api_key_env if run.url and origin(run.url) ==
+                                                                origin(seat.url) else None),
+                            "concurrency": run.concurrency, "timeout": run.timeout} if seat.url else {}))
         return specs
 
     def seat_gpus(self) -> dict[str, float]:

@@ -39,6 +39,14 @@ def url_credentials(url: str) -> str | None:
     return f"the query parameter {secret[0]!r}" if secret else None
 
 
+def origin(url: str) -> str:
+    """Where a URL's requests go: scheme, host and port (`http://127.0.0.1:8000`)."""
+    parts = urlsplit(url)
+    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    host = parts.hostname or ""
+    return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+
+
 def refuse_credentials(url: str) -> None:
     """Refuse a served API's URL that carries credentials (they would be recorded in the run's manifest), without
     repeating them; the key belongs in an environment variable named by `--api-key-env` (`api_key_env`)."""

@@ -31,7 +31,7 @@ class ServedBackend(Backend):
     name = "served"
     light = True
 
-    def __init__(self, url: str, model: str, *, api_key_env: str = "OPENAI_API_KEY", concurrency: int = 8,
+    def __init__(self, url: str, model: str, *, api_key_env: str | None = "OPENAI_API_KEY", concurrency: int = 8,
                  timeout: float = 120.0, retries: int = 4, prompt_logprobs: bool | None = None) -> None:
         """`url` is the API's base (`http://127.0.0.1:8000/v1`); `model` the served model's name;
         `prompt_logprobs=False` forces the approximate path of servers without them (None: probe)."""
@@ -45,7 +45,7 @@ class ServedBackend(Backend):
         self.concurrency = concurrency
         self.retries = retries
         self.timeout = timeout
-        key = os.environ.get(api_key_env)
+        key = os.environ.get(api_key_env) if api_key_env else None
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = ServerClient(self.url, model, headers=headers, timeout=timeout, retries=retries,
                                   max_connections=2 * concurrency)
@@ -75,7 +75,8 @@ class ServedBackend(Backend):
             raise BackendError(f"cannot reach the model server at {self.url} ({type(exc).__name__}: {exc}); is it "
                                "running, and is --model-url its OpenAI API base (…/v1)?") from exc
         if status in (401, 403):
-            where = f"${self.api_key_env}" if os.environ.get(self.api_key_env) else f"no key (${self.api_key_env} is unset)"
+            var = self.api_key_env
+            where = f"${var}" if var and os.environ.get(var) else f"no key (${var} is unset)" if var else "no key"
             raise BackendError(f"the model server at {self.url} refused the request ({status}) with "
                                f"{where}; set the key's environment variable, or name another with --api-key-env")
         if status != 200:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import re
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from courtroom.door.backend import Backend
 from courtroom.door.constraints import DEFAULT_ENGINE, ConstraintEngine
-from courtroom.door.http_client import ServedUrl
-from courtroom.errors import did_you_mean
+from courtroom.door.http_client import ServedUrl, origin
+from courtroom.errors import ConfigError, did_you_mean
 
 DEVICE = re.compile(r"auto|cpu|mps|(cuda|xpu)(:\d+)?")
 """The devices a model runs on in this process (torch's names)."""
@@ -43,8 +44,8 @@ class BackendSpec(BaseModel):
     a served model, the name it is served under."""
     url: ServedUrl = None
     """The served API's base (`http://127.0.0.1:8000/v1`), for `served`."""
-    api_key_env: str = "OPENAI_API_KEY"
-    """The environment variable holding the served API's key (only its name is recorded)."""
+    api_key_env: str | None = "OPENAI_API_KEY"
+    """The environment variable holding the served API's key (only its name is recorded); None sends no key."""
     concurrency: int = Field(8, ge=1)
     """Requests in flight at once to a served model."""
     timeout: float = Field(120.0, gt=0)
@@ -123,3 +124,24 @@ class BackendSpec(BaseModel):
                                       concurrency=self.concurrency, timeout=self.timeout)
         return self.backend_class(self.model, engine=self.engine, device=device or self.device,  # type: ignore[call-arg]
                                   dtype=self.dtype)
+
+
+class HostGrant(BaseModel):
+    """The user's consent to a host a court seats a model on (`--allow-host ORIGIN[=KEY_ENV]`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+
+    origin: str = Field(pattern=r"^https?://(\[[0-9a-fA-F:.]+\]|[^/:\[\]]+):\d+$")
+    """Scheme, host and port the cases may be sent to."""
+    key_env: str | None = None
+    """The environment variable whose value may go to that host as its key; None: no key goes there."""
+
+    @classmethod
+    def parse(cls, text: str) -> HostGrant:
+        """`http://HOST:PORT[/v1]` or `http://HOST:PORT=KEY_ENV`."""
+        url, _, key_env = text.partition("=")
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"--allow-host {text!r}: expected a URL's origin, http://HOST:PORT (or =KEY_ENV after "
+                              "it to let the key in that environment variable go there)")
+        return cls(origin=origin(url.strip()), key_env=key_env.strip() or None)

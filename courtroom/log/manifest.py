@@ -22,7 +22,7 @@ from courtroom.case import Case
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, ServerCapabilities
 from courtroom.door.http_client import refuse_credentials
-from courtroom.door.spec import BackendSpec, Placement
+from courtroom.door.spec import BackendSpec, HostGrant, Placement
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import retired
 from courtroom.engine.registry import JudgeSpec, judge_from_config, upgrade_config
@@ -71,6 +71,9 @@ class RunSpec(BaseModel):
     """Cases advanced together in lockstep (the batch window)."""
     skip_invalid: bool = False
     """Skip and count invalid dataset rows instead of stopping."""
+    hosts: list[HostGrant] = Field(default_factory=list, exclude_if=lambda v: not v)
+    """The hosts the user consented to besides `--model-url`'s (`--allow-host`): a court's seats call no other
+    (`courtroom.runs.hosts`)."""
 
     @classmethod
     def build(cls, dataset: str, *, judge: str = "courtroom", court: str = "default",
@@ -78,7 +81,8 @@ class RunSpec(BaseModel):
               device: str = "auto", runner: str = "local", workers: int = 1, gpus_per_worker: float = 0.0,
               ray_address: str | None = None, chunk_timeout: float | None = None, window: int = 8, dtype: str = "auto",
               skip_invalid: bool = False, model_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-              concurrency: int = 8, request_timeout: float = 120.0, **selection: Any) -> RunSpec:
+              concurrency: int = 8, request_timeout: float = 120.0, allow_hosts: Sequence[str] = (),
+              **selection: Any) -> RunSpec:
         """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
         a bad setting raises `ConfigError` naming it (a `model_url` with credentials, without repeating them)."""
         if model_url is not None:
@@ -94,7 +98,8 @@ class RunSpec(BaseModel):
                                               timeout=request_timeout),
                        runner=RunnerSpec(kind=runner, workers=workers, gpus_per_worker=gpus_per_worker,
                                          address=ray_address, chunk_timeout=chunk_timeout),
-                       window=window, skip_invalid=skip_invalid)
+                       window=window, skip_invalid=skip_invalid,
+                       hosts=[HostGrant.parse(grant) for grant in allow_hosts])
         except ValidationError as exc:
             problems = [f"{e['title']}.{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')} "
                         f"(got {e['input']!r})"

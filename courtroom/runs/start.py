@@ -18,6 +18,7 @@ from courtroom.log.cases import selected_cases
 from courtroom.log.manifest import CaseDigests, Manifest, RunSpec, setting_differences
 from courtroom.log.recorded_court import make_judge
 from courtroom.log.store import RunLock, RunStore
+from courtroom.runs.hosts import Callee, consented
 from courtroom.runs.runners import Runner, make_runner
 
 
@@ -82,8 +83,10 @@ def probed_backend(spec: RunSpec, judge: Judge) -> Backend:
     return backend
 
 
-def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
-    """Load and select the cases, build the judge, and open (or resume) the run directory."""
+def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False,
+              announce: Callable[[list[Callee]], None] | None = None) -> Run:
+    """Load and select the cases, build the judge, and open (or resume) the run directory; `announce` hears the hosts
+    the run will call, each consented to (`courtroom.runs.hosts`), before any request goes out."""
     report = LoadReport(spec.selection.dataset)
     cases = selected_cases(spec.selection, skip_invalid=spec.skip_invalid, report=report)
     if not cases:
@@ -92,6 +95,9 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False) -> Run:
         raise ConfigError(f"--device {spec.backend.device} with --runner ray: Ray places each worker, on a GPU it "
                           "assigns (--gpus-per-worker) or on CPU; leave --device out")
     judge = build_judge(spec)
+    hosts = consented(spec.backend, judge.seats(), spec.hosts)  # a court file's seats call no host the user did not name
+    if announce is not None and hosts:
+        announce(hosts)
     backend = probed_backend(spec, judge) if spec.backend.light else None
     if backend is not None:
         judge.attach(backend)

@@ -47,6 +47,8 @@ class FakeServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.keys: list[str | None] = []
+        """The Authorization header of every request, in order."""
 
     def token(self, token_id: int) -> str:
         """A token as the server writes it in log-probabilities: decoded alone."""
@@ -110,11 +112,13 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
     def do_GET(self) -> None:  # noqa: N802
+        self.server.keys.append(self.headers.get("Authorization"))
         self._send({"data": [{"id": MODEL, "max_model_len": 8192}]}, raw=self.server.models_body)
 
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         server, mode = self.server, self.server.mode
+        server.keys.append(self.headers.get("Authorization"))
         server.requests.append((self.path, body))
         if self.path == "/tokenize":
             text = body["prompt"] if "prompt" in body else "".join(m["content"] for m in body["messages"])
