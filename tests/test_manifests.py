@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.clerk.migrations import LAST_BEFORE_RETIREMENT
+from courtroom.clerk.migrations import RETIRED_SETTINGS
 from courtroom.digest import content_hash
 from courtroom.engine.migrations import retired
 from courtroom.engine.registry import judge_from_config, upgrade_config
@@ -37,7 +37,8 @@ def test_a_committed_manifest_rebuilds_its_judge(path: Path) -> None:
             manifest.rebuild_judge()
         return
     if upgraded.get("retired"):
-        with pytest.raises(CourtError, match=re.escape(LAST_BEFORE_RETIREMENT)) as refused:
+        setting = next(s for s in RETIRED_SETTINGS if s.name == upgraded["retired"][0])
+        with pytest.raises(CourtError, match=re.escape(setting.last)) as refused:
             manifest.rebuild_judge()
         assert f"`{upgraded['retired'][0]}` is retired" in str(refused.value)
         return
@@ -67,16 +68,19 @@ def test_only_the_first_two_step_runs_are_of_a_retired_judge() -> None:
     assert sorted(p.parent.name for p in gone) == ["halubench-two-step-v1", "ragtruth-two-step-v1"]
 
 
-def test_the_runs_of_retired_settings_are_those_of_move_priors_the_span_trial_and_0_1s_trials() -> None:
+def test_the_runs_of_retired_settings_are_those_of_move_priors_the_span_trial_0_1s_trials_and_statements() -> None:
     refused = {p.parent.relative_to(RESULTS).as_posix(): RunStore(p.parent).manifest().judge_config.get("retired")
                for p in MANIFESTS}
     refused = {name: settings for name, settings in refused.items() if settings}
     assert refused.pop("qwen2.5-coder-0.5b/halubench-evidence")[0] == "move_priors"
+    assert refused.pop("debate/ruling-statements-135m") == ["trial.turns: statement-first"]
     span = {name for name, settings in refused.items() if settings[0] == "witnesses.trial"}
     assert {name.split("/")[1] for name in span} == {"ragtruth-pointing", "span-trial", "span-trial-unseen"}
     trials = {name: settings for name, settings in refused.items() if name not in span}
     assert "qwen2.5-coder-0.5b/halubench-court-full" in trials  # every run of a court that tried its charges
-    assert all(settings == ["a trial's payload texts cut at a character count"] for settings in trials.values())
+    evidence = {name for name, settings in trials.items() if "evidence" in name}
+    assert {name.split("/")[1] for name in evidence} == {"halubench-evidence", "halubench-evidence-tune"}
+    assert all(settings[0] == "a trial's payload texts cut at a character count" for settings in trials.values())
 
 
 def test_the_court_runs_that_replay_are_of_the_clerk_alone_or_of_the_trials_of_44() -> None:

@@ -14,7 +14,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from courtroom.clerk.migrations import flat_court, modern_path, nest_trial, retired_in
+from courtroom.clerk.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
 from courtroom.clerk.spec import SpecT
 from courtroom.errors import CourtError
 from courtroom.yamlio import Locator, read_yaml
@@ -91,6 +91,8 @@ def _resolve(path: Path, chain: list[Path]) -> CourtFile:
     if retired := retired_in({**data, **(data.get("trial") if isinstance(data.get("trial"), dict) else {})}):
         raise CourtError(retired[0].message(str(path)))
     data = nest_trial(data, str(path)) if flat_court(data) else data
+    if isinstance(data.get("trial"), dict):  # a court written out whole before court 12 (`calibrate -o`)
+        data["trial"] = without_retired_defaults(data["trial"])
     parent_name = data.pop("extends", None)
     if parent_name is None and "trial" in data and data["trial"] is None:
         del data["trial"]  # a court written out whole (`calibrate -o`) says it tries nothing

@@ -37,13 +37,12 @@ class Measure:
     """Those words, in the statement's order (with lexical evidence)."""
 
 
-def suspicion(spec: ClerkSpec, grounding: float, measured: Measure, shift: float = 0.0) -> float:
-    """P(suspect) of a statement measured at `grounding`, with the clerk's lexical evidence when it takes it (and
-    `shift` added to the log-odds: a trial's check of the prosecution's exhibits)."""
+def suspicion(spec: ClerkSpec, grounding: float, measured: Measure) -> float:
+    """P(suspect) of a statement measured at `grounding`, with the clerk's lexical evidence when it takes it."""
     g = spec.grounding
     lexical = 0.0 if g.lexical is None or g.lexical.scale is None else \
         (measured.unsupported - g.lexical.center) / g.lexical.scale
-    return p_suspect(grounding, g.center, g.scale, lexical + shift)
+    return p_suspect(grounding, g.center, g.scale, lexical)
 
 
 def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str], measured: list[Measure]) -> list[Measure]:

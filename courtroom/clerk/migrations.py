@@ -31,6 +31,9 @@ class RetiredSetting:
     """What the numbers said (docs/experiments.md has them)."""
     last: str = LAST_BEFORE_RETIREMENT
     """The last version that can replay a run made with it."""
+    flat_only: bool = True
+    """Whether `used` reads only the flat format (before the trial section); else also a court's settings with its
+    trial section's merged in."""
     recorded_only: bool = False
     """Retired for recorded runs alone: a court file that writes it still loads (what it asks for is made another way
     now, so a run recorded with it no longer replays)."""
@@ -43,6 +46,29 @@ class RetiredSetting:
 def _section(court: dict[str, Any], name: str) -> dict[str, Any]:
     section = court.get(name)
     return section if isinstance(section, dict) else {}
+
+
+LAST_BEFORE_EVIDENCE = "courtroom 0.1.0 (commit 4517f7b)"
+"""The last version that replays runs of the evidence court's moves and of statement-first turns."""
+
+
+def _moves(court: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """A court's graph's edges and nodes (of a trial's settings, or a flat court's)."""
+    graph = _section(court, "graph")
+    edges, nodes = graph.get("edges"), graph.get("nodes")
+    return (edges if isinstance(edges, list) else []), (list(nodes.values()) if isinstance(nodes, dict) else [])
+
+
+def _evidence_moves(court: dict[str, Any]) -> bool:
+    edges, nodes = _moves(court)
+    return court.get("exhibit_check") is not None or \
+        any(isinstance(e, dict) and e.get("payload") in ("citation", "exhibit") for e in edges) or \
+        any(isinstance(n, dict) and n.get("choice") == "evidence" for n in nodes)
+
+
+def _statements(court: dict[str, Any]) -> bool:
+    return court.get("turns") == "statement-first" or \
+        any(isinstance(e, dict) and e.get("payload") == "statement" for e in _moves(court)[0])
 
 
 RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
@@ -60,6 +86,14 @@ RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
                    lambda c: "graph" in c and _section(c, "escalation").get("tries") != "nothing",
                    "arguments were cut mid-word and could be empty; every text of a move is whole sentences since the "
                    "trial section (#44)", recorded_only=True),
+    RetiredSetting("the evidence court's moves (payloads `citation` and `exhibit`, a node of `choice: evidence`, "
+                   "`trial.exhibit_check`)", _evidence_moves,
+                   "at 1.5B the evidence court was 4.0 points worse than `full` on the same 200 HaluBench cases "
+                   "(p = 0.008) and 2.5 below the clerk alone (p = 0.06); no run of it beat its measurement",
+                   last=LAST_BEFORE_EVIDENCE, flat_only=False),
+    RetiredSetting("trial.turns: statement-first", _statements,
+                   "at 135M 34 of 50 cases errored and 5 of 8 moves took the side opposite their own statement; no "
+                   "court shipped it", last=LAST_BEFORE_EVIDENCE, flat_only=False),
 )
 """Every retired court setting."""
 
@@ -149,6 +183,7 @@ TRIAL_DEFAULTS: dict[str, Any] = {"charges": "measured", "judge_weight": 1.0, "e
                                   "max_rounds": 3, "exchange_rounds": 0, "turns": "move-first", "blind_judge": False,
                                   "jury_rule": "mean", "on_no_charges": "acquit", "escalation": None,
                                   "exhibit_check": None}
+"""The trial settings of court 11 (`turns` and `exhibit_check` left again by court 12)."""
 
 
 def _trial_section(config: JudgeConfig) -> None:
@@ -175,6 +210,29 @@ def _trial_section(config: JudgeConfig) -> None:
     config["court"] = court
 
 
+RETIRED_DEFAULTS = {"turns": "move-first", "exhibit_check": None}
+"""Trial settings every court recorded before they were retired with their alternatives (#53), at these values."""
+
+
+def without_retired_defaults(trial: dict[str, Any]) -> dict[str, Any]:
+    """A trial section without the settings retired with their alternatives, where they hold the one value kept."""
+    return {k: v for k, v in trial.items() if not (k in RETIRED_DEFAULTS and v == RETIRED_DEFAULTS[k])}
+
+
+def _recorded_trial(court: dict[str, Any]) -> bool:
+    return isinstance(court.get("trial"), dict) and any(key in court["trial"] for key in RETIRED_DEFAULTS)
+
+
+def _retire_trial_settings(config: JudgeConfig) -> None:
+    """Court 12: the evidence court's moves and statement-first turns retired; a recorded court that used them is
+    refused, the others lose the settings they held at their one value kept."""
+    court = config["court"]
+    if retired := [s for s in retired_in({**court, **court["trial"]}, recorded=True) if not s.flat_only]:
+        config["retired"] = [setting.name for setting in retired]
+        return
+    court["trial"] = without_retired_defaults(court["trial"])
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("court 2: aggregation.by_model (per-model thresholds) added; absent means none",
               lambda c: (court := _courtroom(c)) is not None and "rules" in court
@@ -185,5 +243,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("court 11: the trial's settings in a section of their own (none for a court that tries no charge), "
               "every setting recorded; retired settings named", lambda c: (court := _courtroom(c)) is not None
               and flat_court(court), _trial_section),
+    Migration("court 12: the evidence court's moves and statement-first turns retired (trial.turns, "
+              "trial.exhibit_check and the payloads citation, exhibit and statement); a court that used them is "
+              "refused", lambda c: (court := _courtroom(c)) is not None and _recorded_trial(court),
+              _retire_trial_settings),
 )
 """The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

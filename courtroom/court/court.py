@@ -17,7 +17,6 @@ from courtroom.clerk.files import CourtFile, with_overrides
 from courtroom.clerk.rulings import load_rulings
 from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
-from courtroom.court.moves import Citation, payload_model
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.program import court_case
@@ -166,14 +165,9 @@ class Court(Clerk):
         trial = self.spec.trial
         if trial is None or trial.charges == "measured":
             return super().needs_text_scoring()
-        reasons = []
         if trial.judge_weight < 1.0:
-            reasons.append(f"trial.judge_weight: {trial.judge_weight:g} weighs measured evidence")
-        if any(payload_model(e.payload) is Citation for e in trial.graph.edges):
-            reasons.append("a citation move: the court measures the charge's grounding in the sentence cited")
-        if any(n.choice == "evidence" for n in trial.graph.nodes.values()):
-            reasons.append("a node decided by the evidence: the court measures the charge")
-        return "; ".join(reasons) or None
+            return f"trial.judge_weight: {trial.judge_weight:g} weighs measured evidence"
+        return None
 
     def variant(self, name: str) -> Court:
         """This court with one of the `VARIANTS` applied (same personas, model and prompt format)."""

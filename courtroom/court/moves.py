@@ -1,12 +1,11 @@
 """Move payloads: the JSON each move carries (a registered model below, or an inline list of text fields in the court),
 and the outputs of the clerk and of a verdict. Reasons come before conclusions, and every text is whole sentences of
-bounded length, so no argument is empty or cut mid-word. `citation` (a context sentence by number) and `exhibit` (an
-item of the charged statement) are scored choices instead; `none` carries nothing."""
+bounded length, so no argument is empty or cut mid-word; `none` carries nothing."""
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
@@ -34,8 +33,6 @@ unescaped, breaking the JSON), with an optional comma, semicolon or colon after 
 punctuation right after a whole word. So no text is a run of digits and dots, a word cut at a hyphen, a fragment, or
 longer than a generation's token budget (SmolLM2-135M wrote "1.1.1.1..." in 44 of 151 texts under a pattern of any
 characters, and "29,30,31,..." to the token limit under one whose numbers were unbounded)."""
-SENTENCES = rf"^{SENTENCE}(?: {SENTENCE}){{0,2}}$"
-"""One to three sentences: an argument bounded in sentences, never empty, never cut between two words."""
 ONE_SENTENCE = rf"^{SENTENCE}$"
 """One sentence, whole: what every text of a move payload is (a reason, a note, a question), so no text is empty or
 cut mid-word by a character limit."""
@@ -87,34 +84,10 @@ class Note(Payload):
     """What remains unclear, in one sentence."""
 
 
-class Citation(Payload):
-    """The context sentence that states the charged statement, chosen by a scored choice over the numbered
-    sentences (0: none); the court measures the charge's grounding in it."""
-
-    scored: ClassVar[str] = "citation"
-    evidence: int = Field(ge=0)
-    """Number of the context sentence that states the charged statement, or 0 if none does."""
 
 
-class Exhibit(Payload):
-    """An item of the charged statement that the context does not account for, chosen by a scored choice among
-    the candidates (`courtroom.court.exhibits`, or `(none)`); the court checks it against the context."""
-
-    scored: ClassVar[str] = "exhibit"
-    exhibit: str
-    """The item, exactly as the statement writes it, or `(none)`."""
 
 
-class Statement(Payload):
-    """What a debater says before it moves (`trial.turns: statement-first`): the context sentence it rests on, the
-    words it quotes from that sentence (which the court checks), and its argument."""
-
-    evidence: int = Field(ge=0)
-    """Number of the context sentence the argument rests on, or 0 if no sentence does."""
-    quote: str = Field(max_length=200)
-    """Words copied exactly from that sentence (empty if it cites none)."""
-    argument: str = Field(pattern=SENTENCES)
-    """The argument, in one to three sentences."""
 
 
 class Nothing(Payload):
@@ -123,14 +96,8 @@ class Nothing(Payload):
 
 PAYLOADS: dict[str, type[Payload]] = {
     "argument": Argument, "reason": Reason, "ruling": RulingReason, "question": Question,
-    "testimony": Testimony, "note": Note, "citation": Citation, "exhibit": Exhibit, "none": Nothing,
-    "statement": Statement,
+    "testimony": Testimony, "note": Note, "none": Nothing,
 }
-
-
-def scored_kind(model: type[Payload]) -> str | None:
-    """`citation` or `exhibit` for a payload chosen by a scored choice, None for one written as JSON."""
-    return getattr(model, "scored", None)
 
 
 class InlineField(BaseModel):
@@ -173,7 +140,7 @@ def _inline_model(spec_json: str) -> type[Payload]:
 def cited(model: type[Payload], sentences: int) -> type[Payload]:
     """The payload with its `evidence` citation bounded by the case's number of context sentences,
     so a citation is valid by construction."""
-    if "evidence" not in model.model_fields or scored_kind(model):
+    if "evidence" not in model.model_fields:
         return model
     field = model.model_fields["evidence"]
     fields: dict[str, Any] = {"evidence": (int, Field(ge=0, le=sentences, description=field.description))}
@@ -187,7 +154,7 @@ def describe_fields(model: type[BaseModel]) -> str:
         limit = next((m.max_length for m in field.metadata if getattr(m, "max_length", None)), None)
         top = next((m.le for m in field.metadata if getattr(m, "le", None) is not None), None)
         pattern = next((m.pattern for m in field.metadata if getattr(m, "pattern", None)), None)
-        bound = (" (one to three sentences)" if pattern == SENTENCES else " (one sentence)" if pattern == ONE_SENTENCE
+        bound = (" (one sentence)" if pattern == ONE_SENTENCE
                  else f" (at most {limit} characters)" if limit else f" (a number from 0 to {top})" if top else "")
         lines.append(f'- "{name}"{bound}: {field.description or ""}'.rstrip(": "))
     return "\n".join(lines)

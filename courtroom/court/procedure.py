@@ -5,7 +5,6 @@ or a verdict: `acquit`, `convict`, `ruling` (the mover's verdict) or `jury` (the
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,11 +26,6 @@ class NodeSpec(BaseModel):
     """The role whose persona takes this turn."""
     description: str = ""
     """What happens at this turn (for diagrams and auditors)."""
-    choice: Literal["model", "evidence"] = Field("model", exclude_if=lambda v: v == "model")
-    """How the move is chosen: `model`, a scored choice of the persona's model; `evidence`, the court's rule
-    (`courtroom.court.evidence.reopen`): the node's `new_round` move exactly when the measured evidence is still
-    open and the round brought new evidence, else its other move. Such a node has exactly those two moves.
-    (Left out of the recorded configuration at `model`, so courts that do not use it keep their identity.)"""
 
 
 class EdgeSpec(BaseModel):
@@ -46,8 +40,7 @@ class EdgeSpec(BaseModel):
     to: str
     """The next turn, or a verdict: acquit, convict, ruling, jury."""
     payload: str | InlinePayload
-    """A registered payload (argument, reason, ruling, question, testimony, note; citation and exhibit, scored
-    choices the court measures or checks; none) or an inline one."""
+    """A registered payload (argument, reason, ruling, question, testimony, note, none) or an inline one."""
     description: str = Field(min_length=1)
     """What the move means, shown to the model when it chooses."""
     new_round: bool = False
@@ -149,13 +142,6 @@ class Procedure:
             elif all(e.new_round for e in self.moves(name)):
                 problems.append(GraphProblem(("graph", "nodes", name),
                                              f"at the round limit node {name!r} has no legal move (all its moves start new rounds)"))
-
-            if spec.nodes[name].choice == "evidence" and (
-                    len(self.moves(name)) != 2 or sum(e.new_round for e in self.moves(name)) != 1):
-                have = ", ".join(e.move + (" (new_round)" if e.new_round else "") for e in self.moves(name)) or "none"
-                problems.append(GraphProblem(("graph", "nodes", name, "choice"),
-                                             f"node {name!r} is decided by the evidence, so it needs exactly two moves, "
-                                             f"one that starts a new round and one that does not (it has: {have})"))
         bounded = nx.DiGraph()
         bounded.add_nodes_from(self.graph.nodes)
         bounded.add_edges_from((e.source, e.to) for e in spec.edges if not e.new_round)
@@ -171,8 +157,7 @@ class Procedure:
         if title:
             lines.insert(0, f"---\ntitle: \"{title}\"\n---")
         for name, node in self.spec.nodes.items():
-            rule = "<br/>(the court's rule)" if node.choice == "evidence" else ""
-            lines.append(f'    {name}["{name}<br/><i>{node.role}</i>{rule}"]')
+            lines.append(f'    {name}["{name}<br/><i>{node.role}</i>"]')
         for terminal in sorted(self.terminals_used()):
             lines.append(f"    {terminal}((({terminal})))")
         for edge in self.spec.edges:

@@ -11,7 +11,6 @@ from typing import Any
 from courtroom.case import Case, Charge
 from courtroom.casefile import OPENING_SYSTEM, render_answer, render_opening
 from courtroom.court.bench import Bench
-from courtroom.court.exhibits import NONE, Item
 from courtroom.court.moves import describe_fields
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
@@ -27,8 +26,6 @@ class Entry:
     persona: str
     move: str
     payload: dict[str, Any]
-    finding: str = ""
-    """What the court measured or checked of the payload (evidence moves), shown after it."""
 
 
 NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding": None, "p_suspect": None}
@@ -55,7 +52,7 @@ def charge_header(charge: Charge) -> str:
 
 def render_payload(payload: dict[str, Any], sentences: tuple[str, ...], hidden: bool = False) -> str:
     """A payload as the debate record shows it; a cited sentence is quoted in full (by its number alone when the
-    context is `hidden` from the reader, who reads the quote with the court's check instead)."""
+    context is `hidden` from the reader)."""
     parts = []
     for key, value in payload.items():
         if key == "evidence" and isinstance(value, int):
@@ -63,14 +60,9 @@ def render_payload(payload: dict[str, Any], sentences: tuple[str, ...], hidden: 
                 parts.append("citing no sentence")
             else:
                 parts.append(f"citing [{value}]" if hidden else f'citing [{value}] "{sentences[value - 1]}"')
-        elif key == "quote":
-            if value:
-                parts.append(f'quoting "{value}"')
-        elif key == "exhibit":
-            parts.append("names nothing" if value == NONE else f'names "{value}"')
         else:
             parts.append(str(value))
-    return ("; " if "quote" in payload else " ").join(parts)  # a statement: cited, quoted; argued
+    return " ".join(parts)
 
 
 def debate_record(entries: list[Entry], sentences: tuple[str, ...], hidden: bool = False) -> str:
@@ -79,9 +71,7 @@ def debate_record(entries: list[Entry], sentences: tuple[str, ...], hidden: bool
     lines = ["DEBATE RECORD:"]
     for e in entries:
         said = render_payload(e.payload, sentences, hidden)
-        if e.finding:  # an evidence move, or the court's rule: what the court measured, checked or decided
-            said = f"{said}; the court finds {e.finding}" if said else f"the court finds {e.finding}"
-        lines.append(f"- Round {e.round}, {e.role} ({e.move})" + (f": {said}" if e.payload or e.finding else ""))
+        lines.append(f"- Round {e.round}, {e.role} ({e.move})" + (f": {said}" if e.payload else ""))
     return "\n".join(lines)
 
 
@@ -99,19 +89,10 @@ def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> 
             "Answer with the name of one move.")
 
 
-def statement_task(role: str, round: int, max_rounds: int, model: Any) -> str:
-    return (f"It is your turn as {role}, round {round} of at most {max_rounds}. Before you move, make your statement: "
-            "cite the context sentence your argument rests on, copy its words that matter, and argue. Write it as a "
-            f"JSON object with these fields, in this order:\n{describe_fields(model)}")
 
 
-def move_after_statement(role: str, round: int, max_rounds: int, moves: list[EdgeSpec], argument: str) -> str:
-    return (f"You stated: \"{argument}\"\n{move_task(role, round, max_rounds, moves)}")
 
 
-def stance_task(charge: Charge, argument: str) -> str:
-    return (f"{charge_header(charge)}\n\nSTATEMENT: \"{argument}\"\n\nDoes this statement say that the context "
-            "supports the charged statement? Answer yes or no.")
 
 
 def payload_task(edge: EdgeSpec, model: Any) -> str:
@@ -119,16 +100,8 @@ def payload_task(edge: EdgeSpec, model: Any) -> str:
             f"in this order:\n{describe_fields(model)}")
 
 
-def citation_task(edge: EdgeSpec, sentences: int) -> str:
-    return (f"Your move: {edge.move} ({edge.description}). Cite the one context sentence that states the charged "
-            f"statement: answer with its number, from 1 to {sentences}, or 0 if no sentence states it.")
 
 
-def exhibit_task(edge: EdgeSpec, items: list[Item]) -> str:
-    listed = "\n".join(f"- {item.text}" for item in items)
-    return (f"Your move: {edge.move} ({edge.description}). Name the one item of the charged statement that the "
-            f"context does not account for, exactly as listed:\n{listed}\n"
-            f"or {NONE} if the context accounts for every one of them.")
 
 
 def verdict_task(charge: Charge) -> str:

@@ -37,18 +37,6 @@ class EscalationSpec(BaseModel):
         return self
 
 
-class ExhibitCheckSpec(BaseModel):
-    """How the court's check of the item the prosecution named (an `exhibit` payload, `courtroom.court.exhibits`)
-    enters the evidence: a shift of the log-odds of P(suspect), as the lexical term does. When any named item is
-    absent from the sources `absent` is added, else when a named item is present `present`; naming nothing adds
-    nothing. A court with `exhibit` moves and no `exhibit_check` records and shows the checks without weighing them."""
-
-    model_config = _FIELDS
-
-    absent: float = 1.0
-    """Added to the log-odds of P(suspect) when an item the prosecution named is absent from the sources."""
-    present: float = -1.0
-    """Added when the items the prosecution named are all present in the sources."""
 
 
 class SeatSpec(BaseModel):
@@ -105,19 +93,13 @@ class TrialSpec(BaseModel):
     """Rounds in which no side may end the trial: a move to `acquit` or `convict` (a withdrawal, a concession) is
     legal only after them, so both sides argue and the judge (or jury) rules at least once before anyone gives up. At
 `max_rounds` or above no side may give up at all: every trial ends in the judge's ruling."""
-    turns: Literal["move-first", "statement-first"] = "move-first"
-    """How a debater's turn goes. move-first: the agent chooses its move, then writes the move's payload.
-    statement-first: it writes a statement first (the context sentence it cites, a quote from that sentence, and its
-    argument in at most three sentences, each ending with its punctuation), the court checks the quote, and then it
-    chooses its move having read its own statement; the court also asks whether the statement argues the side the
-    move takes, and records the moves that disagree with their statement."""
     poll_moves: bool = Field(False, exclude_if=lambda v: not v)
     """Where the rules force a side's move (the rounds of exchange), still ask the side for its probability of each
     of the node's moves (one scored call): would it have withdrawn or conceded? Recorded as the move's
     `polled_probs` and heard as trial testimony; the forced move is taken all the same."""
     blind_judge: bool = False
-    """The judge (and the jury) reads the question, the answer, the charge and the debate, but not the context:
-    each quote is shown with the court's check (found in the sentence it cites, or not) instead of the sentence."""
+    """The judge (and the jury) reads the question, the answer, the charge and the debate, but not the context: a
+    cited sentence is shown by its number alone."""
     judge_weight: float = Field(1.0, ge=0.0, le=1.0)
     """Weight of the court's own verdict (the judge's or jury's probability, or the probability of a withdrawal or
     concession); the rest goes to the measured evidence: the grounding of the charged statement in the whole context
@@ -133,9 +115,6 @@ class TrialSpec(BaseModel):
     escalation: EscalationSpec | None = None
     """Try only the charges whose measured P(suspect) lies in this band, deciding the others by the measurement alone;
     None tries every charge."""
-    exhibit_check: ExhibitCheckSpec | None = None
-    """Weigh the court's check of the items the prosecution names (`exhibit` moves) into P(suspect); None records the
-    checks without weighing them."""
     graph: GraphSpec
     """The procedure of each trial."""
 

@@ -143,6 +143,6 @@ def _instance(schema: dict[str, Any], unit: Any, defs: dict[str, Any] | None = N
     limit = schema.get("maxLength", 60)
     if quotes and path.rsplit(".", 1)[-1] in QUOTE_FIELDS and unit(path, "copy") < 0.7:
         return quotes[int(unit(path, "which") * len(quotes))][:limit]
-    if "pattern" in schema:  # the sentences of an argument (`court.moves.SENTENCES`): capitalised, full stop
+    if "pattern" in schema:  # a sentence of a move (`court.moves.ONE_SENTENCE`): capitalised, full stop
         return _sentence(lambda *p: unit(path, *p), 100).capitalize() + "."
     return _sentence(lambda *p: unit(path, *p), limit)

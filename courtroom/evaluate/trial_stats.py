@@ -44,14 +44,12 @@ class TrialStats(BaseModel):
     """Texts with nothing in them."""
     unfinished: NonNegativeInt = 0
     """Texts that do not end a sentence (cut by a limit)."""
-    quotes: NonNegativeInt = 0
-    """Quotes of the context in statements (`trial.turns: statement-first`)."""
-    verified: NonNegativeInt = 0
-    """Of them, found by the court in the sentence they cite."""
-    stances: NonNegativeInt = 0
-    """Moves whose statement's stance was asked."""
-    disagreements: NonNegativeInt = 0
-    """Of them, moves that take the other side from their statement."""
+    quotes: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
+    """Quotes of the context in statements, and of them `verified` (found in the sentence cited); `stances` asked and
+    `disagreements` (moves against their statement): read from rows of runs of statement-first turns (retired)."""
+    verified: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
+    stances: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
+    disagreements: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     rulings: NonNegativeInt = 0
     """Trials the judge or the jury decided."""
     with_clerk: NonNegativeInt = 0
@@ -94,12 +92,6 @@ def trial_stats(events: Sequence[Event]) -> TrialStats | None:
                 stats.text_chars += len(text)
                 stats.empty += not text
                 stats.unfinished += bool(text) and not text.endswith(SENTENCE_END)
-        if move.quote_verified is not None:
-            stats.quotes += 1
-            stats.verified += move.quote_verified
-        if move.agrees is not None:
-            stats.stances += 1
-            stats.disagreements += not move.agrees
     return stats
 
 
@@ -148,10 +140,6 @@ class TrialSummary(BaseModel):
                  + f"; both sides spoke first in {_share(t.exchanged, t.tried)}",
                  f"{t.texts} texts written, {t.text_chars / t.texts if t.texts else 0:.0f} characters on average; "
                  f"{t.empty} empty, {t.unfinished} not ending a sentence"]
-        if t.quotes:
-            lines.append(f"{t.quotes} quotes, {_share(t.verified, t.quotes)} found in the sentence they cite")
-        if t.stances:
-            lines.append(f"{t.disagreements} of {t.stances} moves take the other side from their statement")
         if t.measured:
             lines.append(f"the bench sided with the clerk's measurement in {t.with_clerk} of {t.measured} rulings "
                          f"({t.with_clerk / t.measured:.0%})")

@@ -123,9 +123,7 @@ def trial_columns(summary: TrialSummary) -> dict[str, str]:
     return {"trials": str(t.tried), "bench rules": _share(by.get("judge", 0) + by.get("jury", 0), t.tried),
             "withdrawn": _share(by.get("withdrawn", 0), t.tried), "conceded": _share(by.get("conceded", 0), t.tried),
             "both spoke": _share(t.exchanged, t.tried), "chars/text": f"{t.text_chars / t.texts:.0f}" if t.texts else "-",
-            "empty or unfinished": str(t.empty + t.unfinished), "quotes verified": _share(t.verified, t.quotes),
-            "move against statement": f"{t.disagreements}/{t.stances}" if t.stances else "-",
-            "bench with clerk": _share(t.with_clerk, t.measured)}
+            "empty or unfinished": str(t.empty + t.unfinished), "bench with clerk": _share(t.with_clerk, t.measured)}
 
 
 def endings_rows(summary: TrialSummary) -> tuple[list[str], list[list[str]]]:

@@ -40,19 +40,10 @@ class CourtScript:
     """The verdict witness: the model's P(yes) to a yes/no question after the context."""
     """P(hallucinated) of the one-word question (`factual` or `hallucinated`) about the whole answer."""
     move_p: float = 0.9
-    cite: list[int] = field(default_factory=lambda: [1])
-    """A scored citation (evidence court): the sentence cited, in order per charge (the last repeats)."""
-    cite_p: float = 0.7
-    """Its probability (the other sentences, and 0, share the rest)."""
-    name: list[str] = field(default_factory=lambda: ["(none)"])
-    """A scored exhibit: the item named, in order per charge (the last repeats; `(none)` when not offered)."""
     context_sentences: int = 1
     """A grounding prompt citing at least this many numbered sentences holds the whole context."""
-    statements: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    """A statement-first turn: each role's statements in order (the last repeats), else one citing [1]."""
-    stance: dict[str, float] = field(default_factory=dict)
-    """The stance check: P(yes, the statement says the context supports the charge) of a statement whose argument
-    holds a key (others 0.5)."""
+    payloads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The payload of a move, by the move's name (else each text field says what it is, and `evidence` cites [1])."""
     seen: list[str] = field(default_factory=list)
     _counts: dict[str, int] = field(default_factory=dict)
 
@@ -93,11 +84,6 @@ class CourtScript:
             sentence = re.search(r'ANSWER SENTENCE \d+ of \d+: "(.*)"', prompt).group(1)
             p = next((v for k, v in self.suspect.items() if k in sentence), 0.1)
             return {"yes": p, "no": 1 - p}
-        if spec.kind == "choice" and set(spec.options) == {"yes", "no"} and "Does this statement say" in prompt:
-            argument = re.search(r'STATEMENT: "(.*)"', prompt).group(1)
-            p = next((v for k, v in self.stance.items() if k in argument), 0.5)
-            self.seen.append("stance")
-            return {"yes": p, "no": 1 - p}
         if spec.kind == "choice" and set(spec.options) == {"yes", "no"}:  # the verdict witness: the model's own yes or no
             self.seen.append("says yes")
             return {"yes": self.says_yes, "no": 1 - self.says_yes}
@@ -110,35 +96,15 @@ class CourtScript:
             if isinstance(p, list):
                 p = self._next(f"{case_key}:verdict", p)
             return {"hallucinated": p, "supported": 1 - p}
-        if spec.kind == "choice" and all(o.isdigit() for o in spec.options):  # a scored citation
-            charge = re.search(r"CHARGE (\d+)", prompt).group(1)
-            number = str(self._next(f"{case_key}:{charge}:cite", self.cite))
-            self.seen.append(f"cite:{number}")
-            rest = (1 - self.cite_p) / (len(spec.options) - 1)
-            return {o: self.cite_p if o == number else rest for o in spec.options}
-        if spec.kind == "choice" and "(none)" in spec.options:  # a scored exhibit
-            charge = re.search(r"CHARGE (\d+)", prompt).group(1)
-            item = self._next(f"{case_key}:{charge}:name", self.name)
-            item = item if item in spec.options else "(none)"
-            self.seen.append(f"name:{item}")
-            rest = (1 - self.cite_p) / (len(spec.options) - 1)
-            return {o: self.cite_p if o == item else rest for o in spec.options}
         if spec.kind == "choice":
             role = MOVE_ROLES[frozenset(spec.options)]
             charge = re.search(r"CHARGE (\d+)", prompt).group(1)
             move = self._next(f"{case_key}:{charge}:{role}", self.moves.get(role, [spec.options[0]]))
             self.seen.append(f"{role}:{move}")
             return {o: (self.move_p if o == move else (1 - self.move_p) / (len(spec.options) - 1)) for o in spec.options}
-        if spec.name == "Statement":
-            role = re.search(r"It is your turn as (\w+)", prompt).group(1)
-            charge = re.search(r"CHARGE (\d+)", prompt).group(1)
-            default = {"evidence": 1, "quote": "", "argument": f"The {role} argues."}
-            statement = self._next(f"{case_key}:{charge}:{role}:statement", self.statements.get(role, [default]))
-            self.seen.append(f"statement:{role}")
-            return statement
         move = re.search(r"Your move: (\w+)", prompt).group(1)
         self.seen.append(f"payload:{move}")
         fields = {name: f"The {move.replace('_', ' ')} text." for name in spec.output_type.model_fields}
         if "evidence" in fields:
             fields["evidence"] = 1
-        return fields
+        return {**fields, **self.payloads.get(move, {})}
