@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from courtroom.case import Case
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import Scored, ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.manifest import Manifest, RunSpec
@@ -66,7 +66,7 @@ def script(request):  # a deterministic stand-in for the model
 
 def build(root: Path, n: int) -> None:
     spec = RunSpec.build("synthetic", judge="courtroom", window=16)
-    judge = Court.load("full", window=16)
+    judge = load_court("full", window=16)
     store = RunStore(root)
     store.write_manifest(Manifest(name=root.name, spec=spec, judge=judge.config(), config_hash=judge.config_hash()))
     start = time.perf_counter()

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from courtroom.baselines import RailsJudge
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file
@@ -85,7 +85,7 @@ def timed(judge: Any, cases: list[Any], backend: TransformersBackend) -> tuple[f
 def bench(model: str, n: int, court_name: str) -> dict[str, Any]:
     cases = select(load_file(DATA), limit=n, balanced=True, seed=0)
     base = TransformersBackend(model, device="cpu")
-    court = Court.load(court_name, window=8)
+    court = load_court(court_name, window=8)
     list(court.run_many(cases[:1], base))  # warm up: compile constraints, touch the weights
     report: dict[str, Any] = {"model": model, "court": court_name, "cases": len(cases)}
     court_s, outcomes = timed(court, cases, TransformersBackend(loaded=base.loaded))
@@ -94,8 +94,8 @@ def bench(model: str, n: int, court_name: str) -> dict[str, Any]:
     report["wall"] = {"court_s_per_case": court_s / len(cases), "rails_s_per_case": rails_s / len(cases),
                       "court_over_rails": court_s / rails_s}
     eight = cases[:8]
-    lockstep_s, _ = timed(Court.load(court_name, window=8), eight, TransformersBackend(loaded=base.loaded))
-    single_s, _ = timed(Court.load(court_name, window=1), eight, TransformersBackend(loaded=base.loaded))
+    lockstep_s, _ = timed(load_court(court_name, window=8), eight, TransformersBackend(loaded=base.loaded))
+    single_s, _ = timed(load_court(court_name, window=1), eight, TransformersBackend(loaded=base.loaded))
     report["lockstep"] = {"cases": len(eight), "window8_cases_per_min": 60 * len(eight) / lockstep_s,
                           "window1_cases_per_min": 60 * len(eight) / single_s, "ratio": single_s / lockstep_s}
     report["early_stopping"] = early_stopping(outcomes, court.spec.trial.max_rounds)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door.devices import cpu_computes_bf16
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import example_cases, load_file
@@ -36,7 +36,7 @@ def side_by_side(cases: list[Any], backends: dict[str, TransformersBackend], chu
     outcomes: dict[str, list[Any]] = {dtype: [] for dtype in DTYPES}
     for k in range(0, len(cases), chunk):
         for dtype in DTYPES if (k // chunk) % 2 == 0 else DTYPES[::-1]:
-            court = Court.load("default", window=chunk)
+            court = load_court("default", window=chunk)
             start = time.perf_counter()
             outcomes[dtype] += list(court.run_many(cases[k:k + chunk], backends[dtype]))
             seconds[dtype] += time.perf_counter() - start
@@ -66,7 +66,7 @@ def bench(model: str, dev: int, chunk: int) -> dict[str, Any]:
         loaded[dtype] = time.perf_counter() - start
     warm = example_cases()[:1]
     for backend in backends.values():  # constraints compiled, weights touched
-        list(Court.load("default").run_many(warm, backend))
+        list(load_court("default").run_many(warm, backend))
     report: dict[str, Any] = {"model": model, "cpu_computes_bf16": cpu_computes_bf16(), "load_s": loaded,
                               "examples": side_by_side(example_cases(), backends, chunk)}
     if dev and DEV.is_file():

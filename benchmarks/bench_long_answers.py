@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from courtroom.court import Court  # noqa: E402
+from courtroom.court import load_court  # noqa: E402
 from courtroom.door import PseudoModel, ScriptedBackend  # noqa: E402
 from tests.helpers.cases import long_case  # noqa: E402
 
@@ -29,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=int, nargs="+", default=[500, 1000, 2000, 4000, 8000])
     args = parser.parse_args()
-    court = Court.load("default", ScriptedBackend(PseudoModel()))
+    court = load_court("default", ScriptedBackend(PseudoModel()))
     court.judge(long_case(50))  # warm up: imports, compiled patterns
     rows = []
     for n in args.sizes:

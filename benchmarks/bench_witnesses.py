@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from courtroom.baselines import RailsJudge
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file
 from courtroom.evaluate.selection import select
@@ -42,14 +42,14 @@ def bench(model: str, n: int) -> dict[str, Any]:
     cases = select(load_file(DATA), limit=n, balanced=True, seed=0)
     report: dict[str, Any] = {"model": model, "cases": len(cases)}
     float32 = TransformersBackend(model, device="cpu", dtype="float32")
-    court = Court.load("default", window=8)
+    court = load_court("default", window=8)
     heard = [w for w in court.spec.witnesses.heard if w not in INSIDE]
-    outside = Court.load("default", window=8, overrides={"witnesses.heard": heard})
+    outside = load_court("default", window=8, overrides={"witnesses.heard": heard})
     rails_s, _ = timed(RailsJudge(window=8), cases, TransformersBackend(loaded=float32.loaded))
     court_s, court_out = timed(court, cases, TransformersBackend(loaded=float32.loaded))
     outside_s, _ = timed(outside, cases, TransformersBackend(loaded=float32.loaded))
     bf16 = TransformersBackend(model, device="cpu", dtype="bfloat16")
-    bf16_s, bf16_out = timed(Court.load("default", window=8), cases, bf16)
+    bf16_s, bf16_out = timed(load_court("default", window=8), cases, bf16)
     scores32 = np.array([o.verdict.score for o in court_out if o.verdict])
     scores16 = np.array([o.verdict.score for o in bf16_out if o.verdict])
     agree = sum(a.verdict.label == b.verdict.label for a, b in zip(court_out, bf16_out) if a.verdict and b.verdict)

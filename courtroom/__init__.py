@@ -8,7 +8,7 @@ from typing import Any
 
 __all__ = [
     "Case", "Charge", "Ruling", "CaseVerdict", "Verdict",
-    "Court", "Persona", "Judge",
+    "Clerk", "Court", "load_court", "Persona", "Judge",
     "ScriptedBackend", "make_backend",
     "GenerationRequest", "GenerationResponse", "ChatMessage", "Sampling",
     "load_dataset", "example_cases", "compute_metrics", "replay",
@@ -18,7 +18,8 @@ __all__ = [
 _WHERE = {
     "Case": "courtroom.case", "Charge": "courtroom.case", "Ruling": "courtroom.case",
     "CaseVerdict": "courtroom.case", "Verdict": "courtroom.case",
-    "Court": "courtroom.court", "Persona": "courtroom.court.personas", "Judge": "courtroom.engine.judge",
+    "Clerk": "courtroom.clerk", "Court": "courtroom.court", "load_court": "courtroom.court",
+    "Persona": "courtroom.court.personas", "Judge": "courtroom.engine.judge",
     "ScriptedBackend": "courtroom.door", "make_backend": "courtroom.door",
     "GenerationRequest": "courtroom.door.requests", "GenerationResponse": "courtroom.door.requests",
     "ChatMessage": "courtroom.door.requests", "Sampling": "courtroom.door.requests",

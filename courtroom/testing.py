@@ -12,22 +12,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from courtroom.court.court import Court
+from courtroom.court.load import load_court
+from courtroom.engine.judge import Judge
 from courtroom.engine.metric import Score
 
-_default: Court | None = None
+_default: Judge | None = None
 
 
-def default_court() -> Court:
-    """The court `assert_faithful` uses when given none: `Court.default()`, loaded once per process."""
+def default_court() -> Judge:
+    """The court `assert_faithful` uses when given none: `courtroom.load_court()` (the default court), loaded once per process."""
     global _default
     if _default is None:
-        _default = Court.default()
+        _default = load_court()
     return _default
 
 
 def assert_faithful(answer: str, context: Sequence[str] | str, question: str | None = None, *,
-                    court: Court | None = None, threshold: float | None = None) -> Score:
+                    court: Judge | None = None, threshold: float | None = None) -> Score:
     """Fail (AssertionError) unless the court finds `answer` faithful to `context`; return the court's `Score`. `court`
     defaults to `default_court()`; with `threshold`, fail when P(hallucinated) reaches it instead."""
     __tracebackhide__ = True  # pytest shows the caller's line and the message, not this helper
@@ -37,13 +38,13 @@ def assert_faithful(answer: str, context: Sequence[str] | str, question: str | N
     return result
 
 
-def failure_message(result: Score, court: Court) -> str:
+def failure_message(result: Score, court: Judge) -> str:
     """The verdict and the number that decided, then each charge with its evidence and ruling, then the reason."""
     verdict = result.verdict
     how = (f"the court's verdict is hallucinated (P(hallucinated) = {result.value:.2f}, its threshold "
            f"{result.threshold:.2f})" if verdict.label == "FAIL" else
            f"P(hallucinated) = {result.value:.2f} reaches the threshold {result.threshold:.2f}")
-    lines = [f"the answer is not faithful to its context: {how}; court {court.spec.name!r} on model {court.model!r}"]
+    lines = [f"the answer is not faithful to its context: {how}; court {court.title!r} on model {court.model!r}"]
     rulings = {r.charge: r for r in verdict.rulings}
     for charge in verdict.charges:
         ruling = rulings.get(charge.index)

@@ -8,21 +8,27 @@ itself back through others (no cycles). Every import counts, also those inside f
                plain question about a whole answer
     witness    what a case's text and the model's own pass testify (figures, names, polarity, grounding,
                attention, hidden states) and the fitted ruling that weighs the testimony
-    clerk      the measurement, the default judge: grounding, the witnesses heard, indictment, verdict; court
-               files read (extends, migrations, retired settings)
+    clerk      the measurement, the default judge: grounding, the witnesses heard, indictment, verdict (nothing of
+               trials, court files or the loader)
     baselines  single-model judges                  } siblings: neither imports the other
-    court      the trial over the clerk's charges   }
+    court      the trial over the clerk's charges, court files (extends, migrations, retired settings) and the
+               one loader of clerks and courts  }
     evaluate   datasets, result rows, metrics, paired tests, calibration, no-model rules, comparisons
     log        run directories: store, manifest, replay, rejudge, audit, pooled runs
     runs       run spec, starting and resuming a run, runners (local, Ray)
     report     terminal tables, court records, the HTML report
     integrations  the court as a metric in Opik, DeepEval and Ragas; `courtroom.testing` (pytest helpers)
     cli        the command line: parse, call, print
+
+A module that names another by a string (`"courtroom.court.load:Courtroom"`, for `importlib`) imports it as surely
+as an import statement: such names count too, except in the judge registry (`engine.registry`), whose table names
+the judges it loads on demand.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -37,6 +43,12 @@ LAYERS = [layer for rank in STACK for layer in rank]
 RANK = {layer: rank for rank, layers in enumerate(STACK) for layer in layers}
 DOMAIN = {"case", "errors", "casefile", "digest", "yamlio"}
 LOOSE = {"testing": "integrations"}
+REGISTRIES = {"engine.registry"}
+"""Modules whose strings name the judges they load on demand (a plugin table), not layers they depend on."""
+BUDGET = 19_200
+"""Lines of Python the package may hold (docs/development.md: a new feature pays for its own lines)."""
+NAMED = re.compile(r"courtroom(?:\.[a-z_]+)+(?::\w+)?")
+"""A module named by a string: `courtroom.court.load` or `courtroom.court.load:Courtroom`."""
 """Top-level modules that belong to a layer of folders."""
 TOP = {"__init__"}
 """The package's front door (lazy re-exports): it may name any layer."""
@@ -84,6 +96,9 @@ def _imports() -> dict[str, set[str]]:
                 for alias in node.names:  # `from pkg import submodule` imports the submodule, else pkg itself
                     sub = f"{node.module}.{alias.name}"
                     names.add(sub if sub.removeprefix("courtroom.") in MODULE_NAMES else node.module)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and module not in REGISTRIES and \
+                    NAMED.fullmatch(node.value):
+                names.add(node.value.partition(":")[0])  # `import_module("courtroom.court")`
         found[module] = names
     return found
 
@@ -132,8 +147,32 @@ def test_heavy_packages_are_imported_in_one_place(package: str) -> None:
     assert users <= HEAVY[package], f"{package} is imported by {sorted(users - HEAVY[package])}"
 
 
-def test_no_module_is_over_400_lines_and_the_trial_stays_small() -> None:
+def test_no_module_is_over_400_lines_the_trial_stays_small_and_the_package_within_its_budget() -> None:
     sizes = {path.relative_to(PACKAGE).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
              for path in PACKAGE.rglob("*.py")}
     assert not {name: n for name, n in sizes.items() if n > 400}
     assert sum(n for name, n in sizes.items() if name.startswith("court/")) <= 2600
+    assert sum(sizes.values()) <= BUDGET, f"the package holds {sum(sizes.values())} lines, over its {BUDGET}"
+
+
+def test_the_clerk_knows_nothing_of_trials_by_any_import() -> None:
+    """Also a string naming a module for `importlib` counts (`_imports`), as the clerk's old hand-over to the court
+    by name did; and this test fails if such a name comes back."""
+    clerk = {m: _internal(IMPORTS[m], MODULES) for m in MODULES if _layer(m) == "clerk"}
+    assert clerk and not {m: sorted(t for t in targets if _layer(t) == "court") for m, targets in clerk.items()
+                          if any(_layer(t) == "court" for t in targets)}
+
+
+def test_every_reader_of_a_run_builds_its_judge_in_one_place() -> None:
+    """A run's recorded judge is rebuilt by `Manifest.rebuild_judge` alone (a Ray worker rebuilds the live judge's
+    configuration, not a run's); the loaders' `from_config` is called only by the registry and the loader."""
+    callers: dict[str, set[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if name in ("judge_from_config", "court_from_config", "from_config"):
+                    callers.setdefault(name, set()).add(_module(path))
+    assert callers.pop("judge_from_config") == {"log.manifest", "runs.ray_runner"}
+    assert callers.pop("from_config", set()) <= {"engine.registry", "court.load", "door.models"}  # (transformers')
+    assert not callers.get("court_from_config")

@@ -1,11 +1,9 @@
 """The clerk: the measurement, as a judge of its own and the default one. It cuts the answer into sentences,
 measures how well the context accounts for each (`grounding`, `measure`), hears its witnesses (`examine`), charges
 the least grounded (`indictment`) and decides (`verdict`, `program`), by the measurement or a fitted ruling
-(`rulings`). Its settings are `ClerkSpec`, read from court files (`files`, `migrations`)."""
+(`rulings`). Its settings are `ClerkSpec`; court files are read by `courtroom.court` (`files`, `load`)."""
 
 from courtroom.clerk.clerk import Clerk
-from courtroom.clerk.files import courts_dir, find_court_file, parse_override, read_court, shipped_dir, with_overrides
 from courtroom.clerk.spec import AggregationSpec, ClerkSpec, GroundingSpec, IndictmentSpec, LexicalSpec, WitnessesSpec
 
-__all__ = ["AggregationSpec", "Clerk", "ClerkSpec", "GroundingSpec", "IndictmentSpec", "LexicalSpec", "WitnessesSpec",
-           "courts_dir", "find_court_file", "parse_override", "read_court", "shipped_dir", "with_overrides"]
+__all__ = ["AggregationSpec", "Clerk", "ClerkSpec", "GroundingSpec", "IndictmentSpec", "LexicalSpec", "WitnessesSpec"]

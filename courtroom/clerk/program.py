@@ -1,7 +1,10 @@
 """The clerk's procedure for one case (`clerk_case`), a lockstep program: the indictment (its only model calls), then
-the verdict, and for an answer found hallucinated the words the witnesses point at."""
+the verdict, and for an answer found hallucinated the words the witnesses point at. A court runs the same procedure
+with its own ways to charge and to decide (`court.program`)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk.indictment import Indictment, indict
@@ -11,22 +14,33 @@ from courtroom.engine.events import ChargesEvent, RulingEvent
 from courtroom.engine.lockstep import Step, Transcript
 from courtroom.witness.ruling import FittedRuling
 
+Decide = Callable[[Indictment, Case, Transcript], Step]
+"""How the charges become the case verdict (a lockstep program that returns the `CaseVerdict`)."""
 
-def clerk_case(spec: ClerkSpec, ruling: FittedRuling | None, threshold: float, case: Case,
-               transcript: Transcript) -> Step:
-    """Indict, decide every charge by its measurement (or the ruling), and combine the rulings into the verdict."""
-    found = yield from indict(spec, ruling, case)
+
+def clerk_case(spec: ClerkSpec, ruling: FittedRuling | None, threshold: float, case: Case, transcript: Transcript, *,
+               charges: Step | None = None, decide: Decide | None = None) -> Step:
+    """Indict (or bring the `charges` a court's program gives), decide every charge by its measurement or the ruling (or
+    as `decide` does: a court's trials), and add what the witnesses found."""
+    found = yield from (charges if charges is not None else indict(spec, ruling, case))
     transcript.add(ChargesEvent, charges=found.charges, dropped=found.dropped)
-    if found.weighing is not None:
-        verdict = weighed(found, ruling, case, transcript)
-    elif not found.charges:
-        verdict = acquittal(case.id, found.dropped, found.suspicion, spec.aggregation, threshold)
-    else:
-        rulings = [measured_ruling(charge, threshold) for charge in found.charges]
-        for r in rulings:
-            transcript.add(RulingEvent, ruling=r)
-        verdict = aggregate(spec.aggregation, threshold, case.id, found.charges, found.dropped, rulings)
+    decided = decide or (lambda found, case, transcript: measured(spec, ruling, threshold, found, case, transcript))
+    verdict = yield from decided(found, case, transcript)
     return with_findings(verdict, found)
+
+
+def measured(spec: ClerkSpec, ruling: FittedRuling | None, threshold: float, found: Indictment, case: Case,
+             transcript: Transcript) -> Step:
+    """The clerk's verdict: by the ruling's weighing when it decides, else every charge by its measurement."""
+    if found.weighing is not None:
+        return weighed(found, ruling, case, transcript)
+    if not found.charges:
+        return acquittal(case.id, found.dropped, found.suspicion, spec.aggregation, threshold)
+    rulings = [measured_ruling(charge, threshold) for charge in found.charges]
+    for r in rulings:
+        transcript.add(RulingEvent, ruling=r)
+    return aggregate(spec.aggregation, threshold, case.id, found.charges, found.dropped, rulings)
+    yield  # a lockstep program that asks for nothing
 
 
 def weighed(found: Indictment, ruling: FittedRuling | None, case: Case, transcript: Transcript) -> CaseVerdict:

@@ -1,74 +1,16 @@
-"""Rulings named by a court file: read (a regular file, not too large), validated, and checked against the clerk (name,
-witnesses and versions, hidden depth, values) and the model it is filed under."""
+"""A ruling checked against the clerk it decides for (name, witnesses and versions, hidden depth, values) and the model it
+is filed under (`courtroom.court.files.load_rulings` reads the files a court names)."""
 
 from __future__ import annotations
 
-import stat
-from collections.abc import Collection, Mapping
-from pathlib import Path
+from collections.abc import Collection
 
-from pydantic import ValidationError
-
-from courtroom.clerk.files import courts_dir
-from courtroom.clerk.spec import ClerkSpec, SpecT
+from courtroom.clerk.spec import ClerkSpec
 from courtroom.door.models import model_key
 from courtroom.errors import CourtError
 from courtroom.witness.registry import WITNESSES
 from courtroom.witness.ruling import WORD_VALUES, FittedRuling
 from courtroom.witness.spans import FEATURES, WORD_PROBE
-from courtroom.yamlio import Locator, describe_errors, read_yaml
-
-
-def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = (),
-                 origin: Mapping[tuple[str, ...], str] | None = None) -> SpecT:
-    """The court with every ruling it names by file read and checked (see `check_ruling`); a file is found relative to
-    the court file that names it (`origin`: the file each setting came from, through `extends`), else `path`."""
-    witnesses = spec.witnesses
-    if witnesses is None or not witnesses.rulings:
-        return spec
-    loaded: dict[str, FittedRuling | str] = {}
-    for model, ruling in witnesses.rulings.items():
-        where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
-        if isinstance(ruling, str):
-            file = ruling_file(ruling, Path((origin or {}).get(("witnesses", "rulings", model), path)))
-            _check_readable(file, where)
-            data, file_locator = read_yaml(file, CourtError)
-            try:
-                ruling = FittedRuling.model_validate(data)
-            except ValidationError as exc:
-                raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
-                    from exc
-        check_ruling(ruling, spec, model, where, courts)
-        loaded[model] = ruling
-    return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
-
-
-MAX_RULING_BYTES = 32 * 2**20
-"""The largest ruling file read (a 7B model's probes take a few MB)."""
-
-
-def _check_readable(file: Path, where: str) -> None:
-    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a directory
-    is refused before it is opened (reading one would exhaust memory or hang)."""
-    try:
-        info = file.stat()
-    except OSError as exc:
-        raise CourtError(f"{where}: cannot read the ruling file {file} ({exc.strerror})") from exc
-    if not stat.S_ISREG(info.st_mode):
-        raise CourtError(f"{where}: {file} is not a regular file: a ruling is a YAML file")
-    if info.st_size > MAX_RULING_BYTES:
-        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling file may be")
-
-
-def ruling_file(name: str, court_file: Path) -> Path:
-    """A ruling file named in a court: relative to the court file, else among the shipped courts' (a copy of a
-    shipped court elsewhere keeps its rulings, as it keeps its personas)."""
-    path = Path(name)
-    if path.is_absolute():
-        return path
-    beside = court_file.parent / path
-    shipped = courts_dir() / path
-    return beside if beside.is_file() or not shipped.is_file() else shipped
 
 
 def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,

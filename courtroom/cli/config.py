@@ -54,10 +54,10 @@ def personas_schema(output: str | None = typer.Option(None, "-o", "--output", he
 def court_validate(court: str = typer.Argument("default", help="Court name or file.")) -> None:
     """Validate a court: its file (and the courts it extends), its graph and its personas; `court show` prints every
     setting it resolves to."""
-    from courtroom.clerk import Clerk
+    from courtroom.court import load_court
 
     with failing():
-        c = Clerk.load(court)
+        c = load_court(court)
     console.print(f"[green]ok[/] {shown(c.describe())}")
     _calls_out(c)
 
@@ -80,11 +80,11 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
                mermaid: bool = typer.Option(False, "--mermaid", help="Print only the mermaid diagram.")) -> None:
     """Describe a court, print every setting it resolves to (marked with the file it came from, through `extends`, or
     `default`), and draw its trial's procedure as a mermaid diagram."""
-    from courtroom.clerk import Clerk, read_court
-    from courtroom.clerk.files import resolved_settings
+    from courtroom.court import load_court, read_court
+    from courtroom.court.files import resolved_settings
 
     with failing():
-        judge, resolved = Clerk.load(court), read_court(court)
+        judge, resolved = load_court(court), read_court(court)
     procedure = getattr(judge, "procedure", None)
     if mermaid:
         if procedure is None:

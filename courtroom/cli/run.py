@@ -76,7 +76,7 @@ def run(
                                          "metrics.json, `.low` for an interval's lower end)."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
-    from courtroom.clerk import parse_override
+    from courtroom.court import parse_override
     from courtroom.evaluate.datasets import parse_field_map
     from courtroom.log.manifest import RunSpec
     from courtroom.runs.start import start_run

@@ -1,9 +1,9 @@
-"""A court: the clerk (`courtroom.clerk.Clerk`) whose charges are tried, by personas in roles over the rounds of a
-procedure graph. Courts are YAML files (`personas/courts/*.yaml` ships `default`, the clerk alone, and `full`,
-`escalated`, `evidence`, `jury`, `cross_examination` and `generative`, which try its charges). Loading validates
-everything before any model is touched (`court.validation`): the file's fields, the graph, that every role has a
-persona, and that every persona loads and renders.
-"""
+"""A court: the clerk (`courtroom.clerk.Clerk`: its measurement, indictment and verdict) and a trial of each of its
+charges, by personas in roles over the rounds of a procedure graph. Courts are YAML files (`personas/courts/*.yaml`
+ships `default`, the clerk alone, and `full`, `escalated`, `jury`, `cross_examination` and `generative`, which try
+its charges); `courtroom.court.load` reads them. Loading validates everything before any model is touched
+(`court.validation`): the file's fields, the graph, that every role has a persona, and that every persona loads and
+renders."""
 
 from __future__ import annotations
 
@@ -13,10 +13,9 @@ from typing import Any
 
 from courtroom.case import Case, VariantVerdict
 from courtroom.clerk import Clerk
-from courtroom.clerk.files import CourtFile, with_overrides
-from courtroom.clerk.rulings import load_rulings
 from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
+from courtroom.court.files import CourtFile, load_rulings, with_overrides
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.program import court_case
@@ -27,8 +26,10 @@ from courtroom.door.http_client import origin
 from courtroom.door.recorded import RecordedCalls
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import Event, ModelCallEvent
+from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Program, Transcript, run_lockstep
 from courtroom.errors import CourtError
+from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator, validate_as
 
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -41,22 +42,25 @@ verdict, and the case is hallucinated when any ruling is). Which statements are 
 three, so the difference is what the trial adds."""
 
 
-class Court(Clerk):
-    """The courtroom judge: the clerk's indictment, a trial per charge over rounds, then the verdict."""
+class Court(Judge):
+    """The clerk and a trial of its charges: the clerk's indictment, a trial per charge over rounds, then the verdict."""
 
-    spec: CourtSpec
+    name = Clerk.name
 
-    def __init__(self, spec: CourtSpec, personas: dict[str, list[Persona]] | None = None,
+    def __init__(self, spec: CourtSpec, personas: dict[str, list[Persona]],
                  backend: Backend | BackendSpec | None = None, *, source: str | None = None, **options: Any) -> None:
-        super().__init__(spec, backend, source=source, **options)
-        self.personas = personas or {}
+        super().__init__(backend, **options)
+        self.clerk = Clerk(spec, self._backend or self.backend_spec, source=source, window=self.window,
+                           prompt_format=self.prompt_format)
+        self.personas = personas
+        self.source = source
         self._procedure: tuple[object, Procedure] | None = None
         self._variants: dict[str, Court] = {}
 
     # -- loading ---------------------------------------------------------------------------------
     @classmethod
     def from_file(cls, court: CourtFile, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
-        """The court of a resolved court file (its `overrides` applied, its personas and rulings read)."""
+        """The court of a resolved court file with a trial (its `overrides` applied, its personas and rulings read)."""
         spec = written = validate_as(CourtSpec, court.data, court.path, CourtError, locator=court.locator)
         overrides = options.pop("overrides", None) or {}
         if overrides:  # before the personas load: `--set trial.personas.ROLE=...` seats another
@@ -75,11 +79,6 @@ class Court(Clerk):
         """Rebuild a court from a run manifest's copy of its settings and personas (`Manifest.judge_config`, up to
         date), not from disk; the model comes with `backend`. A copy that does not validate is a `CourtError` naming
         `source` (the manifest) and the field (`judge.personas.judge.0.instructions`)."""
-        if config.get("retired"):
-            return super().from_config(config, backend, source=source, **options)  # type: ignore[return-value]
-        for key in ("court", "prompt_format"):
-            if key not in config:
-                raise CourtError(f"{source}: field judge.{key}: missing from the recorded court")
         spec = recorded = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
         overrides = options.pop("overrides", None) or {}
         if overrides:
@@ -90,40 +89,55 @@ class Court(Clerk):
             raise CourtError(f"{source}: field judge.personas: expected each role's list of personas")
         personas = {role: [validate_as(Persona, p, source, CourtError, field=("judge", "personas", role, i))
                            for i, p in enumerate(seated)] for role, seated in people.items()}
-        before = recorded.trial.personas if recorded.trial is not None else {}
         check_new_roles(recorded, spec, set_roles(spec, overrides))
         changed = {role for role in set_roles(spec, overrides)
-                   if spec.trial is not None and spec.trial.personas[role] != before.get(role)}
+                   if spec.trial.personas[role] != recorded.trial.personas.get(role)}
         personas = set_personas(spec, personas, changed, [])  # a persona set to the one recorded stays as recorded
         validate(spec, personas, Path(source), Locator(""))
         return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
-    # -- what the engine needs --------------------------------------------------------------------
+    # -- the clerk's part --------------------------------------------------------------------------
     @property
-    def procedure(self) -> Procedure | None:
-        """The trial's procedure graph (built once per graph); None for a court that tries nothing."""
-        trial = self.spec.trial
-        if trial is None:
-            return None
-        if self._procedure is None or self._procedure[0] is not trial.graph:
-            self._procedure = (trial.graph, Procedure(trial.graph))
+    def spec(self) -> CourtSpec:
+        """The court's settings: the clerk's and the trial's."""
+        return self.clerk.spec  # type: ignore[return-value]  # a court's clerk holds the court's settings
+
+    @spec.setter
+    def spec(self, spec: CourtSpec) -> None:
+        self.clerk.spec = spec
+
+    def attach(self, backend: Backend) -> None:
+        super().attach(backend)
+        self.clerk.attach(backend)
+
+    @property
+    def threshold(self) -> float:
+        return self.clerk.threshold
+
+    @property
+    def ruling(self) -> FittedRuling | None:
+        return self.clerk.ruling
+
+    # -- the trial's part --------------------------------------------------------------------------
+    @property
+    def procedure(self) -> Procedure:
+        """The trial's procedure graph (built once per graph)."""
+        graph = self.spec.trial.graph
+        if self._procedure is None or self._procedure[0] is not graph:
+            self._procedure = (graph, Procedure(graph))
         return self._procedure[1]
 
     @property
-    def bench(self) -> Bench | None:
-        """The court as its trials read it, with the threshold for its model; None for a court that tries nothing."""
-        procedure = self.procedure
-        if self.spec.trial is None or procedure is None:
-            return None
-        return Bench(self.spec, self.spec.trial, self.personas, procedure, self.threshold, self.prompt_format,
+    def bench(self) -> Bench:
+        """The court as its trials read it, with the threshold for its model."""
+        return Bench(self.spec, self.spec.trial, self.personas, self.procedure, self.threshold, self.prompt_format,
                      self.seat_keys())
 
     def seat_keys(self) -> dict[str, list[str | None]]:
         """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model, also for a
         seat that names the run's model as `--model` does)."""
-        trial = self.spec.trial
         keys: dict[str, list[str | None]] = {}
-        for role, seats in (trial.models if trial is not None else {}).items():
+        for role, seats in self.spec.trial.models.items():
             count = len(self.personas.get(role, ())) or 1
             keys[role] = [None if (seat := seats[i if len(seats) > 1 else 0]).url is None and seat.model == self.model
                           else seat.key for i in range(count)]
@@ -137,7 +151,7 @@ class Court(Clerk):
         run = self.backend_spec
         specs: dict[str, BackendSpec] = {}
         for role, keys in self.seat_keys().items():
-            for seat in self.spec.trial.models[role]:  # type: ignore[union-attr]  # keys come from the trial
+            for seat in self.spec.trial.models[role]:
                 if seat.key in keys and seat.key not in specs:
                     local = run.kind == "transformers"
                     specs[seat.key] = BackendSpec.of(
@@ -150,24 +164,19 @@ class Court(Clerk):
 
     def seat_gpus(self) -> dict[str, float]:
         """The GPUs each further model needs in a Ray worker, by seat key."""
-        trial = self.spec.trial
-        wanted = {seat.key: seat.gpus for seats in (trial.models if trial is not None else {}).values() for seat in seats}
+        wanted = {seat.key: seat.gpus for seats in self.spec.trial.models.values() for seat in seats}
         return {key: wanted[key] for key in self.seats()}
 
     def config(self) -> dict[str, Any]:
-        config = super().config()
-        if self.spec.trial is not None:
-            config["personas"] = {role: [p.model_dump(mode="json", by_alias=True) for p in people]
-                                  for role, people in self.personas.items()}
-        return config
+        return {**self.clerk.config(), "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
+                                                    for role, people in self.personas.items()}}
 
     def needs_text_scoring(self) -> str | None:
         trial = self.spec.trial
-        if trial is None or trial.charges == "measured":
-            return super().needs_text_scoring()
-        if trial.judge_weight < 1.0:
-            return f"trial.judge_weight: {trial.judge_weight:g} weighs measured evidence"
-        return None
+        if trial.charges == "measured":
+            return self.clerk.needs_text_scoring()
+        return f"trial.judge_weight: {trial.judge_weight:g} weighs measured evidence" if trial.judge_weight < 1.0 \
+            else None
 
     def variant(self, name: str) -> Court:
         """This court with one of the `VARIANTS` applied (same personas, model and prompt format)."""
@@ -179,9 +188,7 @@ class Court(Clerk):
 
     def variants(self, case: Case, events: Sequence[Event]) -> dict[str, VariantVerdict]:
         """The case decided by the court's measurement alone and by its agents alone, from the calls it recorded (a
-        variant that would ask for a call the court did not make is left out); none for a court that tries nothing."""
-        if self.spec.trial is None:
-            return {}
+        variant that would ask for a call the court did not make is left out)."""
         calls = [e for e in events if isinstance(e, ModelCallEvent)]
         decided = {}
         for name in VARIANTS:
@@ -193,24 +200,15 @@ class Court(Clerk):
         return decided
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        bench = self.bench
-        if bench is None:
-            return super().program(case, transcript)
-        return court_case(bench, self.ruling, case, transcript)
+        return court_case(self.bench, self.ruling, case, transcript)
 
     def to_mermaid(self) -> str:
-        """The procedure as a mermaid diagram (a court that tries nothing has none)."""
-        procedure = self.procedure
-        if procedure is None:
-            raise CourtError(f"court {self.spec.name} holds no trial: it has no procedure to draw")
-        return procedure.to_mermaid(title=f"court: {self.spec.name}")
+        """The procedure as a mermaid diagram."""
+        return self.procedure.to_mermaid(title=f"court: {self.spec.name}")
 
     def describe(self) -> str:
         """A short text summary of the court."""
-        trial = self.spec.trial
-        if trial is None:
-            return super().describe()
-        seats = self.seat_keys()
+        trial, seats = self.spec.trial, self.seat_keys()
 
         def seated(role: str, number: int, name: str) -> str:
             seat = seats[role][number] if role in seats else None

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from courtroom.clerk.files import shipped_dir
+from courtroom.court.files import shipped_dir
 from courtroom.court.templates import render_template
 from courtroom.door.requests import Sampling
 from courtroom.errors import PersonaError

@@ -1,39 +1,44 @@
-"""One case in a court that holds trials (`court_case`), a lockstep program: the indictment (or drafted charges), every
-charge tried side by side (`trial.try_charge`) or decided by its measurement outside the escalation band, and the
-rulings combined by the clerk's aggregation."""
+"""One case in a court (`court_case`), a lockstep program: the clerk's procedure (`clerk.program.clerk_case`) with the
+court's charges (the indictment's, or drafted by the clerk persona; the whole answer when none is brought and the court
+says so) and its way to decide them: every charge tried side by side (`trial.try_charge`), or decided by its
+measurement outside the escalation band, the rulings combined by the clerk's aggregation."""
 
 from __future__ import annotations
 
 from courtroom.case import WHOLE_ANSWER_REASON, Case, CaseVerdict, Charge, Ruling
 from courtroom.clerk.indictment import Indictment, indict
-from courtroom.clerk.program import weighed, with_findings
-from courtroom.clerk.verdict import acquittal, aggregate
+from courtroom.clerk.program import clerk_case, measured
+from courtroom.clerk.verdict import aggregate
 from courtroom.court.bench import Bench
 from courtroom.court.indictment import draft_charges
 from courtroom.court.trial import try_charge
 from courtroom.court.verdict import escalated, untried_ruling
-from courtroom.engine.events import ChargesEvent, RulingEvent
+from courtroom.engine.events import RulingEvent
 from courtroom.engine.lockstep import Step, Transcript, gather
 from courtroom.witness.ruling import FittedRuling
 
 
 def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript: Transcript) -> Step:
-    """Indict, try every charge side by side, and combine the rulings into the case verdict (with a ruling fitted for
-    the model, the clerk's ruling decides, as it does without a trial)."""
-    if bench.trial.charges == "drafted":
-        found = yield from draft_charges(bench, case)
-    else:
-        found = yield from indict(bench.spec, ruling, case)
+    """The clerk's procedure with the court's charges, each tried (with a ruling fitted for the model, the clerk's
+    ruling decides, as it does without a trial)."""
+
+    def decide(found: Indictment, case: Case, transcript: Transcript) -> Step:
+        if found.weighing is not None or not found.charges:
+            return (yield from measured(bench.spec, ruling, bench.threshold, found, case, transcript))
+        return (yield from _tried(bench, case, transcript, found))
+
+    return (yield from clerk_case(bench.spec, ruling, bench.threshold, case, transcript,
+                                  charges=_charges(bench, ruling, case), decide=decide))
+
+
+def _charges(bench: Bench, ruling: FittedRuling | None, case: Case) -> Step:
+    """The clerk's indictment, or the charges the clerk persona drafts; the whole answer as one charge when none is
+    brought and the court tries it then."""
+    found = yield from (draft_charges(bench, case) if bench.trial.charges == "drafted" else indict(bench.spec, ruling,
+                                                                                                       case))
     if not found.charges and bench.trial.on_no_charges == "try_whole_answer":
         found.charges.append(Charge(index=0, quote=case.answer.strip(), reason=WHOLE_ANSWER_REASON, whole_answer=True))
-    transcript.add(ChargesEvent, charges=found.charges, dropped=found.dropped)
-    if found.weighing is not None:
-        verdict = weighed(found, ruling, case, transcript)
-    elif not found.charges:
-        verdict = acquittal(case.id, found.dropped, found.suspicion, bench.spec.aggregation, bench.threshold)
-    else:
-        verdict = yield from _tried(bench, case, transcript, found)
-    return with_findings(verdict, found)
+    return found
 
 
 def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment) -> Step:

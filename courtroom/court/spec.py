@@ -122,18 +122,18 @@ class TrialSpec(BaseModel):
 class CourtSpec(ClerkSpec):
     """A court file: the clerk's settings, and how its charges are tried."""
 
-    trial: TrialSpec | None = None
-    """How the clerk's charges are tried; None tries none (the clerk alone decides)."""
+    trial: TrialSpec
+    """How the clerk's charges are tried (a court file without it is the clerk alone: `courtroom.clerk.ClerkSpec`)."""
 
     def problems(self) -> list[tuple[tuple[str | int, ...], str]]:
         found = super().problems()
         trial = self.trial
-        if trial is not None and trial.charges == "drafted" and trial.escalation is not None:
+        if trial.charges == "drafted" and trial.escalation is not None:
             found.append((("trial", "escalation"), "drafted charges (trial.charges: drafted) have no measured "
                                                    "P(suspect) to escalate by: use measured charges"))
         gpus: dict[str, tuple[float, str]] = {}
-        for role, seats in (trial.models if trial is not None else {}).items():
-            people = trial.personas.get(role)  # type: ignore[union-attr]
+        for role, seats in trial.models.items():
+            people = trial.personas.get(role)
             for seat in seats:  # one seat is one model loaded once: on one share of GPUs
                 wanted, first = gpus.setdefault(seat.key, (seat.gpus, role))
                 if wanted != seat.gpus:
@@ -146,12 +146,12 @@ class CourtSpec(ClerkSpec):
                                                          "leave the role out to seat it on the run's model"))
             elif people is None:
                 found.append((("trial", "models", role), f"no persona sits in role {role!r} (roles: "
-                                                         f"{', '.join(trial.personas)})"))  # type: ignore[union-attr]
+                                                         f"{', '.join(trial.personas)})"))
             elif len(seats) > 1 and len(seats) != (len(people) if isinstance(people, list) else 1):
                 found.append((("trial", "models", role), f"{len(seats)} models for the "
                                                          f"{len(people) if isinstance(people, list) else 1} personas of "
                                                          f"role {role!r}: give one model for all, or one each"))
-        if trial is not None and trial.exchange_rounds:
+        if trial.exchange_rounds:
             for name in trial.graph.nodes:
                 moves = [e for e in trial.graph.edges if e.source == name]
                 if moves and all(e.to in EXITS for e in moves):

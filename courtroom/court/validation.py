@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from courtroom.clerk.clerk import problems
-from courtroom.clerk.files import courts_dir, read_court
-from courtroom.clerk.migrations import modern_path
+from courtroom.court.files import courts_dir, read_court
 from courtroom.court.indictment import CLERK
+from courtroom.court.migrations import modern_path
 from courtroom.court.moves import payload_model
 from courtroom.court.personas import Persona, load_persona
 from courtroom.court.procedure import Procedure
@@ -44,7 +44,7 @@ def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collectio
     """The personas the court's trial seats (but in the roles `skip`), each looked for beside the court file that names
     it first (`origin`: the file each setting came from, through `extends`), then beside `path`."""
     personas: dict[str, list[Persona]] = {}
-    for role, names in (spec.trial.personas if spec.trial is not None else {}).items():
+    for role, names in spec.trial.personas.items():
         if role in skip:
             continue
         if not (names if isinstance(names, list) else [names]):
@@ -64,8 +64,6 @@ def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collectio
 def speaking_roles(spec: CourtSpec) -> set[str]:
     """The roles the court's trial gives a turn: those of its graph, the clerk when it drafts the charges, the jury
     when the graph ends at one."""
-    if spec.trial is None:
-        return set()
     procedure = Procedure(spec.trial.graph)
     return procedure.roles() | ({CLERK} if spec.trial.charges == "drafted" else set()) | \
         ({"jury"} if "jury" in procedure.terminals_used() else set())
@@ -74,7 +72,7 @@ def speaking_roles(spec: CourtSpec) -> set[str]:
 def check_new_roles(before: CourtSpec, after: CourtSpec, roles: Collection[str]) -> None:
     """Refuse a `--set trial.personas.ROLE` that seats a role the court neither seated nor gives a turn (a typo would
     otherwise seat a persona no turn reads)."""
-    seated = set(before.trial.personas) if before.trial is not None else set()
+    seated = set(before.trial.personas)
     for role in sorted(set(roles) - seated - speaking_roles(after)):
         raise CourtError(f"--set trial.personas.{role}: the court seats no {role!r} (it seats "
                          f"{', '.join(sorted(seated | speaking_roles(after)))})")
@@ -83,8 +81,6 @@ def check_new_roles(before: CourtSpec, after: CourtSpec, roles: Collection[str])
 def set_roles(spec: CourtSpec, overrides: Mapping[str, Any]) -> set[str]:
     """The roles whose personas `--set` names (`personas.ROLE=...`, or every role by `personas={...}`)."""
     paths = [modern_path(path) for path in overrides]
-    if spec.trial is None:
-        return set()
     if "trial.personas" in paths or "trial" in paths:
         return set(spec.trial.personas)
     return {path.split(".")[2] for path in paths if path.startswith("trial.personas.") and path.count(".") == 2}
@@ -94,7 +90,7 @@ def set_personas(spec: CourtSpec, personas: dict[str, list[Persona]], roles: Col
                   near: list[Path]) -> dict[str, list[Persona]]:
     """`personas` with those of `roles` loaded as `--set` names them (each looked for from the working directory
     first, then `near`), in the court's order of roles; an error names the `--set` and the file."""
-    if not roles or spec.trial is None:
+    if not roles:
         return personas
     for role in roles:
         names = spec.trial.personas[role]
@@ -121,12 +117,11 @@ def _seat(name: str, role: str, search: list[Path], where: str) -> Persona:
 
 def validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, locator: Locator) -> None:
     """Refuse an illegal court, every problem on a line of its own with its file, line and field."""
-    problems(spec.problems() + (_trial_problems(spec, personas) if spec.trial is not None else []), path, locator)
+    problems(spec.problems() + _trial_problems(spec, personas), path, locator)
 
 
 def _trial_problems(spec: CourtSpec, personas: dict[str, list[Persona]]) -> list[tuple[tuple[str | int, ...], str]]:
     trial = spec.trial
-    assert trial is not None
     procedure = Procedure(trial.graph)
     found = [(("trial", *p.field), p.message) for p in procedure.problems()]
     for i, edge in enumerate(trial.graph.edges):

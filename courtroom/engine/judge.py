@@ -49,6 +49,12 @@ class Judge(ABC):
         self.window = window
 
     @property
+    def title(self) -> str:
+        """The judge as a reader names it: a court's own name, else the judge's."""
+        spec = getattr(self, "spec", None)
+        return getattr(spec, "name", None) or self.name
+
+    @property
     def model(self) -> str:
         """The model this judge speaks to, as its backend names it."""
         return self._backend.model if self._backend is not None else self.backend_spec.model
@@ -113,11 +119,11 @@ class Judge(ABC):
 
     @classmethod
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
-                    source: str = "<manifest>") -> Judge:
+                    source: str = "<manifest>", **options: Any) -> Judge:
         """Rebuild a judge from the configuration a run manifest (`source`, named in errors) recorded, brought up to
-        date (`Manifest.judge_config`)."""
+        date (`Manifest.judge_config`), with constructor `options` (`window`) beside its own."""
         try:
-            return cls(backend, prompt_format=config["prompt_format"], **config.get("options", {}))
+            return cls(backend, prompt_format=config["prompt_format"], **{**config.get("options", {}), **options})
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"{source}: the recorded {cls.name} judge does not load ({type(exc).__name__}: "
                               f"{exc})") from exc

@@ -1,7 +1,7 @@
 """Versioned migrations of recorded judge configurations, and the judges retired.
 
 Each judge lists its migrations (`Judge.migrations`: this module's, then its own, such as
-`courtroom.clerk.migrations`); a manifest applies them once when read (`Manifest.judge_config`), so a run of any
+`courtroom.court.migrations`); a manifest applies them once when read (`Manifest.judge_config`), so a run of any
 age rebuilds its judge. The recorded hash stays the run's identity: a migrated configuration is checked by content."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ RETIRED: dict[str, str] = {
                         "did, on every case); replaced by the founding article's version in 7698ee1",
 }
 """Configuration hashes of judges that no longer exist, and why: their runs are read and compared, not replayed or
-resumed (retired settings of a living judge: `courtroom.clerk.migrations.RETIRED_SETTINGS`)."""
+resumed (retired settings of a living judge: `courtroom.court.migrations.RETIRED_SETTINGS`)."""
 
 
 def retired(config_hash: str) -> str | None:

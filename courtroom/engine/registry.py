@@ -1,9 +1,10 @@
-"""Judges by name (`module:Class`, imported only when asked), and rebuilding a judge from a recorded configuration."""
+"""Judges by name (`module:Factory`, imported only when asked: a judge class, or a factory such as the courtroom's
+loader that makes one of several classes), and rebuilding a judge from a recorded configuration."""
 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -13,8 +14,21 @@ from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import upgrade
 from courtroom.errors import ConfigError, did_you_mean
 
+
+class JudgeFactory(Protocol):
+    """What the registry needs of a judge's entry (a `Judge` class is one)."""
+
+    migrations: tuple[Any, ...]
+
+    def create(self, backend: Any = None, *, window: int = 8, court: str = "default",
+               options: Any = None) -> Judge: ...
+
+    def from_config(self, config: dict[str, Any], backend: Any = None, *, source: str = "<manifest>",
+                    **options: Any) -> Judge: ...
+
+
 JUDGES: dict[str, str] = {
-    "courtroom": "courtroom.clerk:Clerk",
+    "courtroom": "courtroom.court.load:Courtroom",
     "single": "courtroom.baselines.single:SingleJudge",
     "two-step": "courtroom.baselines.prompted:TwoStepJudge",
     "rails": "courtroom.baselines.prompted:RailsJudge",
@@ -22,30 +36,16 @@ JUDGES: dict[str, str] = {
     "vote": "courtroom.baselines.vote:VoteJudge",
     "unstructured": "courtroom.baselines.single:UnstructuredJudge",
 }
-"""Every judge `courtroom run --judge` accepts, and where its class is defined."""
+"""Every judge `courtroom run --judge` accepts, and where its factory is defined."""
 
 BASELINES: tuple[str, ...] = tuple(name for name in JUDGES if name != "courtroom")
 """The single-model judges the court is compared with."""
-TRIAL_COURT = "courtroom.court:Court"
-"""Where the courtroom judge goes for a court that holds trials (a court file with a `trial` section): the clerk
-judges the rest."""
-
-
-def judge_class(name: str) -> type[Judge]:
-    """The class of a judge, by name."""
+def judge_class(name: str) -> JudgeFactory:
+    """The factory of a judge (its class, or the courtroom's loader), by name."""
     if name not in JUDGES:
         raise ConfigError(f"unknown judge {name!r}; choose one of {list(JUDGES)}{did_you_mean(name, JUDGES)}")
-    return _imported(JUDGES[name])
-
-
-def trial_court() -> type[Judge]:
-    """The class of a court that holds trials (`TRIAL_COURT`)."""
-    return _imported(TRIAL_COURT)
-
-
-def _imported(where: str) -> type[Judge]:
-    module, _, attribute = where.partition(":")
-    return getattr(import_module(module), attribute)
+    module, _, attribute = JUDGES[name].partition(":")
+    return getattr(import_module(module), attribute)  # type: ignore[no-any-return]
 
 
 def upgrade_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -76,9 +76,9 @@ class JudgeSpec(BaseModel):
 
 
 def judge_from_config(config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
-                      source: str = "<manifest>") -> Judge:
+                      source: str = "<manifest>", **options: Any) -> Judge:
     """Rebuild the judge a run manifest (`source`, named in errors) recorded, speaking through `backend` (a run's
-    recorded backend spec)."""
+    recorded backend spec), with `options` (a court's `overrides`, `window`)."""
     if not isinstance(config, dict) or not isinstance(config.get("judge"), str):
         raise ConfigError(f"{source}: field judge.judge: missing (the name of the recorded judge)")
-    return judge_class(config["judge"]).from_config(config, backend, source=source)
+    return judge_class(config["judge"]).from_config(config, backend, source=source, **options)

@@ -6,16 +6,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from courtroom.court.court import Court
+from courtroom.court.load import load_court
+from courtroom.engine.judge import Judge
 from courtroom.engine.metric import ARGUMENTS, Score, reason_with_spans
 
 NAMES = frozenset(alias for aliases in ARGUMENTS.values() for alias in aliases)
 """Every name a part of a case goes by (`courtroom.engine.metric.ARGUMENTS`)."""
 
 
-def court_or_default(court: Court | None) -> Court:
+def court_or_default(court: Judge | None) -> Judge:
     """The court given, or the default court on the default model (the model loads on the first score)."""
-    return court if court is not None else Court.default()
+    return court if court is not None else load_court()
 
 
 def case_arguments(arguments: Mapping[str, Any], own: tuple[str, ...] = ()) -> dict[str, Any]:

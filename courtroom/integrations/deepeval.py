@@ -14,7 +14,7 @@ from deepeval.metrics import BaseMetric
 from deepeval.metrics.indicator import metric_progress_indicator
 from deepeval.test_case import LLMTestCase
 
-from courtroom.court.court import Court
+from courtroom.engine.judge import Judge
 from courtroom.engine.metric import NAME, Score
 from courtroom.integrations.common import court_or_default, reason
 
@@ -23,7 +23,7 @@ class CourtroomMetric(BaseMetric):
     """The court's P(hallucinated) for a test case's `actual_output` given its `retrieval_context` (else `context`) and
     `input`; `reason` names the spans found hallucinated, `verdict` is the last measure's verdict."""
 
-    def __init__(self, court: Court | None = None, threshold: float | None = None, name: str = NAME,
+    def __init__(self, court: Judge | None = None, threshold: float | None = None, name: str = NAME,
                  async_mode: bool = True, verbose_mode: bool = False) -> None:
         self.court = court_or_default(court)
         self.threshold = self.court.threshold if threshold is None else threshold
@@ -32,7 +32,7 @@ class CourtroomMetric(BaseMetric):
         self.async_mode = async_mode
         self.verbose_mode = verbose_mode
         self.include_reason = True
-        self.evaluation_model = f"courtroom {self.court.spec.name} court on {self.court.model}"
+        self.evaluation_model = f"courtroom {self.court.title} court on {self.court.model}"
         self.verdict = None
 
     def measure(self, test_case: LLMTestCase, _show_indicator: bool = True, _in_component: bool = False,

@@ -9,7 +9,7 @@ from typing import Any
 
 from opik.evaluation.metrics import base_metric, score_result
 
-from courtroom.court.court import Court
+from courtroom.engine.judge import Judge
 from courtroom.engine.metric import NAME, Score
 from courtroom.integrations.common import case_arguments, court_or_default, metadata, reason
 
@@ -21,7 +21,7 @@ class CourtroomMetric(base_metric.BaseMetric):
     """The court's P(hallucinated) for an answer (`output`) given its context (`context`) and question (`input`), each
     taken under any of its names (Opik's own first); the other fields Opik passes are ignored."""
 
-    def __init__(self, court: Court | None = None, *, threshold: float | None = None, name: str = NAME,
+    def __init__(self, court: Judge | None = None, *, threshold: float | None = None, name: str = NAME,
                  track: bool = True, project_name: str | None = None) -> None:
         super().__init__(name=name, track=track, project_name=project_name)
         self.court = court_or_default(court)

@@ -15,7 +15,7 @@ from ragas.metrics.result import MetricResult
 from ragas.run_config import RunConfig
 
 from courtroom.case import CaseVerdict
-from courtroom.court.court import Court
+from courtroom.engine.judge import Judge
 from courtroom.engine.metric import NAME, Score
 from courtroom.integrations.common import case_arguments, court_or_default, reason
 
@@ -24,7 +24,7 @@ from courtroom.integrations.common import case_arguments, court_or_default, reas
 class CourtroomMetric(SingleTurnMetric):
     """The court's P(hallucinated) for a sample's `response` given its `retrieved_contexts` and `user_input`."""
 
-    court: Court | None = None
+    court: Judge | None = None
     """The court (default: the default court on the default model, loaded on the first score)."""
     threshold: float | None = None
     """A threshold of your own for `success` in `verdicts` and `MetricResult`s (default: the court's verdict)."""
@@ -33,7 +33,7 @@ class CourtroomMetric(SingleTurnMetric):
     verdicts: dict[str, CaseVerdict] = field(default_factory=dict, repr=False)
     """The verdict behind each row's score, by the row's response (the last kept when a response repeats)."""
 
-    def __init__(self, court: Court | None = None, *, threshold: float | None = None, name: str = NAME) -> None:
+    def __init__(self, court: Judge | None = None, *, threshold: float | None = None, name: str = NAME) -> None:
         self.court = court_or_default(court)
         self.threshold = threshold
         self.name = name

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from courtroom.case import Case, CaseVerdict, Verdict
 from courtroom.casefile import context_sentences
-from courtroom.clerk import Clerk
+from courtroom.clerk import ClerkSpec
 from courtroom.clerk.verdict import aggregate
 from courtroom.engine.events import EditEvent, Event, Provenance
 from courtroom.engine.judge import Judge
@@ -215,11 +215,12 @@ def corrected_label(row: ResultRow, edits: list[EditEvent], verdict: CaseVerdict
     if case_edits:
         return "FAIL" if case_edits[-1].verdict is Verdict.HALLUCINATED else "PASS"
     latest = {e.charge: e.verdict for e in edits if e.charge is not None}
-    if not latest or verdict is None or not verdict.rulings or not isinstance(judge, Clerk):
+    spec = getattr(judge, "spec", None)  # a court's rule: its clerk's aggregation
+    if not latest or verdict is None or not verdict.rulings or not isinstance(spec, ClerkSpec):
         return row.label or "PASS"
 
     rulings = [r.model_copy(update={"verdict": latest[r.charge],
                                     "p_hallucinated": 1.0 if latest[r.charge] is Verdict.HALLUCINATED else 0.0})
                if r.charge in latest else r for r in verdict.rulings]
-    return aggregate(judge.spec.aggregation, judge.threshold, row.case_id, list(verdict.charges),
+    return aggregate(spec.aggregation, judge.threshold, row.case_id, list(verdict.charges),
                      list(verdict.dropped), rulings).label

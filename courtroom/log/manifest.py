@@ -233,15 +233,16 @@ class Manifest(BaseModel):
         are read from (`judge` is as recorded: its hash is the run's identity)."""
         return self.upgraded_judge[0]
 
-    def rebuild_judge(self, backend: Backend | BackendSpec | None = None) -> Judge:
-        """The judge this run was made with, speaking through `backend` (by default the recorded spec, not
-        built). Refused, naming why, when this version of courtroom cannot make that judge."""
+    def rebuild_judge(self, backend: Backend | BackendSpec | None = None, **options: Any) -> Judge:
+        """The judge this run was made with, speaking through `backend` (by default the recorded spec, not built), with
+        `options` (a court's `overrides`: then the judge is the run's with those settings changed; `window`): the one
+        place a run's judge is rebuilt. Refused, naming why, when this version of courtroom cannot make that judge."""
         if why := retired(self.config_hash):
             raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
                            "not replayed or resumed")
         upgraded = self.judge_config
-        judge = judge_from_config(upgraded, backend or self.spec.backend, source=self.source)
-        if judge.config() != upgraded:
+        judge = judge_from_config(upgraded, backend or self.spec.backend, source=self.source, **options)
+        if not options.get("overrides") and judge.config() != upgraded:
             differing = judge_differences([judge.config(), upgraded])
             raise RunError(f"run {self.name}: this version of courtroom rebuilds its judge with other settings "
                            f"({', '.join(differing)}); it can be read and compared, not replayed")

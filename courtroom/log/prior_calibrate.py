@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from courtroom.clerk.rulings import check_ruling, ruling_file
+from courtroom.clerk.rulings import check_ruling
+from courtroom.court.files import ruling_file
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.errors import ConfigError, CourtError
@@ -57,7 +58,7 @@ def read_prior(name: str | Path) -> tuple[FittedRuling, Path, str]:
 
 def _named(path: Path) -> str:
     """How a ruling file is recorded: a shipped one as a court file names it (`rulings/...`), another by its path."""
-    from courtroom.clerk.files import courts_dir
+    from courtroom.court.files import courts_dir
 
     path, shipped = path.resolve(), courts_dir().resolve()
     return path.relative_to(shipped).as_posix() if path.is_relative_to(shipped) else str(path)

@@ -14,7 +14,9 @@ import numpy as np
 import yaml
 
 from courtroom.case import Case, CaseVerdict
+from courtroom.clerk import Clerk
 from courtroom.court.court import Court
+from courtroom.court.load import load_court
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
@@ -38,7 +40,7 @@ class LabelledRuns:
     """The examples of labelled runs of one court and model, and that court."""
 
     examples: list[Example]
-    court: Court
+    court: Clerk | Court
     model: str
     runs: list[str]
     projected_words: int = 0
@@ -46,14 +48,14 @@ class LabelledRuns:
     no new word probe can be fitted on them."""
 
 
-def witness_court(audit: Audit) -> Court:
+def witness_court(audit: Audit) -> Clerk | Court:
     """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a `ConfigError`."""
     manifest = audit.store.manifest()
     if manifest.spec.judge.name != "courtroom":
         raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
                           "witnesses")
-    config = manifest.judge_config
-    court = Court.from_config(config, BackendSpec(model=manifest.model), source=str(audit.root / "manifest.json"))
+    court = manifest.rebuild_judge(BackendSpec(model=manifest.model))
+    assert isinstance(court, (Clerk, Court))  # a courtroom run's judge
     if court.spec.witnesses is None:
         raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
                           "(the default court hears them)")
@@ -136,7 +138,7 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
 def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
     """Every labelled, judged case of the runs, which must share their court and model."""
     examples: list[Example] = []
-    court: Court | None = None
+    court: Clerk | Court | None = None
     model = ""
     projected = 0
     seen: dict[str, tuple[str, Path]] = {}  # a case id -> its case's digest and the run it was first found in
@@ -222,7 +224,7 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
                                        if model_key(m) != model and isinstance(r, str)}, model: relative}
     header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
     atomic_write(output, header + _dump(data))
-    loaded = Court.load(output, BackendSpec(model=model))
+    loaded = load_court(output, BackendSpec(model=model))
     if loaded.ruling is None:
         raise ConfigError(f"{output}: the court loads, but finds no ruling for {model}")
     return output

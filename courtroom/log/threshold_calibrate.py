@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 import yaml
 
+from courtroom.clerk import Clerk, ClerkSpec
 from courtroom.court.court import Court
+from courtroom.court.load import load_court
 from courtroom.court.personas import Persona, find_persona_file
 from courtroom.court.spec import CourtSpec
 from courtroom.door.models import model_key
@@ -87,9 +89,10 @@ def _court_config(audit: Audit) -> dict[str, Any]:
 def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration:
     """Fit the court's verdict threshold on the run's labelled cases and estimate it out of fold."""
     audit = Audit(run_dir)
-    config = _court_config(audit)
+    _court_config(audit)  # a courtroom run's, else refused
     manifest = audit.store.manifest()
-    court = Court.from_config(config, BackendSpec(model=manifest.model), source=manifest.source)
+    court = manifest.rebuild_judge(BackendSpec(model=manifest.model))
+    assert isinstance(court, (Clerk, Court))  # a courtroom run's judge
     method = court.spec.aggregation.method
     if method not in METHODS:
         raise ConfigError(f"the run's court aggregates by {method!r}, which counts rulings instead of comparing the "
@@ -165,10 +168,10 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
     atomic_write(output, header + _dump(data))
     try:
-        court = Court.load(output, BackendSpec(model=model))
+        court = load_court(output, BackendSpec(model=model))
     except CourtroomError as exc:
         raise ConfigError(f"the calibrated court {output} does not load: {exc}") from exc
-    recorded = Court.from_config(config, BackendSpec(model=model), source=str(audit.store.manifest_path))
+    recorded = audit.store.manifest().rebuild_judge(BackendSpec(model=model))
     if court.threshold != threshold:
         raise ConfigError(f"{output}: the court's threshold for {model} is {court.threshold}, not {threshold}")
     if _without_threshold(court.config()) != _without_threshold(recorded.config()):
@@ -180,8 +183,9 @@ def court_data(config: dict[str, Any], output: Path) -> dict[str, Any]:
     """The recorded court as a court file's data, to write at `output` (its folder made; the trial's personas as that
     folder finds them, `_personas`)."""
     output.parent.mkdir(parents=True, exist_ok=True)
-    data = CourtSpec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
-    if data["trial"] is not None:
+    spec = CourtSpec if config["court"].get("trial") is not None else ClerkSpec
+    data = spec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    if "trial" in data:
         data["trial"]["personas"] = _personas(config, data["trial"]["personas"], output)
     return data
 

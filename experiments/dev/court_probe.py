@@ -11,7 +11,7 @@ from pathlib import Path
 from probe_sample import probe_cases, probe_parser
 
 from courtroom.baselines import RailsJudge
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.store import summarize
@@ -26,7 +26,7 @@ def main() -> None:
     args = parser.parse_args()
     cases = probe_cases(args)
     backend = TransformersBackend(args.model)
-    judges = [Court.load(args.court, backend)] + ([RailsJudge(backend)] if args.rails else [])
+    judges = [load_court(args.court, backend)] + ([RailsJudge(backend)] if args.rails else [])
     for judge in judges:
         backend.stats.__init__()
         start = time.time()

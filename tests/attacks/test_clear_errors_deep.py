@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.court.personas import Persona
 from courtroom.door import ScriptedBackend
 from courtroom.errors import CourtError, DatasetError, MetricArgumentError, PersonaError
@@ -146,7 +146,7 @@ def test_an_empty_or_damaged_metrics_file_is_a_problem_verify_names(court_run: P
                                        {"answer": "It is blue.", "context": [""]},
                                        {"answer": "It is blue.", "context": [" \n", "\t"]}])
 def test_score_with_a_blank_answer_or_context_is_the_packages_error(arguments: dict) -> None:
-    court = Court.load("default", ScriptedBackend([]))
+    court = load_court("default", ScriptedBackend([]))
     with pytest.raises(MetricArgumentError, match=r"^(answer: the answer is blank|answer: String should have at least "
                                                   r"1 character|context: the context is empty)"):
         court.score(question="Q?", **arguments)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from courtroom.case import Case
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
@@ -35,7 +35,7 @@ def test_the_real_model_measures_the_case_before_computing_it(real_backend) -> N
     window = real_backend.context_window
     assert window and window >= 2048
     huge = LONG.model_copy(update={"context": ["The lighthouse was automated in 1962. " * (window // 6)]})
-    outcomes = {o.case.id: o for o in Court.load("full", real_backend).run_many([huge, SHORT])}
+    outcomes = {o.case.id: o for o in load_court("full", real_backend).run_many([huge, SHORT])}
     assert outcomes["long"].error_type == "ContextWindowError"
     assert outcomes["short"].ok
     assert f"({window} tokens)" in outcomes["long"].error

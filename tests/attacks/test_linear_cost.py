@@ -7,14 +7,14 @@ from __future__ import annotations
 import sys
 
 from courtroom.case import Case
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from tests.helpers.cases import long_case
 
 
 def calls_to_judge(case: Case) -> int:
     """Python and C function calls made while the default court judges `case` on the pseudo-model."""
-    court = Court.load("default", ScriptedBackend(PseudoModel()))
+    court = load_court("default", ScriptedBackend(PseudoModel()))
     count = 0
 
     def counted(frame: object, event: str, arg: object) -> None:

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from courtroom.case import Testimony
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.errors import ConfigError, CourtError
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear
 
@@ -47,7 +47,7 @@ def test_a_ruling_file_with_a_non_finite_weight_is_refused_when_the_court_loads(
     ruling_file = tmp_path / "ruling.yaml"
     ruling_file.write_text(ruling_file.read_text().replace("PLACEHOLDER", text))
     with pytest.raises(CourtError, match=r"ruling\.yaml.*finite"):
-        Court.load(path, model="smollm2-135m")
+        load_court(path, model="smollm2-135m")
 
 
 def test_a_non_finite_scale_intercept_or_threshold_is_refused_too() -> None:
@@ -73,8 +73,8 @@ def test_a_testimony_value_the_ruling_cannot_weigh_is_an_error_not_a_verdict_at_
 def _refused_in_time(path: Path) -> str:
     """Load the court in a child process held to 1 GB and 60 s, so that a loader that opens what it must not (reads
     /dev/zero to the end, or waits on a FIFO) fails the test instead of the machine; the child's error message."""
-    code = ("import sys; from courtroom.court import Court\n"
-            "try:\n    Court.load(sys.argv[1], model='smollm2-135m')\n"
+    code = ("import sys; from courtroom.court import load_court\n"
+            "try:\n    load_court(sys.argv[1], model='smollm2-135m')\n"
             "except Exception as exc:\n    print(type(exc).__name__, exc)")
     def limited() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
@@ -102,7 +102,7 @@ def test_a_ruling_whose_values_no_witness_gives_is_refused_naming_them(tmp_path:
     for family in ruling["families"].values():
         family["linear"]["features"] = [f.replace("grounding.", "grounding.typo_") for f in family["linear"]["features"]]
     with pytest.raises(CourtError, match=r"grounding\.typo_mean"):
-        Court.load(_court_with(tmp_path, ruling), model="smollm2-135m")
+        load_court(_court_with(tmp_path, ruling), model="smollm2-135m")
 
 
 def test_a_span_model_whose_values_are_out_of_order_is_refused(tmp_path: Path) -> None:
@@ -110,4 +110,4 @@ def test_a_span_model_whose_values_are_out_of_order_is_refused(tmp_path: Path) -
     features = ruling["spans"]["linear"]["features"]
     features[0], features[1] = features[1], features[0]
     with pytest.raises(CourtError, match=r"spans: gain_min, sentence_p"):
-        Court.load(_court_with(tmp_path, ruling), model="smollm2-135m")
+        load_court(_court_with(tmp_path, ruling), model="smollm2-135m")

@@ -13,7 +13,7 @@ import yaml
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import AuditError, DatasetError
 from courtroom.evaluate.datasets import load_file
@@ -44,9 +44,9 @@ def test_a_relative_persona_path_resolves_against_the_court_file(tmp_path: Path,
     court_file = court_dir / "court.yaml"
     court_file.write_text(yaml.safe_dump(data, sort_keys=False))
     monkeypatch.chdir(elsewhere)
-    assert Court.load(court_file).bench.persona("judge").name == "court_judge"
+    assert load_court(court_file).bench.persona("judge").name == "court_judge"
     (elsewhere / "personas" / "my_judge.yaml").unlink()  # and found without a copy in the working directory
-    assert Court.load(court_file).bench.persona("judge").name == "court_judge"
+    assert load_court(court_file).bench.persona("judge").name == "court_judge"
 
 
 def test_a_null_required_field_is_called_null(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from courtroom.court import load_court
 from courtroom.court.personas import Persona
 from courtroom.court.templates import OUTPUT_CHARS, render_template
 from courtroom.door.requests import Sampling
@@ -103,7 +104,6 @@ def test_a_bomb_is_refused_by_personas_validate_naming_the_file_and_line(tmp_pat
 def test_a_court_with_such_a_persona_does_not_load(tmp_path: Path) -> None:
     import yaml
 
-    from courtroom.court import Court
 
     write_persona(tmp_path, MUTATIONS[0], "meddler.yaml")
     data = settings("full")
@@ -111,7 +111,7 @@ def test_a_court_with_such_a_persona_does_not_load(tmp_path: Path) -> None:
     court = tmp_path / "court.yaml"
     court.write_text(yaml.safe_dump(data, sort_keys=False))
     with pytest.raises(CourtError) as info:
-        Court.load(court)
+        load_court(court)
     assert "meddler.yaml:4" in str(info.value) and "field instructions" in str(info.value)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.court import Court
+from courtroom.court import Court, load_court
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import CourtError
 
@@ -21,7 +21,7 @@ EDGES = [
 
 
 def load(**overrides: object) -> Court:
-    return Court.load("full", BackendSpec(model="debaters"), overrides={"trial.graph.edges": EDGES, **overrides})
+    return load_court("full", BackendSpec(model="debaters"), overrides={"trial.graph.edges": EDGES, **overrides})
 
 
 @pytest.mark.parametrize("exchange", [3, 5])
@@ -36,23 +36,23 @@ def test_the_same_graph_with_a_shorter_exchange_loads() -> None:
 
 def test_a_role_seated_on_no_model_is_refused() -> None:
     with pytest.raises(CourtError, match=r"trial.models.judge: no model"):
-        Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": []})
+        load_court("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": []})
 
 
 @pytest.mark.parametrize("gpus", [float("inf"), float("nan")])
 def test_a_seat_asking_for_infinite_gpus_is_refused(gpus: float) -> None:
     with pytest.raises(CourtError, match=r"trial.models.judge.0.gpus"):
-        Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": {"model": "x", "gpus": gpus}})
+        load_court("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": {"model": "x", "gpus": gpus}})
 
 
 def test_one_model_seated_twice_asking_for_different_gpus_is_refused() -> None:
     """A seat is one door (one model loaded once): two roles on it must not ask Ray for two shares, the last one
     silently winning."""
     with pytest.raises(CourtError, match=r"trial.models.prosecutor: model 'x' is seated with 0.5 GPUs here and 1 "):
-        Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": {"model": "x", "gpus": 1},
+        load_court("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": {"model": "x", "gpus": 1},
                                                                      "trial.models.prosecutor": {"model": "x",
                                                                                                  "gpus": 0.5}})
-    both = Court.load("full", BackendSpec(model="d"), overrides={"trial.models.judge": {"model": "x", "gpus": 1},
+    both = load_court("full", BackendSpec(model="d"), overrides={"trial.models.judge": {"model": "x", "gpus": 1},
                                                                  "trial.models.prosecutor": {"model": "x", "gpus": 1}})
     assert both.seat_gpus() == {"x": 1}
 
@@ -60,9 +60,9 @@ def test_one_model_seated_twice_asking_for_different_gpus_is_refused() -> None:
 def test_the_models_of_a_trial_set_whole_as_they_are_set_role_by_role() -> None:
     """`--set trial.models={judge: x}` was refused as 'no setting models' (left out of the dump while empty), though
     `--set trial.models.judge=x` seated the judge."""
-    whole = Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models": {"judge": "x"}})
-    by_role = Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": "x"})
+    whole = load_court("full", BackendSpec(model="debaters"), overrides={"trial.models": {"judge": "x"}})
+    by_role = load_court("full", BackendSpec(model="debaters"), overrides={"trial.models.judge": "x"})
     assert whole.seat_keys() == by_role.seat_keys() == {"judge": ["x"]}
     assert whole.config_hash() == by_role.config_hash()
     with pytest.raises(CourtError, match="no persona sits in role 'bailiff'"):
-        Court.load("full", BackendSpec(model="debaters"), overrides={"trial.models": {"bailiff": "x"}})
+        load_court("full", BackendSpec(model="debaters"), overrides={"trial.models": {"bailiff": "x"}})

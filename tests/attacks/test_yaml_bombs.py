@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court, courts_dir
+from courtroom.court import courts_dir, load_court
 from courtroom.court.personas import Persona
 from courtroom.errors import CourtError, PersonaError
 
@@ -65,7 +65,7 @@ def test_a_persona_of_nested_aliases_is_refused_at_once(persona_bomb: Path) -> N
 def test_a_court_of_nested_aliases_is_refused_at_once(court_bomb: Path, tmp_path: Path) -> None:
     line = court_bomb.read_text().splitlines().index(laughs().splitlines()[0]) + 1
     with pytest.raises(CourtError, match=rf"{court_bomb}:{line}: invalid YAML: anchor &a is not allowed"):
-        Court.load(court_bomb)
+        load_court(court_bomb)
     for command in (["court", "validate", str(court_bomb)],
                     ["run", "examples", "--court", str(court_bomb), "--out", str(tmp_path / "run")]):
         result = runner.invoke(app, command, env={"COLUMNS": "1000"})

@@ -12,7 +12,7 @@ import yaml
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court.court import Court
+from courtroom.court import load_court
 from courtroom.door.spec import BackendSpec
 from courtroom.log.audit import Audit
 from courtroom.log.threshold_calibrate import calibrate
@@ -62,7 +62,7 @@ def test_calibrate_fits_estimates_and_writes_a_court_whose_rejudge_gives_the_fit
     written = yaml.safe_load(out.read_text())
     assert written["aggregation"]["threshold"] == fit.fitted and "by_model" not in written["aggregation"]
     for model in ("default", "qwen2.5-coder-0.5b"):  # the threshold travels with the court, not a model name
-        assert Court.load(out, BackendSpec(model=model)).threshold == fit.fitted
+        assert load_court(out, BackendSpec(model=model)).threshold == fit.fitted
 
     rejudged = tmp_path / "rejudged"
     result = runner.invoke(app, ["rejudge", str(court_run), "--court", str(out), "--out", str(rejudged)], env=WIDE)
@@ -105,7 +105,7 @@ def test_a_court_with_its_own_persona_file_is_written_with_it(tmp_path: Path, ps
     written = yaml.safe_load(out.read_text())
     personas = written["trial"]["personas"]
     assert personas["judge"] == "calibrated.my_judge.yaml" and personas["prosecutor"] == "prosecutor"
-    assert Court.load(out).personas["judge"][0].name == "my_judge"
+    assert load_court(out).personas["judge"][0].name == "my_judge"
 
 
 def test_a_calibrated_court_names_its_personas_from_its_own_folder(tmp_path: Path, pseudo_runs,  # noqa: F811
@@ -123,4 +123,4 @@ def test_a_calibrated_court_names_its_personas_from_its_own_folder(tmp_path: Pat
     monkeypatch.chdir(tmp_path / "other")
     validated = runner.invoke(app, ["court", "validate", str(out)], env=WIDE)
     assert validated.exit_code == 0, validated.output
-    assert Court.load(out).personas["judge"][0].name == "my_judge"
+    assert load_court(out).personas["judge"][0].name == "my_judge"

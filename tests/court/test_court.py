@@ -8,7 +8,7 @@ import math
 import pytest
 
 from courtroom.case import Case, Verdict
-from courtroom.court import Court, LexicalSpec
+from courtroom.court import Court, LexicalSpec, load_court
 from courtroom.door import ScriptedBackend, Truncated
 from courtroom.door.pseudo import PseudoModel
 from courtroom.door.spec import BackendSpec
@@ -28,7 +28,7 @@ def court(script: CourtScript, name: str = "full", charges: str = "drafted", **o
     which `test_trials` tests) and a trial may last 3 rounds, so each path is tested in isolation."""
     backend = ScriptedBackend(script, model=options.pop("model", "scripted"))
     drafted = {"trial.personas.clerk": "clerk"} if charges == "drafted" else {}
-    c = Court.load(name, backend, overrides={"trial.charges": charges, "trial.judge_weight": 1.0,
+    c = load_court(name, backend, overrides={"trial.charges": charges, "trial.judge_weight": 1.0,
                                              "trial.exchange_rounds": options.pop("exchange_rounds", 0),
                                              "trial.max_rounds": options.pop("max_rounds", 3),
                                              "aggregation.by_model": {}, **drafted}, **options)
@@ -154,7 +154,7 @@ def test_a_failing_case_does_not_stop_the_others() -> None:
             return Truncated()  # the prosecutor's argument is cut off by its token limit
         return good(request)
 
-    c = Court.load("full", ScriptedBackend(script))
+    c = load_court("full", ScriptedBackend(script))
     outcomes = {o.case.id: o for o in c.run_many([CASE, CASE.model_copy(update={"id": "bad"})])}
     assert outcomes["c1"].ok
     bad = outcomes["bad"]
@@ -399,7 +399,7 @@ def test_a_share_verdict_names_what_decided_it_not_an_acquitted_charge() -> None
     from courtroom.case import Charge, DroppedCharge
     from courtroom.clerk.verdict import aggregate
 
-    court = Court.load("full")
+    court = load_court("full")
     court = (court.spec.aggregation, court.threshold)
     charge = [Charge(index=0, quote="The bridge is red.", reason="r")]
     unsure = [DroppedCharge(quote="It opened in 1901.", reason="r", why_dropped="over the charge limit", p_suspect=0.9)]
@@ -421,7 +421,7 @@ def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() ->
     from courtroom.case import Charge, DroppedCharge
     from courtroom.clerk.verdict import aggregate
 
-    court = Court.load("full")
+    court = load_court("full")
     answer = "It opened in 1901. It is red."
     parts = [DroppedCharge(quote=q, reason="r", why_dropped="grounded", p_suspect=0.1)
              for q in ("It opened in 1901.", "It is red.")]
@@ -431,12 +431,12 @@ def test_a_whole_answer_on_trial_is_not_counted_again_through_its_sentences() ->
 
 
 def test_describe_counts_charges_and_rounds_in_the_singular_and_plural() -> None:
-    court = Court.load("full", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "trial.exchange_rounds": 0,
+    court = load_court("full", ScriptedBackend(PseudoModel()), overrides={"max_rounds": 1, "trial.exchange_rounds": 0,
                                                                            "max_charges": 2})
     assert "at most 2 charges, each tried for at most 1 round;" in court.describe()
 
 
 def test_describe_says_which_charges_go_to_trial() -> None:
-    assert "the clerk charges at most 3 statements, each decided by its measurement;" in Court.load("default").describe()
+    assert "the clerk charges at most 3 statements, each decided by its measurement;" in load_court("default").describe()
     assert ("those measured at P(suspect) in [0.7, 0.8] tried for at most 1 round;"
-            in Court.load("escalated").describe())
+            in load_court("escalated").describe())

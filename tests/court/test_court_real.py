@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.court import Court
+from courtroom.court import Court, load_court
 from courtroom.door.panel import Panel
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import parse_event
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.model
 
 @pytest.fixture(scope="module")
 def court(real_backend) -> Court:
-    return Court.load("full", real_backend)
+    return load_court("full", real_backend)
 
 
 def test_a_shipped_case_end_to_end(court: Court) -> None:
@@ -50,7 +50,7 @@ def test_injection_cannot_break_a_turn_on_the_real_model(court: Court) -> None:
 def test_the_shipped_ruling_weighs_the_witnesses_and_points_at_words_on_the_real_model(real_backend) -> None:
     # the shipped SmolLM2 ruling decides and its span model points at words; every answer is found hallucinated
     # (thresholds 0) so the spans are always given
-    court = Court.load("default", real_backend, overrides={
+    court = load_court("default", real_backend, overrides={
         "indictment.threshold": 0.0, "aggregation.threshold": 0.0,
         "witnesses.rulings": {"default": "rulings/default.smollm2-135m.yaml"}})
     assert court.ruling is not None and court.ruling.court == "default"
@@ -69,7 +69,7 @@ def test_the_shipped_ruling_weighs_the_witnesses_and_points_at_words_on_the_real
 def test_a_judge_seated_on_another_model_speaks_through_it_on_the_real_model(real_backend) -> None:
     """The debaters on the run's model, the judge on a second model loaded beside it (`trial.models`): every call of
     the judge goes to the judge's door, the others to the run's, and the transcript replays."""
-    court = Court.load("full", BackendSpec(model="default", device="cpu"),
+    court = load_court("full", BackendSpec(model="default", device="cpu"),
                        overrides={"trial.models.judge": "smollm2-135m", "max_charges": 1})
     court.attach(real_backend)
     case = next(c for c in example_cases() if c.id == "example-lighthouse-automated")  # a charge is tried

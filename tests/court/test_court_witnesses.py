@@ -10,7 +10,7 @@ import yaml
 
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk.rulings import check_ruling
-from courtroom.court import Court, courts_dir
+from courtroom.court import courts_dir, load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import CaseFailedError, CourtError
@@ -48,10 +48,10 @@ def court_file(tmp_path: Path, ruling: FittedRuling | str | None, heard: str = H
 
 def test_a_ruling_file_filed_under_its_model_is_read_relative_to_the_court(tmp_path: Path) -> None:
     ruling = a_ruling()
-    court = Court.load(court_file(tmp_path, ruling), BackendSpec(model="default"))
+    court = load_court(court_file(tmp_path, ruling), BackendSpec(model="default"))
     assert court.ruling == ruling
     # another model's court has no ruling: the measurement decides
-    assert Court.load(court_file(tmp_path, ruling), BackendSpec(model="qwen2.5-coder-0.5b")).ruling is None
+    assert load_court(court_file(tmp_path, ruling), BackendSpec(model="qwen2.5-coder-0.5b")).ruling is None
 
 
 @pytest.mark.parametrize(("ruling", "heard", "depth", "filed_under", "both"), [
@@ -75,7 +75,7 @@ def test_a_ruling_for_another_model_court_witness_version_or_depth_is_refused_na
         tmp_path: Path, ruling: FittedRuling, heard: str, depth: str, filed_under: str, both: list[str]) -> None:
     path = court_file(tmp_path, ruling, heard, depth, filed_under)
     with pytest.raises(CourtError) as caught:
-        Court.load(path, BackendSpec(model="default"))
+        load_court(path, BackendSpec(model="default"))
     message = str(caught.value)
     assert str(path) in message and "witnesses.rulings.default" in message
     for side in both:
@@ -83,7 +83,7 @@ def test_a_ruling_for_another_model_court_witness_version_or_depth_is_refused_na
 
 
 def test_check_ruling_accepts_the_ruling_it_was_fitted_for() -> None:
-    spec = Court.load("default").spec
+    spec = load_court("default").spec
     check_ruling(a_ruling(), spec, "default", "here")               # `default` is smollm2-135m
     check_ruling(a_ruling(), spec, "smollm2-135m", "here")
     with pytest.raises(CourtError, match="^here: the ruling was fitted for model 'smollm2-135m', and is filed under "
@@ -97,20 +97,20 @@ def test_a_court_that_extends_another_accepts_its_rulings_and_no_third(tmp_path:
     ruling.write_text(yaml.safe_dump(a_ruling(court="default").model_dump(mode="json")))
     child = tmp_path / "mine.yaml"
     child.write_text("name: mine\nextends: default\nwitnesses: {rulings: {default: rulings/r.yaml}}\n")
-    assert Court.load(child, BackendSpec(model="default")).ruling is not None  # the default court's ruling decides
+    assert load_court(child, BackendSpec(model="default")).ruling is not None  # the default court's ruling decides
     ruling.write_text(yaml.safe_dump(a_ruling(court="full").model_dump(mode="json")))
     with pytest.raises(CourtError, match="fitted for court 'full', not for court 'mine' \\(nor for default, which it "
                                          "extends\\)"):
-        Court.load(child, BackendSpec(model="default"))
+        load_court(child, BackendSpec(model="default"))
     with pytest.raises(CourtError, match="not for court 'default'$"):  # and the default court takes no other's
-        check_ruling(a_ruling(court="mine"), Court.load("default").spec, "default", "here")
+        check_ruling(a_ruling(court="mine"), load_court("default").spec, "default", "here")
 
 @pytest.mark.parametrize("text", ["kind: courtroom-ruling\nmodel: m\n", "- just\n- a list\n", "court: [unclosed\n",
                                   "kind: courtroom-court\nname: default\n"])
 def test_a_file_that_is_not_a_ruling_is_refused_naming_it(tmp_path: Path, text: str) -> None:
     path = court_file(tmp_path, text)
     with pytest.raises(CourtError) as caught:
-        Court.load(path, BackendSpec(model="default"))
+        load_court(path, BackendSpec(model="default"))
     assert str(tmp_path / "rulings" / "r.yaml") in str(caught.value)
 
 
@@ -119,7 +119,7 @@ def test_a_missing_ruling_file_is_refused_naming_it(tmp_path: Path) -> None:
     path.write_text(path.read_text().replace("  hidden_depth: 0.5\n", "  hidden_depth: 0.5\n  rulings: {default: "
                                                                        "nowhere.yaml}\n"))
     with pytest.raises(CourtError, match="nowhere.yaml"):
-        Court.load(path, BackendSpec(model="default"))
+        load_court(path, BackendSpec(model="default"))
 
 
 YES_NO = Case(id="sunday", question="Is the bakery open on Sundays?",
@@ -132,9 +132,9 @@ def judged(case: Case, inside: tuple[str, ...] = (), ruling: FittedRuling | None
     # the test's ruling is filed under `default`; without one, a model no shipped ruling is fitted for
     backend = ScriptedBackend(PseudoModel(), model="default" if ruling is not None else "pseudo", looks_inside=inside)
     if ruling is None:
-        return Court.load("default", backend).judge(case), backend
+        return load_court("default", backend).judge(case), backend
     assert tmp_path is not None
-    return Court.load(court_file(tmp_path, ruling), backend).judge(case), backend
+    return load_court(court_file(tmp_path, ruling), backend).judge(case), backend
 
 
 def test_the_witness_step_asks_the_model_what_its_witnesses_need_and_no_more() -> None:

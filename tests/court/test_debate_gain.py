@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from courtroom.clerk import parse_override, with_overrides
 from courtroom.cli import app
-from courtroom.court import Court
+from courtroom.court import load_court, parse_override, with_overrides
 from courtroom.door import ScriptedBackend
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtError
@@ -62,7 +61,7 @@ def test_the_gain_is_reported_with_paired_tests(tmp_path: Path) -> None:
 
 def test_court_settings_can_be_changed_from_the_command_line(tmp_path: Path) -> None:
     assert parse_override("trial.judge_weight=0.3") == ("trial.judge_weight", 0.3)
-    spec = Court.load("full").spec
+    spec = load_court("full").spec
     assert with_overrides(spec, {"aggregation.method": "any"}).aggregation.method == "any"
     assert with_overrides(spec, {"ruling.judge_weight": 0.3}).trial.judge_weight == 0.3  # as courts wrote it before
     with pytest.raises(CourtError, match="no setting 'weight' there"):

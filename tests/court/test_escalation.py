@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.engine.registry import JudgeSpec
@@ -58,7 +58,7 @@ def run(tmp_path: Path, name: str, court: str = "full", **overrides: object) -> 
 
 
 def outcomes(**overrides: object) -> list:
-    court = Court.load("full", ScriptedBackend(script(), model="pseudo"), overrides=overrides or None)
+    court = load_court("full", ScriptedBackend(script(), model="pseudo"), overrides=overrides or None)
     return list(court.run_many(example_cases()))
 
 
@@ -87,9 +87,9 @@ def test_the_measurement_decides_exactly_the_charges_outside_the_band() -> None:
 
 
 def test_without_a_band_every_charge_is_tried_as_before() -> None:
-    court = Court.load("full")
+    court = load_court("full")
     assert court.spec.trial.escalation is None and court.config()["court"]["trial"]["escalation"] is None
-    assert Court.load("full", overrides={"trial.escalation": BAND}).config()["court"]["trial"]["escalation"] == BAND
+    assert load_court("full", overrides={"trial.escalation": BAND}).config()["court"]["trial"]["escalation"] == BAND
     for outcome in outcomes():
         for ruling in outcome.verdict.rulings:
             assert ruling.source != "measurement" and ruling.escalated is None
@@ -161,7 +161,7 @@ def test_rejudge_takes_a_band_from_the_command_line(tmp_path: Path) -> None:
 def test_a_malformed_band_is_refused_naming_the_file_and_field(tmp_path: Path, band: dict, message: str) -> None:
     path = court_file(tmp_path, lambda data: data["trial"].update(escalation=band))
     with pytest.raises(CourtError, match=rf"{path}:\d+: {message}"):
-        Court.load(path)
+        load_court(path)
 
 
 def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudged_without_its_trials(
@@ -171,7 +171,7 @@ def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudge
     the trial's calls; and with its witnesses, for a model no ruling is fitted for, it decides every case the same
     (their testimony is recorded, the measurement decides). (The full court's "measurement only" column is not it:
     there the defence's citations still weigh in the evidence.)"""
-    assert Court.load("default").spec.trial is None
+    assert not hasattr(load_court("default").spec, "trial")  # the clerk alone
     full = run(tmp_path, "full")
     default = run(tmp_path, "default", court="default", witnesses=None)
     rejudged = rejudge_run(tmp_path / "full", tmp_path / "re",
@@ -201,10 +201,10 @@ def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudge
 
 def test_a_court_that_tries_nothing_has_no_trial_setting_to_change() -> None:
     with pytest.raises(CourtError, match="--set on_no_charges: the court has no section 'trial'"):
-        Court.load("default", overrides={"on_no_charges": "try_whole_answer"})
+        load_court("default", overrides={"on_no_charges": "try_whole_answer"})
 
 
 def test_a_band_needs_charges_whose_suspicion_is_measured() -> None:
     with pytest.raises(CourtError, match=r"field trial.escalation: drafted charges \(trial.charges: drafted\) have no "
                                          "measured P"):
-        Court.load("generative", overrides={"escalation": BAND})
+        load_court("generative", overrides={"escalation": BAND})

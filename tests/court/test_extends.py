@@ -10,9 +10,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from courtroom.clerk import Clerk, read_court
 from courtroom.cli import app
-from courtroom.court import Court
+from courtroom.court import Court, load_court, read_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases
@@ -33,8 +32,8 @@ def _events(court: Court) -> list[list[dict]]:
 def test_a_court_that_extends_full_and_seats_a_copy_of_its_judge_judges_as_full_does(tmp_path: Path) -> None:
     (tmp_path / "my_judge.yaml").write_text((SHIPPED / "judge.yaml").read_text().replace("name: judge", "name: mine"))
     (tmp_path / "mine.yaml").write_text("name: mine\nextends: full\ntrial:\n  personas: {judge: my_judge.yaml}\n")
-    mine = Court.load(tmp_path / "mine.yaml", ScriptedBackend(PseudoModel(), model="default"))
-    full = Court.load("full", ScriptedBackend(PseudoModel(), model="default"))
+    mine = load_court(tmp_path / "mine.yaml", ScriptedBackend(PseudoModel(), model="default"))
+    full = load_court("full", ScriptedBackend(PseudoModel(), model="default"))
     assert mine.spec.model_dump(exclude={"name", "trial"}) == full.spec.model_dump(exclude={"name", "trial"})
     assert mine.personas["judge"][0].name == "mine" and mine.personas["prosecutor"] == full.personas["prosecutor"]
     theirs, ours = _events(full), _events(mine)
@@ -46,8 +45,8 @@ def test_a_court_that_extends_full_and_seats_a_copy_of_its_judge_judges_as_full_
 
 def test_a_court_that_extends_full_with_another_judge_differs_only_where_the_judge_speaks(tmp_path: Path) -> None:
     (tmp_path / "mine.yaml").write_text("name: mine\nextends: full\ntrial:\n  personas: {judge: strict_judge}\n")
-    mine = Court.load(tmp_path / "mine.yaml", ScriptedBackend(PseudoModel(), model="default"))
-    full = Court.load("full", ScriptedBackend(PseudoModel(), model="default"))
+    mine = load_court(tmp_path / "mine.yaml", ScriptedBackend(PseudoModel(), model="default"))
+    full = load_court("full", ScriptedBackend(PseudoModel(), model="default"))
     spoke = 0
     for a, b in zip(_events(full), _events(mine)):
         turns = [(x, y) for x, y in zip(a, b) if x["event"] in ("charges", "model_call", "move", "ruling")]
@@ -61,7 +60,7 @@ def test_a_court_that_extends_full_with_another_judge_differs_only_where_the_jud
 
 def test_a_child_may_write_a_trial_setting_as_the_flat_format_did(tmp_path: Path) -> None:
     (tmp_path / "banded.yaml").write_text("name: banded\nextends: full\nescalation: {low: 0.6, high: 0.8}\n")
-    court = Court.load(tmp_path / "banded.yaml")
+    court = load_court(tmp_path / "banded.yaml")
     assert court.spec.trial.escalation.low == 0.6 and court.spec.trial.judge_weight == 0.1
 
 
@@ -71,7 +70,7 @@ def test_null_removes_a_section_and_every_other_setting_comes_from_the_parent(tm
     assert "witnesses" not in court.data and court.data["max_charges"] == 2 and court.lineage == ("default",)
     assert court.origin[("max_charges",)].endswith("no_witnesses.yaml")
     assert court.origin[("grounding", "clip")].endswith("default.yaml")
-    assert Clerk.load(tmp_path / "no_witnesses.yaml").spec.witnesses is None
+    assert load_court(tmp_path / "no_witnesses.yaml").spec.witnesses is None
 
 
 @pytest.mark.parametrize(("text", "says"), [
@@ -86,25 +85,25 @@ def test_a_broken_extension_names_the_file_and_field(tmp_path: Path, text: str, 
     (tmp_path / "a.yaml").write_text(text)
     (tmp_path / "b.yaml").write_text("name: b\nextends: a.yaml\n")
     with pytest.raises(CourtError, match=says) as raised:
-        Clerk.load(tmp_path / "a.yaml")
+        load_court(tmp_path / "a.yaml")
     assert str(tmp_path) in str(raised.value)
 
 
 def test_a_court_file_of_the_flat_format_loads_as_its_clerk_and_trial(tmp_path: Path) -> None:
-    flat = Court.load("jury").spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    flat = load_court("jury").spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
     trial = flat.pop("trial")
     later = ("judge_weight", "evidence_roles", "charges", "exchange_rounds", "turns", "blind_judge")  # not flat
     flat.update({**{k: v for k, v in trial.items() if k not in later},
                  "ruling": {"judge_weight": trial["judge_weight"]}, "ruling_evidence_roles": trial["evidence_roles"],
                  "indictment": {"mode": "grounding", "threshold": 0.5}})
     (tmp_path / "old.yaml").write_text(yaml.safe_dump(flat))
-    old, jury = Court.load(tmp_path / "old.yaml"), Court.load("jury")
+    old, jury = load_court(tmp_path / "old.yaml"), load_court("jury")
     assert old.spec.trial.exchange_rounds == 0  # a flat file was written before the rounds of exchange
     assert old.spec.trial.model_copy(update={"exchange_rounds": 1}) == jury.spec.trial and old.spec.grounding == jury.spec.grounding
     retired = dict(flat, move_priors={"nodes": {}})
     (tmp_path / "retired.yaml").write_text(yaml.safe_dump(retired))
     with pytest.raises(CourtError, match="`move_priors` is retired .* is the last version that can replay"):
-        Court.load(tmp_path / "retired.yaml")
+        load_court(tmp_path / "retired.yaml")
 
 
 def test_court_show_prints_every_resolved_setting_and_where_it_came_from() -> None:
@@ -114,7 +113,7 @@ def test_court_show_prints_every_resolved_setting_and_where_it_came_from() -> No
     assert lines["trial.escalation.low"].endswith("# escalated.yaml")
     assert lines["trial.judge_weight"].endswith("# full.yaml") and lines["grounding.clip"].endswith("# default.yaml")
     assert lines["trial.jury_rule"].endswith("# default") and lines["witnesses"].split()[1] == "null"
-    settings = Court.load("escalated").spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    settings = load_court("escalated").spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
 
     def leaves(data: object, prefix: str = "") -> list[str]:
         if isinstance(data, dict) and data:
@@ -125,7 +124,7 @@ def test_court_show_prints_every_resolved_setting_and_where_it_came_from() -> No
     default = CliRunner().invoke(app, ["court", "show", "default"], env={"COLUMNS": "300"})
     assert default.exit_code == 0 and "flowchart" not in default.output and "witnesses.heard" in default.output
     assert json.loads(default.output.split("witnesses.heard", 1)[1].split("#")[0]) == \
-        Clerk.load("default").spec.witnesses.heard
+        load_court("default").spec.witnesses.heard
 
 
 def test_files_a_court_names_are_found_beside_that_court_when_another_folder_extends_it(tmp_path: Path) -> None:
@@ -134,14 +133,14 @@ def test_files_a_court_names_are_found_beside_that_court_when_another_folder_ext
     (base / "skeptic.yaml").write_text((SHIPPED / "judge.yaml").read_text().replace("name: judge", "name: skeptic"))
     (base / "quick.yaml").write_text("name: quick\nextends: full\ntrial:\n  personas: {judge: skeptic.yaml}\n")
     (user / "mine.yaml").write_text("name: mine\nextends: ../base/quick.yaml\nmax_charges: 2\n")
-    court = Court.load(user / "mine.yaml")
+    court = load_court(user / "mine.yaml")
     assert court.personas["judge"][0].name == "skeptic" and court.spec.max_charges == 2
 
 
 def test_a_retired_setting_in_a_court_of_the_new_format_is_named(tmp_path: Path) -> None:
     (tmp_path / "a.yaml").write_text("name: a\nextends: default\nwitnesses: {trial: true}\n")
     with pytest.raises(CourtError, match="`witnesses.trial` is retired"):
-        Clerk.load(tmp_path / "a.yaml")
+        load_court(tmp_path / "a.yaml")
     (tmp_path / "b.yaml").write_text("name: b\nextends: full\ntrial: {move_priors: {nodes: {}}}\n")
     with pytest.raises(CourtError, match="`move_priors` is retired"):
-        Clerk.load(tmp_path / "b.yaml")
+        load_court(tmp_path / "b.yaml")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from courtroom.casefile import answer_fence
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import ScriptedBackend
 from tests.helpers.cases import BENIGN, INJECTED
 from tests.helpers.court_script import CourtScript
@@ -25,7 +25,7 @@ def test_injected_text_does_not_change_the_requested_structure() -> None:
     runs = {}
     for case in (BENIGN, INJECTED):
         backend = ScriptedBackend(CourtScript(suspect=SUSPECT, grounding=GROUNDING, moves=MOVES, p_hallucinated=0.9))
-        verdict = Court.load("full", backend).judge(case)  # score-mode clerk: one call per answer sentence
+        verdict = load_court("full", backend).judge(case)  # score-mode clerk: one call per answer sentence
         runs[case.id] = (backend, verdict)
     assert shape(runs["benign"][0]) == shape(runs["injected"][0])
     assert runs["injected"][1].label == "FAIL"  # the fake verdict inside the answer changed nothing
@@ -33,7 +33,7 @@ def test_injected_text_does_not_change_the_requested_structure() -> None:
 
 def test_the_answer_appears_only_inside_its_fence() -> None:
     backend = ScriptedBackend(CourtScript(suspect=SUSPECT, grounding=GROUNDING, moves=MOVES))
-    Court.load("full", backend).judge(INJECTED)
+    load_court("full", backend).judge(INJECTED)
     for request in backend.calls:
         system, user = request.messages
         fence = answer_fence(INJECTED)

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from courtroom.court import Court
+from courtroom.court import Court, load_court
 from courtroom.door import ScriptedBackend
 from courtroom.engine.metric import NAME, Score, case_from_arguments
 from courtroom.errors import BackendError, CaseFailedError, MetricArgumentError
@@ -21,7 +21,7 @@ from tests.helpers.court_script import CourtScript
 def court() -> Court:
     """The default court on the scripted backend: the statement naming 1926 is ungrounded and conceded."""
     script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    return Court.load("full", ScriptedBackend(script, model="scripted"))
+    return load_court("full", ScriptedBackend(script, model="scripted"))
 
 
 def test_a_score_is_the_courts_verdict_read_as_a_metric(court: Court) -> None:
@@ -128,7 +128,7 @@ def test_a_case_that_fails_fails_its_call_alone() -> None:
         if "it has 1 rooms." in request.messages[-1].content:
             raise RuntimeError("the model fell over")
         return script(request)
-    court = Court.load("full", ScriptedBackend(flaky, model="scripted"))
+    court = load_court("full", ScriptedBackend(flaky, model="scripted"))
 
     async def gathered() -> list:
         return await asyncio.gather(*(court.ascore(answer=a, context=CONTEXT) for a in answers(3)),
@@ -145,7 +145,7 @@ class Unloadable(ScriptedBackend):
 
 
 def test_a_court_whose_model_cannot_load_fails_every_waiting_call_and_recovers(court: Court) -> None:
-    broken = Court.load("full", Unloadable(lambda request: None, model="scripted"))
+    broken = load_court("full", Unloadable(lambda request: None, model="scripted"))
 
     async def gathered() -> list:
         return await asyncio.gather(*(broken.ascore(answer=a, context=CONTEXT) for a in answers(3)),

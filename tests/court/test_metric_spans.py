@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from courtroom.case import CaseVerdict, HallucinatedSpan
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.engine.metric import Score, spans_phrase
 from courtroom.integrations.common import metadata, reason
@@ -19,7 +19,7 @@ HALLUCINATED = "It was automated in 1926, after its last keeper retired."
 
 
 def test_a_score_exposes_the_spans_and_the_testimony_and_the_reason_names_the_spans() -> None:
-    court = Court.load("default", ScriptedBackend(PseudoModel(), model="pseudo"))
+    court = load_court("default", ScriptedBackend(PseudoModel(), model="pseudo"))
     score = court.score(question="When was the lighthouse automated?", answer=HALLUCINATED, context=CONTEXT)
     assert score.spans == score.verdict.spans and score.testimony == score.verdict.testimony
     assert score.spans, "the pseudo-model's court names no span: the test would prove nothing"

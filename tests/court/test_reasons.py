@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from courtroom.court import Court, courts_dir
+from courtroom.court import Court, courts_dir, load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.evaluate.datasets import example_cases
 from tests.helpers.courts import tuned
@@ -23,7 +23,7 @@ OVERRULED = {"withdrawn": "overruled the withdrawal", "conceded": "overruled the
 def models(court_name: str) -> tuple[str, ...]:
     """`default` (SmolLM2, whose threshold a court may tune), and for a court with fitted rulings also a model none is
     fitted for: each path to a verdict (the ruling's, the measurement's) is checked."""
-    witnesses = Court.load(court_name).spec.witnesses
+    witnesses = load_court(court_name).spec.witnesses
     return ("default", "pseudo") if witnesses is not None and witnesses.rulings else ("default",)
 
 
@@ -31,8 +31,8 @@ def verdicts(court_name: str, weight: float | None, seed: int, **overrides: obje
     """Each verdict with the threshold of the model that judged it."""
     judged = []
     for model in models(court_name):
-        court = Court.load(court_name, ScriptedBackend(PseudoModel(seed), model=model), overrides=overrides or None)
-        if weight is not None and court.spec.trial is not None:
+        court = load_court(court_name, ScriptedBackend(PseudoModel(seed), model=model), overrides=overrides or None)
+        if weight is not None and isinstance(court, Court):
             tuned(court, trial__judge_weight=weight)
         judged += [(verdict, court.threshold) for verdict in court.judge_many(example_cases())]
     return judged

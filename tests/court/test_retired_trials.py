@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from courtroom.clerk.migrations import LAST_BEFORE_EVIDENCE
 from courtroom.cli import app
-from courtroom.court import Court, courts_dir
+from courtroom.court import Court, courts_dir, load_court
+from courtroom.court.migrations import LAST_BEFORE_EVIDENCE
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.engine.registry import judge_from_config, upgrade_config
 from courtroom.errors import CourtError
@@ -44,14 +44,14 @@ def _evidence_node(data: dict) -> None:
 def test_a_court_file_of_a_retired_setting_is_refused_in_one_line(tmp_path: Path, edit, name: str) -> None:
     path = court_file(tmp_path, edit)
     with pytest.raises(CourtError) as raised:
-        Court.load(path)
+        load_court(path)
     message = str(raised.value)
     assert str(path) in message and name in message and LAST_BEFORE_EVIDENCE in message and "\n" not in message
 
 
 def test_a_court_written_out_whole_before_the_retirement_still_reads(tmp_path: Path) -> None:
     path = court_file(tmp_path, lambda data: data["trial"].update(turns="move-first", exhibit_check=None))
-    assert Court.load(path).config()["court"] == Court.load("full").config()["court"]  # read as the court it copied
+    assert load_court(path).config()["court"] == load_court("full").config()["court"]  # read as the court it copied
 
 
 def _recorded(court: Court, **trial: object) -> dict:
@@ -62,7 +62,7 @@ def _recorded(court: Court, **trial: object) -> dict:
 
 
 def test_a_recorded_court_of_move_first_turns_replays_under_its_recorded_identity() -> None:
-    court = Court.load("full", ScriptedBackend(PseudoModel()))
+    court = load_court("full", ScriptedBackend(PseudoModel()))
     recorded = _recorded(court, turns="move-first", exhibit_check=None)
     upgraded, applied = upgrade_config(recorded)
     assert upgraded == court.config() and any(name.startswith("court 12") for name in applied)
@@ -77,7 +77,7 @@ def test_a_recorded_court_of_move_first_turns_replays_under_its_recorded_identit
     ({"turns": "move-first", "exhibit_check": {"absent": 1.0, "present": -1.0}}, "the evidence court's moves"),
 ])
 def test_a_recorded_court_of_a_retired_setting_is_refused_naming_it(trial: dict, name: str) -> None:
-    upgraded, _ = upgrade_config(_recorded(Court.load("full"), **trial))
+    upgraded, _ = upgrade_config(_recorded(load_court("full"), **trial))
     assert upgraded["retired"][0].startswith(name.split(":")[0])
     with pytest.raises(CourtError, match=LAST_BEFORE_EVIDENCE.replace("(", r"\(").replace(")", r"\)")):
         judge_from_config(upgraded, source="RUN/manifest.json")

@@ -9,7 +9,7 @@ from typing import Literal
 import pytest
 
 from courtroom.case import Case
-from courtroom.court import Court
+from courtroom.court import Court, load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.panel import Panel
 from courtroom.door.requests import ChatMessage, GenerationRequest, message_hash
@@ -28,7 +28,7 @@ MOVES = {"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}
 def court(name: str = "full", **models: object) -> Court:
     overrides = {"trial.charges": "drafted", "trial.personas.clerk": "clerk", "trial.judge_weight": 1.0,
                  "aggregation.by_model": {}, **{f"trial.models.{role}": model for role, model in models.items()}}
-    return Court.load(name, BackendSpec(model="debaters"), overrides=overrides)
+    return load_court(name, BackendSpec(model="debaters"), overrides=overrides)
 
 
 def doors(judge_p: float = 0.1) -> tuple[ScriptedBackend, ScriptedBackend]:
@@ -108,7 +108,7 @@ def test_seats_are_built_beside_the_runs_model_and_one_naming_it_is_the_runs() -
                      lambda spec, device: built.append((spec.model, device)) or ScriptedBackend([], model=spec.model))
     assert isinstance(panel, Panel) and sorted(panel.seats) == sorted(seats)
     assert ("judge-model", "cuda:1") in built
-    assert "trial.models" not in str(Court.load("full").config())  # no seat: the configuration (and hash) as before
+    assert "trial.models" not in str(load_court("full").config())  # no seat: the configuration (and hash) as before
     assert c.config()["court"]["trial"]["models"]["judge"] == [{"model": "judge-model", "url": None, "api_key_env": None,
                                                                      "gpus": 0.0}]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from courtroom.case import Case
-from courtroom.court import Court
+from courtroom.court import Court, load_court
 from courtroom.door import ScriptedBackend
 from tests.helpers.court_script import CourtScript
 
@@ -24,7 +24,7 @@ def court(script: CourtScript, **changes: object) -> tuple[Court, ScriptedBacken
     overrides = {"trial.charges": "drafted", "trial.personas.clerk": "clerk", "trial.judge_weight": 1.0,
                  "trial.max_rounds": 3, "aggregation.by_model": {},
                  **{k.replace("__", "."): v for k, v in changes.items()}}
-    return Court.load("full", backend, overrides=overrides), backend
+    return load_court("full", backend, overrides=overrides), backend
 
 
 def moves(outcome) -> list:  # noqa: ANN001

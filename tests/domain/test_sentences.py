@@ -15,8 +15,8 @@ from rich.console import Console
 
 from courtroom.case import Case
 from courtroom.casefile import context_sentences, render_numbered_context, split_sentences
-from courtroom.clerk import with_overrides
-from courtroom.court import Court, CourtSpec, courts_dir
+from courtroom.clerk import ClerkSpec
+from courtroom.court import Court, courts_dir, load_court, with_overrides
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.engine.registry import upgrade_config
@@ -148,7 +148,7 @@ def test_the_splitter_is_deterministic_and_cached() -> None:
 
 # -- the court's setting --------------------------------------------------------------------------------
 def test_new_courts_cut_structured_and_record_it() -> None:
-    court = Court.load("full")
+    court = load_court("full")
     assert court.spec.sentences == "structured"
     config = court.config()
     assert config["court"]["sentences"] == "structured"  # recorded even at its default: absent means regex
@@ -161,27 +161,27 @@ def test_the_setting_round_trips_through_yaml(tmp_path: Path) -> None:
     data["sentences"] = "regex"
     path = tmp_path / "court.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
-    court = Court.load(path)
+    court = load_court(path)
     assert court.spec.sentences == "regex"
     again = tmp_path / "again.yaml"
     again.write_text(yaml.safe_dump(court.spec.model_dump(mode="json", by_alias=True, exclude_none=True), sort_keys=False))
-    assert Court.load(again).spec == court.spec
+    assert load_court(again).spec == court.spec
     assert "sentences: regex" in again.read_text()
 
 
 def test_a_malformed_splitter_is_refused_naming_the_field(tmp_path: Path) -> None:
     data = yaml.safe_load((courts_dir() / "default.yaml").read_text())
     with pytest.raises(ValidationError) as info:
-        CourtSpec.model_validate({**data, "sentences": "nltk"})
+        ClerkSpec.model_validate({**data, "sentences": "nltk"})
     [error] = info.value.errors()
     assert error["loc"] == ("sentences",) and "'regex' or 'structured'" in error["msg"]
     path = tmp_path / "court.yaml"
     path.write_text(yaml.safe_dump({**data, "sentences": "nltk"}, sort_keys=False))
     with pytest.raises(CourtError, match=rf"{path}:\d+: field sentences: Input should be 'regex' or 'structured' "
                                          r"\(got 'nltk'\)"):
-        Court.load(path)
+        load_court(path)
     with pytest.raises(CourtError, match="--set sentences: Input should be 'regex' or 'structured'"):
-        with_overrides(Court.load("full").spec, {"sentences": "pysbd"})
+        with_overrides(load_court("full").spec, {"sentences": "pysbd"})
 
 
 # -- runs recorded before the setting -------------------------------------------------------------------
@@ -248,7 +248,7 @@ def test_a_run_of_retired_trials_is_not_rejudged(before_run: Path, tmp_path: Pat
 def test_every_prompt_and_citation_of_a_case_uses_the_courts_splitter() -> None:
     case = next(c for c in _before_cases() if c.id == "structured-table-and-list")
     for splitter in ("regex", "structured"):
-        court = Court.load("full", ScriptedBackend(PseudoModel(), model="default"), overrides={"sentences": splitter},
+        court = load_court("full", ScriptedBackend(PseudoModel(), model="default"), overrides={"sentences": splitter},
                            window=1)
         [outcome] = court.run_many([case])
         numbered = render_numbered_context(case, splitter)

@@ -14,7 +14,7 @@ from courtroom.baselines import (
     UnstructuredJudge,
     VoteJudge,
 )
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.evaluate.datasets import example_cases
@@ -26,7 +26,7 @@ CASES = 8
 def _court(name: str, **overrides: Any) -> Callable[[ScriptedBackend], Any]:
     """A shipped court with some settings changed (`--set` paths, `.` written `__`)."""
     def build(backend: ScriptedBackend) -> Any:
-        return Court.load(name, backend, overrides={k.replace("__", "."): v for k, v in overrides.items()})
+        return load_court(name, backend, overrides={k.replace("__", "."): v for k, v in overrides.items()})
     return build
 
 

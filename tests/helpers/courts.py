@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from courtroom.clerk import Clerk, with_overrides
+from courtroom.court import load_court, with_overrides
+from courtroom.engine.judge import Judge
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -19,7 +20,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 def settings(name: str) -> dict:
     """A shipped court's settings, resolved through `extends` (what a standalone copy of its file holds)."""
-    return Clerk.load(name).spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    return load_court(name).spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
 
 
 def court_file(tmp_path: Path, edit=None, persona_text: str | None = None, base: str = "full") -> Path:
@@ -32,8 +33,9 @@ def court_file(tmp_path: Path, edit=None, persona_text: str | None = None, base:
     return write(tmp_path, "court.yaml", yaml.safe_dump(data, sort_keys=False))
 
 
-def tuned(court: Clerk, **changes: object) -> Clerk:
+def tuned(court: Judge, **changes: object) -> Judge:
     """The court with settings changed in place, by their dotted paths written with `__`
     (`trial__judge_weight=1.0`)."""
-    court.spec = with_overrides(court.spec, {name.replace("__", "."): value for name, value in changes.items()})
+    overrides = {name.replace("__", "."): value for name, value in changes.items()}
+    court.spec = with_overrides(court.spec, overrides)  # type: ignore[attr-defined]  # a clerk's or a court's
     return court

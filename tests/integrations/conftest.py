@@ -21,7 +21,7 @@ from types import ModuleType
 
 import pytest
 
-from courtroom.court import Court
+from courtroom.court import Court, load_court
 from courtroom.door import ScriptedBackend
 from tests.helpers.cases import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION  # noqa: F401 (the host tests import them from here)
 from tests.helpers.court_script import CourtScript
@@ -56,7 +56,7 @@ def host(name: str) -> ModuleType:
 def scripted_court() -> Court:
     """The default court, judging on the scripted backend: the statement naming 1926 is ungrounded and conceded."""
     script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    return Court.load("full", ScriptedBackend(script, model="scripted"))
+    return load_court("full", ScriptedBackend(script, model="scripted"))
 
 
 @pytest.fixture

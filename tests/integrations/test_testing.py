@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.court import Court
+from courtroom.court import Court, load_court
 from courtroom.door import ScriptedBackend
 from courtroom.testing import assert_faithful
 from tests.helpers.cases import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION
@@ -16,7 +16,7 @@ from tests.helpers.court_script import CourtScript
 def court() -> Court:
     script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
     # the defence concedes on its first move: a court without the rounds of exchange (full has one)
-    return Court.load("full", ScriptedBackend(script, model="scripted"), overrides={"trial.exchange_rounds": 0})
+    return load_court("full", ScriptedBackend(script, model="scripted"), overrides={"trial.exchange_rounds": 0})
 
 
 def test_a_faithful_answer_passes_and_returns_the_score(court: Court) -> None:
@@ -56,7 +56,7 @@ def test_the_default_court_is_loaded_once(monkeypatch: pytest.MonkeyPatch, court
 
     loads = []
     monkeypatch.setattr(testing, "_default", None)
-    monkeypatch.setattr(Court, "default", classmethod(lambda cls: loads.append(1) or court))
+    monkeypatch.setattr(testing, "load_court", lambda: loads.append(1) or court)
     assert_faithful(answer=FAITHFUL, context=CONTEXT)
     assert_faithful(answer=FAITHFUL, context=CONTEXT)
     assert loads == [1]

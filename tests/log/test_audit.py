@@ -12,6 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from courtroom.cli import app
+from courtroom.court import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.audit import Audit
@@ -199,12 +200,11 @@ def test_html_report_in_a_real_browser(run_dir: Path, tmp_path: Path) -> None:
 
 def test_confirming_a_supported_charge_does_not_convict_under_the_share_rule() -> None:
     from courtroom.case import CaseVerdict, Charge, Ruling, Verdict
-    from courtroom.court import Court
     from courtroom.engine.events import EditEvent, Provenance
     from courtroom.evaluate.results import ResultRow
     from courtroom.log.audit import corrected_label
 
-    court = Court.load("full")
+    court = load_court("full")
     charges = [Charge(index=i, quote=q, reason="r") for i, q in enumerate(["It opened in 1901.", "It has a bell."])]
     rulings = [Ruling(charge=0, verdict=Verdict.HALLUCINATED, reason="r", confidence=0.5, p_hallucinated=0.5),
                Ruling(charge=1, verdict=Verdict.SUPPORTED, reason="r", confidence=0.9, p_hallucinated=0.1)]

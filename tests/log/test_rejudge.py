@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court, courts_dir
+from courtroom.court import courts_dir, load_court
 from courtroom.door import ScriptedBackend, Unparseable
 from courtroom.door.requests import GenerationRequest
 from courtroom.engine.registry import JudgeSpec
@@ -62,7 +62,7 @@ def test_rejudging_gives_what_a_live_run_of_the_other_court_gives(tmp_path: Path
     manifest = RunStore(tmp_path / "rejudged").manifest()
     assert manifest.origin.rejudged_from == str(tmp_path / "default")
     assert manifest.origin.changed == {"court": str(strict)}
-    assert manifest.config_hash == Court.load(strict).config_hash() != RunStore(tmp_path / "default").manifest().config_hash
+    assert manifest.config_hash == load_court(strict).config_hash() != RunStore(tmp_path / "default").manifest().config_hash
 
 
 def test_a_court_that_asks_the_model_something_new_is_refused(tmp_path: Path) -> None:

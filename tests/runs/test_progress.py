@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.backend import Tick
 from courtroom.evaluate.datasets import example_cases
@@ -35,8 +35,8 @@ def test_progress_moves_inside_the_first_lockstep_window() -> None:
         clock.now += 1.0  # every event takes a second
         seen.append(monitor.snapshot())
 
-    monitor = RunProgress(len(cases), calls_per_case=usual_calls(Court.load("full")), on_change=watch, clock=clock)
-    court = Court.load("full", ScriptedBackend(PseudoModel(), model="default"), window=8)
+    monitor = RunProgress(len(cases), calls_per_case=usual_calls(load_court("full")), on_change=watch, clock=clock)
+    court = load_court("full", ScriptedBackend(PseudoModel(), model="default"), window=8)
     first_done = None
     for outcome in court.run_many(cases, observer=monitor):
         if first_done is None:
@@ -75,8 +75,8 @@ def test_the_eta_counts_the_running_cases_share_of_their_calls_from_the_first_wo
     monitor.batch_started(1, cases=4, calls=4)  # a backend that does not tick: the batch counts when it ends
     monitor.batch_finished(1)
     assert monitor.snapshot().calls == 12
-    assert usual_calls(Court.load("full")) == COURT_CALLS_PER_CASE
-    assert usual_calls(Court.load("default")) == MEASUREMENT_CALLS_PER_CASE < COURT_CALLS_PER_CASE  # no trial
+    assert usual_calls(load_court("full")) == COURT_CALLS_PER_CASE
+    assert usual_calls(load_court("default")) == MEASUREMENT_CALLS_PER_CASE < COURT_CALLS_PER_CASE  # no trial
 
 
 def test_run_shows_calls_in_flight_tokens_per_second_and_an_eta(tmp_path: Path, pseudo_runs) -> None:  # noqa: F811

@@ -12,7 +12,7 @@ ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
 
 from courtroom.baselines import RailsJudge  # noqa: E402
-from courtroom.court import Court  # noqa: E402
+from courtroom.court import load_court  # noqa: E402
 from courtroom.door import ScriptedBackend  # noqa: E402
 from courtroom.door.spec import BackendSpec  # noqa: E402
 from courtroom.evaluate.datasets import example_cases  # noqa: E402
@@ -64,7 +64,7 @@ def verdicts(outcomes) -> dict[str, tuple]:
 
 def test_two_workers_get_distinct_gpus_and_both_work(ray_two_gpus) -> None:
     runner = RayRunner(workers=2, gpus_per_worker=1, chunk_size=2, backend_factory=scripted_factory(0.05))
-    judge = Court.load("full")
+    judge = load_court("full")
     seen_info = []
     outcomes = []
     for outcome in runner.run(judge, example_cases()[:8]):
@@ -78,7 +78,7 @@ def test_two_workers_get_distinct_gpus_and_both_work(ray_two_gpus) -> None:
 
 
 def test_a_worker_asks_for_every_seated_models_gpus_and_places_each_on_its_own(ray_two_gpus) -> None:
-    judge = Court.load("full", overrides={"trial.models.judge": {"model": "judge-model", "gpus": 1}})
+    judge = load_court("full", overrides={"trial.models.judge": {"model": "judge-model", "gpus": 1}})
     runner = RayRunner(workers=1, gpus_per_worker=1, chunk_size=2, backend_factory=scripted_factory(),
                        seat_factory=scripted_seat)
     assert runner.worker_gpus(judge) == 2
@@ -100,7 +100,7 @@ def test_a_killed_worker_is_replaced_and_no_case_is_lost_or_duplicated(ray_two_g
     cases = example_cases()[:10]
     outcomes = []
     killed = threading.Event()
-    for outcome in runner.run(Court.load("full"), cases):
+    for outcome in runner.run(load_court("full"), cases):
         outcomes.append(outcome)
         if not killed.is_set():
             ray.kill(runner.actors[0])  # dies mid-chunk
@@ -114,7 +114,7 @@ def test_a_killed_worker_is_replaced_and_no_case_is_lost_or_duplicated(ray_two_g
 def test_a_case_that_keeps_killing_its_worker_ends_as_an_error(ray_two_gpus) -> None:
     cases = example_cases()[:4]
     runner = RayRunner(workers=1, chunk_size=4, max_retries=1, backend_factory=scripted_factory(0.0, cases[1].id))
-    outcomes = {o.case.id: o for o in runner.run(Court.load("full"), cases)}
+    outcomes = {o.case.id: o for o in runner.run(load_court("full"), cases)}
     assert sorted(outcomes) == sorted(c.id for c in cases)
     bad = outcomes[cases[1].id]
     assert not bad.ok and bad.error_type == "WorkerDied" and "died 2 times" in bad.error
@@ -124,9 +124,9 @@ def test_a_case_that_keeps_killing_its_worker_ends_as_an_error(ray_two_gpus) -> 
 
 def test_local_and_ray_runners_agree_on_the_scripted_court(ray_two_gpus) -> None:
     cases = example_cases()
-    local = verdicts(LocalRunner(ScriptedBackend(SlowScript())).run(Court.load("full"), cases))
+    local = verdicts(LocalRunner(ScriptedBackend(SlowScript())).run(load_court("full"), cases))
     remote = verdicts(RayRunner(workers=2, chunk_size=3, backend_factory=scripted_factory()).run(
-        Court.load("full"), cases))
+        load_court("full"), cases))
     assert local == remote
 
 

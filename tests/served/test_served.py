@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from courtroom.case import Case
 from courtroom.clerk import grounding
 from courtroom.cli import app
-from courtroom.court import Court
+from courtroom.court import load_court
 from courtroom.door import BackendSpec
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.served import ServedBackend
@@ -135,8 +135,8 @@ def test_every_baseline_runs_over_http(server: str, tmp_path: Path, judge: str) 
 def test_court_verdicts_over_http_agree_with_the_in_process_court(server: str, real_backend) -> None:
     """The 20 example cases, the default court: served (bf16) and in process (float32)."""
     cases = example_cases()
-    served = Court.load("full", backend(server)).judge_many(cases)
-    local = Court.load("full", real_backend).judge_many(cases)
+    served = load_court("full", backend(server)).judge_many(cases)
+    local = load_court("full", real_backend).judge_many(cases)
     agreement = np.mean([s.label == r.label for s, r in zip(served, local)])
     correlation = np.corrcoef([s.score for s in served], [r.score for r in local])[0, 1]
     assert agreement >= 0.85 and correlation >= 0.9, (agreement, correlation)

@@ -1,11 +1,13 @@
 """Court files: found by name among the shipped courts or by path, read as YAML, resolved through `extends`, brought
 up to date from older formats and changed by `--set` overrides, into one mapping of settings with where each came
-from (`CourtFile.origin`), for `ClerkSpec` or, with a `trial` section, `courtroom.court.spec.TrialSpec` to validate."""
+from (`CourtFile.origin`), for `ClerkSpec` or, with a `trial` section, `CourtSpec` to validate; and the ruling files
+a court names, read and checked (`load_rulings`)."""
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import stat
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from difflib import get_close_matches
 from importlib import resources
@@ -14,10 +16,12 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from courtroom.clerk.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
+from courtroom.clerk.rulings import check_ruling
 from courtroom.clerk.spec import SpecT
+from courtroom.court.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
 from courtroom.errors import CourtError
-from courtroom.yamlio import Locator, read_yaml
+from courtroom.witness.ruling import FittedRuling
+from courtroom.yamlio import Locator, describe_errors, read_yaml
 
 MAX_EXTENDS = 8
 OPEN_MAPPINGS = ("personas", "models", "by_model", "rulings")
@@ -194,3 +198,55 @@ def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[
         origin = next((court.origin[path[:n]] for n in range(len(path), 0, -1) if path[:n] in court.origin), "default")
         out.append((path, value, origin))
     return out
+
+
+def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = (),
+                 origin: Mapping[tuple[str, ...], str] | None = None) -> SpecT:
+    """The court with every ruling it names by file read and checked (see `check_ruling`); a file is found relative to
+    the court file that names it (`origin`: the file each setting came from, through `extends`), else `path`."""
+    witnesses = spec.witnesses
+    if witnesses is None or not witnesses.rulings:
+        return spec
+    loaded: dict[str, FittedRuling | str] = {}
+    for model, ruling in witnesses.rulings.items():
+        where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
+        if isinstance(ruling, str):
+            file = ruling_file(ruling, Path((origin or {}).get(("witnesses", "rulings", model), path)))
+            _check_readable(file, where)
+            data, file_locator = read_yaml(file, CourtError)
+            try:
+                ruling = FittedRuling.model_validate(data)
+            except ValidationError as exc:
+                raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
+                    from exc
+        check_ruling(ruling, spec, model, where, courts)
+        loaded[model] = ruling
+    return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
+
+
+MAX_RULING_BYTES = 32 * 2**20
+"""The largest ruling file read (a 7B model's probes take a few MB)."""
+
+
+def _check_readable(file: Path, where: str) -> None:
+    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a directory
+    is refused before it is opened (reading one would exhaust memory or hang)."""
+    try:
+        info = file.stat()
+    except OSError as exc:
+        raise CourtError(f"{where}: cannot read the ruling file {file} ({exc.strerror})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise CourtError(f"{where}: {file} is not a regular file: a ruling is a YAML file")
+    if info.st_size > MAX_RULING_BYTES:
+        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling file may be")
+
+
+def ruling_file(name: str, court_file: Path) -> Path:
+    """A ruling file named in a court: relative to the court file, else among the shipped courts' (a copy of a
+    shipped court elsewhere keeps its rulings, as it keeps its personas)."""
+    path = Path(name)
+    if path.is_absolute():
+        return path
+    beside = court_file.parent / path
+    shipped = courts_dir() / path
+    return beside if beside.is_file() or not shipped.is_file() else shipped

@@ -247,5 +247,9 @@ MIGRATIONS: tuple[Migration, ...] = (
               "trial.exhibit_check and the payloads citation, exhibit and statement); a court that used them is "
               "refused", lambda c: (court := _courtroom(c)) is not None and _recorded_trial(court),
               _retire_trial_settings),
+    Migration("court 13: a clerk recorded as a court without a trial (`trial: null`: rebuilt through the court's class "
+              "by rejudge or --court RUN before #53) is the clerk; the empty section leaves",
+              lambda c: (court := _courtroom(c)) is not None and "trial" in court and court["trial"] is None,
+              lambda c: c["court"].pop("trial")),
 )
 """The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The runs of #51 (the trial's testimony measured on enough cases to decide), one after another; each resumes where
+# it stopped and a finished run costs nothing, so re-running the queue after an interruption continues it:
+#   nohup bash experiments/queue-trials.sh > experiments/logs/queue-trials.log 2>&1 &
+# Every run is of experiments/courts/trial-testimony.yaml (full, every witness heard, the three least grounded
+# sentences of every case tried, both sides polled), decided again afterwards with no model call by rejudge and
+# experiments/trial_testimony.py.
+set -u
+cd "$(dirname "$0")/.."
+C=${C:-.venv/bin/courtroom}
+COURT=experiments/courts/trial-testimony.yaml
+D=../shared/data
+run() { "$C" run "$@" --court "$COURT" || echo "run failed: $*"; }
+run $D/halubench-dev.jsonl --out experiments/results/default/halubench-trial-testimony
+run $D/ragtruth-dev.jsonl --out experiments/results/default/ragtruth-trial-testimony
