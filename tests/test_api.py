@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import courtroom
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.audit import Audit
@@ -48,3 +50,17 @@ def test_the_public_api_imports_without_torch_or_ray() -> None:
             "print('torch' in sys.modules, 'ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_every_setting_of_a_run_names_a_field_of_its_section_and_a_misspelt_one_is_refused(tmp_path: Path) -> None:
+    from courtroom.errors import ConfigError
+    from courtroom.log.manifest import RUN_SETTINGS, RunSpec
+
+    sections = {name: info.annotation.model_fields for name, info in RunSpec.model_fields.items()
+                if isinstance(info.annotation, type) and hasattr(info.annotation, "model_fields")}
+    for name, where in RUN_SETTINGS.items():
+        section, _, field = where.partition(".")
+        assert (field or name) in (sections[section] if section != "run" else RunSpec.model_fields), name
+    with pytest.raises(ConfigError, match="'limt' is not a setting of a run; did you mean 'limit'"):
+        courtroom.run("examples", out=tmp_path / "r", limt=3)
+    assert not (tmp_path / "r").exists()

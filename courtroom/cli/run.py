@@ -39,10 +39,10 @@ def run(
     model_url: str | None = typer.Option(None, help="Judge with a served model: its OpenAI-compatible API base, "
                                                     "e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang, llama.cpp, a hosted API)."),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="Environment variable holding the served API's key."),
-    allow_host: list[str] = typer.Option([], help="Consent to a host the court seats a model on: ORIGIN "
-                                                  "(http://HOST:PORT) to send it the cases, ORIGIN=VAR to send it also "
-                                                  "the key in $VAR (repeatable); a court calls no other host than "
-                                                  "--model-url's."),
+    allow_hosts: list[str] = typer.Option([], "--allow-host", help="Consent to a host the court seats a model on: "
+                                          "ORIGIN (http://HOST:PORT) to send it the cases, ORIGIN=VAR to send it "
+                                          "also the key in $VAR (repeatable); a court calls no other host than "
+                                          "--model-url's."),
     concurrency: int = typer.Option(8, min=1, help="Requests in flight at once to a served model."),
     request_timeout: float = typer.Option(120.0, min=1, help="Seconds a request to a served model may take."),
     out: str | None = typer.Option(None, help="Run directory (default runs/<dataset>-<court>-<model>, a baseline's "
@@ -50,7 +50,7 @@ def run(
     limit: int | None = typer.Option(None, min=1, help="At most N cases (with --balanced: N/2 per label)."),
     balanced: bool = typer.Option(False, help="Seeded sample with as many FAIL as PASS cases."),
     seed: int = typer.Option(0, help="Seed of the balanced sample."),
-    source: list[str] = typer.Option([], help="Keep only cases whose source contains this (repeatable)."),
+    sources: list[str] = typer.Option([], "--source", help="Keep only cases whose source contains this (repeatable)."),
     exclude: list[str] = typer.Option([], help="Leave out the cases of this run directory or id file (repeatable)."),
     field: list[str] = typer.Option([], help="Map a case field to a column: --field question=query (repeatable)."),
     skip_invalid: bool = typer.Option(False, help="Skip and count invalid rows instead of stopping."),
@@ -76,9 +76,11 @@ def run(
                                          "metrics.json, `.low` for an interval's lower end)."),
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
+    given = dict(locals())  # the options by name: those of the spec's sections go to it (RUN_SETTINGS)
     from courtroom.court import parse_override
     from courtroom.evaluate.datasets import parse_field_map
-    from courtroom.log.manifest import RunSpec
+    from courtroom.log.manifest import RUN_SETTINGS, RunSpec
+    from courtroom.runs.api import default_run_dir
     from courtroom.runs.start import start_run
 
     options = judge_options(judge, votes=votes, reading=reading)
@@ -88,17 +90,10 @@ def run(
             fail("--set changes a court's settings: it is an option of the courtroom judge")
         with failing():
             options["overrides"] = dict(parse_override(item) for item in settings)
-    from courtroom.runs.api import default_run_dir
-
     target = Path(out) if out else default_run_dir(dataset, judge, court, model)
     with failing(target):  # a file or directory that cannot be read or made
-        spec = RunSpec.build(dataset, field_map=parse_field_map(field), limit=limit, balanced=balanced, seed=seed,
-                             sources=source, exclude=exclude, skip_invalid=skip_invalid, judge=judge, court=court,
-                             model=model, engine=engine, window=window, judge_options=options, runner=runner,
-                             workers=workers, gpus_per_worker=gpus_per_worker, ray_address=ray_address,
-                             chunk_timeout=chunk_timeout, device=device, dtype=dtype, model_url=model_url,
-                             api_key_env=api_key_env,
-                             concurrency=concurrency, request_timeout=request_timeout, allow_hosts=allow_host)
+        spec = RunSpec.build(**{name: value for name, value in given.items() if name in RUN_SETTINGS},
+                             field_map=parse_field_map(field), judge_options=options)
         for place in (target, *target.parents):
             if place.exists() and not place.is_dir():
                 fail(f"--out {target}: {place} is a file, not a run directory; give --out a new or a run directory")

@@ -26,7 +26,7 @@ from courtroom.door.spec import BackendSpec, HostGrant, Placement
 from courtroom.engine.judge import Judge
 from courtroom.engine.migrations import retired
 from courtroom.engine.registry import JudgeSpec, judge_from_config, upgrade_config
-from courtroom.errors import ConfigError, RunError
+from courtroom.errors import ConfigError, RunError, did_you_mean
 from courtroom.evaluate.selection import CaseSelection
 
 MANIFEST_VERSION = 2
@@ -54,6 +54,16 @@ class RunnerSpec(BaseModel):
     (its cases retried alone); None waits as long as it takes."""
 
 
+RUN_SETTINGS: dict[str, str] = {
+    **dict.fromkeys(("dataset", "field_map", "limit", "balanced", "seed", "sources", "exclude"), "selection"),
+    **dict.fromkeys(("model", "api_key_env", "concurrency", "engine", "device", "dtype"), "backend"),
+    **dict.fromkeys(("workers", "gpus_per_worker", "chunk_timeout"), "runner"), "window": "run", "skip_invalid": "run",
+    "judge": "judge.name", "court": "judge", "judge_options": "judge.options", "model_url": "backend.url",
+    "request_timeout": "backend.timeout", "runner": "runner.kind", "ray_address": "runner.address",
+    "allow_hosts": "run.hosts"}
+"""Where each flat setting of a run (`courtroom run`, `courtroom.run`) goes: `section[.field]` (`run`: the spec)."""
+
+
 class RunSpec(BaseModel):
     """Everything that defines a run."""
 
@@ -76,35 +86,29 @@ class RunSpec(BaseModel):
     (`courtroom.runs.hosts`)."""
 
     @classmethod
-    def build(cls, dataset: str, *, judge: str = "courtroom", court: str = "default",
-              judge_options: dict[str, Any] | None = None, model: str = "default", engine: str = "xgrammar",
-              device: str = "auto", runner: str = "local", workers: int = 1, gpus_per_worker: float = 0.0,
-              ray_address: str | None = None, chunk_timeout: float | None = None, window: int = 8, dtype: str = "auto",
-              skip_invalid: bool = False, model_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-              concurrency: int = 8, request_timeout: float = 120.0, allow_hosts: Sequence[str] = (),
-              **selection: Any) -> RunSpec:
-        """A spec from flat settings, as the command line gives them (`selection`: the `CaseSelection` fields);
-        a bad setting raises `ConfigError` naming it (a `model_url` with credentials, without repeating them)."""
-        if model_url is not None:
-            try:
-                refuse_credentials(model_url)
-            except ValueError as exc:
-                raise ConfigError(str(exc)) from None
+    def build(cls, dataset: str, **settings: Any) -> RunSpec:
+        """A spec from flat settings (`RUN_SETTINGS`; the sections' defaults for the others); a bad setting raises
+        `ConfigError` naming it (a `model_url` with credentials, without repeating them)."""
+        parts: dict[str, dict[str, Any]] = {where.partition(".")[0]: {} for where in RUN_SETTINGS.values()}
+        for name, value in {"dataset": dataset, **settings}.items():
+            if name not in RUN_SETTINGS:
+                raise ConfigError(f"{name!r} is not a setting of a run" + did_you_mean(name, RUN_SETTINGS))
+            section, _, field = RUN_SETTINGS[name].partition(".")
+            parts[section][field or name] = value
+        judge, run = parts["judge"], parts["run"]
         try:
-            return cls(selection=CaseSelection(dataset=dataset, **selection),
-                       judge=JudgeSpec(name=judge, court=court, options=judge_options or {}),
-                       backend=BackendSpec.of(model=model, url=model_url, engine=engine, device=device, dtype=dtype,
-                                              api_key_env=api_key_env, concurrency=concurrency,
-                                              timeout=request_timeout),
-                       runner=RunnerSpec(kind=runner, workers=workers, gpus_per_worker=gpus_per_worker,
-                                         address=ray_address, chunk_timeout=chunk_timeout),
-                       window=window, skip_invalid=skip_invalid,
-                       hosts=[HostGrant.parse(grant) for grant in allow_hosts])
+            if (url := parts["backend"].get("url")) is not None:
+                refuse_credentials(url)  # first: the spec's own errors would repeat the URL
+            return cls(selection=CaseSelection(**parts["selection"]), runner=RunnerSpec(**parts["runner"]),
+                       judge=JudgeSpec(**{**judge, "options": judge.get("options") or {}}),
+                       backend=BackendSpec.of(**parts["backend"]),
+                       **{**run, "hosts": [HostGrant.parse(grant) for grant in run.get("hosts", ())]})
         except ValidationError as exc:
-            problems = [f"{e['title']}.{'.'.join(map(str, e['loc']))}: {e['msg'].removeprefix('Value error, ')} "
-                        f"(got {e['input']!r})"
-                        for e in (dict(error, title=exc.title) for error in exc.errors())]
-            raise ConfigError("; ".join(problems)) from None
+            raise ConfigError("; ".join(f"{exc.title}.{'.'.join(map(str, e['loc']))}: "
+                                        f"{e['msg'].removeprefix('Value error, ')} (got {e['input']!r})"
+                                        for e in exc.errors())) from None
+        except ValueError as exc:  # credentials in the URL, named without them
+            raise ConfigError(str(exc)) from None
 
 
 class RunOrigin(BaseModel):

@@ -111,7 +111,7 @@ def run(dataset: str | Path | Rows | Any, *, judge: str = "courtroom", court: st
 
     `dataset` is a file, `examples`, `hf:org/name[:split]`, or the data itself (a list of dicts or a DataFrame,
     `rows_file`). `settings` are those of `courtroom run` (`limit`, `seed`, `field_map`, `judge_options`,
-    `runner="ray"`, ...; `RunSpec.build`). An interrupted run resumes; `fresh=True` starts over."""
+    `runner="ray"`, ...; `log.manifest.RUN_SETTINGS`). An interrupted run resumes; `fresh=True` starts over."""
     dataset = str(dataset) if isinstance(dataset, (str, Path)) else rows_file(dataset)
     spec = RunSpec.build(dataset, judge=judge, court=court, model=model, **settings)
     target = Path(out) if out is not None else default_run_dir(dataset, judge, court, model)

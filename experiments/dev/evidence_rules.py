@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,13 +21,10 @@ import numpy as np
 from courtroom.evaluate.datasets import load_file
 from courtroom.evaluate.metrics import auroc
 from courtroom.text.words import Vocabulary, content_words
+from courtroom.witness.grounding import p_suspect
 from experiments.dev.tune_court import best_threshold, cross_validated
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-
-
-def sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-max(-50.0, min(50.0, x))))
 
 
 def sentences(case: dict, text: dict, clip: float) -> list[dict]:
@@ -60,12 +56,12 @@ Rule = Callable[[list[dict]], float]
 
 def per_sentence(kind: str, center: float, scale: float, lex_center: float, lex_scale: float) -> Callable[[dict], float]:
     if kind == "pmi":
-        return lambda s: sigmoid((center - s["g"]) / scale)
+        return lambda s: p_suspect(s["g"], center, scale)
     if kind == "pmi-lexcredit":
-        return lambda s: sigmoid((center - s["g_lex"]) / scale)
+        return lambda s: p_suspect(s["g_lex"], center, scale)
     if kind == "lex":
-        return lambda s: sigmoid((s["u"] - lex_center) / lex_scale)
-    return lambda s: sigmoid((center - s["g"]) / scale + (s["u"] - lex_center) / lex_scale)
+        return lambda s: p_suspect(lex_center, s["u"], lex_scale)  # rising with u
+    return lambda s: p_suspect(s["g"], center, scale, (s["u"] - lex_center) / lex_scale)
 
 
 def aggregate(ps: list[float], chars: list[int], how: str) -> float:

@@ -12,18 +12,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 from collections import defaultdict
 
 import numpy as np
 
 from courtroom.evaluate.metrics import auroc
+from courtroom.witness.grounding import p_suspect
 from experiments.dev.token_measures import sentence_tokens
 from experiments.dev.tune_court import balanced, cross_validated
-
-
-def sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-max(-50, min(50, x))))
 
 
 def statements(case: dict, clip: float | None, scoring: str) -> list[tuple[int, float]]:
@@ -44,7 +40,7 @@ def statements(case: dict, clip: float | None, scoring: str) -> list[tuple[int, 
 
 
 def case_score(sts: list[tuple[int, float]], center: float, scale: float, rule: str, charge_at: float) -> float:
-    ps = [(n, sigmoid((center - g) / scale)) for n, g in sts]
+    ps = [(n, p_suspect(g, center, scale)) for n, g in sts]
     if rule == "any":
         return max(p for _, p in ps)
     share = sum(n * p for n, p in ps) / sum(n for n, _ in ps)

@@ -8,10 +8,10 @@ from typing import Literal
 
 from probe_sample import probe_cases, probe_parser
 
-from courtroom.baselines import JUDGE_SYSTEM
 from courtroom.casefile import render_case_file, split_sentences
 from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
 from courtroom.door.transformers import TransformersBackend
+from courtroom.engine.plain import JUDGE_SYSTEM
 from courtroom.evaluate.metrics import auroc
 
 STOP = set("a an the of in on at to for from by with and or but is are was were be been being it its this that these "

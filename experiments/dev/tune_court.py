@@ -18,17 +18,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 
 import numpy as np
 
-from courtroom.evaluate.metrics import auroc
+from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
 from courtroom.log.store import RunStore
-
-
-def sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-max(-50, min(50, x))))
+from courtroom.witness.grounding import p_suspect
 
 
 def load(path: str, direct: dict[str, float] | None = None) -> list[tuple[bool, list[dict], float]]:
@@ -65,10 +61,10 @@ def case_scores(cases, center: float, scale: float, weight: float, method: str, 
     acquitted at any threshold (score -1 here); the court ranks it below its threshold by suspicion."""
     scores = []
     for _, statements, direct in cases:
-        ps = [((1 - direct_weight) * (weight * s["opinion"] + (1 - weight) * sigmoid((center - s["evidence"]) / scale))
+        ps = [((1 - direct_weight) * (weight * s["opinion"] + (1 - weight) * p_suspect(s["evidence"], center, scale))
                + direct_weight * direct, s) for s in statements if s["opinion"] is not None]
         tried = [p for p, _ in ps]
-        every = ps + [(sigmoid((center - s["g"]) / scale), s) for s in statements if s["opinion"] is None]
+        every = ps + [(p_suspect(s["g"], center, scale), s) for s in statements if s["opinion"] is None]
         weights = [s["chars"] if method == "share-chars" else 1 for _, s in every]
         share = sum(w * p for w, (p, _) in zip(weights, every)) / sum(weights)
         if not tried:  # acquitted at any threshold; ranked below the others by the share of its statements
@@ -81,7 +77,7 @@ def case_scores(cases, center: float, scale: float, weight: float, method: str, 
 
 
 def balanced(gold: np.ndarray, pred: np.ndarray) -> float:
-    return float(((pred & gold).sum() / gold.sum() + (~pred & ~gold).sum() / (~gold).sum()) / 2)
+    return float(rates_from_counts(*confusion(gold, pred))["balanced_accuracy"])
 
 
 def cross_validated(gold: np.ndarray, scores: np.ndarray, folds: int = 5, seed: int = 0) -> float:

@@ -22,7 +22,7 @@ from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from courtroom.case import Case
 from courtroom.casefile import context_sentences
-from courtroom.door.observe import token_indices
+from courtroom.door.observe import TokenIndex
 from courtroom.evaluate.fit_ruling import Example, fit_ruling, leave_one_source_out
 from courtroom.witness.family import task_family
 from courtroom.witness.reading import Reading
@@ -35,7 +35,7 @@ def reading_of(x: dict, row: dict) -> Reading:
     case = Case(id=row["id"], question=row["question"], context=row["context"], answer=row["answer"],
                 label=row["label"], source=row["source"])
     spans = [tuple(s) for s in x["offsets"]]
-    members = [token_indices(spans, a, b) or [0] for a, b in x["sentences"]] + [list(range(len(spans)))]
+    members = [TokenIndex(spans).within(a, b) or [0] for a, b in x["sentences"]] + [list(range(len(spans)))]
     lb = x["lookback"].astype(np.float64)  # (A, L, H)
     lookback = tuple(tuple(lb[m].mean(0).ravel()) for m in members)
     hidden = tuple(tuple(v.astype(np.float64)) for v in x["hidden_sent"][:, 1]) + (tuple(x["hidden_mean"][1].astype(np.float64)),)
