@@ -9,11 +9,11 @@ import re
 from courtroom.case import Case
 
 _SUMMARY = re.compile(
-    r"(?:^|[.!?:]\s)\s*(?:(?:please|kindly|(?:can|could|would) you)\s+)?(?:summari[sz]e\b|(?:write|give|provide|"
+    r"(?:^|[.!?:;,]\s)\s*(?:(?:please|kindly|(?:can|could|would) you)\s+)?(?:summari[sz]e\b|(?:write|give|provide|"
     r"produce|create|generate|what is|what's)(?:\s+me)?\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}?summary\b"
     r"(?=\s*(?:(?:of|for|about|in)\b|[:.,!?]|$)))|\A\s*(?:summary|tl;?\s*dr)\s*:?\s*\Z", re.IGNORECASE | re.MULTILINE)
 """A request to summarise: "Summarize ...", "Please summarise ...", "Write a short summary of ...", "What is the
-summary of ...", at the start of the question, a line or a sentence; or "Summary:" (or "TL;DR") as the whole of it.
+summary of ...", at the start of the question, a line, a sentence or a clause; or "Summary:" (or "TL;DR") as the whole of it.
 The word elsewhere ("the motion for summary judgment") asks for none."""
 _DESCRIBE = re.compile(r"\b(?:overview|describe|description|write|structured data|json)\b", re.IGNORECASE)
 _ALIASES = {"qa": "qa", "question answering": "qa", "summary": "summary", "summarization": "summary",

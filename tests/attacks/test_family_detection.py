@@ -37,6 +37,7 @@ def test_a_question_that_mentions_a_summary_is_no_summarisation(question: str) -
     "Give me a short summary of the findings.",
     "What is the summary of this report?",
     "Here is a report. Can you summarize it?",
+    "Based on the passage, what is the summary of the findings?",
     "Summary:",
     "TL;DR",
 ])
