@@ -131,15 +131,21 @@ class CourtSpec(ClerkSpec):
         if trial.charges == "drafted" and trial.escalation is not None:
             found.append((("trial", "escalation"), "drafted charges (trial.charges: drafted) have no measured "
                                                    "P(suspect) to escalate by: use measured charges"))
-        gpus: dict[str, tuple[float, str]] = {}
+        seated: dict[str, tuple[SeatSpec, str]] = {}
         for role, seats in trial.models.items():
             people = trial.personas.get(role)
-            for seat in seats:  # one seat is one model loaded once: on one share of GPUs
-                wanted, first = gpus.setdefault(seat.key, (seat.gpus, role))
-                if wanted != seat.gpus:
+            for seat in seats:  # one seat is one model loaded (or reached) once: one share of GPUs, one key
+                first, by = seated.setdefault(seat.key, (seat, role))
+                if first.gpus != seat.gpus:
                     found.append((("trial", "models", role), f"model {seat.model!r} is seated with {seat.gpus:g} GPUs "
-                                                             f"here and {wanted:g} for role {first!r}: it is loaded "
+                                                             f"here and {first.gpus:g} for role {by!r}: it is loaded "
                                                              "once, give it one number of GPUs"))
+                    break
+                if seat.url is not None and first.api_key_env != seat.api_key_env:
+                    mine, theirs = (s.api_key_env or "no variable (--api-key-env's at --model-url's host)" for s in (seat, first))
+                    found.append((("trial", "models", role), f"model {seat.model!r} at {seat.url} takes its key from "
+                                  f"{mine} for role {role!r} and from {theirs} for role {by!r}: one model at one URL "
+                                  "has one key, give both roles the same api_key_env"))
                     break
             if not seats:
                 found.append((("trial", "models", role), f"no model for role {role!r} (an empty list): name one, or "

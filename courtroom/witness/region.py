@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 PERCENTILES = 101
 """The fitting cases' distances are kept at the percentiles 0, 1, ..., 100."""
@@ -43,6 +43,23 @@ class Region(BaseModel):
     """The percentile of the fitting cases' distances beyond which a case is outside the region."""
     _inverses: dict[tuple[int, ...], np.ndarray] = PrivateAttr(default_factory=dict)
 
+    @field_validator("covariance")
+    @classmethod
+    def _a_covariance(cls, covariance: list[list[float]]) -> list[list[float]]:
+        """Symmetric and positive definite, its inverse within the floats and its every direction kept by `place`
+        (negative variances would put every case inside, a vanishing one every case at an infinite distance)."""
+        if not covariance or any(len(row) != len(covariance) for row in covariance):
+            return covariance  # not square: refused against the mean's size
+        c = np.array(covariance, dtype=np.float64)
+        if not np.allclose(c, c.T):
+            raise ValueError("the covariance must be symmetric")
+        eigenvalues = np.linalg.eigvalsh(c)
+        if not eigenvalues[0] > max(eigenvalues[-1] * 1e-12, 1 / np.finfo(np.float64).max):
+            raise ValueError(f"the covariance must be positive definite and well conditioned: its eigenvalues run from "
+                             f"{eigenvalues[0]:g} to {eigenvalues[-1]:g}, the smallest must be positive and at least "
+                             "1e-12 of the largest")
+        return covariance
+
     @model_validator(mode="after")
     def _shapes(self) -> Region:
         size = len(self.mean)
@@ -64,8 +81,11 @@ class Region(BaseModel):
             self._inverses[present] = np.linalg.pinv(covariance, hermitian=True)
         gap = np.array([z[i] for i in present], dtype=np.float64) - np.array(self.mean)[list(present)]
         size = float(np.max(np.abs(gap)))  # the gap scaled to at most 1 first: a large finite value's square overflows
-        unit = gap / size if size > 0 else gap
-        distance = size * float(np.sqrt(max(unit @ self._inverses[present] @ unit, 0.0)))
+        with np.errstate(all="ignore"):  # a value beyond the floats, or not a number, gives none: outside, never inside
+            unit = gap / size if size > 0 else gap
+            distance = size * float(np.sqrt(max(unit @ self._inverses[present] @ unit, 0.0)))
+        if not np.isfinite(distance):
+            return Place(float(np.finfo(np.float64).max), 100.0, True)
         grid = np.arange(PERCENTILES, dtype=np.float64)
         percentile = float(np.interp(distance, self.distances, grid)) if distance <= self.distances[-1] else 100.0
         return Place(distance, percentile, distance > float(np.interp(self.limit, grid, self.distances)))

@@ -21,6 +21,8 @@ from courtroom.witness.region import Place, Region
 
 FORMAT = 1
 """The ruling file format this version reads and writes."""
+REACH = 1e6
+"""A linear part must weigh values this many scales from its means (and values of 0) without leaving the floats."""
 Family = Literal["qa", "summary", "data2text", "dialogue", "any"]
 
 
@@ -43,7 +45,18 @@ class Linear(BaseModel):
             raise ValueError(f"features, mean, scale and weights differ in length ({sorted(sizes)})")
         if any(s <= 0 for s in self.scale):
             raise ValueError("every scale must be positive")
+        with np.errstate(over="ignore", invalid="ignore"):
+            slopes = np.abs(np.array(self.weights) / np.array(self.scale, dtype=np.float64))
+            bound = abs(self.intercept) + slopes @ np.abs(self.mean) + REACH * np.abs(self.weights).sum()
+        if not np.isfinite(bound):
+            raise ValueError(f"weights, means and scales whose log-odds overflow a float (weighing values of 0, or "
+                             f"{REACH:g} scales from the means): not a ruling a court can apply")
         return self
+
+    def log_odds(self, values: Sequence[float]) -> float:
+        """`intercept` plus each value's part, in order (inf or NaN when it leaves the floats: see `exact_sum`)."""
+        return self.intercept + exact_sum([w * (v - m) / s for v, m, s, w in
+                                           zip(values, self.mean, self.scale, self.weights)])
 
     def contributions(self, values: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
         """Each feature's part of the log-odds (`intercept` included), and the features `values` lacks (left at
@@ -71,8 +84,7 @@ class Probe(BaseModel):
         if len(vector) != len(self.linear.weights):
             raise ConfigError(f"the ruling's {self.source} probe weighs {len(self.linear.weights)} values, the model's "
                               f"pass gave {len(vector)}: the ruling was fitted for another model")
-        lin = self.linear
-        return lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(vector, lin.mean, lin.scale, lin.weights))
+        return self.linear.log_odds(vector)
 
     @property
     def direction(self) -> tuple[float, ...]:
@@ -221,7 +233,7 @@ class FittedRuling(BaseModel):
         answer's values), where they lie against the family's region."""
         used, weights = self.family_for(family)
         parts, missing = weights.linear.contributions(values)
-        z = math.fsum(parts.values())
+        z = exact_sum(list(parts.values()))
         if not math.isfinite(z):  # a value the ruling cannot weigh: never a verdict at P = 0 or 1 by default
             bad = sorted(k for k, v in parts.items() if not math.isfinite(v))
             raise ConfigError(f"the ruling {self.court}/{self.model} cannot weigh this testimony: the log-odds is {z} "
@@ -233,6 +245,14 @@ class FittedRuling(BaseModel):
                         contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing,
                         distance=round(where.distance, 4) if where else None,
                         percentile=round(where.percentile, 2) if where else None, outside=bool(where and where.outside))
+
+
+def exact_sum(terms: Sequence[float]) -> float:
+    """`math.fsum`, or the plain sum (inf or NaN) where the terms leave the floats, for the caller to refuse."""
+    try:
+        return math.fsum(terms)
+    except (OverflowError, ValueError):  # an intermediate sum beyond a float, or inf - inf
+        return sum(terms)
 
 
 WORD_VALUES = ("hidden.words_max", "hidden.words_top3", "hidden.words_share")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from courtroom.case import Testimony
 from courtroom.door.observe import TokenIndex
+from courtroom.errors import ConfigError
 from courtroom.text.words import STOP_WORDS
 from courtroom.witness.ruling import SpanModel
 
@@ -154,7 +155,8 @@ def model_scores(model: SpanModel, rows: Sequence[Sequence[float]],
     lin = model.linear
     out = []
     for r in with_word_probe(model, rows, probe_scores):
-        z = lin.intercept + math.fsum(w * (v - m) / s for v, m, s, w in zip(r, lin.mean, lin.scale, lin.weights))
+        if not math.isfinite(z := lin.log_odds(r)):
+            raise ConfigError(f"the ruling's span model cannot weigh a word's values {list(r)}: the log-odds is {z}")
         out.append(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))))
     return out
 

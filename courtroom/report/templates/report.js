@@ -19,9 +19,12 @@ function record(key) {
 }
 const fmt = (x, digits) => (x === null || x === undefined) ? "-" : Number(x).toFixed(digits === undefined ? 3 : digits);
 
+// Lower case, character by character, keeping the text's length (so an index found in it is one in the text): a
+// character whose lower case is longer (U+0130 "İ" -> "i̇") is kept as it is.
+const fold = (s) => Array.from(s, (c) => { const l = c.toLowerCase(); return l.length === c.length ? l : c; }).join("");
 function marked(text, quotes, cls) {
-  const span = el("span"); const lower = text.toLowerCase(); const ranges = [];
-  for (const q of quotes) { const n = q.toLowerCase().trim(); if (!n) continue;
+  const span = el("span"); const lower = fold(text); const ranges = [];
+  for (const q of quotes) { const n = fold(q).trim(); if (!n) continue;
     let i = lower.indexOf(n); while (i !== -1) { ranges.push([i, i + n.length]); i = lower.indexOf(n, i + 1); } }
   ranges.sort((a, b) => a[0] - b[0]); let pos = 0;
   for (const [s, e] of ranges) { if (s < pos) continue; span.append(text.slice(pos, s));
