@@ -11,7 +11,7 @@ given and the rest of the source is scored, against the measure (the court's own
   (the least a few labels can change);
 - *+ refit*: refitted on the other sources and the k labels together;
 - *+ prior refit*: the other sources' ruling refitted on the k labels alone with itself as the prior
-  (`evaluate.prior_refit`, what `courtroom calibrate --prior` does), the labels drawn at random, and
+  (`calibrate.prior_refit`, what `courtroom calibrate --prior` does), the labels drawn at random, and
   (Until 2026-11-27 also *chosen* and *diverse*: the labels picked by uncertainty and diversity as `courtroom label`
   then picked them, and by diversity alone; both did worse than random draws and were retired with the picking: the
   tables with those columns were made by this script at commit 9d8d6d6.)
@@ -32,12 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
+from courtroom.calibrate.fit_ruling import Example
+from courtroom.calibrate.prior_refit import inputs, p_hallucinated, refit_families
 from courtroom.errors import ConfigError
 from courtroom.evaluate import fit_ruling as fitting
-from courtroom.evaluate.fit_ruling import Example
 from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.paired import mcnemar
-from courtroom.evaluate.prior_refit import inputs, p_hallucinated, refit_families
 from courtroom.evaluate.results import ResultRow
 from experiments.travel import INSIDE, without
 

@@ -18,9 +18,9 @@ from unittest import mock
 import numpy as np
 from scipy.stats import binomtest
 
+from courtroom.calibrate.fit_ruling import fit_ruling
 from courtroom.case import Case
 from courtroom.casefile import context_sentences
-from courtroom.evaluate.fit_ruling import fit_ruling
 from courtroom.text.negation import CUES
 from courtroom.text.sentences import sentence_spans
 from courtroom.witness import polarity

@@ -26,14 +26,14 @@ from pathlib import Path
 
 import numpy as np
 
+from courtroom.calibrate.fit_ruling import Example, leave_one_source_out
+from courtroom.calibrate.ruling_runs import labelled_runs
 from courtroom.case import Case
 from courtroom.evaluate.confounds import length_only_rows, overlap_only_rows
-from courtroom.evaluate.fit_ruling import Example, leave_one_source_out
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.paired import mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
-from courtroom.log.ruling_calibrate import labelled_runs
 
 INSIDE = ("lookback", "hidden")
 """The witnesses that read the model's inside (their probes, and the words' values of the word probe)."""

@@ -4,7 +4,7 @@
         [--ruling personas/courts/rulings/default.MODEL.yaml]
 
 The runs are of the default court (every witness heard) on `halubench-dev.jsonl` and `ragtruth-spans-dev.jsonl`
-with one model. The ruling is fitted on all their labelled cases together (`courtroom.evaluate.fit_ruling`: grouped
+with one model. The ruling is fitted on all their labelled cases together (`courtroom.calibrate.fit_ruling`: grouped
 5-fold cross-validation, probes fitted inside each training fold) and every number below is out of fold:
 - the ruling against the court's own verdicts in the runs (its grounding measure, no ruling: today's default court)
   and the no-model word-overlap rule, per dataset and source, with 95% bootstrap intervals and paired McNemar tests;
@@ -25,15 +25,15 @@ from pathlib import Path
 
 import numpy as np
 
+from courtroom.calibrate.fit_ruling import Example, fit_ruling, leave_one_source_out
+from courtroom.calibrate.ruling_report import ruling_table
+from courtroom.calibrate.ruling_runs import calibrate_ruling, write_ruling
 from courtroom.evaluate.confounds import overlap_only_rows
-from courtroom.evaluate.fit_ruling import Example, fit_ruling, leave_one_source_out
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.paired import mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.results import ResultRow
-from courtroom.evaluate.ruling_report import ruling_table
 from courtroom.evaluate.spans import paired_f1_difference, span_cells, span_scores
 from courtroom.log.audit import Audit
-from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
 
 
 def dataset(source: str) -> str:

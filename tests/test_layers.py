@@ -15,6 +15,7 @@ itself back through others (no cycles). Every import counts, also those inside f
                one loader of clerks and courts  }
     evaluate   datasets, result rows, metrics, paired tests, calibration, no-model rules, comparisons
     log        run directories: store, manifest, replay, rejudge, audit, pooled runs
+    calibrate  rulings fitted on labelled runs, thresholds, a few labels and the prior refit, the label file
     runs       run spec, starting and resuming a run, runners (local, Ray)
     report     terminal tables, court records, the HTML report
     integrations  the court as a metric in Opik, DeepEval and Ragas; `courtroom.testing` (pytest helpers)
@@ -36,7 +37,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
 STACK: list[tuple[str, ...]] = [("text",), ("domain",), ("door",), ("engine",), ("witness",), ("clerk",),
-                                ("baselines", "court"), ("evaluate",), ("log",), ("runs",), ("report",), ("integrations",),
+                                ("baselines", "court"), ("evaluate",), ("log",), ("calibrate",), ("runs",), ("report",), ("integrations",),
                                 ("cli",)]
 """The layers from the bottom up; layers that share a rank are siblings (neither imports the other)."""
 LAYERS = [layer for rank in STACK for layer in rank]
@@ -57,8 +58,8 @@ HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "
          "transformers": {"door.transformers", "door.observed_pass", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
-         "sklearn": {"evaluate.logistic", "evaluate.fit_ruling", "evaluate.region"},
-         "scipy": {"evaluate.paired", "evaluate.prior_refit"},
+         "sklearn": {"calibrate.logistic", "calibrate.fit_ruling", "calibrate.region"},
+         "scipy": {"evaluate.paired", "calibrate.prior_refit"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},
          "ragas": {"integrations.ragas"}}

@@ -4,6 +4,7 @@ witness testifies, and a ruling fitted for the model weighs the testimony and po
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -72,11 +73,12 @@ class Examination:
             return [probe.offset + v for v in projection[1]]
         return None
 
-    def weigh(self, ruling: FittedRuling, sentence: int | None = None) -> Weighing:
-        """The ruling's weighing of the whole answer (or of one sentence)."""
+    def weigh(self, ruling: FittedRuling, sentence: int | None = None, heard: Sequence[Testimony] = ()) -> Weighing:
+        """The ruling's weighing of the whole answer (or of one sentence); with testimony `heard` after the witnesses
+        (a court's trial), by the ruling's trial weights."""
         probe = ruling.spans.probe if ruling.spans is not None else None
-        return ruling.weigh(self.testimony, self.vectors(sentence), task_family(self.reading.case), sentence,
-                            self.word_scores(probe, sentence))
+        return ruling.weigh([*self.testimony, *heard], self.vectors(sentence), task_family(self.reading.case),
+                            sentence, self.word_scores(probe, sentence), tried=bool(heard))
 
 
 def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRuling | None) -> list[HallucinatedSpan]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from courtroom.case import Case, Charge, DroppedCharge, HallucinatedSpan, Weighing
+from courtroom.case import Case, Charge, DroppedCharge, HallucinatedSpan, Testimony, Weighing
 from courtroom.clerk.examine import Examination, examine, locate
 from courtroom.clerk.measure import Measure, measure_statements, suspicion
 from courtroom.clerk.spec import ClerkSpec
@@ -36,11 +36,14 @@ class Indictment:
     """Its weighing of an answer outside the region of the cases it was fitted on: the measure decides instead."""
     spans: list[HallucinatedSpan] = field(default_factory=list)
     """The words the witnesses find hallucinated, as spans (clerks that hear witnesses)."""
+    heard: list[Testimony] = field(default_factory=list)
+    """Testimony heard after the indictment, beside the witnesses' (a court's trials)."""
 
 
-def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
-    """Measure every sentence of the answer and charge the least grounded (at most `max_charges`); returns the
-    `Indictment`."""
+def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure: bool = False) -> Step:
+    """Measure every sentence of the answer and charge the least grounded (at most `max_charges`), or with a ruling
+    those it weighs as hallucinated (unless `by_measure`: the least grounded all the same, as a court whose trials its
+    ruling weighs tries them); returns the `Indictment`."""
     answer = case.answer.strip()
     spans = sentence_spans(answer, spec.sentences) or ((0, len(answer)),)
     sentences = tuple(answer[a:b] for a, b in spans)
@@ -56,7 +59,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
         weighing = examination.weigh(ruling)
         if weighing.outside:  # unlike the cases the ruling was fitted on: the measure decides (`witness.region`)
             outside, weighing = weighing, None
-    if weighing is not None:
+    if weighing is not None and not by_measure:
         assert examination is not None and ruling is not None
         ps = [examination.weigh(ruling, i).p_hallucinated for i in range(len(sentences))]
         threshold = weighing.threshold
@@ -69,7 +72,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
     found = Indictment([], [], max(ps), examination=examination, weighing=weighing, outside=outside)
     offset = case.answer.find(answer)
     for i, sentence in enumerate(sentences):
-        note = _note(spec, measured[i], ps[i], weighing is not None)
+        note = _note(spec, measured[i], ps[i], weighing is not None and not by_measure)
         if i in charged:
             index = len(found.charges)
             found.measures[index], found.sentences[index] = measured[i], (i, offset + spans[i][0])

@@ -56,10 +56,11 @@ def weighed(found: Indictment, ruling: FittedRuling | None, case: Case, transcri
 
 
 def with_findings(verdict: CaseVerdict, found: Indictment) -> CaseVerdict:
-    """The verdict with what the witnesses testified, and, when it finds the answer hallucinated, the words they point
-    at; for an answer outside the ruling's region, its weighing and why it did not decide."""
-    if found.examination is not None:
-        verdict.testimony = found.examination.testimony
+    """The verdict with what the witnesses testified (and the testimony heard after them: a court's trials), and, when
+    it finds the answer hallucinated, the words they point at; for an answer outside the ruling's region, its weighing
+    and why it did not decide."""
+    if found.examination is not None or found.heard:
+        verdict.testimony = [*(found.examination.testimony if found.examination is not None else []), *found.heard]
     if (outside := found.outside) is not None:
         verdict.weighing = outside
         verdict.reason += (f" The ruling fitted for {fitted_for(outside)} was not applied: the case lies outside "

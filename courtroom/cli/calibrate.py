@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from courtroom.calibrate.prior_refit import PRIOR_PRECISION
 from courtroom.cli.app import app, console, fail, failing, warn
-from courtroom.evaluate.prior_refit import PRIOR_PRECISION
 from courtroom.report.terminal import shown
 
 
@@ -52,8 +52,8 @@ def calibrate(
 
 
 def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int) -> None:
-    from courtroom.log.threshold_calibrate import calibrate as fit
-    from courtroom.log.threshold_calibrate import calibrated_court
+    from courtroom.calibrate.threshold_runs import calibrate as fit
+    from courtroom.calibrate.threshold_runs import calibrated_court
 
     with failing():
         c = fit(run_dir, folds=folds, seed=seed)
@@ -86,8 +86,8 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
     import shlex
     import sys
 
-    from courtroom.evaluate.ruling_report import ruling_table, span_rows
-    from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
+    from courtroom.calibrate.ruling_report import ruling_table, span_rows
+    from courtroom.calibrate.ruling_runs import calibrate_ruling, write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     with failing():
@@ -128,7 +128,7 @@ def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds:
 
 def _write_court(run_dir: str, ruling: Path, output: str, what: str) -> None:
     """The run's court with the ruling written beside it, and how to decide the run again with it."""
-    from courtroom.log.ruling_calibrate import court_with_ruling
+    from courtroom.calibrate.ruling_runs import court_with_ruling
 
     with failing(output, "the court"):
         court = court_with_ruling(run_dir, ruling, output)
@@ -141,8 +141,8 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     import shlex
     import sys
 
-    from courtroom.log.prior_calibrate import calibrate_with_prior, moves, scores
-    from courtroom.log.ruling_calibrate import write_ruling
+    from courtroom.calibrate.prior_runs import calibrate_with_prior, moves, scores
+    from courtroom.calibrate.ruling_runs import write_ruling
 
     command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     with failing():

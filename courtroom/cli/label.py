@@ -15,7 +15,7 @@ from courtroom.errors import CourtroomError
 from courtroom.report.terminal import shown
 
 if TYPE_CHECKING:
-    from courtroom.log.label_pick import Candidate, Candidates
+    from courtroom.calibrate.label_pick import Candidate, Candidates
 
 KEYS = {"h": True, "f": False, "s": None}
 EXCERPT = 600
@@ -56,8 +56,8 @@ def label(
 
 def _picked(run_dir: str, ruling: str | None, n: int, seed: int, many: bool) -> tuple[Candidates, list[Candidate]]:
     """The run's candidates and the picked ones, in order (with `many`, more than `n`: skipped ones are replaced)."""
-    from courtroom.log.label_pick import candidates, picked
-    from courtroom.log.prior_calibrate import read_prior
+    from courtroom.calibrate.label_pick import candidates, picked
+    from courtroom.calibrate.prior_runs import read_prior
 
     found = candidates(run_dir, read_prior(ruling)[0] if ruling is not None else None)
     return found, picked(found, n, seed, spare=2 * n if many else 0)
@@ -70,7 +70,7 @@ def _refit_hint(run_dir: str, path: str, ruling: str | None) -> str:
 
 def _write(run_dir: str, path: str, found: Candidates, order: list[Candidate], from_gold: bool,
            ruling: str | None) -> None:
-    from courtroom.log.label_file import read_rows, write_labels
+    from courtroom.calibrate.label_file import read_rows, write_labels
 
     if Path(path).exists():  # a file of labels someone gave is never written over
         try:
@@ -92,8 +92,8 @@ def _write(run_dir: str, path: str, found: Candidates, order: list[Candidate], f
 
 
 def _read(run_dir: str, path: str) -> None:
-    from courtroom.evaluate.prior_refit import WEIGHTS_MIN_PER_CLASS
-    from courtroom.log.label_file import read_labels
+    from courtroom.calibrate.label_file import read_labels
+    from courtroom.calibrate.prior_refit import WEIGHTS_MIN_PER_CLASS
 
     labels = read_labels(path, run_dir)
     given = [v for v in labels.values() if v is not None]
@@ -105,7 +105,7 @@ def _read(run_dir: str, path: str) -> None:
 
 
 def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: int, ruling: str | None) -> None:
-    from courtroom.log.label_file import as_judged, read_labels, read_rows, write_labels
+    from courtroom.calibrate.label_file import as_judged, read_labels, read_rows, write_labels
 
     labels: dict[str, bool | None] = {}
     shown_cases: list[Candidate] = []

@@ -251,5 +251,10 @@ MIGRATIONS: tuple[Migration, ...] = (
               "by rejudge or --court RUN before #53) is the clerk; the empty section leaves",
               lambda c: (court := _courtroom(c)) is not None and "trial" in court and court["trial"] is None,
               lambda c: c["court"].pop("trial")),
+    Migration("court 14: trial.poll_moves and trial.testify (the trial's testimony, #51) recorded at every value; "
+              "absent means false: no side polled, no testimony in the verdict",
+              lambda c: (court := _courtroom(c)) is not None and isinstance(court.get("trial"), dict)
+              and not {"poll_moves", "testify"} <= set(court["trial"]),
+              lambda c: c["court"].__setitem__("trial", {"poll_moves": False, "testify": False, **c["court"]["trial"]})),
 )
 """The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

@@ -1,16 +1,19 @@
 """One case in a court (`court_case`), a lockstep program: the clerk's procedure (`clerk.program.clerk_case`) with the
 court's charges (the indictment's, or drafted by the clerk persona; the whole answer when none is brought and the court
 says so) and its way to decide them: every charge tried side by side (`trial.try_charge`), or decided by its
-measurement outside the escalation band, the rulings combined by the clerk's aggregation."""
+measurement outside the escalation band, the rulings combined by the clerk's aggregation. With a ruling that weighs
+the trial (`FittedRuling.weighs_trial`), the ruling decides: a case whose P(hallucinated) by the clerk's testimony lies
+outside the escalation band by that alone, any other by its trial weights over the clerk's testimony and the trial's."""
 
 from __future__ import annotations
 
 from courtroom.case import WHOLE_ANSWER_REASON, Case, CaseVerdict, Charge, Ruling
 from courtroom.clerk.indictment import Indictment, indict
-from courtroom.clerk.program import clerk_case, measured
-from courtroom.clerk.verdict import aggregate
+from courtroom.clerk.program import clerk_case, measured, weighed
+from courtroom.clerk.verdict import aggregate, weighed_verdict
 from courtroom.court.bench import Bench
 from courtroom.court.indictment import draft_charges
+from courtroom.court.testimony import trial_testimony
 from courtroom.court.trial import try_charge
 from courtroom.court.verdict import escalated, untried_ruling
 from courtroom.engine.events import RulingEvent
@@ -19,33 +22,48 @@ from courtroom.witness.ruling import FittedRuling
 
 
 def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript: Transcript) -> Step:
-    """The clerk's procedure with the court's charges, each tried (with a ruling fitted for the model, the clerk's
-    ruling decides, as it does without a trial)."""
+    """The clerk's procedure with the court's charges, each tried (with a ruling fitted for the model that does not
+    weigh the trial, the clerk's ruling decides, as it does without a trial)."""
+    by_trial = ruling is not None and ruling.weighs_trial
 
     def decide(found: Indictment, case: Case, transcript: Transcript) -> Step:
-        if found.weighing is not None or not found.charges:
-            return (yield from measured(bench.spec, ruling, bench.threshold, found, case, transcript))
-        return (yield from _tried(bench, case, transcript, found))
+        weighing = found.weighing
+        band = bench.trial.escalation
+        if not found.charges or (weighing is not None and not by_trial):
+            verdict = yield from measured(bench.spec, ruling, bench.threshold, found, case, transcript)
+        elif weighing is not None and band is not None and not band.low <= weighing.p_hallucinated <= band.high:
+            verdict = weighed(found, ruling, case, transcript)  # the clerk's testimony is clear enough: no trial
+        else:
+            verdict = yield from _tried(bench, case, transcript, found, by_charge=weighing is None)
+        if bench.trial.testify or by_trial:
+            found.heard.append(testimony := trial_testimony(transcript.events, found.charges, bench.procedure))
+            if weighing is not None and by_trial and testimony.values["held"]:
+                assert found.examination is not None and ruling is not None
+                verdict = weighed_verdict(case.id, case.answer, found.charges, found.dropped, verdict.rulings,
+                                          found.examination.weigh(ruling, heard=[testimony]),
+                                          found.examination.testimony)
+        return verdict
 
     return (yield from clerk_case(bench.spec, ruling, bench.threshold, case, transcript,
-                                  charges=_charges(bench, ruling, case), decide=decide))
+                                  charges=_charges(bench, ruling, case, by_trial), decide=decide))
 
 
-def _charges(bench: Bench, ruling: FittedRuling | None, case: Case) -> Step:
-    """The clerk's indictment, or the charges the clerk persona drafts; the whole answer as one charge when none is
-    brought and the court tries it then."""
-    found = yield from (draft_charges(bench, case) if bench.trial.charges == "drafted" else indict(bench.spec, ruling,
-                                                                                                       case))
+def _charges(bench: Bench, ruling: FittedRuling | None, case: Case, by_measure: bool) -> Step:
+    """The clerk's indictment (by the measure when its ruling weighs the trial), or the charges the clerk persona
+    drafts; the whole answer as one charge when none is brought and the court tries it then."""
+    found = yield from (draft_charges(bench, case) if bench.trial.charges == "drafted" else
+                        indict(bench.spec, ruling, case, by_measure))
     if not found.charges and bench.trial.on_no_charges == "try_whole_answer":
         found.charges.append(Charge(index=0, quote=case.answer.strip(), reason=WHOLE_ANSWER_REASON, whole_answer=True))
     return found
 
 
-def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment) -> Step:
-    """The verdict by the trials of the charges (those outside the escalation band decided by their measurement)."""
+def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment, by_charge: bool = True) -> Step:
+    """The verdict by the trials of the charges (those outside a band of measured P(suspect), `by_charge`, decided by
+    their measurement)."""
     decided: dict[int, Ruling] = {}
     for charge in found.charges:
-        if escalated(charge, bench) is False:
+        if by_charge and escalated(charge, bench) is False:
             decided[charge.index] = untried_ruling(charge, bench)
             transcript.add(RulingEvent, ruling=decided[charge.index])
     tried = [c for c in found.charges if c.index not in decided]

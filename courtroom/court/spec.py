@@ -93,10 +93,14 @@ class TrialSpec(BaseModel):
     """Rounds in which no side may end the trial: a move to `acquit` or `convict` (a withdrawal, a concession) is
     legal only after them, so both sides argue and the judge (or jury) rules at least once before anyone gives up. At
 `max_rounds` or above no side may give up at all: every trial ends in the judge's ruling."""
-    poll_moves: bool = Field(False, exclude_if=lambda v: not v)
+    poll_moves: bool = False
     """Where the rules force a side's move (the rounds of exchange), still ask the side for its probability of each
     of the node's moves (one scored call): would it have withdrawn or conceded? Recorded as the move's
     `polled_probs` and heard as trial testimony; the forced move is taken all the same."""
+    testify: bool = True
+    """Record what the trials said as testimony (the `trial` witness: the bench's and each side's log-odds, the
+    defence's cited grounding, the rounds; `courtroom.court.testimony`) in the verdict, beside the clerk's witnesses', so
+    a ruling can weigh it. False in runs recorded before it (#51)."""
     blind_judge: bool = False
     """The judge (and the jury) reads the question, the answer, the charge and the debate, but not the context: a
     cited sentence is shown by its number alone."""

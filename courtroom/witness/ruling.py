@@ -127,6 +127,16 @@ class SpanModel(BaseModel):
     as its last value (`word_probe`)."""
 
 
+class TrialWeights(BaseModel):
+    """A family's weights over the clerk's testimony and the trial's (`trial.*`, `courtroom.court.testimony`), with
+    their threshold: what decides a case its court tried, in a ruling fitted on runs of a court that tries charges."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    linear: Linear
+    threshold: float = Field(0.5, ge=0.0, le=1.0)
+
+
 class FamilyRuling(BaseModel):
     """The weights of one task family, and the threshold at which it calls an answer hallucinated."""
 
@@ -139,6 +149,8 @@ class FamilyRuling(BaseModel):
     region: Region | None = Field(None, exclude_if=lambda v: v is None)
     """Where its fitting cases lie, in its standardised values (`courtroom.witness.region`): a case beyond it is
     decided by the court's measure. None in rulings fitted before, and in rulings refitted on a few labels."""
+    trial: TrialWeights | None = Field(None, exclude_if=lambda v: v is None)
+    """The weights of a case its court tried (the clerk's values and the trial's); `linear` decides the others."""
 
     @model_validator(mode="after")
     def _region_fits(self) -> FamilyRuling:
@@ -223,15 +235,25 @@ class FittedRuling(BaseModel):
         return values
 
     def weigh(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]], family: str,
-              sentence: int | None = None, word_scores: Sequence[float] | None = None) -> Weighing:
+              sentence: int | None = None, word_scores: Sequence[float] | None = None,
+              tried: bool = False) -> Weighing:
         """P(hallucinated) of the answer (or of one sentence: `word_scores` are then that sentence's words'), with
-        each value's part of the log-odds."""
-        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family, sentence is None)
+        each value's part of the log-odds; a `tried` answer by the trial weights, its trial's testimony among it."""
+        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family, sentence is None,
+                                 tried)
 
-    def weigh_values(self, values: Mapping[str, float], family: str, place: bool = True) -> Weighing:
+    @property
+    def weighs_trial(self) -> bool:
+        """Whether it weighs what a trial testifies (fitted on runs of a court that tries its charges)."""
+        return any(f.trial is not None for f in self.families.values())
+
+    def weigh_values(self, values: Mapping[str, float], family: str, place: bool = True,
+                     tried: bool = False) -> Weighing:
         """P(hallucinated) from the values `features` gives (probe scores included), and, with `place` (a whole
-        answer's values), where they lie against the family's region."""
+        answer's values), where they lie against the family's region; a `tried` case by the family's trial weights."""
         used, weights = self.family_for(family)
+        if tried and weights.trial is not None:
+            weights, place = weights.trial, False  # type: ignore[assignment]  # the same linear part and threshold
         parts, missing = weights.linear.contributions(values)
         z = exact_sum(list(parts.values()))
         if not math.isfinite(z):  # a value the ruling cannot weigh: never a verdict at P = 0 or 1 by default
@@ -239,7 +261,7 @@ class FittedRuling(BaseModel):
             raise ConfigError(f"the ruling {self.court}/{self.model} cannot weigh this testimony: the log-odds is {z} "
                               f"(from {', '.join(f'{k} = {values.get(k, parts[k])}' for k in bad) or 'the sum'})")
         p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-        where = weights.place(values) if place else None
+        where = weights.place(values) if place else None  # type: ignore[union-attr]
         return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
                         p_hallucinated=round(p, 6), threshold=weights.threshold,
                         contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing,

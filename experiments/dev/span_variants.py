@@ -2,7 +2,7 @@
 
 Reads the labelled examples of runs of the default court on `ragtruth-spans-dev.jsonl` (with
 `witnesses.word_states=true`, so the word probe can be fitted), and fits the ruling and its span model by the
-shipped procedure (`courtroom.evaluate.fit_ruling`: grouped 5-fold cross-validation, the span model's threshold,
+shipped procedure (`courtroom.calibrate.fit_ruling`: grouped 5-fold cross-validation, the span model's threshold,
 gap and window chosen on the training folds only) under each variant of the search grid, printing the token
 P/R/F1 and hit@1 of the words' spans on the hallucinated answers. Nothing here is scored on the cases it was tuned on.
 
@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
-import courtroom.evaluate.fit_spans as fit_spans_module
-from courtroom.evaluate.fit_ruling import _decide, _Design, _fit, fit_ruling
-from courtroom.evaluate.fit_spans import _gold_words
-from courtroom.evaluate.logistic import apply_linear, fit_linear
+import courtroom.calibrate.fit_spans as fit_spans_module
+from courtroom.calibrate.fit_ruling import _decide, _Design, _fit, fit_ruling
+from courtroom.calibrate.fit_spans import _gold_words
+from courtroom.calibrate.logistic import apply_linear, fit_linear
+from courtroom.calibrate.ruling_runs import labelled_runs
 from courtroom.evaluate.paired import mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.spans import paired_f1_difference, span_scores
-from courtroom.log.ruling_calibrate import labelled_runs
 from courtroom.witness.registry import WITNESSES
 
 

@@ -4,7 +4,7 @@
         experiments/features/qwen0.5b-ragtruth.pkl
 
 Each extracted case becomes a `Reading`, the package's witnesses testify on it (`courtroom.witness.registry.hear`),
-and `courtroom.evaluate.fit_ruling` fits and cross-validates rulings over subsets of the witnesses (5 folds over
+and `courtroom.calibrate.fit_ruling` fits and cross-validates rulings over subsets of the witnesses (5 folds over
 groups of identical answers; probes fitted inside each training fold).
 """
 
@@ -20,10 +20,10 @@ import sys
 import numpy as np
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
+from courtroom.calibrate.fit_ruling import Example, fit_ruling, leave_one_source_out
 from courtroom.case import Case
 from courtroom.casefile import context_sentences
 from courtroom.door.observe import TokenIndex
-from courtroom.evaluate.fit_ruling import Example, fit_ruling, leave_one_source_out
 from courtroom.witness.family import task_family
 from courtroom.witness.reading import Reading
 from courtroom.witness.registry import WITNESSES, GroundingSettings, hear

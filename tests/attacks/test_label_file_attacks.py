@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from courtroom.calibrate.label_file import read_labels
+from courtroom.calibrate.label_pick import candidates, picked
 from courtroom.log.export import FORMULA_STARTS
-from courtroom.log.label_file import read_labels
-from courtroom.log.label_pick import candidates, picked
 from tests.cli.test_calibrate_ruling import judged
 from tests.cli.test_label import fill, invoke, rows, world, written  # noqa: F401  # world: the module's fixture
 

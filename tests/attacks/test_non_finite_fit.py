@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
+from courtroom.calibrate.fit_ruling import Example, fit_ruling
 from courtroom.errors import ConfigError
-from courtroom.evaluate.fit_ruling import Example, fit_ruling
 
 
 def cases(n: int = 40, width: int = 0) -> list[Example]:

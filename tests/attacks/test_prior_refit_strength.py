@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from courtroom.evaluate.prior_refit import refit_linear
+from courtroom.calibrate.prior_refit import refit_linear
 from courtroom.witness.ruling import Linear
 
 PRIOR = Linear(features=["a", "b"], mean=[0.0, 0.0], scale=[1.0, 1.0], weights=[1.0, -1.0], intercept=0.2)

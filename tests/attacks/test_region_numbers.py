@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
+from courtroom.calibrate.region import fit_region
 from courtroom.case import Testimony
-from courtroom.evaluate.region import fit_region
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from courtroom.calibrate.prior_runs import read_prior
 from courtroom.case import Testimony
 from courtroom.court import load_court
 from courtroom.errors import ConfigError, CourtError
-from courtroom.log.prior_calibrate import read_prior
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe, SpanModel
 from courtroom.witness.spans import FEATURES, model_scores
 from tests.attacks.test_ruling_numbers import _court_with, _ruling

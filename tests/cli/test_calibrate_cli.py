@@ -11,11 +11,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from courtroom.calibrate.threshold_runs import calibrate
 from courtroom.cli import app
 from courtroom.court import load_court
 from courtroom.door.spec import BackendSpec
 from courtroom.log.audit import Audit
-from courtroom.log.threshold_calibrate import calibrate
 from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
 runner = CliRunner()

@@ -11,13 +11,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from courtroom.calibrate.fit_ruling import _Design, _word_columns, _word_probe
+from courtroom.calibrate.ruling_runs import calibrate_ruling
 from courtroom.cli import app
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.engine.events import ModelCallEvent, VerdictEvent
-from courtroom.evaluate.fit_ruling import _Design, _word_columns, _word_probe
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
-from courtroom.log.ruling_calibrate import calibrate_ruling
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from courtroom.witness.ruling import WORD_VALUES, FittedRuling, Probe

@@ -11,13 +11,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from courtroom.calibrate.label_pick import candidates, picked
+from courtroom.calibrate.ruling_runs import calibrate_ruling, write_ruling
 from courtroom.cli import app
 from courtroom.digest import content_hash
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.audit import Audit
-from courtroom.log.label_pick import candidates, picked
 from courtroom.log.manifest import RunSpec
-from courtroom.log.ruling_calibrate import calibrate_ruling, write_ruling
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from courtroom.witness.ruling import FittedRuling

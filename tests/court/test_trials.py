@@ -93,4 +93,4 @@ def test_a_polled_side_says_what_it_would_have_done_and_the_forced_move_stands()
     assert {e.role for e in polls} == {"prosecutor", "defender"}
     unpolled = list(court(script, trial__exchange_rounds=1, trial__max_rounds=1)[0].run_many([CASE]))
     assert not any(e.event == "model_call" and e.purpose == "poll" for e in unpolled[0].events)
-    assert "poll_moves" not in court(script)[0].config()["court"]["trial"]  # off: recorded courts are unchanged
+    assert court(script)[0].config()["court"]["trial"]["poll_moves"] is False  # recorded at every value

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from courtroom.calibrate.fit_ruling import Example
+from courtroom.calibrate.logistic import fit_linear
+from courtroom.calibrate.prior_refit import out_of_fold, p_hallucinated, refit_linear, refit_with_prior
 from courtroom.errors import ConfigError
 from courtroom.evaluate import prior_refit
-from courtroom.evaluate.fit_ruling import Example
-from courtroom.evaluate.logistic import fit_linear
-from courtroom.evaluate.prior_refit import out_of_fold, p_hallucinated, refit_linear, refit_with_prior
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe
 
 FEATURES = ["real.x", "noise.x", "hidden.probe"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from courtroom.calibrate.fit_ruling import CASES_PER_WEIGHT, FAMILY_MIN_CASES, Example, fit_ruling, leave_one_source_out
 from courtroom.errors import ConfigError
 from courtroom.evaluate import fit_ruling as fitting
-from courtroom.evaluate.fit_ruling import CASES_PER_WEIGHT, FAMILY_MIN_CASES, Example, fit_ruling, leave_one_source_out
 
 
 def auroc(gold: np.ndarray, scores: np.ndarray) -> float:

@@ -11,8 +11,8 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from courtroom.evaluate.fit_ruling import Example, fit_ruling
-from courtroom.evaluate.region import fit_region
+from courtroom.calibrate.fit_ruling import Example, fit_ruling
+from courtroom.calibrate.region import fit_region
 from courtroom.witness.region import PERCENTILES, Region
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear
 

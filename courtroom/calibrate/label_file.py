@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from courtroom.calibrate.label_pick import Candidate
 from courtroom.errors import ConfigError
 from courtroom.evaluate.paired import named
 from courtroom.log.audit import Audit
 from courtroom.log.export import FORMULA_STARTS, spreadsheet_safe
 from courtroom.log.files import atomic_file
-from courtroom.log.label_pick import Candidate
 
 COLUMNS = ("case_id", "label", "question", "answer", "verdict", "p_hallucinated", "reason", "case_digest", "run",
            "config_hash")

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
+from courtroom.calibrate.ruling_runs import pass_vectors, witness_court
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk.rulings import check_ruling
 from courtroom.door.models import model_key
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.errors import ConfigError, CourtError
 from courtroom.log.audit import Audit
-from courtroom.log.ruling_calibrate import pass_vectors, witness_court
 from courtroom.witness.family import task_family
 from courtroom.witness.ruling import FittedRuling, testimony_values
 

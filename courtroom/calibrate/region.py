@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from courtroom.evaluate.logistic import six_digits
+from courtroom.calibrate.logistic import six_digits
 from courtroom.witness.region import PERCENTILES, Region
 from courtroom.witness.ruling import Linear
 

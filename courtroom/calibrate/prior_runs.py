@@ -1,5 +1,5 @@
 """A ruling refitted on a few labels of a run, with a fitted ruling as its prior (`courtroom calibrate RUN --ruling
-OUT --prior FILE --labels labels.csv`; `courtroom.evaluate.prior_refit`). Without a label file, the runs' gold labels
+OUT --prior FILE --labels labels.csv`; `courtroom.calibrate.prior_refit`). Without a label file, the runs' gold labels
 are the labels (for experiments)."""
 
 from __future__ import annotations
@@ -11,18 +11,18 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
+from courtroom.calibrate.fit_ruling import Example
+from courtroom.calibrate.label_file import read_labels
+from courtroom.calibrate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
+from courtroom.calibrate.ruling_report import label_scores
+from courtroom.calibrate.ruling_runs import example_of, labelled_runs, witness_court
 from courtroom.clerk.rulings import check_ruling
 from courtroom.court.files import ruling_file
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.errors import ConfigError, CourtError
-from courtroom.evaluate.fit_ruling import Example
-from courtroom.evaluate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
-from courtroom.evaluate.ruling_report import label_scores
 from courtroom.evaluate.thresholds import stratified_folds
 from courtroom.log.audit import Audit
-from courtroom.log.label_file import read_labels
-from courtroom.log.ruling_calibrate import example_of, labelled_runs, witness_court
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import describe_errors, read_yaml
 

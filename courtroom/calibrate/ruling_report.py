@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from courtroom.evaluate.fit_ruling import RulingFit
+from courtroom.calibrate.fit_ruling import RulingFit
 from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.spans import paired_f1_difference, span_scores
 

@@ -15,10 +15,10 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from courtroom.calibrate.fit_spans import SpanExample, fit_spans, fit_word_probe, point, word_probe_answers
+from courtroom.calibrate.logistic import apply_linear, fit_linear
+from courtroom.calibrate.region import fit_region
 from courtroom.errors import ConfigError
-from courtroom.evaluate.fit_spans import SpanExample, fit_spans, fit_word_probe, point, word_probe_answers
-from courtroom.evaluate.logistic import apply_linear, fit_linear
-from courtroom.evaluate.region import fit_region
 from courtroom.evaluate.spans import SpanCase
 from courtroom.evaluate.thresholds import stratified_folds
 from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, SpanModel, word_values

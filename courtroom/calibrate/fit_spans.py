@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from courtroom.calibrate.logistic import apply_linear, average_precision, fit_linear
 from courtroom.case import AnnotatedSpan
-from courtroom.evaluate.logistic import apply_linear, average_precision, fit_linear
 from courtroom.evaluate.spans import SpanCase, counts, pooled, prf
 from courtroom.witness.ruling import FamilyRuling, Probe, SpanModel, word_values
 from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_of, with_word_probe

@@ -1,7 +1,7 @@
 """Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`).
 
 Each labelled case of runs that share a court hearing witnesses and a model becomes an `Example` (its recorded
-testimony, scoring-pass vectors, task family and source); `courtroom.evaluate.fit_ruling` fits and cross-validates,
+testimony, scoring-pass vectors, task family and source); `courtroom.calibrate.fit_ruling` fits and cross-validates,
 and the ruling file is written with its out-of-fold numbers (with a court file, the court with the ruling filed)."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from courtroom.calibrate.fit_ruling import Example, RulingFit, fit_ruling
+from courtroom.calibrate.fit_spans import SpanExample
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk import Clerk
 from courtroom.court.court import Court
@@ -22,8 +24,6 @@ from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.errors import ConfigError
-from courtroom.evaluate.fit_ruling import Example, RulingFit, fit_ruling
-from courtroom.evaluate.fit_spans import SpanExample
 from courtroom.evaluate.paired import named
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
@@ -211,7 +211,7 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
     check that it loads with that ruling."""
     import os
 
-    from courtroom.log.threshold_calibrate import _dump, court_data
+    from courtroom.calibrate.threshold_runs import _dump, court_data
 
     audit = Audit(run_dir)
     court = witness_court(audit)

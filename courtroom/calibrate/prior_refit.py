@@ -18,8 +18,8 @@ from typing import Literal
 
 import numpy as np
 
+from courtroom.calibrate.fit_ruling import Example
 from courtroom.errors import ConfigError
-from courtroom.evaluate.fit_ruling import Example
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, word_values
 
 PRIOR_PRECISION = 10.0
