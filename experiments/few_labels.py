@@ -35,7 +35,7 @@ import numpy as np
 from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.prior_refit import inputs, p_hallucinated, refit_families
 from courtroom.errors import ConfigError
-from courtroom.evaluate import fit_ruling as fitting
+from courtroom.calibrate import fit_ruling as fitting
 from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.paired import mcnemar
 from courtroom.evaluate.results import ResultRow
@@ -75,7 +75,7 @@ def draw(y: np.ndarray, rows: np.ndarray, k: int, rng: np.random.Generator) -> n
     raise ValueError("cannot draw both labels")
 
 
-def rows_for(design: fitting._Design, idx: np.ndarray, p: np.ndarray, threshold: float = 0.5) -> list[ResultRow]:
+def rows_for(design: fitting.Design, idx: np.ndarray, p: np.ndarray, threshold: float = 0.5) -> list[ResultRow]:
     return [ResultRow(case_id=design.examples[i].case_id, source=unit(design.examples[i]),
                       gold="FAIL" if design.y[i] else "PASS", label="FAIL" if s >= threshold else "PASS", score=float(s))
             for i, s in zip(idx, p)]
@@ -106,23 +106,23 @@ class Tally:
 
 
 def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: int, log) -> list[str]:  # noqa: ANN001
-    design = fitting._Design(examples)
+    design = fitting.Design(examples)
     units = np.array([unit(e) for e in examples])
     held = [u for u in sorted(set(units)) if (units == u).sum() > MIN_ROWS]
     methods = ["measure", "ruling, other sources", "applicability", "+ threshold", "+ refit", "+ prior refit"]
     tally = Tally()
     for source in held:
         others, mine = np.flatnonzero(units != source), np.flatnonzero(units == source)
-        probes, families, words = fitting._fit(design, others, 0)
-        p_all = fitting._decide(design, probes, families, mine, words)
+        fitted = fitting.fit(design, others, 0)
+        p_all = fitting.decide(design, fitted, mine)
         at = dict(zip(mine.tolist(), p_all))
-        prior = fitting._ruling(design.examples, others, probes, families, None, model="", court="default",
+        prior = fitting.as_ruling(design.examples, others, fitted.probes, fitted.families, None, model="", court="default",
                                 witnesses={}, hidden_depth=None, fitted={})
         outside = {}
         for i in mine:
             e = design.examples[i]
             family = prior.family_for(e.family)[1]
-            x = inputs(prior, family, e)
+            x = inputs(prior, family.linear, e)
             outside[int(i)] = prior.weigh_values(dict(zip(family.linear.features, x)), e.family).outside
         log(f"{source}: {sum(outside.values())} of {len(mine)} outside the other sources' region")
         for seed in range(seeds):
@@ -142,9 +142,8 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
                     continue
                 threshold = best_threshold(design.y[labelled].astype(bool), np.array([at[i] for i in labelled]))
                 tally.add(source, k, "+ threshold", rows_for(design, rest, p, threshold), base)
-                refit = fitting._fit(design, np.concatenate([others, labelled]), seed)
-                tally.add(source, k, "+ refit", rows_for(design, rest, fitting._decide(design, *refit[:2], rest,
-                                                                                         refit[2])), base)
+                refit = fitting.fit(design, np.concatenate([others, labelled]), seed)
+                tally.add(source, k, "+ refit", rows_for(design, rest, fitting.decide(design, refit, rest)), base)
                 try:
                     refit_weights = refit_families(prior, [design.examples[i] for i in labelled])[0]
                 except ConfigError as refused:  # as `calibrate --prior` refuses such labels: the cell stays "-"
@@ -155,12 +154,11 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
                           rows_for(design, rest, np.array([p_hallucinated(moved, design.examples[i], prior)
                                                            for i in rest])), base)
             log(f"{source}: seed {seed} done")
-        folds = fitting._folds(design, mine, 5, 0)  # all of its labels: 5 folds within the source
+        folds = fitting.source_folds(design, mine, 5, 0)  # all of its labels: 5 folds within the source
         ceiling = np.zeros(len(mine))
         for f in range(5):
             test, train = mine[folds == f], mine[folds != f]
-            fit = fitting._fit(design, np.concatenate([others, train]), 0)
-            ceiling[folds == f] = fitting._decide(design, *fit[:2], test, fit[2])
+            ceiling[folds == f] = fitting.decide(design, fitting.fit(design, np.concatenate([others, train]), 0), test)
         tally.add(source, -1, "all of its labels", rows_for(design, mine, ceiling),
                   [measure[design.examples[i].case_id] for i in mine])
         tally.add(source, -1, "measure", [measure[design.examples[i].case_id] for i in mine],

@@ -2,14 +2,16 @@
 
 Logistic regressions on standardised values: a **probe** per vector of the model's pass, strongly regularised,
 whose score becomes one value; and the **ruling** over the values and probe scores, per task family where that
-beats the weights fitted on every family (`any`, always fitted). Probe scores are out of fold (an inner split);
-`fit_ruling` estimates the whole procedure by k-fold cross-validation over groups of identical answers
-(`stratified_folds`), and `leave_one_source_out` decides each source by a ruling fitted on the others."""
+beats the weights fitted on every family (`any`, always fitted). On cases a court tried, with the trial's testimony
+(`trial.*`), each family also gets **trial weights** over every value, the clerk's weights over the clerk's alone.
+Probe scores are out of fold (an inner split); `fit_ruling` estimates the whole procedure by k-fold cross-validation
+over groups of identical answers (`source_folds`), and `leave_one_source_out` decides each source by a ruling fitted
+on the others. Each step is a parameter of the `Procedure`, so a study changes one without touching this module."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -21,7 +23,7 @@ from courtroom.calibrate.region import fit_region
 from courtroom.errors import ConfigError
 from courtroom.evaluate.spans import SpanCase
 from courtroom.evaluate.thresholds import stratified_folds
-from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, SpanModel, word_values
+from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, SpanModel, TrialWeights, word_values
 
 PROBE_C = {"lookback": 0.05, "hidden": 0.01}
 """Inverse L2 strength of each probe (hundreds of weights on hundreds of cases)."""
@@ -32,6 +34,8 @@ FAMILY_MIN_PER_CLASS = 15
 """A task family gets weights of its own only with this many labelled cases, and of each kind."""
 CASES_PER_WEIGHT = 10
 """Fewer labelled cases than this per weight of the ruling draws a warning: the fit will be noisy."""
+TRIAL = "trial."
+"""The values of the trial's testimony (`courtroom.court.testimony`): weighed by the trial weights alone."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,9 @@ class RulingFit:
     out_of_fold: np.ndarray
     fold: np.ndarray
     notes: list[str]
+    clerk_out_of_fold: np.ndarray | None = None
+    """With trial weights: every case's out-of-fold P(hallucinated) by the clerk's weights alone (what decides a case
+    not tried), beside `out_of_fold` (the trial weights' for the cases tried)."""
     span_cases: dict[str, list[SpanCase]] = field(default_factory=dict)
     """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`, `words`)."""
 
@@ -108,13 +115,16 @@ def _refuse_non_finite(examples: Sequence[Example]) -> None:
                                   "recorded it, or leave the case out")
 
 
-class _Design:
-    """The examples as arrays: values (missing ones at the column mean), vectors per probe source, labels."""
+class Design:
+    """The examples as arrays: values (missing ones at the column mean), vectors per probe source, labels, the cases a
+    court tried (`trial.held`) and the columns of the trial's values."""
 
     def __init__(self, examples: Sequence[Example]) -> None:
         _refuse_non_finite(examples)
         self.examples = list(examples)
         self.names = sorted({k for e in examples for k in e.values})
+        self.trial = np.array([n.startswith(TRIAL) for n in self.names], dtype=bool)
+        self.tried = np.array([e.values.get(f"{TRIAL}held", 0.0) > 0 for e in examples], dtype=bool)
         X = np.array([[e.values.get(n, np.nan) for n in self.names] for e in examples], dtype=np.float64)
         means = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0) if len(X) else np.zeros(len(self.names))
         self.X = np.where(np.isnan(X), np.nan_to_num(means)[None, :], X)
@@ -145,16 +155,23 @@ def _linked(keyings: Sequence[Sequence[str]]) -> list[str]:
     return [keyings[0][root(i)] for i in range(len(parent))]
 
 
-def _folds(design: _Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
+def source_folds(design: Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
     """Folds over `idx` that never split a group, each holding its share of every source's two kinds of case."""
     return stratified_folds(design.y[idx].astype(bool), [design.groups[i] for i in idx], folds=k, seed=seed,
                             strata=[design.strata[i] for i in idx])
 
 
-def _probes(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Probe], np.ndarray]:
+FoldRule = Callable[[Design, np.ndarray, int, int], np.ndarray]
+"""Each of the rows `idx` of a design dealt to one of `k` folds (seeded): for the outer and the inner folds alike."""
+ProbeRule = Callable[[Design, np.ndarray, int, FoldRule], tuple[dict[str, Probe], np.ndarray]]
+"""The probes fitted on the training rows, and their scores of those rows as the ruling's columns."""
+
+
+def inner_probes(design: Design, train: np.ndarray, seed: int, folds: FoldRule = source_folds) -> \
+        tuple[dict[str, Probe], np.ndarray]:
     """Probes fitted on `train`, and their out-of-fold scores on `train` (inner 5-fold) as columns."""
     probes, columns = {}, []
-    inner = _folds(design, train, 5, seed + 1) if len(design.sources) else None
+    inner = folds(design, train, 5, seed + 1) if len(design.sources) else None
     for source in design.sources:
         V, y = design.vectors[source], design.y
         scores = np.zeros(len(train))
@@ -178,17 +195,17 @@ class WordProbe:
     examples: list[int]
 
 
-def _word_probe(design: _Design, train: np.ndarray) -> WordProbe | None:
+def _word_probe(design: Design, train: np.ndarray, cs: tuple[float, ...] | None = None) -> WordProbe | None:
     """The word probe of the training examples, when every one with words carries their states (`word_states`)."""
     with_words = [int(i) for i in train if (sp := design.examples[i].spans) is not None and sp.words]
     answers = word_probe_answers([design.examples[i].spans for i in with_words])
     if answers is None:
         return None
-    probe, crossed = fit_word_probe(answers)
+    probe, crossed = fit_word_probe(answers, cs=cs)
     return WordProbe(probe, crossed, with_words) if probe is not None else None
 
 
-def _word_columns(design: _Design, rows: np.ndarray, words: WordProbe | None, cross_fitted: bool) -> np.ndarray:
+def _word_columns(design: Design, rows: np.ndarray, words: WordProbe | None, cross_fitted: bool) -> np.ndarray:
     """`WORD_VALUES` of each example of `rows` as columns, NaN where an example has no words' states."""
     out = np.full((len(rows), len(WORD_VALUES)), np.nan)
     if words is None:
@@ -204,40 +221,73 @@ def _word_columns(design: _Design, rows: np.ndarray, words: WordProbe | None, cr
     return out
 
 
-def _fit(design: _Design, train: np.ndarray, seed: int) -> tuple[dict[str, Probe], dict[str, FamilyRuling], WordProbe | None]:
-    """Probes, family weights and the word probe fitted on `train` (no file metadata)."""
-    probes, scores = _probes(design, train, seed)
+@dataclass(frozen=True)
+class Procedure:
+    """How a ruling is fitted, each step a parameter (`PROCEDURE` is what `fit_ruling` does)."""
+
+    folds: FoldRule = source_folds
+    """The folds, outer and inner (of the probes' scores and of the choice of family weights)."""
+    probes: ProbeRule = inner_probes
+    families: bool = True
+    """Weights of a family's own where they beat those of every family by inner cross-validation."""
+    word_probe_cs: tuple[float, ...] | None = None
+    """The strengths the word probe may take (None: `fit_spans.WORD_PROBE_CS`)."""
+
+
+PROCEDURE = Procedure()
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """What a procedure fits on some rows: the probes, each family's weights, the word probe."""
+
+    probes: dict[str, Probe]
+    families: dict[str, FamilyRuling]
+    words: WordProbe | None = None
+
+
+def fit(design: Design, train: np.ndarray, seed: int, procedure: Procedure = PROCEDURE) -> Fitted:
+    """Probes, family weights (with trial weights when the rows hold the trial's testimony) and the word probe
+    fitted on `train` (no file metadata)."""
+    probes, scores = procedure.probes(design, train, seed, procedure.folds)
     names = design.names + [f"{s}.probe" for s in design.sources]
     X = np.hstack([design.X[train], scores])
-    words = _word_probe(design, train)
+    words = _word_probe(design, train, procedure.word_probe_cs)
     if words is not None:
         columns = _word_columns(design, train, words, cross_fitted=True)
         columns = np.where(np.isnan(columns), np.nanmean(columns, axis=0)[None, :], columns)
         names += list(WORD_VALUES)
         X = np.hstack([X, columns])
-    y = design.y[train]
-    families = {"any": _family_ruling(X, y, names, len(train))}
-    for family in sorted(set(design.families[train])):
+    y, tried = design.y[train], design.tried[train]
+    clerk = np.array([not n.startswith(TRIAL) for n in names], dtype=bool)
+    families = {"any": _family_ruling(X, y, names, clerk, tried)}
+    for family in sorted(set(design.families[train])) if procedure.families else ():
         mine = design.families[train] == family
         if mine.sum() < FAMILY_MIN_CASES or min((y[mine] == 1).sum(), (y[mine] == 0).sum()) < FAMILY_MIN_PER_CLASS:
             continue
-        if _family_pays(X, y, mine, names, design, train, seed):
-            families[family] = _family_ruling(X[mine], y[mine], names, int(mine.sum()))
-    return probes, families, words
+        if _family_pays(X[:, clerk], y, mine, [n for n, c in zip(names, clerk) if c], design, train, seed,
+                        procedure.folds):
+            families[family] = _family_ruling(X[mine], y[mine], names, clerk, tried[mine])
+    return Fitted(probes, families, words)
 
 
-def _family_ruling(X: np.ndarray, y: np.ndarray, names: list[str], cases: int) -> FamilyRuling:
-    """A family's weights fitted on the rows of `X`, with the region those rows lie in."""
-    linear = fit_linear(X, y, names, RULING_C)
-    return FamilyRuling(linear=linear, cases=cases, region=fit_region(X, linear))
+def _family_ruling(X: np.ndarray, y: np.ndarray, names: list[str], clerk: np.ndarray, tried: np.ndarray) -> FamilyRuling:
+    """A family's weights fitted on the rows of `X` over the clerk's values (`clerk`: their columns), with the region
+    those rows lie in; with trial weights over every value, fitted on the rows tried, when some hold the trial's."""
+    columns = [n for n, c in zip(names, clerk) if c]
+    linear = fit_linear(X[:, clerk], y, columns, RULING_C)
+    trial = None
+    if not clerk.all() and tried.sum() >= 2 and len(set(y[tried])) == 2:
+        trial = TrialWeights(linear=fit_linear(X[tried], y[tried], names, RULING_C))
+    return FamilyRuling(linear=linear, cases=len(y), region=fit_region(X[:, clerk], linear), trial=trial)
 
 
-def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: _Design,
-                 train: np.ndarray, seed: int) -> bool:
+def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: Design,
+                 train: np.ndarray, seed: int, folds: FoldRule = source_folds) -> bool:
     """Whether weights of the family's own beat those of every family on its cases, by inner cross-validation."""
     from sklearn.metrics import balanced_accuracy_score
 
-    inner = _folds(design, train, 5, seed + 2)
+    inner = folds(design, train, 5, seed + 2)
     own, pooled = np.zeros(len(y)), np.zeros(len(y))
     for k in range(5):
         test = inner == k
@@ -248,60 +298,83 @@ def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str
     return balanced_accuracy_score(y[mine], own[mine] >= 0) > balanced_accuracy_score(y[mine], pooled[mine] >= 0)
 
 
-def _decide(design: _Design, probes: dict[str, Probe], families: dict[str, FamilyRuling], test: np.ndarray,
-            words: WordProbe | None = None) -> np.ndarray:
-    columns = [apply_linear(probes[s].linear, design.vectors[s][test]) for s in design.sources]
+def decide(design: Design, fitted: Fitted, test: np.ndarray, by_trial: bool = True) -> np.ndarray:
+    """P(hallucinated) of each of the rows `test`: a tried case's by its family's trial weights (unless not
+    `by_trial`), any other's by its clerk's weights."""
+    columns = [apply_linear(fitted.probes[s].linear, design.vectors[s][test]) for s in design.sources]
     X = np.hstack([design.X[test], np.array(columns).T if columns else np.zeros((len(test), 0))])
-    if words is not None:
-        X = np.hstack([X, _word_columns(design, test, words, cross_fitted=False)])
+    names = design.names + [f"{s}.probe" for s in design.sources]
+    if fitted.words is not None:
+        X = np.hstack([X, _word_columns(design, test, fitted.words, cross_fitted=False)])
+        names += list(WORD_VALUES)
+    column = {name: j for j, name in enumerate(names)}
     out = np.zeros(len(test))
     for row, i in enumerate(test):
-        family = families.get(design.families[i], families["any"])
-        x = X[row:row + 1].copy()
+        family = fitted.families.get(design.families[i], fitted.families["any"])
+        weights = family.trial if by_trial and family.trial is not None and design.tried[i] else family
+        lin = weights.linear
+        x = X[row, [column[f] for f in lin.features]][None, :].copy()
         missing = np.isnan(x[0])  # no words' states: the values a witness did not give weigh nothing (at their mean)
-        x[0, missing] = np.array(family.linear.mean)[missing]
-        out[row] = 1 / (1 + np.exp(-apply_linear(family.linear, x)[0]))
+        x[0, missing] = np.array(lin.mean)[missing]
+        out[row] = 1 / (1 + np.exp(-apply_linear(lin, x)[0]))
+    return out
+
+
+def out_of_fold(design: Design, fold: np.ndarray, seed: int = 0, procedure: Procedure = PROCEDURE,
+                by_trial: bool = True, train: Callable[[np.ndarray, int], np.ndarray] | None = None) -> np.ndarray:
+    """Every row's P(hallucinated) by a ruling fitted on the other folds (on `train(rows, fold)` of them, when given:
+    a share, say)."""
+    out, rows = np.zeros(len(design.y)), np.arange(len(design.y))
+    for k in sorted(set(fold.tolist())):
+        fit_on = rows[fold != k] if train is None else train(rows[fold != k], k)
+        out[fold == k] = decide(design, fit(design, fit_on, seed, procedure), rows[fold == k], by_trial)
     return out
 
 
 def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses: dict[str, int],
-               hidden_depth: float | None = None, folds: int = 5, seed: int = 0, command: str = "") -> RulingFit:
+               hidden_depth: float | None = None, folds: int = 5, seed: int = 0, command: str = "",
+               procedure: Procedure = PROCEDURE) -> RulingFit:
     """The ruling fitted on every example, with every example's out-of-fold P(hallucinated)."""
     _check(examples, folds)
-    design, everything = _Design(examples), np.arange(len(examples))
-    fold, pointing = _folds(design, everything, folds, seed), any(e.spans is not None and e.spans.gold for e in examples)
-    out_of_fold = np.zeros(len(examples))
+    design, everything = Design(examples), np.arange(len(examples))
+    fold = procedure.folds(design, everything, folds, seed)
+    pointing = any(e.spans is not None and e.spans.gold for e in examples)
+    out_of_fold, clerk_out_of_fold = np.zeros(len(examples)), np.zeros(len(examples))
     span_cases: dict[str, list[SpanCase]] = {"sentences": [], "words": []}
     order: list[int] = []
     for k in range(folds):
         train, test = everything[fold != k], everything[fold == k]
-        probes, families, words = _fit(design, train, seed)
-        out_of_fold[test] = _decide(design, probes, families, test, words)
+        fitted = fit(design, train, seed, procedure)
+        out_of_fold[test] = decide(design, fitted, test)
+        clerk_out_of_fold[test] = decide(design, fitted, test, by_trial=False)
         if pointing:
-            fold_spans = _fit_spans(examples, train, probes, families, words)
+            fold_spans = _fit_spans(examples, train, fitted)
             for i in test:
                 if (spans := examples[i].spans) is not None:
                     order.append(int(i))
-                    pointed = point(spans, _family(examples[i], families), probes, fold_spans, out_of_fold[i])
+                    pointed = point(spans, _family(examples[i], fitted.families), fitted.probes, fold_spans,
+                                    clerk_out_of_fold[i])
                     for name, predicted in pointed.items():
                         span_cases[name].append(predicted)
-    probes, families, words = _fit(design, everything, seed)
-    span_model = _fit_spans(examples, everything, probes, families, words) if pointing else None
-    weights = len(design.names) + len(design.sources) + (len(WORD_VALUES) if words else 0) + 1
+    fitted = fit(design, everything, seed, procedure)
+    span_model = _fit_spans(examples, everything, fitted) if pointing else None
+    weights = len(design.names) + len(design.sources) + (len(WORD_VALUES) if fitted.words else 0) + 1
     notes = []
     if len(examples) < CASES_PER_WEIGHT * weights:
         notes.append(f"{len(examples)} labelled cases for {weights} weights of the ruling (fewer than "
                      f"{CASES_PER_WEIGHT} a weight): expect a noisy fit; label more cases, or hear fewer witnesses")
-    ruling = _ruling(examples, everything, probes, families, span_model, model=model, court=court,
+    ruling = as_ruling(examples, everything, fitted.probes, fitted.families, span_model, model=model, court=court,
                      witnesses=witnesses, hidden_depth=hidden_depth,
                      fitted={"folds": folds, "seed": seed, "command": command})
     if pointing:  # back in the examples' order
         rank = {i: n for n, i in enumerate(order)}
         span_cases = {name: [cases[rank[i]] for i in sorted(order)] for name, cases in span_cases.items()}
-    return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases if pointing else {})
+    trial = bool(design.trial.any())
+    return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases=span_cases if pointing else {},
+                     clerk_out_of_fold=clerk_out_of_fold if trial else None)
 
 
-def _ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe], families: dict[str, FamilyRuling],
+def as_ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe], families: dict[str, FamilyRuling],
             span_model: SpanModel | None, *, model: str, court: str, witnesses: dict[str, int],
             hidden_depth: float | None, fitted: dict[str, object]) -> FittedRuling:
     """The ruling file's content for weights fitted on the examples `train`."""
@@ -317,17 +390,18 @@ def _family(example: Example, families: dict[str, FamilyRuling]) -> FamilyRuling
     return families.get(example.family, families["any"])
 
 
-def _fit_spans(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe],
-               families: dict[str, FamilyRuling], words: WordProbe | None = None) -> SpanModel | None:
+def _fit_spans(examples: Sequence[Example], train: np.ndarray, fitted: Fitted) -> SpanModel | None:
     """The span model of the training examples with gold spans (`fit_spans`), with the ruling's word probe."""
-    return fit_spans([(spans, _family(examples[i], families)) for i in train
-                      if (spans := examples[i].spans) is not None], probes,
+    words = fitted.words
+    return fit_spans([(spans, _family(examples[i], fitted.families)) for i in train
+                      if (spans := examples[i].spans) is not None], fitted.probes,
                      (words.probe, words.crossed) if words is not None else None)
 
 
-def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda e: e.source) -> np.ndarray:  # noqa: ANN001
+def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda e: e.source,  # noqa: ANN001
+                         procedure: Procedure = PROCEDURE, by_trial: bool = True) -> np.ndarray:
     """Every example's P(hallucinated) by a ruling fitted on the examples of the other sources only."""
-    design = _Design(examples)
+    design = Design(examples)
     out = np.zeros(len(examples))
     groups = np.array([key(e) for e in examples])
     for source in sorted(set(groups)):
@@ -335,6 +409,5 @@ def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda 
         if len(set(design.y[train])) < 2:
             out[test] = 0.5
             continue
-        probes, families, words = _fit(design, train, seed)
-        out[test] = _decide(design, probes, families, test, words)
+        out[test] = decide(design, fit(design, train, seed, procedure), test, by_trial)
     return out

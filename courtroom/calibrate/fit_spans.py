@@ -123,17 +123,20 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
     return SpanModel(linear=linear, threshold=best[1], max_gap=best[2], window=best[3], probe=probe)
 
 
-def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3) -> tuple[Probe | None, list[list[float]]]:
-    """A probe over the words' hidden states (at the strength of `WORD_PROBE_CS` that ranks the gold words best), and
-    each word's cross-fitted score (folds over answers); no probe when a fold lacks either kind of word."""
+def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3,
+                   cs: Sequence[float] | None = None) -> tuple[Probe | None, list[list[float]]]:
+    """A probe over the words' hidden states (at the strength of `cs`, by default `WORD_PROBE_CS`, that ranks the gold
+    words best), and each word's cross-fitted score (folds over answers); no probe when a fold lacks either kind of
+    word."""
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds
     trains = [[i for i in range(len(answers)) if groups[i] != k] for k in range(folds)]
     if any(len({int(label) for i in train for label in y[i]}) < 2 for train in trains):
         return None, []
-    best: tuple[float, float, list[list[float]]] = (-1.0, WORD_PROBE_CS[0], [])
-    for C in WORD_PROBE_CS:
+    cs = tuple(cs or WORD_PROBE_CS)
+    best: tuple[float, float, list[list[float]]] = (-1.0, cs[0], [])
+    for C in cs:
         scores: dict[int, list[float]] = {}
         for k, train in enumerate(trains):
             lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [], C)

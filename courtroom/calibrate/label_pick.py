@@ -15,7 +15,7 @@ import numpy as np
 
 from courtroom.calibrate.ruling_runs import pass_vectors, witness_court
 from courtroom.case import Case, CaseVerdict
-from courtroom.clerk.rulings import check_ruling
+from courtroom.court.files import check_court_ruling
 from courtroom.door.models import model_key
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
 from courtroom.errors import ConfigError, CourtError
@@ -64,7 +64,7 @@ def candidates(run_dir: str | Path, ruling: FittedRuling | None = None) -> Candi
                           f"{model!r}: give a ruling fitted for {model!r}")
     if ruling is not None:  # its witnesses heard by the run's court, else every case would weigh at its means
         try:
-            check_ruling(ruling, court.spec, ruling.model, f"--ruling (for the run {audit.root})", courts=None)
+            check_court_ruling(ruling, court.spec, ruling.model, f"--ruling (for the run {audit.root})", courts=None)
         except CourtError as exc:
             raise ConfigError(str(exc)) from exc
     ruling = ruling or court.ruling

@@ -5,9 +5,10 @@ standardised space (its means and scales kept), the classes weighed equally as i
 the labels plus `PRIOR_PRECISION / 2` times the squared move of the weights from the prior's (a Gaussian prior
 centred on them; the intercept moves almost freely). The penalty does not grow with the labels and the log-loss does,
 so the fewer the labels the more the prior holds: thirty move the intercept and the weights the labels argue for,
-a thousand refit nearly everything. The probes (hundreds of weights over the model's vectors), the word probe and
-the span model are the prior's: thirty labels cannot refit them. A refitted family keeps no region
-(`courtroom.witness.region`): the prior's is of other data, and the labels' domain is the one it is now for."""
+a thousand refit nearly everything; a family's trial weights are refitted the same way on the labelled cases its court
+tried. The probes (hundreds of weights over the model's vectors), the word probe and the span model are the prior's:
+thirty labels cannot refit them. A refitted family keeps no region (`courtroom.witness.region`): the prior's is of
+other data, and the labels' domain is the one it is now for."""
 
 from __future__ import annotations
 
@@ -76,19 +77,29 @@ def refit_linear(prior: Linear, X: np.ndarray, y: np.ndarray, precision: float =
                                     "intercept": float(f"{b0 + delta[0]:.6g}")})
 
 
-def inputs(prior: FittedRuling, family: FamilyRuling, example: Example) -> np.ndarray:
-    """The values the family's weights read for an example, each missing one at its mean (it then weighs nothing)."""
+def tried(example: Example) -> bool:
+    """Whether the example's court tried it (its trial testified: `trial.held`)."""
+    return example.values.get("trial.held", 0.0) > 0
+
+
+def deciding(family: FamilyRuling, example: Example) -> Linear:
+    """The weights that decide an example: the family's trial weights for a case its court tried, else its own."""
+    return family.trial.linear if family.trial is not None and tried(example) else family.linear
+
+
+def inputs(prior: FittedRuling, linear: Linear, example: Example) -> np.ndarray:
+    """The values `linear` reads for an example, each missing one at its mean (it then weighs nothing)."""
     values = prior.with_probes(example.values, example.vectors)
     if (scores := prior.word_scores(example.word_hidden)) is not None:
         values.update(word_values(scores))
-    return np.array([values.get(name, mean) for name, mean in zip(family.linear.features, family.linear.mean)])
+    return np.array([values.get(name, mean) for name, mean in zip(linear.features, linear.mean)])
 
 
 def p_hallucinated(ruling: FittedRuling, example: Example, prior: FittedRuling | None = None) -> float:
     """The ruling's P(hallucinated) of an example (its probes those of `prior`, by default its own)."""
-    family = ruling.family_for(example.family)[1]
-    values = dict(zip(family.linear.features, inputs(prior or ruling, family, example)))
-    return ruling.weigh_values(values, example.family, place=False).p_hallucinated
+    linear = deciding(ruling.family_for(example.family)[1], example)
+    values = dict(zip(linear.features, inputs(prior or ruling, linear, example)))
+    return ruling.weigh_values(values, example.family, place=False, tried=tried(example)).p_hallucinated
 
 
 def _counts(y: np.ndarray) -> str:
@@ -112,15 +123,24 @@ def refit_families(prior: FittedRuling, examples: Sequence[Example],
             notes.append(f"the {name} family is kept as the prior's: its {len(y)} labels are {_counts(y)}, and "
                          f"refitting it needs at least {INTERCEPT_MIN_PER_CLASS} of each kind")
             continue
-        X = np.array([inputs(prior, family, e) for e in mine])
+        X = np.array([inputs(prior, family.linear, e) for e in mine])
         modes[name] = "weights" if fewest >= WEIGHTS_MIN_PER_CLASS else "intercept"
         if modes[name] == "intercept":
             notes.append(f"the {name} family's labels are {_counts(y)}: its intercept is refitted, its weights kept "
                          f"(refitting them needs {WEIGHTS_MIN_PER_CLASS} of each kind: label "
                          f"{WEIGHTS_MIN_PER_CLASS - fewest} more of the fewer kind)")
+        trial = family.trial
+        if trial is not None and (on := [e for e in mine if tried(e)]):
+            y_tried = np.array([e.hallucinated for e in on], dtype=int)
+            fewest_tried = int(min(y_tried.sum(), len(y_tried) - y_tried.sum()))
+            if fewest_tried >= INTERCEPT_MIN_PER_CLASS:
+                X_tried = np.array([inputs(prior, trial.linear, e) for e in on])
+                trial = trial.model_copy(update={"linear": refit_linear(
+                    trial.linear, X_tried, y_tried, precision, intercept_only=fewest_tried < WEIGHTS_MIN_PER_CLASS)})
         families[name] = family.model_copy(update={  # type: ignore[index]
             "linear": refit_linear(family.linear, X, y, precision, intercept_only=modes[name] == "intercept"),
-            "cases": len(y), "region": None})  # the prior's region is of its data, not of the labels' domain
+            "cases": len(y), "region": None, "trial": trial})  # the prior's region is of its data, not the labels'
+
     if all(mode == "kept" for mode in modes.values()):
         y = np.array([e.hallucinated for e in examples], dtype=int)
         raise ConfigError(f"{len(y)} labels ({_counts(y)}) cannot refit the ruling: each family needs at least "

@@ -16,8 +16,7 @@ from courtroom.calibrate.label_file import read_labels
 from courtroom.calibrate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
 from courtroom.calibrate.ruling_report import label_scores
 from courtroom.calibrate.ruling_runs import example_of, labelled_runs, witness_court
-from courtroom.clerk.rulings import check_ruling
-from courtroom.court.files import ruling_file
+from courtroom.court.files import check_court_ruling, ruling_file
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.errors import ConfigError, CourtError
@@ -97,7 +96,7 @@ def calibrate_with_prior(run_dirs: Sequence[str | Path], prior_name: str | Path,
         raise ConfigError(f"--prior {prior_name}: the ruling was fitted for model {prior.model!r}, the runs judged with "
                           f"{model!r}: give a prior fitted for {model!r}")
     try:  # the witnesses it weighs heard by the runs' court, else every label would weigh at its means
-        check_ruling(prior, spec, prior.model, f"--prior {prior_name}", courts=None)
+        check_court_ruling(prior, spec, prior.model, f"--prior {prior_name}", courts=None)
     except CourtError as exc:
         raise ConfigError(str(exc)) from exc
     if not examples:

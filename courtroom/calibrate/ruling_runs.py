@@ -19,6 +19,8 @@ from courtroom.case import Case, CaseVerdict
 from courtroom.clerk import Clerk
 from courtroom.court.court import Court
 from courtroom.court.load import load_court
+from courtroom.court.testimony import TRIAL
+from courtroom.court.testimony import VERSION as TRIAL_VERSION
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
@@ -187,6 +189,8 @@ def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int =
     heard = {t for e in runs.examples for t in {k.split(".")[0] for k in e.values}}
     versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard or name in
                 {"lookback", "hidden"} & {k for e in runs.examples for k in e.vectors}}
+    if TRIAL in heard:  # runs of a court that tries its charges and records what its trials testify
+        versions[TRIAL] = TRIAL_VERSION
     fit = fit_ruling(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
                      hidden_depth=witnesses.hidden_depth if any("hidden" in e.vectors for e in runs.examples) else None,
                      folds=folds, seed=seed, command=command)

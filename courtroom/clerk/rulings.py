@@ -3,7 +3,7 @@ is filed under (`courtroom.court.files.load_rulings` reads the files a court nam
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from courtroom.clerk.spec import ClerkSpec
 from courtroom.door.models import model_key
@@ -12,11 +12,16 @@ from courtroom.witness.registry import WITNESSES
 from courtroom.witness.ruling import WORD_VALUES, FittedRuling
 from courtroom.witness.spans import FEATURES, WORD_PROBE
 
+Heard = Mapping[str, tuple[int, Collection[str]]]
+"""Witnesses a court hears beyond the clerk's (a trial's): name -> its version and the values it gives."""
+
 
 def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
-                 courts: Collection[str] | None = ()) -> None:
+                 courts: Collection[str] | None = (), also: Heard | None = None) -> None:
     """A ruling decides only for the model and court it was fitted for (or a court it extends, `courts`; any court for a
-    recorded run, `None`), over the witnesses and versions it was fitted on; anything else is refused, naming both."""
+    recorded run, `None`), over the witnesses and versions it was fitted on (the clerk's, and those the court hears
+    `also`); anything else is refused, naming both."""
+    also = also or {}
     witnesses = spec.witnesses
     assert witnesses is not None
     if model_key(ruling.model) != model_key(model):
@@ -26,13 +31,14 @@ def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
         raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court {spec.name!r}"
                          + (f" (nor for {', '.join(courts)}, which it extends)" if courts else ""))
     for name, version in ruling.witnesses.items():
-        if name not in witnesses.heard:
+        if name not in witnesses.heard and name not in also:
             raise CourtError(f"{where}: the ruling weighs witness {name!r}, which court {spec.name!r} does not hear "
-                             f"(it hears {', '.join(witnesses.heard)})")
-        if name in WITNESSES and WITNESSES[name].version != version:
+                             f"(it hears {', '.join([*witnesses.heard, *also])})")
+        now = also[name][0] if name in also else WITNESSES[name].version if name in WITNESSES else version
+        if now != version:
             raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this courtroom's "
-                             f"is version {WITNESSES[name].version}: refit it (courtroom calibrate --ruling)")
-    if unknown := unknown_features(ruling):
+                             f"is version {now}: refit it (courtroom calibrate --ruling)")
+    if unknown := unknown_features(ruling, also):
         raise CourtError(f"{where}: the ruling weighs {', '.join(unknown)}, which no witness it weighs gives (a ruling "
                          f"decided by its intercept alone is no ruling): refit it (courtroom calibrate --ruling)")
     reads_states = "hidden" in ruling.probes or (ruling.spans is not None and ruling.spans.probe is not None)
@@ -41,14 +47,18 @@ def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
                          f"witnesses.hidden_depth is {witnesses.hidden_depth}")
 
 
-def unknown_features(ruling: FittedRuling) -> list[str]:
-    """The values a ruling weighs that none of its witnesses gives (`witness.value`), nor its probes (`NAME.probe`,
-    the word probe's `WORD_VALUES`), nor, for its span model, the words' values (`spans.FEATURES`)."""
-    known = {f"{name}.{value}" for name in ruling.witnesses if name in WITNESSES for value in WITNESSES[name].values}
+def unknown_features(ruling: FittedRuling, also: Heard | None = None) -> list[str]:
+    """The values a ruling weighs that none of its witnesses gives (`witness.value`; those heard `also` give theirs),
+    nor its probes (`NAME.probe`, the word probe's `WORD_VALUES`), nor, for its span model, the words' values
+    (`spans.FEATURES`)."""
+    given = {name: values for name, (_, values) in (also or {}).items()}
+    given |= {name: WITNESSES[name].values for name in ruling.witnesses if name in WITNESSES}
+    known = {f"{name}.{value}" for name in ruling.witnesses for value in given.get(name, ())}
     known |= {f"{name}.probe" for name in ruling.probes}
     if ruling.spans is not None and ruling.spans.probe is not None:
         known |= set(WORD_VALUES)
-    weighed = [f for family in ruling.families.values() for f in family.linear.features]
+    weighed = [f for family in ruling.families.values()
+               for f in [*family.linear.features, *(family.trial.linear.features if family.trial else [])]]
     unknown = [f"families: {f}" for f in dict.fromkeys(weighed) if f not in known]
     if ruling.spans is not None and ruling.spans.linear.features:  # weighed by position: the names, in order
         words = [*FEATURES, *([WORD_PROBE] if ruling.spans.probe is not None else [])]

@@ -24,6 +24,9 @@ class Bench:
     """P(hallucinated) at or above which a ruling, and the case by the `mean` and `share` rules, is hallucinated."""
     prompt_format: int = PROMPT_FORMAT
     """How the case is written into prompts (`courtroom.casefile`)."""
+    by_case: bool = False
+    """Whether the escalation band places the case (its P(hallucinated) by its ruling, which weighs the trial), not
+    each charge by its measured P(suspect)."""
     seats: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
     """Role -> the seat (`GenerationRequest.seat`) each of its personas speaks through; a role left out, or None,
     speaks through the run's model."""

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from courtroom.clerk.rulings import check_ruling
 from courtroom.clerk.spec import SpecT
 from courtroom.court.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
+from courtroom.court.testimony import TRIAL, VALUES, VERSION
 from courtroom.errors import CourtError
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator, describe_errors, read_yaml
@@ -219,9 +220,21 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
             except ValidationError as exc:
                 raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
                     from exc
-        check_ruling(ruling, spec, model, where, courts)
+        check_court_ruling(ruling, spec, model, where, courts)
         loaded[model] = ruling
     return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
+
+
+def check_court_ruling(ruling: FittedRuling, spec: SpecT, model: str, where: str,
+                       courts: Collection[str] | None = ()) -> None:
+    """`check_ruling`, a court's trial heard beside the clerk's witnesses: a ruling that weighs what a trial testifies
+    is refused, in one line naming the court to use, by a court that holds no trial."""
+    trial = getattr(spec, "trial", None)
+    if ruling.weighs_trial and trial is None:
+        raise CourtError(f"{where}: the ruling weighs what a trial testifies (it was fitted on runs of court "
+                         f"{ruling.court!r}, which tries its charges), and court {spec.name!r} holds no trial: use "
+                         f"--court {ruling.court} (or another court that tries its charges)")
+    check_ruling(ruling, spec, model, where, courts, also={TRIAL: (VERSION, VALUES)} if trial is not None else None)
 
 
 MAX_RULING_BYTES = 32 * 2**20

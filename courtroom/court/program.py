@@ -34,7 +34,7 @@ def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript
         elif weighing is not None and band is not None and not band.low <= weighing.p_hallucinated <= band.high:
             verdict = weighed(found, ruling, case, transcript)  # the clerk's testimony is clear enough: no trial
         else:
-            verdict = yield from _tried(bench, case, transcript, found, by_charge=weighing is None)
+            verdict = yield from _tried(bench, case, transcript, found)
         if bench.trial.testify or by_trial:
             found.heard.append(testimony := trial_testimony(transcript.events, found.charges, bench.procedure))
             if weighing is not None and by_trial and testimony.values["held"]:
@@ -58,12 +58,12 @@ def _charges(bench: Bench, ruling: FittedRuling | None, case: Case, by_measure: 
     return found
 
 
-def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment, by_charge: bool = True) -> Step:
-    """The verdict by the trials of the charges (those outside a band of measured P(suspect), `by_charge`, decided by
-    their measurement)."""
+def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment) -> Step:
+    """The verdict by the trials of the charges (those outside a band of measured P(suspect) decided by their
+    measurement)."""
     decided: dict[int, Ruling] = {}
     for charge in found.charges:
-        if by_charge and escalated(charge, bench) is False:
+        if escalated(charge, bench) is False:
             decided[charge.index] = untried_ruling(charge, bench)
             transcript.add(RulingEvent, ruling=decided[charge.index])
     tried = [c for c in found.charges if c.index not in decided]

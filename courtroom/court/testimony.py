@@ -22,6 +22,9 @@ TRIED = ("judge", "jury", "withdrawn", "conceded")
 """How a tried charge's ruling ends (a ruling of the measurement or of the testimony tried nothing)."""
 GIVES_UP = {"prosecutor": "acquit", "defender": "convict"}
 """Where each side's giving up leads."""
+VALUES = ("held", *(f"{name}_{of}" for name in ("bench", "jury_spread", "prosecution", "defence", "cited",
+                                              "cited_gain", "rounds") for of in ("max", "mean")))
+"""The values it gives of a whole answer."""
 EDGE = 1e-6
 """Probabilities are kept this far from 0 and 1 before their log-odds are taken."""
 

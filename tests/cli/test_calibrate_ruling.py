@@ -11,7 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from courtroom.calibrate.fit_ruling import _Design, _word_columns, _word_probe
+from courtroom.calibrate.fit_ruling import Design, _word_columns, _word_probe
 from courtroom.calibrate.ruling_runs import calibrate_ruling
 from courtroom.cli import app
 from courtroom.door import PseudoModel, ScriptedBackend
@@ -242,7 +242,7 @@ def test_word_states_recorded_by_a_run_give_the_span_model_a_word_probe_and_its_
     unannotated = [i for i, e in enumerate(fit.examples) if e.case_id.endswith("-plain")]
     assert unannotated and all(fit.examples[i].spans is None and fit.examples[i].word_hidden is not None
                                and fit.examples[i].word_hidden.shape[1] == len(first.hidden[-1][0]) for i in unannotated)
-    design = _Design(fit.examples)
+    design = Design(fit.examples)
     word_probe = _word_probe(design, np.arange(len(fit.examples)))
     columns = _word_columns(design, np.array(unannotated), word_probe, cross_fitted=True)
     assert word_probe is not None and np.isfinite(columns).all()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from courtroom.calibrate import fit_ruling as fitting
 from courtroom.calibrate.fit_ruling import CASES_PER_WEIGHT, FAMILY_MIN_CASES, Example, fit_ruling, leave_one_source_out
 from courtroom.errors import ConfigError
-from courtroom.evaluate import fit_ruling as fitting
 
 
 def auroc(gold: np.ndarray, scores: np.ndarray) -> float:
@@ -86,18 +86,19 @@ def test_the_answers_to_one_question_share_a_fold_and_folds_hold_each_sources_sh
 def test_out_of_fold_scores_come_only_from_rulings_that_never_saw_the_case(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[set[int]] = []
     decided: list[set[int]] = []
-    real_fit, real_decide = fitting._fit, fitting._decide
+    real_fit, real_decide = fitting.fit, fitting.decide
 
-    def spy_fit(design, train, seed):  # noqa: ANN001, ANN202
+    def spy_fit(design, train, seed, procedure=fitting.PROCEDURE):  # noqa: ANN001, ANN202
         seen.append({int(i) for i in train})
-        return real_fit(design, train, seed)
+        return real_fit(design, train, seed, procedure)
 
-    def spy_decide(design, probes, families, test, words=None):  # noqa: ANN001, ANN202
-        decided.append({int(i) for i in test})
-        return real_decide(design, probes, families, test, words)
+    def spy_decide(design, fitted, test, by_trial=True):  # noqa: ANN001, ANN202
+        if by_trial:
+            decided.append({int(i) for i in test})
+        return real_decide(design, fitted, test, by_trial)
 
-    monkeypatch.setattr(fitting, "_fit", spy_fit)
-    monkeypatch.setattr(fitting, "_decide", spy_decide)
+    monkeypatch.setattr(fitting, "fit", spy_fit)
+    monkeypatch.setattr(fitting, "decide", spy_decide)
     cases = examples(30, signal=2.0, width=8)
     result = fit(cases)
     assert len(decided) == 5 and sorted(i for d in decided for i in d) == list(range(30))  # each case once
@@ -183,3 +184,57 @@ def test_leave_one_source_out_decides_each_source_by_the_others() -> None:
     # a source whose others hold one kind only cannot be decided: 0.5
     only_pass = [e for e in b if not e.hallucinated]
     assert np.all(leave_one_source_out(alone + only_pass)[:10] == 0.5)
+
+
+def tried(n: int, seed: int = 0, trial_signal: float = 3.0, clerk_signal: float = 0.0,
+          held: float = 1.0) -> list[Example]:
+    """Cases a court tried: the clerk's `real.x` carries `clerk_signal`, the trial's `trial.bench_max` carries
+    `trial_signal` (and `trial.held` says the case was tried)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for e in examples(n, seed, signal=clerk_signal):
+        bench = trial_signal * e.hallucinated + float(rng.normal())
+        out.append(Example(**{**e.__dict__, "values": {**e.values, "trial.bench_max": bench, "trial.held": held}}))
+    return out
+
+
+def balanced(gold: np.ndarray, p: np.ndarray) -> float:
+    return float(((p >= 0.5)[gold].mean() + (p < 0.5)[~gold].mean()) / 2)
+
+
+def test_on_tried_cases_the_trial_weights_weigh_what_the_trial_testified_and_the_clerks_weights_do_not() -> None:
+    cases = tried(200)
+    result = fit_ruling(cases, model="smollm2-135m", court="full", witnesses={"real": 1, "noise": 1, "trial": 1})
+    family = result.ruling.families["any"]
+    assert family.trial is not None and "trial.bench_max" in family.trial.linear.features
+    assert not any(f.startswith("trial.") for f in family.linear.features)  # the clerk's weights: its own values
+    gold = np.array([e.hallucinated for e in cases])
+    assert balanced(gold, result.out_of_fold) > 0.85  # the trial's testimony decides, out of fold
+    assert result.clerk_out_of_fold is not None and balanced(gold, result.clerk_out_of_fold) < 0.65
+    ignored = fit_ruling([Example(**{**e.__dict__, "values": {k: v for k, v in e.values.items()
+                                                               if not k.startswith("trial.")}}) for e in cases],
+                         model="smollm2-135m", court="full", witnesses={"real": 1, "noise": 1})
+    assert ignored.ruling.families["any"].trial is None and ignored.clerk_out_of_fold is None
+
+
+def test_a_case_not_tried_is_decided_by_the_clerks_weights_alone() -> None:
+    cases = tried(200)
+    design = fitting.Design(cases)
+    fitted = fitting.fit(design, np.arange(len(cases)), 0)
+    untried = fitting.Design([Example(**{**e.__dict__, "values": {**e.values, "trial.held": 0.0}}) for e in cases])
+    rows = np.arange(len(cases))
+    assert not np.allclose(fitting.decide(design, fitted, rows), fitting.decide(untried, fitted, rows))
+    assert np.allclose(fitting.decide(untried, fitted, rows), fitting.decide(design, fitted, rows, by_trial=False))
+
+
+def test_a_study_changes_the_procedure_through_its_parameters() -> None:
+    """The folds, the probes and the family weights are the `Procedure`'s: experiments pass them, not patch them."""
+    cases = examples(120, signal=2.0) + examples(120, signal=2.0, family="summary", prefix="s")
+    dealt: list[int] = []
+
+    def counted(design, idx, k, seed):  # noqa: ANN001, ANN202
+        dealt.append(len(idx))
+        return fitting.source_folds(design, idx, k, seed)
+
+    result = fit(cases, procedure=fitting.Procedure(folds=counted, families=False))
+    assert dealt and dealt[0] == len(cases) and set(result.ruling.families) == {"any"}
