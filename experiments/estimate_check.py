@@ -32,10 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from courtroom.calibrate.fit_ruling import Example
-from courtroom.calibrate.ruling_runs import labelled_runs
 from courtroom.calibrate import fit_ruling as fitting
 from courtroom.calibrate import fit_spans
+from courtroom.calibrate.fit_ruling import Example
+from courtroom.calibrate.ruling_runs import labelled_runs
 from courtroom.evaluate.metrics import auroc, confusion, percentile_interval, rates_from_counts, resample_weights, weighted_rates
 
 Folds = Callable[[fitting._Design, np.ndarray, int, int], np.ndarray]

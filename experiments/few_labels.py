@@ -32,10 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
+from courtroom.calibrate import fit_ruling as fitting
 from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.prior_refit import inputs, p_hallucinated, refit_families
 from courtroom.errors import ConfigError
-from courtroom.calibrate import fit_ruling as fitting
 from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.paired import mcnemar
 from courtroom.evaluate.results import ResultRow
