@@ -25,20 +25,18 @@ import pickle
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from courtroom.calibrate import fit_ruling as fitting
-from courtroom.calibrate import fit_spans
 from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.ruling_runs import labelled_runs
 from courtroom.evaluate.metrics import auroc, confusion, percentile_interval, rates_from_counts, resample_weights, weighted_rates
 
-Folds = Callable[[fitting._Design, np.ndarray, int, int], np.ndarray]
+Folds = fitting.FoldRule
 
 
 def dataset(e: Example) -> str:
@@ -59,7 +57,7 @@ def bootstrap(gold: np.ndarray, p: np.ndarray, resamples: int = 2000, seed: int 
 
 # fold assignments: (design, rows, folds, seed) -> each row's fold, for the outer and the inner folds alike ----------
 
-def shipped_folds(design: fitting._Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
+def shipped_folds(design: fitting.Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
     """The folds of 5150ee0: each label's answer groups dealt round-robin (a group once per case), no item links,
     no source strata."""
     keys = [design.examples[i].group or design.examples[i].case_id for i in idx]
@@ -71,54 +69,32 @@ def shipped_folds(design: fitting._Design, idx: np.ndarray, k: int, seed: int) -
     return np.array([fold_of[key] for key in keys], dtype=int)
 
 
-def item_folds(design: fitting._Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
+def item_folds(design: fitting.Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
     """Folds over items (question and context) linked with identical answers, stratified by label only."""
     return fitting.stratified_folds(design.y[idx].astype(bool), [design.groups[i] for i in idx], folds=k, seed=seed)
 
 
-CURRENT_FOLDS = fitting._folds
+CURRENT_FOLDS = fitting.source_folds
 """The folds `fit_ruling` deals now (items, strata by source)."""
 
 
-# procedure variants (each a context in which `fitting._fit` behaves differently) ----------------------------
+# procedure variants: each a `fitting.Procedure` with one step changed ----------------------------------------
 
-@contextmanager
-def patched(module: object, **values: object) -> Iterator[None]:
-    old = {name: getattr(module, name) for name in values}
-    for name, value in values.items():
-        setattr(module, name, value)
-    try:
-        yield
-    finally:
-        for name, value in old.items():
-            setattr(module, name, value)
-
-
-def in_sample_probes(design: fitting._Design, train: np.ndarray, seed: int) -> tuple[dict, np.ndarray]:
+def in_sample_probes(design: fitting.Design, train: np.ndarray, seed: int, folds: Folds) -> tuple[dict, np.ndarray]:
     """The naive stack: each probe scored on the very rows it was fitted on."""
-    probes, _ = REAL_PROBES(design, train, seed)
+    probes, _ = fitting.inner_probes(design, train, seed, folds)
     columns = [fitting.apply_linear(probes[s].linear, design.vectors[s][train]) for s in design.sources]
     return probes, np.array(columns).T if columns else np.zeros((len(train), 0))
 
 
-REAL_PROBES = fitting._probes
-
-
-def out_of_fold(design: fitting._Design, fold: np.ndarray, seed: int = 0,
-                share: float = 1.0, share_seed: int = 0) -> np.ndarray:
+def out_of_fold(design: fitting.Design, fold: np.ndarray, seed: int = 0, share: float = 1.0, share_seed: int = 0,
+                procedure: fitting.Procedure = fitting.PROCEDURE) -> np.ndarray:
     """Every row's P(hallucinated) by a ruling fitted on the other folds (on `share` of their groups)."""
-    out = np.zeros(len(design.y))
-    rows = np.arange(len(design.y))
-    for k in sorted(set(fold.tolist())):
-        train, test = rows[fold != k], rows[fold == k]
-        if share < 1.0:
-            train = subsample(design, train, share, share_seed + k)
-        probes, families, words = fitting._fit(design, train, seed)
-        out[test] = fitting._decide(design, probes, families, test, words)
-    return out
+    train = (lambda rows, k: subsample(design, rows, share, share_seed + k)) if share < 1.0 else None
+    return fitting.out_of_fold(design, fold, seed, procedure, train=train)
 
 
-def subsample(design: fitting._Design, rows: np.ndarray, share: float, seed: int) -> np.ndarray:
+def subsample(design: fitting.Design, rows: np.ndarray, share: float, seed: int) -> np.ndarray:
     """`share` of the rows' groups within each source and kind (seeded), whole groups."""
     keep = np.zeros(len(design.y), dtype=bool)
     by_stratum: dict[tuple[str, int], list[str]] = {}
@@ -160,51 +136,42 @@ def fmt(values: list[dict[str, tuple[float, float]]], name: str) -> str:
 
 def candidates(examples: list[Example], seeds: int, log: Callable[[str], None]) -> list[str]:
     gold = np.array([e.hallucinated for e in examples])
-    design = fitting._Design(examples)
-    bare = fitting._Design([replace(e, vectors={}) for e in examples])
+    design = fitting.Design(examples)
+    bare = fitting.Design([replace(e, vectors={}) for e in examples])
     names = columns(examples)
-    variants: list[tuple[str, fitting._Design, Folds, int, list[tuple[object, dict[str, object]]]]] = [
-        ("as of 5150ee0: 5 folds over identical answers, by label", design, shipped_folds, 5, []),
-        ("folds over items (question and context)", design, item_folds, 5, []),
-        ("folds over items, stratified by source (now)", design, CURRENT_FOLDS, 5, []),
-        ("now, no family weights (`any` only)", design, CURRENT_FOLDS, 5, [(fitting, {"FAMILY_MIN_CASES": 10 ** 9})]),
+    now = fitting.PROCEDURE
+    variants: list[tuple[str, fitting.Design, Folds, int, fitting.Procedure]] = [
+        ("as of 5150ee0: 5 folds over identical answers, by label", design, shipped_folds, 5, now),
+        ("folds over items (question and context)", design, item_folds, 5, now),
+        ("folds over items, stratified by source (now)", design, CURRENT_FOLDS, 5, now),
+        ("now, no family weights (`any` only)", design, CURRENT_FOLDS, 5, replace(now, families=False)),
         ("now, probes scored in sample (the naive stack)", design, CURRENT_FOLDS, 5,
-         [(fitting, {"_probes": in_sample_probes})]),
-        ("now, no lookback or hidden probe", bare, CURRENT_FOLDS, 5, []),
-        ("now, the word probe's strength fixed at 0.001", design, CURRENT_FOLDS, 5,
-         [(fit_spans, {"WORD_PROBE_CS": (0.001,)})]),
-        ("now, 10 folds", design, CURRENT_FOLDS, 10, []),
-        ("now, 20 folds", design, CURRENT_FOLDS, 20, []),
+         replace(now, probes=in_sample_probes)),
+        ("now, no lookback or hidden probe", bare, CURRENT_FOLDS, 5, now),
+        ("now, the word probe's strength fixed at 0.001", design, CURRENT_FOLDS, 5, replace(now, word_probe_cs=(0.001,))),
+        ("now, 10 folds", design, CURRENT_FOLDS, 10, now),
+        ("now, 20 folds", design, CURRENT_FOLDS, 20, now),
     ]
     lines = ["## 1. Candidates: the out-of-fold estimate, one change at a time", "",
              f"Mean over {seeds} fold seeds (± the standard deviation across seeds of the balanced accuracy) / mean "
              "AUROC. The protocol of 5150ee0 first (its folds outside and inside: the probes' and the family weights' "
              "inner folds); each row below changes one thing.", "",
              "| protocol | " + " | ".join(n.split("/")[-1] for n in names) + " |", "|---" * (len(names) + 1) + "|"]
-    for label, d, folds, k, patches in variants:
+    for label, d, folds, k, procedure in variants:
         started = time.time()
         results = []
+        procedure = replace(procedure, folds=folds)  # the outer folds and the inner ones alike
         for seed in range(seeds):
-            with patched(fitting, _folds=folds), patched_all(patches):
-                results.append(cells(examples, gold, out_of_fold(d, folds(d, np.arange(len(d.y)), k, seed), seed)))
+            fold = folds(d, np.arange(len(d.y)), k, seed)
+            results.append(cells(examples, gold, out_of_fold(d, fold, seed, procedure=procedure)))
         lines.append(f"| {label} | " + " | ".join(fmt(results, n) for n in names) + " |")
         log(f"{lines[-1]}  ({time.time() - started:.0f} s)")
     return lines + [""]
 
 
-@contextmanager
-def patched_all(patches: list[tuple[object, dict[str, object]]]) -> Iterator[None]:
-    if not patches:
-        yield
-        return
-    (module, values), rest = patches[0], patches[1:]
-    with patched(module, **values), patched_all(rest):
-        yield
-
-
 def learning_curve(examples: list[Example], seeds: int, log: Callable[[str], None]) -> list[str]:
     gold = np.array([e.hallucinated for e in examples])
-    design = fitting._Design(examples)
+    design = fitting.Design(examples)
     names = columns(examples)
     lines = ["## 2. Learning curve", "",
              "Each of the 5 current folds decided by a ruling fitted on a share of the other four folds' groups (each "
@@ -222,7 +189,7 @@ def learning_curve(examples: list[Example], seeds: int, log: Callable[[str], Non
     return lines + [""]
 
 
-def halves(design: fitting._Design, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def halves(design: fitting.Design, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Two halves of the rows: whole groups, each source's two kinds split evenly (seeded)."""
     fold = fitting.stratified_folds(design.y.astype(bool), design.groups, folds=2, seed=1000 + seed,
                                     strata=design.strata)
@@ -230,7 +197,7 @@ def halves(design: fitting._Design, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def held_out(examples: list[Example], splits: int, log: Callable[[str], None]) -> list[str]:
-    design = fitting._Design(examples)
+    design = fitting.Design(examples)
     names = sorted({dataset(e) for e in examples})
     lines = ["## 3. Held-out halves", "",
              "Each split: the rows cut in two halves (whole items; each source's two kinds evenly); a ruling fitted on "
@@ -242,11 +209,10 @@ def held_out(examples: list[Example], splits: int, log: Callable[[str], None]) -
     gaps: dict[tuple[str, str], list[float]] = {}
     for split in range(splits):
         a, b = halves(design, split)
-        probes, families, words = fitting._fit(design, a, split)  # what `fit_ruling` fits on half A
-        p_b = fitting._decide(design, probes, families, b, words)
-        half = fitting._Design([examples[i] for i in a])
-        with patched(fitting, _folds=shipped_folds):
-            old = out_of_fold(half, shipped_folds(half, np.arange(len(a)), 5, split), split)
+        p_b = fitting.decide(design, fitting.fit(design, a, split), b)  # what `fit_ruling` fits on half A
+        half = fitting.Design([examples[i] for i in a])
+        old = out_of_fold(half, shipped_folds(half, np.arange(len(a)), 5, split), split,
+                          procedure=replace(fitting.PROCEDURE, folds=shipped_folds))
         now = out_of_fold(half, CURRENT_FOLDS(half, np.arange(len(a)), 5, split), split)
         for name in names:
             in_a = np.array([dataset(examples[i]) == name for i in a])

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 import courtroom.calibrate.fit_spans as fit_spans_module
-from courtroom.calibrate.fit_ruling import _decide, _Design, _fit, fit_ruling
+from courtroom.calibrate.fit_ruling import Design, decide, fit, fit_ruling
 from courtroom.calibrate.fit_spans import _gold_words
 from courtroom.calibrate.logistic import apply_linear, fit_linear
 from courtroom.calibrate.ruling_runs import labelled_runs
@@ -77,9 +77,8 @@ def word_evidence(examples: list, fold: np.ndarray, C: float, seed: int = 0) -> 
         for i, sc in word_scores(examples, train, test, C).items():
             values[i] = case_values(sc)
         chosen = [dc_replace(e, values={**e.values, **values.get(i, {})}) for i, e in enumerate(bare)]
-        for out, design in ((alone, _Design(bare)), (joined, _Design(chosen))):
-            probes, families, _ = _fit(design, train, seed)
-            out[test] = _decide(design, probes, families, test)
+        for out, design in ((alone, Design(bare)), (joined, Design(chosen))):
+            out[test] = decide(design, fit(design, train, seed), test)
     return alone, joined
 
 
