@@ -1,0 +1,179 @@
+"""What the trial is worth (#51): runs of a court that tried every case's charges (experiments/courts/
+trial-testimony.yaml, `experiments/queue-trials.sh`), decided again with no model call, and four rulings fitted out of
+fold on the same cases: the measure (the default court's verdict), the clerk's ruling (the witnesses' testimony), the
+bench alone (the trial's testimony, calibrated), and the clerk and trial ruling (trial weights over both); then the
+escalation curve: the share of charges tried, nearest the clerk's threshold first, against balanced accuracy and
+model calls per case.
+
+    PYTHONPATH=. python experiments/trial_testimony.py RUN [RUN ...] --out experiments/results/MODEL/trial-testimony.md
+
+Every RUN is decided again twice (into RUN-testified and RUN-measure beside it, resumable; never committed: they hold
+the data's text): with `trial.testify` (the trial's testimony in every verdict, from the recorded calls), and by the
+default court (the measure's verdict, from the same calls). Folds are the package's (`fit_ruling`: 5 over groups of
+identical answers and of one question's answers, stratified by source); leave-one-source-out beside them. Every
+number is balanced accuracy [95% bootstrap] / AUROC, with McNemar's paired test against the clerk's ruling."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from courtroom.calibrate.fit_ruling import Example, fit_ruling, leave_one_source_out
+from courtroom.calibrate.ruling_runs import labelled_runs
+from courtroom.engine.registry import JudgeSpec
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.evaluate.paired import mcnemar
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.audit import Audit
+from courtroom.log.rejudge import rejudge_run, rejudged_judge
+from courtroom.log.store import RunStore
+
+TRIAL = "trial."
+SHARES = (0.0, 0.10, 0.25, 0.50, 1.0)
+"""Shares of the charges tried, the cases nearest the clerk's threshold first (the escalation curve)."""
+
+
+def decided_again(run: Path, name: str, judge: JudgeSpec) -> Path:
+    """`run` decided again by `judge` into `run-name` (served from its recorded calls; resumed when half done)."""
+    out = run.parent / f"{run.name}-{name}"
+    done = RunStore(out).exists() and len(RunStore(out).rows()) == len([r for r in RunStore(run).rows() if not r.error])
+    if not done:
+        rejudge_run(run, out, judge=judge)
+    return out
+
+
+def testified(run: Path) -> Path:
+    return decided_again(run, "testified", rejudged_judge(RunStore(run).manifest(), overrides={"trial.testify": True}))
+
+
+def measured(run: Path) -> Path:
+    """The default court on the same calls (the measure decides: no ruling is filed for the model in it)."""
+    manifest = RunStore(run).manifest()
+    return decided_again(run, "measure", rejudged_judge(manifest, court="default",
+                                                        overrides={"witnesses.word_states": True}))
+
+
+def clerk_only(examples: Sequence[Example]) -> list[Example]:
+    return [replace(e, values={k: v for k, v in e.values.items() if not k.startswith(TRIAL)}) for e in examples]
+
+
+def bench_only(examples: Sequence[Example]) -> list[Example]:
+    """The trial's testimony alone, as values a ruling weighs (renamed off `trial.`, so the fit takes them as its
+    own), without the model's vectors."""
+    return [replace(e, values={"bench." + k.removeprefix(TRIAL): v for k, v in e.values.items() if k.startswith(TRIAL)},
+                    vectors={}, word_hidden=None, spans=None) for e in examples]
+
+
+def rows_of(examples: Sequence[Example], p: np.ndarray, threshold: float = 0.5) -> list[ResultRow]:
+    return [ResultRow(case_id=e.case_id, source=e.source, gold="FAIL" if e.hallucinated else "PASS",
+                      label="FAIL" if s >= threshold else "PASS", score=float(s)) for e, s in zip(examples, p)]
+
+
+def cell(rows: Sequence[ResultRow]) -> str:
+    m = compute_metrics(rows, resamples=1000)
+    ba, au = m.balanced_accuracy, m.auroc
+    if ba.value is None:
+        return "-"
+    return (f"{ba.value:.3f} [{ba.low:.3f}, {ba.high:.3f}] / " +
+            (f"{au.value:.3f} [{au.low:.3f}, {au.high:.3f}]" if au.value is not None else "-"))
+
+
+def against(rows: Sequence[ResultRow], clerk: Sequence[ResultRow]) -> str:
+    test = mcnemar(rows, clerk)
+    b, c = test.a_only_correct, test.b_only_correct
+    return f"+{b}/-{c}, p = {test.p_value:.2g}" if test.p_value is not None else "-"
+
+
+def calls(run: Path) -> dict[str, tuple[int, int, float]]:
+    """Each case's model calls outside its trials, its trials' calls, and its seconds (from its row)."""
+    audit = Audit(run)
+    out = {}
+    for row in audit.rows():
+        if row.error is not None:
+            continue
+        model_calls = [e for e in audit.events(row.case_id) if e.event == "model_call"]
+        trial = sum(e.charge is not None for e in model_calls)
+        out[row.case_id] = (len(model_calls) - trial, trial, row.seconds or 0.0)
+    return out
+
+
+def dataset(e: Example) -> str:
+    return e.source.split("/")[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", type=Path)
+    parser.add_argument("--out", required=True, type=Path)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    command = "PYTHONPATH=. python " + " ".join(shlex.quote(a) for a in sys.argv)
+    testified_runs = [testified(run) for run in args.runs]
+    measure_rows = {r.case_id: r for run in args.runs for r in Audit(measured(run)).rows() if r.error is None}
+    cost = {k: v for run in testified_runs for k, v in calls(run).items()}
+    runs = labelled_runs(testified_runs)
+    examples = [e for e in runs.examples if e.case_id in measure_rows]
+    model, witnesses = runs.model, {"trial": 1}
+    print(f"{len(examples)} cases of {model}", file=sys.stderr)
+
+    fits = {"the clerk's ruling": clerk_only(examples), "the bench alone (calibrated)": bench_only(examples),
+            "the clerk and trial ruling": examples}
+    p, loso = {}, {}
+    for name, chosen in fits.items():
+        fit = fit_ruling(chosen, model=model, court="trial-testimony", witnesses=witnesses, seed=args.seed)
+        p[name] = fit.out_of_fold
+        loso[name] = leave_one_source_out(chosen, args.seed)
+        print(f"{name}: fitted", file=sys.stderr)
+    rows = {"the measure": [measure_rows[e.case_id] for e in examples]}
+    rows |= {name: rows_of(examples, scores) for name, scores in p.items()}
+    loso_rows = {name: rows_of(examples, scores) for name, scores in loso.items()}
+    clerk = rows["the clerk's ruling"]
+
+    groups = {"all": [True] * len(examples)} | {name: [dataset(e) == name for e in examples]
+                                                 for name in sorted({dataset(e) for e in examples})}
+    lines = [f"# What the trial is worth: {model}", "", f"Made by `{command}`.", "",
+             f"{len(examples)} cases, every case's three least grounded sentences tried (one round: both sides argue, "
+             "the judge rules; both sides polled). Out of fold (5 folds over groups of identical answers and of one "
+             "question's answers, stratified by source), balanced accuracy [95% bootstrap] / AUROC [95%]; paired "
+             "against the clerk's ruling by McNemar (cases only it gets right / only the clerk's ruling does).", ""]
+    for title, table in (("Out of fold", rows), ("Leave one source out", {"the measure": rows["the measure"],
+                                                                          **loso_rows})):
+        lines += [f"## {title}", "", "| | " + " | ".join(groups) + " | against the clerk's ruling (all) |",
+                  "|---" * (len(groups) + 2) + "|"]
+        base = table["the clerk's ruling"]
+        for name, judged in table.items():
+            cells = [cell([r for r, keep in zip(judged, mask) if keep]) for mask in groups.values()]
+            lines.append(f"| {name} | " + " | ".join(cells) + f" | {'' if judged is base else against(judged, base)} |")
+        lines.append("")
+    own, trial, seconds = (np.array([cost[e.case_id][i] for e in examples], dtype=float) for i in range(3))
+    lines += [f"Model calls per case: {own.mean():.1f} outside the trials, {trial.mean():.1f} in them "
+              f"({(own + trial).mean():.1f} in all); {seconds.mean():.1f} s per case with every charge tried.", "",
+              "## Escalation: the cases nearest the clerk's threshold tried first", "",
+              "| share of charges tried | cases tried | balanced accuracy / AUROC | against the clerk's ruling | "
+              "model calls per case |", "|---|---|---|---|---|"]
+    clerk_p, trial_p = p["the clerk's ruling"], p["the clerk and trial ruling"]
+    order = np.argsort(np.abs(clerk_p - 0.5), kind="stable")
+    charges = np.array([max(trial[i], 1.0) for i in range(len(examples))])  # trial calls stand for its charges' cost
+    for share in SHARES:
+        budget, spent, tried = share * charges.sum(), 0.0, np.zeros(len(examples), dtype=bool)
+        for i in order:
+            if spent >= budget - 1e-9:
+                break
+            tried[i], spent = True, spent + charges[i]
+        decided = np.where(tried, trial_p, clerk_p)
+        judged = rows_of(examples, decided)
+        lines.append(f"| {share:.0%} | {tried.sum()} of {len(examples)} | {cell(judged)} | "
+                     f"{against(judged, clerk) if share else ''} | {(own + np.where(tried, trial, 0)).mean():.1f} |")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
