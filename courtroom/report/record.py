@@ -95,6 +95,8 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
             table.add_column(column, overflow="fold")
         for m in trial.moves:
             p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
+            if m.polled_probs:  # asked all the same: what the side would have done
+                p += " (polled: " + ", ".join(f"{k} {v:.2f}" for k, v in m.polled_probs.items()) + ")"
             if m.calibrated_probs and m.move_probs:  # the court chose by calibrated probabilities
                 p = f"{m.calibrated_probs.get(m.move, 0):.2f} calibrated (raw {m.move_probs.get(m.move, 0):.2f})"
             elif m.rule:
