@@ -74,3 +74,23 @@ def test_a_court_without_a_trial_refuses_a_ruling_that_weighs_one_naming_the_cou
         load_court(court_file(tmp_path, extends="default"))
     message = str(refused.value)
     assert "weighs what a trial testifies" in message and "--court tried" in message and "\n" not in message
+
+
+def test_a_run_whose_every_case_was_tried_is_decided_again_with_a_band_and_no_model_call(tmp_path: Path) -> None:
+    from courtroom.engine.registry import JudgeSpec
+    from courtroom.evaluate.datasets import example_cases
+    from courtroom.log.manifest import RunSpec
+    from courtroom.log.rejudge import rejudge_run
+    from courtroom.runs.runners import LocalRunner
+    from courtroom.runs.start import start_run
+
+    court = court_file(tmp_path)
+    spec = RunSpec.build("examples", court=str(court), model=MODEL, window=4,
+                         judge_options={"overrides": {"indictment.threshold": 0.0}})
+    script = CourtScript(moves=MOVES, p_hallucinated=0.9, grounding={"": 1.5})
+    start_run(spec, tmp_path / "all").execute(runner=LocalRunner(ScriptedBackend(script, model=MODEL)))
+    banded = JudgeSpec(court=str(court), options={"overrides": {"indictment.threshold": 0.0,
+                                                                "trial.escalation": {"low": 0.6, "high": 0.9}}})
+    rows = rejudge_run(tmp_path / "all", tmp_path / "banded", judge=banded)  # served from the recorded calls alone
+    assert len(rows) == len(example_cases()) and all(r.error is None for r in rows)
+    assert all(r.label == "PASS" for r in rows)  # the clerk's 0.38 lies outside the band: no case tried
