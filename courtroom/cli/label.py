@@ -105,14 +105,14 @@ def _read(run_dir: str, path: str) -> None:
 
 
 def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: int, ruling: str | None) -> None:
-    from courtroom.log.label_file import as_judged, read_labels, read_rows, write_labels
+    from courtroom.log.label_file import read_labels, write_labels
 
     labels: dict[str, bool | None] = {}
     shown_cases: list[Candidate] = []
     by_id = {c.case.id: c for c in found.cases}
     if Path(path).exists():
         labels = read_labels(path, run_dir)
-        shown_cases = [by_id[r.case_id] for r in (as_judged(r, by_id) for r in read_rows(path)) if r.case_id in by_id]
+        shown_cases = [by_id[case_id] for case_id in labels if case_id in by_id]
         console.print(f"resuming {shown(path)}: {sum(v is not None for v in labels.values())} labels so far")
     todo = [c for c in order if c.case.id not in labels]
     console.print(f"{len(found.cases)} cases of {shown(str(found.run))}, weighed by {shown(found.weighed_by)}; "
