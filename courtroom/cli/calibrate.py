@@ -27,7 +27,7 @@ def calibrate(
     shrink: float = typer.Option(PRIOR_PRECISION, "--shrink", min=0.0, help="With --prior: how strongly the weights "
                                  "are held to the prior's (an L2 penalty on their move)."),
     folds: int = typer.Option(5, min=2, help="Folds of the cross-validated estimate."),
-    seed: int = typer.Option(0, help="Seed of the folds."),
+    seed: int = typer.Option(0, min=0, help="Seed of the folds."),
 ) -> None:
     """Fit the court's verdict threshold on a labelled run: the threshold best on all its cases, and a
     k-fold estimate of what it is worth (each fold judged at the threshold fitted on the others) beside the

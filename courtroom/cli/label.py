@@ -37,7 +37,7 @@ def label(
                                     "labels."),
     from_gold: bool = typer.Option(False, "--from-gold", help="For experiments: label the picked cases by the data's "
                                    "gold labels (the gold as the oracle), asking nothing."),
-    seed: int = typer.Option(0, help="Seed of the random draw."),
+    seed: int = typer.Option(0, min=0, help="Seed of the random draw."),
 ) -> None:
     """Draw cases of a finished run at random (seeded; each shown with its P(hallucinated) by the ruling, or the
     court's measure), and ask for their labels in the terminal (h hallucinated, f faithful, s skip, q quit; saved
