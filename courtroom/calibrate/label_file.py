@@ -6,8 +6,9 @@ against the run it was written for (its `case_digest` and `config_hash`); the co
 from __future__ import annotations
 
 import csv
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 from courtroom.calibrate.label_pick import Candidate
@@ -52,16 +53,22 @@ def write_labels(path: str | Path, run_dir: str | Path, picked: Sequence[Candida
         writer = csv.writer(handle)
         writer.writerow(COLUMNS)
         for c in picked:
-            writer.writerow([spreadsheet_safe(cell) for cell in (
-                c.case.id, word(labels.get(c.case.id)), c.case.question, c.case.answer.strip(),
+            writer.writerow([guarded(c.case.id), *(spreadsheet_safe(cell) for cell in (
+                word(labels.get(c.case.id)), c.case.question, c.case.answer.strip(),
                 "hallucinated" if c.verdict.label == "FAIL" else "faithful", f"{c.p:.3f}", c.verdict.reason,
-                c.case.digest(), manifest.name, manifest.config_hash)])
+                c.case.digest(), manifest.name, manifest.config_hash))])
     return path
 
 
+def guarded(case_id: str) -> str:
+    """The case id's cell: with a leading `'` when it starts like a formula (`spreadsheet_safe`) or with a `'` (so
+    `=x` and `'=x` are two cells), read back without it."""
+    return f"'{case_id}" if case_id.startswith((*FORMULA_STARTS, "'")) else case_id
+
+
 def read_rows(path: str | Path) -> list[LabelRow]:
-    """The rows of a label file, every label checked (an unknown word, a case listed twice, a column missing: an error
-    naming the file and line)."""
+    """The rows of a label file, every label checked (an unknown word, a column missing: an error naming the file and
+    line); the case ids as written (`read_labels` reads them as the run's)."""
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:  # a spreadsheet's "CSV UTF-8" has a BOM
@@ -71,18 +78,14 @@ def read_rows(path: str | Path) -> list[LabelRow]:
                 raise ConfigError(f"{path}:1: the label file lacks the column{'s' if len(missing) > 1 else ''} "
                                   f"{', '.join(missing)}: write it with `courtroom label RUN --write {path}` and fill "
                                   "its label column")
-            rows, seen = [], {}
+            rows = []
             for record in reader:
                 line = reader.line_num
-                case_id = (record.get("case_id") or "").strip()
+                case_id = record.get("case_id") or ""
                 text = (record.get("label") or "").strip()
                 if text and text.lower() not in WORDS:
                     raise ConfigError(f"{path}:{line}: case {case_id}: the label {text!r} is not one of hallucinated, "
                                       "faithful (or FAIL, PASS); leave it empty to leave the case unlabelled")
-                if case_id in seen:
-                    raise ConfigError(f"{path}:{line}: case {case_id} is listed twice (first on line {seen[case_id]}): "
-                                      "keep one row a case")
-                seen[case_id] = line
                 rows.append(LabelRow(line, case_id, WORDS[text.lower()] if text else None,
                                      (record.get("case_digest") or "").strip(), (record.get("config_hash") or "").strip(),
                                      (record.get("run") or "").strip()))
@@ -93,13 +96,14 @@ def read_rows(path: str | Path) -> list[LabelRow]:
     return rows
 
 
-def as_judged(row: LabelRow, judged: Mapping[str, object]) -> LabelRow:
-    """The row with its case id as the run has it: a cell written with a leading `'` (`spreadsheet_safe`) read back
-    with it or, when the run has no such id, without."""
-    bare = row.case_id[1:]
-    if row.case_id in judged or not row.case_id.startswith("'") or not bare.startswith(FORMULA_STARTS):
-        return row
-    return replace(row, case_id=bare)
+def _as_judged(row: LabelRow, judged: Container[str], digest: Callable[[str], str]) -> LabelRow:
+    """The row with its case id as the run has it: the cell as written, or without spaces around it (as earlier
+    versions read it), or either without its guard's `'` (`guarded`; earlier versions guarded `'=x` and `=x` alike):
+    of those the run holds, the one whose digest (it covers the id) is the row's, else the first."""
+    cells = (row.case_id, row.case_id.strip())
+    held = [i for i in dict.fromkeys([*cells, *(c[1:] for c in cells if c.startswith("'"))]) if i in judged]
+    matching = [i for i in held if digest(i) == row.case_digest]
+    return replace(row, case_id=(matching or held or [row.case_id])[0])
 
 
 def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]:
@@ -115,9 +119,10 @@ def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]
                               f"({manifest.config_hash}): give the run it was written for, or label this run's cases "
                               f"(courtroom label {audit.root} --write FILE)")
     judged = {r.case_id: r for r in audit.rows()}
-    rows = [as_judged(row, judged) for row in rows]
+    digest = cache(lambda case_id: judged[case_id].case_digest or audit.store.case(case_id).digest())
+    rows = [_as_judged(row, judged, digest) for row in rows]
     lines: dict[str, int] = {}
-    for row in rows:  # `'=x` and `=x` are one case
+    for row in rows:
         if lines.setdefault(row.case_id, row.line) != row.line:
             raise ConfigError(f"{path}:{row.line}: case {row.case_id} is listed twice (first on line "
                               f"{lines[row.case_id]}): keep one row a case")
@@ -127,10 +132,9 @@ def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]
                           f"{audit.root} ({named(unknown)}, line {next(r.line for r in rows if r.case_id == unknown[0])}"
                           f"): label only the run's cases (courtroom label {audit.root} --write FILE lists them)")
     for row in rows:
-        digest = judged[row.case_id].case_digest or audit.store.case(row.case_id).digest()
-        if row.case_digest != digest:
+        if row.case_digest != digest(row.case_id):
             raise ConfigError(f"{path}:{row.line}: case {row.case_id} was labelled as another case (digest "
-                              f"{row.case_digest or 'not given'}; the run's case is {digest}): the data changed since "
-                              f"the file was written; label the run's cases again (courtroom label {audit.root} "
-                              "--write FILE)")
+                              f"{row.case_digest or 'not given'}; the run's case is {digest(row.case_id)}): the data "
+                              f"changed since the file was written; label the run's cases again (courtroom label "
+                              f"{audit.root} --write FILE)")
     return {r.case_id: r.hallucinated for r in rows}

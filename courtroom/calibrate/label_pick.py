@@ -13,12 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from courtroom.calibrate.ruling_runs import pass_vectors, witness_court
+from courtroom.calibrate.ruling_runs import check_for_run, pass_vectors, witness_court
 from courtroom.case import Case, CaseVerdict
-from courtroom.court.files import check_court_ruling
 from courtroom.door.models import model_key
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
-from courtroom.errors import ConfigError, CourtError
+from courtroom.errors import ConfigError
 from courtroom.log.audit import Audit
 from courtroom.witness.family import task_family
 from courtroom.witness.ruling import FittedRuling, testimony_values
@@ -59,14 +58,8 @@ def candidates(run_dir: str | Path, ruling: FittedRuling | None = None) -> Candi
     audit = Audit(run_dir)
     court = witness_court(audit)
     model = model_key(audit.store.manifest().model)
-    if ruling is not None and model_key(ruling.model) != model:
-        raise ConfigError(f"the ruling was fitted for model {ruling.model!r}, the run {audit.root} judged with "
-                          f"{model!r}: give a ruling fitted for {model!r}")
-    if ruling is not None:  # its witnesses heard by the run's court, else every case would weigh at its means
-        try:
-            check_court_ruling(ruling, court.spec, ruling.model, f"--ruling (for the run {audit.root})", courts=None)
-        except CourtError as exc:
-            raise ConfigError(str(exc)) from exc
+    if ruling is not None:
+        check_for_run(ruling, court, model, f"--ruling (for the run {audit.root})")
     ruling = ruling or court.ruling
     found: list[Candidate] = []
     for row in audit.rows():

@@ -15,11 +15,11 @@ from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.label_file import read_labels
 from courtroom.calibrate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
 from courtroom.calibrate.ruling_report import label_scores
-from courtroom.calibrate.ruling_runs import example_of, labelled_runs, witness_court
-from courtroom.court.files import check_court_ruling, ruling_file
+from courtroom.calibrate.ruling_runs import check_for_run, example_of, labelled_runs, witness_court
+from courtroom.court.files import ruling_file
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
-from courtroom.errors import ConfigError, CourtError
+from courtroom.errors import ConfigError
 from courtroom.evaluate.thresholds import stratified_folds
 from courtroom.log.audit import Audit
 from courtroom.witness.ruling import FittedRuling
@@ -88,17 +88,11 @@ def calibrate_with_prior(run_dirs: Sequence[str | Path], prior_name: str | Path,
         if len(run_dirs) != 1:
             raise ConfigError("a label file is of one run: give that run alone with --labels")
         examples, model, court = labelled_by_file(run_dirs[0], labels)
-        spec = witness_court(Audit(run_dirs[0])).spec
+        judge = witness_court(Audit(run_dirs[0]))
     else:
         runs = labelled_runs(run_dirs)
-        examples, model, court, spec = runs.examples, runs.model, runs.court.spec.name, runs.court.spec
-    if model_key(prior.model) != model:
-        raise ConfigError(f"--prior {prior_name}: the ruling was fitted for model {prior.model!r}, the runs judged with "
-                          f"{model!r}: give a prior fitted for {model!r}")
-    try:  # the witnesses it weighs heard by the runs' court, else every label would weigh at its means
-        check_court_ruling(prior, spec, prior.model, f"--prior {prior_name}", courts=None)
-    except CourtError as exc:
-        raise ConfigError(str(exc)) from exc
+        examples, model, court, judge = runs.examples, runs.model, runs.court.spec.name, runs.court
+    check_for_run(prior, judge, model, f"--prior {prior_name}")
     if not examples:
         raise ConfigError(f"{labels or 'the runs'}: no labelled case: fill the label column (hallucinated or "
                           "faithful) of some cases")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from courtroom.calibrate.fit_ruling import RulingFit
-from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
+from courtroom.evaluate.metrics import auroc, confusion, percentile_interval, rates_from_counts
 from courtroom.evaluate.spans import paired_f1_difference, span_scores
 
 
@@ -42,13 +42,28 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
     return rows, evaluation
 
 
-def label_scores(gold: np.ndarray, thresholds: np.ndarray,
-                 scores: dict[str, np.ndarray | None]) -> dict[str, dict[str, float | None]]:
-    """Balanced accuracy (at `thresholds`) and AUROC of each named set of scores; None where labels are of one kind."""
-    both = bool(gold.any() and (~gold).any())
-    return {name: {"balanced_accuracy": round(_balanced(gold, p >= thresholds), 4) if both else None,
-                   "auroc": round(_auroc(gold, p), 4) if both else None}
-            for name, p in scores.items() if p is not None}
+def label_scores(gold: np.ndarray, thresholds: np.ndarray, scores: dict[str, np.ndarray | None], resamples: int = 1000,
+                 seed: int = 0) -> dict[str, dict[str, object]]:
+    """Balanced accuracy (at `thresholds`) and AUROC of each named set of scores, each with its 95% bootstrap interval
+    over the cases (`NAME_95`: what a sample of the data says of all of it); None where labels are of one kind."""
+    if not (gold.any() and (~gold).any()):
+        return {name: dict.fromkeys(("balanced_accuracy", "balanced_accuracy_95", "auroc", "auroc_95"))
+                for name, p in scores.items() if p is not None}
+    draws = np.random.default_rng(seed).integers(0, len(gold), (resamples, len(gold)))
+    out: dict[str, dict[str, object]] = {}
+    for name, p in scores.items():
+        if p is None:
+            continue
+        pred = p >= thresholds
+        out[name] = {**_interval("balanced_accuracy", _balanced(gold, pred), [_balanced(gold[i], pred[i]) for i in draws]),
+                     **_interval("auroc", _auroc(gold, p), [_auroc(gold[i], p[i]) for i in draws])}
+    return out
+
+
+def _interval(key: str, value: float, resampled: list[float]) -> dict[str, object]:
+    """`key` and `key_95`: the value and its 95% percentile interval over the resamples (None with too few)."""
+    low, high = percentile_interval(np.array(resampled))
+    return {key: round(value, 4), f"{key}_95": None if low is None or high is None else [round(low, 4), round(high, 4)]}
 
 
 def span_rows(evaluation: dict[str, object]) -> list[tuple[str, str, str, str, str]]:

@@ -18,6 +18,7 @@ from courtroom.calibrate.fit_spans import SpanExample
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk import Clerk
 from courtroom.court.court import Court
+from courtroom.court.files import check_court_ruling
 from courtroom.court.load import load_court
 from courtroom.court.testimony import TRIAL
 from courtroom.court.testimony import VERSION as TRIAL_VERSION
@@ -25,7 +26,7 @@ from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import CaseStartEvent, ModelCallEvent, VerdictEvent
-from courtroom.errors import ConfigError
+from courtroom.errors import ConfigError, CourtError
 from courtroom.evaluate.paired import named
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
@@ -62,6 +63,19 @@ def witness_court(audit: Audit) -> Clerk | Court:
         raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
                           "(the default court hears them)")
     return court
+
+
+def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where: str) -> None:
+    """A ruling weighs a run's testimony only as the run's court would take it: fitted for its model and court (by
+    name: the court a run records extends none), over the witnesses it hears (`check_ruling`); else a `ConfigError`."""
+    if model_key(ruling.model) != model or ruling.court != court.spec.name:
+        raise ConfigError(f"{where}: the ruling was fitted for model {ruling.model!r} and court {ruling.court!r}; "
+                          f"the run was judged on {model!r} by court {court.spec.name!r}, which refuses a ruling of "
+                          f"another model or court: give one fitted for {model!r} and court {court.spec.name!r}")
+    try:  # the witnesses it weighs heard by the court, else every case would weigh at the ruling's means
+        check_court_ruling(ruling, court.spec, ruling.model, where, courts=())
+    except CourtError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -27,7 +28,7 @@ def calibrate(
     shrink: float = typer.Option(PRIOR_PRECISION, "--shrink", min=0.0, help="With --prior: how strongly the weights "
                                  "are held to the prior's (an L2 penalty on their move)."),
     folds: int = typer.Option(5, min=2, help="Folds of the cross-validated estimate."),
-    seed: int = typer.Option(0, help="Seed of the folds."),
+    seed: int = typer.Option(0, min=0, help="Seed of the folds."),
 ) -> None:
     """Fit the court's verdict threshold on a labelled run: the threshold best on all its cases, and a
     k-fold estimate of what it is worth (each fold judged at the threshold fitted on the others) beside the
@@ -154,11 +155,13 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
                   + (", ".join(f"{name} ({mode})" for name, mode in refit.modes.items() if mode != "kept") or "nothing"))
     console.print("moved most (standardised weights): " + "; ".join(shown(m) for m in moves(calibration)))
     evaluation = scores(calibration)
-    table = Table(title="on the labelled cases (picked near the threshold: not a sample of your data)")
-    for column in ("ruling", "balanced accuracy", "AUROC"):
+    sample = (f"a random sample of {len(y)} of the run's cases, drawn by `courtroom label` (less those skipped)"
+              if labels is not None else f"the runs' {len(y)} labelled cases (their gold labels)")
+    table = Table(title=f"on {sample}, with 95% bootstrap intervals over them")
+    for column in ("ruling", "balanced accuracy [95%]", "AUROC [95%]"):
         table.add_column(column, justify="left" if column == "ruling" else "right")
     for name, row in evaluation.items():
-        table.add_row(name, *("-" if v is None else f"{v:.3f}" for v in row.values()))
+        table.add_row(name, *(_scored(row[k], row[f"{k}_95"]) for k in ("balanced_accuracy", "auroc")))
     console.print(table)
     for note in refit.notes:
         warn(note)
@@ -167,3 +170,8 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     console.print(f"wrote {shown(str(written))}: the prior refitted on the labels")
     if output is not None:
         _write_court(run_dirs[0], written, output, f"the refitted ruling filed under {shown(calibration.model)}")
+
+
+def _scored(value: Any, interval: Any) -> str:
+    """A score and its 95% interval as the table shows them."""
+    return "-" if value is None else f"{value:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")

@@ -37,7 +37,7 @@ def label(
                                     "labels."),
     from_gold: bool = typer.Option(False, "--from-gold", help="For experiments: label the picked cases by the data's "
                                    "gold labels (the gold as the oracle), asking nothing."),
-    seed: int = typer.Option(0, help="Seed of the random draw."),
+    seed: int = typer.Option(0, min=0, help="Seed of the random draw."),
 ) -> None:
     """Draw cases of a finished run at random (seeded; each shown with its P(hallucinated) by the ruling, or the
     court's measure), and ask for their labels in the terminal (h hallucinated, f faithful, s skip, q quit; saved
@@ -105,14 +105,14 @@ def _read(run_dir: str, path: str) -> None:
 
 
 def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: int, ruling: str | None) -> None:
-    from courtroom.calibrate.label_file import as_judged, read_labels, read_rows, write_labels
+    from courtroom.calibrate.label_file import read_labels, write_labels
 
     labels: dict[str, bool | None] = {}
     shown_cases: list[Candidate] = []
     by_id = {c.case.id: c for c in found.cases}
     if Path(path).exists():
         labels = read_labels(path, run_dir)
-        shown_cases = [by_id[r.case_id] for r in (as_judged(r, by_id) for r in read_rows(path)) if r.case_id in by_id]
+        shown_cases = [by_id[case_id] for case_id in labels if case_id in by_id]
         console.print(f"resuming {shown(path)}: {sum(v is not None for v in labels.values())} labels so far")
     todo = [c for c in order if c.case.id not in labels]
     console.print(f"{len(found.cases)} cases of {shown(str(found.run))}, weighed by {shown(found.weighed_by)}; "
