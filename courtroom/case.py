@@ -251,12 +251,10 @@ class Weighing(BaseModel):
     missing: list[str] = Field(default_factory=list)
     """Values the ruling weighs that no witness gave (not heard): left out at their mean, contributing 0."""
     distance: float | None = Field(None, ge=0.0, exclude_if=lambda v: v is None)
-    """How far the case lies from the cases the ruling was fitted on (Mahalanobis, over the values it has); None for a
-    ruling without a region (`courtroom.witness.region`)."""
+    """In weighings recorded before rulings' regions were retired (#53): how far the case lay from the cases the ruling
+    was fitted on, the percentage of them nearer, and whether it lay beyond them (the measure then decided)."""
     percentile: float | None = Field(None, ge=0.0, le=100.0, exclude_if=lambda v: v is None)
-    """The percentage of the ruling's fitting cases that lie nearer."""
     outside: bool = Field(False, exclude_if=lambda v: not v)
-    """Beyond the ruling's region: the court decided the case by its measure, not by this weighing."""
 
 
 class HallucinatedSpan(BaseModel):

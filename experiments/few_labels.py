@@ -15,8 +15,8 @@ given and the rest of the source is scored, against the measure (the court's own
   (Until 2026-11-27 also *chosen* and *diverse*: the labels picked by uncertainty and diversity as `courtroom label`
   then picked them, and by diversity alone; both did worse than random draws and were retired with the picking: the
   tables with those columns were made by this script at commit 9d8d6d6.)
-At k = 0, *applicability*: the other sources' ruling where the case lies inside its region (`witness.region`, the
-99th percentile of its fitting rows' distances), the measure outside it, as the court does.
+(Until #53 also, at k = 0, *applicability*: the other sources' ruling inside its region and the measure outside it;
+rulings' regions were retired with #53, and the tables with that column were made by this script at commit b319afa.)
 *All of its labels*: the source scored out of fold (5 folds) by rulings fitted on the other sources and four fifths of
 it: the ceiling a few labels aim at. Cells: balanced accuracy / AUROC, mean over seeds; *- measure*: the paired
 balanced-accuracy difference, mean over seeds, and how many seeds' McNemar p < 0.05.
@@ -34,7 +34,7 @@ import numpy as np
 
 from courtroom.calibrate import fit_ruling as fitting
 from courtroom.calibrate.fit_ruling import Example
-from courtroom.calibrate.prior_refit import inputs, p_hallucinated, refit_families
+from courtroom.calibrate.prior_refit import p_hallucinated, refit_families
 from courtroom.errors import ConfigError
 from courtroom.evaluate.metrics import auroc, confusion, rates_from_counts
 from courtroom.evaluate.paired import mcnemar
@@ -109,7 +109,7 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
     design = fitting.Design(examples)
     units = np.array([unit(e) for e in examples])
     held = [u for u in sorted(set(units)) if (units == u).sum() > MIN_ROWS]
-    methods = ["measure", "ruling, other sources", "applicability", "+ threshold", "+ refit", "+ prior refit"]
+    methods = ["measure", "ruling, other sources", "+ threshold", "+ refit", "+ prior refit"]
     tally = Tally()
     for source in held:
         others, mine = np.flatnonzero(units != source), np.flatnonzero(units == source)
@@ -118,13 +118,6 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
         at = dict(zip(mine.tolist(), p_all))
         prior = fitting.as_ruling(design.examples, others, fitted.probes, fitted.families, None, model="", court="default",
                                 witnesses={}, hidden_depth=None, fitted={})
-        outside = {}
-        for i in mine:
-            e = design.examples[i]
-            family = prior.family_for(e.family)[1]
-            x = inputs(prior, family.linear, e)
-            outside[int(i)] = prior.weigh_values(dict(zip(family.linear.features, x)), e.family).outside
-        log(f"{source}: {sum(outside.values())} of {len(mine)} outside the other sources' region")
         for seed in range(seeds):
             rng = np.random.default_rng(seed)
             for k in KS:
@@ -137,8 +130,6 @@ def experiment(examples: list[Example], measure: dict[str, ResultRow], seeds: in
                 tally.add(source, k, "measure", base, base)
                 tally.add(source, k, "ruling, other sources", rows_for(design, rest, p), base)
                 if k == 0:
-                    applied = [b if outside[int(i)] else r for i, b, r in zip(rest, base, rows_for(design, rest, p))]
-                    tally.add(source, k, "applicability", applied, base)
                     continue
                 threshold = best_threshold(design.y[labelled].astype(bool), np.array([at[i] for i in labelled]))
                 tally.add(source, k, "+ threshold", rows_for(design, rest, p, threshold), base)

@@ -58,7 +58,7 @@ HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "
          "transformers": {"door.transformers", "door.observed_pass", "door.models"},
          "outlines": {"door.constraints"},
          "ray": {"runs.ray_runner"},
-         "sklearn": {"calibrate.logistic", "calibrate.fit_ruling", "calibrate.region"},
+         "sklearn": {"calibrate.logistic", "calibrate.fit_ruling"},
          "scipy": {"evaluate.paired", "calibrate.prior_refit"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},

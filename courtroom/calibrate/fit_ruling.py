@@ -19,7 +19,6 @@ import numpy as np
 
 from courtroom.calibrate.fit_spans import SpanExample, fit_spans, fit_word_probe, point, word_probe_answers
 from courtroom.calibrate.logistic import apply_linear, fit_linear
-from courtroom.calibrate.region import fit_region
 from courtroom.errors import ConfigError
 from courtroom.evaluate.spans import SpanCase
 from courtroom.evaluate.thresholds import stratified_folds
@@ -272,14 +271,14 @@ def fit(design: Design, train: np.ndarray, seed: int, procedure: Procedure = PRO
 
 
 def _family_ruling(X: np.ndarray, y: np.ndarray, names: list[str], clerk: np.ndarray, tried: np.ndarray) -> FamilyRuling:
-    """A family's weights fitted on the rows of `X` over the clerk's values (`clerk`: their columns), with the region
-    those rows lie in; with trial weights over every value, fitted on the rows tried, when some hold the trial's."""
+    """A family's weights fitted on the rows of `X` over the clerk's values (`clerk`: their columns); with trial
+    weights over every value, fitted on the rows tried, when some hold the trial's."""
     columns = [n for n, c in zip(names, clerk) if c]
     linear = fit_linear(X[:, clerk], y, columns, RULING_C)
     trial = None
     if not clerk.all() and tried.sum() >= 2 and len(set(y[tried])) == 2:
         trial = TrialWeights(linear=fit_linear(X[tried], y[tried], names, RULING_C))
-    return FamilyRuling(linear=linear, cases=len(y), region=fit_region(X[:, clerk], linear), trial=trial)
+    return FamilyRuling(linear=linear, cases=len(y), trial=trial)
 
 
 def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: Design,

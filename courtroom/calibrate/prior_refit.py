@@ -7,8 +7,7 @@ centred on them; the intercept moves almost freely). The penalty does not grow w
 so the fewer the labels the more the prior holds: thirty move the intercept and the weights the labels argue for,
 a thousand refit nearly everything; a family's trial weights are refitted the same way on the labelled cases its court
 tried. The probes (hundreds of weights over the model's vectors), the word probe and the span model are the prior's:
-thirty labels cannot refit them. A refitted family keeps no region (`courtroom.witness.region`): the prior's is of
-other data, and the labels' domain is the one it is now for."""
+thirty labels cannot refit them."""
 
 from __future__ import annotations
 
@@ -99,7 +98,7 @@ def p_hallucinated(ruling: FittedRuling, example: Example, prior: FittedRuling |
     """The ruling's P(hallucinated) of an example (its probes those of `prior`, by default its own)."""
     linear = deciding(ruling.family_for(example.family)[1], example)
     values = dict(zip(linear.features, inputs(prior or ruling, linear, example)))
-    return ruling.weigh_values(values, example.family, place=False, tried=tried(example)).p_hallucinated
+    return ruling.weigh_values(values, example.family, tried=tried(example)).p_hallucinated
 
 
 def _counts(y: np.ndarray) -> str:
@@ -139,7 +138,7 @@ def refit_families(prior: FittedRuling, examples: Sequence[Example],
                     trial.linear, X_tried, y_tried, precision, intercept_only=fewest_tried < WEIGHTS_MIN_PER_CLASS)})
         families[name] = family.model_copy(update={  # type: ignore[index]
             "linear": refit_linear(family.linear, X, y, precision, intercept_only=modes[name] == "intercept"),
-            "cases": len(y), "region": None, "trial": trial})  # the prior's region is of its data, not the labels'
+            "cases": len(y), "trial": trial})
 
     if all(mode == "kept" for mode in modes.values()):
         y = np.array([e.hallucinated for e in examples], dtype=int)

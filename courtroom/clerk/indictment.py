@@ -32,8 +32,6 @@ class Indictment:
     """What the clerk's witnesses found (clerks that hear witnesses)."""
     weighing: Weighing | None = None
     """How the clerk's ruling weighed the whole answer (with a ruling fitted for its model), when it decides."""
-    outside: Weighing | None = None
-    """Its weighing of an answer outside the region of the cases it was fitted on: the measure decides instead."""
     spans: list[HallucinatedSpan] = field(default_factory=list)
     """The words the witnesses find hallucinated, as spans (clerks that hear witnesses)."""
     heard: list[Testimony] = field(default_factory=list)
@@ -54,11 +52,8 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure:
     else:
         measured = yield from measure_statements(spec, case, sentences)
     threshold = spec.indictment.threshold
-    outside = None
     if examination is not None and ruling is not None:
         weighing = examination.weigh(ruling)
-        if weighing.outside:  # unlike the cases the ruling was fitted on: the measure decides (`witness.region`)
-            outside, weighing = weighing, None
     if weighing is not None and not by_measure:
         assert examination is not None and ruling is not None
         ps = [examination.weigh(ruling, i).p_hallucinated for i in range(len(sentences))]
@@ -69,7 +64,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure:
         ps = [suspicion(spec, m.grounding, m) for m in measured]
         charged = [i for i in range(len(sentences)) if ps[i] >= threshold]
     charged = sorted(sorted(charged, key=lambda i: -ps[i])[: spec.max_charges])
-    found = Indictment([], [], max(ps), examination=examination, weighing=weighing, outside=outside)
+    found = Indictment([], [], max(ps), examination=examination, weighing=weighing)
     offset = case.answer.find(answer)
     for i, sentence in enumerate(sentences):
         note = _note(spec, measured[i], ps[i], weighing is not None and not by_measure)
@@ -84,7 +79,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure:
                    and weighing.p_hallucinated < threshold else f"over the limit of {spec.max_charges} charges")
             found.dropped.append(DroppedCharge(quote=sentence, reason=note, why_dropped=why,
                                                grounding=measured[i].grounding, p_suspect=ps[i]))
-    found.spans = locate(examination, ps, ruling if outside is None else None) if examination is not None else []
+    found.spans = locate(examination, ps, ruling) if examination is not None else []
     return found
 
 

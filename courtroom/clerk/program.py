@@ -9,7 +9,7 @@ from collections.abc import Callable
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk.indictment import Indictment, indict
 from courtroom.clerk.spec import ClerkSpec
-from courtroom.clerk.verdict import acquittal, aggregate, fitted_for, measured_ruling, testimony_ruling, weighed_verdict
+from courtroom.clerk.verdict import acquittal, aggregate, measured_ruling, testimony_ruling, weighed_verdict
 from courtroom.engine.events import ChargesEvent, RulingEvent
 from courtroom.engine.lockstep import Step, Transcript
 from courtroom.witness.ruling import FittedRuling
@@ -57,15 +57,9 @@ def weighed(found: Indictment, ruling: FittedRuling | None, case: Case, transcri
 
 def with_findings(verdict: CaseVerdict, found: Indictment) -> CaseVerdict:
     """The verdict with what the witnesses testified (and the testimony heard after them: a court's trials), and, when
-    it finds the answer hallucinated, the words they point at; for an answer outside the ruling's region, its weighing
-    and why it did not decide."""
+    it finds the answer hallucinated, the words they point at."""
     if found.examination is not None or found.heard:
         verdict.testimony = [*(found.examination.testimony if found.examination is not None else []), *found.heard]
-    if (outside := found.outside) is not None:
-        verdict.weighing = outside
-        verdict.reason += (f" The ruling fitted for {fitted_for(outside)} was not applied: the case lies outside "
-                           f"the cases it was fitted on (distance {outside.distance:.2f} from their mean, farther than "
-                           f"{outside.percentile:.1f}% of them), so the measure decided.")
     if verdict.hallucinated:
         verdict.spans = found.spans
     return verdict

@@ -132,11 +132,6 @@ def weighing_line(weighing: Weighing | None) -> str:
             + f", P(hallucinated) {weighing.p_hallucinated:.2f} against threshold {weighing.threshold:.2f}")
     if weighing.missing:
         line += f"; not heard, so not weighed: {', '.join(weighing.missing)}"
-    if weighing.distance is not None:
-        line += (f"; distance {weighing.distance:.2f} from the cases it was fitted on (farther than "
-                 f"{weighing.percentile or 0:.1f}% of them)")
-    if weighing.outside:
-        line += ": outside them, so the measure decided"
     return line
 
 

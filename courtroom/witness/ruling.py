@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from courtroom.case import Testimony, Weighing
 from courtroom.digest import content_hash
 from courtroom.errors import ConfigError
-from courtroom.witness.region import Place, Region
 
 FORMAT = 1
 """The ruling file format this version reads and writes."""
@@ -146,25 +145,14 @@ class FamilyRuling(BaseModel):
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     cases: int = Field(0, ge=0)
     """Labelled cases it was fitted on."""
-    region: Region | None = Field(None, exclude_if=lambda v: v is None)
-    """Where its fitting cases lie, in its standardised values (`courtroom.witness.region`): a case beyond it is
-    decided by the court's measure. None in rulings fitted before, and in rulings refitted on a few labels."""
     trial: TrialWeights | None = Field(None, exclude_if=lambda v: v is None)
     """The weights of a case its court tried (the clerk's values and the trial's); `linear` decides the others."""
 
-    @model_validator(mode="after")
-    def _region_fits(self) -> FamilyRuling:
-        if self.region is not None and len(self.region.mean) != len(self.linear.weights):
-            raise ValueError(f"the region has {len(self.region.mean)} values, the weights {len(self.linear.weights)}")
-        return self
-
-    def place(self, values: Mapping[str, float]) -> Place | None:
-        """Where a case's values lie against the region of the fitting cases (None without a region)."""
-        if self.region is None:
-            return None
-        lin = self.linear
-        return self.region.place([(values[f] - m) / s if f in values else None
-                                  for f, m, s in zip(lin.features, lin.mean, lin.scale)])
+    @model_validator(mode="before")
+    @classmethod
+    def _no_region(cls, data: Any) -> Any:
+        """A region (the measure decided the cases beyond it), retired with #53: read and left out."""
+        return {k: v for k, v in data.items() if k != "region"} if isinstance(data, dict) else data
 
 
 class FittedRuling(BaseModel):
@@ -239,21 +227,19 @@ class FittedRuling(BaseModel):
               tried: bool = False) -> Weighing:
         """P(hallucinated) of the answer (or of one sentence: `word_scores` are then that sentence's words'), with
         each value's part of the log-odds; a `tried` answer by the trial weights, its trial's testimony among it."""
-        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family, sentence is None,
-                                 tried)
+        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family, tried)
 
     @property
     def weighs_trial(self) -> bool:
         """Whether it weighs what a trial testifies (fitted on runs of a court that tries its charges)."""
         return any(f.trial is not None for f in self.families.values())
 
-    def weigh_values(self, values: Mapping[str, float], family: str, place: bool = True,
-                     tried: bool = False) -> Weighing:
-        """P(hallucinated) from the values `features` gives (probe scores included), and, with `place` (a whole
-        answer's values), where they lie against the family's region; a `tried` case by the family's trial weights."""
+    def weigh_values(self, values: Mapping[str, float], family: str, tried: bool = False) -> Weighing:
+        """P(hallucinated) from the values `features` gives (probe scores included); a `tried` case by the family's
+        trial weights."""
         used, weights = self.family_for(family)
         if tried and weights.trial is not None:
-            weights, place = weights.trial, False  # type: ignore[assignment]  # the same linear part and threshold
+            weights = weights.trial  # type: ignore[assignment]  # the same linear part and threshold
         parts, missing = weights.linear.contributions(values)
         z = exact_sum(list(parts.values()))
         if not math.isfinite(z):  # a value the ruling cannot weigh: never a verdict at P = 0 or 1 by default
@@ -261,12 +247,9 @@ class FittedRuling(BaseModel):
             raise ConfigError(f"the ruling {self.court}/{self.model} cannot weigh this testimony: the log-odds is {z} "
                               f"(from {', '.join(f'{k} = {values.get(k, parts[k])}' for k in bad) or 'the sum'})")
         p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-        where = weights.place(values) if place else None  # type: ignore[union-attr]
         return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
                         p_hallucinated=round(p, 6), threshold=weights.threshold,
-                        contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing,
-                        distance=round(where.distance, 4) if where else None,
-                        percentile=round(where.percentile, 2) if where else None, outside=bool(where and where.outside))
+                        contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing)
 
 
 def exact_sum(terms: Sequence[float]) -> float:

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
-from courtroom.calibrate.label_file import read_labels
 
+from courtroom.calibrate.label_file import read_labels
 from courtroom.log.audit import Audit
 from courtroom.log.export import FORMULA_STARTS, spreadsheet_safe
 from tests.cli.test_calibrate_ruling import judged
