@@ -30,3 +30,22 @@ def long_case(sentences: int) -> Case:
                       for i in range(sentences))
     return Case(id=f"long-{sentences}", question="When was the bridge built?", answer=answer,
                 context=["The river bridge was built in 1874 by the keeper. The lamp was first lit a year later."])
+
+
+SYMPTOMS = ("fever", "cough", "fatigue", "rash", "nausea", "headache", "pain", "swelling", "bleeding", "dizziness")
+
+
+def negated_list(words: int) -> str:
+    """One sentence of `words` symptoms in clauses of five ("fever0, cough1, no fatigue2, rash3, nausea4;"): the last
+    three of each negated. 2,000 words are 13 KB."""
+    return " ".join(f"{'no ' if i % 5 == 2 else ''}{SYMPTOMS[i % 10]}{i}{';' if i % 5 == 4 else ','}"
+                    for i in range(words)) + " reported."
+
+
+def negated_list_case(sentences: int, words: int = 2000) -> Case:
+    """An answer of `sentences` sentences, each asserting two words that its one long context sentence
+    (`negated_list`) negates: each is flipped."""
+    answer = " ".join(f"The patient had {SYMPTOMS[(i * 5 + 2) % 10]}{i * 5 + 2} and {SYMPTOMS[(i * 5 + 3) % 10]}"
+                      f"{i * 5 + 3}." for i in range(sentences))
+    return Case(id=f"negated-{sentences}", question="What did the patient have?", answer=answer,
+                context=[negated_list(words)])
