@@ -36,16 +36,15 @@ SYMPTOMS = ("fever", "cough", "fatigue", "rash", "nausea", "headache", "pain", "
 
 
 def negated_list(words: int) -> str:
-    """One sentence of `words` symptoms in clauses of five ("fever0, cough1, no fatigue2, rash3, nausea4;"): the last
-    three of each negated. 2,000 words are 13 KB."""
-    return " ".join(f"{'no ' if i % 5 == 2 else ''}{SYMPTOMS[i % 10]}{i}{';' if i % 5 == 4 else ','}"
-                    for i in range(words)) + " reported."
+    """One sentence and one clause of `words` symptoms, each negated ("no fever0, no cough1, ... reported."; a comma
+    ends no scope): 920 words are 13 KB."""
+    return " ".join(f"no {SYMPTOMS[i % 10]}{i}," for i in range(words)) + " reported."
 
 
-def negated_list_case(sentences: int, words: int = 2000) -> Case:
+def negated_list_case(sentences: int, words: int = 920) -> Case:
     """An answer of `sentences` sentences, each asserting two words that its one long context sentence
     (`negated_list`) negates: each is flipped."""
-    answer = " ".join(f"The patient had {SYMPTOMS[(i * 5 + 2) % 10]}{i * 5 + 2} and {SYMPTOMS[(i * 5 + 3) % 10]}"
-                      f"{i * 5 + 3}." for i in range(sentences))
+    answer = " ".join(f"The patient had {SYMPTOMS[i % 10]}{i} and {SYMPTOMS[(i + 1) % 10]}{i + 1}."
+                      for i in range(sentences))
     return Case(id=f"negated-{sentences}", question="What did the patient have?", answer=answer,
                 context=[negated_list(words)])
