@@ -1,6 +1,6 @@
 """Run every benchmark in turn, each in a fresh process, and write the performance tables of docs/performance.md.
 
-Usage: python benchmarks/run_all.py [--only door court served ray audit report sentences] [--tables-only]
+Usage: python benchmarks/run_all.py [--only door court served ray audit report sentences negation] [--tables-only]
 
 Raw numbers land in benchmarks/results/*.json; the tables are printed, written to
 benchmarks/results/TABLES.md, and replace the tables of docs/performance.md (between its markers).
@@ -27,6 +27,7 @@ COMMANDS = {
     "sentences": ["bench_sentences.py"],
     "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
     "long_answers": ["bench_long_answers.py"],
+    "negation": ["bench_negation.py"],
     "dtype": ["bench_dtype.py", "--model", "default", "--dev", "30", "--out", "benchmarks/results/dtype-default.json"],
 }
 

@@ -151,11 +151,28 @@ def long_answers_table(results: dict[str, Any]) -> list[str]:
     return lines + ["", f"Time per sentence, largest over smallest: {results['spread']:.2f}x."]
 
 
+def negation_table(results: dict[str, Any]) -> list[str]:
+    lines = ["**Negation on a long context sentence** (`python benchmarks/bench_negation.py`, the polarity witness, CPU "
+             f"time; a {results['context_kb']:.1f} KB context sentence, every answer sentence compared with it; target: "
+             "the time per answer sentence never grows, the time per KB of context flat within 2x)", "",
+             _row("answer sentences", "CPU ms", "ms per answer sentence"), _row("---", "---", "---")]
+    lines += [_row(r["answer_sentences"], f"{1000 * r['cpu_s']:.1f}", f"{r['ms_per_sentence']:.2f}")
+              for r in results["answers"]]
+    lines += ["", _row("context sentence (one answer sentence)", "CPU ms", "ms per KB"), _row("---", "---", "---")]
+    lines += [_row(f"{r['context_kb']:.1f} KB", f"{1000 * r['cpu_s']:.1f}", f"{r['ms_per_kb']:.2f}")
+              for r in results["contexts"]]
+    return lines + ["", f"Time per answer sentence, longest answer over shortest: {results['longest_over_shortest']:.2f} "
+                        f"(the context sentence is read once a case; each added answer sentence "
+                        f"{results['ms_per_added_sentence']:.2f} ms); time per KB of context, max over min: "
+                        f"{results['per_kb_spread']:.2f}."]
+
+
 def render_tables(root: Path) -> str:
     parts = []
     for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
                         ("ray", ray_table), ("audit", audit_table), ("report", report_table),
-                        ("sentences", sentences_table), ("long_answers", long_answers_table)):
+                        ("sentences", sentences_table), ("long_answers", long_answers_table),
+                        ("negation", negation_table)):
         data = _load(root, name)
         if data is not None:
             parts.append("\n".join(table(data)))

@@ -3,11 +3,16 @@ the words after it to the end of its clause: a sentence end, a semicolon or colo
 "however", "although", "whereas", "while", "yet"); not a comma, so "no fever, cough, or fatigue" negates all three, and
 "It was automated in 1926, not 1920" negates "1920" alone. A cue right after another (only function words between, no
 punctuation: "did not fail to improve", "not unlikely") undoes it: the pair asserts. A word is negated where some cue reaches it,
-however many do: "no fever and no cough" negates both."""
+however many do: "no fever and no cough" negates both. Cues and clause ends are read in any Unicode spelling of them:
+each character as NFKC writes it ("ｎｏｔ" is "not"), every apostrophe as "'" ("wasn’t" is "wasn't")."""
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from bisect import bisect_right
+from functools import lru_cache
+from itertools import accumulate
 
 from courtroom.text.words import content_words
 
@@ -17,31 +22,54 @@ CUES = re.compile(
 """The words that negate what follows them."""
 _CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|\s[-–—]+\s|[–—]|\b(?:but|however|although|though|whereas|while|yet)\b",
                          re.IGNORECASE)
+APOSTROPHES = "’ʼ＇‘`´′"
+"""The characters written for an apostrophe ("wasn’t")."""
+
+
+@lru_cache(maxsize=4096)
+def _plain(char: str) -> str:
+    """`char` as NFKC writes it when that is one character, an apostrophe as "'"."""
+    nfkc = unicodedata.normalize("NFKC", char)
+    return "'" if char in APOSTROPHES else nfkc if len(nfkc) == 1 else char
+
+
+def plain(text: str) -> str:
+    """`text` with each character in its plain spelling: as long as `text`, so a position in one is one in the other."""
+    return text.replace("`", "'") if text.isascii() else "".join(map(_plain, text))
 
 
 def negated_spans(text: str) -> list[tuple[int, int]]:
     """The characters of `text` each negation cue reaches: from after the cue to the end of its clause (a cue undone
-    by the next one reaches nothing, nor does that one)."""
+    by the next one reaches nothing, nor does that one). Linear: a clause's end is sought once for all its cues."""
+    text = plain(text)
     cues = list(CUES.finditer(text))
     undone: set[int] = set()
     for i, (cue, after) in enumerate(zip(cues, cues[1:])):
         gap = text[cue.end():after.start()]
         if i not in undone and re.fullmatch(r"[\s\w]*", gap) and not content_words(gap):
             undone |= {i, i + 1}
-    spans = []
+    spans, end = [], -1
     for i, cue in enumerate(cues):
+        if end < cue.end():  # past the clause end found for the cues before: seek the next one
+            found = _CLAUSE_END.search(text, cue.end())
+            end = found.start() if found else len(text)
         if i not in undone:
-            end = _CLAUSE_END.search(text, cue.end())
-            spans.append((cue.end(), end.start() if end else len(text)))
+            spans.append((cue.end(), end))
     return spans
 
 
-def negated_keys(text: str) -> set[str]:
-    """The keys of the content words `text` negates: every time the word stands in it, some cue reaches it."""
+def word_scope(text: str) -> dict[str, bool]:
+    """The keys of the content words of `text`, each with whether `text` negates it: every time the word stands in it,
+    some cue reaches it."""
     spans = negated_spans(text)
-    reached: dict[str, bool] = {}
+    starts, reach = [s for s, _ in spans], list(accumulate((e for _, e in spans), max))  # the furthest end so far
+    scope: dict[str, bool] = {}
     for word in content_words(text):
-        inside = any(start <= word.start < end for start, end in spans)
-        reached[word.key] = reached.get(word.key, True) and inside
-    return {key for key, inside in reached.items() if inside}
+        before = bisect_right(starts, word.start)  # the scopes that start at or before the word
+        scope[word.key] = scope.get(word.key, True) and before > 0 and word.start < reach[before - 1]
+    return scope
 
+
+def negated_keys(text: str) -> set[str]:
+    """The keys of the content words `text` negates (`word_scope`)."""
+    return {key for key, negated in word_scope(text).items() if negated}

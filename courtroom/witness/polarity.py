@@ -11,8 +11,7 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from courtroom.case import Testimony
-from courtroom.text.negation import negated_keys
-from courtroom.text.words import content_words
+from courtroom.text.negation import negated_keys, plain, word_scope
 from courtroom.witness.reading import Reading
 
 AUXILIARIES = frozenset("do does did is are was were can could will would should shall has have had may might must "
@@ -38,10 +37,10 @@ _CONTRACTED = {"can't": "can", "won't": "will", "shan't": "shall"}
 
 def is_yes_no_question(question: str) -> bool:
     """The question asks for yes or no (it opens with an auxiliary verb, also a negative one: "Isn't", "Can't")."""
-    first = re.match(r"\s*([A-Za-z]+(?:['’]t)?)", question)
+    first = re.match(r"\s*([A-Za-z]+(?:'t)?)", plain(question))  # "Isn’t" as "Isn't"
     if not first:
         return False
-    word = first.group(1).lower().replace("’", "'")
+    word = first.group(1).lower()
     word = _CONTRACTED.get(word, word.removesuffix("n't"))
     return word in AUXILIARIES
 
@@ -67,20 +66,22 @@ def negated(text: str, keys: Set[str]) -> bool:
 def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
                    context_sentences: Sequence[str]) -> list[PolarityCheck]:
     """Each answer sentence (by its span in `answer`) against the context sentence that shares most of its words."""
-    keyed = [{w.key for w in content_words(s)} for s in context_sentences]
+    scopes = [word_scope(s) for s in context_sentences]  # each read once, however long the answer
+    keyed = [set(scope) for scope in scopes]
     checks = []
     for start, end in sentences:
         text = answer[start:end]
         said = _SAYS.match(text)  # "No, it did not work." agrees with "It did not work.": its "no" answers
         text = text[said.end():] if said else text
-        words = {w.key for w in content_words(text)} - {"yes"}
+        scope = word_scope(text)
+        words = set(scope) - {"yes"}
         best, overlap = -1, 0.0
         for i, keys in enumerate(keyed):
             share = len(words & keys) / len(words) if words else 0.0
             if share > overlap:
                 best, overlap = i, share
         shared = words & keyed[best] if best >= 0 else set()
-        flipped = overlap >= 0.3 and negated(text, shared) != negated(context_sentences[best], shared)
+        flipped = overlap >= 0.3 and any(map(scope.get, shared)) != any(map(scopes[best].get, shared))
         checks.append(PolarityCheck(start, end, best, overlap, flipped))
     return checks
 

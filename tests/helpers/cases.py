@@ -30,3 +30,21 @@ def long_case(sentences: int) -> Case:
                       for i in range(sentences))
     return Case(id=f"long-{sentences}", question="When was the bridge built?", answer=answer,
                 context=["The river bridge was built in 1874 by the keeper. The lamp was first lit a year later."])
+
+
+SYMPTOMS = ("fever", "cough", "fatigue", "rash", "nausea", "headache", "pain", "swelling", "bleeding", "dizziness")
+
+
+def negated_list(words: int) -> str:
+    """One sentence and one clause of `words` symptoms, each negated ("no fever0, no cough1, ... reported."; a comma
+    ends no scope): 920 words are 13 KB."""
+    return " ".join(f"no {SYMPTOMS[i % 10]}{i}," for i in range(words)) + " reported."
+
+
+def negated_list_case(sentences: int, words: int = 920) -> Case:
+    """An answer of `sentences` sentences, each asserting two words that its one long context sentence
+    (`negated_list`) negates: each is flipped."""
+    answer = " ".join(f"The patient had {SYMPTOMS[i % 10]}{i} and {SYMPTOMS[(i + 1) % 10]}{i + 1}."
+                      for i in range(sentences))
+    return Case(id=f"negated-{sentences}", question="What did the patient have?", answer=answer,
+                context=[negated_list(words)])
