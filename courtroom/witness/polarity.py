@@ -86,8 +86,9 @@ def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
     return checks
 
 
-VERSION = 2
-"""2: negation by scope over the shared words (1 counted the cues' parity: "no fever and no cough" read as asserted)."""
+VERSION = 3
+"""3: a cue in any Unicode spelling (a typographic or fullwidth apostrophe: "wasn’t"); 2: negation by scope over the
+shared words (1 counted the cues' parity: "no fever and no cough" read as asserted)."""
 
 
 def testify(reading: Reading) -> Testimony:
