@@ -64,6 +64,54 @@ def debate_section() -> list[str]:
     return [("#" + line if line.startswith("#") else line) for line in path.read_text().splitlines()] + [""]
 
 
+def trial_sections() -> list[str]:
+    """What the trial is worth (#51): `experiments/trial_testimony.py`'s pages, headings one level down."""
+    lines = []
+    for path in sorted(RESULTS.glob("*/trial-testimony*.md")):
+        lines += [("#" + line if line.startswith("#") else line) for line in path.read_text().splitlines()] + [""]
+    return lines
+
+
+def runs_index() -> list[str]:
+    """Every committed run: the numbers it backs (the section of this page, or the page of its own) and whether this
+    version rebuilds its judge (so `audit verify` and `rejudge` work where its transcripts are kept), or the retired
+    setting that stops it with the last version that replays it."""
+    from courtroom.court.migrations import RETIRED_SETTINGS
+    from courtroom.engine.migrations import retired
+    from courtroom.errors import CourtroomError
+
+    lines = ["## The committed runs, and which version replays them", "",
+             "Every run directory under `experiments/results/` (rows and manifest committed; transcripts, which hold "
+             "the data's text, are not). *Numbers*: where they are published. *Replays*: whether this version of "
+             "courtroom rebuilds the run's judge from its manifest (then `audit verify` and `rejudge` work wherever "
+             "its transcripts are kept), or why not and the last version that does. Made by `experiments/report.py`.",
+             "", "| run | judge | cases | numbers | replays |", "|---|---|---|---|---|"]
+    for manifest in sorted(RESULTS.glob("**/manifest.json")):
+        store, name = RunStore(manifest.parent), manifest.parent.relative_to(RESULTS).as_posix()
+        recorded = store.manifest()
+        court = recorded.judge.get("court", {}) if recorded.judge.get("judge") == "courtroom" else {}
+        judge = recorded.spec.judge.name + (f" ({court.get('name')})" if isinstance(court, dict) and court else "")
+        where = ("docs/experiments.md, The trials measured" if name.startswith("debate/") else
+                 "What the trial is worth (#51)" if "trial-testimony" in name else
+                 "Tuning runs" if "tune" in name else
+                 "Witnesses, a fitted ruling, spans" if any(k in name for k in ("witnesses", "word-states", "span")) else
+                 f"{name.split('/')[-1].split('-')[0]}, model {name.split('/')[0]}")
+        settings = recorded.judge_config.get("retired") or []
+        if gone := retired(recorded.config_hash):
+            replays = f"no: its judge is retired ({gone})"
+        elif settings:
+            setting = next(s for s in RETIRED_SETTINGS if s.name == settings[0])
+            replays = f"no: {setting.name} is retired; {setting.last} replays it"
+        else:
+            try:
+                recorded.rebuild_judge()
+                replays = "yes"
+            except CourtroomError as exc:
+                replays = f"no: {exc}"
+        lines.append(f"| {name} | {judge} | {len(store.rows())} | {where} | {replays} |")
+    return lines + [""]
+
+
 def runs() -> dict[tuple[str, str], dict[str, RunStore]]:
     """(model, dataset) -> judge name (with tag) -> store."""
     found: dict[tuple[str, str], dict[str, RunStore]] = {}
@@ -382,6 +430,8 @@ def main() -> None:
     lines += [row for d in ("halueval", "halubench", "ragtruth") for row in no_model_rules(d)]
     lines += witness_sections()
     lines += debate_section()
+    lines += trial_sections()
+    lines += runs_index()
     (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n")
     (HERE / "results" / "summary.json").write_text(json.dumps(summary, indent=2))
     print("\n".join(lines))
