@@ -12,7 +12,7 @@ VLLM_STAMP := $(VLLM_VENV)/.installed
 INSPECT_VENV ?= .venv-inspect
 INSPECT_STAMP := $(INSPECT_VENV)/.installed
 
-.PHONY: install vllm inspect integrations docs demo test test-fast bench clean
+.PHONY: install vllm inspect integrations docs demo test test-fast bench rulings clean
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -107,6 +107,12 @@ test-fast: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
+
+# The shipped rulings (personas/courts/rulings/), written by `courtroom calibrate --ruling` from the committed witness
+# runs, each decided again by this version first (experiments/rulings.py). Their transcripts are needed, and git keeps
+# none (they hold the data's text): a model whose runs keep none here is skipped, saying so.
+rulings: $(STAMP)
+	PATH=$(VENV)/bin:$$PATH PYTHONPATH=. $(PY) experiments/rulings.py
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) $(INSPECT_VENV) $(HOSTS:%=.venv-%) $(DOCS_VENV) site .pytest_cache
