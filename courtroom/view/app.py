@@ -137,8 +137,7 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
 
     def api_run(request: Request) -> Response:
         run = runs.get(request.query_params.get("run"))
-        return JSONResponse({**run.head(), **run.summary(), "labels": str(label_path(run.path)),
-                             "clip": run.audit.grounding_clip()})
+        return JSONResponse({**run.head(), **run.summary(), "labels": str(label_path(run.path))})
 
     def api_cases(request: Request) -> Response:
         run = runs.get(request.query_params.get("run"))

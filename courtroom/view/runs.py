@@ -170,7 +170,7 @@ class RunView:
         page = [dict(c, labelled=word(labels.get(c["id"]))) for c in chosen[query.offset:query.offset + query.limit]]
         return {"total": len(lines), "matching": len(chosen), "offset": query.offset, "lines": page,
                 "sources": sorted({c["source"] for c in lines}), "endings": sorted({e for c in lines for e in c["ended"]}),
-                "live": self.live}
+                "live": self.live, "clip": self.audit.grounding_clip()}
 
 
 def diff(a: RunView, b: RunView) -> dict[str, Any]:

@@ -30,7 +30,8 @@ function select(id, options, value) {
 }
 function poll(fn, ms) { timer = setTimeout(async () => { try { await fn(); } catch (e) { status(e.message); } if (timer) poll(fn, ms); }, ms); }
 function status(text) { document.getElementById("status").textContent = text ? " " + text : ""; }
-function ready() { document.body.dataset.ready = "1"; }
+function ready() {  // the screen is drawn (tests wait for it; the benchmark reads the first paint's time)
+  document.body.dataset.ready = "1"; if (!document.body.dataset.readyMs) document.body.dataset.readyMs = String(Math.round(performance.now())); }
 
 // ---- the runs under the folder
 async function runsScreen() {
@@ -68,8 +69,7 @@ function summaryNode(run) {
   return box;
 }
 async function runScreen(p) {
-  const key = p.run; const run = await api("/api/run", {run: key});
-  meta.clip = run.clip;
+  const key = p.run;
   const q = {outcome: "all", verdict: "", source: "", pmin: "", pmax: "", labelled: "", ended: "", q: "", sort: "i", desc: false, offset: 0};
   const count = el("span"); count.id = "count"; const body = el("tbody"); body.id = "case-body"; const head = el("tr"); head.id = "case-head";
   const sources = select("filter-source", [["", "any source"]]), endings = select("filter-ended", [["", "any trial"], ["none", "no trial"]]);
@@ -82,7 +82,8 @@ async function runScreen(p) {
     select("filter-verdict", [["", "any verdict"], ["FAIL", "FAIL"], ["PASS", "PASS"]]), sources, ...range,
     select("filter-labelled", [["", "labelled or not"], ["yes", "labelled"], ["no", "not labelled"]]), endings, count, prev, next);
   const judged = el("div", "muted");
-  const top = summaryNode(run); top.append(judged, link("label its cases and refit \u2192", hash("/label", {run: key})));
+  const top = el("div"); top.append(el("h1", "", key), judged, link("label its cases and refit \u2192", hash("/label", {run: key})));
+  const summary = api("/api/run", {run: key}).then(run => top.replaceChildren(summaryNode(run), judged, top.lastChild));  // after the list: its bootstrap takes longest
   const t = el("table"); t.id = "case-table"; const thead = el("thead"); thead.append(head); t.append(thead, body);
   main.replaceChildren(top, el("h2", "", "Cases"), controls, t);
   for (const [sortKey, label] of COLUMNS) { const th = el("th", sortKey ? "sortable" : "", label); head.append(th);
@@ -90,7 +91,7 @@ async function runScreen(p) {
   let shown = null;
   async function load(keepOpen) {
     const params = Object.fromEntries(Object.entries(q).filter(([k, v]) => v !== "" && v !== false).map(([k, v]) => [k, String(v)]));
-    const data = await api("/api/cases", Object.assign({run: key}, params));
+    const data = await api("/api/cases", Object.assign({run: key}, params)); meta.clip = data.clip;
     judged.textContent = data.total + " cases judged" + (data.live ? ", the run is being written: new cases appear as they are judged" : "");
     for (const [node, values] of [[sources, data.sources], [endings, data.endings]]) for (const v of values)
       if (![...node.options].some(o => o.value === v)) { const o = el("option", "", v); o.value = v; node.append(o); }
@@ -98,7 +99,8 @@ async function runScreen(p) {
     count.textContent = first + "\u2013" + last + " of " + data.matching + " matching cases (" + data.total + " in all)";
     prev.disabled = data.offset === 0; next.disabled = last >= data.matching;
     const signature = JSON.stringify(data.lines);
-    if (!(keepOpen && signature === shown)) { body.replaceChildren(...data.lines.map(c => caseRow(key, c))); shown = signature; }
+    if (!(keepOpen && signature === shown)) { body.replaceChildren(...data.lines.map(c => caseRow(key, c))); shown = signature;
+      body.dataset.drawn = Number(body.dataset.drawn || 0) + 1; }
     [...head.children].forEach((th, i) => th.setAttribute("aria-sort", COLUMNS[i][0] === q.sort ? (q.desc ? "descending" : "ascending") : "none"));
     ready(); return data;
   }
@@ -107,7 +109,7 @@ async function runScreen(p) {
     document.getElementById(id).addEventListener("input", e => { q[field] = e.target.value; q.offset = 0; load(); });
   prev.addEventListener("click", () => { q.offset = Math.max(0, q.offset - 100); load(); });
   next.addEventListener("click", () => { q.offset += 100; load(); });
-  await load();
+  await load(); await summary;
   poll(() => load(true), 1500);
 }
 function verdictText(c) { return (c.corrected || "error") + (c.corrected !== c.label ? " (model: " + (c.label || "error") + ")" : ""); }
