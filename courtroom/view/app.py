@@ -108,7 +108,7 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         if not carries(given) or (request.method not in ("GET", "HEAD") and not carries(request.headers.get(HEADER))):
             response: Response = JSONResponse({"error": "this courtroom view needs its token: open the URL it printed "
                                                "(a change also needs the page's X-Courtroom-Token header)"}, 403)
-        elif request.url.path == "/" and "token" in request.query_params:  # the token leaves the address bar for a cookie no other site sends
+        elif request.url.path == "/" and "token" in request.query_params:  # from the address bar to a same-site cookie
             response = RedirectResponse(request.url.path, 303)
             response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
         else:

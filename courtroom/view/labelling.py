@@ -39,6 +39,8 @@ class Labelling:
 
     def __init__(self, run: RunView, prior: str | None, n: int, seed: int) -> None:
         self.run, self.prior, self.n, self.seed = run, prior_for(run, prior), n, seed
+        self.no_prior = (f"no prior ruling for {run.manifest.model}: start courtroom view with --prior RULING (a ruling "
+                         "fitted for the run's model) to refit one on these labels")
         self.lock = threading.Lock()
         self._drawn: tuple[tuple | None, Candidates | None, list[Candidate]] = (None, None, [])
         self.job: dict[str, Any] = {"state": "idle"}
@@ -47,7 +49,13 @@ class Labelling:
         """The run's candidates and the picked ones in order (`n`, then `2 n` spares for the skipped, as the terminal)."""
         stamp = self.run.fresh().stamp
         if self._drawn[0] != stamp or self._drawn[1] is None:
-            found = candidates(self.run.path, read_prior(self.prior)[0] if self.prior else None)
+            try:
+                found = candidates(self.run.path, read_prior(self.prior)[0] if self.prior else None)
+            except ConfigError as exc:  # a prior of other witnesses: the draw goes on without it, the refit says why
+                if self.prior is None:
+                    raise
+                self.no_prior, self.prior = f"the prior {self.prior} cannot refit this run: {exc}", None
+                found = candidates(self.run.path)
             self._drawn = (stamp, found, picked(found, self.n, self.seed, spare=2 * self.n))
         return self._drawn[1], self._drawn[2]  # type: ignore[return-value]
 
@@ -57,11 +65,8 @@ class Labelling:
         labels, note = self.run.labels()
         given = [v for v in labels.values() if v is not None]
         fails, passes = sum(given), len(given) - sum(given)
-        why = None
-        if self.prior is None:
-            why = (f"no prior ruling for {self.run.manifest.model}: start courtroom view with --prior RULING (a ruling "
-                   "fitted for the run's model) to refit one on these labels")
-        elif min(fails, passes) < INTERCEPT_MIN_PER_CLASS:
+        why = self.no_prior if self.prior is None else None
+        if self.prior is not None and min(fails, passes) < INTERCEPT_MIN_PER_CLASS:
             why = f"label at least {INTERCEPT_MIN_PER_CLASS} cases of each kind (hallucinated and faithful) to refit"
         return {"n": self.n, "seed": self.seed, "file": str(label_path(self.run.path)), "weighed_by": found.weighed_by,
                 "order": [{"id": c.case.id, "p": round(c.p, 3), "threshold": round(c.threshold, 3)} for c in order],

@@ -91,13 +91,19 @@ def test_a_label_file_of_another_run_is_never_written_over(world: Path) -> None:
     assert theirs.read_text() == before
 
 
-def test_the_refit_waits_for_a_prior_and_two_labels_of_each_kind(world: Path) -> None:
+def test_the_refit_waits_for_a_prior_it_can_refit(world: Path) -> None:
     c = client(world / "runs", n=3)  # no --prior: no shipped ruling is fitted for the pseudo-model
     state = c.get("/api/label?run=mine").json()
     assert state["prior"] is None and "start courtroom view with --prior RULING" in state["refit"]
     response = c.post("/api/refit?run=mine", content="{}")
     assert response.status_code == 400 and "--prior" in response.json()["error"]
     assert not list((world / "runs").glob("mine.refit-*"))
+    other = yaml.safe_load((world / "prior.yaml").read_text())
+    other["witnesses"]["polarity"] = 99  # fitted on testimony this court does not give
+    (world / "other.yaml").write_text(yaml.safe_dump(other))
+    state = client(world / "runs", prior=str(world / "other.yaml"), n=3).get("/api/label?run=mine").json()
+    assert state["prior"] is None and "cannot refit this run" in state["refit"] and "polarity" in state["refit"]
+    assert [x["id"] for x in state["order"]] == [x.case.id for x in picked(candidates(world / "runs" / "mine"), 3, 0, spare=6)]
 
 
 def test_a_run_in_a_notebook_shows_its_table_escaped_and_how_to_view_it(tmp_path: Path) -> None:

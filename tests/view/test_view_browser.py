@@ -4,6 +4,7 @@ before/after table; a run written while the page is open shows its new cases; tw
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -163,6 +164,12 @@ def test_a_run_written_while_the_page_is_open_shows_its_new_cases(world: Path, b
 def test_two_runs_side_by_side(world: Path, browser) -> None:  # noqa: ANN001
     a, b = world / "runs" / "strict", world / "runs" / "lenient"
     d = diff_runs(Audit(a), Audit(b))
+    fixed = [c.case_id for c in d.cases if c.change == "fixed"]
+    path = Audit(a).store.transcript_path(fixed[0])  # a forced move whose side was polled (trial.poll_moves)
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    forced = next(e for e in events if e["event"] == "move" and e["forced"])
+    forced["polled_probs"] = {forced["move"]: 0.75, "other": 0.25}
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
     with serving(world / "runs") as url:
         page, problems = open_page(browser, url)
         page.select_option("main .controls select >> nth=0", "strict")
@@ -172,11 +179,11 @@ def test_two_runs_side_by_side(world: Path, browser) -> None:  # noqa: ANN001
         cells = page.locator("table.diff tr").nth(1).locator("td").all_text_contents()
         assert cells[:4] == [str(len(d.cases)), str(len(d.changed)), str(d.count("fixed")), str(d.count("broken"))]
         page.select_option("#filter-change", "fixed")
-        fixed = [c.case_id for c in d.cases if c.change == "fixed"]
         assert page.locator("#diff-table tr.case-row").evaluate_all("rs => rs.map(r => r.dataset.id)") == fixed
         page.locator("#diff-table tr.case-row").first.click()
         page.wait_for_function("() => document.querySelectorAll('.pair .case-detail').length === 2")
         sides = page.locator(".pair > div").all_inner_texts()
         assert sides[0].startswith("A: strict") and sides[1].startswith("B: lenient")
         assert "Verdict: FAIL" in sides[0] and "Verdict: PASS" in sides[1]
+        assert f"{forced['move']} [forced; polled: {forced['move']} 0.75, other 0.25]" in sides[0]
         assert not problems, problems

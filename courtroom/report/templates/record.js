@@ -95,7 +95,8 @@ function caseRecord(r, line, key) {
     c.role === m.role && (c.purpose === "move" || c.purpose === "payload" || c.purpose === "verdict"));
   r.trials.forEach(t => { d.append(el("h4", "", "Trial of charge " + (t.charge + 1)));
     t.moves.forEach(m => { const line = el("div", "move", "Round " + m.round + " \u00b7 " + m.role + " (" + m.persona + ") " +
-        m.move + (m.p === null ? " [forced]" : " [p=" + m.p + "]") + ": " + m.text);
+        m.move + (m.p !== null ? " [p=" + m.p + "]" : " [forced" + (Object.keys(m.polled || {}).length ? "; polled: " +
+        Object.entries(m.polled).map(([k, p]) => k + " " + p).join(", ") : "") + "]") + ": " + m.text);
       if (m.cite) { line.append(" citing "); line.append(el("mark", "cite", "[" + m.cite + "] " + (r.sentences[m.cite - 1] || ""))); }
       d.append(line);
       const mine = turnCalls(m, t.charge); mine.forEach(c => used.add(c.n));
