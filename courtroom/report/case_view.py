@@ -54,7 +54,7 @@ def _trials(record: CaseRecord) -> list[dict[str, Any]]:
     for trial in record.trials:
         moves = [{"round": m.round, "role": m.role, "persona": m.persona, "move": m.move,
                   "p": None if m.forced or not m.move_probs else round(m.move_probs.get(m.move, 0), 3),
-                  "polled": {k: round(v, 3) for k, v in (m.polled_probs or {}).items()},  # a forced move's side, asked
+                  "polled": {k: round(v, 3) for k, v in (m.polled_probs or {}).items()} or None,
                   "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"), "cite": citation(m)}
                  for m in trial.moves]
         ruling = trial.ruling

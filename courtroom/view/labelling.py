@@ -11,7 +11,7 @@ from typing import Any
 from courtroom.door.models import model_key
 from courtroom.errors import ConfigError, CourtroomError
 from courtroom.evaluate.prior_refit import INTERCEPT_MIN_PER_CLASS
-from courtroom.log.label_file import as_judged, read_labels, read_rows, word, write_labels
+from courtroom.log.label_file import read_labels, word, write_labels
 from courtroom.log.label_pick import Candidate, Candidates, candidates, picked
 from courtroom.log.prior_calibrate import read_prior
 from courtroom.view.refit import refit
@@ -85,12 +85,8 @@ class Labelling:
             path = label_path(self.run.path)
             by_id = {c.case.id: c for c in found.cases}
             labels = read_labels(path, self.run.path) if path.is_file() else {}
-            answered = [by_id[r.case_id] for r in (as_judged(r, by_id) for r in read_rows(path)) if r.case_id in by_id] \
-                if path.is_file() else []
-            if case_id not in labels:
-                answered.append(by_id[case_id])
-            labels[case_id] = KEYS[key]
-            write_labels(path, self.run.path, answered, labels)
+            labels[case_id] = KEYS[key]  # in the file's order, a new case last
+            write_labels(path, self.run.path, [by_id[c] for c in labels if c in by_id], labels)
         return self.state()
 
     def start_refit(self) -> dict[str, Any]:

@@ -67,8 +67,8 @@ def serving(root: Path, **options: Any) -> Iterator[str]:
         thread.join(10)
 
 
-@pytest.fixture(scope="session")
-def browser():
+@pytest.fixture(scope="module")
+def browser():  # one a module: a Playwright left running would stop the next module's
     playwright, chromium = chromium_or_skip()
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=ARGS)

@@ -185,5 +185,5 @@ def test_two_runs_side_by_side(world: Path, browser) -> None:  # noqa: ANN001
         sides = page.locator(".pair > div").all_inner_texts()
         assert sides[0].startswith("A: strict") and sides[1].startswith("B: lenient")
         assert "Verdict: FAIL" in sides[0] and "Verdict: PASS" in sides[1]
-        assert f"{forced['move']} [forced; polled: {forced['move']} 0.75, other 0.25]" in sides[0]
+        assert f"{forced['move']} [forced] [polled: {forced['move']} 0.75, other 0.25]" in sides[0]
         assert not problems, problems

@@ -10,9 +10,12 @@ function el(tag, cls, text) {
 }
 const fmt = (x, digits) => (x === null || x === undefined) ? "-" : Number(x).toFixed(digits === undefined ? 3 : digits);
 
+// Lower case, character by character, keeping the text's length (so an index found in it is one in the text): a
+// character whose lower case is longer (U+0130 "İ" -> "i̇") is kept as it is.
+const fold = (s) => Array.from(s, (c) => { const l = c.toLowerCase(); return l.length === c.length ? l : c; }).join("");
 function marked(text, quotes, cls) {
-  const span = el("span"); const lower = text.toLowerCase(); const ranges = [];
-  for (const q of quotes) { const n = q.toLowerCase().trim(); if (!n) continue;
+  const span = el("span"); const lower = fold(text); const ranges = [];
+  for (const q of quotes) { const n = fold(q).trim(); if (!n) continue;
     let i = lower.indexOf(n); while (i !== -1) { ranges.push([i, i + n.length]); i = lower.indexOf(n, i + 1); } }
   ranges.sort((a, b) => a[0] - b[0]); let pos = 0;
   for (const [s, e] of ranges) { if (s < pos) continue; span.append(text.slice(pos, s));
@@ -95,8 +98,8 @@ function caseRecord(r, line, key) {
     c.role === m.role && (c.purpose === "move" || c.purpose === "payload" || c.purpose === "verdict"));
   r.trials.forEach(t => { d.append(el("h4", "", "Trial of charge " + (t.charge + 1)));
     t.moves.forEach(m => { const line = el("div", "move", "Round " + m.round + " \u00b7 " + m.role + " (" + m.persona + ") " +
-        m.move + (m.p !== null ? " [p=" + m.p + "]" : " [forced" + (Object.keys(m.polled || {}).length ? "; polled: " +
-        Object.entries(m.polled).map(([k, p]) => k + " " + p).join(", ") : "") + "]") + ": " + m.text);
+        m.move + (m.p === null ? " [forced]" : " [p=" + m.p + "]") +
+        (m.polled ? " [polled: " + Object.entries(m.polled).map(([k, v]) => k + " " + v).join(", ") + "]" : "") + ": " + m.text);
       if (m.cite) { line.append(" citing "); line.append(el("mark", "cite", "[" + m.cite + "] " + (r.sentences[m.cite - 1] || ""))); }
       d.append(line);
       const mine = turnCalls(m, t.charge); mine.forEach(c => used.add(c.n));
