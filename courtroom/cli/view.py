@@ -39,7 +39,8 @@ def view(
     if not _loopback(host):
         warn(f"listening on {host}, not only on this machine: anyone who can reach it and has the URL's token can read "
              "these runs and label them, over plain HTTP")
-    console.print(f"courtroom view of {shown(runs_dir)}: {shown(address(sock, token))}  (Ctrl-C stops it)")
+    console.print(f"courtroom view of {shown(runs_dir)}: {shown(address(sock, token))}  (Ctrl-C stops it)",
+                  soft_wrap=True)  # the URL on one line, to click or copy whole
     serve(sock, app_)
 
 

@@ -1,12 +1,7 @@
 """The web app of `courtroom view` (Starlette, served by uvicorn): one page, its script and styles, and a JSON API over
-the runs under one folder.
-
-Safe by default (docs/SECURITY.md): every request carries the token made at this start (the printed URL's `?token=`,
-then a same-site cookie); a POST, the only way to change anything, carries it in the `X-Courtroom-Token` header, which
-no other site's page can set. A run is named by its key among the runs found under the folder and a static file by its
-name among a few, so no path outside the folder is ever opened; the only files written are label files and refit
-outputs beside them. The page sets every value as text, under a Content-Security-Policy that allows only its own
-script and style and no other host."""
+the runs under one folder. Every request needs the token made at this start (the URL's, then a same-site cookie), a
+change (a POST) needs it in the `X-Courtroom-Token` header; a run is named by its key among those found under the
+folder and a static file by its name, so no other path is opened (docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -35,7 +30,7 @@ from courtroom.log.store import first_problem
 from courtroom.report.case_view import case_record
 from courtroom.report.measurement import BAND_LABELS
 from courtroom.view.labelling import Labelling
-from courtroom.view.runs import CaseQuery, RunView, diff, find_runs, label_path
+from courtroom.view.runs import CaseQuery, RunView, diff, find_runs
 
 HEADER, COOKIE = "x-courtroom-token", "courtroom_view"
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -92,7 +87,9 @@ class Runs:
     def labelling(self, key: str | None) -> Labelling:
         run = self.get(key)
         with self.lock:
-            return self.labellings.setdefault(run.key, Labelling(run, self.prior, self.n, self.seed))
+            if run.key not in self.labellings:
+                self.labellings[run.key] = Labelling(run, self.prior, self.n, self.seed)
+            return self.labellings[run.key]
 
 
 def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 30, seed: int = 0) -> Starlette:
@@ -116,11 +113,6 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         response.headers.update(HEADERS)
         return response
 
-    def param(request: Request, name: str) -> str:
-        if (value := request.query_params.get(name)) is None:
-            raise HTTPException(400, f"give ?{name}=")
-        return value
-
     def page(request: Request) -> Response:
         return HTMLResponse(PAGE.format(token=html.escape(token)))
 
@@ -137,7 +129,7 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
 
     def api_run(request: Request) -> Response:
         run = runs.get(request.query_params.get("run"))
-        return JSONResponse({**run.head(), **run.summary(), "labels": str(label_path(run.path))})
+        return JSONResponse({**run.head(), **run.summary()})
 
     def api_cases(request: Request) -> Response:
         run = runs.get(request.query_params.get("run"))
@@ -147,7 +139,7 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
     def api_case(request: Request) -> Response:
         run = runs.get(request.query_params.get("run")).fresh()
         try:
-            row = run.audit.row(param(request, "id"))
+            row = run.audit.row(request.query_params.get("id", ""))
         except AuditError as exc:
             raise HTTPException(404, str(exc)) from exc
         calls = request.query_params.get("calls") == "1"
@@ -160,15 +152,15 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         return JSONResponse(runs.labelling(request.query_params.get("run")).state())
 
     async def give_label(request: Request) -> Response:
-        body = LabelBody.model_validate_json(await request.body())
-        labelling = runs.labelling(request.query_params.get("run"))
-        return JSONResponse(await run_in_threadpool(labelling.give, body.case, body.key))
+        body, key = LabelBody.model_validate_json(await request.body()), request.query_params.get("run")
+        return JSONResponse(await run_in_threadpool(lambda: runs.labelling(key).give(body.case, body.key)))
 
     def api_refit(request: Request) -> Response:
         return JSONResponse(runs.labelling(request.query_params.get("run")).job)
 
     async def start_refit(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(runs.labelling(request.query_params.get("run")).start_refit))
+        key = request.query_params.get("run")
+        return JSONResponse(await run_in_threadpool(lambda: runs.labelling(key).start_refit()))
 
     def refused(request: Request, exc: Exception) -> Response:
         if isinstance(exc, HTTPException):

@@ -49,14 +49,8 @@ def label_path(run: Path) -> Path:
 
 
 def _stamp(*paths: Path) -> tuple[tuple[int, int] | None, ...]:
-    return tuple((s.st_size, s.st_mtime_ns) if (s := _stat(p)) else None for p in paths)
-
-
-def _stat(path: Path) -> os.stat_result | None:
-    try:
-        return path.stat()
-    except OSError:
-        return None
+    """Each file's size and time of change (None where there is none): what a write changes."""
+    return tuple((s.st_size, s.st_mtime_ns) if p.is_file() and (s := p.stat()) else None for p in paths)
 
 
 class CaseQuery(BaseModel):
