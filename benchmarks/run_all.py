@@ -1,6 +1,6 @@
 """Run every benchmark in turn, each in a fresh process, and write the performance tables of docs/performance.md.
 
-Usage: python benchmarks/run_all.py [--only door court served ray audit report sentences negation] [--tables-only]
+Usage: python benchmarks/run_all.py [--only door court served ray audit report view sentences negation] [--tables-only]
 
 Raw numbers land in benchmarks/results/*.json; the tables are printed, written to
 benchmarks/results/TABLES.md, and replace the tables of docs/performance.md (between its markers).
@@ -24,6 +24,7 @@ COMMANDS = {
     "ray": ["bench_ray.py", "--cases", "48"],
     "audit": ["bench_audit.py", "--cases", "10000"],
     "report": ["bench_report.py", "--sizes", "100", "1000", "10000"],
+    "view": ["bench_view.py", "--cases", "10000"],
     "sentences": ["bench_sentences.py"],
     "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
     "long_answers": ["bench_long_answers.py"],

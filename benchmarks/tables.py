@@ -128,6 +128,19 @@ def report_table(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def view_table(view: dict[str, Any]) -> list[str]:
+    return [f"**`courtroom view` at scale** (`python benchmarks/bench_view.py --cases {view['cases']}`, headless Chromium, "
+            f"median of {view['repeats']} openings, the page's own clock, each action timed from the input to the list "
+            f"redrawn with the server's answer; {view['cpu']}, {view['cores']} cores shared with other work: load average "
+            f"{view['load_average']:.1f})", "",
+            _row("cases", "case list, first request (the server reads the run)", "runs list", "case list",
+                 "filter wrong verdicts", "P(hallucinated) range", "search", "sort by P", "next page", "open a case"),
+            _row(*["---"] * 10),
+            _row(f"{view['cases']:,}", *(f"{view[k]:.0f} ms" for k in (
+                "case_list_first_paint_cold_server_ms", "runs_list_first_paint_ms", "case_list_first_paint_ms",
+                "filter_wrong_ms", "p_range_ms", "search_ms", "sort_by_p_ms", "next_page_ms", "open_case_ms")))]
+
+
 def sentences_table(results: dict[str, Any]) -> list[str]:
     lines = ["**Sentence splitters** (`python benchmarks/bench_sentences.py`, the dev contexts of ../shared/data; pieces "
              "that look broken; a hand-cut set of hard prose)", "",
@@ -170,7 +183,7 @@ def negation_table(results: dict[str, Any]) -> list[str]:
 def render_tables(root: Path) -> str:
     parts = []
     for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
-                        ("ray", ray_table), ("audit", audit_table), ("report", report_table),
+                        ("ray", ray_table), ("audit", audit_table), ("report", report_table), ("view", view_table),
                         ("sentences", sentences_table), ("long_answers", long_answers_table),
                         ("negation", negation_table)):
         data = _load(root, name)

@@ -1,5 +1,5 @@
 """`import courtroom` and `courtroom --help` must not import torch or ray (nor the evaluation tools the adapters of
-`courtroom.integrations` plug into)."""
+`courtroom.integrations` plug into, nor the web server of `courtroom view`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 PROBE = """
 import sys
 {code}
-heavy = sorted(m for m in ("torch", "ray", "transformers", "outlines", "opik", "deepeval", "ragas") if m in sys.modules)
+heavy = sorted(m for m in ("torch", "ray", "transformers", "outlines", "opik", "deepeval", "ragas", "fastapi", "starlette",
+                           "uvicorn") if m in sys.modules)
 print("HEAVY=" + ",".join(heavy))
 """
 

@@ -18,7 +18,8 @@ itself back through others (no cycles). Every import counts, also those inside f
     calibrate  rulings fitted on labelled runs, thresholds, a few labels and the prior refit, the label file
     runs       run spec, starting and resuming a run, runners (local, Ray)
     report     terminal tables, court records, the HTML report
-    integrations  the court as a metric in Opik, DeepEval and Ragas; `courtroom.testing` (pytest helpers)
+    integrations  the court as a metric in Opik, DeepEval and Ragas; `courtroom.testing` (pytest helpers)  } siblings
+    view       `courtroom view`: the local web app over runs, labelling and the refit in the page         }
     cli        the command line: parse, call, print
 
 A module that names another by a string (`"courtroom.court.load:Courtroom"`, for `importlib`) imports it as surely
@@ -37,8 +38,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
 STACK: list[tuple[str, ...]] = [("text",), ("domain",), ("door",), ("engine",), ("witness",), ("clerk",),
-                                ("baselines", "court"), ("evaluate",), ("log",), ("calibrate",), ("runs",), ("report",), ("integrations",),
-                                ("cli",)]
+                                ("baselines", "court"), ("evaluate",), ("log",), ("calibrate",), ("runs",), ("report",),
+                                ("integrations", "view"), ("cli",)]
 """The layers from the bottom up; layers that share a rank are siblings (neither imports the other)."""
 LAYERS = [layer for rank in STACK for layer in rank]
 RANK = {layer: rank for rank, layers in enumerate(STACK) for layer in layers}
@@ -62,7 +63,9 @@ HEAVY = {"torch": {"door.transformers", "door.observed_pass", "door.decoding", "
          "scipy": {"evaluate.paired", "calibrate.prior_refit"},
          "opik": {"integrations.opik"},
          "deepeval": {"integrations.deepeval"},
-         "ragas": {"integrations.ragas"}}
+         "ragas": {"integrations.ragas"},
+         "starlette": {"view.app"},
+         "uvicorn": {"view.app"}}
 """Heavy packages, and the only modules allowed to import them."""
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from courtroom.cli import audit, calibrate, compare, config, demo, export, label, models, rejudge, run  # noqa: F401 (registers the verbs)
+from courtroom.cli import audit, calibrate, compare, config, demo, export, label, models, rejudge, run, view  # noqa: F401 (registers the verbs)
 from courtroom.cli.app import app
 
 __all__ = ["app", "main"]

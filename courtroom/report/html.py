@@ -171,7 +171,7 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
                   "--calls`)") if calls is None else "model calls are not included in this report (written with --no-calls)"
     meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size, "clip": clip,
             "bands": list(BAND_LABELS), "calls_note": calls_note}
-    style, script = _asset("report.css"), _asset("report.js") + _asset("testimony.js")
+    style, script = _asset("report.css"), _asset("record.js") + _asset("testimony.js") + _asset("report.js")
     names = [f"{run.audit.root.name} ({judged_by(run.audit.store.manifest())})" for run in runs]
     title = f"courtroom report: {names[0]}" if not diff else f"courtroom report: {names[0]} (A) against {names[1]} (B)"
     return _page().render(

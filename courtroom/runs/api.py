@@ -3,8 +3,10 @@ directory exactly as `courtroom run` does, resumes an interrupted one, and retur
 
 from __future__ import annotations
 
+import html
 import json
 import math
+import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +42,23 @@ class RunResult:
     def errors(self) -> list[ResultRow]:
         """The cases that failed (they are judged again when the run is resumed)."""
         return [r for r in self.rows if r.error is not None]
+
+    def _repr_html_(self) -> str:
+        """The run in a notebook: its metrics overall and by source (every value escaped), and how to review it in
+        the browser."""
+        def cells(values: Sequence[Any], tag: str = "td") -> str:
+            return "".join(f"<{tag}>{html.escape(str(v))}</{tag}>" for v in values)
+
+        rows = [("all", self.metrics), *(self.by_source.items() if len(self.by_source) > 1 else ())]
+        who = f"court {self.court}" if self.court else f"judge {self.judge}"
+        return (f"<p><b>{html.escape(str(self.run_dir))}</b>: {html.escape(who)}, model {html.escape(self.model)}, "
+                f"{len(self.rows)} cases, {len(self.errors)} errors</p><table><tr>" +
+                cells(("cases", "judged", "balanced accuracy [95% CI]", "accuracy", "precision", "recall", "F1", "AUROC"),
+                      "th") + "</tr>" +
+                "".join(f"<tr>{cells((name, m.cases, m.balanced_accuracy, m.accuracy, m.precision, m.recall, m.f1, m.auroc))}"
+                        "</tr>" for name, m in rows) +
+                f"</table><p>review it in the browser: <code>courtroom view {html.escape(shlex.quote(str(self.run_dir)))}"
+                "</code></p>")
 
     def to_pandas(self) -> Any:
         """The rows as a pandas DataFrame, one row per case (the fields of `ResultRow`; pandas must be installed)."""
