@@ -115,8 +115,9 @@ def test_the_readmes_dataset_row_run_and_audit_work(tmp_path: Path, monkeypatch,
     [row] = _blocks(text, "json")
     commands = [shlex.split(line, comments=True) for block in _blocks(text, "bash") for line in block.splitlines()
                 if line.startswith("courtroom ")]
-    run, audit = commands
-    assert run[:2] == ["courtroom", "run"] and audit[:2] == ["courtroom", "audit"]
+    run, audit, view = commands
+    assert run[:2] == ["courtroom", "run"] and audit[:2] == ["courtroom", "audit"] and view[:2] == ["courtroom", "view"]
+    assert Path(run[-1]).parent == Path(view[2])  # the page reads the folder the run was written into
     monkeypatch.chdir(tmp_path)
     Path(run[2]).write_text(json.dumps(json.loads(row)) + "\n")
     [case] = load_file(run[2])
