@@ -113,9 +113,8 @@ def resolve_model(name: str) -> ModelSource:
         path = alias.locate()
         if path is not None:
             return ModelSource(name=name, kind="gguf", location=str(path))
-        raise ModelNotFoundError(
-            f"model {name!r} ({alias.description}) is not installed; get it with: {alias.how_to_get}"
-        )
+        raise ModelNotFoundError(f"model {name!r} ({alias.description}) is not installed; get it with: "
+                                 f"{alias.how_to_get}")
     tried.append(f"alias: not one of {sorted(ALIASES)}")
     path = Path(name).expanduser()
     if path.is_file():

@@ -1,6 +1,5 @@
 """Reading an observed pass by spans of the scored text: which tokens lie in a character span, and the mean of
-per-token observations (attention ratios, hidden states) over each span. Pure numpy; backends and witnesses share it.
-"""
+per-token observations (attention ratios, hidden states) over each span. Pure numpy; backends and witnesses share it."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Recorded model calls, and the two backends that serve them back instead of a model.
-
-A `RecordedCall` is what a transcript keeps of one call: what was asked (message hashes, output type,
-constraint, sampling) and the `ModelResponse` fields. `ReplayBackend` serves them in order and checks every
-request against the record (`audit verify`); `RecordedCalls` serves them by what was asked, in any order
-(`courtroom rejudge`)."""
+"""Recorded model calls (`RecordedCall`: what was asked and the `ModelResponse` fields), and the two backends that
+serve them back instead of a model: `ReplayBackend` in order, checking every request against the record (`audit
+verify`), `RecordedCalls` by what was asked, in any order (`courtroom rejudge`)."""
 
 from __future__ import annotations
 

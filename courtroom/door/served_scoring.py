@@ -36,10 +36,7 @@ class ServedScoring:
     def __init__(self, post: Post, url: str, model: str, *, concurrency: int) -> None:
         """`post` sends the backend's requests (`ServedBackend._post`); `url` is the API's base
         (`http://127.0.0.1:8000/v1`), `/tokenize` is asked at its root."""
-        self._post = post
-        self.url = url
-        self.root = url.removesuffix("/v1")
-        self.model = model
+        self._post, self.url, self.root, self.model = post, url, url.removesuffix("/v1"), model
         self._terms = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served-tokens")
         self._option_ids: dict[str, tuple[list[list[int]], list[str]]] = {}
         self._end_ids: list[int] | None = None
