@@ -102,18 +102,14 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False,
     if backend is not None:
         judge.attach(backend)
     store = RunStore(out)
+    lock = None
     try:
         if store.exists() and not fresh and store.rows():  # what differs from the recorded run is said first,
             _check_resumable(store, spec, judge, cases)  # whatever this machine has installed
         spec.backend.check_model()  # an unknown model fails now, not after the first case
         for seat in judge.seats().values():  # and a further model a court seats (a served one is probed on loading)
             seat.check_model()
-    except BaseException:
-        if backend is not None:
-            backend.close()
-        raise
-    lock = store.lock()
-    try:
+        lock = store.lock()
         reconfigured = store.exists() and not fresh and not store.rows()
         if store.exists() and not fresh and not reconfigured:
             _check_resumable(store, spec, judge, cases)  # again, now that this process holds the run
@@ -127,13 +123,12 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False,
                                           server=backend.server if backend is not None else None,
                                           placement=placement))
     except BaseException:  # a refused resume leaves the directory free for the corrected command, in this process too
-        lock.close()
+        if lock is not None:
+            lock.close()
         if backend is not None:
             backend.close()
         raise
-    wanted = {c.id for c in cases}
-    finished = store.finished_ids() & wanted
-    return Run(spec, judge, cases, store, finished, report, lock=lock)
+    return Run(spec, judge, cases, store, store.finished_ids() & {c.id for c in cases}, report, lock=lock)
 
 
 def _check_resumable(store: RunStore, spec: RunSpec, judge: Judge, cases: list[Case]) -> None:
@@ -180,8 +175,7 @@ def _began_in(previous: Manifest, device: str) -> str | None:
 
 
 def _instead(store: RunStore, recorded: str = "") -> str:
-    """What to do with a run directory that cannot be resumed: another --out first (the run stays as it is), then
-    `recorded` (a way to finish it), and last --fresh, saying what it deletes."""
+    """What to do with a run directory that cannot be resumed (`recorded`: a way to finish it)."""
     judged = len(store.rows())
     cases = "its judged case" if judged == 1 else f"its {judged} judged cases"
     return f"use another --out (this run stays as it is){recorded}, or --fresh to delete {cases} and start over"
