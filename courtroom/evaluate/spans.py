@@ -128,12 +128,3 @@ def paired_f1_difference(a: Sequence[SpanCase], b: Sequence[SpanCase], level: st
         boot.append(prf(pooled([ca[i] for i in idx]))[2] - prf(pooled([cb[i] for i in idx]))[2])
     low, high = np.percentile(boot, [2.5, 97.5])
     return round(diff, 4), round(float(low), 4), round(float(high), 4)
-
-
-def span_cells(scores: dict[str, object]) -> str:
-    """`span_scores` as table cells: token P | R | F1 [95%] on hallucinated answers | char F1 | hit@1 [95%]."""
-    token, char = scores["token hallucinated answers"], scores["char hallucinated answers"]
-    hit, hit95 = scores["hit@1"], scores["hit@1_95"]
-    return (f"{token['precision']:.3f} | {token['recall']:.3f} | {token['f1']:.3f} "  # type: ignore[index]
-            f"[{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}] | {char['f1']:.3f} | "  # type: ignore[index]
-            f"{hit:.3f} [{hit95[0]:.3f}, {hit95[1]:.3f}]")  # type: ignore[index]
