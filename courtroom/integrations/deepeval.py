@@ -1,9 +1,5 @@
-"""The court as a DeepEval metric: `CourtroomMetric` is a `deepeval.metrics.BaseMetric` (`deepeval.assert_test`,
-`deepeval.evaluate`, `metric.measure(test_case)`; docs/integrations.md).
-
-`score` is P(hallucinated), lower is better, as DeepEval's `HallucinationMetric`; a test case passes when the court
-finds its answer faithful (or, with a `threshold`, by `score < threshold`). The context is the test case's
-`retrieval_context`, else its `context`."""
+"""The court as a DeepEval metric: `CourtroomMetric` is a `deepeval.metrics.BaseMetric` (docs/integrations.md); `score`
+is P(hallucinated), lower is better, as DeepEval's `HallucinationMetric`."""
 
 from __future__ import annotations
 
