@@ -216,8 +216,7 @@ class LoadedModel:
 
 
 def quiet_loading() -> None:
-    """No progress bars of transformers or huggingface_hub (loading weights, dequantizing, downloading): they
-    would break into the run's own progress display, which says what is happening."""
+    """No progress bars of transformers or huggingface_hub: they would break into the run's own progress display."""
     from huggingface_hub.utils import disable_progress_bars
     from transformers.utils import logging as transformers_logging
 

@@ -93,8 +93,7 @@ class ServedBackend(Backend):
         return self.capabilities.scores_texts
 
     def why_no_text_scoring(self) -> tuple[str, str]:
-        return (f"the model server at {self.url} returns none (a hosted API?)",
-                "serve the model with vLLM or SGLang")
+        return f"the model server at {self.url} returns none (a hosted API?)", "serve the model with vLLM or SGLang"
 
     @property
     def server(self) -> ServerCapabilities:

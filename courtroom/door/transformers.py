@@ -164,10 +164,9 @@ class TransformersBackend(Backend):
 
     # -- prefill -------------------------------------------------------------------------------
     def _prefill(self, rows: list[Row]) -> tuple[Any, Any, Any, Any]:
-        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions.
-
-        Phase A computes each row's prompt but its last token alone (no padding, and each row sees what the rows before
-        it stored in the prefix cache); phase B runs every row's last token as one batch over the right-aligned KV."""
+        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions. Phase A computes
+        each row's prompt but its last token alone (no padding; each row sees what the rows before it stored in the
+        prefix cache); phase B runs every row's last token as one batch over the right-aligned KV."""
         import torch
 
         lm = self.loaded
@@ -238,22 +237,16 @@ class TransformersBackend(Backend):
         from transformers import DynamicCache
 
         config = self.loaded.model.config
-        template = next((segs[0] for segs in rows if segs), None)
-        if template is None or past_len == 0:
+        if past_len == 0 or not any(rows):
             return DynamicCache(config=config)
-        layers = []
-        for layer, (k0, v0) in enumerate(template):
-            keys = torch.zeros((len(rows), k0.shape[1], past_len, k0.shape[3]), dtype=k0.dtype, device=k0.device)
-            values = torch.zeros((len(rows), v0.shape[1], past_len, v0.shape[3]), dtype=v0.dtype, device=v0.device)
-            for b, segs in enumerate(rows):
-                offset = past_len - sum(seg[0][0].shape[2] for seg in segs)
-                for seg in segs:
-                    k, v = seg[layer]
-                    width = k.shape[2]
-                    keys[b, :, offset:offset + width] = k[0]
-                    values[b, :, offset:offset + width] = v[0]
-                    offset += width
-            layers.append((keys, values))
+        template = next(segs[0] for segs in rows if segs)
+
+        def row(segs: list[Segment], layer: int, part: int) -> Any:  # its segments joined, zeros left up to `past_len`
+            joined = torch.cat([seg[layer][part] for seg in segs] or [template[layer][part][:, :, :0]], dim=2)
+            return torch.nn.functional.pad(joined, (0, 0, past_len - joined.shape[2], 0))
+
+        layers = [tuple(torch.cat([row(segs, layer, part) for segs in rows]) for part in (0, 1))
+                  for layer in range(len(template))]
         return DynamicCache(ddp_cache_data=layers, config=config)
 
     # -- choices -------------------------------------------------------------------------------
