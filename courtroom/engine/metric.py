@@ -40,8 +40,7 @@ class Judging(Protocol):
 
 
 class Score(BaseModel):
-    """A metric's result, shaped like the Opik and DeepEval hallucination metrics': the judge's P(hallucinated) for
-    one answer, why, and whether it passes."""
+    """A metric's result, shaped like Opik's and DeepEval's hallucination metrics': P(hallucinated), why, success."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -96,8 +95,7 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None
     """The case named by metric-style keyword arguments, each part under any of its names (`ARGUMENTS`; `None` is not
     given); a part named twice, an unknown name, or no answer or context is an error listing the names accepted."""
     accepted = {alias: part for part, aliases in ARGUMENTS.items() for alias in aliases}
-    unknown = sorted(set(arguments) - set(accepted))
-    if unknown:
+    if unknown := sorted(set(arguments) - set(accepted)):
         raise MetricArgumentError(f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
                                   f"the court takes {_names()}")
     parts: dict[str, Any] = {}

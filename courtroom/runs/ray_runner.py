@@ -148,8 +148,7 @@ class RayRunner:
                         task = queue.popleft()
                         task.attempts += 1
                         running[actor.judge_chunk.remote(task.cases)] = (slot, task, time.monotonic())
-                ready, _ = ray.wait([*running, *self._starting], num_returns=1,
-                                    timeout=self._wait_seconds(running))
+                ready, _ = ray.wait([*running, *self._starting], num_returns=1, timeout=self._wait_seconds(running))
                 if ready and ready[0] in self._starting:  # a replacement worker is up: its chunks may start
                     self._started(ready[0])
                     continue
@@ -215,8 +214,7 @@ class RayRunner:
         self.restarts += 1
 
     def _started(self, ref: Any) -> None:
-        """A replacement worker answered; one that could not start stops the run with its error (what is finished
-        was already handed out)."""
+        """A replacement worker answered; one that could not start stops the run with its error."""
         self._starting.pop(ref)
         try:
             ray.get(ref)
