@@ -17,6 +17,7 @@ from courtroom.court.load import load_court
 from courtroom.engine.judge import Judge
 from courtroom.engine.metric import Score
 
+
 @functools.cache
 def default_court() -> Judge:
     """The court `assert_faithful` uses when given none: `courtroom.load_court()` (the default court), loaded once per process."""

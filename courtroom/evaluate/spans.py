@@ -95,10 +95,8 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
             per = [counts(c, level) for c in chosen]
             p, r, f = prf(pooled(per))
             table = np.array([(c.tp, c.fp, c.fn) for c in per], dtype=np.int64).reshape(-1, 3)
-            boot = []
-            for _ in range(resamples if per else 0):
-                tp, fp, fn = table[rng.integers(0, len(per), len(per))].sum(axis=0)
-                boot.append(prf(Counts(int(tp), int(fp), int(fn)))[2])
+            boot = [prf(Counts(*map(int, table[rng.integers(0, len(per), len(per))].sum(axis=0))))[2]
+                    for _ in range(resamples if per else 0)]
             low, high = (np.percentile(boot, [2.5, 97.5]) if boot else (0.0, 0.0))
             out[f"{level} {name}"] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
                                       "f1_95": [round(float(low), 4), round(float(high), 4)]}
