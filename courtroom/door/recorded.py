@@ -62,9 +62,7 @@ class ReplayBackend(Backend):
     name = "replay"
 
     def __init__(self, calls: Sequence[RecordedCall], failure: Exception | None = None) -> None:
-        self._calls = list(calls)
-        self._position = 0
-        self._failure = failure
+        self._calls, self._position, self._failure = list(calls), 0, failure
 
     @property
     def exhausted(self) -> bool:

@@ -24,10 +24,7 @@ class CourtroomMetric(BaseMetric):
         self.court = court_or_default(court)
         self.threshold = self.court.threshold if threshold is None else threshold
         """The court's own threshold for its model unless given (DeepEval requires one to decide success)."""
-        self.name = name
-        self.async_mode = async_mode
-        self.verbose_mode = verbose_mode
-        self.include_reason = True
+        self.name, self.async_mode, self.verbose_mode, self.include_reason = name, async_mode, verbose_mode, True
         self.evaluation_model = f"courtroom {self.court.title} court on {self.court.model}"
         self.verdict = None
 

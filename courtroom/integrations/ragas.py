@@ -32,8 +32,7 @@ class CourtroomMetric(SingleTurnMetric):
 
     def __init__(self, court: Judge | None = None, *, threshold: float | None = None, name: str = NAME) -> None:
         self.court = court_or_default(court)
-        self.threshold = threshold
-        self.name = name
+        self.threshold, self.name = threshold, name
         self._required_columns = {MetricType.SINGLE_TURN: {"response", "retrieved_contexts", "user_input:optional"}}
         self.verdicts = {}
         self.__post_init__()
