@@ -6,29 +6,18 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-__all__ = [
-    "Case", "Charge", "Ruling", "CaseVerdict", "Verdict",
-    "Clerk", "Court", "load_court", "Persona", "Judge",
-    "ScriptedBackend", "make_backend",
-    "GenerationRequest", "GenerationResponse", "ChatMessage", "Sampling",
-    "load_dataset", "example_cases", "compute_metrics", "replay",
-    "run", "RunResult", "Score", "assert_faithful", "BackendSpec", "Testimony", "HallucinatedSpan",
-]
-
-_WHERE = {
-    "Case": "courtroom.case", "Charge": "courtroom.case", "Ruling": "courtroom.case",
-    "CaseVerdict": "courtroom.case", "Verdict": "courtroom.case",
-    "Clerk": "courtroom.clerk", "Court": "courtroom.court", "load_court": "courtroom.court",
-    "Persona": "courtroom.court.personas", "Judge": "courtroom.engine.judge",
-    "ScriptedBackend": "courtroom.door", "make_backend": "courtroom.door",
-    "GenerationRequest": "courtroom.door.requests", "GenerationResponse": "courtroom.door.requests",
-    "ChatMessage": "courtroom.door.requests", "Sampling": "courtroom.door.requests",
-    "load_dataset": "courtroom.evaluate.selection", "example_cases": "courtroom.evaluate.datasets",
-    "compute_metrics": "courtroom.evaluate.metrics", "replay": "courtroom.log.replay",
-    "run": "courtroom.runs.api", "RunResult": "courtroom.runs.api", "Score": "courtroom.engine.metric",
-    "assert_faithful": "courtroom.testing", "BackendSpec": "courtroom.door.spec", "Testimony": "courtroom.case",
-    "HallucinatedSpan": "courtroom.case",
-}
+_WHERE = {name: module for module, names in {
+    "courtroom.case": "Case Charge Ruling CaseVerdict Verdict Testimony HallucinatedSpan",
+    "courtroom.clerk": "Clerk", "courtroom.court": "Court load_court", "courtroom.court.personas": "Persona",
+    "courtroom.engine.judge": "Judge", "courtroom.door": "ScriptedBackend make_backend",
+    "courtroom.door.requests": "GenerationRequest GenerationResponse ChatMessage Sampling",
+    "courtroom.evaluate.selection": "load_dataset", "courtroom.evaluate.datasets": "example_cases",
+    "courtroom.evaluate.metrics": "compute_metrics", "courtroom.log.replay": "replay",
+    "courtroom.runs.api": "run RunResult", "courtroom.engine.metric": "Score", "courtroom.testing": "assert_faithful",
+    "courtroom.door.spec": "BackendSpec",
+}.items() for name in names.split()}
+"""Each public name and the module it is imported from, on first use."""
+__all__ = list(_WHERE)
 
 
 def __getattr__(name: str) -> Any:

@@ -1,9 +1,7 @@
-"""Prompt building blocks shared by the court and the baselines: the case file, rendered the same way everywhere.
-
-The answer is fenced and declared data: whatever it says is a statement to check, never an instruction, and every output
-is constrained by the procedure's schema. The fence's boundary (prompt format 2) carries a hash of the whole case, so no
-text of the case can forge it, and is the same for every prompt of a case, so prefixes stay shared. Format 1, a fixed
-line of `=`, is kept for transcripts recorded with it."""
+"""Prompt building blocks shared by the court and the baselines: the case file, rendered the same way everywhere. The
+answer is fenced and declared data, never instructions; the fence (prompt format 2) carries a hash of the whole case,
+so no text of the case can forge it, and is the same for every prompt of a case, so prefixes stay shared. Format 1, a
+fixed line of `=`, is kept for transcripts recorded with it."""
 
 from __future__ import annotations
 
@@ -17,11 +15,6 @@ PROMPT_FORMAT = 2
 """The prompt format new judges use: 2 fences the answer with a per-case boundary (`answer_fence`)."""
 PROMPT_FORMATS = (1, 2)
 """Every format this version writes (1 only to replay runs recorded with it)."""
-
-
-def split_sentences(text: str, splitter: SentenceSplitter = SPLITTER) -> tuple[str, ...]:
-    """The sentences of an answer (or any text), verbatim: each is a substring of `text` (`courtroom.text.sentences`)."""
-    return split(text, splitter, render=False)
 
 
 def context_sentences(case: Case, splitter: SentenceSplitter = SPLITTER) -> tuple[str, ...]:

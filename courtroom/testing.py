@@ -10,21 +10,18 @@ A hallucinated answer fails the test with the court's charges and the evidence f
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from courtroom.court.load import load_court
 from courtroom.engine.judge import Judge
 from courtroom.engine.metric import Score
 
-_default: Judge | None = None
 
-
+@functools.cache
 def default_court() -> Judge:
     """The court `assert_faithful` uses when given none: `courtroom.load_court()` (the default court), loaded once per process."""
-    global _default
-    if _default is None:
-        _default = load_court()
-    return _default
+    return load_court()
 
 
 def assert_faithful(answer: str, context: Sequence[str] | str, question: str | None = None, *,

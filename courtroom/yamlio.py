@@ -35,12 +35,10 @@ class UniqueKeyLoader(PlainComposer):
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
-            line = key_node.start_mark.line + 1
             if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice in one mapping (first on line {seen[key]})",
-                    key_node.start_mark)
-            seen[key] = line
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice in one mapping (first "
+                                                        f"on line {seen[key]})", key_node.start_mark)
+            seen[key] = key_node.start_mark.line + 1
         return super().construct_mapping(node, deep=deep)
 
 

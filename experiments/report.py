@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from courtroom.evaluate.comparison import Contender, Pairing, compare, debate_gain  # noqa: E402
-from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, NO_MODEL_RULES, OVERLAP_ONLY, answer_words  # noqa: E402
+from courtroom.evaluate.confounds import LENGTH_ONLY, NO_MODEL_ROWS, OVERLAP_ONLY, answer_words  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402
 from courtroom.evaluate.metrics import auroc, compute_metrics, metrics_by_source  # noqa: E402
 from courtroom.evaluate.results import (
@@ -35,6 +35,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 PLOTS = HERE / "plots"
 DATA = HERE.parents[1] / "shared" / "data"
+NO_MODEL_RULES = tuple(NO_MODEL_ROWS)
 JUDGE_ORDER = ["courtroom", "single", "two-step", "rails", "per-context", "vote", "unstructured", *NO_MODEL_RULES]
 
 

@@ -32,7 +32,7 @@ from courtroom.evaluate.confounds import overlap_only_rows
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.paired import mcnemar, paired_bootstrap_difference
 from courtroom.evaluate.results import ResultRow
-from courtroom.evaluate.spans import paired_f1_difference, span_cells, span_scores
+from courtroom.evaluate.spans import paired_f1_difference, span_scores
 from courtroom.log.audit import Audit
 
 
@@ -59,6 +59,15 @@ def metric_cell(rows: list[ResultRow]) -> str:
         return "-"
     interval = f" [{b.low:.3f}, {b.high:.3f}]" if b.low is not None else ""
     return f"{b.value:.3f}{interval} / " + (f"{a.value:.3f}" if a.value is not None else "-")
+
+
+def span_cells(scores: dict[str, object]) -> str:
+    """`span_scores` as table cells: token P | R | F1 [95%] on hallucinated answers | char F1 | hit@1 [95%]."""
+    token, char = scores["token hallucinated answers"], scores["char hallucinated answers"]
+    hit, hit95 = scores["hit@1"], scores["hit@1_95"]
+    return (f"{token['precision']:.3f} | {token['recall']:.3f} | {token['f1']:.3f} "  # type: ignore[index]
+            f"[{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}] | {char['f1']:.3f} | "  # type: ignore[index]
+            f"{hit:.3f} [{hit95[0]:.3f}, {hit95[1]:.3f}]")  # type: ignore[index]
 
 
 def paired_cell(a: list[ResultRow], b: list[ResultRow]) -> str:

@@ -3,15 +3,7 @@ article, with our own prompts: `single` (reasons and a score, Opik's style), `ra
 (candidates, then scores), `per-context` (a verdict per passage, DeepEval's), `vote` (self-consistency) and
 `unstructured` (the single judge without constraints, counting the replies that fail to parse)."""
 
-from courtroom.baselines.prompted import (
-    Candidate,
-    Candidates,
-    CandidateScore,
-    PerContextJudge,
-    PromptJudge,
-    RailsJudge,
-    TwoStepJudge,
-)
+from courtroom.baselines.prompted import Candidate, Candidates, CandidateScore, PerContextJudge, PromptJudge, RailsJudge, TwoStepJudge
 from courtroom.baselines.single import READINGS, SingleJudge, SingleJudgment, UnstructuredJudge, read_leniently
 from courtroom.baselines.vote import VoteJudge
 

@@ -109,13 +109,11 @@ class TwoStepJudge(PromptJudge):
                                     sampling=Sampling(max_new_tokens=self.extract_tokens), cache_group=case.id)
         [response] = yield [Call(request, purpose="extract", role="judge")]
         candidates: Candidates = response.unwrap()
-        best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name,
-                           reason="No candidate was scored.")
+        best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name, reason="No candidate was scored.")
         for candidate in candidates.potential_hallucinations:
             task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
             request = GenerationRequest(messages=plain_messages(case, task, self.prompt_format), output_type=CandidateScore,
-                                        sampling=Sampling(max_new_tokens=self.score_tokens),
-                                        cache_group=case.id)
+                                        sampling=Sampling(max_new_tokens=self.score_tokens), cache_group=case.id)
             [response] = yield [Call(request, purpose="score", role="judge")]
             scored: CandidateScore = response.unwrap()
             verdict = CaseVerdict(case_id=case.id, label="FAIL" if scored.score >= self.threshold else "PASS",

@@ -14,8 +14,7 @@ __all__ = ["Backend", "BackendSpec", "ChatMessage", "GenerationRequest", "Genera
 
 
 def make_backend(spec: BackendSpec | str = "transformers", **settings: str) -> Backend:
-    """Build a backend from a spec, or from a kind and the spec's fields
-    (`make_backend("transformers", model="default", device="cpu")`)."""
+    """Build a backend from a spec, or from a kind and the spec's fields (`make_backend("transformers", device="cpu")`)."""
     if isinstance(spec, str):
         spec = BackendSpec(kind=spec, **settings)
     return spec.build()

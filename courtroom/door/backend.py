@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from courtroom.door.outputs import output_spec
 from courtroom.door.requests import Capability, GenerationRequest, GenerationResponse
-from courtroom.errors import ConfigError, ContextWindowError
+from courtroom.errors import BackendError, ConfigError, ContextWindowError, CourtroomError
 
 
 @dataclass(frozen=True)
@@ -45,10 +45,9 @@ class ServerCapabilities(BaseModel):
 
 
 class Backend(ABC):
-    """Turns a batch of generation requests into responses, one per request, in order.
-
-    Implementations validate every output type before any expensive work, and never raise for one bad generation:
-    a truncated or unparseable output is a response with `error` set, so one failing case never sinks a batch."""
+    """Turns a batch of generation requests into responses, one per request, in order. Implementations validate every
+    output type before any expensive work, and never raise for one bad generation: a truncated or unparseable output
+    is a response with `error` set, so one failing case never sinks a batch."""
 
     name: str = "backend"
     model: str = "unknown"
@@ -60,7 +59,6 @@ class Backend(ABC):
     """Told of work as it happens inside `generate` (set by whoever shows progress; None: nobody listens)."""
 
     def tick(self, requests: int = 0, prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
-        """Report work done inside a batch to `on_tick`, if anyone listens."""
         if self.on_tick is not None:
             self.on_tick(Tick(requests, prompt_tokens, completion_tokens))
 
@@ -73,22 +71,19 @@ class Backend(ABC):
         return self.generate([request])[0]
 
     def prepare(self) -> None:  # noqa: B027 (optional: a backend with nothing to load does nothing)
-        """Load what the first call needs (weights, constraint compiler) now, so a bad model, device or
-        engine fails once, before any case is judged, instead of once per case."""
+        """Load what the first call needs now (weights, constraints): a bad model fails once, not once per case."""
 
     def release(self, cache_group: str) -> None:  # noqa: B027 (optional: a backend without a cache keeps nothing)
         """Free whatever is cached for a group of requests (a case that has ended)."""
 
     @property
     def looks_inside(self) -> frozenset[Capability]:
-        """What this backend can report from inside the model's pass (`GenerationRequest.observe`): `attention`,
-        `hidden_states`; none by default (a served model returns tokens and log-probabilities only)."""
+        """What this backend reports from inside the model's pass (`GenerationRequest.observe`); none by default."""
         return frozenset()
 
     @property
     def scores_texts(self) -> bool:
-        """Whether this backend can score a given text (a choice of one option: the model's likelihood of it, from
-        prompt log-probabilities), as a court that measures grounding needs."""
+        """Whether this backend can score a given text (a one-option choice), as a court measuring grounding needs."""
         return True
 
     def why_no_text_scoring(self) -> tuple[str, str]:
@@ -115,10 +110,9 @@ class Backend(ABC):
         window = self.context_window
         if window is not None and prompt_tokens + completion_tokens > window:
             where = f"case {request.cache_group!r}: " if request.cache_group else ""
-            raise ContextWindowError(
-                f"{where}the prompt holds {prompt_tokens} tokens and {completion_tokens} more may be generated, over "
-                f"the context window of {self.model!r} ({window} tokens); shorten the case's context or use a model "
-                "with a longer window")
+            raise ContextWindowError(f"{where}the prompt holds {prompt_tokens} tokens and {completion_tokens} more may "
+                                     f"be generated, over the context window of {self.model!r} ({window} tokens); "
+                                     "shorten the case's context or use a model with a longer window")
 
     def close(self) -> None:  # noqa: B027 (optional: a backend that holds no connection or thread)
         """Release connections and threads."""
@@ -140,8 +134,6 @@ class Backend(ABC):
 
 def prepare_backend(backend: Backend) -> None:
     """Load a backend's model before the first case: one clear error, not a failure in every case."""
-    from courtroom.errors import BackendError, CourtroomError
-
     try:
         backend.prepare()
     except CourtroomError:

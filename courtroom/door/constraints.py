@@ -26,11 +26,10 @@ class ConstraintCompiler:
             raise ConfigError(f"unknown constraint engine {engine!r}; choose one of {list(ENGINES)}")
         import outlines
 
-        self.engine = engine
+        self.engine, self.compilations = engine, 0
+        self._backend: Any = None
         self.fingerprint = fingerprint or f"{type(tokenizer).__name__}:{len(tokenizer)}:{tokenizer.name_or_path}"
         self._outlines_model = outlines.from_transformers(model, tokenizer)
-        self._backend: Any = None
-        self.compilations = 0
 
     def _engine_backend(self) -> Any:
         if self._backend is None:

@@ -35,7 +35,7 @@ def returned_cache(out: Any) -> Any:
 
 @dataclass
 class BackendStats:
-    """Counters for benchmarks: how much work the backend actually did."""
+    """Counters for benchmarks: how much work the backend did."""
 
     calls: int = 0
     requests: int = 0
@@ -47,9 +47,6 @@ class BackendStats:
     prefill_seconds: float = 0.0
     decode_seconds: float = 0.0
     decode_steps: int = 0
-
-    def as_dict(self) -> dict[str, float]:
-        return dict(self.__dict__)
 
 
 @dataclass
@@ -69,9 +66,8 @@ class Row:
 
 
 def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions: Any, *, lm: LoadedModel,
-           compiler: ConstraintCompiler, stats: BackendStats, tick: Callable[..., None] | None = None) -> None:
-    """Generate token by token for every row until EOS or its limit; rows leave as they finish (each step and
-    each finished row told to `tick`, for progress)."""
+                 compiler: ConstraintCompiler, stats: BackendStats, tick: Callable[..., None] | None = None) -> None:
+    """Generate token by token for every row until EOS or its limit; rows leave as they finish (each step `tick`ed)."""
     import torch
 
     device = lm.device
@@ -126,10 +122,8 @@ def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions:
 def generator(request: GenerationRequest) -> Any:
     import torch
 
-    generator = torch.Generator()
-    generator.manual_seed(request.sampling.seed if request.sampling.seed is not None else
-                          int(torch.randint(0, 2**62, (1,))))
-    return generator
+    seed = request.sampling.seed
+    return torch.Generator().manual_seed(seed if seed is not None else int(torch.randint(0, 2**62, (1,))))
 
 
 def pick(logits: Any, temperature: float, generator: Any) -> int:

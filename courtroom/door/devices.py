@@ -11,8 +11,7 @@ from courtroom.errors import ConfigError
 
 
 def check_device(device: str) -> None:
-    """Refuse (`ConfigError`) a device this machine does not have (`cuda` without a GPU torch can use, `cuda:2` with
-    two), before a run directory is made or a model loaded."""
+    """Refuse (`ConfigError`) a device this machine does not have, before a run directory is made or a model loaded."""
     kind, _, index = device.partition(":")
     if kind in ("auto", "cpu"):
         return
@@ -37,10 +36,7 @@ def pick_device(device: str = "auto") -> str:
 
 
 def pick_dtype(device: str, dtype: str = "auto") -> Any:
-    """The torch dtype a model computes in: `auto` is bfloat16 where the device computes in it natively (GPUs from
-    Ampere on, CPUs with AVX-512 BF16 or AMX: the default court 1.5 to 2.4 times faster than in float32 on such a CPU,
-    the same verdicts, benchmarks/bench_dtype.py), else float16 on a GPU and float32 on a CPU. In float32 a score does not
-    depend on how a prompt was batched or cached; in bfloat16 it moves in the third decimal."""
+    """The torch dtype a model computes in (`dtype_choice`; docs/performance.md, bfloat16 on a CPU)."""
     import torch
 
     return getattr(torch, dtype_choice(device, dtype)[0])
@@ -66,8 +62,7 @@ BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
 
 def cpu_computes_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
-    """Whether this CPU computes in bfloat16 natively (its flags name AVX-512 BF16 or AMX); False where the flags
-    cannot be read (not Linux)."""
+    """Whether this CPU's flags name AVX-512 BF16 or AMX; False where they cannot be read (not Linux)."""
     try:
         text = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -77,8 +72,7 @@ def cpu_computes_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
 
 
 def native_bf16(device: Any) -> bool:
-    """Whether this CUDA device computes in bfloat16 natively (Ampere, compute capability 8, or newer);
-    older cards (T4, V100) only emulate it, slowly, so they get float16."""
+    """Whether this CUDA device computes in bfloat16 natively (compute capability 8 or newer; T4, V100 emulate it)."""
     import torch
 
     index = device.index if device.index is not None else torch.cuda.current_device()

@@ -30,8 +30,7 @@ SECRET_PARAMETER = re.compile(r"key|token|secret|passw|pwd|auth|sig|credential|s
 
 
 def url_credentials(url: str) -> str | None:
-    """What in `url` looks like a credential (a user or password before `@`, a query parameter named like a key or
-    a token), or None."""
+    """What in `url` looks like a credential (a user or password, a query parameter named like a key), or None."""
     parts = urlsplit(url)
     if "@" in parts.netloc:
         return "a user name or password before '@'"
@@ -48,8 +47,7 @@ def origin(url: str) -> str:
 
 
 def refuse_credentials(url: str) -> None:
-    """Refuse a served API's URL that carries credentials (they would be recorded in the run's manifest), without
-    repeating them; the key belongs in an environment variable named by `--api-key-env` (`api_key_env`)."""
+    """Refuse a served API's URL that carries credentials (a run's manifest records it), without repeating them."""
     if (found := url_credentials(url)) is not None:
         parts = urlsplit(url)
         shown = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
@@ -86,45 +84,40 @@ def _within(timeout: float | None, operation: str) -> float | None:
     return left if timeout is None else min(timeout, left)
 
 
-class _DeadlineStream:
+class _Wrapper:
+    """Hands what it does not override to the httpcore object it wraps (a stream's `close`, a backend's `sleep`)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+class _DeadlineStream(_Wrapper):
     """An httpcore network stream whose every operation waits at most until the request's deadline."""
 
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
-
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, _within(timeout, "Read"))
+        return self._inner.read(max_bytes, _within(timeout, "Read"))
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, _within(timeout, "Write"))
-
-    def close(self) -> None:
-        self._stream.close()
+        self._inner.write(buffer, _within(timeout, "Write"))
 
     def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
-        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _within(timeout, "Connect")))
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._stream.get_extra_info(info)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _within(timeout, "Connect")))
 
 
-class _DeadlineBackend:
+class _DeadlineBackend(_Wrapper):
     """An httpcore network backend whose connections and streams keep the request's deadline."""
-
-    def __init__(self, backend: Any) -> None:
-        self._backend = backend
 
     def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
                     socket_options: Any = None) -> _DeadlineStream:
-        return _DeadlineStream(self._backend.connect_tcp(host, port, _within(timeout, "Connect"), local_address,
-                                                      socket_options))
+        return _DeadlineStream(self._inner.connect_tcp(host, port, _within(timeout, "Connect"), local_address,
+                                                    socket_options))
 
     def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None
                             ) -> _DeadlineStream:
-        return _DeadlineStream(self._backend.connect_unix_socket(path, _within(timeout, "Connect"), socket_options))
-
-    def sleep(self, seconds: float) -> None:
-        self._backend.sleep(seconds)
+        return _DeadlineStream(self._inner.connect_unix_socket(path, _within(timeout, "Connect"), socket_options))
 
 
 class ServerClient:
@@ -148,7 +141,7 @@ class ServerClient:
 
     def receive(self, method: str, url: str, body: dict[str, Any] | None = None) -> tuple[int, str]:
         """Send and read the whole answer, its status and text, within `timeout` seconds in all (else an
-        `httpx.ReadTimeout`); an answer larger than `MAX_RESPONSE_BYTES` is refused as it streams in."""
+        `httpx.ReadTimeout`), refused past `MAX_RESPONSE_BYTES`."""
         import httpx
 
         deadline = time.monotonic() + self.timeout

@@ -113,9 +113,8 @@ def resolve_model(name: str) -> ModelSource:
         path = alias.locate()
         if path is not None:
             return ModelSource(name=name, kind="gguf", location=str(path))
-        raise ModelNotFoundError(
-            f"model {name!r} ({alias.description}) is not installed; get it with: {alias.how_to_get}"
-        )
+        raise ModelNotFoundError(f"model {name!r} ({alias.description}) is not installed; get it with: "
+                                 f"{alias.how_to_get}")
     tried.append(f"alias: not one of {sorted(ALIASES)}")
     path = Path(name).expanduser()
     if path.is_file():
@@ -217,8 +216,7 @@ class LoadedModel:
 
 
 def quiet_loading() -> None:
-    """No progress bars of transformers or huggingface_hub (loading weights, dequantizing, downloading): they
-    would break into the run's own progress display, which says what is happening."""
+    """No progress bars of transformers or huggingface_hub: they would break into the run's own progress display."""
     from huggingface_hub.utils import disable_progress_bars
     from transformers.utils import logging as transformers_logging
 

@@ -1,6 +1,5 @@
 """Reading an observed pass by spans of the scored text: which tokens lie in a character span, and the mean of
-per-token observations (attention ratios, hidden states) over each span. Pure numpy; backends and witnesses share it.
-"""
+per-token observations (attention ratios, hidden states) over each span. Pure numpy; backends and witnesses share it."""
 
 from __future__ import annotations
 
@@ -55,6 +54,5 @@ def projected_means(per_token: Any, members: Sequence[Sequence[int]], direction:
 
 
 def direction_key(direction: Sequence[float]) -> str:
-    """A short fingerprint of a projection direction (`Observation.project_words`), which a response names so that a
-    projection is never read as one onto another direction."""
+    """A short fingerprint of a projection direction (`Observation.project_words`): a response names the one it used."""
     return content_hash(repr(tuple(float(v) for v in direction)))[:12]

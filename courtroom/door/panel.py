@@ -1,10 +1,6 @@
 """A panel of model doors: the run's model and the further models a court seats (`trial.models`), behind one door.
-
-Each request names its seat (`GenerationRequest.seat`: None for the run's model); the panel sends every request to
-its seat's backend, a batch split by seat and answered in order. A request for a seat the panel has no door for is
-an error, never quietly answered by another model: a judge seated on another model is never heard through the
-debaters' one.
-"""
+Each request goes to its seat's backend (`GenerationRequest.seat`; None: the run's model), a batch split by seat and
+answered in order; a seat the panel has no door for is an error, never quietly answered by another model."""
 
 from __future__ import annotations
 
@@ -24,9 +20,7 @@ class Panel(Backend):
     def __init__(self, main: Backend, seats: Mapping[str, Backend]) -> None:
         if not seats:
             raise ConfigError("a panel needs at least one seat besides the run's model")
-        self.main = main
-        self.seats = dict(seats)
-        self.model = main.model
+        self.main, self.seats, self.model = main, dict(seats), main.model
         self.light = main.light and all(b.light for b in self.seats.values())
 
     def _door(self, seat: str | None) -> Backend:

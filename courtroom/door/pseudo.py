@@ -1,8 +1,6 @@
-"""A pseudo-model for the scripted backend: valid, deterministic answers derived from each request's text.
-
-`PseudoModel` answers any request (choice probabilities, per-token log-probabilities, a JSON instance of the
-schema, free text that sometimes does not parse), each number a hash of what was asked. Use it to smoke-test a
-court or baseline end to end (`ScriptedBackend(PseudoModel())`) and to pin judges in golden transcripts."""
+"""A pseudo-model for the scripted backend: valid, deterministic answers to any request (choice probabilities,
+per-token log-probabilities, a JSON instance of the schema, free text that sometimes does not parse), each number a
+hash of what was asked: a court end to end without a model (`ScriptedBackend(PseudoModel())`), and golden transcripts."""
 
 from __future__ import annotations
 

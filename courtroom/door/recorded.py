@@ -1,9 +1,6 @@
-"""Recorded model calls, and the two backends that serve them back instead of a model.
-
-A `RecordedCall` is what a transcript keeps of one call: what was asked (message hashes, output type,
-constraint, sampling) and the `ModelResponse` fields. `ReplayBackend` serves them in order and checks every
-request against the record (`audit verify`); `RecordedCalls` serves them by what was asked, in any order
-(`courtroom rejudge`)."""
+"""Recorded model calls (`RecordedCall`: what was asked and the `ModelResponse` fields), and the two backends that
+serve them back instead of a model: `ReplayBackend` in order, checking every request against the record (`audit
+verify`), `RecordedCalls` by what was asked, in any order (`courtroom rejudge`)."""
 
 from __future__ import annotations
 
@@ -65,9 +62,7 @@ class ReplayBackend(Backend):
     name = "replay"
 
     def __init__(self, calls: Sequence[RecordedCall], failure: Exception | None = None) -> None:
-        self._calls = list(calls)
-        self._position = 0
-        self._failure = failure
+        self._calls, self._position, self._failure = list(calls), 0, failure
 
     @property
     def exhausted(self) -> bool:

@@ -48,12 +48,9 @@ ScriptFunction = Callable[[GenerationRequest], Any]
 
 
 class ScriptedBackend(Backend):
-    """Answers requests from a script, like a model that always says what the test wants.
-
-    `outputs` is an iterable consumed in call order or a function of the request. An output may be a value of the
-    requested type, raw JSON text, option probabilities for a choice, `Truncated()`, `Unparseable()`, or an
-    exception to raise; one that does not fit the requested type raises `BackendError` (a bug in the test).
-    `model` names the model the script stands in for."""
+    """Answers requests from a script (`outputs`: consumed in call order, or a function of the request): a value of
+    the requested type, raw JSON text, option probabilities for a choice, `Truncated()`, `Unparseable()`, or an
+    exception to raise; one that does not fit the type raises `BackendError` (a bug in the test)."""
 
     name = "scripted"
 
@@ -69,13 +66,11 @@ class ScriptedBackend(Backend):
         self.released: list[str] = []
 
     @property
-    def context_window(self) -> int | None:
-        """As given (tokens are the prompt's words)."""
+    def context_window(self) -> int | None:  # tokens are the prompt's words
         return self._context_window
 
     @property
     def looks_inside(self) -> frozenset[Capability]:
-        """As given: the script stands in for a backend that looks inside the model, or one that cannot."""
         return self._looks_inside
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
@@ -106,9 +101,8 @@ class ScriptedBackend(Backend):
         try:
             return next(self._queue)
         except StopIteration:
-            raise ScriptExhaustedError(
-                f"ScriptedBackend ran out of outputs at call {len(self.calls)} ({request.spec.name})"
-            ) from None
+            raise ScriptExhaustedError(f"ScriptedBackend ran out of outputs at call {len(self.calls)} "
+                                       f"({request.spec.name})") from None
 
     def _respond(self, request: GenerationRequest, output: Any) -> GenerationResponse:
         spec = request.spec
@@ -116,20 +110,15 @@ class ScriptedBackend(Backend):
         if isinstance(output, BaseException):
             raise output
         if isinstance(output, Truncated):
-            return GenerationResponse(
-                raw=output.partial, prompt_tokens=prompt_tokens,
-                completion_tokens=request.sampling.max_new_tokens, seconds=0.0,
-                finish_reason="length", error=truncation_message(spec, request.sampling.max_new_tokens),
-                schema_key=spec.key,
-            )
+            return GenerationResponse(raw=output.partial, prompt_tokens=prompt_tokens, seconds=0.0, schema_key=spec.key,
+                                      completion_tokens=request.sampling.max_new_tokens, finish_reason="length",
+                                      error=truncation_message(spec, request.sampling.max_new_tokens))
         if isinstance(output, Unparseable):
             if request.constrained:
                 raise BackendError("Unparseable() scripted for a constrained request: impossible by construction")
-            return GenerationResponse(
-                raw=output.text, prompt_tokens=prompt_tokens, completion_tokens=len(output.text.split()),
-                seconds=0.0, finish_reason="parse_error",
-                error=f"output is not valid JSON for {spec.name}", schema_key=spec.key,
-            )
+            return GenerationResponse(raw=output.text, prompt_tokens=prompt_tokens, seconds=0.0, schema_key=spec.key,
+                                      completion_tokens=len(output.text.split()), finish_reason="parse_error",
+                                      error=f"output is not valid JSON for {spec.name}")
         probs = logprobs = tokens = spans = None
         observed: dict[str, Any] = {}
         try:
@@ -150,11 +139,9 @@ class ScriptedBackend(Backend):
             value = spec.parse(raw)
         except OutputParseError as exc:
             raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
-        return GenerationResponse(
-            value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
-            seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens, token_spans=spans,
-            schema_key=spec.key, **observed,
-        )
+        return GenerationResponse(value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
+                                  seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens,
+                                  token_spans=spans, schema_key=spec.key, **observed)
 
     def _observed(self, request: GenerationRequest, output: Scored) -> dict[str, Any]:
         """What a scored output saw inside the model, as far as the request asks and this backend looks inside."""

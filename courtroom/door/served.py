@@ -1,12 +1,7 @@
 """A served model behind the same door: any OpenAI-compatible HTTP server (vLLM, SGLang, llama.cpp, a hosted API).
-
-- *JSON outputs* go to `/chat/completions` with `response_format` set to the output's JSON schema.
-- *Scored choices and texts* are computed as in process, from the log-probability of every option token over the
-  server's tokenization of the prompt (`door.served_scoring`): on vLLM token by token with its prefix cache,
-  elsewhere by `echo`; servers with neither answer choices approximately and cannot score texts (refused early).
-- A lockstep batch goes out as concurrent requests (at most `concurrency`), for the server's batching.
-- Requests are bounded and retried by `door.http_client`; `prepare` probes the server before the first case.
-  Only the *name* of the API key's environment variable is recorded."""
+JSON outputs go to `/chat/completions` with `response_format`; scored choices and texts are computed as in process
+(`door.served_scoring`); a lockstep batch goes out as concurrent requests (at most `concurrency`), bounded and retried
+by `door.http_client`. `prepare` probes the server first; only the *name* of the API key's variable is recorded."""
 
 from __future__ import annotations
 
@@ -39,12 +34,8 @@ class ServedBackend(Backend):
             refuse_credentials(url)  # they would reach error messages, and so the run's results
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        self.url = url.rstrip("/")
-        self.model = model
-        self.api_key_env = api_key_env
-        self.concurrency = concurrency
-        self.retries = retries
-        self.timeout = timeout
+        self.url, self.model, self.api_key_env = url.rstrip("/"), model, api_key_env
+        self.concurrency, self.retries, self.timeout = concurrency, retries, timeout
         key = os.environ.get(api_key_env) if api_key_env else None
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._http = ServerClient(self.url, model, headers=headers, timeout=timeout, retries=retries,
@@ -102,8 +93,7 @@ class ServedBackend(Backend):
         return self.capabilities.scores_texts
 
     def why_no_text_scoring(self) -> tuple[str, str]:
-        return (f"the model server at {self.url} returns none (a hosted API?)",
-                "serve the model with vLLM or SGLang")
+        return f"the model server at {self.url} returns none (a hosted API?)", "serve the model with vLLM or SGLang"
 
     @property
     def server(self) -> ServerCapabilities:

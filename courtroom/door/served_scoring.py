@@ -34,12 +34,8 @@ class ServedScoring:
     """Scores a served model's choices and texts, through its backend's requests."""
 
     def __init__(self, post: Post, url: str, model: str, *, concurrency: int) -> None:
-        """`post` sends the backend's requests (`ServedBackend._post`); `url` is the API's base
-        (`http://127.0.0.1:8000/v1`), `/tokenize` is asked at its root."""
-        self._post = post
-        self.url = url
-        self.root = url.removesuffix("/v1")
-        self.model = model
+        """`post` sends the backend's requests; `url` is the API's base (`/tokenize` is asked at its root)."""
+        self._post, self.url, self.root, self.model = post, url, url.removesuffix("/v1"), model
         self._terms = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="courtroom-served-tokens")
         self._option_ids: dict[str, tuple[list[list[int]], list[str]]] = {}
         self._end_ids: list[int] | None = None
@@ -76,9 +72,8 @@ class ServedScoring:
 
     def scored_choice(self, request: GenerationRequest, spec: OutputSpec, *, token_scoring: bool,
                       check_fits: Callable[[GenerationRequest, int, int], None]) -> GenerationResponse:
-        """The option chosen, its probability and every option's, scored exactly from the log-probabilities of
-        every option token (token by token when the server can and it pays, else by `echo`); `check_fits`
-        refuses a prompt and option over the context window."""
+        """The option chosen and every option's probability, from every option token's log-probability (token by token
+        when the server can and it pays, else by `echo`); `check_fits` refuses a prompt over the context window."""
         started = time.perf_counter()
         prompt = self._tokenize_messages(request)
         check_fits(request, len(prompt), 0)
@@ -115,9 +110,8 @@ class ServedScoring:
 
     def _scores_by_token(self, request: GenerationRequest, prompt: list[int], option_ids: list[list[int]]
                          ) -> tuple[list[list[float]], list[list[str]]]:
-        """Every option token's log-probability where it would be generated. The first request computes the
-        prompt (and leaves it in the prefix cache); the others then go out together, each computing only the
-        option tokens before its own."""
+        """Every option token's log-probability where it would be generated: the first request computes the prompt (into
+        the prefix cache), the others then go out together, each computing only the option tokens before its own."""
         positions = sorted({(tuple(ids[:k]), ids[k]) for ids in option_ids for k in range(len(ids))}, key=len)
 
         def term(position: tuple[tuple[int, ...], int]) -> tuple[float, str]:
@@ -142,9 +136,8 @@ class ServedScoring:
         return spans
 
     def _checked_logprobs(self, answer: dict[str, Any], *, total: int, last: int) -> tuple[list[float], list[str]]:
-        """The `last` token log-probabilities (and tokens) of a completions answer that must hold `total` of them.
-        A count that differs (the server tokenized another way) or a value that is not a log-probability (NaN,
-        infinite, positive) is a `BackendError`, never a silently wrong score."""
+        """The `last` token log-probabilities (and tokens) of a completions answer that must hold `total` of them; another
+        count (the server tokenized another way) or a value that is no log-probability is a `BackendError`."""
         logprobs = answer["choices"][0]["logprobs"]
         values, tokens = list(logprobs["token_logprobs"]), [str(t) for t in logprobs["tokens"]]
         if len(values) != total or len(tokens) != total:

@@ -75,14 +75,12 @@ class BackendSpec(BaseModel):
 
     @classmethod
     def of(cls, *, model: str = "default", url: str | None = None, **settings: Any) -> BackendSpec:
-        """The spec the command line's settings name: a served model when given its API's `url`, else the model
-        in this process."""
+        """The spec the command line names: a served model when given its API's `url`, else one in this process."""
         return cls(kind="served" if url else "transformers", model=model, url=url, **settings)
 
     @property
     def backend_class(self) -> type[Backend]:
-        """The class of the backend this spec builds (imported now; the heavy packages are imported only when
-        it loads a model)."""
+        """The class of the backend this spec builds (its heavy packages are imported when it loads a model)."""
         if self.kind == "served":
             from courtroom.door.served import ServedBackend
 
@@ -93,8 +91,7 @@ class BackendSpec(BaseModel):
 
     @property
     def light(self) -> bool:
-        """Whether the backend is a light client (`Backend.light`): built and probed before the first case, and
-        computing nothing with torch."""
+        """Whether the backend is a light client (`Backend.light`)."""
         return self.backend_class.light
 
     def check_model(self) -> None:
@@ -106,8 +103,7 @@ class BackendSpec(BaseModel):
             check_device(self.device)
 
     def placement(self) -> Placement | None:
-        """Where and in what type the model computes, `auto` resolved on this machine (None for a served model);
-        imports torch."""
+        """Where and in what type the model computes, `auto` resolved here (None for a served model); imports torch."""
         if self.kind == "served":
             return None
         from courtroom.door.devices import dtype_choice, pick_device
@@ -117,8 +113,7 @@ class BackendSpec(BaseModel):
         return Placement(device=device, dtype=dtype, why=why)
 
     def build(self, device: str | None = None) -> Backend:
-        """The backend this spec describes (on `device` instead of the spec's, for a Ray worker's GPU; a served
-        model has no device here)."""
+        """The backend this spec describes (on `device` instead of the spec's: a Ray worker's GPU)."""
         if self.kind == "served":
             return self.backend_class(self.url, self.model, api_key_env=self.api_key_env,  # type: ignore[call-arg]
                                       concurrency=self.concurrency, timeout=self.timeout)

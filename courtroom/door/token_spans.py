@@ -2,8 +2,7 @@
 
 A server writes each token as it decodes alone, so a string's length is not the token's part of the text: a
 byte-level token holding part of a character's UTF-8 bytes comes as U+FFFD (OpenAI: `bytes:\\xe2\\x80`), and a
-SentencePiece token may lose its leading space. `token_spans` finds each token's bytes in the text's.
-"""
+SentencePiece token may lose its leading space. `token_spans` finds each token's bytes in the text's."""
 
 from __future__ import annotations
 

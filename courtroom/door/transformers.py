@@ -1,10 +1,7 @@
-"""Outlines-constrained generation on a transformers model, batched, with prompt-prefix KV reuse.
-
-One call serves a batch of mixed requests. The decoding loop is our own rather than `model.generate`, since rows
-reuse cached prefixes of different lengths, follow different grammars and sample with their own seeded
-generators. A batch: tokenize each prompt with the chat template; compute only what the per-case prefix cache
-lacks; score *choice* rows (every option's summed token log-probabilities, normalised); prefill *JSON* and text
-rows, then decode them together under their logits processors until EOS or the limit."""
+"""Outlines-constrained generation on a transformers model, batched, with prompt-prefix KV reuse. A batch: tokenize
+each prompt with the chat template; compute only what the per-case prefix cache lacks; score *choice* rows (every
+option's summed token log-probabilities, normalised); prefill *JSON* and text rows, then decode them together
+(`door.decoding`: our own loop, as rows reuse prefixes of different lengths, follow different grammars and seeds)."""
 
 from __future__ import annotations
 
@@ -42,33 +39,21 @@ class TransformersBackend(Backend):
     def check_model(cls, model: str) -> None:
         resolve_model(model)  # an unknown model fails now, not after the first case
 
-    def __init__(
-        self,
-        model: str = "default",
-        *,
-        device: str = "auto",
-        dtype: str = "auto",
-        engine: str = DEFAULT_ENGINE,
-        max_batch_size: int = 16,
-        prefix_cache: bool = True,
-        loaded: LoadedModel | None = None,
-    ) -> None:
-        self.model = model
-        self.device_request = device
-        self.dtype_request = dtype
-        self.engine = engine
-        self.max_batch_size = max_batch_size
-        self.use_prefix_cache = prefix_cache
+    def __init__(self, model: str = "default", *, device: str = "auto", dtype: str = "auto",
+                 engine: str = DEFAULT_ENGINE, max_batch_size: int = 16, prefix_cache: bool = True,
+                 loaded: LoadedModel | None = None) -> None:
+        self.model, self.device_request, self.dtype_request, self.engine = model, device, dtype, engine
+        self.max_batch_size, self.use_prefix_cache = max_batch_size, prefix_cache
         self.stats = BackendStats()
         self._loaded = loaded
         self._compiler: ConstraintCompiler | None = None
-        self._prefix_cache = PrefixCache()
+        self.prefix_cache = PrefixCache()
+        """The cached prompt prefixes, per group."""
         self._option_ids: dict[str, _OptionTokens] = {}
 
     # -- loading -------------------------------------------------------------------------------
     @property
     def is_loaded(self) -> bool:
-        """True once the model weights are in memory."""
         return self._loaded is not None
 
     @property
@@ -80,7 +65,6 @@ class TransformersBackend(Backend):
 
     @property
     def compiler(self) -> ConstraintCompiler:
-        """The constraint compiler of this model's tokenizer and the chosen engine."""
         if self._compiler is None:
             lm = self.loaded
             self._compiler = ConstraintCompiler(lm.model, lm.tokenizer, self.engine,
@@ -88,8 +72,7 @@ class TransformersBackend(Backend):
         return self._compiler
 
     def prepare(self) -> None:
-        """Load the model and build its constraint compiler now."""
-        _ = self.compiler
+        _ = self.compiler  # loads the model
 
     def describe(self) -> dict[str, Any]:
         info: dict[str, Any] = {"backend": self.name, "model": self.model, "engine": self.engine,
@@ -100,12 +83,7 @@ class TransformersBackend(Backend):
         return info
 
     def release(self, cache_group: str) -> None:
-        self._prefix_cache.release(cache_group)
-
-    @property
-    def prefix_cache(self) -> PrefixCache:
-        """The cached prompt prefixes, per group."""
-        return self._prefix_cache
+        self.prefix_cache.release(cache_group)
 
     # -- the door ------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
@@ -126,7 +104,6 @@ class TransformersBackend(Backend):
         return "".join(f"{m['role']}: {m['content']}\n" for m in messages) + "assistant: "
 
     def tokenize(self, request: GenerationRequest) -> list[int]:
-        """The prompt token ids of a request."""
         return list(self.loaded.tokenizer(self.render(request), add_special_tokens=False)["input_ids"])
 
     @property
@@ -187,10 +164,9 @@ class TransformersBackend(Backend):
 
     # -- prefill -------------------------------------------------------------------------------
     def _prefill(self, rows: list[Row]) -> tuple[Any, Any, Any, Any]:
-        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions.
-
-        Phase A computes each row's prompt but its last token alone (no padding, and each row sees what the rows before
-        it stored in the prefix cache); phase B runs every row's last token as one batch over the right-aligned KV."""
+        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions. Phase A computes
+        each row's prompt but its last token alone (no padding; each row sees what the rows before it stored in the
+        prefix cache); phase B runs every row's last token as one batch over the right-aligned KV."""
         import torch
 
         lm = self.loaded
@@ -202,7 +178,7 @@ class TransformersBackend(Backend):
                 computed = self._forward_with_logits(have, todo, row.reused)[0]
                 self.stats.computed_prompt_tokens += len(todo)
                 if self._caches(row):
-                    self._prefix_cache.insert(row.request.cache_group, row.ids[:-1], row.reused, computed)
+                    self.prefix_cache.insert(row.request.cache_group, row.ids[:-1], row.reused, computed)
                 have.append(computed)
             segments[row.index] = have
         batch = len(rows)
@@ -224,12 +200,11 @@ class TransformersBackend(Backend):
         return out.logits[:, -1, :].float(), returned_cache(out), mask.to(device), next_positions
 
     def _caches(self, row: Row) -> bool:
-        """Whether the row's prompt prefixes are cached (the prefix cache is on and the row names its group)."""
         return self.use_prefix_cache and row.request.cache_group is not None
 
     def _cached_prefix(self, row: Row) -> list[Segment]:
         """The KV segments of the longest cached prefix of the row's prompt but its last token (`row.reused` long)."""
-        match = self._prefix_cache.lookup(row.request.cache_group, row.ids, max_length=len(row.ids) - 1) \
+        match = self.prefix_cache.lookup(row.request.cache_group, row.ids, max_length=len(row.ids) - 1) \
             if self._caches(row) else None
         row.reused = match.length if match else 0
         return list(match.segments) if match else []
@@ -262,22 +237,16 @@ class TransformersBackend(Backend):
         from transformers import DynamicCache
 
         config = self.loaded.model.config
-        template = next((segs[0] for segs in rows if segs), None)
-        if template is None or past_len == 0:
+        if past_len == 0 or not any(rows):
             return DynamicCache(config=config)
-        layers = []
-        for layer, (k0, v0) in enumerate(template):
-            keys = torch.zeros((len(rows), k0.shape[1], past_len, k0.shape[3]), dtype=k0.dtype, device=k0.device)
-            values = torch.zeros((len(rows), v0.shape[1], past_len, v0.shape[3]), dtype=v0.dtype, device=v0.device)
-            for b, segs in enumerate(rows):
-                offset = past_len - sum(seg[0][0].shape[2] for seg in segs)
-                for seg in segs:
-                    k, v = seg[layer]
-                    width = k.shape[2]
-                    keys[b, :, offset:offset + width] = k[0]
-                    values[b, :, offset:offset + width] = v[0]
-                    offset += width
-            layers.append((keys, values))
+        template = next(segs[0] for segs in rows if segs)
+
+        def row(segs: list[Segment], layer: int, part: int) -> Any:  # its segments joined, zeros left up to `past_len`
+            joined = torch.cat([seg[layer][part] for seg in segs] or [template[layer][part][:, :, :0]], dim=2)
+            return torch.nn.functional.pad(joined, (0, 0, past_len - joined.shape[2], 0))
+
+        layers = [tuple(torch.cat([row(segs, layer, part) for segs in rows]) for part in (0, 1))
+                  for layer in range(len(template))]
         return DynamicCache(ddp_cache_data=layers, config=config)
 
     # -- choices -------------------------------------------------------------------------------
@@ -313,7 +282,7 @@ class TransformersBackend(Backend):
         self.stats.computed_prompt_tokens += len(todo)
         self.stats.prompt_tokens += len(row.ids)
         if self._caches(row):
-            self._prefix_cache.insert(row.request.cache_group, row.ids, row.reused, segment)
+            self.prefix_cache.insert(row.request.cache_group, row.ids, row.reused, segment)
         first = torch.log_softmax(last_logits, dim=-1)
         option_ids = self._option_tokens(row.spec).ids
         if row.request.observe is not None and len(option_ids) == 1:

@@ -100,8 +100,7 @@ class Judge(ABC):
         return {}
 
     def needs_text_scoring(self) -> str | None:
-        """What of this judge scores given texts with the model's likelihoods (a served model must then return
-        prompt log-probabilities), or None when it needs no such thing."""
+        """What of this judge scores given texts with the model's likelihoods (needing prompt log-probabilities), or None."""
         return None
 
     def options(self) -> dict[str, Any]:

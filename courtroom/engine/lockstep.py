@@ -100,16 +100,8 @@ class _Running:
     pending: list[Call] = field(default_factory=list)
 
 
-def run_lockstep(
-    cases: Iterable[Case],
-    make_program: ProgramFactory,
-    backend: Backend,
-    *,
-    judge_name: str,
-    config_hash: str,
-    window: int = 8,
-    observer: LockstepObserver | None = None,
-) -> Iterator[CaseOutcome]:
+def run_lockstep(cases: Iterable[Case], make_program: ProgramFactory, backend: Backend, *, judge_name: str,
+                 config_hash: str, window: int = 8, observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]:
     """Run every case's program, batching the calls due at each step; yield outcomes as cases end."""
     queue = iter(cases)
     running: list[_Running] = []
@@ -207,8 +199,7 @@ def _fail(state: _Running, exc: BaseException, backend: Backend) -> CaseOutcome:
     return CaseOutcome(state.case, None, state.transcript.events, str(exc), type(exc).__name__)
 
 
-def gather(programs: Sequence[Generator[list[Call], list[GenerationResponse], Any]]) -> Generator[
-        list[Call], list[GenerationResponse], list[Any]]:
+def gather(programs: Sequence[Step]) -> Generator[list[Call], list[GenerationResponse], list[Any]]:
     """Advance several sub-programs together (a case's charges tried side by side); return their results."""
     results: list[Any] = [None] * len(programs)
     pending: dict[int, list[Call]] = {}

@@ -1,8 +1,6 @@
 """A judge as a metric: `Judge.score(...)` and `Judge.ascore(...)` take the argument names of the tools people come
-from (`question`/`answer`/`context`, Opik's, DeepEval's, Ragas') and return a `Score`: `value` is P(hallucinated)
-(lower is better), `threshold` the judge's own unless given, `success` the verdict (faithful), `spans` and
-`testimony` what it found. Concurrent calls are judged together in one lockstep run on the judge's own thread
-(`submit`); `courtroom.integrations` and `courtroom.testing` wrap this for the tools and pytest."""
+from (ours, Opik's, DeepEval's, Ragas') and return a `Score`. Concurrent calls are judged together in one lockstep run
+on the judge's own thread (`submit`); `courtroom.integrations` and `courtroom.testing` wrap this for tools and pytest."""
 
 from __future__ import annotations
 
@@ -42,8 +40,7 @@ class Judging(Protocol):
 
 
 class Score(BaseModel):
-    """A metric's result, shaped like the Opik and DeepEval hallucination metrics': the judge's P(hallucinated) for
-    one answer, why, and whether it passes."""
+    """A metric's result, shaped like Opik's and DeepEval's hallucination metrics': P(hallucinated), why, success."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -81,8 +78,7 @@ SPANS_NAMED = 5
 
 
 def spans_phrase(spans: Sequence[HallucinatedSpan], limit: int = SPANS_NAMED) -> str:
-    """The spans found hallucinated as one line, strongest first: `hallucinated: 'X' (0.83), 'Y' (0.71)` ("" when
-    there are none)."""
+    """The spans found hallucinated as one line, strongest first: `hallucinated: 'X' (0.83), 'Y' (0.71)` (or "")."""
     if not spans:
         return ""
     named = ", ".join(f"'{s.text}' ({s.score:.2f})" for s in spans[:limit])
@@ -99,8 +95,7 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None
     """The case named by metric-style keyword arguments, each part under any of its names (`ARGUMENTS`; `None` is not
     given); a part named twice, an unknown name, or no answer or context is an error listing the names accepted."""
     accepted = {alias: part for part, aliases in ARGUMENTS.items() for alias in aliases}
-    unknown = sorted(set(arguments) - set(accepted))
-    if unknown:
+    if unknown := sorted(set(arguments) - set(accepted)):
         raise MetricArgumentError(f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
                                   f"the court takes {_names()}")
     parts: dict[str, Any] = {}
@@ -115,12 +110,9 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None
         if part not in parts:
             raise MetricArgumentError(f"no {part} given: pass it as {' or '.join(ARGUMENTS[part])}")
     context = parts["context"]
-    if isinstance(context, str):
-        context = [context]
-    elif isinstance(context, Sequence):
-        context = list(context)
-    else:
+    if not isinstance(context, Sequence):
         raise MetricArgumentError(f"context must be a string or a list of strings, not {type(context).__name__}")
+    context = [context] if isinstance(context, str) else list(context)
     if not context:
         raise MetricArgumentError("the context is an empty list: give at least one passage")
     question = parts.get("question", "")
@@ -138,8 +130,7 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None
 
 
 def score_case(court: Judging, case: Case, threshold: float | None = None, name: str = NAME) -> Score:
-    """Judge one case with the court and read its verdict as a metric (blocking; calls from other threads at the
-    same time are judged in the same lockstep run)."""
+    """Judge one case with the court and read its verdict as a metric (blocking; concurrent calls share a run)."""
     _check(threshold)
     return as_score(court, submit(court, case).result(), threshold, name)
 
@@ -185,12 +176,9 @@ class _Batcher:
     (a backend is not safe to call from two threads at once)."""
 
     def __init__(self, court: Judging) -> None:
-        self.court = court
-        self.lock = threading.Lock()
-        self.running = threading.Lock()
+        self.court, self.lock, self.running, self.draining = court, threading.Lock(), threading.Lock(), False
         self.pending: dict[str, tuple[Case, Future[CaseVerdict]]] = {}
         self.taken: dict[str, Future[CaseVerdict]] = {}
-        self.draining = False
 
     def submit(self, case: Case) -> Future[CaseVerdict]:
         with self.lock:

@@ -1,8 +1,6 @@
-"""Versioned migrations of recorded judge configurations, and the judges retired.
-
-Each judge lists its migrations (`Judge.migrations`: this module's, then its own, such as
-`courtroom.court.migrations`); a manifest applies them once when read (`Manifest.judge_config`), so a run of any
-age rebuilds its judge. The recorded hash stays the run's identity: a migrated configuration is checked by content."""
+"""Versioned migrations of recorded judge configurations, and the judges retired. Each judge lists its migrations
+(`Judge.migrations`); a manifest applies them once when read (`Manifest.judge_config`), so a run of any age rebuilds
+its judge. The recorded hash stays the run's identity: a migrated configuration is checked by content."""
 
 from __future__ import annotations
 
@@ -26,12 +24,9 @@ class Migration:
     """Bring such a configuration up to date, in place."""
 
 
-def _prompt_format_1(config: JudgeConfig) -> None:
-    config["prompt_format"] = 1
-
-
 PROMPTS_2 = Migration("prompts 2: the answer's fence is drawn per case (an answer could close the fixed fence of "
-                      "format 1); absent means format 1", lambda c: "prompt_format" not in c, _prompt_format_1)
+                      "format 1); absent means format 1", lambda c: "prompt_format" not in c,
+                      lambda c: c.update(prompt_format=1))
 """Every judge's: the prompt format."""
 
 

@@ -11,14 +11,7 @@ from functools import reduce
 from courtroom.case import Case
 from courtroom.evaluate.confounds import NO_MODEL_ROWS
 from courtroom.evaluate.metrics import Metrics, compute_metrics
-from courtroom.evaluate.paired import (
-    excluded_from_pairing,
-    gold_disagreements,
-    mcnemar,
-    named,
-    other_cases,
-    paired_bootstrap_difference,
-)
+from courtroom.evaluate.paired import excluded_from_pairing, gold_disagreements, mcnemar, named, other_cases, paired_bootstrap_difference
 from courtroom.evaluate.results import ResultRow, as_variant, variant_names
 from courtroom.evaluate.thresholds import calibrated_rows, errors_as_wrong
 

@@ -13,7 +13,6 @@ from courtroom.text.words import Vocabulary
 
 LENGTH_ONLY = "length-only"
 OVERLAP_ONLY = "overlap-only"
-NO_MODEL_RULES = (LENGTH_ONLY, OVERLAP_ONLY)
 
 
 def answer_words(case: Case) -> int:

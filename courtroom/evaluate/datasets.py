@@ -1,9 +1,6 @@
 """Load cases from JSONL, CSV and Parquet files (`dataset_files`), Hugging Face datasets, or the shipped examples.
-
-Columns map onto case fields by `field_map` (`--field question=query`), else the normalized schema `id, source,
-question, context, answer, label` is expected; a bad row is a `DatasetError` naming file, row and field (or, with
-`skip_invalid`, skipped and counted). Labels: `PASS`/`FAIL`, `faithful`/`supported`/`factual` (PASS),
-`hallucinated` (FAIL), or a boolean / 0-1 meaning hallucinated; `yes`/`no` are refused as ambiguous."""
+Columns map onto case fields by `field_map` (`--field question=query`), else `CASE_FIELDS` are expected; a bad row is a
+`DatasetError` naming file, row and field (or, with `skip_invalid`, skipped and counted)."""
 
 from __future__ import annotations
 

@@ -12,9 +12,7 @@ from courtroom.evaluate.datasets import LoadReport, validate_rows
 
 KNOWN_SPLITS = ("train", "validation", "valid", "dev", "test")
 
-HUB_FIELD_MAPS: dict[str, dict[str, str]] = {
-    "PatronusAI/HaluBench": {"context": "passage", "source": "source_ds"},
-}
+HUB_FIELD_MAPS: dict[str, dict[str, str]] = {"PatronusAI/HaluBench": {"context": "passage", "source": "source_ds"}}
 """Column mappings of known Hub datasets, applied under any `--field` the user gives."""
 
 

@@ -148,29 +148,21 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
         for key, chunks in collected.items():
             low, high = percentile_interval(np.concatenate(chunks))
             intervals[key] = intervals[key].model_copy(update={"low": low, "high": high})
-    tp, fp, tn, fn = confusion(gold, pred)
     count = max(len(rows), 1)
     charged = [r for r in rows if r.charges]
-    return Metrics(
-        cases=len(judged), errors=errors, positives=int(gold.sum()), **intervals,
-        confusion={"tp": tp, "fp": fp, "tn": tn, "fn": fn},
-        parse_failures=sum(r.parse_failures for r in rows),
-        tokens_per_case=sum(r.prompt_tokens + r.completion_tokens for r in rows) / count,
-        prompt_tokens_per_case=sum(r.prompt_tokens for r in rows) / count,
-        computed_prompt_tokens_per_case=sum(r.computed_prompt_tokens for r in rows) / count,
-        completion_tokens_per_case=sum(r.completion_tokens for r in rows) / count,
-        seconds_per_case=sum(r.seconds for r in rows) / count,
-        model_calls_per_case=sum(r.model_calls for r in rows) / count,
-        rounds_per_charge=(sum(r.rounds for r in charged) / len(charged)) if charged else 0.0,
-        charges_per_case=sum(r.charges for r in rows) / count,
-    )
+    per_case = ("prompt_tokens", "computed_prompt_tokens", "completion_tokens", "seconds", "model_calls", "charges")
+    return Metrics(cases=len(judged), errors=errors, positives=int(gold.sum()), **intervals,
+                   confusion=dict(zip(("tp", "fp", "tn", "fn"), confusion(gold, pred))),
+                   parse_failures=sum(r.parse_failures for r in rows),
+                   tokens_per_case=sum(r.prompt_tokens + r.completion_tokens for r in rows) / count,
+                   rounds_per_charge=(sum(r.rounds for r in charged) / len(charged)) if charged else 0.0,
+                   **{f"{name}_per_case": sum(getattr(r, name) for r in rows) / count for name in per_case})
 
 
 def metrics_by_source(rows: Sequence[ResultRow], resamples: int = 1000, seed: int = 0,
                       depth: int | None = None) -> dict[str, Metrics]:
     """Metrics per dataset source; with `depth`, per source prefix of that many `/`-separated parts
     (`ragtruth/QA/gpt-4-0613` at depth 2 is `ragtruth/QA`)."""
-
     if depth is not None and depth < 1:
         raise ConfigError(f"depth must be at least 1, got {depth}")
 

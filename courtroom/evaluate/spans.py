@@ -95,10 +95,8 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
             per = [counts(c, level) for c in chosen]
             p, r, f = prf(pooled(per))
             table = np.array([(c.tp, c.fp, c.fn) for c in per], dtype=np.int64).reshape(-1, 3)
-            boot = []
-            for _ in range(resamples if per else 0):
-                tp, fp, fn = table[rng.integers(0, len(per), len(per))].sum(axis=0)
-                boot.append(prf(Counts(int(tp), int(fp), int(fn)))[2])
+            boot = [prf(Counts(*map(int, table[rng.integers(0, len(per), len(per))].sum(axis=0))))[2]
+                    for _ in range(resamples if per else 0)]
             low, high = (np.percentile(boot, [2.5, 97.5]) if boot else (0.0, 0.0))
             out[f"{level} {name}"] = {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4),
                                       "f1_95": [round(float(low), 4), round(float(high), 4)]}
@@ -128,12 +126,3 @@ def paired_f1_difference(a: Sequence[SpanCase], b: Sequence[SpanCase], level: st
         boot.append(prf(pooled([ca[i] for i in idx]))[2] - prf(pooled([cb[i] for i in idx]))[2])
     low, high = np.percentile(boot, [2.5, 97.5])
     return round(diff, 4), round(float(low), 4), round(float(high), 4)
-
-
-def span_cells(scores: dict[str, object]) -> str:
-    """`span_scores` as table cells: token P | R | F1 [95%] on hallucinated answers | char F1 | hit@1 [95%]."""
-    token, char = scores["token hallucinated answers"], scores["char hallucinated answers"]
-    hit, hit95 = scores["hit@1"], scores["hit@1_95"]
-    return (f"{token['precision']:.3f} | {token['recall']:.3f} | {token['f1']:.3f} "  # type: ignore[index]
-            f"[{token['f1_95'][0]:.3f}, {token['f1_95'][1]:.3f}] | {char['f1']:.3f} | "  # type: ignore[index]
-            f"{hit:.3f} [{hit95[0]:.3f}, {hit95[1]:.3f}]")  # type: ignore[index]

@@ -79,10 +79,5 @@ def calibrated_rows(rows: Sequence[ResultRow], folds: int = 5, seed: int = 0) ->
 def errors_as_wrong(rows: Sequence[ResultRow]) -> list[ResultRow]:
     """The rows with every failed case of known gold counted as a confident wrong verdict, so a judge
     that fails on hard cases is not rewarded for skipping them (`error` stays set, so errors are still counted)."""
-    wrong = []
-    for r in rows:
-        if r.label is None and r.gold is not None:
-            r = r.model_copy(update={"label": "PASS" if r.gold == "FAIL" else "FAIL",
-                                     "score": 0.0 if r.gold == "FAIL" else 1.0})
-        wrong.append(r)
-    return wrong
+    return [r.model_copy(update={"label": "PASS" if r.gold == "FAIL" else "FAIL", "score": 0.0 if r.gold == "FAIL" else 1.0})
+            if r.label is None and r.gold is not None else r for r in rows]

@@ -1,9 +1,5 @@
-"""The court as a DeepEval metric: `CourtroomMetric` is a `deepeval.metrics.BaseMetric` (`deepeval.assert_test`,
-`deepeval.evaluate`, `metric.measure(test_case)`; docs/integrations.md).
-
-`score` is P(hallucinated), lower is better, as DeepEval's `HallucinationMetric`; a test case passes when the court
-finds its answer faithful (or, with a `threshold`, by `score < threshold`). The context is the test case's
-`retrieval_context`, else its `context`."""
+"""The court as a DeepEval metric: `CourtroomMetric` is a `deepeval.metrics.BaseMetric` (docs/integrations.md); `score`
+is P(hallucinated), lower is better, as DeepEval's `HallucinationMetric`."""
 
 from __future__ import annotations
 
@@ -28,10 +24,7 @@ class CourtroomMetric(BaseMetric):
         self.court = court_or_default(court)
         self.threshold = self.court.threshold if threshold is None else threshold
         """The court's own threshold for its model unless given (DeepEval requires one to decide success)."""
-        self.name = name
-        self.async_mode = async_mode
-        self.verbose_mode = verbose_mode
-        self.include_reason = True
+        self.name, self.async_mode, self.verbose_mode, self.include_reason = name, async_mode, verbose_mode, True
         self.evaluation_model = f"courtroom {self.court.title} court on {self.court.model}"
         self.verdict = None
 

@@ -1,7 +1,5 @@
-"""The court as an Opik metric: `CourtroomMetric` is an `opik.evaluation.metrics.base_metric.BaseMetric`, taking the
-arguments of Opik's `Hallucination` in the same direction (`opik.evaluate(..., scoring_metrics=[...])`,
-`metric.score(input=..., output=..., context=[...])`; docs/integrations.md). Its `ScoreResult` holds P(hallucinated) as
-`value`, the reason with the spans found, and the verdict as `metadata`."""
+"""The court as an Opik metric: `CourtroomMetric` is an `opik.evaluation.metrics.base_metric.BaseMetric` taking the
+arguments of Opik's `Hallucination`, in the same direction (docs/integrations.md); the verdict is its `metadata`."""
 
 from __future__ import annotations
 

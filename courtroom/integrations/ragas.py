@@ -1,8 +1,5 @@
-"""The court as a Ragas metric: `CourtroomMetric` is a `ragas.metrics.base.SingleTurnMetric` (Ragas 0.4) for
-`ragas.evaluate(dataset, metrics=[CourtroomMetric()])`, needing no LLM of Ragas' (docs/integrations.md).
-
-Its column `courtroom_hallucination` is P(hallucinated): **lower is better**, unlike `faithfulness`. The reasons and
-verdicts are kept on the metric (`verdicts`, by answer); `score(...)`/`ascore(...)` return a `MetricResult`."""
+"""The court as a Ragas metric: `CourtroomMetric` is a `ragas.metrics.base.SingleTurnMetric` (Ragas 0.4) needing no LLM
+of Ragas' (docs/integrations.md); its column `courtroom_hallucination` is P(hallucinated): **lower is better**."""
 
 from __future__ import annotations
 
@@ -35,8 +32,7 @@ class CourtroomMetric(SingleTurnMetric):
 
     def __init__(self, court: Judge | None = None, *, threshold: float | None = None, name: str = NAME) -> None:
         self.court = court_or_default(court)
-        self.threshold = threshold
-        self.name = name
+        self.threshold, self.name = threshold, name
         self._required_columns = {MetricType.SINGLE_TURN: {"response", "retrieved_contexts", "user_input:optional"}}
         self.verdicts = {}
         self.__post_init__()

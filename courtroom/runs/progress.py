@@ -73,18 +73,12 @@ class RunProgress:
     def __init__(self, total: int, done: int = 0, calls_per_case: float = 1.0,
                  on_change: Callable[[RunProgress], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.total, self.done = total, done
-        self.prior = calls_per_case
-        self.on_change = on_change
-        self.clock = clock
-        self.started = clock()
-        self.lock = threading.Lock()
-        self.calls = 0
+        self.total, self.done, self.prior, self.on_change, self.clock = total, done, calls_per_case, on_change, clock
+        self.started, self.lock = clock(), threading.Lock()
+        self.calls = self.tokens = self.running = self.in_flight = self.batch = 0
         self.calls_finished = 0
         """Calls of the cases finished in this session (their rows' `model_calls`)."""
         self.measured: list[int] = []
-        self.tokens = 0
-        self.running = self.in_flight = self.batch = 0
         self.step: int | None = None
         self._calls_at_batch = 0
         self._paced_from: tuple[float, float] | None = None

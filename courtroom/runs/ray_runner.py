@@ -44,6 +44,8 @@ def seat_devices(device: str, visible: int, main_gpus: float, seat_gpus: dict[st
         places[key] = f"cuda:{min(int(offset), max(visible - 1, 0))}" if gpus > 0 else "cuda:0"
         offset += gpus
     return places
+
+
 DEATH = (RayActorError, ActorDiedError, ActorUnavailableError, WorkerCrashedError)
 
 
@@ -95,17 +97,10 @@ class RayRunner:
                  seat_factory: SeatFactory | None = None) -> None:
         """Workers build their door from `backend` (or `backend_factory`) and the court's further seats from their specs
         (or `seat_factory`); a chunk over `chunk_timeout` seconds counts as its worker's death."""
-        self.seat_factory = seat_factory
-        self.chunk_timeout = chunk_timeout
-        self.backend_spec = backend or BackendSpec()
-        self.workers = workers
-        self.gpus_per_worker = gpus_per_worker
-        self.address = address
-        self.chunk_size = chunk_size
-        self.max_retries = max_retries
-        self.cpus_per_worker = cpus_per_worker
-        self.backend_factory = backend_factory
-        self.init_options = init_options or {}
+        self.backend_spec, self.backend_factory, self.seat_factory = backend or BackendSpec(), backend_factory, seat_factory
+        self.workers, self.gpus_per_worker, self.cpus_per_worker = workers, gpus_per_worker, cpus_per_worker
+        self.address, self.init_options = address, init_options or {}
+        self.chunk_size, self.chunk_timeout, self.max_retries = chunk_size, chunk_timeout, max_retries
         self.actors: list[Any] = []
         self._starting: dict[Any, int] = {}
         """Replacement workers still starting: their readiness reference -> slot."""
@@ -153,8 +148,7 @@ class RayRunner:
                         task = queue.popleft()
                         task.attempts += 1
                         running[actor.judge_chunk.remote(task.cases)] = (slot, task, time.monotonic())
-                ready, _ = ray.wait([*running, *self._starting], num_returns=1,
-                                    timeout=self._wait_seconds(running))
+                ready, _ = ray.wait([*running, *self._starting], num_returns=1, timeout=self._wait_seconds(running))
                 if ready and ready[0] in self._starting:  # a replacement worker is up: its chunks may start
                     self._started(ready[0])
                     continue
@@ -220,8 +214,7 @@ class RayRunner:
         self.restarts += 1
 
     def _started(self, ref: Any) -> None:
-        """A replacement worker answered; one that could not start stops the run with its error (what is finished
-        was already handed out)."""
+        """A replacement worker answered; one that could not start stops the run with its error."""
         self._starting.pop(ref)
         try:
             ray.get(ref)

@@ -15,8 +15,7 @@ from courtroom.log.manifest import RunnerSpec
 
 
 class Runner(Protocol):
-    """Judges cases somewhere and yields each outcome once, as it ends (an `observer` watches the batches from
-    the inside where the runner can show them: in process)."""
+    """Judges cases somewhere and yields each outcome once, as it ends (an `observer` watches in-process batches)."""
 
     def run(self, judge: Judge, cases: list[Case], observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]: ...
 

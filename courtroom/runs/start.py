@@ -46,8 +46,7 @@ class Run:
 
     def execute(self, on_row: Callable[[ResultRow], None] | None = None, runner: Runner | None = None,
                 observer: LockstepObserver | None = None) -> list[ResultRow]:
-        """Judge every remaining case, writing each as it ends; returns all rows of the run (an `observer`
-        watches the lockstep batches from the inside, for progress)."""
+        """Judge every remaining case, writing each as it ends (`observer`: the lockstep batches); all rows of the run."""
         runner = runner or make_runner(self.spec.runner, self.spec.backend)
         outcomes = runner.run(self.judge, self.remaining, observer) if observer is not None else \
             runner.run(self.judge, self.remaining)
@@ -64,11 +63,6 @@ class Run:
             if on_row:
                 on_row(row)
         return self.store.rows()
-
-
-def build_judge(spec: RunSpec, backend: Backend | None = None) -> Judge:
-    """The judge a run spec asks for (no model is loaded), speaking through `backend` if given."""
-    return make_judge(spec.judge, backend or spec.backend, window=spec.window)
 
 
 def probed_backend(spec: RunSpec, judge: Judge) -> Backend:
@@ -94,7 +88,7 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False,
     if spec.runner.kind == "ray" and spec.backend.device != "auto":
         raise ConfigError(f"--device {spec.backend.device} with --runner ray: Ray places each worker, on a GPU it "
                           "assigns (--gpus-per-worker) or on CPU; leave --device out")
-    judge = build_judge(spec)
+    judge = make_judge(spec.judge, spec.backend, window=spec.window)  # no model is loaded
     hosts = consented(spec.backend, judge.seats(), spec.hosts)  # a court file's seats call no host the user did not name
     if announce is not None and hosts:
         announce(hosts)
@@ -102,18 +96,14 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False,
     if backend is not None:
         judge.attach(backend)
     store = RunStore(out)
+    lock = None
     try:
         if store.exists() and not fresh and store.rows():  # what differs from the recorded run is said first,
             _check_resumable(store, spec, judge, cases)  # whatever this machine has installed
         spec.backend.check_model()  # an unknown model fails now, not after the first case
         for seat in judge.seats().values():  # and a further model a court seats (a served one is probed on loading)
             seat.check_model()
-    except BaseException:
-        if backend is not None:
-            backend.close()
-        raise
-    lock = store.lock()
-    try:
+        lock = store.lock()
         reconfigured = store.exists() and not fresh and not store.rows()
         if store.exists() and not fresh and not reconfigured:
             _check_resumable(store, spec, judge, cases)  # again, now that this process holds the run
@@ -127,18 +117,16 @@ def start_run(spec: RunSpec, out: str | Path, *, fresh: bool = False,
                                           server=backend.server if backend is not None else None,
                                           placement=placement))
     except BaseException:  # a refused resume leaves the directory free for the corrected command, in this process too
-        lock.close()
+        if lock is not None:
+            lock.close()
         if backend is not None:
             backend.close()
         raise
-    wanted = {c.id for c in cases}
-    finished = store.finished_ids() & wanted
-    return Run(spec, judge, cases, store, finished, report, lock=lock)
+    return Run(spec, judge, cases, store, store.finished_ids() & {c.id for c in cases}, report, lock=lock)
 
 
 def _check_resumable(store: RunStore, spec: RunSpec, judge: Judge, cases: list[Case]) -> None:
-    """A run directory resumes only with the judge, cases and model it was started with: the same selection of
-    the same data (each case's content as its digest recorded it) and the same model."""
+    """A run directory resumes only with the judge, model and selection of the same data (by digest) it began with."""
     previous, out = store.manifest(), store.root
     if previous.config_hash != judge.config_hash():
         migrated, applied = previous.upgraded_judge
@@ -155,8 +143,7 @@ def _check_resumable(store: RunStore, spec: RunSpec, judge: Judge, cases: list[C
     if previous.model != spec.backend.model:
         differences.insert(0, f"model: {previous.model!r} -> {spec.backend.model!r}")
     if differences:
-        raise RunError(f"{out} holds a run on other cases or another model: {_listed(differences)}; "
-                       f"{_instead(store)}")
+        raise RunError(f"{out} holds a run on other cases or another model: {_listed(differences)}; {_instead(store)}")
     changes = previous.cases.changes(CaseDigests.of(cases)) if previous.cases is not None else \
         _stale_rows(store.rows(), cases)
     if changes:
@@ -180,8 +167,7 @@ def _began_in(previous: Manifest, device: str) -> str | None:
 
 
 def _instead(store: RunStore, recorded: str = "") -> str:
-    """What to do with a run directory that cannot be resumed: another --out first (the run stays as it is), then
-    `recorded` (a way to finish it), and last --fresh, saying what it deletes."""
+    """What to do with a run directory that cannot be resumed (`recorded`: a way to finish it)."""
     judged = len(store.rows())
     cases = "its judged case" if judged == 1 else f"its {judged} judged cases"
     return f"use another --out (this run stays as it is){recorded}, or --fresh to delete {cases} and start over"

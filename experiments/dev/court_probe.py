@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def main() -> None:
               f"confusion {m.confusion}, charges/case {m.charges_per_case:.2f}, rounds/charge {m.rounds_per_charge:.2f}, "
               f"computed prompt/case {m.computed_prompt_tokens_per_case:.0f}, completion/case "
               f"{m.completion_tokens_per_case:.0f}", flush=True)
-        print("   backend", backend.stats.as_dict(), flush=True)
+        print("   backend", dataclasses.asdict(backend.stats), flush=True)
         for outcome in outcomes[: args.show]:
             print("  ---", outcome.case.id, outcome.case.label, "->", outcome.verdict and outcome.verdict.label,
                   outcome.verdict and round(outcome.verdict.score, 3))

@@ -8,10 +8,11 @@ from typing import Literal
 
 from probe_sample import probe_cases, probe_parser
 
-from courtroom.casefile import render_context, split_sentences
+from courtroom.casefile import render_context
 from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.metrics import auroc
+from courtroom.text.sentences import split
 
 SYSTEM = ChatMessage(role="system", content="Answer the question using the context.")
 
@@ -49,7 +50,7 @@ def main() -> None:
     start = time.time()
     per_case = []
     for case in cases:
-        sentences = split_sentences(case.answer) or (case.answer,)
+        sentences = split(case.answer, render=False) or (case.answer,)
         reqs = [request(case, s, True) for s in sentences] + [request(case, s, False) for s in sentences]
         out = backend.generate(reqs)
         backend.release(case.id)

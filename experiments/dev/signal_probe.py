@@ -8,11 +8,12 @@ from typing import Literal
 
 from probe_sample import probe_cases, probe_parser
 
-from courtroom.casefile import render_case_file, split_sentences
+from courtroom.casefile import render_case_file
 from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
 from courtroom.door.transformers import TransformersBackend
 from courtroom.engine.plain import JUDGE_SYSTEM
 from courtroom.evaluate.metrics import auroc
+from courtroom.text.sentences import split
 
 STOP = set("a an the of in on at to for from by with and or but is are was were be been being it its this that these "
            "those as which who whom what when where why how not no yes do does did has have had can could will would "
@@ -54,18 +55,18 @@ def main() -> None:
                                 ("factual", "hallucinated"))],
         "sentence": lambda c: [ask(c, f"STATEMENT from the answer: \"{s}\"\nIs this statement supported by the context? "
                                       "Answer \"supported\" or \"hallucinated\".", ("supported", "hallucinated"))
-                               for s in split_sentences(c.answer)],
+                               for s in split(c.answer, render=False)],
         "sentence+exhibit": lambda c: [ask(c, f"STATEMENT from the answer: \"{s}\"\nWords of the statement that do not "
                                               f"appear in the context: {', '.join(unsupported(s, context[c.id])) or 'none'}.\n"
                                               "Is this statement supported by the context? Answer \"supported\" or "
                                               "\"hallucinated\".", ("supported", "hallucinated"))
-                                       for s in split_sentences(c.answer)],
+                                       for s in split(c.answer, render=False)],
         "rails+exhibit": lambda c: [ask(c, f"Words of the answer that do not appear in the context: "
                                            f"{', '.join(unsupported(c.answer, context[c.id])) or 'none'}.\n"
                                            "Is the answer faithful to the context? Answer \"factual\" or \"hallucinated\".",
                                         ("factual", "hallucinated"))],
         "yesno-sentence": lambda c: [ask(c, f"STATEMENT from the answer: \"{s}\"\nDoes the context state this? Answer "
-                                            "\"yes\" or \"no\".", ("yes", "no")) for s in split_sentences(c.answer)],
+                                            "\"yes\" or \"no\".", ("yes", "no")) for s in split(c.answer, render=False)],
     }
     for name, build in variants.items():
         start = time.time()

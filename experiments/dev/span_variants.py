@@ -85,15 +85,15 @@ def word_evidence(examples: list, fold: np.ndarray, C: float, seed: int = 0) -> 
 def acquitted(cases: list, examples: list, contexts: dict[str, list[str]]) -> list:
     """The spans of `cases` less those whose every content word one context sentence holds (a verified quote of
     support, found by the lexical check alone: what a defender choosing the best quote perfectly would give)."""
-    from courtroom.casefile import split_sentences
     from courtroom.evaluate.spans import SpanCase
+    from courtroom.text.sentences import split
     from courtroom.text.words import content_words
 
     with_spans = [e for e in examples if e.spans is not None]
     out = []
     for case, example in zip(cases, with_spans):
         keyed = [{w.key for w in content_words(s)} for text in contexts[example.case_id]
-                 for s in split_sentences(text)]
+                 for s in split(text, render=False)]
         kept = []
         for a, b, score in case.predicted:
             wanted = {w.key for w in content_words(case.answer[a:b])}

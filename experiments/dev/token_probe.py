@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Literal
 
 from courtroom.case import Case
-from courtroom.casefile import render_opening, split_sentences
+from courtroom.casefile import render_opening
 from courtroom.clerk.grounding import SYSTEM, scoring_request
 from courtroom.door.requests import ChatMessage, GenerationRequest, Sampling
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file
 from courtroom.evaluate.selection import select
 from courtroom.log.cases import excluded_case_ids
+from courtroom.text.sentences import split
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -37,7 +38,7 @@ def scoring(case: Case, text: str, with_context: bool) -> GenerationRequest:
 
 def probe(backend: TransformersBackend, case: Case, whole_only: bool = False) -> dict:
     answer = case.answer.strip()
-    sentences = split_sentences(answer) or (answer,)
+    sentences = split(answer, render=False) or (answer,)
     calls = [scoring_request(case, answer, "full"), scoring_request(case, answer, "none")]  # the court's own requests
     if not whole_only:
         calls += [scoring(case, s, True) for s in sentences] + [scoring(case, s, False) for s in sentences]
@@ -52,7 +53,7 @@ def probe(backend: TransformersBackend, case: Case, whole_only: bool = False) ->
     row = {"id": case.id, "source": case.source, "label": case.label, "answer_chars": len(answer),
            "answer_words": len(answer.split()), "offsets": [list(o) for o in out[0].token_spans],
            "ctx": out[0].token_logprobs, "bare": out[1].token_logprobs, "sentences": spans,
-           "context_sentences": sum(len(split_sentences(p)) for p in case.context)}
+           "context_sentences": sum(len(split(p, render=False)) for p in case.context)}
     if not whole_only:
         row |= {"sent_ctx": [r.token_logprobs for r in out[2:2 + n]], "sent_bare": [r.token_logprobs for r in out[2 + n:]]}
     return row

@@ -21,11 +21,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from courtroom.casefile import split_sentences
 from courtroom.clerk.grounding import scoring_request
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file
-from courtroom.text.sentences import SPLITTER
+from courtroom.text.sentences import SPLITTER, split
 
 
 def extract(backend: TransformersBackend, case, layers: list[int], token_hidden: bool = False) -> dict:
@@ -37,7 +36,7 @@ def extract(backend: TransformersBackend, case, layers: list[int], token_hidden:
     offsets = [(int(a), int(b)) for a, b in enc["offset_mapping"]]
     out: dict = {"id": case.id, "source": case.source, "label": case.label, "answer": answer, "offsets": offsets,
                  "ids": ans_ids}
-    sentences = split_sentences(answer, SPLITTER) or (answer,)
+    sentences = split(answer, SPLITTER, render=False) or (answer,)
     spans, cursor = [], 0
     for s in sentences:
         start = answer.find(s, cursor)

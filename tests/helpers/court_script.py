@@ -6,10 +6,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from courtroom.casefile import split_sentences
 from courtroom.court.moves import VerdictChoice
 from courtroom.door import Scored
 from courtroom.door.requests import GenerationRequest
+from courtroom.text.sentences import split
 
 MOVE_ROLES = {frozenset({"argue", "withdraw"}): "prosecutor", frozenset({"rebut", "concede"}): "defender",
               frozenset({"rule", "next_round"}): "judge", frozenset({"to_jury", "next_round"}): "judge",
@@ -65,7 +65,7 @@ class CourtScript:
             self.seen.append("ground")
             # one token per word; every word gains its sentence's grounding from the context (0 without it)
             tokens = []
-            for sentence in split_sentences(text) or (text,):
+            for sentence in split(text, render=False) or (text,):
                 full = next((v for k, v in self.grounding.items() if k in sentence), 1.0)
                 cited = next((v for k, v in self.cited_grounding.items() if k in sentence), full)
                 is_full = prompt.count("\n[") >= self.context_sentences

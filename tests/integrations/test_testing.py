@@ -55,11 +55,12 @@ def test_the_default_court_is_loaded_once(monkeypatch: pytest.MonkeyPatch, court
     import courtroom.testing as testing
 
     loads = []
-    monkeypatch.setattr(testing, "_default", None)
+    testing.default_court.cache_clear()
     monkeypatch.setattr(testing, "load_court", lambda: loads.append(1) or court)
     assert_faithful(answer=FAITHFUL, context=CONTEXT)
     assert_faithful(answer=FAITHFUL, context=CONTEXT)
     assert loads == [1]
+    testing.default_court.cache_clear()  # the next test's default court is its own
 
 
 @pytest.mark.model

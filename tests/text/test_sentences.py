@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from courtroom.case import Case
-from courtroom.casefile import context_sentences, render_numbered_context, split_sentences
+from courtroom.casefile import context_sentences, render_numbered_context
 from courtroom.clerk import ClerkSpec
 from courtroom.court import Court, courts_dir, load_court, with_overrides
 from courtroom.door import ScriptedBackend
@@ -81,7 +81,7 @@ def test_a_markdown_table_is_one_sentence_per_row_under_its_header() -> None:
                                 "Quarter: Q2 2023; Revenue: 38.0; Margin: 11%", "After the table."]
     assert structured("| Oslo | 709000 |\n| Bergen | 291000 |") == ["Oslo | 709000", "Bergen | 291000"]  # no header
     # an answer's rows stay verbatim, so each can be found in the answer
-    assert split_sentences("| Q1 | 41.2 |\n|---|---|\n| Q2 | 38.0 |") == ("| Q2 | 38.0 |",)
+    assert split("| Q1 | 41.2 |\n|---|---|\n| Q2 | 38.0 |", render=False) == ("| Q2 | 38.0 |",)
 
 
 def test_list_items_are_sentences_with_their_markers() -> None:
@@ -121,7 +121,7 @@ def test_lines_are_sentences_and_figures_join_their_label() -> None:
 ])
 def test_prose_is_cut_past_abbreviations_initials_decimals_and_quotes(text: str, expected: list[str]) -> None:
     assert structured(text) == expected
-    assert list(split_sentences(text, "structured")) == expected
+    assert list(split(text, "structured", render=False)) == expected
 
 
 def test_the_first_splitter_is_kept_as_it_was() -> None:
@@ -133,7 +133,7 @@ def test_the_first_splitter_is_kept_as_it_was() -> None:
 def test_answer_sentences_are_found_in_the_answer() -> None:
     texts = [case.answer for case in _before_cases()] + ["Total was\n$\n4,835.\n2.\nNext one. And (see Fig. 2). Done!"]
     for text in texts:
-        for sentence in split_sentences(text, "structured"):
+        for sentence in split(text, "structured", render=False):
             assert sentence in text
 
 
@@ -265,4 +265,4 @@ def test_every_prompt_and_citation_of_a_case_uses_the_courts_splitter() -> None:
             assert move.evidence_found == (1 <= cited <= len(sentences)) or cited == 0
         charges = next(e for e in outcome.events if e.event == "charges")
         statements = [c.quote for c in charges.charges] + [d.quote for d in charges.dropped]
-        assert statements == list(split_sentences(case.answer, splitter))
+        assert statements == list(split(case.answer, splitter, render=False))
