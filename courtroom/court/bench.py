@@ -1,5 +1,4 @@
-"""The court as it sits for a trial: its settings, personas, procedure and the verdict threshold for its model, through
-which the parts of a trial read the court (the clerk's measurement takes the settings alone)."""
+"""The court as its trials read it: its settings, personas, procedure and the verdict threshold for its model."""
 
 from __future__ import annotations
 

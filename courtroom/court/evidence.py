@@ -32,9 +32,8 @@ def grounding_in_cited(bench: Bench, case: Case, charge: Charge, measured: Measu
 
 
 def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None) -> Step:
-    """P(hallucinated) from the evidence: the charge's grounding in the whole context or the cited sentences,
-    whichever accounts for it better (the defence carries the burden of proof), with the lexical evidence when taken;
-    the note that says so, and the grounding weighed."""
+    """P(hallucinated) from the charge's grounding in the whole context or the cited sentences, whichever accounts for
+    it better (the defence carries the burden of proof); the note that says so, and the grounding weighed."""
     sentences = context_sentences(case, bench.spec.sentences)
     cited = sorted({e.payload["evidence"] for e in entries if e.role in bench.trial.evidence_roles
                     and isinstance(e.payload.get("evidence"), int) and 1 <= e.payload["evidence"] <= len(sentences)})

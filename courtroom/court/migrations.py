@@ -1,9 +1,6 @@
-"""Court configurations of earlier versions, brought up to date; and the settings retired since.
-
-Each migration says what changed, in which version, and what a configuration without it meant; a run's manifest applies
-them when read (`Manifest.judge_config`), and court files before the trial section are read through `nest_trial`. A
-retired setting (its code deleted) is listed in `RETIRED_SETTINGS` with the last version that replays it; a court that
-uses one is refused in one line naming both."""
+"""Court configurations of earlier versions brought up to date (`MIGRATIONS`, applied by `Manifest.judge_config`;
+court files before the trial section through `nest_trial`), and the settings retired since (`RETIRED_SETTINGS`: a
+court that uses one is refused, naming the last version that replays it)."""
 
 from __future__ import annotations
 
@@ -49,9 +46,9 @@ def _section(court: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 LAST_BEFORE_EVIDENCE = "courtroom 0.1.0 (commit 4517f7b)"
+"""The last version that replays runs of the evidence court's moves and of statement-first turns."""
 LAST_BEFORE_REGIONS = "courtroom 0.1.0 (commit b319afa)"
 """The last version that replays runs decided by a ruling with regions."""
-"""The last version that replays runs of the evidence court's moves and of statement-first turns."""
 
 
 def _moves(court: dict[str, Any]) -> tuple[list[Any], list[Any]]:

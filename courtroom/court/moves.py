@@ -84,12 +84,6 @@ class Note(Payload):
     """What remains unclear, in one sentence."""
 
 
-
-
-
-
-
-
 class Nothing(Payload):
     """No payload: the move is all there is to it (no model call)."""
 

@@ -1,6 +1,5 @@
-"""Personas: who sits in the court, in YAML: a role, sampling settings and instructions, a Liquid template over
-`persona`, `role`, `case`, `charge`, `round` and `max_rounds`, rendered strictly and checked when the file loads
-(`courtroom personas validate`)."""
+"""Personas: who sits in the court, in YAML: a role, sampling settings and a Liquid template of instructions over
+`TEMPLATE_VARIABLES`, rendered strictly and checked when the file loads."""
 
 from __future__ import annotations
 

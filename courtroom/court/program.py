@@ -1,9 +1,7 @@
-"""One case in a court (`court_case`), a lockstep program: the clerk's procedure (`clerk.program.clerk_case`) with the
-court's charges (the indictment's, or drafted by the clerk persona; the whole answer when none is brought and the court
-says so) and its way to decide them: every charge tried side by side (`trial.try_charge`), or decided by its
-measurement outside the escalation band, the rulings combined by the clerk's aggregation. With a ruling that weighs
-the trial (`FittedRuling.weighs_trial`), the ruling decides: a case whose P(hallucinated) by the clerk's testimony lies
-outside the escalation band by that alone, any other by its trial weights over the clerk's testimony and the trial's."""
+"""One case in a court (`court_case`): the clerk's program (`clerk.program.clerk_case`) with the court's charges
+(measured, or drafted by the clerk persona) and its decision: each charge tried side by side (`trial.try_charge`) or,
+outside the escalation band, decided by its measurement. A ruling that weighs the trial decides a case outside the band
+by the clerk's testimony alone, any other by its trial weights."""
 
 from __future__ import annotations
 

@@ -37,8 +37,6 @@ class EscalationSpec(BaseModel):
         return self
 
 
-
-
 class SeatSpec(BaseModel):
     """A further model a role speaks through (`trial.models`): an alias, a `.gguf` file or a Hugging Face id run in
     this process (on the run's device and dtype), or a model served at `url`."""

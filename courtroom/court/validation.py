@@ -1,5 +1,4 @@
-"""A court's personas loaded and the court validated with them: the graph (a verdict reachable, cycles bounded, every
-move with a payload and a target) and every role's persona; errors name file, line and field (or the `--set`)."""
+"""A court's personas loaded and the court validated with them; errors name file, line and field (or the `--set`)."""
 
 from __future__ import annotations
 
