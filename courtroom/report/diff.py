@@ -1,5 +1,4 @@
-"""Two runs side by side, case by case: which verdicts changed, fixed or broke, with the paired test over the cases both
-judged. Shared by `courtroom audit diff` and the two-run report."""
+"""Two runs case by case (`audit diff`, the two-run report): which verdicts changed, fixed or broke, and the paired test."""
 
 from __future__ import annotations
 

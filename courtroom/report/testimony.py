@@ -1,5 +1,4 @@
-"""What a verdict's witnesses said and which spans it names, as plain views shared by the court record and the HTML
-report."""
+"""What a verdict's witnesses said and which spans it names, as views for the court record and the HTML report."""
 
 from __future__ import annotations
 
