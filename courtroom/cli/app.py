@@ -1,9 +1,5 @@
-"""The `courtroom` Typer application, its command groups and what every verb shares.
-
-Verbs live one per module (`demo`, `run`, `compare`, `rejudge`, `audit`, `config`, `models`); each parses
-its options, calls the library, and prints. Heavy modules (torch, transformers, ray) load only inside
-commands, so `courtroom --help` stays fast.
-"""
+"""The `courtroom` Typer application, its command groups and what every verb shares (a verb per module; heavy
+modules load only inside commands, so `courtroom --help` stays fast)."""
 
 from __future__ import annotations
 

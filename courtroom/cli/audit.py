@@ -14,9 +14,8 @@ from courtroom.report.terminal import shown
 
 
 def open_audit(run_dir: str, *, corrected: bool = True) -> Audit:
-    """The run directory, its manifest, result rows and edits read, and, when it holds human edits (and the command
-    shows the `corrected` verdicts), its judge rebuilt to weigh them: a corrupt one fails here, naming file and line or
-    field; what was skipped, a torn last edit, is said."""
+    """The run read (and its judge rebuilt to weigh human edits, when the command shows `corrected` verdicts): a
+    corrupt run fails here, naming file and line or field; a torn last edit skipped is said."""
     with failing():  # RunError, AuditError, a recorded judge that does not load
         audit = Audit(run_dir)
         audit.store.manifest()
@@ -94,8 +93,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
 
 
 def _summary_json(audit: Audit, gates: list) -> None:
-    """`audit summary --json`: the run, its metrics (overall, per source, corrected), span metrics (null without gold
-    spans), errors and gates."""
+    """`audit summary --json`: the run, its metrics (overall, per source, corrected, spans), errors and gates."""
     from courtroom.cli.compare import comparison_json
     from courtroom.evaluate.comparison import Contender, debate_gain
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
@@ -140,7 +138,7 @@ def audit_list(
     as_json: bool = typer.Option(False, "--json", help="Print the matching cases as JSON (reasons whole)."),
 ) -> None:
     """List cases, with filters (reasons cut at a word; `audit show` gives them whole)."""
-    from courtroom.report.tables import elide
+    from courtroom.report.tables import columns, elide
 
     audit = open_audit(run_dir)
     rows = audit.select(wrong=wrong, verdict=verdict, source=source, search=search, errors=errors)
@@ -152,9 +150,8 @@ def audit_list(
                               indent=2))
         return
     limit = 50 if limit is None else limit
-    table = Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else ""))
-    for column in ("case", "source", "gold", "verdict", "score", "charges", "reason"):
-        table.add_column(column, overflow="fold")
+    table = columns(Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else "")),
+                    ("case", "source", "gold", "verdict", "score", "charges", "reason"), left=None, overflow="fold")
     for r in rows[:limit]:
         mark = "" if r.correct is None else ("[green]" if r.correct else "[red]")
         table.add_row(shown(r.case_id), shown(r.source), shown(r.gold or "-"), f"{mark}{shown(r.label or 'error')}",
@@ -229,7 +226,7 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
     right one, and the paired test over the cases both judged (`audit report A --against B` shows both
     records side by side)."""
     from courtroom.report.diff import diff_runs
-    from courtroom.report.tables import elide
+    from courtroom.report.tables import columns, elide
 
     if only is not None and only not in ("fixed", "broken", "changed"):
         fail(f"--only must be fixed, broken or changed, not {only!r}")
@@ -248,9 +245,8 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
         console.print(f"balanced accuracy A - B {p.difference:+.3f} [95% CI {p.low:+.3f}, {p.high:+.3f}], "
                       f"McNemar p = {p.p_value:.3g} on {p.shared} cases with gold")
     changed = [c for c in diff.changed if only is None or c.change == only]
-    table = Table(title=f"{len(changed)} changed cases" + (f" (first {limit})" if len(changed) > limit else ""))
-    for column in ("case", "gold", "A", "score A", "B", "score B", "change", "B's reason"):
-        table.add_column(column, overflow="fold")
+    table = columns(Table(title=f"{len(changed)} changed cases" + (f" (first {limit})" if len(changed) > limit else "")),
+                    ("case", "gold", "A", "score A", "B", "score B", "change", "B's reason"), left=None, overflow="fold")
     style = {"fixed": "green", "broken": "red", "changed": "yellow"}
     for c in changed[:limit]:
         table.add_row(shown(c.case_id), shown(c.gold or "-"), shown(c.a.label or "error"),

@@ -84,8 +84,7 @@ def compare(
 
 
 def comparison_json(comparison) -> dict:  # noqa: ANN001
-    """A comparison as JSON data: every contender's metrics, and every pairing with the reference
-    (`difference` is the reference's balanced accuracy minus the run's, as in the table)."""
+    """A comparison as JSON data: every contender's metrics, and every pairing with the reference (as in the table)."""
     from dataclasses import asdict
 
     from courtroom.evaluate.results import trials
@@ -117,14 +116,14 @@ def _escalation_table(contenders: list) -> None:
     from rich.table import Table
 
     from courtroom.evaluate.results import escalation
+    from courtroom.report.tables import columns
 
     measured = [(c.name, e) for c in contenders if (e := escalation(c.rows())) is not None]
     if not measured:
         return
-    table = Table(title="escalation: charges tried, the rest decided by the measurement alone")
-    for column in ("run", "charges", "tried", "share tried", "s/case", "trials s/case", "outside trials s/case",
-                   "court / outside"):
-        table.add_column(column, justify="left" if column == "run" else "right", overflow="fold")
+    table = columns(Table(title="escalation: charges tried, the rest decided by the measurement alone"),
+                    ("run", "charges", "tried", "share tried", "s/case", "trials s/case", "outside trials s/case",
+                     "court / outside"), overflow="fold")
     for name, e in measured:
         outside = e.measurement_seconds_per_case
         table.add_row(shown(name), str(e.charges), str(e.tried), f"{e.share:.1%}", f"{e.seconds_per_case:.2f}",
