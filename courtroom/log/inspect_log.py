@@ -1,8 +1,5 @@
-"""A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`.
-
-Written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai; one sample per case
-(docs/runs-and-datasets.md). A case without a transcript takes its input from the run's dataset when it can be read,
-and its verdict from the result row."""
+"""A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`: its JSON
+format (version 2) written directly, so exporting needs no inspect_ai; one sample per case."""
 
 from __future__ import annotations
 
@@ -88,15 +85,13 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
 
 
 def testimony_records(verdict: CaseVerdict, answer: str) -> list[dict[str, Any]]:
-    """What each witness said of the whole answer: heard or not (and why), its values, and what it points at (with
-    the answer's words); the weighing of a fitted ruling is the verdict's `weighing`."""
+    """What each witness said of the whole answer: heard or not (and why), its values, and what it points at."""
     return [{"witness": t.witness, "version": t.version, "heard": t.heard, "why_not": t.why_not, "values": t.values,
              "points": [{**p.model_dump(), "words": answer[p.start:p.end]} for p in t.points]} for t in verdict.testimony]
 
 
 def _verdict_metadata(row: ResultRow, verdict: CaseVerdict | None, case: Case | None) -> dict[str, Any]:
-    """The spans (the verdict's, with who named them, else the result row's), the gold spans, the testimony and the
-    weighing of a case, for its score's metadata."""
+    """A case's spans, gold spans, testimony and weighing, for its score's metadata."""
     answer = case.answer if case is not None else None
     spans, gold = span_records(row, answer)
     if verdict is not None and spans is not None:

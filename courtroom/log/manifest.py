@@ -1,9 +1,5 @@
-"""A run's manifest: what ran, as typed sections, and what produced every number.
-
-`RunSpec` defines a run: its cases (`CaseSelection`), judge, model door (`BackendSpec`) and runner. A `Manifest`
-records the spec, the judge's configuration and hash (the run's identity), the source of a rejudged run, and
-the versions, commit and command. Version 1 manifests (loose dictionaries) are read through `migrate_v1`; fields
-added later are optional, left out when unset, and not part of a run's identity (`config_hash`)."""
+"""A run's manifest: what ran (`RunSpec`: cases, judge, model door, runner), the judge's configuration and hash (the
+run's identity), and what produced every number. Version 1 manifests are read through `migrate_v1`."""
 
 from __future__ import annotations
 
@@ -87,8 +83,7 @@ class RunSpec(BaseModel):
 
     @classmethod
     def build(cls, dataset: str, **settings: Any) -> RunSpec:
-        """A spec from flat settings (`RUN_SETTINGS`; the sections' defaults for the others); a bad setting raises
-        `ConfigError` naming it (a `model_url` with credentials, without repeating them)."""
+        """A spec from flat settings (`RUN_SETTINGS`); a bad setting is a `ConfigError` naming it (not its credentials)."""
         parts: dict[str, dict[str, Any]] = {where.partition(".")[0]: {} for where in RUN_SETTINGS.values()}
         for name, value in {"dataset": dataset, **settings}.items():
             if name not in RUN_SETTINGS:
@@ -225,22 +220,19 @@ class Manifest(BaseModel):
 
     @property
     def upgraded_judge(self) -> tuple[JudgeConfig, list[str]]:
-        """The recorded judge configuration brought up to date by its judge's migrations (the one place a recorded
-        configuration is upgraded), and the names of the migrations applied."""
+        """The recorded judge configuration brought up to date (the one place), and the migrations applied."""
         if self._upgraded is None:
             self._upgraded = upgrade_config(self.judge)
         return self._upgraded
 
     @property
     def judge_config(self) -> JudgeConfig:
-        """The recorded judge configuration, up to date: what the judge is rebuilt from, and what the run's settings
-        are read from (`judge` is as recorded: its hash is the run's identity)."""
+        """The recorded judge configuration, up to date (`judge` stays as recorded: its hash is the run's identity)."""
         return self.upgraded_judge[0]
 
     def rebuild_judge(self, backend: Backend | BackendSpec | None = None, **options: Any) -> Judge:
-        """The judge this run was made with, speaking through `backend` (by default the recorded spec, not built), with
-        `options` (a court's `overrides`: then the judge is the run's with those settings changed; `window`): the one
-        place a run's judge is rebuilt. Refused, naming why, when this version of courtroom cannot make that judge."""
+        """The judge this run was made with (the one place it is rebuilt), on `backend`, with `options` (a court's
+        `overrides`, `window`); refused, naming why, when this version of courtroom cannot make it."""
         if why := retired(self.config_hash):
             raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
                            "not replayed or resumed")
@@ -301,8 +293,7 @@ def judge_differences(configs: list[JudgeConfig]) -> list[str]:
 
 
 def setting_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
-    """Every setting that differs between two configurations (nested mappings), as `path: old -> new`
-    (`court.ruling.judge_weight: 0.1 -> 0.3`); long values are cut."""
+    """Every setting that differs between two configurations, as `path: old -> new` (long values cut)."""
     if isinstance(old, dict) and isinstance(new, dict):
         found = []
         for key in sorted(set(old) | set(new), key=str):

@@ -34,7 +34,6 @@ def span_cases(store: RunStore, rows: Sequence[ResultRow]) -> list[SpanCase]:
 
 
 def run_span_scores(store: RunStore, rows: Sequence[ResultRow], resamples: int = 1000) -> dict[str, Any] | None:
-    """The run's span metrics (`span_scores`, with bootstrap intervals), or None when its data has no gold spans or
-    its judge names none."""
+    """The run's span metrics (`span_scores`), or None when its data has no gold spans or its judge names none."""
     cases = span_cases(store, rows)
     return span_scores(cases, resamples=resamples) if cases else None
