@@ -245,8 +245,9 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
         console.print(f"balanced accuracy A - B {p.difference:+.3f} [95% CI {p.low:+.3f}, {p.high:+.3f}], "
                       f"McNemar p = {p.p_value:.3g} on {p.shared} cases with gold")
     changed = [c for c in diff.changed if only is None or c.change == only]
-    table = columns(Table(title=f"{len(changed)} changed cases" + (f" (first {limit})" if len(changed) > limit else "")),
-                    ("case", "gold", "A", "score A", "B", "score B", "change", "B's reason"), left=None, overflow="fold")
+    title = f"{len(changed)} changed cases" + (f" (first {limit})" if len(changed) > limit else "")
+    table = columns(Table(title=title), ("case", "gold", "A", "score A", "B", "score B", "change", "B's reason"),
+                    left=None, overflow="fold")
     style = {"fixed": "green", "broken": "red", "changed": "yellow"}
     for c in changed[:limit]:
         table.add_row(shown(c.case_id), shown(c.gold or "-"), shown(c.a.label or "error"),

@@ -33,7 +33,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "agents only": {"trial.judge_weight": 1.0, "aggregation.method": "any"},
 }
 """The court's debate gain is measured against its measurement alone (every ruling the charge's measured evidence)
-and its agents alone (every ruling the court's own; any ruling convicts): the same charges, so the gap is the trial's."""
+and its agents alone (every ruling the court's own; any ruling convicts): the same charges, the gap the trial's."""
 
 
 class Court(Judge):

@@ -185,7 +185,7 @@ def _declared(model: type, parents: list[str]) -> set[str]:
 
 
 def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[tuple[str, ...], Any, str]]:
-    """Every setting a court resolves to (`settings`: its spec dumped), with the file that wrote it last or `default`."""
+    """Every setting a court resolves to (`settings`: its spec dumped), with the file that set it last or `default`."""
     out = []
     for path in _leaves(settings):
         value: Any = settings
@@ -222,7 +222,7 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
 
 def check_court_ruling(ruling: FittedRuling, spec: SpecT, model: str, where: str,
                        courts: Collection[str] | None = ()) -> None:
-    """`check_ruling`, with a trial's testimony heard; a ruling that weighs a trial is refused by a court without one."""
+    """`check_ruling`, a trial's testimony heard; a ruling that weighs a trial is refused by a court without one."""
     trial = getattr(spec, "trial", None)
     if ruling.weighs_trial and trial is None:
         raise CourtError(f"{where}: the ruling weighs what a trial testifies (it was fitted on runs of court "

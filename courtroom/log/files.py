@@ -1,5 +1,5 @@
 """How `courtroom` writes files: whole or not at all, never through a symbolic link, one writer at a time (a run
-directory may be someone else's: docs/SECURITY.md); a torn last line is skipped by readers and cut by the next append."""
+directory may be someone else's: docs/SECURITY.md); a torn last line is skipped when read, cut by the next append."""
 
 from __future__ import annotations
 
@@ -123,7 +123,7 @@ def append_line(path: Path, line: str) -> None:
 
 
 class RunLock:
-    """An exclusive lock on `path` until `close()`; another holder makes it wait `wait` seconds, then refuse (`busy`)."""
+    """An exclusive lock on `path` until `close()`; another holder makes it wait `wait` seconds, then refuse."""
 
     def __init__(self, path: Path, busy: str, wait: float = 0) -> None:
         from filelock import FileLock, Timeout

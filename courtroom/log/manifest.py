@@ -83,7 +83,7 @@ class RunSpec(BaseModel):
 
     @classmethod
     def build(cls, dataset: str, **settings: Any) -> RunSpec:
-        """A spec from flat settings (`RUN_SETTINGS`); a bad setting is a `ConfigError` naming it (not its credentials)."""
+        """A spec from flat settings (`RUN_SETTINGS`); a bad setting is a `ConfigError` naming it (no credentials)."""
         parts: dict[str, dict[str, Any]] = {where.partition(".")[0]: {} for where in RUN_SETTINGS.values()}
         for name, value in {"dataset": dataset, **settings}.items():
             if name not in RUN_SETTINGS:

@@ -1,4 +1,4 @@
-"""Two runs case by case (`audit diff`, the two-run report): which verdicts changed, fixed or broke, and the paired test."""
+"""Two runs case by case (`audit diff`, the two-run report): the verdicts changed, fixed or broken; the paired test."""
 
 from __future__ import annotations
 
