@@ -24,11 +24,9 @@ class Bench:
     prompt_format: int = PROMPT_FORMAT
     """How the case is written into prompts (`courtroom.casefile`)."""
     by_case: bool = False
-    """Whether the escalation band places the case (its P(hallucinated) by its ruling, which weighs the trial), not
-    each charge by its measured P(suspect)."""
+    """Whether the escalation band places the case (by its ruling), not each charge by its P(suspect)."""
     seats: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
-    """Role -> the seat (`GenerationRequest.seat`) each of its personas speaks through; a role left out, or None,
-    speaks through the run's model."""
+    """Role -> the seat each of its personas speaks through (left out, or None: the run's model)."""
 
     def persona(self, role: str) -> Persona:
         """The persona in a role (the first, for a panel)."""

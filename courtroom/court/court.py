@@ -70,8 +70,7 @@ class Court(Judge):
     @classmethod
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                     source: str = "<manifest>", **options: Any) -> Court:
-        """Rebuild a court from a run manifest's copy of its settings and personas (`Manifest.judge_config`), not
-        from disk; a copy that does not validate is a `CourtError` naming `source` and the field."""
+        """Rebuild a court from a run manifest's recorded settings and personas, not from disk."""
         spec = recorded = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
         overrides = options.pop("overrides", None) or {}
         if overrides:
@@ -127,8 +126,7 @@ class Court(Judge):
                      self.ruling is not None and self.ruling.weighs_trial, self.seat_keys())
 
     def seat_keys(self) -> dict[str, list[str | None]]:
-        """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model, also for a
-        seat that names the run's model as `--model` does)."""
+        """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model)."""
         keys: dict[str, list[str | None]] = {}
         for role, seats in self.spec.trial.models.items():
             count = len(self.personas.get(role, ())) or 1
@@ -178,8 +176,7 @@ class Court(Judge):
         return self._variants[name]
 
     def variants(self, case: Case, events: Sequence[Event]) -> dict[str, VariantVerdict]:
-        """The case decided by the court's measurement alone and by its agents alone, from the calls it recorded (a
-        variant that would ask for a call the court did not make is left out)."""
+        """The case decided by the court's measurement alone and by its agents alone, from its recorded calls."""
         calls = [e for e in events if isinstance(e, ModelCallEvent)]
         decided = {}
         for name in VARIANTS:

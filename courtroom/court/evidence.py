@@ -1,5 +1,4 @@
-"""A trial's evidence: what a ruling weighs besides the court's opinion, the charge's grounding in the whole context or
-in the sentences the defence cited, whichever accounts for it better."""
+"""A trial's evidence: the charge's grounding in the whole context or in the sentences the defence cited."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ from courtroom.engine.lockstep import Call, Step
 
 def grounding_in_cited(bench: Bench, case: Case, charge: Charge, measured: Measure,
                        cited: Sequence[tuple[int, str]]) -> Step:
-    """The charge's grounding when only the cited context sentences are shown (measured the way the
-    charge itself was: read off the whole answer, or the statement alone)."""
+    """The charge's grounding when only the cited context sentences are shown (measured as the charge was)."""
     clip = bench.spec.grounding.clip
     text = case.answer.strip() if measured.span is not None else charge.quote
     request = measure.scoring_request(case, text, "cited", cited)

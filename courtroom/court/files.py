@@ -134,8 +134,7 @@ def _leaves(data: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
 
 
 def parse_override(item: str) -> tuple[str, Any]:
-    """`aggregation.threshold=0.4` -> `("aggregation.threshold", 0.4)` (the value read as YAML: numbers, booleans,
-    null, lists and mappings as written)."""
+    """`aggregation.threshold=0.4` -> `("aggregation.threshold", 0.4)`, the value read as YAML."""
     import yaml
 
     path, sep, text = item.partition("=")
@@ -198,8 +197,7 @@ def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[
 
 def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = (),
                  origin: Mapping[tuple[str, ...], str] | None = None) -> SpecT:
-    """The court with every ruling it names by file read and checked (see `check_ruling`); a file is found relative to
-    the court file that names it (`origin`: the file each setting came from, through `extends`), else `path`."""
+    """The court with every ruling it names read and checked, each found beside the court file naming it (`origin`)."""
     witnesses = spec.witnesses
     if witnesses is None or not witnesses.rulings:
         return spec

@@ -123,8 +123,7 @@ MOVED = {"ruling.judge_weight": "trial.judge_weight", "ruling_evidence_roles": "
 
 
 def modern_path(path: str) -> str:
-    """A setting's dotted path as it is now (`ruling.judge_weight` is `trial.judge_weight`, `personas.judge` is
-    `trial.personas.judge`)."""
+    """A setting's dotted path as it is now (`personas.judge` is `trial.personas.judge`)."""
     for old, new in MOVED.items():
         if path == old or path.startswith(old + "."):
             return new + path[len(old):]
@@ -187,8 +186,7 @@ SINCE_DEFAULTS: dict[str, Any] = {
     "aggregation": {"share_by": "statements"},
     "witnesses": {"word_states": False, "rulings": {}},
 }
-"""The settings a flat configuration left out at their default (they were added after the first court files, and
-recorded only when used)."""
+"""The settings a flat configuration left out at their default (added after the first court files)."""
 TRIAL_DEFAULTS: dict[str, Any] = {"charges": "measured", "judge_weight": 1.0, "evidence_roles": ["defender"],
                                   "max_rounds": 3, "exchange_rounds": 0, "turns": "move-first", "blind_judge": False,
                                   "jury_rule": "mean", "on_no_charges": "acquit", "escalation": None,

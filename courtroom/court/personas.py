@@ -48,8 +48,7 @@ class Persona(BaseModel):
     sampling: Sampling = Sampling(max_new_tokens=160)
     """Temperature, token limit and seed of this persona's generations."""
     model: str | None = None
-    """Refused: a persona file is a role's words, for any model; the court seats a role on a model
-    (`trial.models`)."""
+    """Refused: a persona file is a role's words, for any model; the court seats a role on one (`trial.models`)."""
 
     @field_validator("instructions")
     @classmethod
@@ -90,8 +89,7 @@ def persona_json_schema() -> dict[str, Any]:
 
 
 def find_persona_file(name: str, search: list[Path] | None = None) -> Path:
-    """A persona by path, or by name in the search directories and then the shipped personas. A relative path
-    is looked for in the search directories first (a court's own folder), then in the working directory."""
+    """A persona by path or by name, in the search directories first, then the working directory or the shipped ones."""
     as_path = Path(name)
     if as_path.suffix in (".yaml", ".yml"):
         places = [as_path] if as_path.is_absolute() else [*(Path(d) / as_path for d in search or []), as_path]

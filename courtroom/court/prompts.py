@@ -48,8 +48,7 @@ def charge_header(charge: Charge) -> str:
 
 
 def render_payload(payload: dict[str, Any], sentences: tuple[str, ...], hidden: bool = False) -> str:
-    """A payload as the debate record shows it; a cited sentence is quoted in full (by its number alone when the
-    context is `hidden` from the reader)."""
+    """A payload as the debate record shows it, a cited sentence quoted (by its number alone when `hidden`)."""
     parts = []
     for key, value in payload.items():
         if key == "evidence" and isinstance(value, int):

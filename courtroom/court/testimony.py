@@ -44,8 +44,7 @@ def trial_testimony(events: Sequence[Event], charges: Sequence[Charge], procedur
 
 
 def charge_values(events: Sequence[Event], charge: Charge, ruling: Ruling, procedure: Procedure) -> dict[str, float]:
-    """One tried charge's values (a value the trial did not give is left out: a side that never spoke, a court that
-    weighs no evidence)."""
+    """One tried charge's values (those the trial gave: a side that never spoke gives none)."""
     calls = [e for e in events if isinstance(e, ModelCallEvent) and e.charge == charge.index and e.purpose == "verdict"]
     bench = [log_odds(c.option_probs.get("hallucinated", 0.0)) for c in calls if c.option_probs]
     values = {"rounds": float(ruling.rounds)}

@@ -147,8 +147,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
 
 
 def _poll(turn: Turn, moves: list[EdgeSpec]) -> Step:
-    """A debater's opinion where the rules force its move (`trial.poll_moves`): its probability of each of the node's
-    moves, legal or not; the court takes the forced move all the same."""
+    """A debater's probability of each move of its node where the rules force its move (`trial.poll_moves`)."""
     task = move_task(turn.role, turn.round, turn.bench.trial.max_rounds, moves)
     [response] = yield [Call(turn.request(task, Literal[tuple(e.move for e in moves)]),  # type: ignore[misc]
                              purpose="poll", **turn.info)]
