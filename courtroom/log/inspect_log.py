@@ -36,9 +36,8 @@ def case_input(case: Case, audit: Audit) -> str:
     return f"Question: {case.question}\n\nContext:\n{context}\n\nAnswer under judgment:\n{case.answer}"
 
 
-def _usage(row: ResultRow) -> dict[str, int]:
-    return {"input_tokens": row.prompt_tokens, "output_tokens": row.completion_tokens,
-            "total_tokens": row.prompt_tokens + row.completion_tokens}
+def _usage(input_tokens: int, output_tokens: int) -> dict[str, int]:
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": input_tokens + output_tokens}
 
 
 def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
@@ -66,8 +65,7 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
         reply = {"id": _id(), "content": e.raw if e.error is None else f"{e.raw}\n[error: {e.error}]",
                  "role": "assistant", "model": model, "metadata": site}
         messages.extend([*inputs, reply])
-        usage = {"input_tokens": e.prompt_tokens, "output_tokens": e.completion_tokens,
-                 "total_tokens": e.prompt_tokens + e.completion_tokens}
+        usage = _usage(e.prompt_tokens, e.completion_tokens)
         if e.cached_prompt_tokens:
             usage["input_tokens_cache_read"] = e.cached_prompt_tokens
         config: dict[str, Any] = {"temperature": e.sampling.temperature, "max_tokens": e.sampling.max_new_tokens}
@@ -140,8 +138,8 @@ def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, co
         "metadata": {"source": row.source, "verdict": row.label, "score": row.score, "gold": row.gold,
                      "correct": row.correct, "n_charges": row.charges, "model_calls": row.model_calls,
                      "transcript": row.transcript},
-        "store": {}, "events": model_events, "model_usage": {model: _usage(row)}, "attachments": attachments,
-        "total_time": row.seconds, "working_time": row.seconds,
+        "store": {}, "events": model_events, "model_usage": {model: _usage(row.prompt_tokens, row.completion_tokens)},
+        "attachments": attachments, "total_time": row.seconds, "working_time": row.seconds,
     }
     if started:
         sample["started_at"], sample["completed_at"] = started, completed
@@ -165,8 +163,7 @@ def inspect_log(audit: Audit) -> dict[str, Any]:
     created = manifest.created.isoformat()
     times = [s["completed_at"] for s in samples if "completed_at" in s]
     judge = manifest.spec.judge
-    usage = {"input_tokens": sum(r.prompt_tokens for r in rows), "output_tokens": sum(r.completion_tokens for r in rows)}
-    usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    usage = _usage(sum(r.prompt_tokens for r in rows), sum(r.completion_tokens for r in rows))
     return {
         "version": LOG_VERSION,
         "status": "success" if rows and not any(r.error for r in rows) else "error" if rows else "started",

@@ -66,13 +66,9 @@ class RunSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     selection: CaseSelection
-    """The cases."""
     judge: JudgeSpec = JudgeSpec()
-    """The judge."""
     backend: BackendSpec = BackendSpec()
-    """The model door (and the model)."""
     runner: RunnerSpec = RunnerSpec()
-    """Where cases are judged."""
     window: int = Field(8, ge=1)
     """Cases advanced together in lockstep (the batch window)."""
     skip_invalid: bool = False
@@ -175,11 +171,9 @@ class Manifest(BaseModel):
     schema_version: Literal[2] = MANIFEST_VERSION
     """Version of this manifest's layout (version 1 is migrated on reading)."""
     name: str
-    """The run directory's name."""
     created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     """When the run was first started (UTC)."""
     spec: RunSpec
-    """What defines the run."""
     judge: JudgeConfig
     """The judge's full configuration (for the court: the court file and every persona, in full)."""
     config_hash: str
@@ -189,17 +183,14 @@ class Manifest(BaseModel):
     server: ServerCapabilities | None = None
     """For a model behind a server: what the server was found to support when the run started (`Backend.server`)."""
     placement: Placement | None = Field(None, exclude_if=lambda v: v is None)
-    """For a model in this process: the device and dtype it computes in, `auto` resolved where the run started
-    (`BackendSpec.placement`; None for Ray workers, which place themselves, and runs recorded before)."""
+    """For a model in this process: the device and dtype it computes in, `auto` resolved where the run started."""
     cases: CaseDigests | None = Field(None, exclude_if=lambda v: v is None)
-    """The cases the run judges (a rejudged run: the cases it decides again), by digest; None in manifests
-    written before runs kept digests."""
+    """The cases the run judges (or a rejudge decides again), by digest; None in manifests before runs kept them."""
     versions: dict[str, str | None] = Field(default_factory=_versions)
     """Python and package versions."""
     git_sha: str | None = Field(default_factory=_git_sha)
     """The commit of courtroom's repository, when run from one."""
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
-    """The command line."""
     _path: Path | None = PrivateAttr(None)
     _upgraded: tuple[JudgeConfig, list[str]] | None = PrivateAttr(None)
 

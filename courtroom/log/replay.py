@@ -75,8 +75,7 @@ def replay(events: Sequence[Event], judge: Judge, config_hash: str | None = None
 
 
 def fields_that_differ(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """The fields (dotted paths, list items by index) whose values differ between two JSON values, deepest first
-    found: a tampered score is one line, not the two events."""
+    """The fields (dotted paths) whose values differ between two JSON values, deepest first: a tampered score is one."""
     if isinstance(a, dict) and isinstance(b, dict):
         return [d for key in dict.fromkeys([*a, *b])
                 for d in fields_that_differ(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))]

@@ -1,5 +1,4 @@
-"""A run's span metrics (`courtroom.evaluate.spans.span_scores`): the spans its court named against the gold spans,
-on the finished cases whose gold is known (gold spans, or PASS: nothing hallucinated) and whose transcript is kept."""
+"""A run's span metrics: the spans its court named against the gold spans, on the finished cases whose gold is known."""
 
 from __future__ import annotations
 

@@ -40,8 +40,7 @@ WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+(-\d+)?)?")
 
 
 def transcript_name(case_id: str) -> str:
-    """A file name for a case id that no other id shares, also on a case-insensitive file system: the id made
-    safe (at most 80 characters), then 12 hex digits of its SHA-256."""
+    """A file name for a case id that no other id shares (also case-insensitively): safe, then 12 hex of its SHA-256."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", case_id)[:80]
     return f"{safe}-{hashlib.sha256(case_id.encode()).hexdigest()[:12]}.jsonl"
 
@@ -173,8 +172,7 @@ class RunStore:
         return list(latest.values())
 
     def iter_rows(self) -> Iterator[ResultRow]:
-        """Every result line, in order; a torn last line (an interrupted write) is skipped, blank lines are
-        ignored, and any other line that is not a result row is a `RunError` naming `results.jsonl:LINE`."""
+        """Every result line, in order (a torn last line skipped; another bad line a `RunError` naming its line)."""
         if not self.results_path.is_file():
             return
         with self.results_path.open("rb") as handle:
