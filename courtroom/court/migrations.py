@@ -173,14 +173,6 @@ def _courtroom(config: JudgeConfig) -> dict[str, Any] | None:
     return court if isinstance(court, dict) else None
 
 
-def _add_by_model(config: JudgeConfig) -> None:
-    config["court"]["aggregation"]["by_model"] = {}
-
-
-def _regex_sentences(config: JudgeConfig) -> None:
-    config["court"]["sentences"] = "regex"
-
-
 SINCE_DEFAULTS: dict[str, Any] = {
     "grounding": {"scoring": "sentence", "clip": None, "lexical": None},
     "aggregation": {"share_by": "statements"},
@@ -244,10 +236,12 @@ def _retire_trial_settings(config: JudgeConfig) -> None:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("court 2: aggregation.by_model (per-model thresholds) added; absent means none",
               lambda c: (court := _courtroom(c)) is not None and "rules" in court
-              and "by_model" not in court.get("aggregation", {}), _add_by_model),
+              and "by_model" not in court.get("aggregation", {}),
+              lambda c: c["court"]["aggregation"].__setitem__("by_model", {})),
     Migration("court 3: sentences (how the context and the answer are cut into sentences; new courts cut JSON, "
               "tables and lists by their structure) added; absent means regex, the first splitter",
-              lambda c: (court := _courtroom(c)) is not None and "sentences" not in court, _regex_sentences),
+              lambda c: (court := _courtroom(c)) is not None and "sentences" not in court,
+              lambda c: c["court"].__setitem__("sentences", "regex")),
     Migration("court 11: the trial's settings in a section of their own (none for a court that tries no charge), "
               "every setting recorded; retired settings named", lambda c: (court := _courtroom(c)) is not None
               and flat_court(court), _trial_section),
