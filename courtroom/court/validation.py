@@ -123,9 +123,8 @@ def _trial_problems(spec: CourtSpec, personas: dict[str, list[Persona]]) -> list
         except CourtError as exc:
             found.append((("trial", "graph", "edges", i, "payload"), str(exc)))
     needed = procedure.roles() | ({CLERK} if trial.charges == "drafted" else set())
-    for role in sorted(needed):
-        if role not in personas:
-            found.append((("trial", "personas"), f"role {role!r} has no persona"))
+    found += [(("trial", "personas"), f"role {role!r} has no persona") for role in sorted(needed)
+              if role not in personas]
     speakers = procedure.roles()
     for i, role in enumerate(trial.evidence_roles):
         if role not in speakers:
