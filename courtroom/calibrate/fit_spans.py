@@ -122,8 +122,8 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
 
 def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3,
                    cs: Sequence[float] | None = None) -> tuple[Probe | None, list[list[float]]]:
-    """A probe over the words' hidden states (at the strength in `cs` that ranks the gold words best) and each word's
-    cross-fitted score; no probe when a fold lacks either kind of word."""
+    """A probe over the words' hidden states (at the strength in `cs` ranking gold words best), and its cross-fitted
+    score of each word; no probe when a fold lacks either kind of word."""
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds

@@ -19,8 +19,7 @@ def balanced_accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
 
 
 def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], dict[str, object]]:
-    """Rows (cases, count, balanced accuracy, AUROC) out of fold for all cases, each family and source; and the same
-    as the ruling file's `evaluation`."""
+    """Rows (cases, count, balanced accuracy, AUROC) out of fold for all, each family and source; and `evaluation`."""
     gold = np.array([e.hallucinated for e in fit.examples])
     thresholds = np.array([fit.ruling.family_for(e.family)[1].threshold for e in fit.examples])
     pred = fit.out_of_fold >= thresholds

@@ -140,8 +140,7 @@ def _per_fold(gold: np.ndarray, pred: np.ndarray, fold: np.ndarray) -> FoldScore
 
 
 def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) -> Path:
-    """Write the run's court with `aggregation.threshold = threshold` to `output`, checked to load with only that
-    changed."""
+    """Write the run's court with `aggregation.threshold = threshold`, checked to load with only that changed."""
     audit = Audit(run_dir)
     config = _court_config(audit)
     model = audit.store.manifest().model

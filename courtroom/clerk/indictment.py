@@ -37,8 +37,7 @@ class Indictment:
 
 
 def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure: bool = False) -> Step:
-    """Measure every sentence of the answer and charge the least grounded (at most `max_charges`), or, with a ruling
-    and not `by_measure`, those it weighs as hallucinated."""
+    """Measure every sentence; charge the least grounded (with a ruling, unless `by_measure`: those it weighs)."""
     answer = case.answer.strip()
     spans = sentence_spans(answer, spec.sentences) or ((0, len(answer)),)
     sentences = tuple(answer[a:b] for a, b in spans)

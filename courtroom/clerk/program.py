@@ -19,8 +19,7 @@ Decide = Callable[[Indictment, Case, Transcript], Step]
 
 def clerk_case(spec: ClerkSpec, ruling: FittedRuling | None, threshold: float, case: Case, transcript: Transcript, *,
                charges: Step | None = None, decide: Decide | None = None) -> Step:
-    """Indict (or bring a court's `charges`), decide by the measurement or the ruling (or as `decide` does), and add
-    what the witnesses found."""
+    """Indict (or bring a court's `charges`), decide (or `decide` as a court does), and add the witnesses' findings."""
     found = yield from (charges if charges is not None else indict(spec, ruling, case))
     transcript.add(ChargesEvent, charges=found.charges, dropped=found.dropped)
     decided = decide or (lambda found, case, transcript: measured(spec, ruling, threshold, found, case, transcript))

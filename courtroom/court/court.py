@@ -56,8 +56,7 @@ class Court(Judge):
     def from_file(cls, court: CourtFile, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
         """The court of a resolved court file with a trial (its `overrides` applied, its personas and rulings read)."""
         spec = written = validate_as(CourtSpec, court.data, court.path, CourtError, locator=court.locator)
-        overrides = options.pop("overrides", None) or {}
-        if overrides:  # before the personas load: `--set trial.personas.ROLE=...` seats another
+        if overrides := options.pop("overrides", None) or {}:  # before the personas load (`--set trial.personas.X`)
             spec = with_overrides(spec, overrides)
         given = set_roles(spec, overrides)
         check_new_roles(written, spec, given)
@@ -72,8 +71,7 @@ class Court(Judge):
                     source: str = "<manifest>", **options: Any) -> Court:
         """Rebuild a court from a run manifest's recorded settings and personas, not from disk."""
         spec = recorded = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
-        overrides = options.pop("overrides", None) or {}
-        if overrides:
+        if overrides := options.pop("overrides", None) or {}:
             spec = with_overrides(spec, overrides)
         spec = load_rulings(spec, Path(source), Locator(""), courts=None)
         people = config.get("personas", {})

@@ -35,8 +35,7 @@ def load_court(court: str | Path = "default", backend: Backend | BackendSpec | N
 
 def court_from_config(config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                       source: str = "<manifest>", **options: Any) -> Clerk | Court:
-    """Rebuild the court a run manifest recorded (`Manifest.judge_config`), with `overrides`; an invalid copy or a
-    retired setting is a `CourtError` naming `source` and the field or setting."""
+    """Rebuild the court a run manifest recorded, with `overrides`; errors name `source` and the field or setting."""
     if retired := config.get("retired"):
         setting = next(s for s in RETIRED_SETTINGS if s.name == retired[0])
         raise CourtError(setting.message(f"{source}: the recorded court"))

@@ -35,8 +35,7 @@ def blind(bench: Bench, role: str) -> bool:
 
 
 def case_messages(bench: Bench, case: Case, tail: str, hidden: bool = False) -> tuple[ChatMessage, ChatMessage]:
-    """A prompt of the case: the shared opening (the question alone when the context is `hidden` from the reader),
-    the court rules and the fenced answer, then `tail` (charge, debate, instructions, task)."""
+    """A prompt of the case: the shared opening (the question alone if `hidden`), rules, fenced answer, then `tail`."""
     opening = f"QUESTION: {case.question.strip()}" if hidden else render_opening(case, splitter=bench.spec.sentences)
     user = f"{opening}\n\n{bench.trial.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
     return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))

@@ -22,8 +22,7 @@ from courtroom.log.store import RunStore
 
 def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None,
                    overrides: dict[str, Any] | None = None) -> JudgeSpec:
-    """The judge a rejudge asks for: another court (or settings) for a courtroom run (its sentence splitter kept
-    unless set), another reading for an unstructured run."""
+    """The judge a rejudge asks for: another court or settings (the run's splitter kept), or another reading."""
     recorded = manifest.spec.judge
     if recorded.name == "courtroom" and (court is not None or overrides) and reading is None:
         if court is None:  # the run's own court, as its manifest records it, with the settings changed

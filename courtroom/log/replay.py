@@ -46,8 +46,7 @@ def _said_before(recorded: str, replayed: str) -> bool:
 
 
 def replay(events: Sequence[Event], judge: Judge, config_hash: str | None = None) -> ReplayResult:
-    """Re-run the judge on a transcript's recorded calls and compare the debate and verdict (`config_hash`: the one
-    the transcript must name, by default the judge's)."""
+    """Re-run the judge on a transcript's calls and compare the debate and verdict (`config_hash`: the one it names)."""
     start = next((e for e in events if e.event == "case_start"), None)
     if start is None:
         raise ReplayMismatch("the transcript has no case_start event")

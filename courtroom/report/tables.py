@@ -45,8 +45,7 @@ SPAN_ROWS = (("token", "hallucinated answers"), ("char", "hallucinated answers")
 
 
 def span_table(scores: dict[str, Any]) -> Table:
-    """Precision, recall and F1 of the spans named, by tokens and characters, on the hallucinated answers and on all
-    of them (spans named on a faithful answer count against precision); hit@1 and recall by type beneath."""
+    """Precision, recall and F1 of the spans named, by tokens and characters; hit@1 and recall by type beneath."""
     hit = scores.get("hit@1")
     low_high = scores.get("hit@1_95")
     caption = [f"hit@1 {hit:.3f}" + (f" [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high else "")

@@ -83,8 +83,7 @@ def pointer_view(pointer: Pointer, answer: str, sentences: Sequence[str]) -> Poi
 
 
 def _values(testimony: Testimony, weighing: Weighing | None) -> list[ValueView]:
-    """The witness's values with their contributions, then what the ruling weighs of it that it did not give (a
-    probe's score; a value of a witness not heard)."""
+    """The witness's values with their contributions, then those the ruling weighs that it did not give."""
     parts = weighing.contributions if weighing else {}
     missing = set(weighing.missing) if weighing else set()
     prefix = f"{testimony.witness}."

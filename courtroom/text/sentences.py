@@ -120,8 +120,7 @@ _BORDER = re.compile(r"[\s|+\-=:_]+")
 
 def structured_sentences(text: str, render: bool = True,
                          prose: Callable[[str], list[str]] = prose_sentences) -> list[str]:
-    """The sentences of a text, structure first (JSON and Python literals, tables, lists, lines), then its
-    prose cut by `prose` (`benchmarks/bench_sentences.py` tries other prose splitters here)."""
+    """The sentences of a text, structure first (literals, tables, lists, lines), then its prose cut by `prose`."""
     out: list[str] = []
     for kind, piece in _pieces(text, render):
         if kind == "prose":

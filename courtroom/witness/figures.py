@@ -59,8 +59,7 @@ def _operands(sources: Sequence[str], question: str) -> list[float]:
 
 
 def _matches(candidates: np.ndarray, value: float, tolerance: float) -> np.ndarray:
-    """Which candidates, at some scale, lie within `tolerance` of `value` (signs ignored: tables write losses in
-    parentheses)."""
+    """Which candidates lie within `tolerance` of `value` at some scale (signs ignored: losses in parentheses)."""
     target = abs(value)
     hits = np.zeros(candidates.shape, dtype=bool)
     with np.errstate(all="ignore"):

@@ -68,8 +68,7 @@ def word_values(answer: str, sentences: Sequence[tuple[int, int]], sentence_ps: 
                 token_spans: Sequence[tuple[int, int]], full: Sequence[float], bare: Sequence[float],
                 token_lookback: Sequence[float] | None, testimony: Sequence[Testimony],
                 offset: int = 0) -> tuple[list[Word], list[list[float]], list[list[str]]]:
-    """Every word's values (`FEATURES`) and which witnesses pointed at it (`offset`: where `answer` starts in the
-    case's, where the pointers are)."""
+    """Every word's values (`FEATURES`) and which witnesses pointed at it (`offset`: where `answer` starts)."""
     found = words(answer, sentences)
     marks = _Marks(testimony, offset)
     rows, names = [], []
@@ -169,8 +168,7 @@ def smoothed(found: Sequence[Word], scores: Sequence[float], window: int) -> lis
 
 def spans_of(found: Sequence[Word], scores: Sequence[float], names: Sequence[Sequence[str]], threshold: float,
              max_gap: int = 1, window: int = 0) -> list[PredictedSpan]:
-    """Words at or above `threshold` (scores `smoothed` first), joined across gaps of `max_gap` in a sentence, as spans
-    (strongest first)."""
+    """Words at or above `threshold` (after `smoothed`), joined across gaps of `max_gap` in a sentence: spans."""
     scores = smoothed(found, scores, window)
     spans: list[PredictedSpan] = []
     run: list[int] = []
