@@ -7,7 +7,6 @@ import copy
 import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
@@ -18,7 +17,7 @@ from courtroom.clerk.rulings import check_ruling
 from courtroom.clerk.spec import SpecT
 from courtroom.court.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
 from courtroom.court.testimony import TRIAL, VALUES, VERSION
-from courtroom.errors import CourtError
+from courtroom.errors import CourtError, did_you_mean
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator, describe_errors, read_yaml
 
@@ -54,9 +53,8 @@ def find_court_file(name: str, near: Path | None = None) -> Path:
     candidate = courts_dir() / f"{name}.yaml"
     if candidate.is_file():
         return candidate
-    close = get_close_matches(name, shipped_courts(), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped_courts()}{hint}")
+    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped_courts()}"
+                     + did_you_mean(name, shipped_courts()))
 
 
 @dataclass

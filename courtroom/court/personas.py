@@ -83,9 +83,7 @@ class Persona(BaseModel):
 
 def persona_json_schema() -> dict[str, Any]:
     """JSON Schema of persona files, for editors (`# yaml-language-server: $schema=...`)."""
-    schema = Persona.model_json_schema(by_alias=True)
-    schema["title"] = "courtroom persona"
-    return schema
+    return {**Persona.model_json_schema(by_alias=True), "title": "courtroom persona"}
 
 
 def find_persona_file(name: str, search: list[Path] | None = None) -> Path:

@@ -97,8 +97,7 @@ class Procedure:
         return [e for e in self.spec.edges if e.source == node]
 
     def legal_moves(self, node: str, round: int, max_rounds: int, exchange_rounds: int = 0) -> list[EdgeSpec]:
-        """The moves the model may choose at `node` in `round`: no new round at the limit, and no exit (a move to
-        `acquit` or `convict`) in the rounds of exchange."""
+        """The moves the model may choose at `node` in `round`: no new round at the limit, no exit while exchanging."""
         return [e for e in self.moves(node) if not (e.new_round and round >= max_rounds)
                 and not (e.to in EXITS and round <= exchange_rounds)]
 
