@@ -150,11 +150,10 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
                            + data.get("description", "")).strip()
     aggregation = data["aggregation"]
     aggregation["threshold"] = threshold
-    by_model = {name: value for name, value in aggregation.get("by_model", {}).items() if model_key(name) != model_key(model)}
-    if by_model:
-        aggregation["by_model"] = by_model
-    else:
-        aggregation.pop("by_model", None)
+    aggregation["by_model"] = {name: value for name, value in aggregation.get("by_model", {}).items()
+                               if model_key(name) != model_key(model)}
+    if not aggregation["by_model"]:
+        del aggregation["by_model"]
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
     atomic_write(output, header + _dump(data))
@@ -215,8 +214,7 @@ def _personas(config: dict[str, Any], named: dict[str, Any], output: Path) -> di
 
 
 def _from_folder(name: str, path: Path, folder: Path) -> str:
-    """A persona reference as a court file in `folder` names it: a name as it is (looked for the same way from any
-    court), a relative file by its path from `folder` (it may have been found from the working directory)."""
+    """A persona reference as a court file in `folder` names it: a name as it is, a relative file from `folder`."""
     if Path(name).suffix not in (".yaml", ".yml") or Path(name).is_absolute():
         return name
     try:

@@ -23,7 +23,6 @@ class Indictment:
     suspicion: float = 0.0
     """The highest P(suspect) of any statement."""
     measures: dict[int, Measure] = field(default_factory=dict)
-    """Each charge's measure, by charge index."""
     sentences: dict[int, tuple[int, int]] = field(default_factory=dict)
     """Each charge's sentence, by charge index: its index among the answer's, and where it starts in the answer."""
     examination: Examination | None = None

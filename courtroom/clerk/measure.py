@@ -20,8 +20,7 @@ ROLE = "clerk"
 
 @dataclass(frozen=True)
 class Measure:
-    """A statement's grounding in the whole context, and what re-measuring it against other evidence needs: its
-    likelihood without context and, read off the whole answer, where it lies in it."""
+    """A statement's grounding in the whole context, and what re-measuring it needs (bare likelihood, span)."""
 
     grounding: float
     bare: tuple[float, int]

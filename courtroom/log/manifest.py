@@ -116,8 +116,7 @@ class RunOrigin(BaseModel):
 
 
 class CaseDigests(BaseModel):
-    """The cases a run judges, each by its digest (`Case.digest()`): what the run is about, so that data changed
-    under it is noticed on resume and by `audit verify`."""
+    """The cases a run judges, by digest (`Case.digest()`): data changed under a run is noticed on resume and verify."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -187,7 +186,6 @@ class Manifest(BaseModel):
     cases: CaseDigests | None = Field(None, exclude_if=lambda v: v is None)
     """The cases the run judges (or a rejudge decides again), by digest; None in manifests before runs kept them."""
     versions: dict[str, str | None] = Field(default_factory=_versions)
-    """Python and package versions."""
     git_sha: str | None = Field(default_factory=_git_sha)
     """The commit of courtroom's repository, when run from one."""
     command: list[str] = Field(default_factory=lambda: list(sys.argv))

@@ -98,8 +98,7 @@ class RunStore:
             self._refuse_foreign("--out")
 
     def _refuse_foreign(self, option: str) -> None:
-        """Refuse a directory that holds anything but what a run that never started leaves (its locks, an empty
-        `transcripts/`, a manifest's temporary file), naming what it holds."""
+        """Refuse a directory that holds more than a run that never started leaves, naming what it holds."""
         entries = [p for p in self.root.iterdir() if p.name not in LOCKS and not re.fullmatch(r"manifest\.json\.tmp\d+(-\d+)?", p.name)
                    and not (p.name == TRANSCRIPTS and p.is_dir() and not any(p.iterdir()))]
         if entries:

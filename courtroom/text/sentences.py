@@ -66,8 +66,7 @@ _MARKER = re.compile(r"\s*(?:[-*•·▪◦‣–—]|\(?(?:\d{1,3}|[A-Za-z]|[iv
 
 
 def prose_sentences(text: str) -> list[str]:
-    """Sentences of a run of prose, verbatim: cut at end punctuation followed by a capital, a digit or an
-    opening quote, unless the word before is an abbreviation, an initial or a list marker."""
+    """Sentences of a run of prose, verbatim, cut where `_ends_sentence` says a sentence ends."""
     out, start = [], 0
     for match in _CANDIDATE.finditer(text):
         end = match.end()

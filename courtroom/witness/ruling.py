@@ -160,7 +160,6 @@ class FittedRuling(BaseModel):
     model: str
     """The model it was fitted for (`courtroom.door.models.model_key`)."""
     court: str
-    """The court it was fitted for (its name)."""
     witnesses: dict[str, int]
     """The witnesses it weighs, with the versions it was fitted on."""
     hidden_depth: float | None = None
