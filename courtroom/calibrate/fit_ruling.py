@@ -1,12 +1,7 @@
-"""Fitting a ruling (`courtroom.witness.ruling`) on labelled cases, and estimating what it is worth out of fold.
-
-Logistic regressions on standardised values: a **probe** per vector of the model's pass, strongly regularised,
-whose score becomes one value; and the **ruling** over the values and probe scores, per task family where that
-beats the weights fitted on every family (`any`, always fitted). On cases a court tried, with the trial's testimony
-(`trial.*`), each family also gets **trial weights** over every value, the clerk's weights over the clerk's alone.
-Probe scores are out of fold (an inner split); `fit_ruling` estimates the whole procedure by k-fold cross-validation
-over groups of identical answers (`source_folds`), and `leave_one_source_out` decides each source by a ruling fitted
-on the others. Each step is a parameter of the `Procedure`, so a study changes one without touching this module."""
+"""Fitting a ruling (`courtroom.witness.ruling`) on labelled cases, and estimating it out of fold: a **probe** per
+vector of the model's pass (scored out of an inner fold), the **ruling** over the values and probe scores per task
+family where that beats `any`, and **trial weights** on the cases a court tried. Each step is a parameter of the
+`Procedure`, so a study changes one without touching this module."""
 
 from __future__ import annotations
 
@@ -69,8 +64,7 @@ class RulingFit:
     fold: np.ndarray
     notes: list[str]
     clerk_out_of_fold: np.ndarray | None = None
-    """With trial weights: every case's out-of-fold P(hallucinated) by the clerk's weights alone (what decides a case
-    not tried), beside `out_of_fold` (the trial weights' for the cases tried)."""
+    """With trial weights: every case's out-of-fold P(hallucinated) by the clerk's weights alone."""
     span_cases: dict[str, list[SpanCase]] = field(default_factory=dict)
     """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`, `words`)."""
 
@@ -115,8 +109,7 @@ def _refuse_non_finite(examples: Sequence[Example]) -> None:
 
 
 class Design:
-    """The examples as arrays: values (missing ones at the column mean), vectors per probe source, labels, the cases a
-    court tried (`trial.held`) and the columns of the trial's values."""
+    """The examples as arrays: values (missing ones at the column mean), vectors, labels, and the cases tried."""
 
     def __init__(self, examples: Sequence[Example]) -> None:
         _refuse_non_finite(examples)
@@ -137,8 +130,7 @@ class Design:
 
 
 def _linked(keyings: Sequence[Sequence[str]]) -> list[str]:
-    """Each case's fold group: cases that share a key under any of the keyings are linked, and linked cases (at any
-    remove) share a group, named by its first case's first key."""
+    """Each case's fold group: cases sharing a key under any keying are linked (at any remove) into one group."""
     parent = list(range(len(keyings[0])))
 
     def root(i: int) -> int:
@@ -246,8 +238,7 @@ class Fitted:
 
 
 def fit(design: Design, train: np.ndarray, seed: int, procedure: Procedure = PROCEDURE) -> Fitted:
-    """Probes, family weights (with trial weights when the rows hold the trial's testimony) and the word probe
-    fitted on `train` (no file metadata)."""
+    """Probes, family weights (with trial weights) and the word probe fitted on `train`."""
     probes, scores = procedure.probes(design, train, seed, procedure.folds)
     names = design.names + [f"{s}.probe" for s in design.sources]
     X = np.hstack([design.X[train], scores])
@@ -271,8 +262,7 @@ def fit(design: Design, train: np.ndarray, seed: int, procedure: Procedure = PRO
 
 
 def _family_ruling(X: np.ndarray, y: np.ndarray, names: list[str], clerk: np.ndarray, tried: np.ndarray) -> FamilyRuling:
-    """A family's weights fitted on the rows of `X` over the clerk's values (`clerk`: their columns); with trial
-    weights over every value, fitted on the rows tried, when some hold the trial's."""
+    """A family's weights over the clerk's values (`clerk`: their columns), with trial weights on the rows tried."""
     columns = [n for n, c in zip(names, clerk) if c]
     linear = fit_linear(X[:, clerk], y, columns, RULING_C)
     trial = None
@@ -298,8 +288,7 @@ def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str
 
 
 def decide(design: Design, fitted: Fitted, test: np.ndarray, by_trial: bool = True) -> np.ndarray:
-    """P(hallucinated) of each of the rows `test`: a tried case's by its family's trial weights (unless not
-    `by_trial`), any other's by its clerk's weights."""
+    """P(hallucinated) of each row of `test` (a tried case's by its family's trial weights, if `by_trial`)."""
     columns = [apply_linear(fitted.probes[s].linear, design.vectors[s][test]) for s in design.sources]
     X = np.hstack([design.X[test], np.array(columns).T if columns else np.zeros((len(test), 0))])
     names = design.names + [f"{s}.probe" for s in design.sources]
@@ -321,8 +310,7 @@ def decide(design: Design, fitted: Fitted, test: np.ndarray, by_trial: bool = Tr
 
 def out_of_fold(design: Design, fold: np.ndarray, seed: int = 0, procedure: Procedure = PROCEDURE,
                 by_trial: bool = True, train: Callable[[np.ndarray, int], np.ndarray] | None = None) -> np.ndarray:
-    """Every row's P(hallucinated) by a ruling fitted on the other folds (on `train(rows, fold)` of them, when given:
-    a share, say)."""
+    """Every row's P(hallucinated) by a ruling fitted on the other folds (or on `train(rows, fold)` of them)."""
     out, rows = np.zeros(len(design.y)), np.arange(len(design.y))
     for k in sorted(set(fold.tolist())):
         fit_on = rows[fold != k] if train is None else train(rows[fold != k], k)

@@ -1,5 +1,5 @@
-"""Fitting a span model (`courtroom.witness.spans`) beside a ruling on the words of answers with gold spans, with
-the word threshold and gap of best token F1; and the spans each way of pointing predicts (`sentences`, `words`)."""
+"""Fitting a span model (`courtroom.witness.spans`) on the words of answers with gold spans; and the spans each way
+of pointing predicts (`sentences`, `words`)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_
 SPAN_C = 1.0
 """Inverse L2 strength of the span model (a few weights), as the ruling's (`fit_ruling.RULING_C`)."""
 WORD_PROBE_CS = (0.0003, 0.001, 0.01)
-"""Inverse L2 strengths the word probe may take (hundreds of weights on a few thousand words, most of them alike):
-the one whose cross-fitted scores rank the training answers' gold words best (average precision) is chosen."""
+"""Inverse L2 strengths the word probe may take: the one whose cross-fitted scores rank the gold words best wins."""
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GAPS = (0, 1, 2, 3)
 WINDOWS = (0, 1, 2, 3)
@@ -27,8 +26,7 @@ WINDOWS = (0, 1, 2, 3)
 
 @dataclass(frozen=True)
 class SpanExample:
-    """What fitting a span model needs of one answer: its words and their values (`witness.spans.FEATURES`, the
-    sentence's P left to the ruling), each sentence's testimony and vectors, and the gold spans."""
+    """What fitting a span model needs of one answer: its words' values, each sentence's testimony and vectors, gold."""
 
     answer: str
     """The answer without its outer blanks (words are in it); `offset` places it in the case's answer."""
@@ -85,9 +83,8 @@ def word_probe_answers(answers: Sequence[SpanExample | None]) -> list[SpanExampl
 
 def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe],
               word_probe: tuple[Probe | None, list[list[float]]] | None = None) -> SpanModel | None:
-    """A span model fitted on the training answers' words, with the word threshold and gap of best token F1; None
-    without both kinds of word. Where every answer carries hidden states, a word probe's cross-fitted score is weighed
-    as the last value (`word_probe`: one the ruling already fitted on these answers)."""
+    """A span model fitted on the answers' words, with the threshold, gap and window of best token F1 (None without
+    both kinds of word); a word probe's cross-fitted score weighed last where the answers carry hidden states."""
     chosen = [(spans, family) for spans, family in answers if spans.words]
     if word_probe is None and word_probe_answers([spans for spans, _ in chosen]) is not None:
         word_probe = fit_word_probe([spans for spans, _ in chosen])
@@ -125,9 +122,8 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
 
 def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3,
                    cs: Sequence[float] | None = None) -> tuple[Probe | None, list[list[float]]]:
-    """A probe over the words' hidden states (at the strength of `cs`, by default `WORD_PROBE_CS`, that ranks the gold
-    words best), and each word's cross-fitted score (folds over answers); no probe when a fold lacks either kind of
-    word."""
+    """A probe over the words' hidden states (at the strength in `cs` ranking gold words best), and its cross-fitted
+    score of each word; no probe when a fold lacks either kind of word."""
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds

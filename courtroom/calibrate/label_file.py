@@ -1,7 +1,5 @@
-"""The label file: a run's cases picked for labelling, to fill in and read back (`courtroom label`, `calibrate --labels`).
-
-A CSV file (a spreadsheet opens it; quoting is the csv module's, not the person's), one case a row, read back only
-against the run it was written for (its `case_digest` and `config_hash`); the columns: docs/witnesses.md."""
+"""The label file (`courtroom label`, `calibrate --labels`): a CSV file of a run's picked cases, one a row, to fill in
+and read back only against the run it was written for (its `case_digest` and `config_hash`)."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ def word(hallucinated: bool | None) -> str:
 
 def write_labels(path: str | Path, run_dir: str | Path, picked: Sequence[Candidate],
                  labels: Mapping[str, bool | None]) -> Path:
-    """The label file of the picked cases of the run, in their order, each with its label in `labels` (empty when
-    absent), written whole or not at all."""
+    """The label file of the run's picked cases, in order, with their `labels`, written whole or not at all."""
     manifest = Audit(run_dir).store.manifest()
     path = Path(path)
     with atomic_file(path, "w", newline="", encoding="utf-8") as handle:
@@ -67,8 +64,7 @@ def guarded(case_id: str) -> str:
 
 
 def read_rows(path: str | Path) -> list[LabelRow]:
-    """The rows of a label file, every label checked (an unknown word, a column missing: an error naming the file and
-    line); the case ids as written (`read_labels` reads them as the run's)."""
+    """The rows of a label file, every label checked (an error names the file and line), the case ids as written."""
     path = Path(path)
     try:
         with path.open(newline="", encoding="utf-8-sig") as handle:  # a spreadsheet's "CSV UTF-8" has a BOM
@@ -107,8 +103,7 @@ def _as_judged(row: LabelRow, judged: Container[str], digest: Callable[[str], st
 
 
 def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]:
-    """Each case's label (None: left unlabelled) of a label file written for the run, checked against it: the run's
-    judge, its case ids and the cases' content."""
+    """Each case's label (None: unlabelled) of a label file, checked against the run's judge, ids and cases."""
     rows = read_rows(path)
     audit = Audit(run_dir)
     manifest = audit.store.manifest()

@@ -1,10 +1,5 @@
-"""The cases of a finished run to label (`courtroom label RUN`): a seeded random draw of its judged cases, each shown
-with its P(hallucinated) by a ruling (the one given, else the run's own) or by the court's measure.
-
-A draw, because the numbers rejected picking the cases a ruling is least sure of and unlike each other (uncertainty
-sampling's pool, Brinker's greedy diversity): given as labels to refit a ruling with its prior, such picks did worse
-than random draws on 5 of 6 held-out sources at 30 labels (HaluEval summaries 0.64 against 0.85; docs/witnesses.md,
-"Label a few cases"). Retired on 2026-11-27."""
+"""The cases of a finished run to label (`courtroom label RUN`): a seeded random draw of its judged cases, each with
+its P(hallucinated) by a ruling or the court's measure (a draw: picking by uncertainty did worse, docs/witnesses.md)."""
 
 from __future__ import annotations
 
@@ -83,7 +78,6 @@ def candidates(run_dir: str | Path, ruling: FittedRuling | None = None) -> Candi
 
 
 def picked(found: Candidates, n: int, seed: int = 0, spare: int = 0) -> list[Candidate]:
-    """`n` cases drawn at random (seeded), and up to `spare` more after them (to stand in for cases skipped): a larger
-    `n` or `spare` with the same seed continues the same order."""
+    """`n` cases drawn at random (seeded), and up to `spare` more to stand in for those skipped (the same order)."""
     order = np.random.default_rng(seed).permutation(len(found.cases))[:n + spare]
     return [found.cases[i] for i in order]

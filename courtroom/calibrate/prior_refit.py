@@ -1,13 +1,6 @@
-"""Refitting a ruling on a few labels of the user's own cases, with a fitted ruling (a shipped one) as its prior.
-
-Each family weighing labelled cases is refitted as the offset from the prior's weights: in the prior's own
-standardised space (its means and scales kept), the classes weighed equally as in every fit, the log-loss summed over
-the labels plus `PRIOR_PRECISION / 2` times the squared move of the weights from the prior's (a Gaussian prior
-centred on them; the intercept moves almost freely). The penalty does not grow with the labels and the log-loss does,
-so the fewer the labels the more the prior holds: thirty move the intercept and the weights the labels argue for,
-a thousand refit nearly everything; a family's trial weights are refitted the same way on the labelled cases its court
-tried. The probes (hundreds of weights over the model's vectors), the word probe and the span model are the prior's:
-thirty labels cannot refit them."""
+"""Refitting a ruling on a few labels of the user's own cases, with a fitted ruling as its prior: each family's weights
+(and trial weights) move from the prior's, in its standardised space, under an L2 penalty of `PRIOR_PRECISION` on the
+move (the intercept nearly free), so the fewer the labels the more the prior holds; probes and span model are kept."""
 
 from __future__ import annotations
 
@@ -46,8 +39,7 @@ class PriorRefit:
 
 def refit_linear(prior: Linear, X: np.ndarray, y: np.ndarray, precision: float = PRIOR_PRECISION,
                  intercept_only: bool = False) -> Linear:
-    """`prior` moved by the labels `y` of the rows of `X` (in its features' order), with an L2 penalty of `precision`
-    on the weights' move from the prior's (the weights kept with `intercept_only`)."""
+    """`prior` moved by the labels `y` of the rows of `X`, with an L2 penalty of `precision` on the weights' move."""
     from scipy.optimize import minimize
 
     Z = (X - np.array(prior.mean)) / np.array(prior.scale)
@@ -165,8 +157,7 @@ def refit_with_prior(prior: FittedRuling, examples: Sequence[Example], *, prior_
 
 def out_of_fold(prior: FittedRuling, examples: Sequence[Example], folds: np.ndarray,
                 precision: float = PRIOR_PRECISION) -> np.ndarray:
-    """Each example's P(hallucinated) by the prior refitted on the examples of the other folds (the prior's own where
-    the other folds cannot refit it)."""
+    """Each example's P(hallucinated) by the prior refitted on the other folds (else the prior's own)."""
     out = np.zeros(len(examples))
     for k in sorted(set(folds.tolist())):
         train = [e for e, f in zip(examples, folds) if f != k]

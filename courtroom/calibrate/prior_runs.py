@@ -1,6 +1,5 @@
-"""A ruling refitted on a few labels of a run, with a fitted ruling as its prior (`courtroom calibrate RUN --ruling
-OUT --prior FILE --labels labels.csv`; `courtroom.calibrate.prior_refit`). Without a label file, the runs' gold labels
-are the labels (for experiments)."""
+"""A ruling refitted on a few labels of a run with a fitted ruling as its prior (`calibrate --prior --labels`;
+without a label file, the runs' gold labels)."""
 
 from __future__ import annotations
 
@@ -64,8 +63,7 @@ def _named(path: Path) -> str:
 
 
 def labelled_by_file(run_dir: str | Path, labels: str | Path) -> tuple[list[Example], str, str]:
-    """The examples of the run's cases labelled in the file (the file's labels, not the data's), the run's model and
-    court."""
+    """The examples of the run's cases labelled in the file (by its labels), the run's model and court."""
     audit = Audit(run_dir)
     court = witness_court(audit)
     given = {case_id: label for case_id, label in read_labels(labels, run_dir).items() if label is not None}
@@ -116,8 +114,7 @@ def scores(calibration: PriorCalibration) -> dict[str, dict[str, float | None]]:
 
 
 def moves(calibration: PriorCalibration, most: int = 4) -> list[str]:
-    """What the labels moved most, each refitted family's intercept and its weights farthest from the prior's
-    (standardised), as `family: name before -> after`."""
+    """What the labels moved most of each refitted family, as `family: name before -> after`."""
     out = []
     for name, mode in calibration.refit.modes.items():
         if mode == "kept":

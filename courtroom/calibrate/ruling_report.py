@@ -1,5 +1,4 @@
-"""What a fitted ruling is worth out of fold, by source and task family: the rows `courtroom calibrate --ruling`
-prints and the `evaluation` section the ruling file keeps."""
+"""What a fitted ruling is worth out of fold, by source and task family (printed, and kept in the ruling file)."""
 
 from __future__ import annotations
 
@@ -15,13 +14,12 @@ def _auroc(gold: np.ndarray, scores: np.ndarray) -> float:
     return float("nan") if value is None else value
 
 
-def _balanced(gold: np.ndarray, pred: np.ndarray) -> float:
+def balanced_accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
     return float(rates_from_counts(*confusion(gold, pred))["balanced_accuracy"])
 
 
 def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], dict[str, object]]:
-    """Rows (cases, count, balanced accuracy at the ruling's threshold, AUROC) for all cases, each task family and
-    each source, out of fold; and the same as the ruling file's `evaluation`."""
+    """Rows (cases, count, balanced accuracy, AUROC) out of fold for all, each family and source; and `evaluation`."""
     gold = np.array([e.hallucinated for e in fit.examples])
     thresholds = np.array([fit.ruling.family_for(e.family)[1].threshold for e in fit.examples])
     pred = fit.out_of_fold >= thresholds
@@ -30,7 +28,8 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
                sorted({e.family for e in fit.examples})]
     groups += [(f"source {s}", np.array([e.source == s for e in fit.examples])) for s in
                sorted({e.source for e in fit.examples})]
-    rows = [(name, int(m.sum()), _balanced(gold[m], pred[m]), _auroc(gold[m], fit.out_of_fold[m])) for name, m in groups]
+    rows = [(name, int(m.sum()), balanced_accuracy(gold[m], pred[m]), _auroc(gold[m], fit.out_of_fold[m]))
+            for name, m in groups]
     evaluation = {"protocol": f"{int(fit.fold.max()) + 1}-fold cross-validation over groups of identical answers; "
                               "each fold decided by a ruling (probes included) fitted on the others",
                   "out_of_fold": {name: {"cases": n, "balanced_accuracy": round(b, 4),
@@ -44,8 +43,7 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
 
 def label_scores(gold: np.ndarray, thresholds: np.ndarray, scores: dict[str, np.ndarray | None], resamples: int = 1000,
                  seed: int = 0) -> dict[str, dict[str, object]]:
-    """Balanced accuracy (at `thresholds`) and AUROC of each named set of scores, each with its 95% bootstrap interval
-    over the cases (`NAME_95`: what a sample of the data says of all of it); None where labels are of one kind."""
+    """Balanced accuracy (at `thresholds`) and AUROC of each set of scores, with 95% bootstrap intervals (`NAME_95`)."""
     if not (gold.any() and (~gold).any()):
         return {name: dict.fromkeys(("balanced_accuracy", "balanced_accuracy_95", "auroc", "auroc_95"))
                 for name, p in scores.items() if p is not None}
@@ -55,7 +53,8 @@ def label_scores(gold: np.ndarray, thresholds: np.ndarray, scores: dict[str, np.
         if p is None:
             continue
         pred = p >= thresholds
-        out[name] = {**_interval("balanced_accuracy", _balanced(gold, pred), [_balanced(gold[i], pred[i]) for i in draws]),
+        resampled = [balanced_accuracy(gold[i], pred[i]) for i in draws]
+        out[name] = {**_interval("balanced_accuracy", balanced_accuracy(gold, pred), resampled),
                      **_interval("auroc", _auroc(gold, p), [_auroc(gold[i], p[i]) for i in draws])}
     return out
 

@@ -1,8 +1,5 @@
-"""Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`).
-
-Each labelled case of runs that share a court hearing witnesses and a model becomes an `Example` (its recorded
-testimony, scoring-pass vectors, task family and source); `courtroom.calibrate.fit_ruling` fits and cross-validates,
-and the ruling file is written with its out-of-fold numbers (with a court file, the court with the ruling filed)."""
+"""Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`): each labelled case becomes
+an `Example` for `fit_ruling`, and the ruling file is written with its out-of-fold numbers."""
 
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ class LabelledRuns:
     model: str
     runs: list[str]
     projected_words: int = 0
-    """Cases whose words the runs recorded projected onto a word probe (`Observation.project_words`), not as states:
-    no new word probe can be fitted on them."""
+    """Cases whose words' states were recorded projected onto a word probe: no new word probe is fitted on them."""
 
 
 def witness_court(audit: Audit) -> Clerk | Court:
@@ -66,8 +62,7 @@ def witness_court(audit: Audit) -> Clerk | Court:
 
 
 def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where: str) -> None:
-    """A ruling weighs a run's testimony only as the run's court would take it: fitted for its model and court (by
-    name: the court a run records extends none), over the witnesses it hears (`check_ruling`); else a `ConfigError`."""
+    """Refuse (`ConfigError`) a ruling the run's court would not take: of another model or court, or other witnesses."""
     if model_key(ruling.model) != model or ruling.court != court.spec.name:
         raise ConfigError(f"{where}: the ruling was fitted for model {ruling.model!r} and court {ruling.court!r}; "
                           f"the run was judged on {model!r} by court {court.spec.name!r}, which refuses a ruling of "
@@ -80,9 +75,8 @@ def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where:
 
 def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
                hallucinated: bool | None = None) -> Example | None:
-    """A case's example from its transcript, or None when it has no verdict, no label (the user's `hallucinated`, else
-    the gold one) or no testimony. With gold spans, also what fitting a span model needs (`SpanExample`), its answer
-    cut by the court's `splitter`."""
+    """A case's example from its transcript (labelled `hallucinated`, else by its gold), or None without a verdict, a
+    label or testimony; with gold spans, also its `SpanExample`."""
     case: Case | None = None
     verdict: CaseVerdict | None = None
     ground: list[ModelCallEvent] = []
@@ -109,8 +103,7 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
 
 
 def _word_states(observed: ModelCallEvent | None) -> list[list[float]] | None:
-    """The answer's words' hidden states a scoring pass recorded (`witnesses.word_states`; not their projections),
-    None when it recorded none."""
+    """The answer's words' hidden states a scoring pass recorded (`witnesses.word_states`), else None."""
     asked = observed.observe.hidden_only if observed is not None and observed.observe is not None else ()
     if not asked or observed is None or observed.projected_words is not None or not observed.hidden:
         return None
@@ -225,8 +218,7 @@ def write_ruling(fit: RulingFit | FittedRuling, path: str | Path, evaluation: di
 
 
 def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Path) -> Path:
-    """Write the run's court with `ruling` filed under the run's model (by a path relative to the court file), and
-    check that it loads with that ruling."""
+    """Write the run's court with `ruling` filed under the run's model, and check that it loads with it."""
     import os
 
     from courtroom.calibrate.threshold_runs import _dump, court_data

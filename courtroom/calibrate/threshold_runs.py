@@ -1,7 +1,5 @@
-"""Calibrating a court's verdict threshold on a labelled run (`courtroom calibrate RUN -o court.yaml`).
-
-The best threshold on the run's labelled cases is fitted on all of them and estimated out of fold; the court file
-written is the run's court with that threshold (the run's model taken out of `aggregation.by_model`)."""
+"""Calibrating a court's verdict threshold on a labelled run (`courtroom calibrate RUN -o court.yaml`): fitted on all
+its labelled cases, estimated out of fold, and written as the run's court with that threshold."""
 
 from __future__ import annotations
 
@@ -13,6 +11,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from courtroom.calibrate.ruling_report import balanced_accuracy
 from courtroom.clerk import Clerk, ClerkSpec
 from courtroom.court.court import Court
 from courtroom.court.load import load_court
@@ -21,7 +20,6 @@ from courtroom.court.spec import CourtSpec
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import ConfigError, CourtroomError, PersonaError
-from courtroom.evaluate.metrics import rates_from_counts
 from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
@@ -70,12 +68,6 @@ class Calibration:
     in_sample_fitted: float
     """Balanced accuracy on all cases at the fitted threshold (optimistic: it was fitted on them)."""
     notes: list[str] = field(default_factory=list)
-
-
-def balanced_accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
-    tp, fp = np.sum(gold & pred), np.sum(~gold & pred)
-    tn, fn = np.sum(~gold & ~pred), np.sum(gold & ~pred)
-    return float(rates_from_counts(tp, fp, tn, fn)["balanced_accuracy"])
 
 
 def _court_config(audit: Audit) -> dict[str, Any]:
@@ -148,8 +140,7 @@ def _per_fold(gold: np.ndarray, pred: np.ndarray, fold: np.ndarray) -> FoldScore
 
 
 def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) -> Path:
-    """Write the run's court with `aggregation.threshold = threshold` (the run's model out of `by_model`) to
-    `output`; check that it loads, as the run's court with only that changed."""
+    """Write the run's court with `aggregation.threshold = threshold`, checked to load with only that changed."""
     audit = Audit(run_dir)
     config = _court_config(audit)
     model = audit.store.manifest().model
@@ -159,11 +150,10 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
                            + data.get("description", "")).strip()
     aggregation = data["aggregation"]
     aggregation["threshold"] = threshold
-    by_model = {name: value for name, value in aggregation.get("by_model", {}).items() if model_key(name) != model_key(model)}
-    if by_model:
-        aggregation["by_model"] = by_model
-    else:
-        aggregation.pop("by_model", None)
+    aggregation["by_model"] = {name: value for name, value in aggregation.get("by_model", {}).items()
+                               if model_key(name) != model_key(model)}
+    if not aggregation["by_model"]:
+        del aggregation["by_model"]
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
     atomic_write(output, header + _dump(data))
@@ -180,8 +170,7 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
 
 
 def court_data(config: dict[str, Any], output: Path) -> dict[str, Any]:
-    """The recorded court as a court file's data, to write at `output` (its folder made; the trial's personas as that
-    folder finds them, `_personas`)."""
+    """The recorded court as a court file's data, to write at `output` (its personas as that folder finds them)."""
     output.parent.mkdir(parents=True, exist_ok=True)
     spec = CourtSpec if config["court"].get("trial") is not None else ClerkSpec
     data = spec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
@@ -191,8 +180,7 @@ def court_data(config: dict[str, Any], output: Path) -> dict[str, Any]:
 
 
 def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
-    """A court's configuration but for its threshold, description and the names its personas go by (their content
-    is compared)."""
+    """A court's configuration but for its threshold, description and the names of its personas."""
     court = {**{k: v for k, v in config["court"].items() if k != "description"},
              "aggregation": {k: v for k, v in config["court"]["aggregation"].items() if k not in ("threshold", "by_model")}}
     if court.get("trial") is not None:
@@ -201,8 +189,7 @@ def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def _personas(config: dict[str, Any], named: dict[str, Any], output: Path) -> dict[str, Any]:
-    """The court's persona references: each kept when it loads as the run recorded it (by its path from the new
-    court's folder), else the recorded persona written beside the court file."""
+    """The court's persona references: each kept when it loads as recorded, else the recorded persona written beside."""
     original = (config["court"].get("trial") or {}).get("personas", {})
     result: dict[str, Any] = {}
     for role, reference in named.items():
@@ -227,8 +214,7 @@ def _personas(config: dict[str, Any], named: dict[str, Any], output: Path) -> di
 
 
 def _from_folder(name: str, path: Path, folder: Path) -> str:
-    """A persona reference as a court file in `folder` names it: a name as it is (looked for the same way from any
-    court), a relative file by its path from `folder` (it may have been found from the working directory)."""
+    """A persona reference as a court file in `folder` names it: a name as it is, a relative file from `folder`."""
     if Path(name).suffix not in (".yaml", ".yml") or Path(name).is_absolute():
         return name
     try:

@@ -1,6 +1,5 @@
-"""The clerk hears its witnesses (`ClerkSpec.witnesses`): one scoring pass of the answer with the context (looking
-inside the model when the backend can), one without, and for a yes/no question the model's own answer; then each
-witness testifies, and a ruling fitted for the model weighs the testimony and points at the words (`locate`)."""
+"""The clerk hears its witnesses: a scoring pass of the answer with the context (looking inside the model when the
+backend can), one without, and the model's own yes or no; a fitted ruling weighs them and points at words (`locate`)."""
 
 from __future__ import annotations
 
@@ -42,8 +41,7 @@ class Examination:
                                                                 compare=False)
 
     def vectors(self, sentence: int | None = None) -> dict[str, list[float]]:
-        """The vectors the ruling's probes read, of the whole answer (or of one sentence), as far as the pass gave
-        them."""
+        """The vectors the ruling's probes read, of the whole answer (or one sentence), as far as the pass gave them."""
         at = -1 if sentence is None else sentence
         out = {}
         if self.reading.lookback is not None:
@@ -53,8 +51,7 @@ class Examination:
         return out
 
     def word_scores(self, probe: Probe | None, sentence: int | None = None) -> list[float] | None:
-        """A word probe's log-odds of the answer's (or one sentence's) words, from the recorded word states or their
-        projections onto this probe's direction; each word is scored once per case."""
+        """A word probe's log-odds of the answer's (or a sentence's) words, from their states or projections (once)."""
         if probe is None:
             return None
         cached = self._word_scores.get(id(probe))
@@ -74,8 +71,7 @@ class Examination:
         return None
 
     def weigh(self, ruling: FittedRuling, sentence: int | None = None, heard: Sequence[Testimony] = ()) -> Weighing:
-        """The ruling's weighing of the whole answer (or of one sentence); with testimony `heard` after the witnesses
-        (a court's trial), by the ruling's trial weights."""
+        """The ruling's weighing of the whole answer (or a sentence), by trial weights with a trial's `heard`."""
         probe = ruling.spans.probe if ruling.spans is not None else None
         return ruling.weigh([*self.testimony, *heard], self.vectors(sentence), task_family(self.reading.case),
                             sentence, self.word_scores(probe, sentence), tried=bool(heard))
@@ -116,8 +112,7 @@ def verdict_request(spec: ClerkSpec, case: Case) -> GenerationRequest:
 
 
 def examine(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, sentences: tuple[tuple[int, int], ...]) -> Step:
-    """Measure every sentence (its span in the stripped answer) in the flow of the whole answer, and hear the clerk's
-    witnesses; returns an `Examination`."""
+    """Measure every sentence in the flow of the whole answer and hear the clerk's witnesses: an `Examination`."""
     witnesses = spec.witnesses
     assert witnesses is not None
     g = spec.grounding

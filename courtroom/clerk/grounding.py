@@ -1,11 +1,5 @@
-"""Grounding: the clerk measures, with the model's own likelihoods, how well the context accounts for a statement.
-
-grounding(statement) = mean over its tokens t of min(clip, log P(t | context, question, ...) - log P(t | question, ...))
-
-Both terms score text as a fixed continuation, so nothing is generated or fails to parse; words the context supplies
-become likelier with it, invented ones do not. `GroundingSpec.scoring`: each sentence alone (`sentence`, two calls a
-sentence) or the whole answer with and without the context (`answer`, two calls a case). `clip` caps one token's
-credit, so a copied rare name cannot outweigh the invented words beside it."""
+"""Grounding: how well the context accounts for a statement, by the model's own likelihoods (text scored as a fixed
+continuation, nothing generated): the mean over its tokens of min(clip, log P(t | context, ...) - log P(t | ...))."""
 
 from __future__ import annotations
 
@@ -29,8 +23,7 @@ SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
 def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"],
                     cited: Sequence[tuple[int, str]] = (), splitter: SentenceSplitter = SPLITTER,
                     observe: Observation | None = None) -> GenerationRequest:
-    """Score `statement` as the answer to the case's question: after the whole numbered context (`full`, sentences cut
-    by `splitter`), after no context (`none`), or after the numbered sentences a party cited (`cited`)."""
+    """Score `statement` as the answer to the case's question after the whole context (`full`), none, or the `cited`."""
     if context == "full":
         user = render_opening(case, splitter=splitter)
     elif context == "cited":
@@ -73,8 +66,7 @@ class TokenScores:
         return cls(tuple(response.token_logprobs), tuple(tuple(s) for s in response.token_spans))
 
     def within(self, start: int, end: int) -> tuple[float, ...]:
-        """The log-probabilities of the tokens that overlap characters [start, end) (found by binary search: reading
-        every sentence of an answer costs its tokens once, not sentences x tokens)."""
+        """The log-probabilities of the tokens that overlap characters [start, end) (by binary search)."""
         return tuple(self.logprobs[i] for i in self.index.within(start, end))
 
     def spans_within(self, start: int, end: int) -> tuple[tuple[int, int], ...]:

@@ -16,18 +16,15 @@ from courtroom.witness.ruling import FittedRuling
 
 @dataclass
 class Indictment:
-    """What the indictment found: the charges brought, the statements measured but not charged, how suspect the most
-    suspect statement is, and each charge's measure and sentence."""
+    """What the indictment found: the charges, the statements not charged, and each charge's measure and sentence."""
 
     charges: list[Charge]
     dropped: list[DroppedCharge]
     suspicion: float = 0.0
     """The highest P(suspect) of any statement."""
     measures: dict[int, Measure] = field(default_factory=dict)
-    """Each charge's measure, by charge index."""
     sentences: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """Each charge's sentence, by charge index: its index among the answer's sentences and where it starts in the
-    case's answer."""
+    """Each charge's sentence, by charge index: its index among the answer's, and where it starts in the answer."""
     examination: Examination | None = None
     """What the clerk's witnesses found (clerks that hear witnesses)."""
     weighing: Weighing | None = None
@@ -39,9 +36,7 @@ class Indictment:
 
 
 def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure: bool = False) -> Step:
-    """Measure every sentence of the answer and charge the least grounded (at most `max_charges`), or with a ruling
-    those it weighs as hallucinated (unless `by_measure`: the least grounded all the same, as a court whose trials its
-    ruling weighs tries them); returns the `Indictment`."""
+    """Measure every sentence; charge the least grounded (with a ruling, unless `by_measure`: those it weighs)."""
     answer = case.answer.strip()
     spans = sentence_spans(answer, spec.sentences) or ((0, len(answer)),)
     sentences = tuple(answer[a:b] for a, b in spans)

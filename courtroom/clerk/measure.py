@@ -1,5 +1,4 @@
-"""The clerk's measure of each statement: its grounding in the whole context (`courtroom.clerk.grounding`), with the
-lexical evidence of the words the sources never use when the clerk takes it, and the P(suspect) they imply."""
+"""The clerk's measure of each statement: its grounding in the whole context, its lexical evidence, and P(suspect)."""
 
 from __future__ import annotations
 
@@ -21,9 +20,7 @@ ROLE = "clerk"
 
 @dataclass(frozen=True)
 class Measure:
-    """A statement's grounding in the whole context, and what re-measuring it against other evidence needs: its
-    likelihood without context (total and tokens; per token when measured by token) and, read off the whole answer,
-    where it lies in it."""
+    """A statement's grounding in the whole context, and what re-measuring it needs (bare likelihood, span)."""
 
     grounding: float
     bare: tuple[float, int]
@@ -59,8 +56,7 @@ def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str]
 
 def measure_statements(spec: ClerkSpec, case: Case, statements: Sequence[str],
                        spans: Sequence[tuple[int, int] | None] | None = None) -> Step:
-    """One `Measure` per statement, by the clerk's scoring mode. `spans`: where each statement lies in the answer, for
-    the `answer` mode (found when not given; a statement not in the answer is scored alone)."""
+    """One `Measure` per statement, by the clerk's scoring mode (`spans`: where each lies in the answer, if known)."""
     g = spec.grounding
     answer = case.answer.strip()
     if g.scoring != "answer":
@@ -91,8 +87,7 @@ def _found(answer: str, statement: str) -> tuple[int, int] | None:
 
 def answer_measures(spec: ClerkSpec, answer: str, spans: Sequence[tuple[int, int] | None], full: measure.TokenScores,
                     bare: measure.TokenScores) -> list[Measure | None]:
-    """The measure of each statement at `spans` of the answer (None where it has none), read off the whole answer
-    scored with the context (`full`) and without (`bare`)."""
+    """The measure of each statement at `spans` of the answer, read off its `full` and `bare` scoring."""
     clip = spec.grounding.clip
     out: list[Measure | None] = []
     for span in spans:
@@ -112,8 +107,7 @@ def _measure_calls(spec: ClerkSpec, case: Case, statements: Sequence[str]) -> li
 
 
 def _measures(statements: Sequence[str], responses: list[GenerationResponse], clip: float | None) -> list[Measure]:
-    """Measures of statements scored alone: with `clip`, token by token; without, from total likelihoods (the
-    original measure, which transcripts without per-token scores can replay)."""
+    """Measures of statements scored alone: with `clip`, token by token; without, from total likelihoods."""
     n = len(statements)
     out = []
     for s, full, bare in zip(statements, responses[:n], responses[n:]):

@@ -1,6 +1,5 @@
-"""The clerk's procedure for one case (`clerk_case`), a lockstep program: the indictment (its only model calls), then
-the verdict, and for an answer found hallucinated the words the witnesses point at. A court runs the same procedure
-with its own ways to charge and to decide (`court.program`)."""
+"""The clerk's procedure for one case (`clerk_case`): the indictment (its only model calls), the verdict, and the
+words the witnesses point at; a court runs it with its own ways to charge and decide (`court.program`)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ Decide = Callable[[Indictment, Case, Transcript], Step]
 
 def clerk_case(spec: ClerkSpec, ruling: FittedRuling | None, threshold: float, case: Case, transcript: Transcript, *,
                charges: Step | None = None, decide: Decide | None = None) -> Step:
-    """Indict (or bring the `charges` a court's program gives), decide every charge by its measurement or the ruling (or
-    as `decide` does: a court's trials), and add what the witnesses found."""
+    """Indict (or bring a court's `charges`), decide (or `decide` as a court does), and add the witnesses' findings."""
     found = yield from (charges if charges is not None else indict(spec, ruling, case))
     transcript.add(ChargesEvent, charges=found.charges, dropped=found.dropped)
     decided = decide or (lambda found, case, transcript: measured(spec, ruling, threshold, found, case, transcript))
@@ -56,8 +54,7 @@ def weighed(found: Indictment, ruling: FittedRuling | None, case: Case, transcri
 
 
 def with_findings(verdict: CaseVerdict, found: Indictment) -> CaseVerdict:
-    """The verdict with what the witnesses testified (and the testimony heard after them: a court's trials), and, when
-    it finds the answer hallucinated, the words they point at."""
+    """The verdict with the testimony heard and, for a hallucinated answer, the words the witnesses point at."""
     if found.examination is not None or found.heard:
         verdict.testimony = [*(found.examination.testimony if found.examination is not None else []), *found.heard]
     if verdict.hallucinated:

@@ -1,5 +1,4 @@
-"""A ruling checked against the clerk it decides for (name, witnesses and versions, hidden depth, values) and the model it
-is filed under (`courtroom.court.files.load_rulings` reads the files a court names)."""
+"""A ruling checked against the clerk it decides for (name, witnesses, versions, hidden depth, values) and its model."""
 
 from __future__ import annotations
 
@@ -18,9 +17,8 @@ Heard = Mapping[str, tuple[int, Collection[str]]]
 
 def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
                  courts: Collection[str] | None = (), also: Heard | None = None) -> None:
-    """A ruling decides only for the model and court it was fitted for (or a court it extends, `courts`; any court for a
-    recorded run, `None`), over the witnesses and versions it was fitted on (the clerk's, and those the court hears
-    `also`); anything else is refused, naming both."""
+    """A ruling decides only for the model and court it was fitted for (or one it extends, `courts`; any, `None`),
+    over the witnesses and versions it was fitted on (and those heard `also`); else refused, naming both."""
     also = also or {}
     witnesses = spec.witnesses
     assert witnesses is not None
@@ -48,9 +46,7 @@ def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
 
 
 def unknown_features(ruling: FittedRuling, also: Heard | None = None) -> list[str]:
-    """The values a ruling weighs that none of its witnesses gives (`witness.value`; those heard `also` give theirs),
-    nor its probes (`NAME.probe`, the word probe's `WORD_VALUES`), nor, for its span model, the words' values
-    (`spans.FEATURES`)."""
+    """The values a ruling weighs that none of its witnesses (or those heard `also`), probes or words' values give."""
     given = {name: values for name, (_, values) in (also or {}).items()}
     given |= {name: WITNESSES[name].values for name in ruling.witnesses if name in WITNESSES}
     known = {f"{name}.{value}" for name in ruling.witnesses for value in given.get(name, ())}

@@ -1,6 +1,5 @@
-"""The clerk's settings: how the answer is cut and measured, which witnesses testify, which statements are charged, and
-how they become the verdict. Every court file holds them (a court adds `trial`: `courtroom.court.spec`); validated on
-load, all recorded in a run's manifest."""
+"""The clerk's settings: how the answer is cut and measured, which witnesses testify, which statements are charged,
+and how they become the verdict (a court adds `trial`: `courtroom.court.spec`)."""
 
 from __future__ import annotations
 
@@ -17,25 +16,21 @@ _FIELDS = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class LexicalSpec(BaseModel):
-    """Lexical evidence: the words of a statement that neither the context nor the question uses
-    (`courtroom.text.words`), named in its charge, and optionally weighed: the share u of the statement's distinct
-    content words that are unsupported adds (u - center) / scale to the log-odds that it is hallucinated."""
+    """Lexical evidence: the words of a statement that neither the context nor the question uses, named in its charge
+    and optionally weighed: the share u of its content words that are unsupported adds (u - center) / scale to its
+    log-odds of being hallucinated."""
 
     model_config = _FIELDS
 
     center: float = Field(0.35, ge=0.0, le=1.0)
     """Share of unsupported words at which the lexical evidence is neutral."""
     scale: float | None = Field(0.1, gt=0.0)
-    """How sharply suspicion rises with the share of unsupported words; None names the words in the charges without
-    weighing them."""
+    """How sharply suspicion rises with the share of unsupported words; None names the words without weighing them."""
 
 
 class GroundingSpec(BaseModel):
-    """The clerk's measure of evidence: how much the context raises the model's likelihood of a statement.
-
-    The grounding of a statement is its pointwise mutual information with the context, in nats per token:
-    log P(statement | context, question) - log P(statement | question), averaged over its tokens. Words the context
-    accounts for become likelier when the context is shown; invented ones do not. It maps to
+    """The clerk's measure of evidence: a statement's grounding, its pointwise mutual information with the context in
+    nats per token (log P(statement | context, question) - log P(statement | question), per token), mapped to
     P(suspect) = sigmoid((center - grounding) / scale [+ the lexical term, see `LexicalSpec`])."""
 
     model_config = _FIELDS
@@ -45,15 +40,13 @@ class GroundingSpec(BaseModel):
     scale: float = Field(0.3, gt=0.0)
     """How sharply P(suspect) falls as grounding rises."""
     scoring: Literal["sentence", "answer"] = "sentence"
-    """sentence: score each sentence alone, as if it were the whole answer (two calls per sentence); answer: score
-    the whole answer once with the context and once without (two calls per case) and read each sentence off its
-    tokens, so a sentence is measured in the flow of the answer before it."""
+    """sentence: score each sentence alone (two calls per sentence); answer: score the whole answer with the context
+    and without (two calls per case) and read each sentence off its tokens, in the flow of the answer before it."""
     clip: float | None = Field(None, gt=0.0)
     """The most one token may gain from the context (nats), or None for no cap (total likelihoods). A copied rare
     name gains 5-10 nats and would otherwise outweigh the invented words beside it."""
     lexical: LexicalSpec | None = None
-    """Also weigh lexical evidence (words of the statement the sources never use) into P(suspect), or None for
-    grounding alone. The words are named in the charge."""
+    """Lexical evidence (words of the statement the sources never use) weighed into P(suspect); None: grounding alone."""
 
 
 class IndictmentSpec(BaseModel):
@@ -72,18 +65,16 @@ class AggregationSpec(BaseModel):
 
     method: Literal["any", "majority", "mean", "share"] = "any"
     """any: hallucinated if any charge is (score = max P); majority: if most are (score = mean P); mean: if the mean
-    P(hallucinated) over charges reaches the threshold; share: the expected share of the answer's statements that
-    are hallucinated, every statement counted (a ruling for those charged, the indictment's P(suspect) for the
-    others), against the threshold."""
+    P(hallucinated) reaches the threshold; share: the expected share of the answer's statements that are hallucinated
+    (rulings for those charged, P(suspect) for the others), against the threshold."""
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     """P(hallucinated) at or above which a ruling (and the `mean` and `share` methods) says hallucinated."""
     share_by: Literal["statements", "characters"] = "statements"
     """share method: count every statement once, or by its length in characters (the expected share of the
     answer's *text* that is hallucinated: a long invented sentence outweighs a short greeting)."""
     by_model: dict[str, Annotated[float, Field(ge=0.0, le=1.0)]] = Field(default_factory=dict)
-    """Thresholds tuned for particular models (by the name given to --model; `default` is `smollm2-135m`),
-    overriding `threshold`: with another model rulings sit at other heights, so the threshold that balances the two
-    kinds of error belongs to the court and the model together."""
+    """Thresholds tuned for particular models (by the name given to --model; `default` is `smollm2-135m`), overriding
+    `threshold`: the threshold that balances the two kinds of error belongs to the court and the model together."""
 
     def threshold_for(self, model: str) -> float:
         """The threshold for `model` (`by_model`, else `threshold`)."""
@@ -92,10 +83,8 @@ class AggregationSpec(BaseModel):
 
 
 class WitnessesSpec(BaseModel):
-    """The witnesses the clerk hears (`courtroom.witness.registry`), and the rulings fitted to weigh their testimony
-    for particular models (`courtroom.witness.ruling`). With a ruling for its model, the clerk decides each sentence
-    and the whole answer by the ruling; without one, by its grounding measure, and the testimony is recorded all the
-    same (`courtroom calibrate --ruling` fits a ruling from such a run)."""
+    """The witnesses the clerk hears, and the rulings fitted to weigh their testimony for particular models: with a
+    ruling for its model the clerk decides by it, else by its grounding measure, the testimony recorded all the same."""
 
     model_config = _FIELDS
 
@@ -104,10 +93,8 @@ class WitnessesSpec(BaseModel):
     hidden_depth: float = Field(0.5, gt=0.0, le=1.0)
     """The depth of the residual stream the hidden-state witness reads (0.5: the middle layer)."""
     word_states: bool = False
-    """Also record the hidden state of every word of the answer (at `hidden_depth`; in-process backends), so that
-    `courtroom calibrate --ruling` can fit a word probe into the span model from the run. Costs no model time, but a
-    record of about 6 KB a word. A clerk whose ruling has a word probe needs not: it asks for each word's state
-    projected onto the probe (one number a word, `Observation.project_words`)."""
+    """Also record the hidden state of every word of the answer (in-process backends; about 6 KB a word), so that
+    `courtroom calibrate --ruling` can fit a word probe; a ruling with a word probe asks for projections instead."""
     rulings: dict[str, FittedRuling | str] = Field(default_factory=dict)
     """Model -> its fitted ruling: a ruling file, relative to the court file (read when the court loads, and recorded
     whole in every run's manifest), by the name given to --model (`default` is `smollm2-135m`)."""
@@ -119,8 +106,7 @@ class WitnessesSpec(BaseModel):
         return self
 
     def ruling_for(self, model: str) -> FittedRuling | None:
-        """The ruling fitted for `model`, filed under any of its names (`default` is `smollm2-135m`), None when there
-        is none (or it is not loaded yet)."""
+        """The ruling fitted for `model`, filed under any of its names, None when there is none (or not loaded yet)."""
         ruling = next((r for m, r in self.rulings.items() if model_key(m) == model_key(model)), None)
         return ruling if isinstance(ruling, FittedRuling) else None
 
@@ -137,14 +123,12 @@ class ClerkSpec(BaseModel):
     description: str = ""
     """What the court does, for its users."""
     sentences: SentenceSplitter = SPLITTER
-    """How the context is cut into the numbered sentences, and the answer into the statements the clerk measures
-    (`courtroom.text.sentences`): structured (JSON records, table rows, list items and lines first, then prose, past
-    abbreviations, initials and decimals) or regex (end punctuation before a capital, or a line break)."""
+    """How the context is cut into the numbered sentences and the answer into the statements the clerk measures:
+    structured (records, table rows, list items and lines first, then prose) or regex (`courtroom.text.sentences`)."""
     grounding: GroundingSpec = GroundingSpec()
     """How grounding (measured evidence) maps to a probability."""
     witnesses: WitnessesSpec | None = None
-    """The witnesses heard while measuring, and the rulings fitted to weigh their testimony; None hears none (the
-    grounding measure decides)."""
+    """The witnesses heard while measuring, and the rulings that weigh them; None hears none (the measure decides)."""
     indictment: IndictmentSpec = IndictmentSpec()
     """Which statements are charged."""
     max_charges: int = Field(3, ge=1, le=10)

@@ -1,5 +1,5 @@
-"""The clerk's decisions: a charge's ruling by its measurement (or the fitted ruling), and the case verdict by the
-aggregation rule, with the reason that names what decided it."""
+"""The clerk's decisions: a charge's ruling by its measurement (or the fitted ruling), and the case verdict, with the
+reason that names what decided it."""
 
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ def plural(count: int, noun: str) -> str:
 
 def measured_ruling(charge: Charge, threshold: float, lead: str = "decided by the measurement",
                     note: str = "this court tries no charge") -> Ruling:
-    """The ruling on a charge by its measurement alone, P(hallucinated) = P(suspect) (`lead` and `note` say why: a
-    court's escalation band says which charges it did not try)."""
+    """The ruling on a charge by its measurement alone, P(hallucinated) = P(suspect) (`lead` and `note` say why)."""
     assert charge.p_suspect is not None
     p = charge.p_suspect
     verdict = Verdict.HALLUCINATED if p >= threshold else Verdict.SUPPORTED
@@ -30,16 +29,14 @@ def measured_ruling(charge: Charge, threshold: float, lead: str = "decided by th
 
 
 def share(aggregation: AggregationSpec, statements: Sequence[tuple[str, float]]) -> float:
-    """The expected share of the answer that is hallucinated: the mean P(hallucinated) of its statements, each
-    counted once or by its length (`aggregation.share_by`)."""
+    """The expected hallucinated share of the answer: its statements' mean P, each counted once or by its length."""
     weights = [len(q) if aggregation.share_by == "characters" else 1 for q, _ in statements]
     return math.fsum(w * p for w, (_, p) in zip(weights, statements)) / max(sum(weights), 1)
 
 
 def acquittal(case_id: str, dropped: list[DroppedCharge], suspicion: float, aggregation: AggregationSpec,
               threshold: float) -> CaseVerdict:
-    """The verdict when nothing was charged: faithful, its score the statements' suspicion (kept below the threshold,
-    so it still ranks the case)."""
+    """The verdict when nothing was charged: faithful, scored by the statements' suspicion (below the threshold)."""
     why = f" ({plural(len(dropped), 'statement')} measured, none suspect enough to charge)" if dropped else ""
     measured = [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None]
     suspicion = share(aggregation, measured) if aggregation.method == "share" and measured else suspicion
@@ -93,8 +90,7 @@ def aggregate(spec: AggregationSpec, threshold: float, case_id: str, charges: li
 
 
 def testimony_ruling(charge: Charge, weighing: Weighing, testimony: list[Testimony], start: int) -> Ruling:
-    """The ruling on a charged sentence by a fitted ruling's weighing of its own testimony (no trial); `start` is
-    where the sentence stands in the case's answer (what the witnesses pointed at in it is quoted)."""
+    """The ruling on a charged sentence (at `start` in the answer) by a fitted ruling's weighing of its testimony."""
     p = weighing.p_hallucinated
     verdict = Verdict.HALLUCINATED if p >= weighing.threshold else Verdict.SUPPORTED
     said = "; ".join(_said(testimony, start, start + len(charge.quote))[:2])

@@ -1,9 +1,5 @@
-"""The `courtroom` Typer application, its command groups and what every verb shares.
-
-Verbs live one per module (`demo`, `run`, `compare`, `rejudge`, `audit`, `config`, `models`); each parses
-its options, calls the library, and prints. Heavy modules (torch, transformers, ray) load only inside
-commands, so `courtroom --help` stays fast.
-"""
+"""The `courtroom` Typer application, its command groups and what every verb shares (a verb per module; heavy
+modules load only inside commands, so `courtroom --help` stays fast)."""
 
 from __future__ import annotations
 
@@ -15,6 +11,8 @@ import typer
 from rich.console import Console, ConsoleDimensions
 from typer.core import TyperGroup
 
+from courtroom.errors import CourtroomError
+from courtroom.evaluate.gates import gate_failures, parse_gates
 from courtroom.report.terminal import shown
 
 app = typer.Typer(
@@ -88,8 +86,6 @@ def fail(message: str) -> NoReturn:
 def failing(path: object = None, writing: str = "") -> Iterator[None]:
     """Fail the command (`fail`) on a `CourtroomError` in the block; with `path`, on an `OSError` too (a path that
     cannot be read or written, a full disk), naming its file, else `path`, and what could not be `writing`."""
-    from courtroom.errors import CourtroomError
-
     try:
         yield
     except CourtroomError as exc:
@@ -107,16 +103,12 @@ GATE_FAILED = 3
 
 def parse_fail_under(texts: list[str]) -> list:
     """The `--fail-under` gates, checked before anything runs (an unknown metric lists the valid ones)."""
-    from courtroom.evaluate.gates import parse_gates
-
     with failing():
         return parse_gates(texts)
 
 
 def check_gates(metrics, gates: list, say_passed: bool = True) -> None:  # noqa: ANN001
     """Exit with status 3 and one line per failed gate when the metrics fail any; say so when all pass."""
-    from courtroom.evaluate.gates import gate_failures
-
     if not gates:
         return
     failures = gate_failures(metrics, gates)

@@ -8,15 +8,25 @@ import json
 import typer
 from rich.table import Table
 
+from courtroom.case import Verdict
 from courtroom.cli.app import audit_app, check_gates, console, court_of, err, fail, failing, parse_fail_under, warn
+from courtroom.cli.compare import comparison_json
+from courtroom.errors import AuditError, TranscriptError
+from courtroom.evaluate.comparison import Contender, debate_gain
+from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
+from courtroom.evaluate.results import escalation, trials
 from courtroom.log.audit import Audit, edit_verdict
+from courtroom.log.export import metrics_json, row_json
+from courtroom.log.span_metrics import run_span_scores
+from courtroom.report.diff import diff_runs
+from courtroom.report.record import calls_record, court_record, row_record
+from courtroom.report.tables import columns, compare_table, confusion_table, elide, metrics_table, pairing_table, span_table, trials_table
 from courtroom.report.terminal import shown
 
 
 def open_audit(run_dir: str, *, corrected: bool = True) -> Audit:
-    """The run directory, its manifest, result rows and edits read, and, when it holds human edits (and the command
-    shows the `corrected` verdicts), its judge rebuilt to weigh them: a corrupt one fails here, naming file and line or
-    field; what was skipped, a torn last edit, is said."""
+    """The run read (and its judge rebuilt to weigh human edits, when the command shows `corrected` verdicts): a
+    corrupt run fails here, naming file and line or field; a torn last edit skipped is said."""
     with failing():  # RunError, AuditError, a recorded judge that does not load
         audit = Audit(run_dir)
         audit.store.manifest()
@@ -36,19 +46,6 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
                   as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON (for scripts).")) -> None:
     """Metrics (the model's and, after edits, the corrected verdicts), errors and a per-source table; with gold spans in
     the data, how well the hallucinated spans named find them."""
-    from courtroom.evaluate.comparison import Contender, debate_gain
-    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
-    from courtroom.evaluate.results import escalation, trials
-    from courtroom.log.span_metrics import run_span_scores
-    from courtroom.report.tables import (
-        compare_table,
-        confusion_table,
-        metrics_table,
-        pairing_table,
-        span_table,
-        trials_table,
-    )
-
     gates = parse_fail_under(fail_under)
     audit = open_audit(run_dir)
     rows = audit.rows()
@@ -94,15 +91,7 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
 
 
 def _summary_json(audit: Audit, gates: list) -> None:
-    """`audit summary --json`: the run, its metrics (overall, per source, corrected), span metrics (null without gold
-    spans), errors and gates."""
-    from courtroom.cli.compare import comparison_json
-    from courtroom.evaluate.comparison import Contender, debate_gain
-    from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
-    from courtroom.evaluate.results import escalation, trials
-    from courtroom.log.export import metrics_json
-    from courtroom.log.span_metrics import run_span_scores
-
+    """`audit summary --json`: the run, its metrics (overall, per source, corrected, spans), errors and gates."""
     rows, manifest = audit.rows(), audit.store.manifest()
     overall = compute_metrics(rows)
     edits = sum(map(len, audit.edits().values()))
@@ -140,21 +129,16 @@ def audit_list(
     as_json: bool = typer.Option(False, "--json", help="Print the matching cases as JSON (reasons whole)."),
 ) -> None:
     """List cases, with filters (reasons cut at a word; `audit show` gives them whole)."""
-    from courtroom.report.tables import elide
-
     audit = open_audit(run_dir)
     rows = audit.select(wrong=wrong, verdict=verdict, source=source, search=search, errors=errors)
     if as_json:
-        from courtroom.log.export import row_json
-
         listed = rows if limit is None else rows[:limit]
         typer.echo(json.dumps({"run": str(audit.root), "matching": len(rows), "cases": [row_json(r) for r in listed]},
                               indent=2))
         return
     limit = 50 if limit is None else limit
-    table = Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else ""))
-    for column in ("case", "source", "gold", "verdict", "score", "charges", "reason"):
-        table.add_column(column, overflow="fold")
+    table = columns(Table(title=f"{len(rows)} matching cases" + (f" (first {limit})" if len(rows) > limit else "")),
+                    ("case", "source", "gold", "verdict", "score", "charges", "reason"), left=None, overflow="fold")
     for r in rows[:limit]:
         mark = "" if r.correct is None else ("[green]" if r.correct else "[red]")
         table.add_row(shown(r.case_id), shown(r.source), shown(r.gold or "-"), f"{mark}{shown(r.label or 'error')}",
@@ -170,9 +154,6 @@ def audit_show(run_dir: str = typer.Argument(..., help="Run directory."),
                                                                  "probabilities and cost.")) -> None:
     """The debate of one case as a court record, with the measurement token by token (what its result row holds,
     when its transcript is gone)."""
-    from courtroom.errors import AuditError, TranscriptError
-    from courtroom.report.record import calls_record, court_record, row_record
-
     audit = open_audit(run_dir, corrected=False)
     try:
         record = audit.record(case_id)
@@ -228,9 +209,6 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
     """The cases whose verdict changed from run A to run B: which changes fixed a wrong verdict, which broke a
     right one, and the paired test over the cases both judged (`audit report A --against B` shows both
     records side by side)."""
-    from courtroom.report.diff import diff_runs
-    from courtroom.report.tables import elide
-
     if only is not None and only not in ("fixed", "broken", "changed"):
         fail(f"--only must be fixed, broken or changed, not {only!r}")
     a, b = open_audit(run_a), open_audit(run_b)
@@ -248,9 +226,9 @@ def audit_diff(run_a: str = typer.Argument(..., help="Run A (the reference)."),
         console.print(f"balanced accuracy A - B {p.difference:+.3f} [95% CI {p.low:+.3f}, {p.high:+.3f}], "
                       f"McNemar p = {p.p_value:.3g} on {p.shared} cases with gold")
     changed = [c for c in diff.changed if only is None or c.change == only]
-    table = Table(title=f"{len(changed)} changed cases" + (f" (first {limit})" if len(changed) > limit else ""))
-    for column in ("case", "gold", "A", "score A", "B", "score B", "change", "B's reason"):
-        table.add_column(column, overflow="fold")
+    title = f"{len(changed)} changed cases" + (f" (first {limit})" if len(changed) > limit else "")
+    table = columns(Table(title=title), ("case", "gold", "A", "score A", "B", "score B", "change", "B's reason"),
+                    left=None, overflow="fold")
     style = {"fixed": "green", "broken": "red", "changed": "yellow"}
     for c in changed[:limit]:
         table.add_row(shown(c.case_id), shown(c.gold or "-"), shown(c.a.label or "error"),
@@ -270,8 +248,6 @@ def audit_edit(
     charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
 ) -> None:
     """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
-    from courtroom.case import Verdict
-
     audit = open_audit(run_dir)
     with failing():  # AuditError among them; a link where edits.jsonl belongs
         ruling = edit_verdict(verdict)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ from rich.table import Table
 
 from courtroom.calibrate.prior_refit import PRIOR_PRECISION
 from courtroom.cli.app import app, console, fail, failing, warn
+from courtroom.report.tables import columns
 from courtroom.report.terminal import shown
 
 
@@ -60,9 +63,8 @@ def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int
         c = fit(run_dir, folds=folds, seed=seed)
     console.print(f"[bold]{shown(c.run)}[/]: {c.cases} labelled cases ({c.charged} charged), model {shown(c.model)}, "
                   f"aggregation {c.method}")
-    table = Table(title=f"balanced accuracy, {c.folds}-fold cross-validation (seed {seed})")
-    for column in ("threshold", "pooled over folds", "mean ± sd of folds", "on all cases (in sample)"):
-        table.add_column(column, justify="left" if column == "threshold" else "right")
+    table = columns(Table(title=f"balanced accuracy, {c.folds}-fold cross-validation (seed {seed})"),
+                    ("threshold", "pooled over folds", "mean ± sd of folds", "on all cases (in sample)"))
     table.add_row(f"current {c.current:g}", f"{c.at_current.pooled:.3f}",
                   f"{c.at_current.mean:.3f} ± {c.at_current.spread:.3f}", f"{c.in_sample_current:.3f}")
     thresholds = ", ".join(f"{t:.3f}" for t in c.fold_thresholds)
@@ -83,31 +85,30 @@ def _calibrate_threshold(run_dir: str, output: str | None, folds: int, seed: int
                       f"--out RUN_DIR")
 
 
-def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds: int, seed: int) -> None:
-    import shlex
-    import sys
+def _command() -> str:
+    """The command line as the ruling file records it."""
+    return "courtroom calibrate " + shlex.join(sys.argv[2:])
 
+
+def _calibrate_ruling(run_dirs: list[str], path: str, output: str | None, folds: int, seed: int) -> None:
     from courtroom.calibrate.ruling_report import ruling_table, span_rows
     from courtroom.calibrate.ruling_runs import calibrate_ruling, write_ruling
 
-    command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     with failing():
-        fit, runs = calibrate_ruling(run_dirs, folds=folds, seed=seed, command=command)
+        fit, runs = calibrate_ruling(run_dirs, folds=folds, seed=seed, command=_command())
     rows, evaluation = ruling_table(fit)
     console.print(f"[bold]{len(fit.examples)}[/] labelled cases of court {shown(runs.court.spec.name)} on "
                   f"{shown(runs.model)}; witnesses {', '.join(sorted(fit.ruling.witnesses))}; families "
                   f"{', '.join(fit.ruling.families)}")
-    table = Table(title=f"the ruling out of fold ({folds}-fold cross-validation, seed {seed}): balanced accuracy, AUROC")
-    for column in ("cases", "of", "balanced accuracy", "AUROC"):
-        table.add_column(column, justify="left" if column == "cases" else "right")
+    table = columns(Table(title=f"the ruling out of fold ({folds}-fold cross-validation, seed {seed}): balanced "
+                                "accuracy, AUROC"), ("cases", "of", "balanced accuracy", "AUROC"))
     for row in rows:
         table.add_row(shown(row[0]), str(row[1]), f"{row[2]:.3f}" if row[2] == row[2] else "-",
                       f"{row[3]:.3f}" if row[3] == row[3] else "-")
     console.print(table)
     if pointing := span_rows(evaluation):
-        spans = Table(title="pointing at the hallucinated words, out of fold (token level, hallucinated answers)")
-        for column in ("spans from", "precision", "recall", "F1 [95%]", "hit@1"):
-            spans.add_column(column, justify="left" if column == "spans from" else "right")
+        spans = columns(Table(title="pointing at the hallucinated words, out of fold (token level, hallucinated "
+                                    "answers)"), ("spans from", "precision", "recall", "F1 [95%]", "hit@1"))
         for row in pointing:
             spans.add_row(*row)
         console.print(spans)
@@ -139,15 +140,11 @@ def _write_court(run_dir: str, ruling: Path, output: str, what: str) -> None:
 
 def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | None, shrink: float,
                      output: str | None, folds: int, seed: int) -> None:
-    import shlex
-    import sys
-
     from courtroom.calibrate.prior_runs import calibrate_with_prior, moves, scores
     from courtroom.calibrate.ruling_runs import write_ruling
 
-    command = "courtroom calibrate " + " ".join(shlex.quote(a) for a in sys.argv[2:])
     with failing():
-        calibration = calibrate_with_prior(run_dirs, prior, labels, shrink, folds, seed, command)
+        calibration = calibrate_with_prior(run_dirs, prior, labels, shrink, folds, seed, _command())
     refit = calibration.refit
     y = [e.hallucinated for e in calibration.examples]
     console.print(f"[bold]{len(y)}[/] labels ({sum(y)} hallucinated, {len(y) - sum(y)} faithful) of court "
@@ -157,9 +154,8 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     evaluation = scores(calibration)
     sample = (f"a random sample of {len(y)} of the run's cases, drawn by `courtroom label` (less those skipped)"
               if labels is not None else f"the runs' {len(y)} labelled cases (their gold labels)")
-    table = Table(title=f"on {sample}, with 95% bootstrap intervals over them")
-    for column in ("ruling", "balanced accuracy [95%]", "AUROC [95%]"):
-        table.add_column(column, justify="left" if column == "ruling" else "right")
+    table = columns(Table(title=f"on {sample}, with 95% bootstrap intervals over them"),
+                    ("ruling", "balanced accuracy [95%]", "AUROC [95%]"))
     for name, row in evaluation.items():
         table.add_row(name, *(_scored(row[k], row[f"{k}_95"]) for k in ("balanced_accuracy", "auroc")))
     console.print(table)

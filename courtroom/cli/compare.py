@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import typer
+from rich.table import Table
 
 from courtroom.cli.app import app, console, fail, failing, warn
+from courtroom.errors import CourtroomError
+from courtroom.evaluate.comparison import Contender
+from courtroom.evaluate.comparison import compare as compare_runs
+from courtroom.evaluate.confounds import LENGTH_ONLY, OVERLAP_ONLY
+from courtroom.evaluate.results import as_variant, escalation, trials, variant_names
+from courtroom.log.export import metrics_json
+from courtroom.log.pooled import open_pooled_run
+from courtroom.report.tables import columns, compare_table, pairing_table, trial_comparison_table
 from courtroom.report.terminal import shown
 
 
@@ -40,14 +50,6 @@ def compare(
     them), unless `--errors-as-wrong`. Runs joined with + are pooled: thresholds and no-model rules are
     fitted on each of them alone, then their cases are compared together. Δ is the reference's balanced
     accuracy minus the run's (positive: the reference is ahead)."""
-    from courtroom.errors import CourtroomError
-    from courtroom.evaluate.comparison import Contender
-    from courtroom.evaluate.comparison import compare as compare_runs
-    from courtroom.evaluate.confounds import LENGTH_ONLY, OVERLAP_ONLY
-    from courtroom.evaluate.results import as_variant, variant_names
-    from courtroom.log.pooled import open_pooled_run
-    from courtroom.report.tables import compare_table, pairing_table
-
     wanted = [rule for rule, asked in ((LENGTH_ONLY, length_baseline), (OVERLAP_ONLY, overlap_baseline)) if asked]
     with failing():
         pooled = [open_pooled_run(r) for r in runs]
@@ -84,13 +86,7 @@ def compare(
 
 
 def comparison_json(comparison) -> dict:  # noqa: ANN001
-    """A comparison as JSON data: every contender's metrics, and every pairing with the reference
-    (`difference` is the reference's balanced accuracy minus the run's, as in the table)."""
-    from dataclasses import asdict
-
-    from courtroom.evaluate.results import trials
-    from courtroom.log.export import metrics_json
-
+    """A comparison as JSON data: every contender's metrics, and every pairing with the reference (as in the table)."""
     return {
         "reference": comparison.contenders[0].name,
         "difference": "reference - run",
@@ -104,9 +100,6 @@ def comparison_json(comparison) -> dict:  # noqa: ANN001
 
 def _trials_table(contenders: list) -> None:
     """How the runs' trials went, side by side (no run held a trial: no table)."""
-    from courtroom.evaluate.results import trials
-    from courtroom.report.tables import trial_comparison_table
-
     held = [(c.name, s) for c in contenders if (s := trials(c.rows())) is not None]
     if held:
         console.print(trial_comparison_table(held))
@@ -114,17 +107,12 @@ def _trials_table(contenders: list) -> None:
 
 def _escalation_table(contenders: list) -> None:
     """The share of charges escalated and the cost per case of the runs of escalating courts (none: no table)."""
-    from rich.table import Table
-
-    from courtroom.evaluate.results import escalation
-
     measured = [(c.name, e) for c in contenders if (e := escalation(c.rows())) is not None]
     if not measured:
         return
-    table = Table(title="escalation: charges tried, the rest decided by the measurement alone")
-    for column in ("run", "charges", "tried", "share tried", "s/case", "trials s/case", "outside trials s/case",
-                   "court / outside"):
-        table.add_column(column, justify="left" if column == "run" else "right", overflow="fold")
+    table = columns(Table(title="escalation: charges tried, the rest decided by the measurement alone"),
+                    ("run", "charges", "tried", "share tried", "s/case", "trials s/case", "outside trials s/case",
+                     "court / outside"), overflow="fold")
     for name, e in measured:
         outside = e.measurement_seconds_per_case
         table.add_row(shown(name), str(e.charges), str(e.tried), f"{e.share:.1%}", f"{e.seconds_per_case:.2f}",

@@ -25,16 +25,15 @@ def demo(
     from courtroom.evaluate.results import summarize
     from courtroom.log.recorded_court import make_judge
     from courtroom.report.progress import run_progress
-    from courtroom.report.tables import elide
+    from courtroom.report.tables import columns, elide
     from courtroom.runs.progress import usual_calls
 
     cases = example_cases()[:limit]
     try:
         judge_obj = make_judge(JudgeSpec(name=judge, court=court), BackendSpec(model=model))
-        table = Table(title=shown(f"{judge} judge ({court if judge == 'courtroom' else 'baseline'}), model {model}: "
-                                  f"{len(cases)} example cases"))
-        for column in ("case", "gold", "verdict", "score", "reason"):
-            table.add_column(column, overflow="fold")
+        table = columns(Table(title=shown(f"{judge} judge ({court if judge == 'courtroom' else 'baseline'}), model "
+                                          f"{model}: {len(cases)} example cases")),
+                        ("case", "gold", "verdict", "score", "reason"), left=None, overflow="fold")
         correct = 0
         outcomes = []
         with run_progress(console, len(cases), 0, usual_calls(judge_obj), "judging the examples") as (monitor, _, _):

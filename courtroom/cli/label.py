@@ -1,5 +1,5 @@
-"""`courtroom label RUN`: the cases of a run whose labels would teach its ruling most, labelled in the terminal or in
-a file to fill in and read back; `courtroom calibrate RUN --ruling OUT --prior FILE --labels FILE` refits with them."""
+"""`courtroom label RUN`: a random draw of a run's cases, labelled in the terminal or in a file to fill in and read
+back, for `courtroom calibrate RUN --ruling OUT --prior FILE --labels FILE`."""
 
 from __future__ import annotations
 
@@ -138,8 +138,7 @@ def _ask(run_dir: str, path: str, found: Candidates, order: list[Candidate], n: 
 
 
 def _panel(c: Candidate, number: int, n: int, weighed_by: str) -> Panel:
-    """A case as the terminal shows it: question, context and answer (cut), the court's verdict and reason, and the
-    P(hallucinated) it was weighed by."""
+    """A case as the terminal shows it: question, context, answer, the court's verdict and P(hallucinated)."""
     def cut(text: str) -> str:
         return shown(text if len(text) <= EXCERPT else text[:EXCERPT] + " ...")
 

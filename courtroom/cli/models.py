@@ -12,10 +12,10 @@ from courtroom.cli.app import console, failing, models_app
 def models_list() -> None:
     """Known model aliases and whether they are installed."""
     from courtroom.door.models import ALIASES
+    from courtroom.report.tables import columns
 
-    table = Table(title="model aliases")
-    for column in ("name", "installed", "description", "how to get it"):
-        table.add_column(column, overflow="fold")
+    table = columns(Table(title="model aliases"), ("name", "installed", "description", "how to get it"), left=None,
+                    overflow="fold")
     for name, alias in ALIASES.items():
         path = alias.locate()
         table.add_row(name, str(path) if path else "no", alias.description, alias.how_to_get)

@@ -1,6 +1,4 @@
-"""The court: a clerk (`courtroom.clerk`) whose charges are tried, and the one loader of both. Its file format
-(`files`, `migrations`), trial section (`spec`), personas, the procedure graph, moves, the trial's evidence, turns and
-rulings."""
+"""The court: a clerk (`courtroom.clerk`) whose charges are tried, and the one loader of both."""
 
 from courtroom.clerk import AggregationSpec, GroundingSpec, IndictmentSpec, LexicalSpec, WitnessesSpec
 from courtroom.court.court import Court

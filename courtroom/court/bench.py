@@ -1,5 +1,4 @@
-"""The court as it sits for a trial: its settings, personas, procedure and the verdict threshold for its model, through
-which the parts of a trial read the court (the clerk's measurement takes the settings alone)."""
+"""The court as its trials read it: its settings, personas, procedure and the verdict threshold for its model."""
 
 from __future__ import annotations
 
@@ -25,11 +24,9 @@ class Bench:
     prompt_format: int = PROMPT_FORMAT
     """How the case is written into prompts (`courtroom.casefile`)."""
     by_case: bool = False
-    """Whether the escalation band places the case (its P(hallucinated) by its ruling, which weighs the trial), not
-    each charge by its measured P(suspect)."""
+    """Whether the escalation band places the case (by its ruling), not each charge by its P(suspect)."""
     seats: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
-    """Role -> the seat (`GenerationRequest.seat`) each of its personas speaks through; a role left out, or None,
-    speaks through the run's model."""
+    """Role -> the seat each of its personas speaks through (left out, or None: the run's model)."""
 
     def persona(self, role: str) -> Persona:
         """The persona in a role (the first, for a panel)."""

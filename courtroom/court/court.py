@@ -1,9 +1,5 @@
-"""A court: the clerk (`courtroom.clerk.Clerk`: its measurement, indictment and verdict) and a trial of each of its
-charges, by personas in roles over the rounds of a procedure graph. Courts are YAML files (`personas/courts/*.yaml`
-ships `default`, the clerk alone, and `full`, `escalated`, `jury`, `cross_examination` and `generative`, which try
-its charges); `courtroom.court.load` reads them. Loading validates everything before any model is touched
-(`court.validation`): the file's fields, the graph, that every role has a persona, and that every persona loads and
-renders."""
+"""A court: the clerk (`courtroom.clerk.Clerk`) and a trial of each of its charges, by personas in roles over the
+rounds of a procedure graph; loading (`court.load`) validates everything before any model is touched."""
 
 from __future__ import annotations
 
@@ -36,10 +32,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "measurement only": {"trial.judge_weight": 0.0},
     "agents only": {"trial.judge_weight": 1.0, "aggregation.method": "any"},
 }
-"""The court's debate gain is measured against these: its measurement alone (the agents' say at 0: every ruling is
-the charge's measured evidence), and its agents alone (the measurement's say at 0: every ruling is the court's own
-verdict, and the case is hallucinated when any ruling is). Which statements are charged is the indictment's in all
-three, so the difference is what the trial adds."""
+"""The court's debate gain is measured against its measurement alone (every ruling the charge's measured evidence)
+and its agents alone (every ruling the court's own; any ruling convicts): the same charges, the gap the trial's."""
 
 
 class Court(Judge):
@@ -62,8 +56,7 @@ class Court(Judge):
     def from_file(cls, court: CourtFile, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
         """The court of a resolved court file with a trial (its `overrides` applied, its personas and rulings read)."""
         spec = written = validate_as(CourtSpec, court.data, court.path, CourtError, locator=court.locator)
-        overrides = options.pop("overrides", None) or {}
-        if overrides:  # before the personas load: `--set trial.personas.ROLE=...` seats another
+        if overrides := options.pop("overrides", None) or {}:  # before the personas load (`--set trial.personas.X`)
             spec = with_overrides(spec, overrides)
         given = set_roles(spec, overrides)
         check_new_roles(written, spec, given)
@@ -76,12 +69,9 @@ class Court(Judge):
     @classmethod
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                     source: str = "<manifest>", **options: Any) -> Court:
-        """Rebuild a court from a run manifest's copy of its settings and personas (`Manifest.judge_config`, up to
-        date), not from disk; the model comes with `backend`. A copy that does not validate is a `CourtError` naming
-        `source` (the manifest) and the field (`judge.personas.judge.0.instructions`)."""
+        """Rebuild a court from a run manifest's recorded settings and personas, not from disk."""
         spec = recorded = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
-        overrides = options.pop("overrides", None) or {}
-        if overrides:
+        if overrides := options.pop("overrides", None) or {}:
             spec = with_overrides(spec, overrides)
         spec = load_rulings(spec, Path(source), Locator(""), courts=None)
         people = config.get("personas", {})
@@ -134,8 +124,7 @@ class Court(Judge):
                      self.ruling is not None and self.ruling.weighs_trial, self.seat_keys())
 
     def seat_keys(self) -> dict[str, list[str | None]]:
-        """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model, also for a
-        seat that names the run's model as `--model` does)."""
+        """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model)."""
         keys: dict[str, list[str | None]] = {}
         for role, seats in self.spec.trial.models.items():
             count = len(self.personas.get(role, ())) or 1
@@ -144,10 +133,8 @@ class Court(Judge):
         return keys
 
     def seats(self) -> dict[str, BackendSpec]:
-        """The further models the court's roles speak through, by seat key: a model named alone runs as the run's
-        model does (in this process, on its device and dtype; a served run's seat in this process on `auto`), one
-        with a `url` is served, with the key its seat names, else the run's key at the run's host and none elsewhere
-        (a run calls such a seat only with the user's consent: `courtroom.runs.hosts`)."""
+        """The further models the court's roles speak through, by seat key: one named alone runs in this process, one
+        with a `url` is served with its seat's key, else the run's key at the run's host (`courtroom.runs.hosts`)."""
         run = self.backend_spec
         specs: dict[str, BackendSpec] = {}
         for role, keys in self.seat_keys().items():
@@ -187,8 +174,7 @@ class Court(Judge):
         return self._variants[name]
 
     def variants(self, case: Case, events: Sequence[Event]) -> dict[str, VariantVerdict]:
-        """The case decided by the court's measurement alone and by its agents alone, from the calls it recorded (a
-        variant that would ask for a call the court did not make is left out)."""
+        """The case decided by the court's measurement alone and by its agents alone, from its recorded calls."""
         calls = [e for e in events if isinstance(e, ModelCallEvent)]
         decided = {}
         for name in VARIANTS:

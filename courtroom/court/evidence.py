@@ -1,5 +1,4 @@
-"""A trial's evidence: what a ruling weighs besides the court's opinion, the charge's grounding in the whole context or
-in the sentences the defence cited, whichever accounts for it better."""
+"""A trial's evidence: the charge's grounding in the whole context or in the sentences the defence cited."""
 
 from __future__ import annotations
 
@@ -16,8 +15,7 @@ from courtroom.engine.lockstep import Call, Step
 
 def grounding_in_cited(bench: Bench, case: Case, charge: Charge, measured: Measure,
                        cited: Sequence[tuple[int, str]]) -> Step:
-    """The charge's grounding when only the cited context sentences are shown (measured the way the
-    charge itself was: read off the whole answer, or the statement alone)."""
+    """The charge's grounding when only the cited context sentences are shown (measured as the charge was)."""
     clip = bench.spec.grounding.clip
     text = case.answer.strip() if measured.span is not None else charge.quote
     request = measure.scoring_request(case, text, "cited", cited)
@@ -32,9 +30,8 @@ def grounding_in_cited(bench: Bench, case: Case, charge: Charge, measured: Measu
 
 
 def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None) -> Step:
-    """P(hallucinated) from the evidence: the charge's grounding in the whole context or the cited sentences,
-    whichever accounts for it better (the defence carries the burden of proof), with the lexical evidence when taken;
-    the note that says so, and the grounding weighed."""
+    """P(hallucinated) from the charge's grounding in the whole context or the cited sentences, whichever accounts for
+    it better (the defence carries the burden of proof); the note that says so, and the grounding weighed."""
     sentences = context_sentences(case, bench.spec.sentences)
     cited = sorted({e.payload["evidence"] for e in entries if e.role in bench.trial.evidence_roles
                     and isinstance(e.payload.get("evidence"), int) and 1 <= e.payload["evidence"] <= len(sentences)})

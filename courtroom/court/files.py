@@ -1,7 +1,5 @@
-"""Court files: found by name among the shipped courts or by path, read as YAML, resolved through `extends`, brought
-up to date from older formats and changed by `--set` overrides, into one mapping of settings with where each came
-from (`CourtFile.origin`), for `ClerkSpec` or, with a `trial` section, `CourtSpec` to validate; and the ruling files
-a court names, read and checked (`load_rulings`)."""
+"""Court files: found by name or path, resolved through `extends`, brought up to date and changed by `--set`, into
+one mapping of settings with where each came from (`CourtFile`); and the ruling files a court names (`load_rulings`)."""
 
 from __future__ import annotations
 
@@ -9,7 +7,6 @@ import copy
 import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 from importlib import resources
 from pathlib import Path
 from typing import Any, get_args
@@ -20,14 +17,14 @@ from courtroom.clerk.rulings import check_ruling
 from courtroom.clerk.spec import SpecT
 from courtroom.court.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
 from courtroom.court.testimony import TRIAL, VALUES, VERSION
-from courtroom.errors import CourtError
+from courtroom.errors import CourtError, did_you_mean
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator, describe_errors, read_yaml
 
 MAX_EXTENDS = 8
+"""The longest chain of courts extending one another."""
 OPEN_MAPPINGS = ("personas", "models", "by_model", "rulings")
 """Settings whose keys are the user's (a role, a model): `--set` may add one."""
-"""The longest chain of courts extending one another."""
 
 
 def shipped_dir() -> Path:
@@ -46,8 +43,7 @@ def shipped_courts() -> list[str]:
 
 
 def find_court_file(name: str, near: Path | None = None) -> Path:
-    """A court by path (relative to `near`, the folder of the court that names it, when given), or by name among the
-    shipped courts."""
+    """A court by path (first relative to `near`, the folder of the court naming it), or by a shipped court's name."""
     path = Path(name)
     if path.suffix in (".yaml", ".yml"):
         for candidate in ([near / path] if near is not None and not path.is_absolute() else []) + [path]:
@@ -57,9 +53,8 @@ def find_court_file(name: str, near: Path | None = None) -> Path:
     candidate = courts_dir() / f"{name}.yaml"
     if candidate.is_file():
         return candidate
-    close = get_close_matches(name, shipped_courts(), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped_courts()}{hint}")
+    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped_courts()}"
+                     + did_you_mean(name, shipped_courts()))
 
 
 @dataclass
@@ -137,8 +132,7 @@ def _leaves(data: Any, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
 
 
 def parse_override(item: str) -> tuple[str, Any]:
-    """`aggregation.threshold=0.4` -> `("aggregation.threshold", 0.4)` (the value read as YAML: numbers, booleans,
-    null, lists and mappings as written)."""
+    """`aggregation.threshold=0.4` -> `("aggregation.threshold", 0.4)`, the value read as YAML."""
     import yaml
 
     path, sep, text = item.partition("=")
@@ -152,9 +146,8 @@ def parse_override(item: str) -> tuple[str, Any]:
 
 
 def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
-    """The settings with some changed (`{"aggregation.threshold": 0.4}`); an unknown path or a value it does not take is
-    a `CourtError` naming it. Settings named as before the trial section (`personas.judge`) are found where they are
-    now."""
+    """The settings with some changed (`{"aggregation.threshold": 0.4}`; `personas.judge` is found where it is now);
+    an unknown path or a value it does not take is a `CourtError` naming it."""
     data = spec.model_dump(mode="json", by_alias=True)
     for path, value in overrides.items():
         node = data
@@ -189,8 +182,7 @@ def _declared(model: type, parents: list[str]) -> set[str]:
 
 
 def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[tuple[str, ...], Any, str]]:
-    """Every setting a court resolves to (`settings`: its spec dumped), each with where it came from: the file of the
-    chain that wrote it last, or `default` (the spec's own default)."""
+    """Every setting a court resolves to (`settings`: its spec dumped), with the file that set it last or `default`."""
     out = []
     for path in _leaves(settings):
         value: Any = settings
@@ -203,8 +195,7 @@ def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[
 
 def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = (),
                  origin: Mapping[tuple[str, ...], str] | None = None) -> SpecT:
-    """The court with every ruling it names by file read and checked (see `check_ruling`); a file is found relative to
-    the court file that names it (`origin`: the file each setting came from, through `extends`), else `path`."""
+    """The court with every ruling it names read and checked, each found beside the court file naming it (`origin`)."""
     witnesses = spec.witnesses
     if witnesses is None or not witnesses.rulings:
         return spec
@@ -227,8 +218,7 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
 
 def check_court_ruling(ruling: FittedRuling, spec: SpecT, model: str, where: str,
                        courts: Collection[str] | None = ()) -> None:
-    """`check_ruling`, a court's trial heard beside the clerk's witnesses: a ruling that weighs what a trial testifies
-    is refused, in one line naming the court to use, by a court that holds no trial."""
+    """`check_ruling`, a trial's testimony heard; a ruling that weighs a trial is refused by a court without one."""
     trial = getattr(spec, "trial", None)
     if ruling.weighs_trial and trial is None:
         raise CourtError(f"{where}: the ruling weighs what a trial testifies (it was fitted on runs of court "
@@ -255,8 +245,7 @@ def _check_readable(file: Path, where: str) -> None:
 
 
 def ruling_file(name: str, court_file: Path) -> Path:
-    """A ruling file named in a court: relative to the court file, else among the shipped courts' (a copy of a
-    shipped court elsewhere keeps its rulings, as it keeps its personas)."""
+    """A ruling file named in a court: relative to the court file, else among the shipped courts'."""
     path = Path(name)
     if path.is_absolute():
         return path

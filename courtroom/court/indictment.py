@@ -1,5 +1,4 @@
-"""Charges a court drafts itself (`trial.charges: drafted`), for models without prompt log-probabilities: the `clerk`
-persona writes them with quotes; unfound quotes, duplicates and charges over the limit are dropped."""
+"""Charges the `clerk` persona drafts (`trial.charges: drafted`); unfound quotes, duplicates and extras are dropped."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The courtroom judge's one loader: a court by name, file or recorded configuration, as the clerk alone (a court
-without a trial section: `courtroom.clerk.Clerk`) or a `Court` (the clerk and a trial); registered as the `courtroom`
-judge (`Courtroom`, in `courtroom.engine.registry.JUDGES`)."""
+"""The courtroom judge's one loader, registered as the `courtroom` judge (`Courtroom`): a court by name, file or
+recorded configuration, as the `Clerk` (no trial section) or a `Court` (the clerk and a trial)."""
 
 from __future__ import annotations
 
@@ -21,9 +20,8 @@ from courtroom.yamlio import Locator, validate_as
 
 def load_court(court: str | Path = "default", backend: Backend | BackendSpec | None = None,
                **options: Any) -> Clerk | Court:
-    """Load and validate a court by name (shipped) or path, resolved through `extends`, with `overrides` (`--set`)
-    applied; `options` go to the judge (`window`, `model`, `prompt_format`). A court with a trial section is a `Court`,
-    else the `Clerk`. Errors name the file, line and field."""
+    """Load and validate a court by name or path, with `overrides` (`--set`) applied and `options` for the judge; a
+    court with a trial section is a `Court`, else the `Clerk`. Errors name the file, line and field."""
     file = read_court(court)
     if file.trial is not None:
         return Court.from_file(file, backend, **options)
@@ -37,9 +35,7 @@ def load_court(court: str | Path = "default", backend: Backend | BackendSpec | N
 
 def court_from_config(config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                       source: str = "<manifest>", **options: Any) -> Clerk | Court:
-    """Rebuild the court a run manifest recorded (`Manifest.judge_config`, up to date), on `backend`, with `overrides`
-    applied; a copy that does not validate is a `CourtError` naming `source` and the field, a court of retired settings
-    is refused naming the setting and the last version that replays it."""
+    """Rebuild the court a run manifest recorded, with `overrides`; errors name `source` and the field or setting."""
     if retired := config.get("retired"):
         setting = next(s for s in RETIRED_SETTINGS if s.name == retired[0])
         raise CourtError(setting.message(f"{source}: the recorded court"))

@@ -1,9 +1,6 @@
-"""Court configurations of earlier versions, brought up to date; and the settings retired since.
-
-Each migration says what changed, in which version, and what a configuration without it meant; a run's manifest applies
-them when read (`Manifest.judge_config`), and court files before the trial section are read through `nest_trial`. A
-retired setting (its code deleted) is listed in `RETIRED_SETTINGS` with the last version that replays it; a court that
-uses one is refused in one line naming both."""
+"""Court configurations of earlier versions brought up to date (`MIGRATIONS`, applied by `Manifest.judge_config`;
+court files before the trial section through `nest_trial`), and the settings retired since (`RETIRED_SETTINGS`: a
+court that uses one is refused, naming the last version that replays it)."""
 
 from __future__ import annotations
 
@@ -49,9 +46,9 @@ def _section(court: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 LAST_BEFORE_EVIDENCE = "courtroom 0.1.0 (commit 4517f7b)"
+"""The last version that replays runs of the evidence court's moves and of statement-first turns."""
 LAST_BEFORE_REGIONS = "courtroom 0.1.0 (commit b319afa)"
 """The last version that replays runs decided by a ruling with regions."""
-"""The last version that replays runs of the evidence court's moves and of statement-first turns."""
 
 
 def _moves(court: dict[str, Any]) -> tuple[list[Any], list[Any]]:
@@ -126,8 +123,7 @@ MOVED = {"ruling.judge_weight": "trial.judge_weight", "ruling_evidence_roles": "
 
 
 def modern_path(path: str) -> str:
-    """A setting's dotted path as it is now (`ruling.judge_weight` is `trial.judge_weight`, `personas.judge` is
-    `trial.personas.judge`)."""
+    """A setting's dotted path as it is now (`personas.judge` is `trial.personas.judge`)."""
     for old, new in MOVED.items():
         if path == old or path.startswith(old + "."):
             return new + path[len(old):]
@@ -177,21 +173,12 @@ def _courtroom(config: JudgeConfig) -> dict[str, Any] | None:
     return court if isinstance(court, dict) else None
 
 
-def _add_by_model(config: JudgeConfig) -> None:
-    config["court"]["aggregation"]["by_model"] = {}
-
-
-def _regex_sentences(config: JudgeConfig) -> None:
-    config["court"]["sentences"] = "regex"
-
-
 SINCE_DEFAULTS: dict[str, Any] = {
     "grounding": {"scoring": "sentence", "clip": None, "lexical": None},
     "aggregation": {"share_by": "statements"},
     "witnesses": {"word_states": False, "rulings": {}},
 }
-"""The settings a flat configuration left out at their default (they were added after the first court files, and
-recorded only when used)."""
+"""The settings a flat configuration left out at their default (added after the first court files)."""
 TRIAL_DEFAULTS: dict[str, Any] = {"charges": "measured", "judge_weight": 1.0, "evidence_roles": ["defender"],
                                   "max_rounds": 3, "exchange_rounds": 0, "turns": "move-first", "blind_judge": False,
                                   "jury_rule": "mean", "on_no_charges": "acquit", "escalation": None,
@@ -249,10 +236,12 @@ def _retire_trial_settings(config: JudgeConfig) -> None:
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("court 2: aggregation.by_model (per-model thresholds) added; absent means none",
               lambda c: (court := _courtroom(c)) is not None and "rules" in court
-              and "by_model" not in court.get("aggregation", {}), _add_by_model),
+              and "by_model" not in court.get("aggregation", {}),
+              lambda c: c["court"]["aggregation"].__setitem__("by_model", {})),
     Migration("court 3: sentences (how the context and the answer are cut into sentences; new courts cut JSON, "
               "tables and lists by their structure) added; absent means regex, the first splitter",
-              lambda c: (court := _courtroom(c)) is not None and "sentences" not in court, _regex_sentences),
+              lambda c: (court := _courtroom(c)) is not None and "sentences" not in court,
+              lambda c: c["court"].__setitem__("sentences", "regex")),
     Migration("court 11: the trial's settings in a section of their own (none for a court that tries no charge), "
               "every setting recorded; retired settings named", lambda c: (court := _courtroom(c)) is not None
               and flat_court(court), _trial_section),

@@ -34,8 +34,7 @@ punctuation right after a whole word. So no text is a run of digits and dots, a 
 longer than a generation's token budget (SmolLM2-135M wrote "1.1.1.1..." in 44 of 151 texts under a pattern of any
 characters, and "29,30,31,..." to the token limit under one whose numbers were unbounded)."""
 ONE_SENTENCE = rf"^{SENTENCE}$"
-"""One sentence, whole: what every text of a move payload is (a reason, a note, a question), so no text is empty or
-cut mid-word by a character limit."""
+"""One sentence, whole: what every text of a move payload is (a reason, a note, a question)."""
 
 
 class Argument(Payload):
@@ -82,12 +81,6 @@ class Note(Payload):
 
     note: str = Field(pattern=ONE_SENTENCE)
     """What remains unclear, in one sentence."""
-
-
-
-
-
-
 
 
 class Nothing(Payload):
@@ -138,8 +131,7 @@ def _inline_model(spec_json: str) -> type[Payload]:
 
 @lru_cache(maxsize=1024)
 def cited(model: type[Payload], sentences: int) -> type[Payload]:
-    """The payload with its `evidence` citation bounded by the case's number of context sentences,
-    so a citation is valid by construction."""
+    """The payload with its `evidence` citation bounded by the case's context sentences (valid by construction)."""
     if "evidence" not in model.model_fields:
         return model
     field = model.model_fields["evidence"]

@@ -1,6 +1,5 @@
-"""Personas: who sits in the court, in YAML: a role, sampling settings and instructions, a Liquid template over
-`persona`, `role`, `case`, `charge`, `round` and `max_rounds`, rendered strictly and checked when the file loads
-(`courtroom personas validate`)."""
+"""Personas: who sits in the court, in YAML: a role, sampling settings and a Liquid template of instructions over
+`TEMPLATE_VARIABLES`, rendered strictly and checked when the file loads."""
 
 from __future__ import annotations
 
@@ -49,8 +48,7 @@ class Persona(BaseModel):
     sampling: Sampling = Sampling(max_new_tokens=160)
     """Temperature, token limit and seed of this persona's generations."""
     model: str | None = None
-    """Refused: a persona file is a role's words, for any model; the court seats a role on a model
-    (`trial.models`)."""
+    """Refused: a persona file is a role's words, for any model; the court seats a role on one (`trial.models`)."""
 
     @field_validator("instructions")
     @classmethod
@@ -85,14 +83,11 @@ class Persona(BaseModel):
 
 def persona_json_schema() -> dict[str, Any]:
     """JSON Schema of persona files, for editors (`# yaml-language-server: $schema=...`)."""
-    schema = Persona.model_json_schema(by_alias=True)
-    schema["title"] = "courtroom persona"
-    return schema
+    return {**Persona.model_json_schema(by_alias=True), "title": "courtroom persona"}
 
 
 def find_persona_file(name: str, search: list[Path] | None = None) -> Path:
-    """A persona by path, or by name in the search directories and then the shipped personas. A relative path
-    is looked for in the search directories first (a court's own folder), then in the working directory."""
+    """A persona by path or by name, in the search directories first, then the working directory or the shipped ones."""
     as_path = Path(name)
     if as_path.suffix in (".yaml", ".yml"):
         places = [as_path] if as_path.is_absolute() else [*(Path(d) / as_path for d in search or []), as_path]

@@ -97,8 +97,7 @@ class Procedure:
         return [e for e in self.spec.edges if e.source == node]
 
     def legal_moves(self, node: str, round: int, max_rounds: int, exchange_rounds: int = 0) -> list[EdgeSpec]:
-        """The moves the model may choose at `node` in `round`: no new round at the limit, and no exit (a move to
-        `acquit` or `convict`) in the rounds of exchange."""
+        """The moves the model may choose at `node` in `round`: no new round at the limit, no exit while exchanging."""
         return [e for e in self.moves(node) if not (e.new_round and round >= max_rounds)
                 and not (e.to in EXITS and round <= exchange_rounds)]
 
@@ -114,9 +113,8 @@ class Procedure:
         spec = self.spec
         if spec.start not in spec.nodes:
             problems.append(GraphProblem(("graph", "start"), f"start {spec.start!r} is not a node"))
-        for name in spec.nodes:
-            if name in TERMINALS:
-                problems.append(GraphProblem(("graph", "nodes", name), f"{name!r} is reserved for a verdict"))
+        problems += [GraphProblem(("graph", "nodes", name), f"{name!r} is reserved for a verdict")
+                     for name in spec.nodes if name in TERMINALS]
         seen: set[tuple[str, str]] = set()
         for i, edge in enumerate(spec.edges):
             where = ("graph", "edges", i)
@@ -131,9 +129,8 @@ class Procedure:
         if problems:
             return problems
         reachable = nx.descendants(self.graph, spec.start) | {spec.start}
-        for name in spec.nodes:
-            if name not in reachable:
-                problems.append(GraphProblem(("graph", "nodes", name), f"node {name!r} cannot be reached from the start"))
+        problems += [GraphProblem(("graph", "nodes", name), f"node {name!r} cannot be reached from the start")
+                     for name in spec.nodes if name not in reachable]
         if not reachable & set(TERMINALS):
             problems.append(GraphProblem(("graph", "edges"), "no verdict (acquit, convict, ruling, jury) is reachable"))
         for name in spec.nodes:
@@ -153,14 +150,8 @@ class Procedure:
 
     def to_mermaid(self, title: str | None = None) -> str:
         """A mermaid flowchart of the procedure."""
-        lines = ["flowchart TD"]
-        if title:
-            lines.insert(0, f"---\ntitle: \"{title}\"\n---")
-        for name, node in self.spec.nodes.items():
-            lines.append(f'    {name}["{name}<br/><i>{node.role}</i>"]')
-        for terminal in sorted(self.terminals_used()):
-            lines.append(f"    {terminal}((({terminal})))")
-        for edge in self.spec.edges:
-            label = edge.move + (" ↻" if edge.new_round else "")
-            lines.append(f"    {edge.source} -->|{label}| {edge.to}")
+        lines = ([f'---\ntitle: "{title}"\n---'] if title else []) + ["flowchart TD"]
+        lines += [f'    {name}["{name}<br/><i>{node.role}</i>"]' for name, node in self.spec.nodes.items()]
+        lines += [f"    {terminal}((({terminal})))" for terminal in sorted(self.terminals_used())]
+        lines += [f"    {e.source} -->|{e.move}{' ↻' if e.new_round else ''}| {e.to}" for e in self.spec.edges]
         return "\n".join(lines) + "\n"

@@ -1,9 +1,6 @@
-"""One case in a court (`court_case`), a lockstep program: the clerk's procedure (`clerk.program.clerk_case`) with the
-court's charges (the indictment's, or drafted by the clerk persona; the whole answer when none is brought and the court
-says so) and its way to decide them: every charge tried side by side (`trial.try_charge`), or decided by its
-measurement outside the escalation band, the rulings combined by the clerk's aggregation. With a ruling that weighs
-the trial (`FittedRuling.weighs_trial`), the ruling decides: a case whose P(hallucinated) by the clerk's testimony lies
-outside the escalation band by that alone, any other by its trial weights over the clerk's testimony and the trial's."""
+"""One case in a court (`court_case`): the clerk's program with the court's charges (measured, or drafted by the clerk
+persona), each tried side by side (`trial.try_charge`) or, outside the escalation band, decided by its measurement; a
+ruling that weighs the trial decides by the clerk's testimony outside the band, by its trial weights inside."""
 
 from __future__ import annotations
 
@@ -22,8 +19,7 @@ from courtroom.witness.ruling import FittedRuling
 
 
 def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript: Transcript) -> Step:
-    """The clerk's procedure with the court's charges, each tried (with a ruling fitted for the model that does not
-    weigh the trial, the clerk's ruling decides, as it does without a trial)."""
+    """The clerk's procedure with the court's charges, each tried (a ruling that weighs no trial decides alone)."""
     by_trial = ruling is not None and ruling.weighs_trial
 
     def decide(found: Indictment, case: Case, transcript: Transcript) -> Step:
@@ -49,8 +45,7 @@ def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript
 
 
 def _charges(bench: Bench, ruling: FittedRuling | None, case: Case, by_measure: bool) -> Step:
-    """The clerk's indictment (by the measure when its ruling weighs the trial), or the charges the clerk persona
-    drafts; the whole answer as one charge when none is brought and the court tries it then."""
+    """The clerk's indictment or the persona's drafted charges (none: the whole answer, by `on_no_charges`)."""
     found = yield from (draft_charges(bench, case) if bench.trial.charges == "drafted" else
                         indict(bench.spec, ruling, case, by_measure))
     if not found.charges and bench.trial.on_no_charges == "try_whole_answer":
@@ -59,8 +54,7 @@ def _charges(bench: Bench, ruling: FittedRuling | None, case: Case, by_measure: 
 
 
 def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment) -> Step:
-    """The verdict by the trials of the charges (those outside a band of measured P(suspect) decided by their
-    measurement)."""
+    """The verdict by the trials of the charges (those outside the escalation band decided by their measurement)."""
     decided: dict[int, Ruling] = {}
     for charge in found.charges:
         if escalated(charge, bench) is False:

@@ -1,7 +1,5 @@
-"""The texts of a court's turns: every prompt of a case opens with the case (numbered context, question),
-the court rules and the fenced answer, identical for every call of the case, then the charge, the debate so
-far, the persona's instructions and the task. The shared part comes first, so the backend computes it once
-per case."""
+"""The texts of a court's turns: every prompt of a case opens with the same case (numbered context, question), rules
+and fenced answer, computed once per case by the backend; then the charge, the debate, the persona and the task."""
 
 from __future__ import annotations
 
@@ -37,9 +35,7 @@ def blind(bench: Bench, role: str) -> bool:
 
 
 def case_messages(bench: Bench, case: Case, tail: str, hidden: bool = False) -> tuple[ChatMessage, ChatMessage]:
-    """A prompt of the case: the shared opening (numbered context, question; the question alone when the context is
-    `hidden` from the reader), the court rules and the fenced answer (identical for every call of the case), then
-    `tail` (charge, debate, instructions, task)."""
+    """A prompt of the case: the shared opening (the question alone if `hidden`), rules, fenced answer, then `tail`."""
     opening = f"QUESTION: {case.question.strip()}" if hidden else render_opening(case, splitter=bench.spec.sentences)
     user = f"{opening}\n\n{bench.trial.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
     return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))
@@ -51,8 +47,7 @@ def charge_header(charge: Charge) -> str:
 
 
 def render_payload(payload: dict[str, Any], sentences: tuple[str, ...], hidden: bool = False) -> str:
-    """A payload as the debate record shows it; a cited sentence is quoted in full (by its number alone when the
-    context is `hidden` from the reader)."""
+    """A payload as the debate record shows it, a cited sentence quoted (by its number alone when `hidden`)."""
     parts = []
     for key, value in payload.items():
         if key == "evidence" and isinstance(value, int):
@@ -89,19 +84,9 @@ def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> 
             "Answer with the name of one move.")
 
 
-
-
-
-
-
-
 def payload_task(edge: EdgeSpec, model: Any) -> str:
     return (f"Your move: {edge.move} ({edge.description}). Write it as a JSON object with these fields, "
             f"in this order:\n{describe_fields(model)}")
-
-
-
-
 
 
 def verdict_task(charge: Charge) -> str:

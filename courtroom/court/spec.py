@@ -1,7 +1,5 @@
 """A court file: the clerk's settings (`courtroom.clerk.spec.ClerkSpec`) and a `trial` section that says how the
-clerk's charges are tried: the rules every prompt opens with, who sits in which role, the procedure graph, the
-rounds, which charges go to trial and how the court's own verdict is weighed against the measured evidence.
-Validated by pydantic on load; the court's own checks (graph, personas) are in `validation.py`."""
+clerk's charges are tried; the court's own checks (graph, personas) are in `validation.py`."""
 
 from __future__ import annotations
 
@@ -17,11 +15,9 @@ _FIELDS = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
 
 class EscalationSpec(BaseModel):
-    """Which charges go to trial: a charge whose measured P(suspect) lies in the band [low, high] is tried; one outside
-    it is decided by the measurement alone (a ruling at P(hallucinated) = P(suspect), source `measurement`, no trial
-    call). The measurement decides the clear cases and the debate is paid for only where it can change the verdict.
-    Set the band on labelled dev data (`courtroom rejudge --set trial.escalation=...` decides a run recorded with full
-    trials again, asking only for the calls the escalated court needs)."""
+    """Which charges go to trial: a charge whose measured P(suspect) lies in [low, high] is tried; one outside it is
+    decided by the measurement alone (no trial call), so the debate is paid for only where it can change the verdict.
+    Set the band on labelled dev data (`courtroom rejudge --set trial.escalation=...`)."""
 
     model_config = _FIELDS
 
@@ -37,8 +33,6 @@ class EscalationSpec(BaseModel):
         return self
 
 
-
-
 class SeatSpec(BaseModel):
     """A further model a role speaks through (`trial.models`): an alias, a `.gguf` file or a Hugging Face id run in
     this process (on the run's device and dtype), or a model served at `url`."""
@@ -50,8 +44,7 @@ class SeatSpec(BaseModel):
     url: ServedUrl = None
     """The served API's base (`http://127.0.0.1:8000/v1`); None runs the model in this process."""
     api_key_env: str | None = None
-    """For a served model: the environment variable holding its API's key (only the name is recorded); None: the
-    run's (`--api-key-env`)."""
+    """For a served model: the variable holding its API's key (only the name is recorded); None: `--api-key-env`'s."""
     gpus: float = Field(0.0, ge=0.0, allow_inf_nan=False)
     """GPUs (or a fraction of one) this model needs in each Ray worker beside the run's model (`--gpus-per-worker`):
     a worker asks Ray for the sum and places each model on its own share."""
@@ -80,13 +73,11 @@ class TrialSpec(BaseModel):
     models: dict[str, Annotated[list[SeatSpec], BeforeValidator(_seats)]] = Field(
         default_factory=dict, exclude_if=lambda v: not v)
     """Role -> the model it speaks through, when not the run's (`--model`): a name (an alias, a `.gguf` file, a Hugging
-    Face id), `{model, url}` for a served one, or a list of them for a panel (a jury of different models, one per
-    juror in order). The clerk's measurement always uses the run's model; every model is recorded in the manifest and
-    each call in the transcript names its own (`seat`)."""
+    Face id), `{model, url}` for a served one, or a list of them for a panel (one per juror in order). The clerk's
+    measurement always uses the run's model; each call in the transcript names its own (`seat`)."""
     charges: Literal["measured", "drafted"] = "measured"
     """measured: the clerk's charges (the least grounded statements); drafted: the persona in the `clerk` role writes
-    the charges, with quotes, and quotes not found in the answer are dropped (for a model without prompt
-    log-probabilities: nothing is measured)."""
+    them, with quotes, unfound quotes dropped (for a model without prompt log-probabilities)."""
     max_rounds: int = Field(3, ge=1, le=10)
     """Rounds of debate per charge; at the limit, moves that start a new round are illegal."""
     exchange_rounds: int = Field(0, ge=0, le=10)
@@ -94,22 +85,18 @@ class TrialSpec(BaseModel):
     legal only after them, so both sides argue and the judge (or jury) rules at least once before anyone gives up. At
 `max_rounds` or above no side may give up at all: every trial ends in the judge's ruling."""
     poll_moves: bool = False
-    """Where the rules force a side's move (the rounds of exchange), still ask the side for its probability of each
-    of the node's moves (one scored call): would it have withdrawn or conceded? Recorded as the move's
-    `polled_probs` and heard as trial testimony; the forced move is taken all the same."""
+    """Where the rules force a side's move (the rounds of exchange), still ask it for its probability of each of the
+    node's moves (one scored call), recorded as `polled_probs` and heard as testimony; the forced move stands."""
     testify: bool = True
-    """Record what the trials said as testimony (the `trial` witness: the bench's and each side's log-odds, the
-    defence's cited grounding, the rounds; `courtroom.court.testimony`) in the verdict, beside the clerk's witnesses', so
-    a ruling can weigh it. False in runs recorded before it (#51)."""
+    """Record what the trials said as testimony (the `trial` witness, `courtroom.court.testimony`) in the verdict,
+    beside the clerk's witnesses', so a ruling can weigh it. False in runs recorded before it (#51)."""
     blind_judge: bool = False
     """The judge (and the jury) reads the question, the answer, the charge and the debate, but not the context: a
     cited sentence is shown by its number alone."""
     judge_weight: float = Field(1.0, ge=0.0, le=1.0)
-    """Weight of the court's own verdict (the judge's or jury's probability, or the probability of a withdrawal or
-    concession); the rest goes to the measured evidence: the grounding of the charged statement in the whole context
-    or in the sentences the defence cited, whichever is stronger. 1.0 decides by the court's verdict alone (needs a
-    model that can judge); small models judge near chance but measure grounding well, so courts for them weigh the
-    evidence."""
+    """Weight of the court's own verdict (the judge's or jury's probability, or that of a withdrawal or concession);
+    the rest goes to the measured evidence (the charged statement's grounding in the whole context or the sentences
+    the defence cited, whichever is stronger). Small models judge near chance but measure well: weigh the evidence."""
     evidence_roles: list[str] = Field(default_factory=lambda: ["defender"])
     """Roles whose citations count as evidence for the defence when the court weighs the evidence."""
     jury_rule: Literal["majority", "mean"] = "mean"
@@ -117,8 +104,7 @@ class TrialSpec(BaseModel):
     on_no_charges: Literal["acquit", "try_whole_answer"] = "acquit"
     """With no charge brought: judge the answer faithful, or try the whole answer as one charge."""
     escalation: EscalationSpec | None = None
-    """Try only the charges whose measured P(suspect) lies in this band, deciding the others by the measurement alone;
-    None tries every charge."""
+    """Try only the charges whose measured P(suspect) lies in this band (the others by the measurement); None: all."""
     graph: GraphSpec
     """The procedure of each trial."""
 

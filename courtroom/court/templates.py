@@ -34,8 +34,7 @@ def _compiled(source: str) -> BoundTemplate:
 
 
 def render_template(source: str, context: dict[str, Any]) -> str:
-    """`source` rendered over `context`; a template that does not parse, names what it was not given, or goes past a
-    limit is a `PersonaError` saying which."""
+    """`source` rendered over `context`; a template that fails or goes past a limit is a `PersonaError` saying why."""
     try:
         return _compiled(source).render(**context)
     except LiquidError as exc:

@@ -1,10 +1,7 @@
-"""What a case's trials testify: the `trial` witness (version 1), read off the trial's events as the clerk's witnesses
-are read off its pass. Per tried charge, the bench's log-odds of `hallucinated` (a judge's, or the jury's mean, with
-its jurors' spread), each side's log-odds of holding its side (its move's probabilities, chosen or polled by
-`trial.poll_moves`: the prosecution's of pressing the charge, the defence's of conceding it; both point to
-hallucinated), how much better the defence's cited sentences ground the charge than the whole context, whether it
-cited one, and the round the trial ended in. Per case, each value's max and mean over the tried charges, and whether
-any trial was held: what a ruling with trial weights weighs (`witness.ruling.FamilyRuling.trial`)."""
+"""What a case's trials testify: the `trial` witness (version 1), read off the trial's events. Per tried charge: the
+bench's log-odds of `hallucinated` (and its jurors' spread), each side's log-odds of holding its side (by its chosen
+or polled move; both point to hallucinated), the cited sentences' gain in grounding, whether the defence cited one,
+the rounds; per case, each value's max and mean, and whether any trial was held (`FamilyRuling.trial` weighs them)."""
 
 from __future__ import annotations
 
@@ -47,8 +44,7 @@ def trial_testimony(events: Sequence[Event], charges: Sequence[Charge], procedur
 
 
 def charge_values(events: Sequence[Event], charge: Charge, ruling: Ruling, procedure: Procedure) -> dict[str, float]:
-    """One tried charge's values (a value the trial did not give is left out: a side that never spoke, a court that
-    weighs no evidence)."""
+    """One tried charge's values (those the trial gave: a side that never spoke gives none)."""
     calls = [e for e in events if isinstance(e, ModelCallEvent) and e.charge == charge.index and e.purpose == "verdict"]
     bench = [log_odds(c.option_probs.get("hallucinated", 0.0)) for c in calls if c.option_probs]
     values = {"rounds": float(ruling.rounds)}

@@ -1,12 +1,7 @@
-"""The trial of one charge through the court's graph (`try_charge`), up to its ruling.
+"""The trial of one charge through the court's graph (`try_charge`), a lockstep program. A turn is one to three
+constrained calls: the move among the legal ones (scored; skipped when only one is legal, unless `trial.poll_moves`),
+its payload (JSON under its schema), and, for a move that ends in a ruling, the verdict (scored)."""
 
-Written as a lockstep program (see `courtroom.engine.lockstep`): the charges of a case are tried side by side
-(`court.program`) and every turn due at the same step, across cases, goes to the backend as one batch. A turn is one
-to three constrained calls: choose a move among the legal ones (scored, so each move has a probability; skipped when
-only one is legal, unless the court polls the sides: `trial.poll_moves`), write the move's payload (JSON under its
-schema), and, when the move ends in a ruling, the verdict (scored: its probability is the confidence). With an
-escalation band, charges measured outside it are decided by the measurement before any trial (`court.program`).
-"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,7 +28,7 @@ from courtroom.court.prompts import (
 )
 from courtroom.court.verdict import ruling
 from courtroom.door.outputs import jsonable
-from courtroom.door.requests import GenerationRequest
+from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.engine.events import MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
 
@@ -82,6 +77,14 @@ class Turn:
                                  output_type=output_type, sampling=self.persona.sampling, cache_group=self.case.id,
                                  seat=self.bench.seat(self.role))
 
+    def verdict(self, speaker: Persona, entries: list[Entry], seat: str | None, **info: Any) -> Call:
+        """The call for `speaker`'s verdict on the charge after the debate `entries` (scored)."""
+        record = debate_record(entries, self.sentences, blind(self.bench, speaker.role))
+        messages = turn_messages(self.bench, self.case, speaker, f"{charge_header(self.charge)}\n\n{record}",
+                                 verdict_task(self.charge), self.template)
+        return Call(GenerationRequest(messages=messages, output_type=VerdictChoice, sampling=speaker.sampling,
+                                      cache_group=self.case.id, seat=seat), purpose="verdict", **info)
+
 
 def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript, measured: Measure | None = None) -> Step:
     """Walk the procedure graph for one charge until a verdict (weighing the evidence when the court takes it)."""
@@ -121,12 +124,12 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         elif edge.to == "convict":
             opinion, source = confidence, "conceded"
         elif edge.to == "ruling":
-            opinion = yield from _rule(bench, case, charge, persona, entries, round, turn.info)
-            source = "judge"
+            [response] = yield [turn.verdict(persona, entries, bench.seat(persona.role), **turn.info)]
+            opinion, source = _p_hallucinated(response), "judge"
             said_why = payload.get("reason", payload.get("argument"))
             words = f'"{said_why}"' if isinstance(said_why, str) and said_why else ""
         elif edge.to == "jury":
-            opinion, votes = yield from _jury(bench, case, charge, entries, round)
+            opinion, votes = yield from _jury(turn, entries)
             source = "jury"
             words = votes
         else:
@@ -144,8 +147,7 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
 
 
 def _poll(turn: Turn, moves: list[EdgeSpec]) -> Step:
-    """A debater's opinion where the rules force its move (`trial.poll_moves`): its probability of each of the node's
-    moves, legal or not; the court takes the forced move all the same."""
+    """A debater's probability of each move of its node where the rules force its move (`trial.poll_moves`)."""
     task = move_task(turn.role, turn.round, turn.bench.trial.max_rounds, moves)
     [response] = yield [Call(turn.request(task, Literal[tuple(e.move for e in moves)]),  # type: ignore[misc]
                              purpose="poll", **turn.info)]
@@ -162,36 +164,19 @@ def _payload(turn: Turn, edge: EdgeSpec) -> Step:
     return jsonable(response.unwrap())
 
 
-def _verdict_request(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry],
-                     round: int, seat: str | None) -> GenerationRequest:
-    template = {"charge": charge.model_dump(), "round": round, "max_rounds": bench.trial.max_rounds}
-    record = debate_record(entries, context_sentences(case, bench.spec.sentences), blind(bench, persona.role))
-    return GenerationRequest(messages=turn_messages(bench, case, persona, f"{charge_header(charge)}\n\n{record}",
-                                                    verdict_task(charge), template),
-                             output_type=VerdictChoice, sampling=persona.sampling, cache_group=case.id, seat=seat)
-
-
-def _rule(bench: Bench, case: Case, charge: Charge, persona: Persona, entries: list[Entry], round: int,
-          call_info: dict[str, Any]) -> Step:
-    """The judge's verdict: its probability of `hallucinated`."""
-    request = _verdict_request(bench, case, charge, persona, entries, round, bench.seat(persona.role))
-    [response] = yield [Call(request, purpose="verdict", **call_info)]
+def _p_hallucinated(response: GenerationResponse) -> float:
     response.unwrap()
     return float((response.option_probs or {}).get("hallucinated", 0.0))
 
 
-def _jury(bench: Bench, case: Case, charge: Charge, entries: list[Entry], round: int) -> Step:
-    jurors = bench.panel("jury")
-    calls = [Call(_verdict_request(bench, case, charge, juror, entries, round, bench.seat("jury", number)),
-                  purpose="verdict", role="jury", persona=juror.name, node="jury", charge=charge.index, round=round)
-             for number, juror in enumerate(jurors)]
-    responses = yield calls
-    ps = []
-    for response in responses:
-        response.unwrap()
-        ps.append(float((response.option_probs or {}).get("hallucinated", 0.0)))
+def _jury(turn: Turn, entries: list[Entry]) -> Step:
+    """The jury's P(hallucinated) by its rule (the share voting hallucinated, or the mean), and how it voted."""
+    bench = turn.bench
+    responses = yield [turn.verdict(juror, entries, bench.seat("jury", number), role="jury", persona=juror.name,
+                                    node="jury", charge=turn.charge.index, round=turn.round)
+                       for number, juror in enumerate(bench.panel("jury"))]
+    ps = [_p_hallucinated(response) for response in responses]
     mean_p = sum(ps) / len(ps)
     votes = sum(p >= bench.threshold for p in ps)
-    # majority: the share of jurors voting hallucinated; mean: their mean probability
     p_h = votes / len(ps) if bench.trial.jury_rule == "majority" else mean_p
     return p_h, f"{votes} of {plural(len(ps), 'juror')} voted hallucinated, mean P(hallucinated) = {mean_p:.2f}"

@@ -1,5 +1,4 @@
-"""A court's personas loaded and the court validated with them: the graph (a verdict reachable, cycles bounded, every
-move with a payload and a target) and every role's persona; errors name file, line and field (or the `--set`)."""
+"""A court's personas loaded and the court validated with them; errors name file, line and field (or the `--set`)."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ def seated_roles(court: str | Path | None = None) -> set[str]:
 
 def check_seated(persona: Persona, path: str | Path, court: str | Path | None = None,
                  roles: set[str] | None = None) -> None:
-    """Refuse a persona whose role no court seats (by default: no shipped court; else not `court`, whose
-    `seated_roles` may be given), naming the persona file, the line of its role and the roles seated."""
+    """Refuse a persona whose role no court seats (no shipped court, or not `court`), naming its file and line."""
     roles = seated_roles(court) if roles is None else roles
     if persona.role in roles:
         return
@@ -41,8 +39,7 @@ def check_seated(persona: Persona, path: str | Path, court: str | Path | None = 
 
 def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collection[str] = (),
                   origin: Mapping[tuple[str, ...], str] | None = None) -> dict[str, list[Persona]]:
-    """The personas the court's trial seats (but in the roles `skip`), each looked for beside the court file that names
-    it first (`origin`: the file each setting came from, through `extends`), then beside `path`."""
+    """The personas the court's trial seats (but `skip`), each looked for beside the court file naming it first."""
     personas: dict[str, list[Persona]] = {}
     for role, names in spec.trial.personas.items():
         if role in skip:
@@ -62,16 +59,14 @@ def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collectio
 
 
 def speaking_roles(spec: CourtSpec) -> set[str]:
-    """The roles the court's trial gives a turn: those of its graph, the clerk when it drafts the charges, the jury
-    when the graph ends at one."""
+    """The roles the trial gives a turn: its graph's, the clerk when it drafts charges, the jury at a jury ending."""
     procedure = Procedure(spec.trial.graph)
     return procedure.roles() | ({CLERK} if spec.trial.charges == "drafted" else set()) | \
         ({"jury"} if "jury" in procedure.terminals_used() else set())
 
 
 def check_new_roles(before: CourtSpec, after: CourtSpec, roles: Collection[str]) -> None:
-    """Refuse a `--set trial.personas.ROLE` that seats a role the court neither seated nor gives a turn (a typo would
-    otherwise seat a persona no turn reads)."""
+    """Refuse a `--set trial.personas.ROLE` seating a role the court neither seats nor gives a turn (a typo)."""
     seated = set(before.trial.personas)
     for role in sorted(set(roles) - seated - speaking_roles(after)):
         raise CourtError(f"--set trial.personas.{role}: the court seats no {role!r} (it seats "
@@ -88,8 +83,7 @@ def set_roles(spec: CourtSpec, overrides: Mapping[str, Any]) -> set[str]:
 
 def set_personas(spec: CourtSpec, personas: dict[str, list[Persona]], roles: Collection[str],
                   near: list[Path]) -> dict[str, list[Persona]]:
-    """`personas` with those of `roles` loaded as `--set` names them (each looked for from the working directory
-    first, then `near`), in the court's order of roles; an error names the `--set` and the file."""
+    """`personas` with those of `roles` loaded as `--set` names them (from the working directory, then `near`)."""
     if not roles:
         return personas
     for role in roles:
@@ -104,8 +98,7 @@ def set_personas(spec: CourtSpec, personas: dict[str, list[Persona]], roles: Col
 
 
 def _seat(name: str, role: str, search: list[Path], where: str) -> Persona:
-    """The persona `name` (a name or a file) loaded to sit as `role`; a `CourtError` prefixed by `where` when it is
-    not found, does not validate or has another role."""
+    """The persona `name` (a name or a file) loaded to sit as `role`; else a `CourtError` prefixed by `where`."""
     try:
         persona = load_persona(name, search)
     except PersonaError as exc:
@@ -130,9 +123,8 @@ def _trial_problems(spec: CourtSpec, personas: dict[str, list[Persona]]) -> list
         except CourtError as exc:
             found.append((("trial", "graph", "edges", i, "payload"), str(exc)))
     needed = procedure.roles() | ({CLERK} if trial.charges == "drafted" else set())
-    for role in sorted(needed):
-        if role not in personas:
-            found.append((("trial", "personas"), f"role {role!r} has no persona"))
+    found += [(("trial", "personas"), f"role {role!r} has no persona") for role in sorted(needed)
+              if role not in personas]
     speakers = procedure.roles()
     for i, role in enumerate(trial.evidence_roles):
         if role not in speakers:

@@ -1,5 +1,4 @@
-"""A trial's ruling on a charge: the court's own opinion weighed with the measured evidence, and, with an escalation
-band, why a charge was or was not tried."""
+"""A trial's ruling on a charge: the court's own opinion weighed with the evidence, and why a charge was (not) tried."""
 
 from __future__ import annotations
 
@@ -52,8 +51,7 @@ def untried_ruling(charge: Charge, bench: Bench) -> Ruling:
 def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, rounds: int, *,
            evidence: float | None = None, evidence_note: str = "", grounded: float | None = None,
            words: str = "") -> Ruling:
-    """A charge's ruling: the court's own opinion (judge, jury, or what a withdrawal or concession implies), weighed
-    with the measured evidence when the court takes it, and a reason saying which carried how much."""
+    """A charge's ruling: the court's own opinion weighed with the measured evidence, and a reason saying how."""
     weight = bench.trial.judge_weight
     p = opinion if evidence is None else weight * opinion + (1.0 - weight) * evidence
     verdict = Verdict.HALLUCINATED if p >= bench.threshold else Verdict.SUPPORTED

@@ -1,7 +1,5 @@
-"""Auditing a run directory: its rows, filters, one case's events, and human edits (verification: `verify.py`).
-
-Human edits are appended to `edits.jsonl`, their one record; the corrected verdict applies them to the model's
-rulings with the court's own aggregation."""
+"""Auditing a run directory: its rows, filters, one case's events, and human edits (appended to `edits.jsonl`; the
+corrected verdict applies them to the rulings with the court's own aggregation)."""
 
 from __future__ import annotations
 
@@ -67,8 +65,7 @@ class Audit:
         return self._rows
 
     def edits(self) -> dict[str, list[EditEvent]]:
-        """Human edits per case, in order. A torn last line of `edits.jsonl` is skipped with a note (`notes`); any other
-        line that is not an edit is an `AuditError` naming `edits.jsonl:LINE`."""
+        """Human edits per case, in order (a torn last line skipped with a note; another bad line an `AuditError`)."""
         if self._edits is None:
             self._edits, self.notes = self._read_edits()
         return self._edits
@@ -121,8 +118,7 @@ class Audit:
         return (court.get("grounding") or {}).get("clip")
 
     def ruling_note(self) -> str | None:
-        """What decided a run of a clerk that heard witnesses without a ruling for its model, said once for the run (the
-        verdicts' reasons do not repeat it); None for other runs."""
+        """What decided a run of a clerk that heard witnesses without a ruling for its model; None for other runs."""
         judge = self.store.manifest().judge_config
         witnesses = (judge.get("court") or {}).get("witnesses") if judge.get("judge") == "courtroom" else None
         if not isinstance(witnesses, dict) or witnesses.get("rulings"):
@@ -131,8 +127,7 @@ class Audit:
                 "the witnesses' testimony is recorded (courtroom calibrate --ruling fits a ruling on labelled runs).")
 
     def sentence_splitter(self) -> SentenceSplitter:
-        """How the run's court cut contexts and answers into sentences (its recorded `sentences`, `regex` for a
-        court recorded before the setting existed); for other judges, which number no sentences, the default."""
+        """How the run's court cut contexts and answers into sentences (the default for other judges)."""
         judge = self.store.manifest().judge_config
         return (judge.get("court") or {}).get("sentences", SPLITTER) if judge.get("judge") == "courtroom" else SPLITTER
 
@@ -174,8 +169,7 @@ class Audit:
 
     # -- editing ---------------------------------------------------------------------------------
     def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int | None = None) -> EditEvent:
-        """Record a human correction (a line of `edits.jsonl`, whole or not at all, under the edits lock); `verdict` is
-        FAIL/hallucinated or PASS/supported."""
+        """Record a human correction: a line of `edits.jsonl`, whole or not at all, under the edits lock."""
         for option, value in (("--author", author), ("--reason", reason)):
             if not value.strip():
                 raise AuditError(f"{option} is blank: an edit records who corrects and why; give a non-empty "
@@ -209,8 +203,7 @@ class Audit:
 
 
 def corrected_label(row: ResultRow, edits: list[EditEvent], verdict: CaseVerdict | None, judge: Judge) -> str:
-    """The case label after human edits: a case edit decides; charge edits replace those rulings (certain
-    either way) and the court combines the rulings again by its own rule, threshold and evidence."""
+    """The case label after human edits: a case edit decides; charge edits replace those rulings, combined again."""
     case_edits = [e for e in edits if e.charge is None]
     if case_edits:
         return "FAIL" if case_edits[-1].verdict is Verdict.HALLUCINATED else "PASS"

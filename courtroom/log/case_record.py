@@ -1,5 +1,4 @@
-"""A case's transcript read once into a typed record (case, indictment, each charge's trial and ruling, verdict,
-error, human edits, model calls), which every view renders instead of reading the events itself."""
+"""A case's transcript read once into a typed record, which every view renders instead of reading the events."""
 
 from __future__ import annotations
 
@@ -71,8 +70,7 @@ class CaseRecord:
         return list(self.indictment.dropped) if self.indictment is not None else []
 
     def cited(self, charge: int | None = None) -> list[int]:
-        """The context sentences (numbered from 1) the parties cited in the trial of `charge` (`Charge.index`), or
-        in every trial, in order."""
+        """The context sentences (from 1) cited in the trial of `charge` (`Charge.index`), or in every trial."""
         numbers = {number for trial in self.trials if charge is None or trial.charge == charge
                    for number in map(citation, trial.moves) if number is not None and number > 0}
         return sorted(numbers)

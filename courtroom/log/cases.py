@@ -24,8 +24,7 @@ def run_cases(store: RunStore) -> list[Case]:
 
 
 def excluded_case_ids(paths: Sequence[str]) -> set[str]:
-    """The case ids of run directories (every case the run selected, finished or not, and every case it
-    finished) or id files (one id per line)."""
+    """The case ids of run directories (every case selected or finished) or of id files (one id per line)."""
     ids: set[str] = set()
     for item in paths:
         path = Path(item)

@@ -1,7 +1,5 @@
-"""A run as data for other tools: one row per case (CSV, Parquet, JSON Lines), and summaries as JSON.
-
-A case's row holds its result row and, from its transcript (null when it is gone), its charges, spans, gold spans and
-the case. A CSV cell a spreadsheet would run as a formula gets a leading `'` (docs/SECURITY.md)."""
+"""A run as data for other tools: one row per case (CSV, Parquet, JSON Lines), and summaries as JSON. A CSV cell a
+spreadsheet would run as a formula gets a leading `'` (docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -68,8 +66,7 @@ def charge_records(record: CaseRecord, sentences: tuple[str, ...]) -> list[dict[
 
 
 def span_records(row: ResultRow, answer: str | None) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
-    """The row's spans and gold spans as exported (each None when the row has none), their text read from `answer`
-    (the answer as given) where the row does not hold it."""
+    """The row's spans and gold spans as exported (None when it has none), their text read from `answer` if need be."""
     spans = None if row.spans is None else [
         {"start": start, "end": end, "text": None if answer is None else answer[start:end], "score": score}
         for start, end, score in row.spans]
@@ -94,20 +91,15 @@ def case_records(audit: Audit) -> list[dict[str, Any]]:
             charges = charge_records(record, audit.context_sentences(record.case)) if row.error is None else []
             case = record.case
         spans, gold_spans = span_records(row, case.answer if case is not None else None)
-        records.append(_case_record(row, corrected.get(row.case_id), charges, spans, gold_spans, case))
-    return records
-
-
-def _case_record(row: ResultRow, corrected: str | None, charges: list[dict[str, Any]] | None,
-                 spans: list[dict[str, Any]] | None, gold_spans: list[dict[str, Any]] | None,
-                 case: Case | None) -> dict[str, Any]:
-    return {"case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,
-            "corrected_verdict": corrected, "score": row.score, "correct": row.correct, "reason": row.reason,
-            "error": row.error, "error_type": row.error_type, "n_charges": row.charges, "charges": charges,
-            "model_calls": row.model_calls, "prompt_tokens": row.prompt_tokens,
+        records.append({
+            "case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,
+            "corrected_verdict": corrected.get(row.case_id), "score": row.score, "correct": row.correct,
+            "reason": row.reason, "error": row.error, "error_type": row.error_type, "n_charges": row.charges,
+            "charges": charges, "model_calls": row.model_calls, "prompt_tokens": row.prompt_tokens,
             "completion_tokens": row.completion_tokens, "seconds": row.seconds, "spans": spans, "gold_spans": gold_spans,
             "question": case and case.question, "answer": case and case.answer,
-            "context": None if case is None else list(case.context)}
+            "context": None if case is None else list(case.context)})
+    return records
 
 
 def _arrow_schema():  # noqa: ANN202
@@ -131,8 +123,7 @@ def _arrow_schema():  # noqa: ANN202
 
 
 def export_run(run_dir: str | Path, fmt: str, output: str | Path) -> Path:
-    """Write the run's cases to `output` as `fmt` (csv, parquet, jsonl), whole or not at all (a previous file there
-    stays until the new one replaces it); returns the path written."""
+    """Write the run's cases to `output` as `fmt` (csv, parquet, jsonl), whole or not at all; returns the path."""
     if fmt not in FORMATS:
         raise AuditError(f"unknown export format {fmt!r}; the formats are {', '.join(FORMATS)}")
     audit = Audit(run_dir)

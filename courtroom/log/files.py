@@ -1,7 +1,5 @@
-"""How `courtroom` writes files: whole or not at all, never through a symbolic link, one writer at a time.
-
-A run directory may be someone else's (docs/SECURITY.md). A command killed mid-write leaves the previous file or a
-torn last line, which readers skip and the next append cuts."""
+"""How `courtroom` writes files: whole or not at all, never through a symbolic link, one writer at a time (a run
+directory may be someone else's: docs/SECURITY.md); a torn last line is skipped when read, cut by the next append."""
 
 from __future__ import annotations
 
@@ -125,8 +123,7 @@ def append_line(path: Path, line: str) -> None:
 
 
 class RunLock:
-    """An exclusive lock (`filelock`) on the file `path`, held until `close()` or the process ends; another holder
-    makes it wait up to `wait` seconds, then refuses with `busy` (a `RunError`)."""
+    """An exclusive lock on `path` until `close()`; another holder makes it wait `wait` seconds, then refuse."""
 
     def __init__(self, path: Path, busy: str, wait: float = 0) -> None:
         from filelock import FileLock, Timeout

@@ -1,8 +1,5 @@
-"""A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`.
-
-Written as inspect_ai's JSON log format (version 2) directly, so exporting needs no inspect_ai; one sample per case
-(docs/runs-and-datasets.md). A case without a transcript takes its input from the run's dataset when it can be read,
-and its verdict from the result row."""
+"""A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`: its JSON
+format (version 2) written directly, so exporting needs no inspect_ai; one sample per case."""
 
 from __future__ import annotations
 
@@ -39,9 +36,8 @@ def case_input(case: Case, audit: Audit) -> str:
     return f"Question: {case.question}\n\nContext:\n{context}\n\nAnswer under judgment:\n{case.answer}"
 
 
-def _usage(row: ResultRow) -> dict[str, int]:
-    return {"input_tokens": row.prompt_tokens, "output_tokens": row.completion_tokens,
-            "total_tokens": row.prompt_tokens + row.completion_tokens}
+def _usage(input_tokens: int, output_tokens: int) -> dict[str, int]:
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": input_tokens + output_tokens}
 
 
 def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
@@ -69,8 +65,7 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
         reply = {"id": _id(), "content": e.raw if e.error is None else f"{e.raw}\n[error: {e.error}]",
                  "role": "assistant", "model": model, "metadata": site}
         messages.extend([*inputs, reply])
-        usage = {"input_tokens": e.prompt_tokens, "output_tokens": e.completion_tokens,
-                 "total_tokens": e.prompt_tokens + e.completion_tokens}
+        usage = _usage(e.prompt_tokens, e.completion_tokens)
         if e.cached_prompt_tokens:
             usage["input_tokens_cache_read"] = e.cached_prompt_tokens
         config: dict[str, Any] = {"temperature": e.sampling.temperature, "max_tokens": e.sampling.max_new_tokens}
@@ -88,15 +83,13 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
 
 
 def testimony_records(verdict: CaseVerdict, answer: str) -> list[dict[str, Any]]:
-    """What each witness said of the whole answer: heard or not (and why), its values, and what it points at (with
-    the answer's words); the weighing of a fitted ruling is the verdict's `weighing`."""
+    """What each witness said of the whole answer: heard or not (and why), its values, and what it points at."""
     return [{"witness": t.witness, "version": t.version, "heard": t.heard, "why_not": t.why_not, "values": t.values,
              "points": [{**p.model_dump(), "words": answer[p.start:p.end]} for p in t.points]} for t in verdict.testimony]
 
 
 def _verdict_metadata(row: ResultRow, verdict: CaseVerdict | None, case: Case | None) -> dict[str, Any]:
-    """The spans (the verdict's, with who named them, else the result row's), the gold spans, the testimony and the
-    weighing of a case, for its score's metadata."""
+    """A case's spans, gold spans, testimony and weighing, for its score's metadata."""
     answer = case.answer if case is not None else None
     spans, gold = span_records(row, answer)
     if verdict is not None and spans is not None:
@@ -145,8 +138,8 @@ def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, co
         "metadata": {"source": row.source, "verdict": row.label, "score": row.score, "gold": row.gold,
                      "correct": row.correct, "n_charges": row.charges, "model_calls": row.model_calls,
                      "transcript": row.transcript},
-        "store": {}, "events": model_events, "model_usage": {model: _usage(row)}, "attachments": attachments,
-        "total_time": row.seconds, "working_time": row.seconds,
+        "store": {}, "events": model_events, "model_usage": {model: _usage(row.prompt_tokens, row.completion_tokens)},
+        "attachments": attachments, "total_time": row.seconds, "working_time": row.seconds,
     }
     if started:
         sample["started_at"], sample["completed_at"] = started, completed
@@ -170,8 +163,7 @@ def inspect_log(audit: Audit) -> dict[str, Any]:
     created = manifest.created.isoformat()
     times = [s["completed_at"] for s in samples if "completed_at" in s]
     judge = manifest.spec.judge
-    usage = {"input_tokens": sum(r.prompt_tokens for r in rows), "output_tokens": sum(r.completion_tokens for r in rows)}
-    usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    usage = _usage(sum(r.prompt_tokens for r in rows), sum(r.completion_tokens for r in rows))
     return {
         "version": LOG_VERSION,
         "status": "success" if rows and not any(r.error for r in rows) else "error" if rows else "started",

@@ -1,9 +1,5 @@
-"""A run's manifest: what ran, as typed sections, and what produced every number.
-
-`RunSpec` defines a run: its cases (`CaseSelection`), judge, model door (`BackendSpec`) and runner. A `Manifest`
-records the spec, the judge's configuration and hash (the run's identity), the source of a rejudged run, and
-the versions, commit and command. Version 1 manifests (loose dictionaries) are read through `migrate_v1`; fields
-added later are optional, left out when unset, and not part of a run's identity (`config_hash`)."""
+"""A run's manifest: what ran (`RunSpec`: cases, judge, model door, runner), the judge's configuration and hash (the
+run's identity), and what produced every number. Version 1 manifests are read through `migrate_v1`."""
 
 from __future__ import annotations
 
@@ -70,13 +66,9 @@ class RunSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     selection: CaseSelection
-    """The cases."""
     judge: JudgeSpec = JudgeSpec()
-    """The judge."""
     backend: BackendSpec = BackendSpec()
-    """The model door (and the model)."""
     runner: RunnerSpec = RunnerSpec()
-    """Where cases are judged."""
     window: int = Field(8, ge=1)
     """Cases advanced together in lockstep (the batch window)."""
     skip_invalid: bool = False
@@ -87,8 +79,7 @@ class RunSpec(BaseModel):
 
     @classmethod
     def build(cls, dataset: str, **settings: Any) -> RunSpec:
-        """A spec from flat settings (`RUN_SETTINGS`; the sections' defaults for the others); a bad setting raises
-        `ConfigError` naming it (a `model_url` with credentials, without repeating them)."""
+        """A spec from flat settings (`RUN_SETTINGS`); a bad setting is a `ConfigError` naming it (no credentials)."""
         parts: dict[str, dict[str, Any]] = {where.partition(".")[0]: {} for where in RUN_SETTINGS.values()}
         for name, value in {"dataset": dataset, **settings}.items():
             if name not in RUN_SETTINGS:
@@ -125,8 +116,7 @@ class RunOrigin(BaseModel):
 
 
 class CaseDigests(BaseModel):
-    """The cases a run judges, each by its digest (`Case.digest()`): what the run is about, so that data changed
-    under it is noticed on resume and by `audit verify`."""
+    """The cases a run judges, by digest (`Case.digest()`): data changed under a run is noticed on resume and verify."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -180,11 +170,9 @@ class Manifest(BaseModel):
     schema_version: Literal[2] = MANIFEST_VERSION
     """Version of this manifest's layout (version 1 is migrated on reading)."""
     name: str
-    """The run directory's name."""
     created: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     """When the run was first started (UTC)."""
     spec: RunSpec
-    """What defines the run."""
     judge: JudgeConfig
     """The judge's full configuration (for the court: the court file and every persona, in full)."""
     config_hash: str
@@ -194,17 +182,13 @@ class Manifest(BaseModel):
     server: ServerCapabilities | None = None
     """For a model behind a server: what the server was found to support when the run started (`Backend.server`)."""
     placement: Placement | None = Field(None, exclude_if=lambda v: v is None)
-    """For a model in this process: the device and dtype it computes in, `auto` resolved where the run started
-    (`BackendSpec.placement`; None for Ray workers, which place themselves, and runs recorded before)."""
+    """For a model in this process: the device and dtype it computes in, `auto` resolved where the run started."""
     cases: CaseDigests | None = Field(None, exclude_if=lambda v: v is None)
-    """The cases the run judges (a rejudged run: the cases it decides again), by digest; None in manifests
-    written before runs kept digests."""
+    """The cases the run judges (or a rejudge decides again), by digest; None in manifests before runs kept them."""
     versions: dict[str, str | None] = Field(default_factory=_versions)
-    """Python and package versions."""
     git_sha: str | None = Field(default_factory=_git_sha)
     """The commit of courtroom's repository, when run from one."""
     command: list[str] = Field(default_factory=lambda: list(sys.argv))
-    """The command line."""
     _path: Path | None = PrivateAttr(None)
     _upgraded: tuple[JudgeConfig, list[str]] | None = PrivateAttr(None)
 
@@ -225,22 +209,19 @@ class Manifest(BaseModel):
 
     @property
     def upgraded_judge(self) -> tuple[JudgeConfig, list[str]]:
-        """The recorded judge configuration brought up to date by its judge's migrations (the one place a recorded
-        configuration is upgraded), and the names of the migrations applied."""
+        """The recorded judge configuration brought up to date (the one place), and the migrations applied."""
         if self._upgraded is None:
             self._upgraded = upgrade_config(self.judge)
         return self._upgraded
 
     @property
     def judge_config(self) -> JudgeConfig:
-        """The recorded judge configuration, up to date: what the judge is rebuilt from, and what the run's settings
-        are read from (`judge` is as recorded: its hash is the run's identity)."""
+        """The recorded judge configuration, up to date (`judge` stays as recorded: its hash is the run's identity)."""
         return self.upgraded_judge[0]
 
     def rebuild_judge(self, backend: Backend | BackendSpec | None = None, **options: Any) -> Judge:
-        """The judge this run was made with, speaking through `backend` (by default the recorded spec, not built), with
-        `options` (a court's `overrides`: then the judge is the run's with those settings changed; `window`): the one
-        place a run's judge is rebuilt. Refused, naming why, when this version of courtroom cannot make that judge."""
+        """The judge this run was made with (the one place it is rebuilt), on `backend`, with `options` (a court's
+        `overrides`, `window`); refused, naming why, when this version of courtroom cannot make it."""
         if why := retired(self.config_hash):
             raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
                            "not replayed or resumed")
@@ -301,8 +282,7 @@ def judge_differences(configs: list[JudgeConfig]) -> list[str]:
 
 
 def setting_differences(old: Any, new: Any, prefix: str = "") -> list[str]:
-    """Every setting that differs between two configurations (nested mappings), as `path: old -> new`
-    (`court.ruling.judge_weight: 0.1 -> 0.3`); long values are cut."""
+    """Every setting that differs between two configurations, as `path: old -> new` (long values cut)."""
     if isinstance(old, dict) and isinstance(new, dict):
         found = []
         for key in sorted(set(old) | set(new), key=str):

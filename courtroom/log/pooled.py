@@ -1,5 +1,4 @@
-"""Pooled runs: one judge's runs on several datasets, compared as one (`courtroom compare HB+RT ...`). Anything
-fitted to a run (a calibrated threshold, a no-model rule's median) is fitted per member run, then pooled."""
+"""Pooled runs: one judge's runs on several datasets, compared as one (`courtroom compare HB+RT ...`)."""
 
 from __future__ import annotations
 
@@ -60,8 +59,7 @@ def _split_existing(argument: str) -> list[str] | None:
 
 
 def open_pooled_run(argument: str) -> PooledRun:
-    """Open a run directory or `+`-joined run directories that can be pooled: each a run, all with the same judge
-    and model, no case judged twice; judge settings that differ are listed in `differences`."""
+    """Open a run directory or `+`-joined ones of the same judge and model, no case judged twice."""
     stores = tuple(RunStore(path).existing() for path in split_argument(argument))
     manifests = [store.manifest() for store in stores]
     judges = [m.spec.judge.name for m in manifests]

@@ -1,5 +1,4 @@
-"""A court named by a run directory: the court its manifest records, up to date, for resuming a run, judging new
-cases as it did (`--court RUN`), or deciding its cases again with settings changed (`rejudge RUN --set ...`)."""
+"""A court named by a run directory (`--court RUN`, `rejudge RUN --set ...`): the court its manifest records."""
 
 from __future__ import annotations
 
@@ -23,8 +22,7 @@ def names_a_run(court: str | Path) -> bool:
 
 
 def recorded_court(run_dir: str | Path, backend: Backend | BackendSpec | None = None, **options: Any) -> Judge:
-    """The court a run was made with, as its manifest records it (`overrides` apply on top); a `CourtError` names
-    the manifest when it cannot be read or the run was not judged by a court."""
+    """The court a run was made with (`overrides` on top); a `CourtError` names an unreadable or court-less manifest."""
     manifest = Path(run_dir) / MANIFEST
     try:
         recorded = RunStore(run_dir).manifest()

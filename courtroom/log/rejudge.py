@@ -1,9 +1,6 @@
-"""Rejudge: decide a finished run again under another court, from its transcripts alone.
-
-A court's arithmetic (threshold, aggregation, weights) changes verdicts without changing what the model is asked,
-so each request of the new court is served from the recorded call with the same prompt, schema and sampling.
-A court that asks for anything the run did not record is refused, naming the cases (`refused_cases`); calls may
-also come from other runs of the same cases (`calls_from`). The result is an ordinary run directory."""
+"""Rejudge: decide a finished run again under another court, from its transcripts alone: each request is served
+from the recorded call with the same prompt, schema and sampling (also of other runs: `calls_from`); a court that
+asks for anything not recorded is refused, naming the cases. The result is an ordinary run directory."""
 
 from __future__ import annotations
 
@@ -25,8 +22,7 @@ from courtroom.log.store import RunStore
 
 def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None,
                    overrides: dict[str, Any] | None = None) -> JudgeSpec:
-    """The judge a rejudge asks for: a courtroom run under another court (or settings changed), or an unstructured
-    run read again another way; the court keeps the run's sentence splitter unless `sentences` is set."""
+    """The judge a rejudge asks for: another court or settings (the run's splitter kept), or another reading."""
     recorded = manifest.spec.judge
     if recorded.name == "courtroom" and (court is not None or overrides) and reading is None:
         if court is None:  # the run's own court, as its manifest records it, with the settings changed
@@ -47,12 +43,8 @@ def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str
 
 def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
                 calls_from: Sequence[str | Path] = ()) -> list[ResultRow]:
-    """Re-decide every finished case of the run at `source` with `judge` (on the source's model) into a new run at
-    `out`, serving model calls from the source's transcripts and those of `calls_from` for the same case.
-
-    Every case is decided before anything is written, so a refused court leaves no partial run; an interrupted
-    rejudge fails `audit verify` until the same call resumes it. Cases that ended in an error, or whose transcript
-    is gone, are left out."""
+    """Re-decide every finished case of the run at `source` with `judge` into a new run at `out`. Every case is decided
+    before anything is written, so a refused court leaves no partial run; the same call resumes an interrupted one."""
     origin, others = _stores(source, calls_from)
     manifest = origin.manifest()
     for store in others:  # recorded answers stand for this run's only if the same model gave them
@@ -93,8 +85,7 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
 
 
 def _check_unfinished(target: RunStore, planned: Manifest) -> None:
-    """A run already at `out` is taken only as this same rejudge, interrupted: of the same source, calls and judge
-    (and, once the cases are known, of the same cases)."""
+    """A run already at `out` is taken only as this same rejudge, interrupted (same source, calls, judge and cases)."""
     found = target.manifest()
 
     def same_paths(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -111,8 +102,7 @@ def _check_unfinished(target: RunStore, planned: Manifest) -> None:
 
 
 def refused_cases(source: str | Path, *, judge: JudgeSpec, calls_from: Sequence[str | Path] = ()) -> list[str]:
-    """The cases of the run at `source` that `judge` cannot decide from the recorded calls (it would ask the model
-    something no transcript holds): the cases a change of settings would change, to run again with the model."""
+    """The cases of the run at `source` that `judge` cannot decide from the recorded calls."""
     origin, others = _stores(source, calls_from)
     new_judge = make_judge(judge, origin.manifest().spec.backend, window=1)
     return list(_decide(origin, others, new_judge)[1])
@@ -123,8 +113,7 @@ def _stores(source: str | Path, calls_from: Sequence[str | Path]) -> tuple[RunSt
 
 
 def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple[list[CaseOutcome], dict[str, str]]:
-    """Every finished case of `origin` decided again from the recorded calls; and, by case, why each case that could
-    not be was refused."""
+    """Every finished case of `origin` decided again from the recorded calls, and why each refused case was."""
     outcomes, refused = [], {}
     for row in origin.rows():
         if row.error is None and origin.transcript_path(row.case_id).is_file():
@@ -136,8 +125,7 @@ def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple
 
 
 class _Refused(RunError):
-    """A case the judge would ask the model something no transcript recorded (any other failure stops the rejudge:
-    a broken transcript, or a fault of the court's code)."""
+    """A case the judge would ask the model something no transcript recorded (any other failure stops the rejudge)."""
 
 
 def _rejudge_case(origin: RunStore, others: Sequence[RunStore], case_id: str, judge: Judge) -> CaseOutcome:

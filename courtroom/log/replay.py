@@ -1,6 +1,5 @@
-"""Replay: rebuild a case's debate and verdict from its transcript alone, serving the recorded calls back in order
-(`ReplayBackend`) to the judge rebuilt from the manifest; a request that differs from the recorded one (an
-edited, truncated or foreign transcript) is caught at the call where it diverges."""
+"""Replay: rebuild a case's debate and verdict from its transcript, serving the recorded calls back in order; a request
+that differs from the recorded one (an edited, truncated or foreign transcript) is caught where it diverges."""
 
 from __future__ import annotations
 
@@ -47,8 +46,7 @@ def _said_before(recorded: str, replayed: str) -> bool:
 
 
 def replay(events: Sequence[Event], judge: Judge, config_hash: str | None = None) -> ReplayResult:
-    """Re-run the judge on a transcript's recorded calls and compare the debate and verdict; `config_hash` is the
-    configuration the transcript must name (the run's recorded hash; by default the judge's)."""
+    """Re-run the judge on a transcript's calls and compare the debate and verdict (`config_hash`: the one it names)."""
     start = next((e for e in events if e.event == "case_start"), None)
     if start is None:
         raise ReplayMismatch("the transcript has no case_start event")
@@ -76,8 +74,7 @@ def replay(events: Sequence[Event], judge: Judge, config_hash: str | None = None
 
 
 def fields_that_differ(a: Any, b: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """The fields (dotted paths, list items by index) whose values differ between two JSON values, deepest first
-    found: a tampered score is one line, not the two events."""
+    """The fields (dotted paths) whose values differ between two JSON values, deepest first: a tampered score is one."""
     if isinstance(a, dict) and isinstance(b, dict):
         return [d for key in dict.fromkeys([*a, *b])
                 for d in fields_that_differ(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))]

@@ -1,5 +1,4 @@
-"""A run's span metrics (`courtroom.evaluate.spans.span_scores`): the spans its court named against the gold spans,
-on the finished cases whose gold is known (gold spans, or PASS: nothing hallucinated) and whose transcript is kept."""
+"""A run's span metrics: the spans its court named against the gold spans, on the finished cases whose gold is known."""
 
 from __future__ import annotations
 
@@ -34,7 +33,6 @@ def span_cases(store: RunStore, rows: Sequence[ResultRow]) -> list[SpanCase]:
 
 
 def run_span_scores(store: RunStore, rows: Sequence[ResultRow], resamples: int = 1000) -> dict[str, Any] | None:
-    """The run's span metrics (`span_scores`, with bootstrap intervals), or None when its data has no gold spans or
-    its judge names none."""
+    """The run's span metrics (`span_scores`), or None when its data has no gold spans or its judge names none."""
     cases = span_cases(store, rows)
     return span_scores(cases, resamples=resamples) if cases else None

@@ -1,9 +1,6 @@
-"""Run directories: `manifest.json`, `transcripts/<case>.jsonl`, `results.jsonl` (a line per finished case),
-`metrics.json` and `edits.jsonl`.
-
-A result line is written only after its transcript is whole, so a run killed at any moment resumes cleanly (a
-torn last line is ignored). A run directory may come from someone else: the paths it names stay inside it, and a
-command writes only into a new, empty or run directory none of whose files is a symbolic link (`RunStore.lock`)."""
+"""Run directories: `manifest.json`, `transcripts/<case>.jsonl`, `results.jsonl` (a line per finished case, written
+after its transcript, so a killed run resumes cleanly), `metrics.json` and `edits.jsonl`. A command writes only into a
+new, empty or run directory none of whose files is a symbolic link (`RunStore.lock`)."""
 
 from __future__ import annotations
 
@@ -43,8 +40,7 @@ WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+(-\d+)?)?")
 
 
 def transcript_name(case_id: str) -> str:
-    """A file name for a case id that no other id shares, also on a case-insensitive file system: the id made
-    safe (at most 80 characters), then 12 hex digits of its SHA-256."""
+    """A file name for a case id that no other id shares (also case-insensitively): safe, then 12 hex of its SHA-256."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", case_id)[:80]
     return f"{safe}-{hashlib.sha256(case_id.encode()).hexdigest()[:12]}.jsonl"
 
@@ -83,30 +79,26 @@ class RunStore:
         return self
 
     def lock(self) -> RunLock:
-        """Claim the run directory for this process (until `close()` or the process ends); a second writer is refused,
-        and so is a directory that is not new, empty or a run, or whose run files are links."""
+        """Claim the run directory for this process (until `close()`); a second writer is refused (`check_writable`)."""
         self.check_writable()
         self.root.mkdir(parents=True, exist_ok=True)
         return RunLock(self.root / LOCK, busy=f"{self.root} is being written by another run right now; wait for it "
                                               "to end or use another --out")
 
     def edits_lock(self) -> RunLock:
-        """Claim the run's edits (`edits.jsonl`) while one is recorded; another editor waits its turn (up to a
-        minute), a run being judged meanwhile does not."""
+        """Claim the run's edits while one is recorded; another editor waits its turn (up to a minute)."""
         refuse_links(self.root, (EDITS, EDITS_LOCK))
         return RunLock(self.root / EDITS_LOCK, wait=60, busy=f"{self.root}: another edit has been recording for a "
                                                              "minute; try again when it ends")
 
     def check_writable(self) -> None:
-        """Refuse (`RunError`) a directory whose run files or `transcripts/` are symbolic links, or that holds files but
-        no run."""
+        """Refuse (`RunError`) a directory whose run files are symbolic links, or that holds files but no run."""
         refuse_links(self.root, (*RUN_FILES, TRANSCRIPTS, *LOCKS))
         if self.root.is_dir() and not self.exists():
             self._refuse_foreign("--out")
 
     def _refuse_foreign(self, option: str) -> None:
-        """Refuse a directory that holds anything but what a run that never started leaves (its locks, an empty
-        `transcripts/`, a manifest's temporary file), naming what it holds."""
+        """Refuse a directory that holds more than a run that never started leaves, naming what it holds."""
         entries = [p for p in self.root.iterdir() if p.name not in LOCKS and not re.fullmatch(r"manifest\.json\.tmp\d+(-\d+)?", p.name)
                    and not (p.name == TRANSCRIPTS and p.is_dir() and not any(p.iterdir()))]
         if entries:
@@ -115,8 +107,7 @@ class RunStore:
                            "a run writes only into a new, an empty or a run directory: give another")
 
     def clear(self) -> None:
-        """Delete the run recorded here (`--fresh`): the files a run writes, nothing else. A directory that holds files
-        but no run is refused, naming what it holds."""
+        """Delete the run recorded here (`--fresh`): the files a run writes, nothing else."""
         if not self.root.is_dir():
             return
         if not self.exists():
@@ -139,8 +130,7 @@ class RunStore:
         atomic_write(self.manifest_path, manifest.model_dump_json(indent=2))
 
     def write_metrics(self, metrics: Metrics, spans: dict[str, Any] | None = None) -> None:
-        """Record the run's metrics (`metrics.json`, written whole), with its span metrics under `spans` when the
-        data has gold spans (`courtroom.log.span_metrics.run_span_scores`)."""
+        """Record the run's metrics (`metrics.json`, written whole), with its span metrics under `spans`."""
         text = metrics.model_dump_json(indent=2) if spans is None else \
             json.dumps({**metrics.model_dump(mode="json"), "spans": spans}, indent=2)
         atomic_write(self.root / METRICS, text)
@@ -173,8 +163,7 @@ class RunStore:
         return row
 
     def rows(self) -> list[ResultRow]:
-        """The latest row of every case, in the order the rows were written (a case that failed and was
-        judged again on resume counts once, with its new row; a torn last line is skipped)."""
+        """The latest row of every case (a case judged again on resume counts once), in the order written."""
         latest: dict[str, ResultRow] = {}
         for row in self.iter_rows():
             latest.pop(row.case_id, None)
@@ -182,8 +171,7 @@ class RunStore:
         return list(latest.values())
 
     def iter_rows(self) -> Iterator[ResultRow]:
-        """Every result line, in order; a torn last line (an interrupted write) is skipped, blank lines are
-        ignored, and any other line that is not a result row is a `RunError` naming `results.jsonl:LINE`."""
+        """Every result line, in order (a torn last line skipped; another bad line a `RunError` naming its line)."""
         if not self.results_path.is_file():
             return
         with self.results_path.open("rb") as handle:
@@ -205,8 +193,7 @@ class RunStore:
                                    "line") from exc
 
     def finished_ids(self) -> set[str]:
-        """The cases a resumed run skips: those whose latest row holds a verdict (a case that failed is
-        judged again)."""
+        """The cases a resumed run skips: those whose latest row holds a verdict."""
         return {row.case_id for row in self.rows() if row.error is None}
 
     def repair(self) -> None:
@@ -214,8 +201,7 @@ class RunStore:
         cut_torn_line(self.results_path)
 
     def transcript_path(self, case_id: str) -> Path:
-        """Where a case's transcript is: as its result row names it (runs before 0.2 named files otherwise; a row
-        names only a file of `transcripts/`), else by `transcript_name`."""
+        """Where a case's transcript is: as its result row names it (runs before 0.2), else by `transcript_name`."""
         if self._transcripts is None:
             self._transcripts = {row.case_id: row.transcript for row in self.iter_rows() if row.transcript}
         return self.root / self._transcripts.get(case_id, f"{TRANSCRIPTS}/{transcript_name(case_id)}")
@@ -225,8 +211,7 @@ class RunStore:
         return read_transcript(self.transcript_path(case_id))
 
     def case(self, case_id: str) -> Case:
-        """The case as its transcript's first event records it, read alone (a transcript of model calls runs to
-        megabytes); a `TranscriptError` as for `events`."""
+        """The case as its transcript's first event records it, read alone (a transcript runs to megabytes)."""
         return read_case(self.transcript_path(case_id))
 
 
@@ -254,8 +239,7 @@ def _transcript(path: Path) -> Iterator[TextIO]:
 
 
 def read_transcript(path: str | Path) -> list[Event]:
-    """Validate every line of a transcript file as an event; a transcript that is missing, empty, not a
-    transcript or has no `case_start` is a `TranscriptError` naming the file (and line)."""
+    """Every line of a transcript file as an event; a bad transcript is a `TranscriptError` naming file and line."""
     path = Path(path)
     events = []
     with _transcript(path) as handle:
@@ -273,8 +257,7 @@ def read_transcript(path: str | Path) -> list[Event]:
 
 
 def read_case(path: str | Path) -> Case:
-    """The case of a transcript: its first event, which is `case_start` (a `TranscriptError` naming the file when
-    it is missing, unreadable or begins otherwise)."""
+    """The case of a transcript's first event, `case_start` (else a `TranscriptError` naming the file)."""
     path = Path(path)
     with _transcript(path) as handle:
         line = next((text for text in handle if text.strip()), "")

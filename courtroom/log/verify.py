@@ -1,7 +1,5 @@
-"""Verify a run directory: replay every transcript, and check every verdict, score, event and metric.
-
-Every check recomputes from content, with no secret, so edits consistent across transcript, row and metrics go
-unseen (docs/SECURITY.md)."""
+"""Verify a run directory: replay every transcript, and check every verdict, score, event and metric (from content,
+with no secret: edits consistent across transcript, row and metrics go unseen, docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -111,8 +109,7 @@ LATER = {"variants", "computed_prompt_tokens", "trial"}
 
 def _check_derived(row: ResultRow, events: Sequence[Event], verdict: CaseVerdict | None, judge: Judge,
                    results: Path) -> list[Problem]:
-    """Every other field of a row is what its transcript gives (`summarize` of the recorded case, events and the
-    replayed verdict), each named where it differs; a field of `LATER` is left out where a row holds none."""
+    """Every other field of a row is what its transcript gives (`summarize`), each named where it differs."""
     recorded = [e for e in events if e.event != "edit"]
     start = recorded[0]
     failure = next((e for e in recorded if e.event == "error"), None)
@@ -131,8 +128,7 @@ def _short(value: object, limit: int = 200) -> str:
 
 
 def _check_metrics(audit: Audit, rows: Sequence[ResultRow]) -> list[Problem]:
-    """The stored metrics (when the run has them) are what the rows recompute to (the span metrics too, when the
-    data has gold spans)."""
+    """The stored metrics (span metrics too), when the run has them, are what the rows recompute to."""
     path = audit.root / "metrics.json"
     if not path.is_file():
         return []
@@ -218,8 +214,7 @@ def _check_case(row: ResultRow, start: Event, recorded: CaseDigests | None, resu
 
 
 def _check_edits(path: Path, events: Sequence[Event], edits: list[EditEvent]) -> list[Problem]:
-    """A case's edits (`edits.jsonl`) are numbered one after another, after its transcript's events; edit events
-    that older versions also appended to the transcript are the first of them."""
+    """A case's edits are numbered one after another, after its transcript's events (older versions' in it first)."""
     in_transcript = [e.model_dump() for e in events if e.event == "edit"]
     if in_transcript != [e.model_dump() for e in edits[: len(in_transcript)]]:
         return [Problem(str(path), None, "edit events differ from edits.jsonl")]

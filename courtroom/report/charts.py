@@ -88,8 +88,7 @@ def roc_svg(rows: Sequence[ResultRow], auroc: float | None, chart_id: str = "roc
 
 
 def count_axis(most: int, ticks: int = 4) -> tuple[int, list[int]]:
-    """An axis of counts up to at least `most`: its top and its ticks, whole numbers a round step apart (1, 2, 5,
-    10, 20, 50 ...), at most `ticks` steps (never `0, 0, 1, 2, 2`)."""
+    """An axis of counts up to at least `most`: its top, and at most `ticks` whole steps of 1, 2, 5, 10, 20 ..."""
     step = next(s * 10**e for e in range(len(str(most))) for s in (1, 2, 5) if s * 10**e * ticks >= most)
     top = -(-most // step) * step
     return top, list(range(0, top + 1, step))

@@ -1,5 +1,4 @@
-"""Two runs side by side, case by case: which verdicts changed, fixed or broke, with the paired test over the cases both
-judged. Shared by `courtroom audit diff` and the two-run report."""
+"""Two runs case by case (`audit diff`, the two-run report): the verdicts changed, fixed or broken; the paired test."""
 
 from __future__ import annotations
 

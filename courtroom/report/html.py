@@ -1,9 +1,6 @@
-"""A self-contained HTML report of a run, or of two runs of the same cases side by side.
-
-One static file, styles, script and data inline (no network request; its Content-Security-Policy allows only its own
-script and style): the summary, a case list to sort, filter and page through, and each case's record in a JSON block
-parsed only when opened, so 10,000 cases open as fast as 100. The template autoescapes, and case data reaches the page
-only as escaped JSON (`script_json`), set as text by the script."""
+"""A self-contained HTML report of a run, or of two runs of the same cases side by side: one static file (its CSP
+allows only its own script and style), each case's record a JSON block parsed only when opened. The template
+autoescapes, and case data reaches the page only as escaped JSON (`script_json`), set as text by the script."""
 
 from __future__ import annotations
 
@@ -32,8 +29,7 @@ from courtroom.report.measurement import BAND_LABELS
 from courtroom.report.tables import _v, elide, endings_rows, trial_columns
 
 CALLS_UP_TO = 1000
-"""Reports of at most this many cases include every model call unless told otherwise (a call's prompt is
-kilobytes; 10,000 cases of them would make a file of gigabytes)."""
+"""Reports of at most this many cases include every model call unless told otherwise (a prompt is kilobytes)."""
 PAGE_SIZE = 100
 
 
@@ -143,8 +139,7 @@ def _diff_cells(diff: RunDiff) -> list[str]:
 
 def build_report(run_dir: str | Path, against: str | Path | None = None, calls: bool | None = None,
                  page_size: int = PAGE_SIZE) -> str:
-    """The HTML text of a run's report, or of two runs compared case by case (`against` is run B); `calls`: include
-    every model call (default: up to `CALLS_UP_TO` cases); `page_size`: cases per page of the case list."""
+    """The HTML text of a run's report, or of two runs compared case by case (`against` is run B)."""
     runs = [_Run(Audit(run_dir), "A", 0)] + ([_Run(Audit(against), "B", 1)] if against is not None else [])
     diff = diff_runs(runs[0].audit, runs[1].audit) if against is not None else None
     total = len({r.case_id for run in runs for r in run.audit.rows()})

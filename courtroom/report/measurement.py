@@ -1,5 +1,4 @@
-"""The court's measurement token by token: each answer token's grounding gain (capped as the court caps it), read from
-the two scoring calls a case records, after the context and after the question alone."""
+"""The court's measurement token by token: each answer token's grounding gain, from the case's two scoring calls."""
 
 from __future__ import annotations
 

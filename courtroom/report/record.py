@@ -17,6 +17,7 @@ from courtroom.evaluate.results import ResultRow
 from courtroom.log.case_record import CaseRecord
 from courtroom.report.calls import call_views, folded
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
+from courtroom.report.tables import columns
 from courtroom.report.terminal import shown, visible
 from courtroom.report.witness_record import row_spans, spans_record, witnesses_record
 from courtroom.text.sentences import SPLITTER, SentenceSplitter
@@ -78,11 +79,8 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
     parts.append(Panel(context, title="context (cited sentences in yellow)", border_style="blue"))
 
     if record.indictment is not None:
-        table = Table(title="indictment", show_lines=False)
-        table.add_column("#")
-        table.add_column("charge (quoted from the answer)")
-        table.add_column("clerk's reason")
-        table.add_column("measured")
+        table = columns(Table(title="indictment", show_lines=False),
+                        ("#", "charge (quoted from the answer)", "clerk's reason", "measured"), left=None)
         for c in record.charges:
             table.add_row(str(c.index + 1), shown(c.quote), shown(c.reason), measured(c))
         for d in record.dropped:
@@ -90,9 +88,8 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
                           Text(visible(f"dropped: {d.why_dropped}"), style="dim"), Text(measured(d), style="dim"))
         parts.append(table)
     for trial in record.trials:
-        table = Table(title=f"trial of charge {trial.charge + 1}", expand=True)
-        for column in ("round", "speaker", "move", "P(move)", "argument"):
-            table.add_column(column, overflow="fold")
+        table = columns(Table(title=f"trial of charge {trial.charge + 1}", expand=True),
+                        ("round", "speaker", "move", "P(move)", "argument"), left=None, overflow="fold")
         for m in trial.moves:
             p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
             if m.polled_probs:  # asked all the same: what the side would have done

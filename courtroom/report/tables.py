@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.table import Table
@@ -12,12 +13,17 @@ from courtroom.evaluate.trial_stats import TrialSummary
 from courtroom.report.terminal import shown
 
 
+def columns(table: Table, names: Iterable[str], left: int | None = 1, **options: Any) -> Table:
+    """`table` with the columns `names` added: the first `left` (all: None) justified left, the rest right."""
+    for i, name in enumerate(names):
+        table.add_column(name, justify="left" if left is None or i < left else "right", **options)
+    return table
+
+
 def metrics_table(title: str, overall: Metrics, by_source: dict[str, Metrics] | None = None) -> Table:
     """One row for all cases, then one per source."""
-    table = Table(title=shown(title))
-    for column in ("source", "cases", "errors", "bal. accuracy [95% CI]", "accuracy", "F1 (FAIL)", "AUROC",
-                   "parse fail.", "tokens/case", "s/case"):
-        table.add_column(column, justify="right" if column != "source" else "left")
+    table = columns(Table(title=shown(title)), ("source", "cases", "errors", "bal. accuracy [95% CI]", "accuracy",
+                                                "F1 (FAIL)", "AUROC", "parse fail.", "tokens/case", "s/case"))
     rows = [("all", overall)] + (sorted(by_source.items()) if by_source and len(by_source) > 1 else [])
     for name, m in rows:
         table.add_row(shown(name), str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value),
@@ -27,10 +33,7 @@ def metrics_table(title: str, overall: Metrics, by_source: dict[str, Metrics] | 
 
 
 def confusion_table(m: Metrics) -> Table:
-    table = Table(title="confusion (positive = FAIL, hallucinated)")
-    table.add_column("")
-    table.add_column("predicted FAIL", justify="right")
-    table.add_column("predicted PASS", justify="right")
+    table = columns(Table(title="confusion (positive = FAIL, hallucinated)"), ("", "predicted FAIL", "predicted PASS"))
     table.add_row("gold FAIL", str(m.confusion["tp"]), str(m.confusion["fn"]))
     table.add_row("gold PASS", str(m.confusion["fp"]), str(m.confusion["tn"]))
     return table
@@ -42,8 +45,7 @@ SPAN_ROWS = (("token", "hallucinated answers"), ("char", "hallucinated answers")
 
 
 def span_table(scores: dict[str, Any]) -> Table:
-    """Precision, recall and F1 of the spans named, by tokens and characters, on the hallucinated answers and on all
-    of them (spans named on a faithful answer count against precision); hit@1 and recall by type beneath."""
+    """Precision, recall and F1 of the spans named, by tokens and characters; hit@1 and recall by type beneath."""
     hit = scores.get("hit@1")
     low_high = scores.get("hit@1_95")
     caption = [f"hit@1 {hit:.3f}" + (f" [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high else "")
@@ -52,10 +54,9 @@ def span_table(scores: dict[str, Any]) -> Table:
         caption.append("token recall by type: " + ", ".join(f"{k} {v:.3f}" for k, v in by_type.items()))
     if (implicit := scores.get("token recall, implicit_true spans")) is not None:
         caption.append(f"token recall of implicit_true spans (left out above) {implicit:.3f}")
-    table = Table(title=f"hallucinated spans against the gold spans: {scores['answers']} answers, "
-                        f"{scores['hallucinated answers']} hallucinated", caption="\n".join(caption))
-    for column in ("level", "answers", "precision", "recall", "F1 [95% CI]"):
-        table.add_column(column, justify="left" if column in ("level", "answers") else "right")
+    table = columns(Table(title=f"hallucinated spans against the gold spans: {scores['answers']} answers, "
+                                f"{scores['hallucinated answers']} hallucinated", caption="\n".join(caption)),
+                    ("level", "answers", "precision", "recall", "F1 [95% CI]"), left=2)
     for level, answers in SPAN_ROWS:
         m = scores[f"{level} {answers}"]
         low, high = m["f1_95"]
@@ -68,9 +69,8 @@ def compare_table(comparison: Comparison, title: str = "runs side by side") -> T
     """Every contender's metrics, one row each."""
     table = Table(title=shown(title))
     _name_column(table, [c.name for c in comparison.contenders])
-    for column in ("judge", "court", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
-                   "AUROC [95% CI]", "parse fail.", "tokens/case", "s/case"):
-        table.add_column(column, justify="left" if column in ("judge", "court", "model") else "right", overflow="fold")
+    columns(table, ("judge", "court", "model", "cases", "errors", "bal. accuracy [95% CI]", "F1 (FAIL)",
+                    "AUROC [95% CI]", "parse fail.", "tokens/case", "s/case"), left=3, overflow="fold")
     for contender, m in zip(comparison.contenders, comparison.metrics):
         table.add_row(shown(contender.name), shown(contender.judge), shown(contender.court or "-"),
                       shown(contender.model), str(m.cases), str(m.errors),
@@ -85,9 +85,8 @@ def pairing_table(comparison: Comparison) -> Table:
     table = Table(title=shown(f"paired against {reference}: Δ = {reference} − run"),
                   caption="Δ > 0: the reference is ahead; on the cases both judged")
     _name_column(table, [p.name for p in comparison.pairings])
-    for column in ("shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right",
-                   "only run right", "McNemar p"):
-        table.add_column(column, justify="right", overflow="fold")
+    columns(table, ("shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right", "only run right",
+                    "McNemar p"), left=0, overflow="fold")
     for p in comparison.pairings:
         ci = f" [{p.low:+.3f}, {p.high:+.3f}]" if p.low is not None and p.high is not None else ""
         table.add_row(shown(p.name), str(p.shared), str(p.left_out), "-" if p.difference is None else f"{p.difference:+.3f}{ci}",
@@ -138,9 +137,7 @@ def endings_rows(summary: TrialSummary) -> tuple[list[str], list[list[str]]]:
 def trials_table(summary: TrialSummary) -> Table:
     """How a run's trials ended, round by round."""
     header, rows = endings_rows(summary)
-    table = Table(title=f"how {summary.total.tried} trials ended")
-    for column in header:
-        table.add_column(column, justify="left" if column == header[0] else "right")
+    table = columns(Table(title=f"how {summary.total.tried} trials ended"), header)
     for row in rows:
         table.add_row(*row)
     return table
@@ -149,10 +146,8 @@ def trials_table(summary: TrialSummary) -> Table:
 def trial_comparison_table(named: list[tuple[str, TrialSummary]]) -> Table:
     """Runs' trials side by side."""
     table = Table(title="trials: how they ended, what was written, the bench against the clerk")
-    columns = list(trial_columns(named[0][1]))
     _name_column(table, [name for name, _ in named])
-    for column in columns:
-        table.add_column(column, justify="right", overflow="fold")
+    columns(table, trial_columns(named[0][1]), left=0, overflow="fold")
     for name, summary in named:
         table.add_row(shown(name), *trial_columns(summary).values())
     return table

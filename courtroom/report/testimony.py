@@ -1,5 +1,4 @@
-"""What a verdict's witnesses said and which spans it names, as plain views shared by the court record and the HTML
-report."""
+"""What a verdict's witnesses said and which spans it names, as views for the court record and the HTML report."""
 
 from __future__ import annotations
 
@@ -84,8 +83,7 @@ def pointer_view(pointer: Pointer, answer: str, sentences: Sequence[str]) -> Poi
 
 
 def _values(testimony: Testimony, weighing: Weighing | None) -> list[ValueView]:
-    """The witness's values with their contributions, then what the ruling weighs of it that it did not give (a
-    probe's score; a value of a witness not heard)."""
+    """The witness's values with their contributions, then those the ruling weighs that it did not give."""
     parts = weighing.contributions if weighing else {}
     missing = set(weighing.missing) if weighing else set()
     prefix = f"{testimony.witness}."

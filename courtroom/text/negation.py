@@ -1,10 +1,7 @@
-"""Negation: ONE meaning for every reader of words. A cue ("not", "no", "never", "fails to", "lacks", "n't" ...) negates
-the words after it to the end of its clause: a sentence end, a semicolon or colon, a spaced dash, or a contrast ("but",
-"however", "although", "whereas", "while", "yet"); not a comma, so "no fever, cough, or fatigue" negates all three, and
-"It was automated in 1926, not 1920" negates "1920" alone. A cue right after another (only function words between, no
-punctuation: "did not fail to improve", "not unlikely") undoes it: the pair asserts. A word is negated where some cue reaches it,
-however many do: "no fever and no cough" negates both. Cues and clause ends are read in any Unicode spelling of them:
-each character as NFKC writes it ("ｎｏｔ" is "not"), every apostrophe as "'" ("wasn’t" is "wasn't")."""
+"""Negation: ONE meaning for every reader of words. A cue (`CUES`) negates the words after it to the end of its clause
+(`_CLAUSE_END`; not a comma: "no fever, cough, or fatigue" negates all three); a cue right after another ("did not fail
+to", "not unlikely") undoes it; a word is negated where some cue reaches it ("no fever and no cough" negates both).
+Cues are read in any Unicode spelling: NFKC, every apostrophe as "'" ("wasn’t" is "wasn't")."""
 
 from __future__ import annotations
 
@@ -39,8 +36,7 @@ def plain(text: str) -> str:
 
 
 def negated_spans(text: str) -> list[tuple[int, int]]:
-    """The characters of `text` each negation cue reaches: from after the cue to the end of its clause (a cue undone
-    by the next one reaches nothing, nor does that one). Linear: a clause's end is sought once for all its cues."""
+    """The characters of `text` each negation cue not undone reaches: from after it to the end of its clause."""
     text = plain(text)
     cues = list(CUES.finditer(text))
     undone: set[int] = set()
@@ -59,8 +55,7 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
 
 
 def word_scope(text: str) -> dict[str, bool]:
-    """The keys of the content words of `text`, each with whether `text` negates it: every time the word stands in it,
-    some cue reaches it."""
+    """The keys of the content words of `text`, each with whether a cue reaches it every time it stands there."""
     spans = negated_spans(text)
     starts, reach = [s for s, _ in spans], list(accumulate((e for _, e in spans), max))  # the furthest end so far
     scope: dict[str, bool] = {}

@@ -1,7 +1,6 @@
-"""Numbers as written: ONE grammar for every reader of figures. A number is digits with optional separators and
-decimals, a currency sign before and a unit after (a percent, or a scale word or suffix that multiplies it: `thousand`
-... `trillion`, `k`, `m`, `mn`, `bn`): "1,200", "$1,200" and "1.2 thousand" are one value; "12%" is 12 with unit `%`. A
-number keeps its written precision ("21.1%" stands for anything that rounds to it)."""
+"""Numbers as written: ONE grammar for every reader of figures: digits with separators and decimals, a currency sign
+before and a percent or a scale (`SCALES`) after ("1,200", "$1,200" and "1.2 thousand" are one value), at its written
+precision ("21.1%" stands for anything that rounds to it)."""
 
 from __future__ import annotations
 
@@ -59,7 +58,6 @@ def numbers(text: str) -> list[Number]:
 
 
 def number_value(text: str) -> float | None:
-    """The value a written number stands for ("1,200", "$1.2 thousand", "1.2k", "12%"), or None when `text` is not
-    one number."""
+    """The value a written number stands for ("1,200", "$1.2 thousand", "1.2k", "12%"), or None if not one number."""
     match = _NUMBER.fullmatch(text.strip())
     return None if match is None else _number(match).value

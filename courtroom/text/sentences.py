@@ -1,11 +1,6 @@
-"""Sentences: how a context or an answer is cut into the numbered statements the court cites and charges.
-
-Two splitters, chosen by the court (`ClerkSpec.sentences`): `regex`, the first (end punctuation before a capital or a
-digit, or a line break), kept for runs recorded with it; and `structured`, the structure first (JSON or Python records
-one sentence per top-level field, `key: value`; a markdown table one per row, cells under their headers; list items; a
-line of figures joined to the line above), then prose cut at end punctuation that is not an abbreviation, an initial, a
-list marker or a decimal point. A context's sentences are rendered (whitespace collapsed, records written out); an
-answer's are cut verbatim (`render=False`), so each is found in place."""
+"""Sentences: how a context or an answer is cut into the numbered statements the court cites and charges, by `regex`
+(kept for runs recorded with it) or `structured` (records, tables, list items and lines first, then prose past
+abbreviations, initials and decimals). A context's are rendered; an answer's cut verbatim (`render=False`)."""
 
 from __future__ import annotations
 
@@ -28,8 +23,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]*[A-Z0-9])|\n+")
 
 @lru_cache(maxsize=4096)
 def split(text: str, splitter: SentenceSplitter = SPLITTER, render: bool = True) -> tuple[str, ...]:
-    """The sentences of `text` by `splitter`: rendered for reading (a context's), or verbatim substrings of
-    `text` (`render=False`, an answer's). Empty pieces are left out."""
+    """The non-empty sentences of `text` by `splitter`: rendered, or verbatim substrings (`render=False`)."""
     if splitter == "regex":
         parts = (p.strip() for p in _SENTENCE_END.split(text))
     elif splitter == "structured":
@@ -72,8 +66,7 @@ _MARKER = re.compile(r"\s*(?:[-*•·▪◦‣–—]|\(?(?:\d{1,3}|[A-Za-z]|[iv
 
 
 def prose_sentences(text: str) -> list[str]:
-    """Sentences of a run of prose, verbatim: cut at end punctuation followed by a capital, a digit or an
-    opening quote, unless the word before is an abbreviation, an initial or a list marker."""
+    """Sentences of a run of prose, verbatim, cut where `_ends_sentence` says a sentence ends."""
     out, start = [], 0
     for match in _CANDIDATE.finditer(text):
         end = match.end()
@@ -126,8 +119,7 @@ _BORDER = re.compile(r"[\s|+\-=:_]+")
 
 def structured_sentences(text: str, render: bool = True,
                          prose: Callable[[str], list[str]] = prose_sentences) -> list[str]:
-    """The sentences of a text, structure first (JSON and Python literals, tables, lists, lines), then its
-    prose cut by `prose` (`benchmarks/bench_sentences.py` tries other prose splitters here)."""
+    """The sentences of a text, structure first (literals, tables, lists, lines), then its prose cut by `prose`."""
     out: list[str] = []
     for kind, piece in _pieces(text, render):
         if kind == "prose":
@@ -213,8 +205,7 @@ def _is_rule(line: str) -> bool:
 
 
 def _literal(text: str, start: int) -> tuple[Any, int] | None:
-    """The JSON (or Python literal) object or array that starts at `start` and ends its line, and where it
-    ends; None when there is none."""
+    """The JSON (or Python literal) object or array that starts at `start` and ends its line, and its end; or None."""
     end = _closing(text, start)
     if end is None or text[end:].split("\n", 1)[0].strip():
         return None

@@ -1,6 +1,5 @@
-"""Words: the content words of a text, the key they are matched by (stemmed; numbers as written, separators aside), and
-the vocabulary of a case's sources, which tells the words of a statement the sources never use: lexical evidence, not
-proof (a faithful paraphrase uses new words too)."""
+"""Words: the content words of a text, the key they are matched by, and the vocabulary of a case's sources, which
+tells the words of a statement the sources never use (lexical evidence, not proof)."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ class Word:
 
 
 def word_key(word: str) -> str:
-    """The form words are matched by: numbers without thousands separators, other words lower-cased
-    and stemmed."""
+    """The form words are matched by: numbers without thousands separators, other words lower-cased and stemmed."""
     if word[0].isdigit():
         return re.sub(r",(?=\d{3}\b)", "", word)
     return _stemmer().stemWord(word.lower().replace("'s", ""))
@@ -74,8 +72,7 @@ class Vocabulary:
         return [w for w in words if w.key not in self.keys]
 
     def evidence(self, text: str) -> LexicalEvidence:
-        """The share of `text`'s distinct content words that the sources never use (0 without content
-        words), and those words in the text's order."""
+        """The share of `text`'s distinct content words the sources never use, and those words in order."""
         words = content_words(text)
         missing = self.unsupported(words)
         keys = {w.key for w in words}

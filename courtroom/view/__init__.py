@@ -1,2 +1,1 @@
-"""`courtroom view`: a local web app over a folder of runs (read live as they are written), their cases and records,
-two runs side by side, and labelling with the prior refit, on 127.0.0.1 behind a token made at each start."""
+"""`courtroom view`: a local web app over a folder of runs, behind a token made at each start (docs/view.md)."""

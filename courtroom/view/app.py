@@ -93,8 +93,7 @@ class Runs:
 
 
 def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 30, seed: int = 0) -> Starlette:
-    """The app over the runs under `root`, answering only requests that carry `token`; `prior`, `n` and `seed` are
-    `courtroom label`'s and `calibrate --prior`'s."""
+    """The app over the runs under `root`, answering only requests that carry `token`."""
     runs = Runs(root, prior, n, seed)
 
     async def guard(request: Request, call_next: Callable) -> Response:

@@ -1,6 +1,5 @@
-"""Labelling in `courtroom view`: the cases `courtroom label` draws (`log.label_pick`: the same seed, the same order,
-its spares after them), each label written at once to the run's label file by `log.label_file` (the one format and
-writer; `calibrate --labels` and `label --read` read it unchanged), and the prior refit run in the background."""
+"""Labelling in `courtroom view`: the cases `courtroom label` draws, each label written at once to the run's label
+file (`calibrate.label_file`, the one writer), and the prior refit run in the background."""
 
 from __future__ import annotations
 
@@ -22,8 +21,7 @@ KEYS = {"h": True, "f": False, "s": None}
 
 
 def prior_for(run: RunView, given: str | None) -> str | None:
-    """The prior a run's labels refit: the one given when it was fitted for the run's model, else the shipped ruling
-    for that model (`rulings/default.<model>.yaml`), else none."""
+    """The prior a run's labels refit: the one given if fitted for the run's model, else the shipped one, else none."""
     model = model_key(run.fresh().manifest.model)
     for name in (str(Path(given).resolve()) if given and Path(given).is_file() else given, f"rulings/default.{model}.yaml"):
         try:
@@ -74,8 +72,7 @@ class Labelling:
                 "faithful": passes, "note": note, "prior": self.prior, "refit": why, "job": self.job}
 
     def give(self, case_id: str, key: str) -> dict[str, Any]:
-        """Label one drawn case (`h`, `f` or `s`) and write the label file at once: the cases labelled or skipped so
-        far in the order they were answered, as `courtroom label` writes it."""
+        """Label one drawn case (`h`, `f` or `s`) and write the label file at once, as `courtroom label` does."""
         if key not in KEYS:
             raise ConfigError(f"a label is h (hallucinated), f (faithful) or s (skip), not {key!r}")
         with self.lock:

@@ -1,7 +1,5 @@
-"""The refit `courtroom view` runs when enough labels are in: what `courtroom calibrate RUN --ruling OUT --prior PRIOR
---labels FILE -o COURT` and `courtroom rejudge RUN --court COURT --out DIR` do (no model call), into a new folder
-beside the label file, and what it changed: the refit's out-of-fold estimate on the labelled cases, the verdicts of
-the other cases that flipped and, where the data carry gold labels, both verdicts on those cases paired."""
+"""The refit `courtroom view` runs: `calibrate --prior --labels -o COURT` and `rejudge --court COURT` into a new
+folder beside the label file (no model call), and what it changed on the labelled cases and the others."""
 
 from __future__ import annotations
 
@@ -70,8 +68,7 @@ def refit(run: Path, labels: Path, prior: str) -> dict[str, Any]:
 
 
 def _unlabelled(before: Sequence[ResultRow], after: Sequence[ResultRow]) -> dict[str, Any]:
-    """The cases left unlabelled, before and after the refit: the verdicts that flipped, and, on those with gold
-    labels, balanced accuracy of each and the paired difference (after - before) with McNemar's test."""
+    """The unlabelled cases before and after the refit: the verdicts flipped and, with gold, the paired difference."""
     by_id = {r.case_id: r for r in after}
     pairs = [(b, by_id[b.case_id]) for b in before if b.case_id in by_id]
     old, new = [b for b, _ in pairs], [a for _, a in pairs]

@@ -1,6 +1,5 @@
-"""The runs under a folder as `courtroom view` serves them: found without following a link out of the folder, each read
-again only when its files change (a run being written shows its cases as they arrive), its cases filtered, sorted and
-paged on the server, and two runs paired case by case (`report.diff`)."""
+"""The runs under a folder as `courtroom view` serves them: found without following a link, read again when their
+files change, their cases filtered, sorted and paged on the server, and two runs paired (`report.diff`)."""
 
 from __future__ import annotations
 
@@ -30,8 +29,7 @@ SORTS = {"i": "i", "id": "id", "verdict": "corrected", "gold": "gold", "score": 
 
 
 def find_runs(root: Path) -> dict[str, Path]:
-    """The run directories under `root` (or `root` itself), keyed by their path relative to it (`root` by its name):
-    links are not followed, hidden folders and the inside of a run are not searched."""
+    """The run directories under `root` (or `root`), keyed by their relative path; links and hidden folders skipped."""
     found: dict[str, Path] = {}
     for here, dirs, _ in os.walk(root):
         path = Path(here)
@@ -106,8 +104,7 @@ class RunView:
         return self.manifest.cases is not None and len(self.lines) < len(self.manifest.cases.cases)
 
     def summary(self) -> dict[str, Any]:
-        """The report's summary of the run (metrics with intervals, trials, the debate's gain), its charts left out;
-        made again at most every `SUMMARY_EVERY` seconds while the run changes."""
+        """The report's summary of the run without charts, made again at most every `SUMMARY_EVERY` seconds."""
         self.fresh()
         stamp, made, summary = self._summary
         if stamp != self.stamp and (stamp is None or time.monotonic() - made >= SUMMARY_EVERY):
@@ -168,8 +165,7 @@ class RunView:
 
 
 def diff(a: RunView, b: RunView) -> dict[str, Any]:
-    """Two runs of the same cases paired: the counts and paired test of the report's diff, and every case whose verdict
-    differs (or that one run lacks)."""
+    """Two runs of the same cases paired: the report's diff counts and test, and every case that differs."""
     d = diff_runs(a.fresh().audit, b.fresh().audit)
 
     def side(row: Any) -> dict[str, Any] | None:

@@ -1,6 +1,5 @@
-"""The task family of a case, by which a fitted ruling picks its weights: `qa`, `summary`, `data2text` or `dialogue`;
-given by the dataset (a `task` field in the case's metadata) or read off the question (a dialogue's turns, a request
-to summarise) and the shape of the context."""
+"""The task family of a case, by which a fitted ruling picks its weights: given by the dataset (a `task` field) or
+read off the question and the context (docs/witnesses.md)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The figures witness: every number of the answer, looked up in the sources (context and question). No model.
-
-Matched by value at the answer's own precision, a figure is **stated** (it occurs, as written or rescaled by a
-power of a thousand or by a hundred), **computed** (one step of arithmetic from two numbers near the question's
-words in the context: sum, difference, product, ratio, relative change, over a mean) or **absent**. Years and small
-counts are left out; a computed match is weaker evidence, weighed as such by a fitted ruling."""
+"""The figures witness: every number of the answer, looked up in the sources by value at its own precision: given,
+stated (as written or rescaled), computed (one step of arithmetic from numbers near the question's words) or absent."""
 
 from __future__ import annotations
 
@@ -43,8 +39,7 @@ class FigureCheck:
 
 
 def _operands(sources: Sequence[str], question: str) -> list[float]:
-    """The sources' numbers that stand within `NEAR_WORDS` numbers after a word of the question (all of them when
-    the question shares no word with the sources), nearest first."""
+    """The sources' numbers within `NEAR_WORDS` numbers after a word of the question (else all), nearest first."""
     wanted = {w.key for w in content_words(question) if not w.text[0].isdigit() and len(w.text) > 2}
     near: dict[float, int] = {}
     every: list[float] = []
@@ -64,8 +59,7 @@ def _operands(sources: Sequence[str], question: str) -> list[float]:
 
 
 def _matches(candidates: np.ndarray, value: float, tolerance: float) -> np.ndarray:
-    """Which candidates, at some scale, lie within `tolerance` of `value` (signs ignored: tables write losses in
-    parentheses)."""
+    """Which candidates lie within `tolerance` of `value` at some scale (signs ignored: losses in parentheses)."""
     target = abs(value)
     hits = np.zeros(candidates.shape, dtype=bool)
     with np.errstate(all="ignore"):
@@ -133,8 +127,7 @@ STATUSES: tuple[FigureStatus, ...] = ("absent", "computed", "stated", "given")
 
 
 def testify(reading: Reading) -> Testimony:
-    """The figures witness's testimony: how many figures of the answer (and of each sentence) are absent from the
-    sources, computed from them, stated in them or given by the question; it points at each absent or computed one."""
+    """How many figures of the answer (and of each sentence) have each status; it points at each absent or computed."""
     case = reading.case
     checks = check_figures(reading.answer, case.context, case.question)
     counts = [dict.fromkeys(STATUSES, 0.0) for _ in reading.sentences]

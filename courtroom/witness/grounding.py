@@ -1,9 +1,5 @@
-"""The grounding witness: how much likelier the context makes each token of the answer, aggregated several ways.
-
-The per-token gain is log P(token | context, question, answer so far) - log P(token | question, answer so far),
-capped at `clip` nats. Per sentence: `mean` (the court's measure), the low tail (`q10`, `min`), `rare` (weighted by
-surprise without the context), `surprise` and `unsupported` (the share of tokens below -0.5). Case values: the
-worst sentence's (`worst_*`), the length-weighted mean, and `share` (the expected hallucinated share of the text)."""
+"""The grounding witness: how much likelier the context makes each token of the answer (its gain, capped at `clip`
+nats), aggregated per sentence (`VARIANTS`) and per case (the worst sentence's, the length-weighted mean, `share`)."""
 
 from __future__ import annotations
 
@@ -39,8 +35,7 @@ def sentence_values(full: Sequence[float], bare: Sequence[float], clip: float | 
 
 
 def p_suspect(value: float, center: float, scale: float, lexical: float = 0.0) -> float:
-    """P(hallucinated) of a sentence measured at `value` (its mean gain), as the court's measure maps it, plus a
-    lexical term on the log-odds scale."""
+    """P(hallucinated) of a sentence of mean gain `value`, as the court's measure maps it (plus a lexical term)."""
     z = (center - value) / scale + lexical
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
@@ -66,8 +61,7 @@ VERSION = 1
 
 
 def testify(reading: Reading, clip: float | None, center: float, scale: float) -> Testimony:
-    """The grounding witness's testimony: the values of the whole answer and of each sentence, and the three words
-    of each sentence the context accounts for least."""
+    """The values of the whole answer and of each sentence; it points at each sentence's three least supported words."""
     assert reading.full is not None and reading.bare is not None
     per_sentence, sentences, points = [], [], []
     for start, end in reading.sentences:

@@ -1,6 +1,5 @@
-"""The hidden-state witness: the model's residual stream at a middle layer, averaged over the answer and each
-sentence, weighed by a fitted ruling's linear probe; it reports only that it was heard (the vectors stay in the
-call's record). Needs `hidden_states` (in-process backends)."""
+"""The hidden-state witness: the model's residual stream, weighed by a fitted ruling's probe; it reports only that it
+was heard (the vectors stay in the call's record)."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ VERSION = 1
 
 
 def testify(reading: Reading) -> Testimony:
-    """Heard, with the width of the state it read."""
+    """Heard: no values of its own."""
     assert reading.hidden is not None
     return Testimony(witness="hidden", version=VERSION, values={},
                      sentences=[{} for _ in reading.sentences], points=[])

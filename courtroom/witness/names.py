@@ -1,6 +1,5 @@
-"""The names witness: the names of the answer (runs of capitalised words, "Bank of America", or a capitalised word
-not opening its sentence), looked up in the sources ignoring case, spacing and a possessive 's; a name of several
-words is also present when each of its words is. No model."""
+"""The names witness: the names of the answer (runs of capitalised words, or a capitalised word not opening its
+sentence), looked up in the sources ignoring case, spacing and a possessive 's (or each of its words)."""
 
 from __future__ import annotations
 
@@ -97,8 +96,7 @@ VERSION = 1
 
 
 def testify(reading: Reading) -> Testimony:
-    """The names witness's testimony: how many names of the answer (and of each sentence) the sources do not
-    contain, and their share of its names; it points at each."""
+    """How many names of the answer (and of each sentence) the sources lack, and their share; it points at each."""
     case = reading.case
     checks = check_names(reading.answer, [*case.context, case.question])
     per = [[0.0, 0.0] for _ in reading.sentences]

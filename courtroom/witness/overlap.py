@@ -1,5 +1,4 @@
-"""The overlap witness: the answer's content words that neither the context nor the question uses (stemmed; see
-`courtroom.text.words`). No model. The no-model word-overlap rule of the comparisons, as a witness."""
+"""The overlap witness: the answer's content words (stemmed) that neither the context nor the question uses."""
 
 from __future__ import annotations
 
@@ -11,8 +10,7 @@ VERSION = 1
 
 
 def testify(reading: Reading) -> Testimony:
-    """The share of the answer's (and each sentence's) distinct content words the sources never use; it points at
-    each such word."""
+    """The share of the answer's (and each sentence's) content words the sources never use; it points at each."""
     case = reading.case
     vocabulary = Vocabulary([*case.context, case.question])
     sentences, points = [], []

@@ -1,8 +1,5 @@
-"""The polarity witness: whether the answer says yes where the context says no, or drops a negation. No model.
-
-A yes/no answer to a yes/no question has a polarity (+1 or -1), reported for a ruling to weigh against the
-model's reading (the `verdict` witness); and an answer sentence whose negation disagrees with the context sentence
-that shares most of its content words is flagged: one of them negates the words they share, the other does not."""
+"""The polarity witness: the answer's yes or no (+1, -1) to a yes/no question, and each answer sentence whose negation
+disagrees with the context sentence that shares most of its content words."""
 
 from __future__ import annotations
 
@@ -92,8 +89,7 @@ shared words (1 counted the cues' parity: "no fever and no cough" read as assert
 
 
 def testify(reading: Reading) -> Testimony:
-    """The polarity witness's testimony: the answer's yes or no (+1, -1, 0), and the share of its sentences whose
-    negation disagrees with the context sentence closest to them; it points at each such sentence."""
+    """The answer's yes or no (+1, -1, 0) and the share of its sentences whose negation disagrees; it points at each."""
     case = reading.case
     polarity = float(answer_polarity(case.question, reading.answer))
     checks = check_polarity(reading.sentences, reading.answer, reading.context_sentences)

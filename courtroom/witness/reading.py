@@ -1,5 +1,4 @@
-"""What the court read of a case for its witnesses: the answer's sentences and what the model's passes gave
-(log-probabilities with and without the context, attention, hidden states, its own yes or no), None if not asked."""
+"""What the court read of a case for its witnesses: the answer's sentences and what the model's passes gave."""
 
 from __future__ import annotations
 
@@ -48,8 +47,7 @@ class Reading:
     @classmethod
     def of(cls, case: Case, sentences: Sequence[tuple[int, int]], context_sentences: Sequence[str],
            **passes: object) -> Reading:
-        """A reading of `case` whose answer (without its surrounding blanks) is cut into `sentences`, spans of it in
-        order (`courtroom.text.sentences.sentence_spans`)."""
+        """A reading of `case` whose stripped answer is cut into `sentences` (`text.sentences.sentence_spans`)."""
         answer = case.answer.strip()
         return cls(case, answer, case.answer.find(answer), tuple(sentences), tuple(context_sentences), **passes)
 

@@ -1,5 +1,4 @@
-"""The witnesses by name: what each needs from the door (`logprobs`, `attention`, `hidden_states` or nothing), its
-version, and how it testifies. Witnesses whose needs the backend does not meet are recorded as not heard, with why."""
+"""The witnesses by name: what each needs from the door, its version, and how it testifies."""
 
 from __future__ import annotations
 
@@ -68,8 +67,7 @@ READING_NEEDS: dict[Need, Callable[[Reading], bool]] = {
 
 
 def hear(reading: Reading, heard: Sequence[str], settings: GroundingSettings) -> list[Testimony]:
-    """The testimony of each witness named, in order; one whose needs the reading does not meet is recorded as not
-    heard, with why (what the court could not ask the model for)."""
+    """The testimony of each witness named, in order; one whose needs are not met is recorded as not heard, with why."""
     out = []
     for name in heard:
         witness = WITNESSES[name]

@@ -1,9 +1,5 @@
-"""A fitted ruling: how a court weighs its witnesses' testimony, learnt from labelled cases for one model.
-
-A logistic model per task family (or `any`): log-odds of hallucination from the standardised testimony values
-and the scores of linear probes over the model's own pass (`lookback.probe`, `hidden.probe`), applied to the whole
-answer and to each sentence (which ranks the sentences to charge). Fitted by `courtroom calibrate --ruling`, kept
-in a YAML file beside the court and recorded in every run's manifest; applying it needs no scikit-learn."""
+"""A fitted ruling: how a court weighs its witnesses' testimony for one model, a logistic model per task family over
+the testimony's values and probe scores (docs/witnesses.md); applying it needs no scikit-learn."""
 
 from __future__ import annotations
 
@@ -58,8 +54,7 @@ class Linear(BaseModel):
                                            zip(values, self.mean, self.scale, self.weights)])
 
     def contributions(self, values: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
-        """Each feature's part of the log-odds (`intercept` included), and the features `values` lacks (left at
-        their mean: they contribute nothing)."""
+        """Each feature's part of the log-odds (and `intercept`), and the features `values` lacks (weighing nothing)."""
         parts = {"intercept": self.intercept}
         missing = []
         for name, mean, scale, weight in zip(self.features, self.mean, self.scale, self.weights):
@@ -165,7 +160,6 @@ class FittedRuling(BaseModel):
     model: str
     """The model it was fitted for (`courtroom.door.models.model_key`)."""
     court: str
-    """The court it was fitted for (its name)."""
     witnesses: dict[str, int]
     """The witnesses it weighs, with the versions it was fitted on."""
     hidden_depth: float | None = None
@@ -199,16 +193,14 @@ class FittedRuling(BaseModel):
         return name, self.families[name]
 
     def word_scores(self, word_states: Sequence[Sequence[float]] | None) -> list[float] | None:
-        """Its word probe's log-odds of each word's state (None without a word probe or without the states): what
-        `features` and `weigh` take as `word_scores`, and the span model weighs (score the words once per case)."""
+        """Its word probe's log-odds of each word's state (None without a word probe or the states)."""
         if word_states is None or self.spans is None or self.spans.probe is None:
             return None
         return self.spans.probe.scores(word_states)
 
     def features(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]],
                  sentence: int | None = None, word_scores: Sequence[float] | None = None) -> dict[str, float]:
-        """The values this ruling weighs: the testimony of the whole answer (or a sentence), the probes' scores of the
-        matching vectors and, with a word probe, `word_values` of `word_scores` (each absent when not heard)."""
+        """The values this ruling weighs of the whole answer (or a sentence): testimony, probe scores, word values."""
         return self.with_probes(testimony_values(testimony, sentence), vectors, word_scores)
 
     def with_probes(self, values: Mapping[str, float], vectors: Mapping[str, Sequence[float]],
@@ -225,8 +217,7 @@ class FittedRuling(BaseModel):
     def weigh(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]], family: str,
               sentence: int | None = None, word_scores: Sequence[float] | None = None,
               tried: bool = False) -> Weighing:
-        """P(hallucinated) of the answer (or of one sentence: `word_scores` are then that sentence's words'), with
-        each value's part of the log-odds; a `tried` answer by the trial weights, its trial's testimony among it."""
+        """P(hallucinated) of the answer (or a sentence), with each value's part (a `tried` one by trial weights)."""
         return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family, tried)
 
     @property
@@ -235,8 +226,7 @@ class FittedRuling(BaseModel):
         return any(f.trial is not None for f in self.families.values())
 
     def weigh_values(self, values: Mapping[str, float], family: str, tried: bool = False) -> Weighing:
-        """P(hallucinated) from the values `features` gives (probe scores included); a `tried` case by the family's
-        trial weights."""
+        """P(hallucinated) from the values `features` gives; a `tried` case by the family's trial weights."""
         used, weights = self.family_for(family)
         if tried and weights.trial is not None:
             weights = weights.trial  # type: ignore[assignment]  # the same linear part and threshold
@@ -275,8 +265,7 @@ def word_values(scores: Sequence[float]) -> dict[str, float]:
 
 
 def testimony_values(testimony: Sequence[Testimony], sentence: int | None = None) -> dict[str, float]:
-    """The testimony's values of the whole answer (or of one sentence), named `witness.value` (witnesses not heard
-    give none)."""
+    """The testimony's values of the whole answer (or of one sentence), named `witness.value`."""
     values: dict[str, float] = {}
     for t in testimony:
         if not t.heard:

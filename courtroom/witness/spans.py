@@ -1,9 +1,5 @@
-"""Pointing at the lie: which words of the answer are hallucinated, from what the witnesses measured word by word.
-
-Every word gets values from the reading and testimony (its sentence's suspicion, the context's effect on its
-tokens, its surprise, its attention to the context, whether a witness pointed at it); a fitted `SpanModel` (or,
-without one, `rule_scores`) weighs them into P(hallucinated). Words at or above the threshold, with gaps of at most
-`max_gap` words inside one sentence, become spans, each scored by its best word."""
+"""Pointing at the lie: every word's values (`FEATURES`) weighed by a fitted `SpanModel` (else `rule_scores`) into
+P(hallucinated); words at or above the threshold, bridging gaps of `max_gap` in a sentence, become spans."""
 
 from __future__ import annotations
 
@@ -45,8 +41,7 @@ class PredictedSpan:
 
 
 def sentence_locator(sentences: Sequence[tuple[int, int]]) -> Callable[[int], int]:
-    """A function of a character position: the index of the last sentence that starts at or before it (0 when none
-    does), by binary search when the sentences are in order."""
+    """A function of a character position: the index of the last sentence that starts at or before it (else 0)."""
     starts = [start for start, _ in sentences]
     if all(a <= b for a, b in zip(starts, starts[1:])):
         return lambda at: max(bisect_right(starts, at) - 1, 0)
@@ -73,8 +68,7 @@ def word_values(answer: str, sentences: Sequence[tuple[int, int]], sentence_ps: 
                 token_spans: Sequence[tuple[int, int]], full: Sequence[float], bare: Sequence[float],
                 token_lookback: Sequence[float] | None, testimony: Sequence[Testimony],
                 offset: int = 0) -> tuple[list[Word], list[list[float]], list[list[str]]]:
-    """Every word's values (`FEATURES`), and which witnesses pointed at it. `offset` is where `answer` starts in the
-    case's answer (the testimony's pointers are in the case's answer)."""
+    """Every word's values (`FEATURES`) and which witnesses pointed at it (`offset`: where `answer` starts)."""
     found = words(answer, sentences)
     marks = _Marks(testimony, offset)
     rows, names = [], []
@@ -105,8 +99,7 @@ def word_values(answer: str, sentences: Sequence[tuple[int, int]], sentence_ps: 
 
 
 class _Marks:
-    """The witnesses' points over the answer's words in order: each query returns the points overlapping a word,
-    sweeping the points sorted by start, so each is walked once."""
+    """The witnesses' points over the answer's words, swept in order so each point is walked once."""
 
     def __init__(self, testimony: Sequence[Testimony], offset: int) -> None:
         self._points = sorted((p.start - offset, p.end - offset, t.witness, p.note)
@@ -124,8 +117,8 @@ class _Marks:
 
 
 def rule_scores(rows: Sequence[Sequence[float]]) -> list[float]:
-    """P(hallucinated) per word without a fitted model: the sentence's P, raised where a witness pointed at the word
-    (an absent figure or name most) and where the context made it less likely."""
+    """P(hallucinated) per word without a fitted model: its sentence's P, raised where a witness pointed at it (an
+    absent figure or name most) and where the context made it less likely."""
     out = []
     for r in rows:
         z = 4.0 * (r[0] - 0.5) + 2.5 * r[5] + 2.0 * r[7] + 0.8 * r[8] + 0.6 * max(0.0, -r[1]) - 1.5 * r[10] - 1.0
@@ -139,8 +132,7 @@ WORD_PROBE = "word_probe"
 
 def with_word_probe(model: SpanModel, rows: Sequence[Sequence[float]],
                     probe_scores: Sequence[float] | None) -> list[list[float]]:
-    """`rows` with each word's word-probe score appended (`probe_scores`), when the model has a probe; without recorded
-    states, the probe's mean score, which adds nothing."""
+    """`rows` with each word's `probe_scores` appended when the model has a probe (else the mean, adding nothing)."""
     if model.probe is None:
         return [list(r) for r in rows]
     if probe_scores is None or len(probe_scores) != len(rows):
@@ -176,8 +168,7 @@ def smoothed(found: Sequence[Word], scores: Sequence[float], window: int) -> lis
 
 def spans_of(found: Sequence[Word], scores: Sequence[float], names: Sequence[Sequence[str]], threshold: float,
              max_gap: int = 1, window: int = 0) -> list[PredictedSpan]:
-    """Words at or above `threshold` (their scores first `smoothed` over `window` words each side), joined across
-    gaps of at most `max_gap` words within a sentence, as spans (strongest first)."""
+    """Words at or above `threshold` (after `smoothed`), joined across gaps of `max_gap` in a sentence: spans."""
     scores = smoothed(found, scores, window)
     spans: list[PredictedSpan] = []
     run: list[int] = []

@@ -1,5 +1,4 @@
-"""The verdict witness: for a yes/no question, how likely the model itself says yes after the context, as log-odds
-of agreeing with the answer's yes or no (0 otherwise). Needs log-probabilities (one scored choice per case)."""
+"""The verdict witness: for a yes/no question, the model's own yes after the context, as log-odds of agreeing."""
 
 from __future__ import annotations
 
