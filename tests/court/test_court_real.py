@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from courtroom.court import Court, load_court
+from courtroom.court.load import court_from_config
 from courtroom.door.panel import Panel
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import parse_event
@@ -30,7 +31,7 @@ def test_a_shipped_case_end_to_end(court: Court) -> None:
     assert calls and all(c.error is None for c in calls)
     for event in outcome.events:  # every event round-trips through the published schema
         assert parse_event(event.model_dump_json()) == event
-    result = replay(outcome.events, Court.from_config(court.config()))
+    result = replay(outcome.events, court_from_config(court.config()))
     assert result.matches, result.differences
     assert result.verdict == verdict
 
@@ -61,7 +62,7 @@ def test_the_shipped_ruling_weighs_the_witnesses_and_points_at_words_on_the_real
         assert outcome.verdict.weighing is not None and outcome.verdict.testimony
         for span in outcome.verdict.spans:
             assert outcome.case.answer[span.start:span.end] == span.text
-        result = replay(outcome.events, Court.from_config(court.config()))
+        result = replay(outcome.events, court_from_config(court.config()))
         assert result.matches, result.differences
         assert result.verdict == outcome.verdict
 
