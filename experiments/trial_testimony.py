@@ -1,7 +1,8 @@
 """What the trial is worth (#51): runs of a court that tried every case's charges (experiments/courts/
 trial-testimony.yaml, `experiments/queue-trials.sh`), decided again with no model call, and four rulings fitted out of
 fold on the same cases: the measure (the default court's verdict), the clerk's ruling (the witnesses' testimony), the
-bench alone (the trial's testimony, calibrated), and the clerk and trial ruling (trial weights over both); then the
+bench alone (the trial's testimony, calibrated), and the clerk and trial ruling (one ruling over both: the trial's
+values renamed so the fit weighs them, as the retired trial weights did on these runs, where every case is tried); the
 escalation curve: the share of charges tried, nearest the clerk's threshold first, against balanced accuracy and
 model calls per case.
 
@@ -63,11 +64,20 @@ def clerk_only(examples: Sequence[Example]) -> list[Example]:
     return [replace(e, values={k: v for k, v in e.values.items() if not k.startswith(TRIAL)}) for e in examples]
 
 
+def as_bench(values: dict[str, float]) -> dict[str, float]:
+    """The trial's values renamed off `trial.` (which the fit leaves out), so a ruling weighs them as its own."""
+    return {("bench." + k.removeprefix(TRIAL) if k.startswith(TRIAL) else k): v for k, v in values.items()}
+
+
 def bench_only(examples: Sequence[Example]) -> list[Example]:
-    """The trial's testimony alone, as values a ruling weighs (renamed off `trial.`, so the fit takes them as its
-    own), without the model's vectors."""
-    return [replace(e, values={"bench." + k.removeprefix(TRIAL): v for k, v in e.values.items() if k.startswith(TRIAL)},
+    """The trial's testimony alone, as values a ruling weighs, without the model's vectors."""
+    return [replace(e, values=as_bench({k: v for k, v in e.values.items() if k.startswith(TRIAL)}),
                     vectors={}, word_hidden=None, spans=None) for e in examples]
+
+
+def clerk_and_trial(examples: Sequence[Example]) -> list[Example]:
+    """The clerk's testimony and the trial's, one ruling over both."""
+    return [replace(e, values=as_bench(e.values)) for e in examples]
 
 
 def rows_of(examples: Sequence[Example], p: np.ndarray, threshold: float = 0.5) -> list[ResultRow]:
@@ -123,7 +133,7 @@ def main() -> None:
     print(f"{len(examples)} cases of {model}", file=sys.stderr)
 
     fits = {"the clerk's ruling": clerk_only(examples), "the bench alone (calibrated)": bench_only(examples),
-            "the clerk and trial ruling": examples}
+            "the clerk and trial ruling": clerk_and_trial(examples)}
     p, loso = {}, {}
     for name, chosen in fits.items():
         fit = fit_ruling(chosen, model=model, court="trial-testimony", witnesses=witnesses, seed=args.seed)

@@ -1,7 +1,7 @@
 """Fitting a ruling (`courtroom.witness.ruling`) on labelled cases, and estimating it out of fold: a **probe** per
 vector of the model's pass (scored out of an inner fold), the **ruling** over the values and probe scores per task
-family where that beats `any`, and **trial weights** on the cases a court tried. Each step is a parameter of the
-`Procedure`, so a study changes one without touching this module."""
+family where that beats `any`. Each step is a parameter of the `Procedure`, so a study changes one without touching
+this module. A trial's testimony (`trial.*`) is recorded, never weighed: trial weights were retired (#51)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from courtroom.calibrate.logistic import apply_linear, fit_linear
 from courtroom.errors import ConfigError
 from courtroom.evaluate.spans import SpanCase
 from courtroom.evaluate.thresholds import stratified_folds
-from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, SpanModel, TrialWeights, word_values
+from courtroom.witness.ruling import WORD_VALUES, FamilyRuling, FittedRuling, Probe, SpanModel, word_values
 
 PROBE_C = {"lookback": 0.05, "hidden": 0.01}
 """Inverse L2 strength of each probe (hundreds of weights on hundreds of cases)."""
@@ -29,7 +29,7 @@ FAMILY_MIN_PER_CLASS = 15
 CASES_PER_WEIGHT = 10
 """Fewer labelled cases than this per weight of the ruling draws a warning: the fit will be noisy."""
 TRIAL = "trial."
-"""The values of the trial's testimony (`courtroom.court.testimony`): weighed by the trial weights alone."""
+"""The values of the trial's testimony (`courtroom.court.testimony`), left out of the fit."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +63,6 @@ class RulingFit:
     out_of_fold: np.ndarray
     fold: np.ndarray
     notes: list[str]
-    clerk_out_of_fold: np.ndarray | None = None
-    """With trial weights: every case's out-of-fold P(hallucinated) by the clerk's weights alone."""
     span_cases: dict[str, list[SpanCase]] = field(default_factory=dict)
     """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`, `words`)."""
 
@@ -109,14 +107,12 @@ def _refuse_non_finite(examples: Sequence[Example]) -> None:
 
 
 class Design:
-    """The examples as arrays: values (missing ones at the column mean), vectors, labels, and the cases tried."""
+    """The examples as arrays: values (missing ones at the column mean; a trial's left out), vectors, labels."""
 
     def __init__(self, examples: Sequence[Example]) -> None:
         _refuse_non_finite(examples)
         self.examples = list(examples)
-        self.names = sorted({k for e in examples for k in e.values})
-        self.trial = np.array([n.startswith(TRIAL) for n in self.names], dtype=bool)
-        self.tried = np.array([e.values.get(f"{TRIAL}held", 0.0) > 0 for e in examples], dtype=bool)
+        self.names = sorted({k for e in examples for k in e.values if not k.startswith(TRIAL)})
         X = np.array([[e.values.get(n, np.nan) for n in self.names] for e in examples], dtype=np.float64)
         means = np.nanmean(np.where(np.isnan(X), np.nan, X), axis=0) if len(X) else np.zeros(len(self.names))
         self.X = np.where(np.isnan(X), np.nan_to_num(means)[None, :], X)
@@ -238,7 +234,7 @@ class Fitted:
 
 
 def fit(design: Design, train: np.ndarray, seed: int, procedure: Procedure = PROCEDURE) -> Fitted:
-    """Probes, family weights (with trial weights) and the word probe fitted on `train`."""
+    """Probes, family weights and the word probe fitted on `train`."""
     probes, scores = procedure.probes(design, train, seed, procedure.folds)
     names = design.names + [f"{s}.probe" for s in design.sources]
     X = np.hstack([design.X[train], scores])
@@ -248,27 +244,15 @@ def fit(design: Design, train: np.ndarray, seed: int, procedure: Procedure = PRO
         columns = np.where(np.isnan(columns), np.nanmean(columns, axis=0)[None, :], columns)
         names += list(WORD_VALUES)
         X = np.hstack([X, columns])
-    y, tried = design.y[train], design.tried[train]
-    clerk = np.array([not n.startswith(TRIAL) for n in names], dtype=bool)
-    families = {"any": _family_ruling(X, y, names, clerk, tried)}
+    y = design.y[train]
+    families = {"any": FamilyRuling(linear=fit_linear(X, y, names, RULING_C), cases=len(y))}
     for family in sorted(set(design.families[train])) if procedure.families else ():
         mine = design.families[train] == family
         if mine.sum() < FAMILY_MIN_CASES or min((y[mine] == 1).sum(), (y[mine] == 0).sum()) < FAMILY_MIN_PER_CLASS:
             continue
-        if _family_pays(X[:, clerk], y, mine, [n for n, c in zip(names, clerk) if c], design, train, seed,
-                        procedure.folds):
-            families[family] = _family_ruling(X[mine], y[mine], names, clerk, tried[mine])
+        if _family_pays(X, y, mine, names, design, train, seed, procedure.folds):
+            families[family] = FamilyRuling(linear=fit_linear(X[mine], y[mine], names, RULING_C), cases=int(mine.sum()))
     return Fitted(probes, families, words)
-
-
-def _family_ruling(X: np.ndarray, y: np.ndarray, names: list[str], clerk: np.ndarray, tried: np.ndarray) -> FamilyRuling:
-    """A family's weights over the clerk's values (`clerk`: their columns), with trial weights on the rows tried."""
-    columns = [n for n, c in zip(names, clerk) if c]
-    linear = fit_linear(X[:, clerk], y, columns, RULING_C)
-    trial = None
-    if not clerk.all() and tried.sum() >= 2 and len(set(y[tried])) == 2:
-        trial = TrialWeights(linear=fit_linear(X[tried], y[tried], names, RULING_C))
-    return FamilyRuling(linear=linear, cases=len(y), trial=trial)
 
 
 def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: Design,
@@ -287,8 +271,8 @@ def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str
     return balanced_accuracy_score(y[mine], own[mine] >= 0) > balanced_accuracy_score(y[mine], pooled[mine] >= 0)
 
 
-def decide(design: Design, fitted: Fitted, test: np.ndarray, by_trial: bool = True) -> np.ndarray:
-    """P(hallucinated) of each row of `test` (a tried case's by its family's trial weights, if `by_trial`)."""
+def decide(design: Design, fitted: Fitted, test: np.ndarray) -> np.ndarray:
+    """P(hallucinated) of each row of `test`."""
     columns = [apply_linear(fitted.probes[s].linear, design.vectors[s][test]) for s in design.sources]
     X = np.hstack([design.X[test], np.array(columns).T if columns else np.zeros((len(test), 0))])
     names = design.names + [f"{s}.probe" for s in design.sources]
@@ -298,9 +282,7 @@ def decide(design: Design, fitted: Fitted, test: np.ndarray, by_trial: bool = Tr
     column = {name: j for j, name in enumerate(names)}
     out = np.zeros(len(test))
     for row, i in enumerate(test):
-        family = fitted.families.get(design.families[i], fitted.families["any"])
-        weights = family.trial if by_trial and family.trial is not None and design.tried[i] else family
-        lin = weights.linear
+        lin = fitted.families.get(design.families[i], fitted.families["any"]).linear
         x = X[row, [column[f] for f in lin.features]][None, :].copy()
         missing = np.isnan(x[0])  # no words' states: the values a witness did not give weigh nothing (at their mean)
         x[0, missing] = np.array(lin.mean)[missing]
@@ -309,12 +291,12 @@ def decide(design: Design, fitted: Fitted, test: np.ndarray, by_trial: bool = Tr
 
 
 def out_of_fold(design: Design, fold: np.ndarray, seed: int = 0, procedure: Procedure = PROCEDURE,
-                by_trial: bool = True, train: Callable[[np.ndarray, int], np.ndarray] | None = None) -> np.ndarray:
+                train: Callable[[np.ndarray, int], np.ndarray] | None = None) -> np.ndarray:
     """Every row's P(hallucinated) by a ruling fitted on the other folds (or on `train(rows, fold)` of them)."""
     out, rows = np.zeros(len(design.y)), np.arange(len(design.y))
     for k in sorted(set(fold.tolist())):
         fit_on = rows[fold != k] if train is None else train(rows[fold != k], k)
-        out[fold == k] = decide(design, fit(design, fit_on, seed, procedure), rows[fold == k], by_trial)
+        out[fold == k] = decide(design, fit(design, fit_on, seed, procedure), rows[fold == k])
     return out
 
 
@@ -326,21 +308,20 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     design, everything = Design(examples), np.arange(len(examples))
     fold = procedure.folds(design, everything, folds, seed)
     pointing = any(e.spans is not None and e.spans.gold for e in examples)
-    out_of_fold, clerk_out_of_fold = np.zeros(len(examples)), np.zeros(len(examples))
+    out_of_fold = np.zeros(len(examples))
     span_cases: dict[str, list[SpanCase]] = {"sentences": [], "words": []}
     order: list[int] = []
     for k in range(folds):
         train, test = everything[fold != k], everything[fold == k]
         fitted = fit(design, train, seed, procedure)
         out_of_fold[test] = decide(design, fitted, test)
-        clerk_out_of_fold[test] = decide(design, fitted, test, by_trial=False)
         if pointing:
             fold_spans = _fit_spans(examples, train, fitted)
             for i in test:
                 if (spans := examples[i].spans) is not None:
                     order.append(int(i))
                     pointed = point(spans, _family(examples[i], fitted.families), fitted.probes, fold_spans,
-                                    clerk_out_of_fold[i])
+                                    out_of_fold[i])
                     for name, predicted in pointed.items():
                         span_cases[name].append(predicted)
     fitted = fit(design, everything, seed, procedure)
@@ -356,9 +337,7 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     if pointing:  # back in the examples' order
         rank = {i: n for n, i in enumerate(order)}
         span_cases = {name: [cases[rank[i]] for i in sorted(order)] for name, cases in span_cases.items()}
-    trial = bool(design.trial.any())
-    return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases=span_cases if pointing else {},
-                     clerk_out_of_fold=clerk_out_of_fold if trial else None)
+    return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases=span_cases if pointing else {})
 
 
 def as_ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe], families: dict[str, FamilyRuling],
@@ -386,7 +365,7 @@ def _fit_spans(examples: Sequence[Example], train: np.ndarray, fitted: Fitted) -
 
 
 def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda e: e.source,  # noqa: ANN001
-                         procedure: Procedure = PROCEDURE, by_trial: bool = True) -> np.ndarray:
+                         procedure: Procedure = PROCEDURE) -> np.ndarray:
     """Every example's P(hallucinated) by a ruling fitted on the examples of the other sources only."""
     design = Design(examples)
     out = np.zeros(len(examples))
@@ -396,5 +375,5 @@ def leave_one_source_out(examples: Sequence[Example], seed: int = 0, key=lambda 
         if len(set(design.y[train])) < 2:
             out[test] = 0.5
             continue
-        out[test] = decide(design, fit(design, train, seed, procedure), test, by_trial)
+        out[test] = decide(design, fit(design, train, seed, procedure), test)
     return out

@@ -1,5 +1,5 @@
 """Refitting a ruling on a few labels of the user's own cases, with a fitted ruling as its prior: each family's weights
-(and trial weights) move from the prior's, in its standardised space, under an L2 penalty of `PRIOR_PRECISION` on the
+move from the prior's, in its standardised space, under an L2 penalty of `PRIOR_PRECISION` on the
 move (the intercept nearly free), so the fewer the labels the more the prior holds; probes and span model are kept."""
 
 from __future__ import annotations
@@ -68,16 +68,6 @@ def refit_linear(prior: Linear, X: np.ndarray, y: np.ndarray, precision: float =
                                     "intercept": float(f"{b0 + delta[0]:.6g}")})
 
 
-def tried(example: Example) -> bool:
-    """Whether the example's court tried it (its trial testified: `trial.held`)."""
-    return example.values.get("trial.held", 0.0) > 0
-
-
-def deciding(family: FamilyRuling, example: Example) -> Linear:
-    """The weights that decide an example: the family's trial weights for a case its court tried, else its own."""
-    return family.trial.linear if family.trial is not None and tried(example) else family.linear
-
-
 def inputs(prior: FittedRuling, linear: Linear, example: Example) -> np.ndarray:
     """The values `linear` reads for an example, each missing one at its mean (it then weighs nothing)."""
     values = prior.with_probes(example.values, example.vectors)
@@ -88,9 +78,9 @@ def inputs(prior: FittedRuling, linear: Linear, example: Example) -> np.ndarray:
 
 def p_hallucinated(ruling: FittedRuling, example: Example, prior: FittedRuling | None = None) -> float:
     """The ruling's P(hallucinated) of an example (its probes those of `prior`, by default its own)."""
-    linear = deciding(ruling.family_for(example.family)[1], example)
+    linear = ruling.family_for(example.family)[1].linear
     values = dict(zip(linear.features, inputs(prior or ruling, linear, example)))
-    return ruling.weigh_values(values, example.family, tried=tried(example)).p_hallucinated
+    return ruling.weigh_values(values, example.family).p_hallucinated
 
 
 def _counts(y: np.ndarray) -> str:
@@ -120,17 +110,9 @@ def refit_families(prior: FittedRuling, examples: Sequence[Example],
             notes.append(f"the {name} family's labels are {_counts(y)}: its intercept is refitted, its weights kept "
                          f"(refitting them needs {WEIGHTS_MIN_PER_CLASS} of each kind: label "
                          f"{WEIGHTS_MIN_PER_CLASS - fewest} more of the fewer kind)")
-        trial = family.trial
-        if trial is not None and (on := [e for e in mine if tried(e)]):
-            y_tried = np.array([e.hallucinated for e in on], dtype=int)
-            fewest_tried = int(min(y_tried.sum(), len(y_tried) - y_tried.sum()))
-            if fewest_tried >= INTERCEPT_MIN_PER_CLASS:
-                X_tried = np.array([inputs(prior, trial.linear, e) for e in on])
-                trial = trial.model_copy(update={"linear": refit_linear(
-                    trial.linear, X_tried, y_tried, precision, intercept_only=fewest_tried < WEIGHTS_MIN_PER_CLASS)})
         families[name] = family.model_copy(update={  # type: ignore[index]
             "linear": refit_linear(family.linear, X, y, precision, intercept_only=modes[name] == "intercept"),
-            "cases": len(y), "trial": trial})
+            "cases": len(y)})
 
     if all(mode == "kept" for mode in modes.values()):
         y = np.array([e.hallucinated for e in examples], dtype=int)

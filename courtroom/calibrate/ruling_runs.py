@@ -14,11 +14,9 @@ from courtroom.calibrate.fit_ruling import Example, RulingFit, fit_ruling
 from courtroom.calibrate.fit_spans import SpanExample
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk import Clerk
+from courtroom.clerk.rulings import check_ruling
 from courtroom.court.court import Court
-from courtroom.court.files import check_court_ruling
 from courtroom.court.load import load_court
-from courtroom.court.testimony import TRIAL
-from courtroom.court.testimony import VERSION as TRIAL_VERSION
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
@@ -68,7 +66,7 @@ def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where:
                           f"the run was judged on {model!r} by court {court.spec.name!r}, which refuses a ruling of "
                           f"another model or court: give one fitted for {model!r} and court {court.spec.name!r}")
     try:  # the witnesses it weighs heard by the court, else every case would weigh at the ruling's means
-        check_court_ruling(ruling, court.spec, ruling.model, where, courts=())
+        check_ruling(ruling, court.spec, ruling.model, where, courts=())
     except CourtError as exc:
         raise ConfigError(str(exc)) from exc
 
@@ -196,8 +194,6 @@ def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int =
     heard = {t for e in runs.examples for t in {k.split(".")[0] for k in e.values}}
     versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard or name in
                 {"lookback", "hidden"} & {k for e in runs.examples for k in e.vectors}}
-    if TRIAL in heard:  # runs of a court that tries its charges and records what its trials testify
-        versions[TRIAL] = TRIAL_VERSION
     fit = fit_ruling(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
                      hidden_depth=witnesses.hidden_depth if any("hidden" in e.vectors for e in runs.examples) else None,
                      folds=folds, seed=seed, command=command)

@@ -3,7 +3,6 @@ backend can), one without, and the model's own yes or no; a fitted ruling weighs
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -70,11 +69,11 @@ class Examination:
             return [probe.offset + v for v in projection[1]]
         return None
 
-    def weigh(self, ruling: FittedRuling, sentence: int | None = None, heard: Sequence[Testimony] = ()) -> Weighing:
-        """The ruling's weighing of the whole answer (or a sentence), by trial weights with a trial's `heard`."""
+    def weigh(self, ruling: FittedRuling, sentence: int | None = None) -> Weighing:
+        """The ruling's weighing of the whole answer (or of one sentence)."""
         probe = ruling.spans.probe if ruling.spans is not None else None
-        return ruling.weigh([*self.testimony, *heard], self.vectors(sentence), task_family(self.reading.case),
-                            sentence, self.word_scores(probe, sentence), tried=bool(heard))
+        return ruling.weigh(self.testimony, self.vectors(sentence), task_family(self.reading.case), sentence,
+                            self.word_scores(probe, sentence))
 
 
 def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRuling | None) -> list[HallucinatedSpan]:

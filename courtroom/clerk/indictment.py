@@ -35,8 +35,8 @@ class Indictment:
     """Testimony heard after the indictment, beside the witnesses' (a court's trials)."""
 
 
-def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure: bool = False) -> Step:
-    """Measure every sentence; charge the least grounded (with a ruling, unless `by_measure`: those it weighs)."""
+def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
+    """Measure every sentence; charge the least grounded (with a ruling: those it weighs most likely false)."""
     answer = case.answer.strip()
     spans = sentence_spans(answer, spec.sentences) or ((0, len(answer)),)
     sentences = tuple(answer[a:b] for a, b in spans)
@@ -49,7 +49,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure:
     threshold = spec.indictment.threshold
     if examination is not None and ruling is not None:
         weighing = examination.weigh(ruling)
-    if weighing is not None and not by_measure:
+    if weighing is not None:
         assert examination is not None and ruling is not None
         ps = [examination.weigh(ruling, i).p_hallucinated for i in range(len(sentences))]
         threshold = weighing.threshold
@@ -62,7 +62,7 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, by_measure:
     found = Indictment([], [], max(ps), examination=examination, weighing=weighing)
     offset = case.answer.find(answer)
     for i, sentence in enumerate(sentences):
-        note = _note(spec, measured[i], ps[i], weighing is not None and not by_measure)
+        note = _note(spec, measured[i], ps[i], weighing is not None)
         if i in charged:
             index = len(found.charges)
             found.measures[index], found.sentences[index] = measured[i], (i, offset + spans[i][0])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 
 from courtroom.clerk.spec import ClerkSpec
 from courtroom.door.models import model_key
@@ -11,15 +11,11 @@ from courtroom.witness.registry import WITNESSES
 from courtroom.witness.ruling import WORD_VALUES, FittedRuling
 from courtroom.witness.spans import FEATURES, WORD_PROBE
 
-Heard = Mapping[str, tuple[int, Collection[str]]]
-"""Witnesses a court hears beyond the clerk's (a trial's): name -> its version and the values it gives."""
-
 
 def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
-                 courts: Collection[str] | None = (), also: Heard | None = None) -> None:
+                 courts: Collection[str] | None = ()) -> None:
     """A ruling decides only for the model and court it was fitted for (or one it extends, `courts`; any, `None`),
-    over the witnesses and versions it was fitted on (and those heard `also`); else refused, naming both."""
-    also = also or {}
+    over the witnesses and versions it was fitted on; else refused, naming both."""
     witnesses = spec.witnesses
     assert witnesses is not None
     if model_key(ruling.model) != model_key(model):
@@ -29,14 +25,14 @@ def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
         raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court {spec.name!r}"
                          + (f" (nor for {', '.join(courts)}, which it extends)" if courts else ""))
     for name, version in ruling.witnesses.items():
-        if name not in witnesses.heard and name not in also:
+        if name not in witnesses.heard:
             raise CourtError(f"{where}: the ruling weighs witness {name!r}, which court {spec.name!r} does not hear "
-                             f"(it hears {', '.join([*witnesses.heard, *also])})")
-        now = also[name][0] if name in also else WITNESSES[name].version if name in WITNESSES else version
+                             f"(it hears {', '.join(witnesses.heard)})")
+        now = WITNESSES[name].version if name in WITNESSES else version
         if now != version:
             raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this courtroom's "
                              f"is version {now}: refit it (courtroom calibrate --ruling)")
-    if unknown := unknown_features(ruling, also):
+    if unknown := unknown_features(ruling):
         raise CourtError(f"{where}: the ruling weighs {', '.join(unknown)}, which no witness it weighs gives (a ruling "
                          f"decided by its intercept alone is no ruling): refit it (courtroom calibrate --ruling)")
     reads_states = "hidden" in ruling.probes or (ruling.spans is not None and ruling.spans.probe is not None)
@@ -45,16 +41,14 @@ def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
                          f"witnesses.hidden_depth is {witnesses.hidden_depth}")
 
 
-def unknown_features(ruling: FittedRuling, also: Heard | None = None) -> list[str]:
-    """The values a ruling weighs that none of its witnesses (or those heard `also`), probes or words' values give."""
-    given = {name: values for name, (_, values) in (also or {}).items()}
-    given |= {name: WITNESSES[name].values for name in ruling.witnesses if name in WITNESSES}
+def unknown_features(ruling: FittedRuling) -> list[str]:
+    """The values a ruling weighs that none of its witnesses, probes or words' values give."""
+    given = {name: WITNESSES[name].values for name in ruling.witnesses if name in WITNESSES}
     known = {f"{name}.{value}" for name in ruling.witnesses for value in given.get(name, ())}
     known |= {f"{name}.probe" for name in ruling.probes}
     if ruling.spans is not None and ruling.spans.probe is not None:
         known |= set(WORD_VALUES)
-    weighed = [f for family in ruling.families.values()
-               for f in [*family.linear.features, *(family.trial.linear.features if family.trial else [])]]
+    weighed = [f for family in ruling.families.values() for f in family.linear.features]
     unknown = [f"families: {f}" for f in dict.fromkeys(weighed) if f not in known]
     if ruling.spans is not None and ruling.spans.linear.features:  # weighed by position: the names, in order
         words = [*FEATURES, *([WORD_PROBE] if ruling.spans.probe is not None else [])]

@@ -23,8 +23,6 @@ class Bench:
     """P(hallucinated) at or above which a ruling, and the case by the `mean` and `share` rules, is hallucinated."""
     prompt_format: int = PROMPT_FORMAT
     """How the case is written into prompts (`courtroom.casefile`)."""
-    by_case: bool = False
-    """Whether the escalation band places the case (by its ruling), not each charge by its P(suspect)."""
     seats: Mapping[str, Sequence[str | None]] = field(default_factory=dict)
     """Role -> the seat each of its personas speaks through (left out, or None: the run's model)."""
 

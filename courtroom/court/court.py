@@ -121,7 +121,7 @@ class Court(Judge):
     def bench(self) -> Bench:
         """The court as its trials read it, with the threshold for its model."""
         return Bench(self.spec, self.spec.trial, self.personas, self.procedure, self.threshold, self.prompt_format,
-                     self.ruling is not None and self.ruling.weighs_trial, self.seat_keys())
+                     self.seat_keys())
 
     def seat_keys(self) -> dict[str, list[str | None]]:
         """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model)."""

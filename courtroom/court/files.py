@@ -16,7 +16,6 @@ from pydantic import BaseModel, ValidationError
 from courtroom.clerk.rulings import check_ruling
 from courtroom.clerk.spec import SpecT
 from courtroom.court.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
-from courtroom.court.testimony import TRIAL, VALUES, VERSION
 from courtroom.errors import CourtError, did_you_mean
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator, describe_errors, read_yaml
@@ -211,20 +210,9 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
             except ValidationError as exc:
                 raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
                     from exc
-        check_court_ruling(ruling, spec, model, where, courts)
+        check_ruling(ruling, spec, model, where, courts)
         loaded[model] = ruling
     return spec.model_copy(update={"witnesses": witnesses.model_copy(update={"rulings": loaded})})
-
-
-def check_court_ruling(ruling: FittedRuling, spec: SpecT, model: str, where: str,
-                       courts: Collection[str] | None = ()) -> None:
-    """`check_ruling`, a trial's testimony heard; a ruling that weighs a trial is refused by a court without one."""
-    trial = getattr(spec, "trial", None)
-    if ruling.weighs_trial and trial is None:
-        raise CourtError(f"{where}: the ruling weighs what a trial testifies (it was fitted on runs of court "
-                         f"{ruling.court!r}, which tries its charges), and court {spec.name!r} holds no trial: use "
-                         f"--court {ruling.court} (or another court that tries its charges)")
-    check_ruling(ruling, spec, model, where, courts, also={TRIAL: (VERSION, VALUES)} if trial is not None else None)
 
 
 MAX_RULING_BYTES = 32 * 2**20

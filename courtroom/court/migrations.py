@@ -49,6 +49,8 @@ LAST_BEFORE_EVIDENCE = "courtroom 0.1.0 (commit 4517f7b)"
 """The last version that replays runs of the evidence court's moves and of statement-first turns."""
 LAST_BEFORE_REGIONS = "courtroom 0.1.0 (commit b319afa)"
 """The last version that replays runs decided by a ruling with regions."""
+LAST_BEFORE_TRIAL_WEIGHTS = "courtroom 0.1.0 (commit cddc169)"
+"""The last version that replays runs decided by a ruling with trial weights."""
 
 
 def _moves(court: dict[str, Any]) -> tuple[list[Any], list[Any]]:
@@ -65,10 +67,16 @@ def _evidence_moves(court: dict[str, Any]) -> bool:
         any(isinstance(n, dict) and n.get("choice") == "evidence" for n in nodes)
 
 
-def _regions(court: dict[str, Any]) -> bool:
-    rulings = _section(_section(court, "witnesses"), "rulings")
-    return any(isinstance(family, dict) and family.get("region") for ruling in rulings.values() if isinstance(ruling, dict)
-               for family in _section(ruling, "families").values())
+def _in_rulings(key: str) -> Callable[[dict[str, Any]], bool]:
+    """Whether a court's rulings hold `key` in a family."""
+    def used(court: dict[str, Any]) -> bool:
+        rulings = _section(_section(court, "witnesses"), "rulings")
+        return any(isinstance(family, dict) and family.get(key) for ruling in rulings.values()
+                   if isinstance(ruling, dict) for family in _section(ruling, "families").values())
+    return used
+
+
+_regions, _trial_weights = _in_rulings("region"), _in_rulings("trial")
 
 
 def _statements(court: dict[str, Any]) -> bool:
@@ -104,6 +112,11 @@ RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
                    "region: 2 of 130 FinanceBench, 9 of 117 HaluEval rows beyond it), and as a guard it moved balanced "
                    "accuracy by -0.01 to +0.04; a ruling file that holds one still reads, without it",
                    last=LAST_BEFORE_REGIONS, flat_only=False, recorded_only=True),
+    RetiredSetting("a ruling's trial weights (`families.*.trial`: a tried case decided by the trial's testimony)",
+                   _trial_weights, "on 348 HaluBench dev cases at 135M, every case's charges tried, the clerk and "
+                   "trial ruling equalled the clerk's out of fold (0.771 vs 0.774, +13/-15) and the bench alone was at "
+                   "chance (0.519); a ruling file that holds them still reads, without them",
+                   last=LAST_BEFORE_TRIAL_WEIGHTS, flat_only=False, recorded_only=True),
 )
 """Every retired court setting."""
 
@@ -260,6 +273,9 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda c: c["court"].__setitem__("trial", {"poll_moves": False, "testify": False, **c["court"]["trial"]})),
     Migration("court 15: rulings' regions retired (#53); a recorded court whose ruling has one is refused",
               lambda c: (court := _courtroom(c)) is not None and not c.get("retired") and _regions(court),
+              lambda c: c.__setitem__("retired", [RETIRED_SETTINGS[-2].name])),
+    Migration("court 16: rulings' trial weights retired (#51); a recorded court whose ruling has them is refused",
+              lambda c: (court := _courtroom(c)) is not None and not c.get("retired") and _trial_weights(court),
               lambda c: c.__setitem__("retired", [RETIRED_SETTINGS[-1].name])),
 )
 """The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

@@ -1,13 +1,13 @@
 """One case in a court (`court_case`): the clerk's program with the court's charges (measured, or drafted by the clerk
-persona), each tried side by side (`trial.try_charge`) or, outside the escalation band, decided by its measurement; a
-ruling that weighs the trial decides by the clerk's testimony outside the band, by its trial weights inside."""
+persona), each tried side by side (`trial.try_charge`) or, outside the escalation band, decided by its measurement;
+with a ruling fitted for the model, the clerk's ruling decides, as it does without a trial."""
 
 from __future__ import annotations
 
 from courtroom.case import WHOLE_ANSWER_REASON, Case, CaseVerdict, Charge, Ruling
 from courtroom.clerk.indictment import Indictment, indict
-from courtroom.clerk.program import clerk_case, measured, weighed
-from courtroom.clerk.verdict import aggregate, weighed_verdict
+from courtroom.clerk.program import clerk_case, measured
+from courtroom.clerk.verdict import aggregate
 from courtroom.court.bench import Bench
 from courtroom.court.indictment import draft_charges
 from courtroom.court.testimony import trial_testimony
@@ -19,35 +19,25 @@ from courtroom.witness.ruling import FittedRuling
 
 
 def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript: Transcript) -> Step:
-    """The clerk's procedure with the court's charges, each tried (a ruling that weighs no trial decides alone)."""
-    by_trial = ruling is not None and ruling.weighs_trial
+    """The clerk's procedure with the court's charges, each tried; the trial's testimony recorded (`trial.testify`)."""
 
     def decide(found: Indictment, case: Case, transcript: Transcript) -> Step:
-        weighing = found.weighing
-        band = bench.trial.escalation
-        if not found.charges or (weighing is not None and not by_trial):
+        if found.weighing is not None or not found.charges:
             verdict = yield from measured(bench.spec, ruling, bench.threshold, found, case, transcript)
-        elif weighing is not None and band is not None and not band.low <= weighing.p_hallucinated <= band.high:
-            verdict = weighed(found, ruling, case, transcript)  # the clerk's testimony is clear enough: no trial
         else:
             verdict = yield from _tried(bench, case, transcript, found)
-        if bench.trial.testify or by_trial:
-            found.heard.append(testimony := trial_testimony(transcript.events, found.charges, bench.procedure))
-            if weighing is not None and by_trial and testimony.values["held"]:
-                assert found.examination is not None and ruling is not None
-                verdict = weighed_verdict(case.id, case.answer, found.charges, found.dropped, verdict.rulings,
-                                          found.examination.weigh(ruling, heard=[testimony]),
-                                          found.examination.testimony)
+        if bench.trial.testify:
+            found.heard.append(trial_testimony(transcript.events, found.charges, bench.procedure))
         return verdict
 
     return (yield from clerk_case(bench.spec, ruling, bench.threshold, case, transcript,
-                                  charges=_charges(bench, ruling, case, by_trial), decide=decide))
+                                  charges=_charges(bench, ruling, case), decide=decide))
 
 
-def _charges(bench: Bench, ruling: FittedRuling | None, case: Case, by_measure: bool) -> Step:
+def _charges(bench: Bench, ruling: FittedRuling | None, case: Case) -> Step:
     """The clerk's indictment or the persona's drafted charges (none: the whole answer, by `on_no_charges`)."""
     found = yield from (draft_charges(bench, case) if bench.trial.charges == "drafted" else
-                        indict(bench.spec, ruling, case, by_measure))
+                        indict(bench.spec, ruling, case))
     if not found.charges and bench.trial.on_no_charges == "try_whole_answer":
         found.charges.append(Charge(index=0, quote=case.answer.strip(), reason=WHOLE_ANSWER_REASON, whole_answer=True))
     return found

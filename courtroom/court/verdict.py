@@ -12,9 +12,9 @@ SOURCES = {"withdrawn": "the prosecutor withdrew the charge", "conceded": "the d
 
 def escalated(charge: Charge, bench: Bench) -> bool | None:
     """Whether the charge goes to trial: True inside the escalation band (or with no P(suspect) to place), False outside
-    it (the measurement decides); None when the court has no band, or its band places whole cases."""
+    it (the measurement decides); None when the court has no band."""
     band = bench.trial.escalation
-    if band is None or bench.by_case:
+    if band is None:
         return None
     return charge.p_suspect is None or band.low <= charge.p_suspect <= band.high
 

@@ -121,16 +121,6 @@ class SpanModel(BaseModel):
     as its last value (`word_probe`)."""
 
 
-class TrialWeights(BaseModel):
-    """A family's weights over the clerk's testimony and the trial's (`trial.*`, `courtroom.court.testimony`), with
-    their threshold: what decides a case its court tried, in a ruling fitted on runs of a court that tries charges."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    linear: Linear
-    threshold: float = Field(0.5, ge=0.0, le=1.0)
-
-
 class FamilyRuling(BaseModel):
     """The weights of one task family, and the threshold at which it calls an answer hallucinated."""
 
@@ -140,14 +130,12 @@ class FamilyRuling(BaseModel):
     threshold: float = Field(0.5, ge=0.0, le=1.0)
     cases: int = Field(0, ge=0)
     """Labelled cases it was fitted on."""
-    trial: TrialWeights | None = Field(None, exclude_if=lambda v: v is None)
-    """The weights of a case its court tried (the clerk's values and the trial's); `linear` decides the others."""
 
     @model_validator(mode="before")
     @classmethod
-    def _no_region(cls, data: Any) -> Any:
-        """A region (the measure decided the cases beyond it), retired with #53: read and left out."""
-        return {k: v for k, v in data.items() if k != "region"} if isinstance(data, dict) else data
+    def _no_retired(cls, data: Any) -> Any:
+        """A region (#53) or trial weights (#51), retired (`court.migrations.RETIRED_SETTINGS`): read and left out."""
+        return {k: v for k, v in data.items() if k not in ("region", "trial")} if isinstance(data, dict) else data
 
 
 class FittedRuling(BaseModel):
@@ -215,21 +203,13 @@ class FittedRuling(BaseModel):
         return values
 
     def weigh(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]], family: str,
-              sentence: int | None = None, word_scores: Sequence[float] | None = None,
-              tried: bool = False) -> Weighing:
-        """P(hallucinated) of the answer (or a sentence), with each value's part (a `tried` one by trial weights)."""
-        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family, tried)
+              sentence: int | None = None, word_scores: Sequence[float] | None = None) -> Weighing:
+        """P(hallucinated) of the answer (or a sentence), with each value's part."""
+        return self.weigh_values(self.features(testimony, vectors, sentence, word_scores), family)
 
-    @property
-    def weighs_trial(self) -> bool:
-        """Whether it weighs what a trial testifies (fitted on runs of a court that tries its charges)."""
-        return any(f.trial is not None for f in self.families.values())
-
-    def weigh_values(self, values: Mapping[str, float], family: str, tried: bool = False) -> Weighing:
-        """P(hallucinated) from the values `features` gives; a `tried` case by the family's trial weights."""
+    def weigh_values(self, values: Mapping[str, float], family: str) -> Weighing:
+        """P(hallucinated) from the values `features` gives."""
         used, weights = self.family_for(family)
-        if tried and weights.trial is not None:
-            weights = weights.trial  # type: ignore[assignment]  # the same linear part and threshold
         parts, missing = weights.linear.contributions(values)
         z = exact_sum(list(parts.values()))
         if not math.isfinite(z):  # a value the ruling cannot weigh: never a verdict at P = 0 or 1 by default

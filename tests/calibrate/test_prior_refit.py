@@ -11,7 +11,7 @@ from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.logistic import fit_linear
 from courtroom.calibrate.prior_refit import out_of_fold, p_hallucinated, refit_linear, refit_with_prior
 from courtroom.errors import ConfigError
-from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe, TrialWeights
+from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe
 
 FEATURES = ["real.x", "noise.x", "hidden.probe"]
 
@@ -131,24 +131,3 @@ def test_out_of_fold_decides_each_label_by_a_refit_on_the_others() -> None:
     alone = refit_with_prior(prior(), [e for e, f in zip(examples, fold) if f != 0], prior_path="p",
                              prior_digest="d").ruling
     assert oof[0] == pytest.approx(p_hallucinated(alone, examples[0], prior()))
-
-
-def test_a_few_labels_of_tried_cases_refit_the_trial_weights_too() -> None:
-    """`label` + `calibrate --prior` calibrate the bench to a user's domain (#51): where the bench's opinion is turned
-    the other way round, the labels of the cases the court tried move the trial weight on it."""
-    base = prior()
-    trial = Linear(features=[*FEATURES, "trial.bench_max"], mean=[0.0] * 4, scale=[1.0, 1.0, 2.0, 1.0],
-                   weights=[1.5, 0.0, 0.8, 1.0], intercept=-0.2)
-    with_trial = base.model_copy(update={"witnesses": {**base.witnesses, "trial": 1}, "families": {
-        name: family.model_copy(update={"trial": TrialWeights(linear=trial)}) for name, family in base.families.items()}})
-    rng = np.random.default_rng(3)
-    tried = [Example(**{**e.__dict__, "values": {**e.values, "trial.held": 1.0,
-                                                 "trial.bench_max": -2.0 * e.hallucinated + float(rng.normal())}})
-             for e in labels(40)]
-    refitted = refit_with_prior(with_trial, tried, prior_path="p.yaml", prior_digest="abc").ruling
-    moved = refitted.families["any"].trial
-    assert moved is not None and moved.linear.weights[-1] < 0.5  # pulled from +1.0 toward the labels' sign
-    before = [p_hallucinated(with_trial, e) for e in tried]
-    after = [p_hallucinated(refitted, e) for e in tried]
-    gold = np.array([e.hallucinated for e in tried])
-    assert np.mean((np.array(after) >= 0.5) == gold) > np.mean((np.array(before) >= 0.5) == gold)
