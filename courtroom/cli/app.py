@@ -19,7 +19,7 @@ app = typer.Typer(
     name="courtroom",
     help="Decide whether a RAG answer is hallucinated, and show why. The default court measures how well the context "
          "grounds each sentence of the answer, hears its witnesses and weighs their testimony (by a ruling fitted for "
-         "the model, else by the grounding measure), with no trial; --court full, escalated, evidence, jury or "
+         "the model, else by the grounding measure), with no trial; --court full, escalated, jury or "
          "cross_examination try each charge: a prosecutor and a defender argue it, and a judge rules.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
