@@ -121,6 +121,10 @@ RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
 """Every retired court setting."""
 
 
+def _retired_by(used: Callable[[dict[str, Any]], bool]) -> str:
+    return next(setting.name for setting in RETIRED_SETTINGS if setting.used is used)
+
+
 def retired_in(court: dict[str, Any], recorded: bool = False) -> list[RetiredSetting]:
     """The retired settings a flat court configuration uses (a `recorded` one: a run's, also those retired for runs)."""
     return [setting for setting in RETIRED_SETTINGS if setting.used(court) and (recorded or not setting.recorded_only)]
@@ -273,9 +277,9 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda c: c["court"].__setitem__("trial", {"poll_moves": False, "testify": False, **c["court"]["trial"]})),
     Migration("court 15: rulings' regions retired (#53); a recorded court whose ruling has one is refused",
               lambda c: (court := _courtroom(c)) is not None and not c.get("retired") and _regions(court),
-              lambda c: c.__setitem__("retired", [RETIRED_SETTINGS[-2].name])),
+              lambda c: c.__setitem__("retired", [_retired_by(_regions)])),
     Migration("court 16: rulings' trial weights retired (#51); a recorded court whose ruling has them is refused",
               lambda c: (court := _courtroom(c)) is not None and not c.get("retired") and _trial_weights(court),
-              lambda c: c.__setitem__("retired", [RETIRED_SETTINGS[-1].name])),
+              lambda c: c.__setitem__("retired", [_retired_by(_trial_weights)])),
 )
 """The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

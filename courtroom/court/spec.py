@@ -89,7 +89,7 @@ class TrialSpec(BaseModel):
     node's moves (one scored call), recorded as `polled_probs` and heard as testimony; the forced move stands."""
     testify: bool = True
     """Record what the trials said as testimony (the `trial` witness, `courtroom.court.testimony`) in the verdict,
-    beside the clerk's witnesses', so a ruling can weigh it. False in runs recorded before it (#51)."""
+    beside the clerk's witnesses' (shown, never weighed). False in runs recorded before it (#51)."""
     blind_judge: bool = False
     """The judge (and the jury) reads the question, the answer, the charge and the debate, but not the context: a
     cited sentence is shown by its number alone."""

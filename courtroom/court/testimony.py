@@ -1,7 +1,8 @@
 """What a case's trials testify: the `trial` witness (version 1), read off the trial's events. Per tried charge: the
 bench's log-odds of `hallucinated` (and its jurors' spread), each side's log-odds of holding its side (by its chosen
 or polled move; both point to hallucinated), the cited sentences' gain in grounding, whether the defence cited one,
-the rounds; per case, each value's max and mean, and whether any trial was held (`FamilyRuling.trial` weighs them)."""
+the rounds; per case, each value's max and mean, and whether any trial was held. Recorded and shown, never weighed:
+trial weights were retired by their numbers (#51)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,6 @@ TRIED = ("judge", "jury", "withdrawn", "conceded")
 """How a tried charge's ruling ends (a ruling of the measurement or of the testimony tried nothing)."""
 GIVES_UP = {"prosecutor": "acquit", "defender": "convict"}
 """Where each side's giving up leads."""
-VALUES = ("held", *(f"{name}_{of}" for name in ("bench", "jury_spread", "prosecution", "defence", "cited",
-                                              "cited_gain", "rounds") for of in ("max", "mean")))
-"""The values it gives of a whole answer."""
 EDGE = 1e-6
 """Probabilities are kept this far from 0 and 1 before their log-odds are taken."""
 

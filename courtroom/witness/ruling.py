@@ -161,6 +161,14 @@ class FittedRuling(BaseModel):
     evaluation: dict[str, object] = Field(default_factory=dict)
     """Its out-of-fold numbers on the cases it was fitted on (cross-validated)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _no_trial_witness(cls, data: Any) -> Any:
+        """The `trial` witness, named by rulings fitted on trial runs before trial weights were retired: left out."""
+        if isinstance(data, dict) and isinstance(heard := data.get("witnesses"), dict) and "trial" in heard:
+            return {**data, "witnesses": {k: v for k, v in heard.items() if k != "trial"}}
+        return data
+
     @model_validator(mode="after")
     def _has_a_family(self) -> FittedRuling:
         if not self.families:
