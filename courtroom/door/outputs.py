@@ -89,9 +89,7 @@ def _closed(schema: Any) -> Any:
         if closed.get("type") == "object" and "properties" in closed:
             closed.setdefault("additionalProperties", False)
         return closed
-    if isinstance(schema, list):
-        return [_closed(v) for v in schema]
-    return schema
+    return [_closed(v) for v in schema] if isinstance(schema, list) else schema
 
 
 @lru_cache(maxsize=1024)

@@ -80,10 +80,8 @@ class ServedScoring:
         check_fits(request, len(prompt), 0)
         option_ids, _ = self._options(spec)
         check_fits(request, len(prompt), max(len(ids) for ids in option_ids))
-        if token_scoring and _token_scoring_pays(len(prompt), option_ids):
-            token_scores, tokens = self._scores_by_token(request, prompt, option_ids)
-        else:
-            token_scores, tokens = self._scores_by_echo(request, prompt, option_ids)
+        scores_by = self._scores_by_token if token_scoring and _token_scoring_pays(len(prompt), option_ids) else self._scores_by_echo
+        token_scores, tokens = scores_by(request, prompt, option_ids)
         logp = [math.fsum(scores) for scores in token_scores]
         top = max(logp)
         weights = [math.exp(lp - top) for lp in logp]

@@ -19,9 +19,7 @@ def outcome(row: ResultRow, corrected: ResultRow) -> str:
     """correct, wrong, error or unlabelled (after human edits)."""
     if row.error:
         return "error"
-    if row.gold is None:
-        return "unlabelled"
-    return "correct" if corrected.label == row.gold else "wrong"
+    return "unlabelled" if row.gold is None else ("correct" if corrected.label == row.gold else "wrong")
 
 
 def case_line(index: int, row: ResultRow, corrected: ResultRow, edited: bool) -> dict[str, Any]:

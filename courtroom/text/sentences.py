@@ -258,9 +258,7 @@ def _inline(value: Any, depth: int) -> str:
         return f"({text})" if depth and len(value) > 1 else text
     if isinstance(value, str):
         return _collapse(value)
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    return str(value)
+    return json.dumps(value) if value is None or isinstance(value, bool) else str(value)
 
 
 def _collapse(text: str) -> str:
