@@ -53,10 +53,6 @@ class TransformersBackend(Backend):
 
     # -- loading -------------------------------------------------------------------------------
     @property
-    def is_loaded(self) -> bool:
-        return self._loaded is not None
-
-    @property
     def loaded(self) -> LoadedModel:
         """The model, loaded on first use."""
         if self._loaded is None:
