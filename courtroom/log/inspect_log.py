@@ -61,9 +61,8 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
         reply = {"id": _id(), "content": e.raw if e.error is None else f"{e.raw}\n[error: {e.error}]",
                  "role": "assistant", "model": model, "metadata": site}
         messages.extend([*inputs, reply])
-        usage = _usage(e.prompt_tokens, e.completion_tokens)
-        if e.cached_prompt_tokens:
-            usage["input_tokens_cache_read"] = e.cached_prompt_tokens
+        usage = {**_usage(e.prompt_tokens, e.completion_tokens),
+                 **({"input_tokens_cache_read": e.cached_prompt_tokens} if e.cached_prompt_tokens else {})}
         config = {"temperature": e.sampling.temperature, "max_tokens": e.sampling.max_new_tokens,
                   **({} if e.sampling.seed is None else {"seed": e.sampling.seed})}
         model_events.append({
