@@ -63,15 +63,11 @@ def render_answer(case: Case, prompt_format: int = PROMPT_FORMAT) -> str:
             f"{fence}\n{case.answer.strip()}\n{fence}")
 
 
-def render_question(case: Case) -> str:
-    return f"QUESTION (for orientation only):\n{case.question.strip()}"
-
-
 def render_evidence(case: Case, numbered: bool = False, splitter: SentenceSplitter = SPLITTER) -> str:
     """Question and context: the head of the case file (it holds no part of the answer)."""
     context = render_numbered_context(case, splitter) if numbered else render_context(case)
     heading = "CONTEXT (the only evidence), sentence by sentence:" if numbered else "CONTEXT (the only evidence):"
-    return f"{render_question(case)}\n\n{heading}\n{context}"
+    return f"QUESTION (for orientation only):\n{case.question.strip()}\n\n{heading}\n{context}"
 
 
 def render_case_file(case: Case, numbered: bool = False, prompt_format: int = PROMPT_FORMAT,

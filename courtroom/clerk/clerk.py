@@ -48,11 +48,10 @@ class Clerk(Judge):
             mine = model_key(self.model)
             rulings = {m: r for m, r in spec.witnesses.rulings.items() if model_key(m) == mine}
             spec = spec.model_copy(update={"witnesses": spec.witnesses.model_copy(update={"rulings": rulings})})
-        config = {"judge": self.name, "court": spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"}),
-                  "prompt_format": self.prompt_format}
-        if self.spec.aggregation.by_model or (self.spec.witnesses and self.spec.witnesses.rulings):
-            config["model"] = model_key(self.model)  # the model then decides the threshold or the ruling: behaviour
-        return config
+        by_model = self.spec.aggregation.by_model or (self.spec.witnesses and self.spec.witnesses.rulings)
+        return {"judge": self.name, "court": spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"}),
+                "prompt_format": self.prompt_format,  # with `by_model`, the model decides the threshold or the ruling
+                **({"model": model_key(self.model)} if by_model else {})}
 
     def needs_text_scoring(self) -> str | None:
         return "the clerk measures every statement's grounding"

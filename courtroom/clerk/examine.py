@@ -42,12 +42,8 @@ class Examination:
     def vectors(self, sentence: int | None = None) -> dict[str, list[float]]:
         """The vectors the ruling's probes read, of the whole answer (or one sentence), as far as the pass gave them."""
         at = -1 if sentence is None else sentence
-        out = {}
-        if self.reading.lookback is not None:
-            out["lookback"] = list(self.reading.lookback[at])
-        if self.reading.hidden is not None:
-            out["hidden"] = list(self.reading.hidden[at])
-        return out
+        return {name: list(vectors[at]) for name, vectors in (("lookback", self.reading.lookback),
+                                                              ("hidden", self.reading.hidden)) if vectors is not None}
 
     def word_scores(self, probe: Probe | None, sentence: int | None = None) -> list[float] | None:
         """A word probe's log-odds of the answer's (or a sentence's) words, from their states or projections (once)."""
@@ -162,11 +158,8 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
         else:
             raise CourtError(f"case {reading.case.id}: the model door says it projected the words' states, and gave "
                              "more than one number a word: a defect of the backend")
-    unheard = {}
-    if lookback is None:
-        unheard["attention"] = NOT_INSIDE.format(what="attention")
-    if hidden is None:
-        unheard["hidden_states"] = NOT_INSIDE.format(what="hidden states")
+    unheard = {capability: NOT_INSIDE.format(what=what) for capability, what, given in
+               (("attention", "attention", lookback), ("hidden_states", "hidden states", hidden)) if given is None}
     says_yes = None
     if verdict is not None:
         verdict.unwrap()

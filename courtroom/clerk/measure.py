@@ -47,11 +47,8 @@ def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str]
     if spec.grounding.lexical is None:
         return measured
     vocabulary = Vocabulary([*case.context, case.question])
-    out = []
-    for statement, m in zip(statements, measured):
-        evidence = vocabulary.evidence(statement)
-        out.append(replace(m, unsupported=evidence.unsupported, exhibits=evidence.words))
-    return out
+    return [replace(m, unsupported=(evidence := vocabulary.evidence(statement)).unsupported, exhibits=evidence.words)
+            for statement, m in zip(statements, measured)]
 
 
 def measure_statements(spec: ClerkSpec, case: Case, statements: Sequence[str],

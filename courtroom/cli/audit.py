@@ -16,7 +16,7 @@ from courtroom.evaluate.comparison import Contender, debate_gain
 from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
 from courtroom.evaluate.results import escalation, trials
 from courtroom.log.audit import Audit, edit_verdict
-from courtroom.log.export import metrics_json, row_json
+from courtroom.log.export import row_json
 from courtroom.log.span_metrics import run_span_scores
 from courtroom.report.diff import diff_runs
 from courtroom.report.record import calls_record, court_record, row_record
@@ -101,9 +101,9 @@ def _summary_json(audit: Audit, gates: list) -> None:
         "run": str(audit.root), "judge": manifest.spec.judge.name, "court": court_of(manifest.judge),
         "model": manifest.model, "cases": len(rows),
         "created": manifest.created.isoformat(), "config_hash": manifest.config_hash,
-        "metrics": metrics_json(overall),
-        "by_source": {name: metrics_json(m) for name, m in metrics_by_source(rows).items()},
-        "edits": edits, "corrected_metrics": metrics_json(compute_metrics(audit.corrected_rows())) if edits else None,
+        "metrics": overall.model_dump(mode="json"),
+        "by_source": {name: m.model_dump(mode="json") for name, m in metrics_by_source(rows).items()},
+        "edits": edits, "corrected_metrics": compute_metrics(audit.corrected_rows()).model_dump(mode="json") if edits else None,
         "errors": [{"case_id": r.case_id, "error_type": r.error_type, "error": r.error} for r in rows if r.error],
         "spans": run_span_scores(audit.store, rows),
         "escalation": None if escalated is None else {**escalated._asdict(), "share": escalated.share},

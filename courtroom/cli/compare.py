@@ -14,7 +14,6 @@ from courtroom.evaluate.comparison import Contender
 from courtroom.evaluate.comparison import compare as compare_runs
 from courtroom.evaluate.confounds import LENGTH_ONLY, OVERLAP_ONLY
 from courtroom.evaluate.results import as_variant, escalation, trials, variant_names
-from courtroom.log.export import metrics_json
 from courtroom.log.pooled import open_pooled_run
 from courtroom.report.tables import columns, compare_table, pairing_table, trial_comparison_table
 from courtroom.report.terminal import shown
@@ -90,7 +89,7 @@ def comparison_json(comparison) -> dict:  # noqa: ANN001
     return {
         "reference": comparison.contenders[0].name,
         "difference": "reference - run",
-        "runs": [{"name": c.name, "judge": c.judge, "court": c.court, "model": c.model, "metrics": metrics_json(m),
+        "runs": [{"name": c.name, "judge": c.judge, "court": c.court, "model": c.model, "metrics": m.model_dump(mode="json"),
                   "trials": None if (t := trials(c.rows())) is None else t.model_dump()}
                  for c, m in zip(comparison.contenders, comparison.metrics)],
         "pairings": [asdict(p) for p in comparison.pairings],

@@ -71,7 +71,8 @@ def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions:
     import torch
 
     device = lm.device
-    stop_ids = stop_token_ids(lm)
+    eos = getattr(lm.model.generation_config, "eos_token_id", None)
+    stop_ids = {i for i in [lm.tokenizer.eos_token_id, *([eos] if isinstance(eos, int) else eos or [])] if i is not None}
     for row in rows:
         if row.request.constrained and row.spec.kind == "json":
             row.processor = compiler.processor(row.spec.key, row.spec.schema or "")
@@ -133,9 +134,3 @@ def pick(logits: Any, temperature: float, generator: Any) -> int:
         return int(torch.argmax(logits))
     probs = torch.softmax(logits.float().cpu() / temperature, dim=-1)
     return int(torch.multinomial(probs, 1, generator=generator))
-
-
-def stop_token_ids(lm: LoadedModel) -> set[int]:
-    configured = getattr(lm.model.generation_config, "eos_token_id", None)
-    ids = {lm.tokenizer.eos_token_id, *([configured] if isinstance(configured, int) else configured or [])}
-    return {i for i in ids if i is not None}

@@ -30,9 +30,7 @@ def check_device(device: str) -> None:
 
 def pick_device(device: str = "auto") -> str:
     """`auto` is CUDA when torch sees a GPU (Ray sets CUDA_VISIBLE_DEVICES per actor), else CPU."""
-    if device != "auto":
-        return device
-    return "cuda" if cuda_available() else "cpu"
+    return device if device != "auto" else ("cuda" if cuda_available() else "cpu")
 
 
 def pick_dtype(device: str, dtype: str = "auto") -> Any:

@@ -9,7 +9,6 @@ import importlib.metadata
 import json
 import os
 import shutil
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -212,7 +211,6 @@ class LoadedModel:
     tokenizer: Any
     device: str
     dtype: str
-    load_seconds: float
 
 
 def quiet_loading() -> None:
@@ -227,7 +225,6 @@ def quiet_loading() -> None:
 def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: str = "auto") -> LoadedModel:
     """Load a model and its tokenizer onto a device, in eval mode."""
     source = name_or_source if isinstance(name_or_source, ModelSource) else resolve_model(name_or_source)
-    start = time.perf_counter()
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if source.kind == "hf_id":
@@ -242,5 +239,4 @@ def load_model(name_or_source: str | ModelSource, device: str = "auto", dtype: s
     model.eval()
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
-    return LoadedModel(source, model, tokenizer, device, str(torch_dtype).removeprefix("torch."),
-                       time.perf_counter() - start)
+    return LoadedModel(source, model, tokenizer, device, str(torch_dtype).removeprefix("torch."))

@@ -72,10 +72,6 @@ def _short(exc: ValidationError) -> str:
     return "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}" for e in exc.errors()[:5])
 
 
-def _type_name(output_type: Any) -> str:
-    return getattr(output_type, "__name__", None) or repr(output_type)
-
-
 def _string_options(output_type: Any) -> tuple[str, ...] | None:
     if isinstance(output_type, type) and issubclass(output_type, enum.Enum):
         values = [m.value for m in output_type]
@@ -93,16 +89,14 @@ def _closed(schema: Any) -> Any:
         if closed.get("type") == "object" and "properties" in closed:
             closed.setdefault("additionalProperties", False)
         return closed
-    if isinstance(schema, list):
-        return [_closed(v) for v in schema]
-    return schema
+    return [_closed(v) for v in schema] if isinstance(schema, list) else schema
 
 
 @lru_cache(maxsize=1024)
 def _cached_spec(output_type: Any, type_repr: str = "") -> OutputSpec:
     """`type_repr` keeps apart types that compare equal but differ in option order
     (`Literal["a", "b"] == Literal["b", "a"]`), so each keeps its own order and key."""
-    name = _type_name(output_type)
+    name = getattr(output_type, "__name__", None) or repr(output_type)
     options = _string_options(output_type)
     if options is not None:
         if len(set(options)) != len(options):

@@ -98,14 +98,11 @@ QUOTE_FIELDS = ("quote", "statement")
 def _answer_sentences(prompt: str) -> tuple[str, ...]:
     """The sentences of the answer fenced in a prompt (none when the prompt fences no answer)."""
     match = re.search(r"\n(=+(?: [0-9a-f]+ =+)?)\n(.*?)\n\1", prompt, re.S)
-    if not match:
-        return ()
-    return tuple(s for s in re.split(r"(?<=[.!?])\s+", match.group(2).strip()) if s)
+    return tuple(s for s in re.split(r"(?<=[.!?])\s+", match.group(2).strip()) if s) if match else ()
 
 
 def _sentence(unit: Any, limit: int) -> str:
-    words = [WORDS[int(unit("w", i) * len(WORDS))] for i in range(8)]
-    return " ".join(words)[:limit].strip() or "x"
+    return " ".join(WORDS[int(unit("w", i) * len(WORDS))] for i in range(8))[:limit].strip() or "x"
 
 
 def _instance(schema: dict[str, Any], unit: Any, defs: dict[str, Any] | None = None, path: str = "",

@@ -174,9 +174,7 @@ def _words(request: GenerationRequest) -> int:
 
 
 def _dump(output: Any) -> str:
-    if isinstance(output, BaseModel):
-        return output.model_dump_json()
-    return json.dumps(output)
+    return output.model_dump_json() if isinstance(output, BaseModel) else json.dumps(output)
 
 
 def _choice_probs(spec: OutputSpec, output: Any) -> dict[str, float]:

@@ -75,14 +75,13 @@ class ServedScoring:
         """The option chosen and every option's probability, from every option token's log-probability (token by token
         when the server can and it pays, else by `echo`); `check_fits` refuses a prompt over the context window."""
         started = time.perf_counter()
-        prompt = self._tokenize_messages(request)
+        body = {"model": self.model, "messages": [m.model_dump() for m in request.messages], "add_generation_prompt": True}
+        prompt = list(self._post(f"{self.root}/tokenize", body, request=request)["tokens"])
         check_fits(request, len(prompt), 0)
         option_ids, _ = self._options(spec)
         check_fits(request, len(prompt), max(len(ids) for ids in option_ids))
-        if token_scoring and _token_scoring_pays(len(prompt), option_ids):
-            token_scores, tokens = self._scores_by_token(request, prompt, option_ids)
-        else:
-            token_scores, tokens = self._scores_by_echo(request, prompt, option_ids)
+        scores_by = self._scores_by_token if token_scoring and _token_scoring_pays(len(prompt), option_ids) else self._scores_by_echo
+        token_scores, tokens = scores_by(request, prompt, option_ids)
         logp = [math.fsum(scores) for scores in token_scores]
         top = max(logp)
         weights = [math.exp(lp - top) for lp in logp]
@@ -178,11 +177,6 @@ class ServedScoring:
                                                            "add_generation_prompt": True})["tokens"]
             self._end_ids = with_turn[len(without) + len(self._tokenize_text("y")):][:1]
         return self._end_ids
-
-    def _tokenize_messages(self, request: GenerationRequest) -> list[int]:
-        body = {"model": self.model, "messages": [m.model_dump() for m in request.messages],
-                "add_generation_prompt": True}
-        return list(self._post(f"{self.root}/tokenize", body, request=request)["tokens"])
 
     def _tokenize_text(self, text: str) -> list[int]:
         body = {"model": self.model, "prompt": text, "add_special_tokens": False}

@@ -53,10 +53,6 @@ class TransformersBackend(Backend):
 
     # -- loading -------------------------------------------------------------------------------
     @property
-    def is_loaded(self) -> bool:
-        return self._loaded is not None
-
-    @property
     def loaded(self) -> LoadedModel:
         """The model, loaded on first use."""
         if self._loaded is None:
@@ -115,10 +111,8 @@ class TransformersBackend(Backend):
         rows = []
         for i, request in enumerate(requests):
             row = Row(i, request, request.spec, self.tokenize(request))
-            if row.spec.kind == "choice" and request.constrained:
-                completion = max(len(ids) for ids in self._option_tokens(row.spec).ids)
-            else:
-                completion = request.sampling.max_new_tokens
+            completion = max(len(ids) for ids in self._option_tokens(row.spec).ids) \
+                if row.spec.kind == "choice" and request.constrained else request.sampling.max_new_tokens
             self.check_fits(request, len(row.ids), completion)
             rows.append(row)
         return rows

@@ -157,13 +157,9 @@ class Judge(ABC):
             duplicates = sorted({i for i in ids if ids.count(i) > 1})
             raise ConfigError(f"cases must have distinct ids to be judged together; repeated: {duplicates}")
         outcomes = {o.case.id: o for o in self.run_many(cases)}
-        verdicts = []
-        for case in cases:
-            outcome = outcomes[case.id]
-            if outcome.verdict is None:
-                raise CaseFailedError(f"case {case.id!r} failed: {outcome.error_type}: {outcome.error}")
-            verdicts.append(outcome.verdict)
-        return verdicts
+        if failed := next((outcomes[case.id] for case in cases if outcomes[case.id].verdict is None), None):
+            raise CaseFailedError(f"case {failed.case.id!r} failed: {failed.error_type}: {failed.error}")
+        return [outcomes[case.id].verdict for case in cases]
 
     def judge(self, case: Case) -> CaseVerdict:
         """Judge one case."""

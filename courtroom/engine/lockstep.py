@@ -116,8 +116,7 @@ def run_lockstep(cases: Iterable[Case], make_program: ProgramFactory, backend: B
             transcript = Transcript()
             transcript.add(CaseStartEvent, case=case, judge=judge_name, config_hash=config_hash)
             state = _Running(case, make_program(case, transcript), transcript)
-            outcome = _advance(state, None, backend)
-            if outcome is not None:
+            if (outcome := _advance(state, None, backend)) is not None:
                 yield outcome
             else:
                 running.append(state)
@@ -132,8 +131,7 @@ def run_lockstep(cases: Iterable[Case], make_program: ProgramFactory, backend: B
                 continue
             for call, response in zip(state.pending, answer):
                 state.transcript.record_call(call, response, step)
-            outcome = _advance(state, answer, backend)
-            if outcome is not None:
+            if (outcome := _advance(state, answer, backend)) is not None:
                 yield outcome
             else:
                 still.append(state)

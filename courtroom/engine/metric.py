@@ -143,12 +143,9 @@ async def ascore_case(court: Judging, case: Case, threshold: float | None = None
 
 def as_score(court: Judging, verdict: CaseVerdict, threshold: float | None, name: str) -> Score:
     """A verdict read as a metric: at the court's own threshold success is its verdict, at another `value < threshold`."""
-    if threshold is None:
-        threshold, success = court.threshold, verdict.label == "PASS"
-    else:
-        success = verdict.score < threshold
-    return Score(name=name, value=verdict.score, reason=verdict.reason, verdict=verdict, threshold=threshold,
-                 success=success)
+    success = verdict.label == "PASS" if threshold is None else verdict.score < threshold
+    return Score(name=name, value=verdict.score, reason=verdict.reason, verdict=verdict,
+                 threshold=court.threshold if threshold is None else threshold, success=success)
 
 
 def _check(threshold: float | None) -> None:

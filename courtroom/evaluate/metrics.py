@@ -80,11 +80,6 @@ def weighted_rates(weights: np.ndarray, gold: np.ndarray, pred: np.ndarray) -> d
     return rates_from_counts(*(weights @ masks).T)
 
 
-def _rates(gold: np.ndarray, pred: np.ndarray) -> dict[str, float | None]:
-    values = rates_from_counts(*confusion(gold, pred))
-    return {k: None if np.isnan(v) else float(v) for k, v in values.items()}
-
-
 def _weighted_auroc(weights: np.ndarray, gold: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """AUROC for every row of case weights (bootstrap resamples), ties counted half; NaN if a class is empty."""
     order = np.argsort(scores, kind="mergesort")
@@ -130,8 +125,7 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
     gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
     pred = np.array([r.label == "FAIL" for r in judged], dtype=bool)
     scores = np.array([r.score if r.score is not None else 0.0 for r in judged], dtype=float)
-    point = _rates(gold, pred)
-    intervals: dict[str, Interval] = {k: Interval(value=v) for k, v in point.items()}
+    intervals = {k: Interval(value=None if np.isnan(v) else float(v)) for k, v in rates_from_counts(*confusion(gold, pred)).items()}
     intervals["auroc"] = Interval(value=auroc(gold, scores))
     n = len(judged)
     if n >= 2 and resamples > 0:

@@ -85,9 +85,7 @@ class ResultRow(BaseModel):
 
     @property
     def correct(self) -> bool | None:
-        if self.gold is None or self.label is None:
-            return None
-        return self.gold == self.label
+        return None if self.gold is None or self.label is None else self.gold == self.label
 
 
 def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, VariantVerdict] | None = None) -> ResultRow:

@@ -120,9 +120,7 @@ def paired_f1_difference(a: Sequence[SpanCase], b: Sequence[SpanCase], level: st
     ca, cb = [counts(c, level) for c in a], [counts(c, level) for c in b]
     diff = prf(pooled(ca))[2] - prf(pooled(cb))[2]
     rng = np.random.default_rng(seed)
-    boot = []
-    for _ in range(resamples):
-        idx = rng.integers(0, len(ca), len(ca))
-        boot.append(prf(pooled([ca[i] for i in idx]))[2] - prf(pooled([cb[i] for i in idx]))[2])
+    boot = [prf(pooled([ca[i] for i in idx]))[2] - prf(pooled([cb[i] for i in idx]))[2]
+            for idx in (rng.integers(0, len(ca), len(ca)) for _ in range(resamples))]
     low, high = np.percentile(boot, [2.5, 97.5])
     return round(diff, 4), round(float(low), 4), round(float(high), 4)

@@ -97,13 +97,8 @@ class Audit:
         if not edits:
             return self.rows()
         judge = self.store.manifest().rebuild_judge()
-        corrected = []
-        for row in self.rows():
-            if row.case_id in edits and row.label is not None:
-                label = corrected_label(row, edits[row.case_id], self._verdict(row.case_id), judge)
-                row = row.model_copy(update={"label": label})
-            corrected.append(row)
-        return corrected
+        return [row.model_copy(update={"label": corrected_label(row, edits[row.case_id], self._verdict(row.case_id), judge)})
+                if row.case_id in edits and row.label is not None else row for row in self.rows()]
 
     def row(self, case_id: str) -> ResultRow:
         if self._by_id is None:
@@ -149,20 +144,11 @@ class Audit:
     def select(self, *, wrong: bool = False, verdict: str | None = None, source: str | None = None,
                search: str | None = None, errors: bool = False) -> list[ResultRow]:
         """Rows matching the filters (`search` looks in the case id and the verdict's reason)."""
-        rows = self.corrected_rows()
-        if wrong:
-            rows = [r for r in rows if r.correct is False]
-        if errors:
-            rows = [r for r in rows if r.error]
-        if verdict:
-            rows = [r for r in rows if (r.label or "").upper() == verdict.upper()]
-        if source:
-            rows = [r for r in rows if source.lower() in r.source.lower()]
-        if search:
-            needle = search.lower()
-            rows = [r for r in rows if needle in r.case_id.lower() or needle in r.reason.lower()
-                    or needle in (r.error or "").lower()]
-        return rows
+        needle = (search or "").lower()
+        return [r for r in self.corrected_rows() if (not wrong or r.correct is False) and (not errors or r.error)
+                and (not verdict or (r.label or "").upper() == verdict.upper())
+                and (not source or source.lower() in r.source.lower())
+                and (not search or needle in r.case_id.lower() or needle in r.reason.lower() or needle in (r.error or "").lower())]
 
     def _verdict(self, case_id: str) -> CaseVerdict | None:
         return CaseRecord.of(self.store.events(case_id)).verdict

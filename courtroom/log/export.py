@@ -8,9 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from courtroom.case import Case
 from courtroom.errors import AuditError, TranscriptError
-from courtroom.evaluate.metrics import Metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.case_record import CaseRecord
@@ -49,20 +47,16 @@ def charge_records(record: CaseRecord, sentences: tuple[str, ...]) -> list[dict[
     if verdict is None:
         return []
     rulings = {r.charge: r for r in verdict.rulings}
-    records = []
-    for charge in verdict.charges:
-        ruling = rulings.get(charge.index)
-        records.append({
-            "number": charge.index + 1, "quote": charge.quote, "reason": charge.reason,
-            "grounding": charge.grounding, "p_suspect": charge.p_suspect,
-            "verdict": ruling.verdict.value if ruling else None,
-            "p_hallucinated": ruling.p_hallucinated if ruling else None,
-            "source": ruling.source if ruling else None, "ruling_reason": ruling.reason if ruling else None,
-            "opinion": ruling.opinion if ruling else None, "evidence_grounding": ruling.evidence if ruling else None,
-            "cited": [{"sentence": n, "text": sentences[n - 1] if n <= len(sentences) else ""}
-                      for n in record.cited(charge.index)],
-        })
-    return records
+    return [{
+        "number": charge.index + 1, "quote": charge.quote, "reason": charge.reason,
+        "grounding": charge.grounding, "p_suspect": charge.p_suspect,
+        "verdict": ruling.verdict.value if ruling else None,
+        "p_hallucinated": ruling.p_hallucinated if ruling else None,
+        "source": ruling.source if ruling else None, "ruling_reason": ruling.reason if ruling else None,
+        "opinion": ruling.opinion if ruling else None, "evidence_grounding": ruling.evidence if ruling else None,
+        "cited": [{"sentence": n, "text": sentences[n - 1] if n <= len(sentences) else ""}
+                  for n in record.cited(charge.index)],
+    } for charge in verdict.charges for ruling in [rulings.get(charge.index)]]
 
 
 def span_records(row: ResultRow, answer: str | None) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]] | None]:
@@ -81,15 +75,13 @@ def case_records(audit: Audit) -> list[dict[str, Any]]:
     corrected = {r.case_id: r.label for r in audit.corrected_rows()}
     records = []
     for row in audit.rows():
-        charges: list[dict[str, Any]] | None
-        case: Case | None
         try:
-            record = CaseRecord.of(audit.store.events(row.case_id))
+            record: CaseRecord | None = CaseRecord.of(audit.store.events(row.case_id))
         except TranscriptError:
-            charges, case = None, None
-        else:
-            charges = charge_records(record, audit.context_sentences(record.case)) if row.error is None else []
-            case = record.case
+            record = None
+        case = None if record is None else record.case
+        charges = None if record is None else charge_records(record, audit.context_sentences(record.case)) \
+            if row.error is None else []
         spans, gold_spans = span_records(row, case.answer if case is not None else None)
         records.append({
             "case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,
@@ -160,12 +152,7 @@ def default_output(run_dir: str | Path, fmt: str) -> Path:
     return root.parent / f"{root.name}{suffix}"
 
 
-# -- summaries as JSON (`--json` on audit summary, audit list, compare) ------------------------------------------
-def metrics_json(metrics: Metrics) -> dict[str, Any]:
-    """Metrics as plain JSON data (the keys of `metrics.json`)."""
-    return metrics.model_dump(mode="json")
-
-
+# -- a case in `audit list --json` ---------------------------------------------------------------------------------
 def row_json(row: ResultRow) -> dict[str, Any]:
     """A case in a listing: what `audit list` shows, whole."""
     return {"case_id": row.case_id, "source": row.source, "gold": row.gold, "verdict": row.label,

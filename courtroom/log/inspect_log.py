@@ -49,13 +49,9 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
     for e in events:
         if e.event != "model_call":
             continue
-        inputs = []
-        for key in e.messages:
-            prompt = prompts.get(key)
-            if prompt is None:
-                continue
-            attachments[key] = prompt.content
-            inputs.append({"id": _id(), "content": f"attachment://{key}", "role": prompt.role})
+        attachments.update({key: prompts[key].content for key in e.messages if key in prompts})
+        inputs = [{"id": _id(), "content": f"attachment://{key}", "role": prompts[key].role}
+                  for key in e.messages if key in prompts]
         site = {name: value for name in ("purpose", "role", "persona", "node", "charge", "round")
                 if (value := getattr(e, name)) is not None}
         if site.get("charge") is not None:
@@ -65,12 +61,10 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
         reply = {"id": _id(), "content": e.raw if e.error is None else f"{e.raw}\n[error: {e.error}]",
                  "role": "assistant", "model": model, "metadata": site}
         messages.extend([*inputs, reply])
-        usage = _usage(e.prompt_tokens, e.completion_tokens)
-        if e.cached_prompt_tokens:
-            usage["input_tokens_cache_read"] = e.cached_prompt_tokens
-        config: dict[str, Any] = {"temperature": e.sampling.temperature, "max_tokens": e.sampling.max_new_tokens}
-        if e.sampling.seed is not None:
-            config["seed"] = e.sampling.seed
+        usage = {**_usage(e.prompt_tokens, e.completion_tokens),
+                 **({"input_tokens_cache_read": e.cached_prompt_tokens} if e.cached_prompt_tokens else {})}
+        config = {"temperature": e.sampling.temperature, "max_tokens": e.sampling.max_new_tokens,
+                  **({} if e.sampling.seed is None else {"seed": e.sampling.seed})}
         model_events.append({
             "uuid": _id(), "timestamp": e.time.isoformat(), "working_start": 0.0, "event": "model", "model": model,
             "role": e.role, "input": inputs, "tools": [], "tool_choice": "none", "config": config,

@@ -26,11 +26,8 @@ class PooledRun:
 
     def member_cases(self) -> list[list[Case]]:
         """The cases each member run judged (rebuilt from its manifest), for the no-model rules."""
-        cases = []
-        for store, rows in zip(self.stores, self.contender.members):
-            judged = {r.case_id for r in rows}
-            cases.append([c for c in run_cases(store) if c.id in judged])
-        return cases
+        return [[c for c in run_cases(store) if c.id in judged]
+                for store, rows in zip(self.stores, self.contender.members) for judged in [{r.case_id for r in rows}]]
 
 
 def split_argument(argument: str) -> list[str]:

@@ -58,14 +58,12 @@ def replay(events: Sequence[Event], judge: Judge, config_hash: str | None = None
                             recorded_exception(failure.error_type, failure.message) if failure else None)
     [outcome] = list(run_lockstep([start.case], judge.program, backend, judge_name=judge.name,
                                   config_hash=start.config_hash, window=1))
-    differences = []
     recorded, rebuilt = debate_view(events), debate_view(outcome.events)
     for a, b in zip(recorded, rebuilt):
         if a.get("event") == b.get("event") == "verdict" and _said_before(a["verdict"]["reason"], b["verdict"]["reason"]):
             a["verdict"]["reason"] = b["verdict"]["reason"]
-    for i, (a, b) in enumerate(zip(recorded, rebuilt)):
-        differences.extend(f"debate event {i} ({a.get('event')}): {field}: recorded {_short(x)} but replay gives "
-                           f"{_short(y)}" for field, x, y in fields_that_differ(a, b))
+    differences = [f"debate event {i} ({a.get('event')}): {field}: recorded {_short(x)} but replay gives {_short(y)}"
+                   for i, (a, b) in enumerate(zip(recorded, rebuilt)) for field, x, y in fields_that_differ(a, b)]
     if len(recorded) != len(rebuilt):
         differences.append(f"the record has {len(recorded)} debate events, the replay {len(rebuilt)}")
     if not backend.exhausted:

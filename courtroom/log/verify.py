@@ -94,9 +94,8 @@ def verify(audit: Audit) -> list[Problem]:
                                                     f"cases it decided have no result row (first: {missing[0]!r}); run "
                                                     "the same command to finish it"))
     transcripts = audit.root / "transcripts"
-    for path in sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []:
-        if path.name not in listed:
-            problems.append(Problem(str(path), None, "transcript of a case that has no result row"))
+    problems.extend(Problem(str(path), None, "transcript of a case that has no result row")
+                    for path in (sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []) if path.name not in listed)
     problems.extend(_check_metrics(audit, rows))
     return problems
 
@@ -174,12 +173,9 @@ def _check_prompts(path: Path, events: Sequence[Event]) -> list[Problem]:
 
 
 def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_id: str) -> list[Problem]:
-    problems = []
-    for number, event in enumerate(events, start=1):
-        if event.seq != number - 1:
-            problems.append(Problem(str(path), number, f"event numbered {event.seq}, expected {number - 1} "
-                                                       "(events missing, reordered or inserted)"))
-            break
+    problems = [Problem(str(path), number, f"event numbered {event.seq}, expected {number - 1} (events missing, "
+                                           "reordered or inserted)")
+                for number, event in enumerate(events, start=1) if event.seq != number - 1][:1]
     start = events[0]
     if start.event != "case_start":
         problems.append(Problem(str(path), 1, "the transcript does not begin with case_start"))

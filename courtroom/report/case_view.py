@@ -19,9 +19,7 @@ def outcome(row: ResultRow, corrected: ResultRow) -> str:
     """correct, wrong, error or unlabelled (after human edits)."""
     if row.error:
         return "error"
-    if row.gold is None:
-        return "unlabelled"
-    return "correct" if corrected.label == row.gold else "wrong"
+    return "unlabelled" if row.gold is None else ("correct" if corrected.label == row.gold else "wrong")
 
 
 def case_line(index: int, row: ResultRow, corrected: ResultRow, edited: bool) -> dict[str, Any]:
@@ -50,18 +48,14 @@ def _row_only(row: ResultRow, note: str) -> dict[str, Any]:
 
 
 def _trials(record: CaseRecord) -> list[dict[str, Any]]:
-    trials = []
-    for trial in record.trials:
-        moves = [{"round": m.round, "role": m.role, "persona": m.persona, "move": m.move,
-                  "p": None if m.forced or not m.move_probs else round(m.move_probs.get(m.move, 0), 3),
-                  "polled": {k: round(v, 3) for k, v in (m.polled_probs or {}).items()} or None,
-                  "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"), "cite": citation(m)}
-                 for m in trial.moves]
-        ruling = trial.ruling
-        trials.append({"charge": trial.charge, "moves": moves, "ruling": None if ruling is None else {
-            "verdict": ruling.verdict.value, "confidence": round(ruling.confidence, 3), "source": ruling.source,
-            "reason": ruling.reason, "weighed": weighed(ruling)}})
-    return trials
+    return [{"charge": trial.charge, "moves": [
+        {"round": m.round, "role": m.role, "persona": m.persona, "move": m.move,
+         "p": None if m.forced or not m.move_probs else round(m.move_probs.get(m.move, 0), 3),
+         "polled": {k: round(v, 3) for k, v in (m.polled_probs or {}).items()} or None,
+         "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"), "cite": citation(m)}
+        for m in trial.moves], "ruling": None if (ruling := trial.ruling) is None else {
+        "verdict": ruling.verdict.value, "confidence": round(ruling.confidence, 3), "source": ruling.source,
+        "reason": ruling.reason, "weighed": weighed(ruling)}} for trial in record.trials]
 
 
 def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | None = None) -> dict[str, Any]:

@@ -41,8 +41,6 @@ class CasePair:
 class RunDiff:
     """Every case of either run, paired by id."""
 
-    a_name: str
-    b_name: str
     cases: list[CasePair]
     pairing: Pairing
     """B paired with A (the reference): balanced accuracy difference and McNemar's test."""
@@ -71,4 +69,4 @@ def diff_runs(a: Audit, b: Audit) -> RunDiff:
                          f"gold label: are they runs of the same dataset?")
     cases = [CasePair(r.case_id, r, by_id_b.get(r.case_id)) for r in rows_a]
     cases += [CasePair(r.case_id, None, r) for r in rows_b if r.case_id not in ids_a]
-    return RunDiff(a.root.name, b.root.name, cases, pair(b.root.name, rows_a, rows_b))
+    return RunDiff(cases, pair(b.root.name, rows_a, rows_b))

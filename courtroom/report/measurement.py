@@ -39,11 +39,8 @@ def answer_gains(case: Case, events: Sequence[Event], clip: float | None = None)
     without = next((e for e in scored if e is not with_context), None)
     if with_context is None or without is None or len(with_context.token_logprobs) != len(without.token_logprobs):
         return []
-    gains = []
-    for (start, end), full, bare in zip(with_context.token_spans, with_context.token_logprobs, without.token_logprobs):
-        gain = full - bare
-        gains.append(TokenGain(start, end, min(gain, clip) if clip is not None else gain, gain))
-    return gains
+    return [TokenGain(start, end, min(full - bare, clip) if clip is not None else full - bare, full - bare)
+            for (start, end), full, bare in zip(with_context.token_spans, with_context.token_logprobs, without.token_logprobs)]
 
 
 def weakest(gains: Sequence[TokenGain], answer: str, k: int = 3) -> list[tuple[int, int]]:

@@ -98,12 +98,8 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
                 p = f"{m.calibrated_probs.get(m.move, 0):.2f} calibrated (raw {m.move_probs.get(m.move, 0):.2f})"
             elif m.rule:
                 p = "court's rule"
-            said = []
-            for key, value in m.payload.items():
-                if key == "evidence" and isinstance(value, int):
-                    said.append(f'[{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences) else "no citation")
-                else:
-                    said.append(str(value))
+            said = [(f'[{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences) else "no citation")
+                    if key == "evidence" and isinstance(value, int) else str(value) for key, value in m.payload.items()]
             table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p, shown(" | ".join(said)))
         if (ruling := trial.ruling) is not None:
             style = "red" if ruling.verdict.value == "hallucinated" else "green"

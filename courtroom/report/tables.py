@@ -128,9 +128,8 @@ def trial_columns(summary: TrialSummary) -> dict[str, str]:
 def endings_rows(summary: TrialSummary) -> tuple[list[str], list[list[str]]]:
     """How trials ended by round: the header (rounds) and one row per ending (`judge`, `withdrawn`, ...)."""
     rounds = summary.rounds()
-    rows = []
-    for source, total in sorted(summary.ended_by().items(), key=lambda kv: -kv[1]):
-        rows.append([source, *(str(summary.total.endings.get(f"{source}@{r}", 0)) for r in rounds), str(total)])
+    rows = [[source, *(str(summary.total.endings.get(f"{source}@{r}", 0)) for r in rounds), str(total)]
+            for source, total in sorted(summary.ended_by().items(), key=lambda kv: -kv[1])]
     return ["ended by", *(f"round {r}" for r in rounds), "all"], rows
 
 

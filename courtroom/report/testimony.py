@@ -99,25 +99,19 @@ def _values(testimony: Testimony, weighing: Weighing | None) -> list[ValueView]:
 
 def witness_views(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> list[WitnessView]:
     """Every witness of the verdict, in the court's order; pointers strongest first."""
-    views = []
-    for t in verdict.testimony:
-        witness = WITNESSES.get(t.witness)
-        points = sorted(t.points, key=lambda p: (-p.weight, p.start))
-        views.append(WitnessView(t.witness, t.version, witness.about if witness else "", t.heard, t.why_not,
-                                 _values(t, verdict.weighing), [pointer_view(p, answer, sentences) for p in points]))
-    return views
+    return [WitnessView(t.witness, t.version, witness.about if (witness := WITNESSES.get(t.witness)) else "", t.heard,
+                        t.why_not, _values(t, verdict.weighing),
+                        [pointer_view(p, answer, sentences) for p in sorted(t.points, key=lambda p: (-p.weight, p.start))])
+            for t in verdict.testimony]
 
 
 def span_views(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> list[SpanView]:
     """The verdict's spans, strongest first, each with the pointers that fall on it."""
-    views = []
-    for number, span in enumerate(verdict.spans, start=1):
-        evidence = [(t.witness, pointer_view(p, answer, sentences)) for t in verdict.testimony for p in t.points
-                    if p.start < span.end and p.end > span.start]
-        views.append(SpanView(number, span.start, span.end, span.text, span.score, list(span.named_by),
-                              span.context_sentence, sentence_text(sentences, span.context_sentence), span.verified,
-                              evidence))
-    return views
+    return [SpanView(number, span.start, span.end, span.text, span.score, list(span.named_by), span.context_sentence,
+                     sentence_text(sentences, span.context_sentence), span.verified,
+                     [(t.witness, pointer_view(p, answer, sentences)) for t in verdict.testimony for p in t.points
+                      if p.start < span.end and p.end > span.start])
+            for number, span in enumerate(verdict.spans, start=1)]
 
 
 def weighing_line(weighing: Weighing | None) -> str:

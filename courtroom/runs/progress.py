@@ -36,9 +36,7 @@ def usual_calls(judge: Judge) -> float:
         return COURT_CALLS_PER_CASE if tries else MEASUREMENT_CALLS_PER_CASE
     if judge.name == "vote":
         return float(getattr(judge, "votes", 1) or 1)
-    if judge.name == "two-step":
-        return 2.0
-    return 1.0
+    return 2.0 if judge.name == "two-step" else 1.0
 
 
 @dataclass(frozen=True)

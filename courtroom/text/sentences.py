@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from itertools import accumulate
 from typing import Any, Literal, get_args
 
 SentenceSplitter = Literal["regex", "structured"]
@@ -120,21 +121,13 @@ _BORDER = re.compile(r"[\s|+\-=:_]+")
 def structured_sentences(text: str, render: bool = True,
                          prose: Callable[[str], list[str]] = prose_sentences) -> list[str]:
     """The sentences of a text, structure first (literals, tables, lists, lines), then its prose cut by `prose`."""
-    out: list[str] = []
-    for kind, piece in _pieces(text, render):
-        if kind == "prose":
-            out.extend(prose(piece))
-        else:
-            out.append(piece)
-    return out
+    return [s for kind, piece in _pieces(text, render) for s in (prose(piece) if kind == "prose" else [piece])]
 
 
 def _pieces(text: str, render: bool) -> Iterator[tuple[str, str]]:
     """("prose", a line or a labelled row to cut into sentences) and ("done", a sentence as it stands)."""
     lines = text.split("\n")
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = [0, *accumulate(len(line) + 1 for line in lines)]
     header: list[str] | None = None
     pending: list[str] = []  # a line and the lines of figures that belong to it
     marker = ""  # a list marker alone on its line, for the line after it
@@ -155,7 +148,7 @@ def _pieces(text: str, render: bool) -> Iterator[tuple[str, str]]:
         if not line:
             i += 1
             continue
-        if _is_row(line):
+        if line.count("|") >= 2 and (line.startswith("|") or line.endswith("|") or line.count("|") >= 3):
             yield from _flush(pending)
             pending = []
             if _is_rule(line):
@@ -194,10 +187,6 @@ def _pieces(text: str, render: bool) -> Iterator[tuple[str, str]]:
 def _flush(pending: list[str]) -> Iterator[tuple[str, str]]:
     if pending:
         yield "prose", " ".join(pending)
-
-
-def _is_row(line: str) -> bool:
-    return line.count("|") >= 2 and (line.startswith("|") or line.endswith("|") or line.count("|") >= 3)
 
 
 def _is_rule(line: str) -> bool:
@@ -269,9 +258,7 @@ def _inline(value: Any, depth: int) -> str:
         return f"({text})" if depth and len(value) > 1 else text
     if isinstance(value, str):
         return _collapse(value)
-    if value is None or isinstance(value, bool):
-        return json.dumps(value)
-    return str(value)
+    return json.dumps(value) if value is None or isinstance(value, bool) else str(value)
 
 
 def _collapse(text: str) -> str:

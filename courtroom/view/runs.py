@@ -24,8 +24,6 @@ DEPTH = 4
 """How many folders deep runs are looked for under the folder given."""
 SUMMARY_EVERY = 5.0
 """Seconds between two summaries of a run that is being written (the metrics' bootstrap is the costly part)."""
-SORTS = {"i": "i", "id": "id", "verdict": "corrected", "gold": "gold", "score": "score", "charges": "charges",
-         "source": "source"}
 
 
 def find_runs(root: Path) -> dict[str, Path]:
@@ -155,7 +153,7 @@ class RunView:
 
         chosen = [c for c in lines if keep(c)]
         if query.sort != "i" or query.desc:
-            field = SORTS[query.sort]
+            field = "corrected" if query.sort == "verdict" else query.sort
             chosen = sorted((c for c in chosen if c[field] is not None), key=lambda c: c[field], reverse=query.desc) + \
                 [c for c in chosen if c[field] is None]
         page = [dict(c, labelled=word(labels.get(c["id"]))) for c in chosen[query.offset:query.offset + query.limit]]

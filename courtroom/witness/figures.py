@@ -108,17 +108,14 @@ def check_figures(answer: str, context: Sequence[str], question: str) -> list[Fi
             continue
         tolerance = number.tolerance
         if _matches(asked, value, tolerance).any():  # as the context's figures: in any form, at the answer's precision
-            checks.append(FigureCheck(text, start, end, value, "given", "the question states it"))
-            continue
-        hits = _matches(stated, value, tolerance)
-        if hits.any():
-            checks.append(FigureCheck(text, start, end, value, "stated", f"the context states {stated[hits][0]:g}"))
-            continue
-        if operands is None:
-            operands = _operands(sources, question)
-        how = _computation(operands, value, tolerance, average)
-        checks.append(FigureCheck(text, start, end, value, "computed" if how else "absent",
-                                  f"= {how} from the context" if how else ""))
+            status, how = "given", "the question states it"
+        elif (hits := _matches(stated, value, tolerance)).any():
+            status, how = "stated", f"the context states {stated[hits][0]:g}"
+        else:
+            operands = _operands(sources, question) if operands is None else operands
+            found = _computation(operands, value, tolerance, average)
+            status, how = ("computed", f"= {found} from the context") if found else ("absent", "")
+        checks.append(FigureCheck(text, start, end, value, status, how))
     return checks
 
 

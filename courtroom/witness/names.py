@@ -35,11 +35,6 @@ def _capitalised(word: str) -> bool:
         (len(word) > 1 and word.isupper() and word.isalpha())
 
 
-def _opens_sentence(text: str, start: int) -> bool:
-    before = text[:start].rstrip(" \t")
-    return not before or before[-1] in _OPENERS
-
-
 def names(text: str) -> list[tuple[int, int]]:
     """Character spans of the names in `text` (see the module's rules)."""
     tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text)]
@@ -51,7 +46,7 @@ def names(text: str) -> list[tuple[int, int]]:
             run.pop()
         if run:
             capitals = [t for t in run if _capitalised(text[t[0]:t[1]])]
-            if len(capitals) >= 2 or not _opens_sentence(text, run[0][0]):
+            if len(capitals) >= 2 or ((before := text[:run[0][0]].rstrip(" \t")) and before[-1] not in _OPENERS):
                 spans.append((run[0][0], run[-1][1]))
         run.clear()
 

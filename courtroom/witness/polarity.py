@@ -4,11 +4,11 @@ disagrees with the context sentence that shares most of its content words."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from courtroom.case import Testimony
-from courtroom.text.negation import negated_keys, plain, word_scope
+from courtroom.text.negation import plain, word_scope
 from courtroom.witness.reading import Reading
 
 AUXILIARIES = frozenset("do does did is are was were can could will would should shall has have had may might must "
@@ -53,11 +53,6 @@ def answer_polarity(question: str, answer: str) -> int:
 
 _SAYS = re.compile(r"\W*(?:yes|no)\b\s*[,.;:!—–-]", re.IGNORECASE)
 """An answer's opening yes or no, set off by punctuation (not the "No" of "No patients died")."""
-
-
-def negated(text: str, keys: Set[str]) -> bool:
-    """`text` negates some of the words `keys` name (`courtroom.text.negation`: a cue's scope, not the cues' parity)."""
-    return bool(negated_keys(text) & keys)
 
 
 def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,

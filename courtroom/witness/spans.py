@@ -119,11 +119,8 @@ class _Marks:
 def rule_scores(rows: Sequence[Sequence[float]]) -> list[float]:
     """P(hallucinated) per word without a fitted model: its sentence's P, raised where a witness pointed at it (an
     absent figure or name most) and where the context made it less likely."""
-    out = []
-    for r in rows:
-        z = 4.0 * (r[0] - 0.5) + 2.5 * r[5] + 2.0 * r[7] + 0.8 * r[8] + 0.6 * max(0.0, -r[1]) - 1.5 * r[10] - 1.0
-        out.append(1.0 / (1.0 + math.exp(-z)))
-    return out
+    return [1.0 / (1.0 + math.exp(-(4.0 * (r[0] - 0.5) + 2.5 * r[5] + 2.0 * r[7] + 0.8 * r[8] + 0.6 * max(0.0, -r[1])
+                                    - 1.5 * r[10] - 1.0))) for r in rows]
 
 
 WORD_PROBE = "word_probe"

@@ -103,7 +103,7 @@ def test_bad_output_type_fails_before_the_model_loads() -> None:
     backend = TransformersBackend("default")
     with pytest.raises(OutputTypeError, match="NotSerialisable"):
         backend.generate([ask("hi", NotSerialisable)])
-    assert not backend.is_loaded
+    assert backend._loaded is None
 
 
 @pytest.mark.parametrize("engine", ["xgrammar", "llguidance", "outlines_core"])
