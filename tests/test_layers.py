@@ -47,7 +47,7 @@ DOMAIN = {"case", "errors", "casefile", "digest", "yamlio"}
 LOOSE = {"testing": "integrations"}
 REGISTRIES = {"engine.registry"}
 """Modules whose strings name the judges they load on demand (a plugin table), not layers they depend on."""
-BUDGET = 19_200
+BUDGET = 19_720
 """Lines of Python the package may hold (docs/development.md: a new feature pays for its own lines)."""
 NAMED = re.compile(r"courtroom(?:\.[a-z_]+)+(?::\w+)?")
 """A module named by a string: `courtroom.court.load` or `courtroom.court.load:Courtroom`."""
