@@ -8,7 +8,8 @@ model calls per case.
 
     PYTHONPATH=. python experiments/trial_testimony.py RUN [RUN ...] --out experiments/results/MODEL/trial-testimony.md
 
-Every RUN is decided again twice (into RUN-testified and RUN-measure beside it, resumable; never committed: they hold
+Every RUN is decided again twice (into RUN-testified and RUN-measure beside it, resumable; never committed, and to be
+deleted before experiments/report.py runs, which would list them: they hold
 the data's text): with `trial.testify` (the trial's testimony in every verdict, from the recorded calls), and by the
 default court (the measure's verdict, from the same calls). Folds are the package's (`fit_ruling`: 5 over groups of
 identical answers and of one question's answers, stratified by source); leave-one-source-out beside them. Every
