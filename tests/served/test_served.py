@@ -80,7 +80,7 @@ def test_a_judge_served_beside_debaters_in_process_hears_every_judge_call(server
     (`trial.models.judge: {model, url}`): the judge's calls, and only they, go to the server; the run verifies."""
     seat = {"model": NAME, "url": server}
     run = start_run(RunSpec.build("examples", court="full", model="default", device="cpu", api_key_env=KEY_ENV,
-                                  limit=6,
+                                  limit=6, allow_hosts=[f"{server.removesuffix('/v1')}={KEY_ENV}"],  # consent (#50)
                                   judge_options={"overrides": {"trial.models.judge": seat, "max_charges": 1}}),
                     tmp_path / "seated")
     rows = run.execute()
