@@ -78,7 +78,7 @@ def test_characters_split_between_tokens_keep_the_token_spans_of_the_in_process_
 def test_a_judge_served_beside_debaters_in_process_hears_every_judge_call(server: str, tmp_path: Path) -> None:
     """The clerk and the debaters on the embedded model in this process, the judge on the vLLM server
     (`trial.models.judge: {model, url}`): the judge's calls, and only they, go to the server; the run verifies."""
-    seat = {"model": NAME, "url": server}
+    seat = {"model": NAME, "url": server, "api_key_env": KEY_ENV}
     run = start_run(RunSpec.build("examples", court="full", model="default", device="cpu", api_key_env=KEY_ENV,
                                   limit=6, allow_hosts=[f"{server.removesuffix('/v1')}={KEY_ENV}"],  # consent (#50)
                                   judge_options={"overrides": {"trial.models.judge": seat, "max_charges": 1}}),
