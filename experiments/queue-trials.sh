@@ -12,7 +12,15 @@ COURT=experiments/courts/trial-testimony.yaml
 D=../shared/data
 run() { "$C" run "$@" || echo "run failed: $*"; }
 run $D/ragtruth-dev.jsonl --court "$COURT" --out experiments/results/default/ragtruth-trial-testimony
-# started before courts 12 and 14 (retired settings left out, trial.testify added): finished with the court it recorded
-# (the analysis decides it again with trial.testify; the rows judged so far are the first 350 of 607)
-H=experiments/results/default/halubench-trial-testimony
-run $D/halubench-dev.jsonl --court "$H" --out "$H"
+# started (at commit 9887a97) before courts 12 and 14 (retired settings left out, trial.testify added), which refuse to
+# resume it: rows 351-607 were judged on 2026-11-29 by a checkout of 9887a97 with the court the run recorded (the
+# analysis decides it again with trial.testify):
+#   git worktree add --detach ../wt-run-h 9887a97 && cd ../wt-run-h && H=$PWD/../main/experiments/results/default/halubench-trial-testimony
+#   PYTHONPATH=. ../main/.venv/bin/python -m courtroom.cli run ../shared/data/halubench-dev.jsonl --court "$H" --out "$H"
+# Qwen2.5-Coder-0.5B, the same court on balanced seeded samples (200 HaluBench, 120 RAGTruth dev);
+# `courtroom models fetch qwen2.5-coder-0.5b` first
+Q=experiments/results/qwen2.5-coder-0.5b
+run $D/halubench-dev.jsonl --court "$COURT" --model qwen2.5-coder-0.5b --dtype float32 --limit 200 --balanced \
+    --out $Q/halubench-trial-testimony
+run $D/ragtruth-dev.jsonl --court "$COURT" --model qwen2.5-coder-0.5b --dtype float32 --limit 120 --balanced \
+    --out $Q/ragtruth-trial-testimony

@@ -13,7 +13,12 @@ deleted before experiments/report.py runs, which would list them: they hold
 the data's text): with `trial.testify` (the trial's testimony in every verdict, from the recorded calls), and by the
 default court (the measure's verdict, from the same calls). Folds are the package's (`fit_ruling`: 5 over groups of
 identical answers and of one question's answers, stratified by source); leave-one-source-out beside them. Every
-number is balanced accuracy [95% bootstrap] / AUROC, with McNemar's paired test against the clerk's ruling."""
+number is balanced accuracy [95% bootstrap] / AUROC, with McNemar's paired test against the clerk's ruling.
+
+`--held-out RUN=N` leaves the cases of RUN after the first N of its manifest (the order they were selected in) out of
+everything above and tests on them once, by rulings fitted on all the other cases: the check fixed in
+docs/experiments.md ("A check fixed before its data") before those cases' results were read. Held-out cases linked to a
+fitted one (an identical answer, or the same question) are left out of the test and counted."""
 
 from __future__ import annotations
 
@@ -26,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from courtroom.calibrate.fit_ruling import Example, fit_ruling, leave_one_source_out
+from courtroom.calibrate.fit_ruling import Design, Example, decide, fit, fit_ruling, leave_one_source_out
 from courtroom.calibrate.ruling_runs import labelled_runs
 from courtroom.engine.registry import JudgeSpec
 from courtroom.evaluate.metrics import compute_metrics
@@ -118,18 +123,78 @@ def dataset(e: Example) -> str:
     return e.source.split("/")[0]
 
 
+def held_out_ids(spec: str) -> set[str]:
+    """The case ids of `RUN=N` after the first N the run selected."""
+    run, _, first = spec.rpartition("=")
+    manifest = RunStore(Path(run)).manifest()
+    if not run or not first.isdigit() or manifest.cases is None:
+        raise SystemExit(f"--held-out {spec!r}: expected RUN=N, N the cases fitted on, RUN a run that lists its cases")
+    return set(list(manifest.cases.cases)[int(first):])
+
+
+def escalated(examples: Sequence[Example], clerk_p: np.ndarray, trial_p: np.ndarray, trial: np.ndarray,
+              share: float) -> tuple[np.ndarray, np.ndarray]:
+    """P(hallucinated) when the cases nearest the clerk's threshold are tried first until their trial calls reach
+    `share` of all the cases' (a case with no trial call counts one), and which cases were tried."""
+    order = np.argsort(np.abs(clerk_p - 0.5), kind="stable")
+    charges = np.maximum(trial, 1.0)
+    budget, spent, tried = share * charges.sum(), 0.0, np.zeros(len(examples), dtype=bool)
+    for i in order:
+        if spent >= budget - 1e-9:
+            break
+        tried[i], spent = True, spent + charges[i]
+    return np.where(tried, trial_p, clerk_p), tried
+
+
+def held_out_lines(examples: Sequence[Example], test_ids: set[str], measure_rows: dict[str, ResultRow],
+                   trial_calls: dict[str, float], seed: int) -> list[str]:
+    """Rulings fitted on every case outside `test_ids`, tested once on the held-out cases not linked to a fitted one."""
+    fits = {"the clerk's ruling": clerk_only(examples), "the bench alone (calibrated)": bench_only(examples),
+            "the clerk and trial ruling": clerk_and_trial(examples)}
+    held = np.array([e.case_id in test_ids for e in examples])
+    groups = np.array(Design(examples).groups)
+    linked = held & np.isin(groups, groups[~held])
+    train, test = np.flatnonzero(~held), np.flatnonzero(held & ~linked)
+    tested = [examples[i] for i in test]
+    p = {}
+    for name, chosen in fits.items():
+        design = Design(chosen)
+        p[name] = decide(design, fit(design, train, seed), test)
+    trial = np.array([trial_calls[e.case_id] for e in tested], dtype=float)
+    table = {"the measure": [measure_rows[e.case_id] for e in tested]} | \
+        {name: rows_of(tested, scores) for name, scores in p.items()}
+    clerk = table["the clerk's ruling"]
+    for share in SHARES[1:-1]:
+        decided, tried = escalated(tested, p["the clerk's ruling"], p["the clerk and trial ruling"], trial, share)
+        table[f"{share:.0%} tried, nearest the clerk's threshold ({tried.sum()} cases)"] = rows_of(tested, decided)
+    kind = {e.case_id: "/".join(e.source.split("/")[:2]) for e in tested}
+    sources = sorted(set(kind.values()))
+    lines = [f"## Held out: {len(tested)} cases never fitted on", "",
+             f"Rulings fitted on the {len(train)} other cases, tested once; {int(linked.sum())} held-out cases linked "
+             f"to a fitted one (an identical answer or the same question) left out. Sources: "
+             + ", ".join(f"{s} {sum(k == s for k in kind.values())}" for s in sources) + ". The primary test, fixed "
+             "before these cases' results were read: 10% tried against the clerk's ruling.", "",
+             "| | balanced accuracy / AUROC | against the clerk's ruling |", "|---|---|---|"]
+    for name, judged in table.items():
+        lines.append(f"| {name} | {cell(judged)} | {'' if judged is clerk else against(judged, clerk)} |")
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--held-out", metavar="RUN=N", help="test once on the cases of RUN after its first N")
     args = parser.parse_args()
     command = "PYTHONPATH=. python " + " ".join(shlex.quote(a) for a in sys.argv)
     testified_runs = [testified(run) for run in args.runs]
     measure_rows = {r.case_id: r for run in args.runs for r in Audit(measured(run)).rows() if r.error is None}
     cost = {k: v for run in testified_runs for k, v in calls(run).items()}
     runs = labelled_runs(testified_runs)
-    examples = [e for e in runs.examples if e.case_id in measure_rows]
+    every = [e for e in runs.examples if e.case_id in measure_rows]
+    test_ids = held_out_ids(args.held_out) if args.held_out else set()
+    examples = [e for e in every if e.case_id not in test_ids]
     model, witnesses = runs.model, {"trial": 1}
     print(f"{len(examples)} cases of {model}", file=sys.stderr)
 
@@ -169,18 +234,14 @@ def main() -> None:
               "| share of charges tried | cases tried | balanced accuracy / AUROC | against the clerk's ruling | "
               "model calls per case |", "|---|---|---|---|---|"]
     clerk_p, trial_p = p["the clerk's ruling"], p["the clerk and trial ruling"]
-    order = np.argsort(np.abs(clerk_p - 0.5), kind="stable")
-    charges = np.array([max(trial[i], 1.0) for i in range(len(examples))])  # trial calls stand for its charges' cost
     for share in SHARES:
-        budget, spent, tried = share * charges.sum(), 0.0, np.zeros(len(examples), dtype=bool)
-        for i in order:
-            if spent >= budget - 1e-9:
-                break
-            tried[i], spent = True, spent + charges[i]
-        decided = np.where(tried, trial_p, clerk_p)
+        decided, tried = escalated(examples, clerk_p, trial_p, trial, share)
         judged = rows_of(examples, decided)
         lines.append(f"| {share:.0%} | {tried.sum()} of {len(examples)} | {cell(judged)} | "
                      f"{against(judged, clerk) if share else ''} | {(own + np.where(tried, trial, 0)).mean():.1f} |")
+    lines.append("")
+    if test_ids:
+        lines += held_out_lines(every, test_ids, measure_rows, {k: float(v[1]) for k, v in cost.items()}, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
