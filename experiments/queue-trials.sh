@@ -24,3 +24,7 @@ run $D/halubench-dev.jsonl --court "$COURT" --model qwen2.5-coder-0.5b --dtype f
     --out $Q/halubench-trial-testimony
 run $D/ragtruth-dev.jsonl --court "$COURT" --model qwen2.5-coder-0.5b --dtype float32 --limit 120 --balanced \
     --out $Q/ragtruth-trial-testimony
+# one round against three (the 135M model): a balanced seeded 150 of HaluBench dev, paired with the same cases of the
+# one-round run above
+run $D/halubench-dev.jsonl --court "$COURT" --set trial.max_rounds=3 --limit 150 --balanced \
+    --out experiments/results/default/halubench-trial-testimony-3-rounds

@@ -113,10 +113,9 @@ RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
                    "accuracy by -0.01 to +0.04; a ruling file that holds one still reads, without it",
                    last=LAST_BEFORE_REGIONS, flat_only=False, recorded_only=True),
     RetiredSetting("a ruling's trial weights (`families.*.trial`: a tried case decided by the trial's testimony)",
-                   _trial_weights, "on 847 HaluBench and RAGTruth dev cases at 135M, every case's charges tried, the "
-                   "clerk and trial ruling was 0.720 against the clerk's 0.717 out of fold (+40/-38, p = 0.91), +7/-6 "
-                   "on 239 held out, and the bench alone 0.537 on HaluBench; a ruling file that holds them still "
-                   "reads, without them",
+                   _trial_weights, "on 847 HaluBench and RAGTruth dev cases at 135M, every charge tried, the clerk and "
+                   "trial ruling was 0.720 against the clerk's 0.717 out of fold (p = 0.91), +7/-6 on 239 held out; a "
+                   "ruling file that holds them still reads, without them",
                    last=LAST_BEFORE_TRIAL_WEIGHTS, flat_only=False, recorded_only=True),
 )
 """Every retired court setting."""

@@ -4,6 +4,7 @@ with no secret: edits consistent across transcript, row and metrics go unseen, d
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,7 @@ def verify(audit: Audit) -> list[Problem]:
     rows = list(latest.values())
     listed = set()
     edits = audit.edits()
+    versions: Counter[tuple[str, int, int]] = Counter()
     for row in rows:
         path = audit.root / row.transcript
         listed.add(path.name)
@@ -80,6 +82,9 @@ def verify(audit: Audit) -> list[Problem]:
             continue
         problems.extend(Problem(str(path), None, d) for d in result.differences)
         verdict = result.verdict
+        if result.differences and verdict and (was := next((e.verdict for e in events if e.event == "verdict"), None)):
+            now = {t.witness: t.version for t in verdict.testimony}  # a witness's version changed since the run
+            versions.update((t.witness, t.version, now[t.witness]) for t in was.testimony if now.get(t.witness, t.version) != t.version)
         if (verdict is None) != (row.label is None) or (
                 verdict is not None and (verdict.label != row.label or verdict.score != row.score)):
             problems.append(Problem(str(results), None, f"case {row.case_id}: the results say "
@@ -97,6 +102,10 @@ def verify(audit: Audit) -> list[Problem]:
     problems.extend(Problem(str(path), None, "transcript of a case that has no result row")
                     for path in (sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []) if path.name not in listed)
     problems.extend(_check_metrics(audit, rows))
+    problems.extend(Problem(str(audit.root), None, f"{n} transcripts hold the {name} witness's testimony at version {then}, "
+                            f"which this courtroom computes at version {now}: its values differ by design; verify the "
+                            f"run with the courtroom that recorded it (commit {(manifest.git_sha or '?')[:7]})")
+                    for (name, then, now), n in sorted(versions.items()))
     return problems
 
 

@@ -96,6 +96,30 @@ def test_verify_reports_a_tampered_value_with_file(copy_of: Path) -> None:
     assert result.exit_code == 1
 
 
+def test_verify_names_a_witness_whose_version_changed_once(copy_of: Path) -> None:
+    """A run recorded before a witness's version changed fails verify, and says which witness, from and to which
+    version, and the commit to verify it with, in one line however many transcripts hold it."""
+    store = RunStore(copy_of)
+    cases = ["example-lighthouse-automated", "example-bakery-sunday"]
+    witness = None
+    for case in cases:
+        path = store.transcript_path(case)
+        lines = path.read_text().splitlines()
+        i = next(i for i, line in enumerate(lines) if json.loads(line).get("event") == "verdict")
+        event = json.loads(lines[i])
+        heard = next(t for t in event["verdict"]["testimony"] if t["heard"])
+        witness, now = heard["witness"], heard["version"]
+        heard["version"] = now + 7
+        lines[i] = json.dumps(event)
+        path.write_text("\n".join(lines) + "\n")
+    problems = [str(p) for p in verify(Audit(copy_of))]
+    named = [p for p in problems if f"the {witness} witness's testimony" in p]
+    sha = store.manifest().git_sha
+    assert len(named) == 1 and "2 transcripts" in named[0] and f"at version {now + 7}" in named[0]
+    assert f"computes at version {now}" in named[0] and (sha is None or sha[:7] in named[0])
+    assert problems[-1] == named[0]
+
+
 def test_verify_reports_truncated_broken_and_foreign_files(copy_of: Path) -> None:
     store = RunStore(copy_of)
     truncated = store.transcript_path("example-bakery-hours")
