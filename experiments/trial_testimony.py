@@ -213,7 +213,8 @@ def main() -> None:
 
     groups = {"all": [True] * len(examples)} | {name: [dataset(e) == name for e in examples]
                                                  for name in sorted({dataset(e) for e in examples})}
-    lines = [f"# What the trial is worth: {model}", "", f"Made by `{command}`.", "",
+    title = f"# What the trial is worth: {model}" + (", and a check on held-out cases" if test_ids else "")
+    lines = [title, "", f"Made by `{command}`.", "",
              f"{len(examples)} cases, every case's three least grounded sentences tried (one round: both sides argue, "
              "the judge rules; both sides polled). Out of fold (5 folds over groups of identical answers and of one "
              "question's answers, stratified by source), balanced accuracy [95% bootstrap] / AUROC [95%]; paired "
