@@ -11,7 +11,9 @@ C=${C:-.venv/bin/courtroom}
 COURT=experiments/courts/trial-testimony.yaml
 D=../shared/data
 run() { "$C" run "$@" || echo "run failed: $*"; }
-run $D/ragtruth-dev.jsonl --court "$COURT" --out experiments/results/default/ragtruth-trial-testimony
+# finished with the court it recorded (the court file has changed since in its description only)
+R=experiments/results/default/ragtruth-trial-testimony
+run $D/ragtruth-dev.jsonl --court "$R" --out "$R"
 # started (at commit 9887a97) before courts 12 and 14 (retired settings left out, trial.testify added), which refuse to
 # resume it: rows 351-607 were judged on 2026-11-29 by a checkout of 9887a97 with the court the run recorded (the
 # analysis decides it again with trial.testify):
