@@ -89,7 +89,7 @@ def test_the_court_runs_that_replay_are_of_the_clerk_alone_or_of_the_trials_of_4
     tried = {name for name, court in courts.items() if court.get("trial") is not None}
     assert len(courts) - len(tried) >= 15
     # the trials of 0.1 wrote texts cut at a character count: those that replay are of #44 (debate/) and #51
-    assert all(name.startswith("debate/") or name.endswith("-trial-testimony") for name in tried)
+    assert all(name.startswith("debate/") or "-trial-testimony" in name for name in tried)
     assert all("rules" not in c and "graph" not in c for c in courts.values())  # the flat trial settings of 0.1
 
 
