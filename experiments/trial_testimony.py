@@ -18,7 +18,12 @@ number is balanced accuracy [95% bootstrap] / AUROC, with McNemar's paired test 
 `--held-out RUN=N` leaves the cases of RUN after the first N of its manifest (the order they were selected in) out of
 everything above and tests on them once, by rulings fitted on all the other cases: the check fixed in
 docs/experiments.md ("A check fixed before its data") before those cases' results were read. Held-out cases linked to a
-fitted one (an identical answer, or the same question) are left out of the test and counted."""
+fitted one (an identical answer, or the same question) are left out of the test and counted.
+
+`--against OTHER` restricts everything to the cases both runs judged and adds a table pairing the two courts case by
+case (e.g. one round against three, or a jury against one judge): each run's bench alone and clerk and trial ruling,
+fitted out of fold on the same cases with the same folds, McNemar between them, the rounds the trials ran, and the
+calls and seconds per case."""
 
 from __future__ import annotations
 
@@ -60,8 +65,13 @@ def testified(run: Path) -> Path:
 
 
 def measured(run: Path) -> Path:
-    """The default court on the same calls (the measure decides: no ruling is filed for the model in it)."""
+    """The default court on the same calls (the measure decides: no ruling is filed for the model in it); the run's
+    trial settings (`--set trial.max_rounds=3`) are not carried to it, which tries nothing."""
     manifest = RunStore(run).manifest()
+    recorded = manifest.spec.judge
+    kept = {k: v for k, v in recorded.options.get("overrides", {}).items() if not k.startswith(TRIAL)}
+    judge = recorded.model_copy(update={"options": {**recorded.options, "overrides": kept}})
+    manifest = manifest.model_copy(update={"spec": manifest.spec.model_copy(update={"judge": judge})})
     return decided_again(run, "measure", rejudged_judge(manifest, court="default",
                                                         overrides={"witnesses.word_states": True}))
 
@@ -180,12 +190,37 @@ def held_out_lines(examples: Sequence[Example], test_ids: set[str], measure_rows
     return lines + [""]
 
 
+def against_lines(examples: Sequence[Example], other: Sequence[Example], cost: dict[str, tuple[int, int, float]],
+                  cost_other: dict[str, tuple[int, int, float]], runs: Sequence[Path], other_run: Path,
+                  seed: int) -> list[str]:
+    """This court's trial rulings against another court's on the same cases, same folds, paired case by case."""
+    names = (" + ".join(r.name for r in runs), other_run.name)
+    lines = [f"## Against {other_run}: the same {len(examples)} cases", "",
+             "Each run's rulings fitted out of fold on these cases alone (the same folds); McNemar pairs the first "
+             "run's ruling with the other's (cases only the first gets right / only the other does).", "",
+             f"| | {names[0]} | {names[1]} | paired |", "|---|---|---|---|"]
+    for name, chosen in (("the clerk's ruling", clerk_only), ("the bench alone (calibrated)", bench_only),
+                         ("the clerk and trial ruling", clerk_and_trial)):
+        judged = [rows_of(cases, fit_ruling(chosen(cases), model="paired", court="trial-testimony",
+                                            witnesses={"trial": 1}, seed=seed).out_of_fold)
+                  for cases in (examples, other)]
+        lines.append(f"| {name} | {cell(judged[0])} | {cell(judged[1])} | {against(judged[0], judged[1])} |")
+    for label, pick in (("rounds a trial ran (mean over cases)", lambda e: e.values.get("trial.rounds_mean")),):
+        means = [np.nanmean([v for e in cases if (v := pick(e)) is not None] or [np.nan]) for cases in (examples, other)]
+        lines.append(f"| {label} | {means[0]:.2f} | {means[1]:.2f} | |")
+    for i, label in ((1, "trial calls per case"), (2, "seconds per case")):
+        means = [np.mean([c[e.case_id][i] for e in examples]) for c in (cost, cost_other)]
+        lines.append(f"| {label} | {means[0]:.1f} | {means[1]:.1f} | |")
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--out", required=True, type=Path)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--held-out", metavar="RUN=N", help="test once on the cases of RUN after its first N")
+    parser.add_argument("--against", metavar="OTHER", type=Path, help="pair with another court's run of the cases")
     args = parser.parse_args()
     command = "PYTHONPATH=. python " + " ".join(shlex.quote(a) for a in sys.argv)
     testified_runs = [testified(run) for run in args.runs]
@@ -193,6 +228,12 @@ def main() -> None:
     cost = {k: v for run in testified_runs for k, v in calls(run).items()}
     runs = labelled_runs(testified_runs)
     every = [e for e in runs.examples if e.case_id in measure_rows]
+    other: list[Example] = []
+    if args.against:
+        by_id = {e.case_id: e for e in labelled_runs([testified(args.against)]).examples}
+        every = [e for e in every if e.case_id in by_id]
+        other = [by_id[e.case_id] for e in every]
+        cost_other = calls(testified(args.against))
     test_ids = held_out_ids(args.held_out) if args.held_out else set()
     examples = [e for e in every if e.case_id not in test_ids]
     model, witnesses = runs.model, {"trial": 1}
@@ -213,9 +254,11 @@ def main() -> None:
 
     groups = {"all": [True] * len(examples)} | {name: [dataset(e) == name for e in examples]
                                                  for name in sorted({dataset(e) for e in examples})}
+    most = {RunStore(run).manifest().judge_config["court"]["trial"]["max_rounds"] for run in args.runs}
+    rounds = "one round" if most == {1} else f"at most {' or '.join(map(str, sorted(most)))} rounds"
     title = f"# What the trial is worth: {model}" + (", and a check on held-out cases" if test_ids else "")
     lines = [title, "", f"Made by `{command}`.", "",
-             f"{len(examples)} cases, every case's three least grounded sentences tried (one round: both sides argue, "
+             f"{len(examples)} cases, every case's three least grounded sentences tried ({rounds}: both sides argue, "
              "the judge rules; both sides polled). Out of fold (5 folds over groups of identical answers and of one "
              "question's answers, stratified by source), balanced accuracy [95% bootstrap] / AUROC [95%]; paired "
              "against the clerk's ruling by McNemar (cases only it gets right / only the clerk's ruling does).", ""]
@@ -241,6 +284,8 @@ def main() -> None:
         lines.append(f"| {share:.0%} | {tried.sum()} of {len(examples)} | {cell(judged)} | "
                      f"{against(judged, clerk) if share else ''} | {(own + np.where(tried, trial, 0)).mean():.1f} |")
     lines.append("")
+    if other:
+        lines += against_lines(examples, other, cost, cost_other, args.runs, args.against, args.seed)
     if test_ids:
         lines += held_out_lines(every, test_ids, measure_rows, {k: float(v[1]) for k, v in cost.items()}, args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
