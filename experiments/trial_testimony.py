@@ -38,6 +38,8 @@ import numpy as np
 
 from courtroom.calibrate.fit_ruling import Design, Example, decide, fit, fit_ruling, leave_one_source_out
 from courtroom.calibrate.ruling_runs import labelled_runs
+from courtroom.court.testimony import log_odds
+from courtroom.engine.events import ModelCallEvent
 from courtroom.engine.registry import JudgeSpec
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.paired import mcnemar
@@ -214,6 +216,38 @@ def against_lines(examples: Sequence[Example], other: Sequence[Example], cost: d
     return lines + [""]
 
 
+def juror_lines(runs: Sequence[Path], examples: Sequence[Example]) -> list[str]:
+    """Where the bench is a panel of models: each seat's own opinion (its log-odds of `hallucinated`, the case's
+    highest over its charges) ranked against the labels, uncalibrated, beside the panel's mean (the testimony)."""
+    gold = {e.case_id: e.hallucinated for e in examples}
+    seats: dict[str, dict[str, float]] = {}
+    for run in runs:
+        audit = Audit(run)
+        for row in audit.rows():
+            if row.case_id not in gold:
+                continue
+            for e in audit.events(row.case_id):
+                if isinstance(e, ModelCallEvent) and e.purpose == "verdict" and e.option_probs:
+                    seat = seats.setdefault(e.seat or RunStore(run).manifest().model, {})
+                    value = log_odds(e.option_probs.get("hallucinated", 0.0))
+                    seat[row.case_id] = max(seat.get(row.case_id, -np.inf), value)
+    if len(seats) < 2:
+        return []
+    seats["the panel's mean (the testimony)"] = {e.case_id: e.values["trial.bench_max"] for e in examples
+                                                 if "trial.bench_max" in e.values}
+    lines = ["## Each juror alone", "",
+             "Each seat's log-odds of `hallucinated`, a case's highest over its charges, uncalibrated: balanced accuracy "
+             "at its own P = 0.5, and AUROC [95%] (the ranking, which calibration does not change).", "",
+             "| seat | cases | balanced accuracy at P = 0.5 / AUROC | P >= 0.5 in |", "|---|---|---|---|"]
+    for seat, scores in seats.items():
+        judged = [ResultRow(case_id=c, source="", gold="FAIL" if gold[c] else "PASS",
+                            label="FAIL" if v >= 0 else "PASS", score=float(1 / (1 + np.exp(-v))))
+                  for c, v in scores.items()]
+        lines.append(f"| {seat} | {len(judged)} | {cell(judged)} | "
+                     f"{sum(r.label == 'FAIL' for r in judged)} of {len(judged)} |")
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", type=Path)
@@ -284,6 +318,7 @@ def main() -> None:
         lines.append(f"| {share:.0%} | {tried.sum()} of {len(examples)} | {cell(judged)} | "
                      f"{against(judged, clerk) if share else ''} | {(own + np.where(tried, trial, 0)).mean():.1f} |")
     lines.append("")
+    lines += juror_lines(args.runs, examples)
     if other:
         lines += against_lines(examples, other, cost, cost_other, args.runs, args.against, args.seed)
     if test_ids:
