@@ -32,6 +32,7 @@ run $D/halubench-dev.jsonl --court "$COURT" --set trial.max_rounds=3 --limit 150
     --out experiments/results/default/halubench-trial-testimony-3-rounds
 # a jury of three different models (experiments/courts/trial-testimony-jury.yaml: SmolLM2-135M, Qwen2.5-Coder-0.5B and
 # 1.5B on the bench; the 0.5B clerk and sides) on the 0.5B run's 200 cases, paired with it case by case; at least 150;
-# `courtroom models fetch qwen2.5-coder-1.5b` first
+# `courtroom models fetch qwen2.5-coder-1.5b` first. Stopped on 2026-11-29 at 151 of the 200 (the 151 measured in
+# docs/experiments.md); running this line again judges the other 49
 run $D/halubench-dev.jsonl --court experiments/courts/trial-testimony-jury.yaml --model qwen2.5-coder-0.5b \
     --dtype float32 --limit 200 --balanced --out $Q/halubench-trial-testimony-jury
