@@ -19,6 +19,16 @@ ROLE = "clerk"
 
 
 @dataclass(frozen=True)
+class StatementTokens:
+    """A statement's tokens as the clerk scored them: each one's character span (in the text scored: the answer, or
+    the statement alone) and log-probability with the whole context and with none."""
+
+    spans: tuple[tuple[int, int], ...]
+    context: tuple[float, ...]
+    bare: tuple[float, ...]
+
+
+@dataclass(frozen=True)
 class Measure:
     """A statement's grounding in the whole context, and what re-measuring it needs (bare likelihood, span)."""
 
@@ -32,6 +42,8 @@ class Measure:
     """The share of the statement's content words that the sources never use (with lexical evidence)."""
     exhibits: tuple[str, ...] = ()
     """Those words, in the statement's order (with lexical evidence)."""
+    tokens: StatementTokens | None = None
+    """The statement's tokens, for a reading of which words the context accounts for (when scored token by token)."""
 
 
 def suspicion(spec: ClerkSpec, grounding: float, measured: Measure) -> float:
@@ -91,9 +103,10 @@ def answer_measures(spec: ClerkSpec, answer: str, spans: Sequence[tuple[int, int
         if span is None:
             out.append(None)
             continue
-        b, f = bare.within(*span), full.within(*span)
-        weakest = measure.weakest_words(answer, full.spans_within(*span), [x - y for x, y in zip(f, b)])
-        out.append(Measure(measure.token_grounding(f, b, clip), (math.fsum(b), len(b)), b, span, weakest))
+        b, f, spans = bare.within(*span), full.within(*span), full.spans_within(*span)
+        weakest = measure.weakest_words(answer, spans, [x - y for x, y in zip(f, b)])
+        out.append(Measure(measure.token_grounding(f, b, clip), (math.fsum(b), len(b)), b, span, weakest,
+                           tokens=StatementTokens(spans, f, b)))
     return out
 
 
@@ -103,15 +116,26 @@ def _measure_calls(spec: ClerkSpec, case: Case, statements: Sequence[str]) -> li
     return [Call(r, purpose="ground", role=ROLE) for r in with_context + without]
 
 
+def _tokens(full: GenerationResponse, bare: GenerationResponse) -> StatementTokens | None:
+    """A statement's tokens scored alone, when both passes gave them token by token, aligned."""
+    if None in (full.token_logprobs, full.token_spans, bare.token_logprobs) or \
+            len(full.token_logprobs or ()) != len(bare.token_logprobs or ()):
+        return None
+    f, b = measure.TokenScores.of(full), measure.TokenScores.of(bare)
+    return StatementTokens(f.spans, f.logprobs, b.logprobs)
+
+
 def _measures(statements: Sequence[str], responses: list[GenerationResponse], clip: float | None) -> list[Measure]:
     """Measures of statements scored alone: with `clip`, token by token; without, from total likelihoods."""
     n = len(statements)
     out = []
     for s, full, bare in zip(statements, responses[:n], responses[n:]):
         lp_bare = measure.logprob(bare, s)
+        tokens = _tokens(full, bare)
         if clip is None:
-            out.append(Measure(measure.grounding(measure.logprob(full, s), lp_bare), lp_bare))
+            out.append(Measure(measure.grounding(measure.logprob(full, s), lp_bare), lp_bare, tokens=tokens))
         else:
             b = measure.TokenScores.of(bare).logprobs
-            out.append(Measure(measure.token_grounding(measure.TokenScores.of(full).logprobs, b, clip), lp_bare, b))
+            out.append(Measure(measure.token_grounding(measure.TokenScores.of(full).logprobs, b, clip), lp_bare, b,
+                               tokens=tokens))
     return out

@@ -162,6 +162,8 @@ class Court(Judge):
         trial = self.spec.trial
         if trial.charges == "measured":
             return self.clerk.needs_text_scoring()
+        if trial.reading == "likelihood":
+            return "trial.reading: likelihood reads each move's citation off the model's likelihoods"
         return f"trial.judge_weight: {trial.judge_weight:g} weighs measured evidence" if trial.judge_weight < 1.0 \
             else None
 

@@ -9,6 +9,7 @@ from courtroom.casefile import context_sentences
 from courtroom.clerk import grounding as measure
 from courtroom.clerk.measure import Measure, measure_statements, suspicion
 from courtroom.court.bench import Bench
+from courtroom.court.grounds import Reading
 from courtroom.court.prompts import Entry
 from courtroom.engine.lockstep import Call, Step
 
@@ -29,19 +30,24 @@ def grounding_in_cited(bench: Bench, case: Case, charge: Charge, measured: Measu
     return measure.token_grounding(tokens, measured.bare_tokens or (), clip)
 
 
-def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None) -> Step:
+def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None,
+                   reading: Reading | None = None) -> Step:
     """P(hallucinated) from the charge's grounding in the whole context or the cited sentences, whichever accounts for
-    it better (the defence carries the burden of proof); the note that says so, and the grounding weighed."""
+    it better (the defence carries the burden of proof); the note that says so, and the grounding weighed. A single
+    sentence the model read the charge against (`reading`) is not scored again."""
     sentences = context_sentences(case, bench.spec.sentences)
-    cited = sorted({e.payload["evidence"] for e in entries if e.role in bench.trial.evidence_roles
-                    and isinstance(e.payload.get("evidence"), int) and 1 <= e.payload["evidence"] <= len(sentences)})
+    cited = sorted({e.grounds.sentence for e in entries if e.role in bench.trial.evidence_roles and e.grounds
+                    and e.grounds.sentence is not None and 1 <= e.grounds.sentence <= len(sentences)})
     if measured is None:
         [measured] = yield from measure_statements(bench.spec, case, [charge.quote])
     best = measured.grounding
     cited_grounding = None
-    if cited:
+    if len(cited) == 1 and reading is not None and reading.how == "likelihood" and cited[0] in reading.grounding:
+        cited_grounding = reading.grounding[cited[0]]
+    elif cited:
         cited_grounding = yield from grounding_in_cited(bench, case, charge, measured,
                                                         [(i, sentences[i - 1]) for i in cited])
+    if cited_grounding is not None:
         best = max(best, cited_grounding)
     return suspicion(bench.spec, best, measured), evidence_note(measured.grounding, cited_grounding, cited), best
 

@@ -51,6 +51,8 @@ LAST_BEFORE_REGIONS = "courtroom 0.1.0 (commit b319afa)"
 """The last version that replays runs decided by a ruling with regions."""
 LAST_BEFORE_TRIAL_WEIGHTS = "courtroom 0.1.0 (commit cddc169)"
 """The last version that replays runs decided by a ruling with trial weights."""
+LAST_BEFORE_READINGS = "courtroom 0.1.0 (commit 795874c)"
+"""The last version that replays trials whose texts and citations the model generated."""
 
 
 def _moves(court: dict[str, Any]) -> tuple[list[Any], list[Any]]:
@@ -77,6 +79,11 @@ def _in_rulings(key: str) -> Callable[[dict[str, Any]], bool]:
 
 
 _regions, _trial_weights = _in_rulings("region"), _in_rulings("trial")
+
+
+def _unread_trial(court: dict[str, Any]) -> bool:
+    """A trial recorded before its moves were read off the case (#59): no `texts` setting."""
+    return "graph" in court and "texts" not in court
 
 
 def _statements(court: dict[str, Any]) -> bool:
@@ -117,6 +124,11 @@ RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
                    "trial ruling was 0.720 against the clerk's 0.717 out of fold (p = 0.91), +7/-6 on 239 held out; a "
                    "ruling file that holds them still reads, without them",
                    last=LAST_BEFORE_TRIAL_WEIGHTS, flat_only=False, recorded_only=True),
+    RetiredSetting("a trial's generated texts and numbered citations (before `trial.texts` and `trial.reading`)",
+                   _unread_trial, "at 0.5B every role of four held-out trials wrote one same sentence and cited "
+                   "sentence 0; texts and citations are now read off the case and checked (#59: docs/experiments.md, "
+                   "'A trial a person can check'); a court file that does not set them gets the defaults",
+                   last=LAST_BEFORE_READINGS, flat_only=False, recorded_only=True),
 )
 """Every retired court setting."""
 
@@ -281,5 +293,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("court 16: rulings' trial weights retired (#51); a recorded court whose ruling has them is refused",
               lambda c: (court := _courtroom(c)) is not None and not c.get("retired") and _trial_weights(court),
               lambda c: c.__setitem__("retired", [_retired_by(_trial_weights)])),
+    Migration("court 17: a trial's texts and citations read off the case (trial.texts, trial.reading, #59); a "
+              "recorded trial whose model wrote them is refused", lambda c: (court := _courtroom(c)) is not None
+              and not c.get("retired") and isinstance(court.get("trial"), dict) and _unread_trial(court["trial"]),
+              lambda c: c.__setitem__("retired", [_retired_by(_unread_trial)])),
 )
 """The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

@@ -22,26 +22,26 @@ class Payload(BaseModel):
 
 
 _WORD = r"[A-Za-z]{1,24}(?:['’-][A-Za-z]{1,24}){0,3}"
-_NUMBER = r"[$€£]?[0-9]{1,4}(?:,[0-9]{3}){0,4}(?:\.[0-9]{1,6})?%?"
+_NUMBER = r"[$€£]?(?:[0-9]{1,3}(?:,[0-9]{3}){1,3}|[0-9]{1,4})(?:\.[0-9]{1,4})?%?"
 _OPEN, _CLOSE, _JOIN = r"[(\['‘]?", r"[)\]'’]{0,2}", r"[,;:]?"
 SENTENCE = (rf"{_OPEN}[A-Z][A-Za-z]{{0,23}}(?:['’-][A-Za-z]{{1,24}}){{0,3}}{_CLOSE}{_JOIN}"
             rf"(?: {_OPEN}(?:{_WORD}|{_NUMBER}){_CLOSE}{_JOIN}){{2,29}}[.!?]")
 """One sentence of 3 to 30 words: it opens with a capitalised word; each word is letters (at most 24, with up to three
-inner apostrophes or hyphens) or a number (thousands by commas, one decimal point, a currency sign or a percent),
+inner apostrophes or hyphens) or a number (up to four digits, or thousands by commas after one to three; one decimal point and at most four
+decimals; a currency sign or a percent),
 between optional single quotes or brackets (a citation: "[2]"; no double quote, which xgrammar lets through
 unescaped, breaking the JSON), with an optional comma, semicolon or colon after it; single spaces between; its end
 punctuation right after a whole word. So no text is a run of digits and dots, a word cut at a hyphen, a fragment, or
 longer than a generation's token budget (SmolLM2-135M wrote "1.1.1.1..." in 44 of 151 texts under a pattern of any
-characters, and "29,30,31,..." to the token limit under one whose numbers were unbounded)."""
+characters, "29,30,31,..." to the token limit under one whose numbers were unbounded, and "1000,000,000,000,000"
+under one that let four digits open a number with thousands)."""
 ONE_SENTENCE = rf"^{SENTENCE}$"
 """One sentence, whole: what every text of a move payload is (a reason, a note, a question)."""
 
 
 class Argument(Payload):
-    """An argument about the charge, citing the context sentence it rests on."""
+    """An argument about the charge (after the pieces it rests on, which the court reads and checks)."""
 
-    evidence: int = Field(ge=0)
-    """Number of the context sentence that decides the charge, or 0 if no sentence does."""
     argument: str = Field(pattern=ONE_SENTENCE)
     """The argument, in one sentence."""
 
@@ -68,10 +68,8 @@ class Question(Payload):
 
 
 class Testimony(Payload):
-    """An answer to a cross-examination question, citing a context sentence."""
+    """An answer to a cross-examination question (after the pieces it rests on)."""
 
-    evidence: int = Field(ge=0)
-    """Number of the context sentence the answer rests on, or 0 if none."""
     answer: str = Field(pattern=ONE_SENTENCE)
     """The answer, in one sentence."""
 
@@ -129,25 +127,14 @@ def _inline_model(spec_json: str) -> type[Payload]:
     return create_model(spec.name, __base__=Payload, **fields)
 
 
-@lru_cache(maxsize=1024)
-def cited(model: type[Payload], sentences: int) -> type[Payload]:
-    """The payload with its `evidence` citation bounded by the case's context sentences (valid by construction)."""
-    if "evidence" not in model.model_fields:
-        return model
-    field = model.model_fields["evidence"]
-    fields: dict[str, Any] = {"evidence": (int, Field(ge=0, le=sentences, description=field.description))}
-    return create_model(model.__name__, __base__=model, **fields)
-
-
 def describe_fields(model: type[BaseModel]) -> str:
     """A bullet list of a payload's fields and what goes in them, for prompts."""
     lines = []
     for name, field in model.model_fields.items():
         limit = next((m.max_length for m in field.metadata if getattr(m, "max_length", None)), None)
-        top = next((m.le for m in field.metadata if getattr(m, "le", None) is not None), None)
         pattern = next((m.pattern for m in field.metadata if getattr(m, "pattern", None)), None)
         bound = (" (one sentence)" if pattern == ONE_SENTENCE
-                 else f" (at most {limit} characters)" if limit else f" (a number from 0 to {top})" if top else "")
+                 else f" (at most {limit} characters)" if limit else "")
         lines.append(f'- "{name}"{bound}: {field.description or ""}'.rstrip(": "))
     return "\n".join(lines)
 

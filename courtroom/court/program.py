@@ -1,5 +1,6 @@
 """One case in a court (`court_case`): the clerk's program with the court's charges (measured, or drafted by the clerk
-persona), each tried side by side (`trial.try_charge`) or, outside the escalation band, decided by its measurement;
+persona), each read against the context (`grounds.read_charges`, one batch for all) and tried side by side
+(`trial.try_charge`) or, outside the escalation band, decided by its measurement;
 with a ruling fitted for the model, the clerk's ruling decides, as it does without a trial."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from courtroom.clerk.indictment import Indictment, indict
 from courtroom.clerk.program import clerk_case, measured
 from courtroom.clerk.verdict import aggregate
 from courtroom.court.bench import Bench
+from courtroom.court.grounds import read_charges
 from courtroom.court.indictment import draft_charges
 from courtroom.court.testimony import trial_testimony
 from courtroom.court.trial import try_charge
@@ -51,8 +53,9 @@ def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment) 
             decided[charge.index] = untried_ruling(charge, bench)
             transcript.add(RulingEvent, ruling=decided[charge.index])
     tried = [c for c in found.charges if c.index not in decided]
-    tried_rulings = yield from gather([try_charge(bench, case, c, transcript, found.measures.get(c.index))
-                                      for c in tried])
+    readings = (yield from read_charges(bench, case, tried, found.measures)) if tried else {}
+    tried_rulings = yield from gather([try_charge(bench, case, c, transcript, found.measures.get(c.index),
+                                                  readings.get(c.index)) for c in tried])
     decided |= {c.index: r for c, r in zip(tried, tried_rulings)}
     rulings = [decided[c.index] for c in found.charges]
     verdict: CaseVerdict = aggregate(bench.spec.aggregation, bench.threshold, case.id, found.charges, found.dropped,

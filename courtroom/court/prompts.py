@@ -12,7 +12,9 @@ from courtroom.court.bench import Bench
 from courtroom.court.moves import describe_fields
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
+from courtroom.court.texts import FIELDS, compose
 from courtroom.door.requests import ChatMessage
+from courtroom.engine.events import Grounds
 
 
 @dataclass(frozen=True)
@@ -24,6 +26,8 @@ class Entry:
     persona: str
     move: str
     payload: dict[str, Any]
+    grounds: Grounds | None = None
+    edge: EdgeSpec | None = None
 
 
 NO_CHARGE: dict[str, Any] = {"index": 0, "quote": "", "reason": "", "grounding": None, "p_suspect": None}
@@ -46,26 +50,20 @@ def charge_header(charge: Charge) -> str:
             f"The clerk's reason for suspicion: {charge.reason}")
 
 
-def render_payload(payload: dict[str, Any], sentences: tuple[str, ...], hidden: bool = False) -> str:
-    """A payload as the debate record shows it, a cited sentence quoted (by its number alone when `hidden`)."""
-    parts = []
-    for key, value in payload.items():
-        if key == "evidence" and isinstance(value, int):
-            if not 1 <= value <= len(sentences):
-                parts.append("citing no sentence")
-            else:
-                parts.append(f"citing [{value}]" if hidden else f'citing [{value}] "{sentences[value - 1]}"')
-        else:
-            parts.append(str(value))
-    return " ".join(parts)
+def render_payload(entry: Entry, hidden: bool = False) -> str:
+    """A move's texts as the debate record shows them (to a `hidden` reader, a cited sentence by its number alone)."""
+    texts = {key: str(value) for key, value in entry.payload.items()}
+    if hidden and entry.edge is not None and isinstance(entry.edge.payload, str) and FIELDS.get(entry.edge.payload) in texts:
+        texts[FIELDS[entry.edge.payload]] = compose(entry.edge, entry.role, entry.grounds, hidden=True)
+    return " ".join(texts.values())
 
 
-def debate_record(entries: list[Entry], sentences: tuple[str, ...], hidden: bool = False) -> str:
+def debate_record(entries: list[Entry], hidden: bool = False) -> str:
     if not entries:
         return "DEBATE RECORD: nothing has been said yet."
     lines = ["DEBATE RECORD:"]
     for e in entries:
-        said = render_payload(e.payload, sentences, hidden)
+        said = render_payload(e, hidden)
         lines.append(f"- Round {e.round}, {e.role} ({e.move})" + (f": {said}" if e.payload else ""))
     return "\n".join(lines)
 
@@ -84,8 +82,9 @@ def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> 
             "Answer with the name of one move.")
 
 
-def payload_task(edge: EdgeSpec, model: Any) -> str:
-    return (f"Your move: {edge.move} ({edge.description}). Write it as a JSON object with these fields, "
+def payload_task(edge: EdgeSpec, model: Any, pieces: str = "") -> str:
+    grounds = f"What your move rests on, read and checked by the court: {pieces}\n" if pieces else ""
+    return (f"Your move: {edge.move} ({edge.description}).\n{grounds}Write it as a JSON object with these fields, "
             f"in this order:\n{describe_fields(model)}")
 
 

@@ -87,6 +87,14 @@ class TrialSpec(BaseModel):
     poll_moves: bool = False
     """Where the rules force a side's move (the rounds of exchange), still ask it for its probability of each of the
     node's moves (one scored call), recorded as `polled_probs` and heard as testimony; the forced move stands."""
+    texts: Literal["composed", "generated"] = "composed"
+    """composed: the court writes each move's text from its pieces (the quote, the sentence cited, that sentence's
+    words: `reading`), so nothing is decoded and no role writes another's words; generated: the speaker writes one
+    sentence after its pieces, under the pattern of `courtroom.court.moves.SENTENCE` (for a model that can argue)."""
+    reading: Literal["likelihood", "words"] = "likelihood"
+    """How the pieces are read off the case: likelihood, by how much likelier each context sentence alone makes the
+    charged words than no context (the model scores it; needs prompt log-probabilities); words, by the content words
+    they share (no model: for a server that cannot score)."""
     testify: bool = True
     """Record what the trials said as testimony (the `trial` witness, `courtroom.court.testimony`) in the verdict,
     beside the clerk's witnesses' (shown, never weighed). False in runs recorded before it (#51)."""
@@ -147,6 +155,12 @@ class CourtSpec(ClerkSpec):
                 found.append((("trial", "models", role), f"{len(seats)} models for the "
                                                          f"{len(people) if isinstance(people, list) else 1} personas of "
                                                          f"role {role!r}: give one model for all, or one each"))
+        if trial.texts == "composed":
+            for number, edge in enumerate(trial.graph.edges):
+                if not isinstance(edge.payload, str):
+                    found.append((("trial", "graph", "edges", number, "payload"), f"move {edge.move!r} carries the "
+                                  f"inline payload {edge.payload.name!r}, which only a model can write: the court "
+                                  "composes the registered payloads alone (set trial.texts: generated)"))
         if trial.exchange_rounds:
             for name in trial.graph.nodes:
                 moves = [e for e in trial.graph.edges if e.source == name]

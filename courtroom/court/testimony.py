@@ -59,8 +59,8 @@ def charge_values(events: Sequence[Event], charge: Charge, ruling: Ruling, proce
             give_up = sum(p for name, p in probs.items() if name in leaving) / (sum(probs.values()) or 1.0)
             values["prosecution" if side == "prosecutor" else "defence"] = \
                 log_odds(1.0 - give_up if side == "prosecutor" else give_up)
-    cited = [m.evidence_found for m in events if isinstance(m, MoveEvent) and m.charge == charge.index
-             and m.role == "defender" and m.evidence_found is not None]
+    cited = [m.grounds.found for m in events if isinstance(m, MoveEvent) and m.charge == charge.index
+             and m.role == "defender" and m.grounds is not None and m.grounds.found is not None]
     if cited:
         values["cited"] = float(any(cited))
     if ruling.evidence is not None and charge.grounding is not None:

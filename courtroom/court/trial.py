@@ -1,19 +1,21 @@
-"""The trial of one charge through the court's graph (`try_charge`), a lockstep program. A turn is one to three
+"""The trial of one charge through the court's graph (`try_charge`), a lockstep program. A turn is at most three
 constrained calls: the move among the legal ones (scored; skipped when only one is legal, unless `trial.poll_moves`),
-its payload (JSON under its schema), and, for a move that ends in a ruling, the verdict (scored)."""
+for a move that ends in a ruling the verdict (scored), and, with `trial.texts: generated`, one sentence the speaker
+writes after its pieces (JSON under its schema). Each side's move rests on its pieces of the charge's reading
+(`court.grounds`), recorded with the move; with `trial.texts: composed` the court writes the move's text from them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from courtroom.case import Case, Charge
-from courtroom.casefile import context_sentences
+from courtroom.case import Case, Charge, Verdict
 from courtroom.clerk.measure import Measure
 from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
 from courtroom.court.evidence import weigh_evidence
-from courtroom.court.moves import VerdictChoice, cited, payload_model
+from courtroom.court.grounds import Reading, defence, prosecution
+from courtroom.court.moves import VerdictChoice, payload_model
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec
 from courtroom.court.prompts import (
@@ -26,10 +28,11 @@ from courtroom.court.prompts import (
     turn_messages,
     verdict_task,
 )
+from courtroom.court.texts import FIELDS, SIDE_OF_VERDICT, compose, side
 from courtroom.court.verdict import ruling
 from courtroom.door.outputs import jsonable
 from courtroom.door.requests import GenerationRequest, GenerationResponse
-from courtroom.engine.events import MoveEvent, RulingEvent
+from courtroom.engine.events import Grounds, MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
 
 SIDES = {"prosecutor": "convict", "defender": "acquit"}
@@ -55,7 +58,6 @@ class Turn:
     persona: Persona
     body: str
     """The charge and the debate so far, as the speaker reads them."""
-    sentences: tuple[str, ...]
 
     @property
     def role(self) -> str:
@@ -79,24 +81,25 @@ class Turn:
 
     def verdict(self, speaker: Persona, entries: list[Entry], seat: str | None, **info: Any) -> Call:
         """The call for `speaker`'s verdict on the charge after the debate `entries` (scored)."""
-        record = debate_record(entries, self.sentences, blind(self.bench, speaker.role))
+        record = debate_record(entries, blind(self.bench, speaker.role))
         messages = turn_messages(self.bench, self.case, speaker, f"{charge_header(self.charge)}\n\n{record}",
                                  verdict_task(self.charge), self.template)
         return Call(GenerationRequest(messages=messages, output_type=VerdictChoice, sampling=speaker.sampling,
                                       cache_group=self.case.id, seat=seat), purpose="verdict", **info)
 
 
-def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript, measured: Measure | None = None) -> Step:
-    """Walk the procedure graph for one charge until a verdict (weighing the evidence when the court takes it)."""
+def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript, measured: Measure | None = None,
+               reading: Reading | None = None) -> Step:
+    """Walk the procedure graph for one charge until a verdict (weighing the evidence when the court takes it); each
+    side's move rests on its pieces of `reading` (the charge read against the context)."""
     procedure, trial = bench.procedure, bench.trial
-    sentences = context_sentences(case, bench.spec.sentences)
+    pieces = {} if reading is None else {"prosecution": prosecution(reading), "defence": defence(reading)}
     node, round = procedure.start, 1
     entries: list[Entry] = []
     while True:
         persona = bench.persona(procedure.role(node))
         turn = Turn(bench, case, charge, node, round, persona,
-                    f"{charge_header(charge)}\n\n{debate_record(entries, sentences, blind(bench, persona.role))}",
-                    sentences)
+                    f"{charge_header(charge)}\n\n{debate_record(entries, blind(bench, persona.role))}")
         legal = procedure.legal_moves(node, round, trial.max_rounds, trial.exchange_rounds)
         polled = None
         if len(legal) == 1:
@@ -110,40 +113,54 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
             move = response.unwrap()
             chosen = Chosen(next(e for e in legal if e.move == move), response.option_probs)
         edge = chosen.edge
-        payload = yield from _payload(turn, edge)
-        evidence = payload.get("evidence")
-        located = None if not isinstance(evidence, int) or evidence == 0 else 1 <= evidence <= len(sentences)
-        transcript.add(MoveEvent, charge=charge.index, round=round, node=node, role=turn.role, persona=persona.name,
-                       move=edge.move, payload=payload, forced=chosen.raw is None, move_probs=chosen.raw,
-                       polled_probs=polled, evidence_found=located)
-        entries.append(Entry(round, turn.role, persona.name, edge.move, payload))
         confidence = 1.0 if chosen.raw is None else chosen.raw[edge.move]
+        said = dict(forced=chosen.raw is None, move_probs=chosen.raw, polled_probs=polled)
+        if edge.to == "ruling":
+            [response] = yield [turn.verdict(persona, entries, bench.seat(persona.role), **turn.info)]
+            opinion = _p_hallucinated(response)
+            weighed = yield from _weighed(bench, case, charge, entries, measured, reading)
+            decided = ruling(charge, bench, "judge", opinion, round, **weighed)
+            grounds = pieces.get(SIDE_OF_VERDICT[decided.verdict])
+            payload = yield from _payload(turn, edge, grounds, decided.verdict)
+            _record(transcript, turn, edge, payload, grounds, said)
+            transcript.add(RulingEvent, ruling=decided)
+            return decided
+        grounds = pieces.get(side(turn.role, edge) or "")
+        payload = yield from _payload(turn, edge, grounds)
+        _record(transcript, turn, edge, payload, grounds, said)
+        entries.append(Entry(round, turn.role, persona.name, edge.move, payload, grounds, edge))
         words = ""
         if edge.to == "acquit":
             opinion, source = 1.0 - confidence, "withdrawn"
         elif edge.to == "convict":
             opinion, source = confidence, "conceded"
-        elif edge.to == "ruling":
-            [response] = yield [turn.verdict(persona, entries, bench.seat(persona.role), **turn.info)]
-            opinion, source = _p_hallucinated(response), "judge"
-            said_why = payload.get("reason", payload.get("argument"))
-            words = f'"{said_why}"' if isinstance(said_why, str) and said_why else ""
         elif edge.to == "jury":
-            opinion, votes = yield from _jury(turn, entries)
+            opinion, words = yield from _jury(turn, entries)
             source = "jury"
-            words = votes
         else:
             if edge.new_round:
                 round += 1
             node = edge.to
             continue
-        weighed = {}
-        if trial.judge_weight < 1.0:
-            evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured)
-            weighed = {"evidence": evidence, "evidence_note": note, "grounded": grounded}
+        weighed = yield from _weighed(bench, case, charge, entries, measured, reading)
         decided = ruling(charge, bench, source, opinion, round, words=words, **weighed)
         transcript.add(RulingEvent, ruling=decided)
         return decided
+
+
+def _record(transcript: Transcript, turn: Turn, edge: EdgeSpec, payload: dict[str, Any], grounds: Grounds | None,
+            said: dict[str, Any]) -> None:
+    transcript.add(MoveEvent, charge=turn.charge.index, round=turn.round, node=turn.node, role=turn.role,
+                   persona=turn.persona.name, move=edge.move, payload=payload, grounds=grounds, **said)
+
+
+def _weighed(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None,
+             reading: Reading | None) -> Step:
+    """The measured evidence weighed into the ruling (none when the court's own verdict carries all the weight)."""
+    if bench.trial.judge_weight >= 1.0:
+        return {}
+    evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured, reading)
+    return {"evidence": evidence, "evidence_note": note, "grounded": grounded}
 
 
 def _poll(turn: Turn, moves: list[EdgeSpec]) -> Step:
@@ -155,13 +172,20 @@ def _poll(turn: Turn, moves: list[EdgeSpec]) -> Step:
     return response.option_probs
 
 
-def _payload(turn: Turn, edge: EdgeSpec) -> Step:
-    """The move's payload, written after the move: JSON under its schema (no call for a move that carries nothing)."""
-    model = cited(payload_model(edge.payload), len(turn.sentences))
+def _payload(turn: Turn, edge: EdgeSpec, grounds: Grounds | None, verdict: Verdict | None = None) -> Step:
+    """The move's payload: its text composed by the court from its pieces (`trial.texts: composed`), or those pieces
+    and one sentence the speaker writes after them, JSON under its schema (`generated`); nothing for `none`."""
+    model = payload_model(edge.payload)
     if not model.model_fields:
         return {}
-    [response] = yield [Call(turn.request(payload_task(edge, model), model), purpose="payload", **turn.info)]
-    return jsonable(response.unwrap())
+    composed = compose(edge, turn.role, grounds, verdict) if isinstance(edge.payload, str) else ""
+    if turn.bench.trial.texts == "composed":
+        return {FIELDS[edge.payload]: composed} if isinstance(edge.payload, str) else {}
+    [response] = yield [Call(turn.request(payload_task(edge, model, composed), model), purpose="payload", **turn.info)]
+    written = jsonable(response.unwrap())
+    if not isinstance(edge.payload, str):
+        return written  # an inline payload: the fields as the speaker wrote them
+    return {FIELDS[edge.payload]: composed, "generated": written[FIELDS[edge.payload]]}
 
 
 def _p_hallucinated(response: GenerationResponse) -> float:

@@ -8,12 +8,14 @@ import functools
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
 
 from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Verdict
 from courtroom.door.recorded import RecordedCall
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: a trial's moves carry what they rest on (`MoveEvent.grounds`); a move of version 1 cited by a generated number
+(`payload.evidence`), read as grounds of its own (`Grounds.generated`)."""
 
 
 utc_now = functools.partial(datetime.now, timezone.utc)
@@ -90,6 +92,56 @@ class ChargesEvent(BaseEvent):
     dropped: list[DroppedCharge] = Field(default_factory=list)
 
 
+class Quote(BaseModel):
+    """Words quoted from a text (the answer, or a context sentence), where they stand in it, and the court's check."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    text: str
+    start: int = Field(ge=0)
+    """Character offsets of the words in the text they are quoted from (the whole answer, or the cited sentence)."""
+    end: int = Field(ge=0)
+    verified: bool
+    """Whether the court found exactly these words there; a quote that fails is shown as failed, never as verified."""
+
+
+class Grounds(BaseModel):
+    """What a move rests on: the words of the charged statement it speaks of, the context sentence it cites (or that
+    none speaks to them) and the words of that sentence, each chosen by a reading of the case and checked."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    reading: Literal["likelihood", "words", "generated"]
+    """How the pieces were chosen: `likelihood`, by how much likelier each sentence alone makes the charged words than
+    no context (the model's reading); `words`, by the content words they share (no model); `generated`, a number
+    the model wrote (trials of transcript version 1, unchecked)."""
+    answer: Quote | None = None
+    """Words of the answer (within the charged statement) the move speaks of."""
+    sentence: int | None = None
+    """The context sentence cited (from 1); None: the reading found none that speaks to the words."""
+    passage: Quote | None = None
+    """Words of the cited sentence."""
+    scores: dict[int, float] = Field(default_factory=dict)
+    """The reading: each candidate sentence's score (nats a token of the words, or shared words), by number."""
+    found: bool | None = None
+    """Whether the cited number names a sentence of the context (None: nothing cited)."""
+
+    @property
+    def verified(self) -> bool:
+        """Every quote found where it is said to be, and the citation a sentence of the context."""
+        quotes = [q for q in (self.answer, self.passage) if q is not None]
+        return all(q.verified for q in quotes) and self.found is not False and self.reading != "generated"
+
+
+def _grounds_of_version_1(data: Any) -> Any:
+    """A move of transcript version 1 cited with a generated number (`payload.evidence`): its grounds say so."""
+    if isinstance(data, dict) and "grounds" not in data and isinstance(data.get("payload"), dict) and \
+            isinstance(number := data["payload"].get("evidence"), int):
+        found = data.get("evidence_found")
+        return {**data, "grounds": {"reading": "generated", "sentence": number or None, "found": found}}
+    return data
+
+
 class MoveEvent(BaseEvent):
     """A move made in a trial: who, where in the graph, which move, with what payload."""
 
@@ -119,8 +171,9 @@ class MoveEvent(BaseEvent):
     finding: str | None = Field(None, exclude_if=lambda v: v is None)
     """What the court measured or checked of the payload (the grounding in a cited sentence, whether a named
     item is in the context), as the debate record shows it."""
-    evidence_found: bool | None = None
-    """Whether the payload's `evidence` was found in the context (None when there is none)."""
+    evidence_found: bool | None = Field(None, exclude_if=lambda v: v is None)
+    """Transcript version 1: whether the payload's generated `evidence` number named a context sentence (now
+    `grounds.found`)."""
     quote_verified: bool | None = Field(None, exclude_if=lambda v: v is None)
     """A statement's quote (`trial.turns: statement-first`): whether the court found it in the sentence it cites."""
     stance: float | None = Field(None, exclude_if=lambda v: v is None)
@@ -128,8 +181,15 @@ class MoveEvent(BaseEvent):
     agrees: bool | None = Field(None, exclude_if=lambda v: v is None)
     """Whether the move takes the side its statement argues (a prosecutor who argues with a statement that says the
     context supports the charge does not); None where no side is at stake."""
+    grounds: Grounds | None = Field(None, exclude_if=lambda v: v is None)
+    """What the move rests on (its quotes and citation, checked); None for a move that speaks of nothing."""
     error: str | None = None
     """Why the payload could not be produced (the move still stands)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _version_1(cls, data: Any) -> Any:
+        return _grounds_of_version_1(data)
 
 
 class RulingEvent(BaseEvent):

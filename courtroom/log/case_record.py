@@ -10,9 +10,8 @@ from courtroom.engine.events import ChargesEvent, EditEvent, ErrorEvent, Event, 
 
 
 def citation(move: MoveEvent) -> int | None:
-    """The context sentence a move's payload cites (its `evidence`, numbered from 1), None when it cites none."""
-    number = move.payload.get("evidence")
-    return number if isinstance(number, int) else None
+    """The context sentence a move cites (numbered from 1), None when it cites none."""
+    return move.grounds.sentence if move.grounds is not None else None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.case_record import CaseRecord, citation
 from courtroom.report.calls import CallView, call_views
+from courtroom.report.grounds import grounds_data
 from courtroom.report.measurement import answer_gains, band, weakest
 from courtroom.report.record import measured, weighed
 from courtroom.report.tables import elide
@@ -47,12 +48,14 @@ def _row_only(row: ResultRow, note: str) -> dict[str, Any]:
             "model_calls": row.model_calls}
 
 
-def _trials(record: CaseRecord) -> list[dict[str, Any]]:
+def _trials(record: CaseRecord, sentences: tuple[str, ...]) -> list[dict[str, Any]]:
+    answer = record.case.answer
     return [{"charge": trial.charge, "moves": [
         {"round": m.round, "role": m.role, "persona": m.persona, "move": m.move,
          "p": None if m.forced or not m.move_probs else round(m.move_probs.get(m.move, 0), 3),
          "polled": {k: round(v, 3) for k, v in (m.polled_probs or {}).items()} or None,
-         "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"), "cite": citation(m)}
+         "text": " ".join(str(v) for k, v in m.payload.items() if k != "evidence"), "cite": citation(m),
+         "grounds": grounds_data(m.grounds, answer, sentences)}
         for m in trial.moves], "ruling": None if (ruling := trial.ruling) is None else {
         "verdict": ruling.verdict.value, "confidence": round(ruling.confidence, 3), "source": ruling.source,
         "reason": ruling.reason, "weighed": weighed(ruling)}} for trial in record.trials]
@@ -76,7 +79,7 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
         **testimony_data(record.verdict, case.answer, sentences, case.spans),
         "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)} for c in record.charges],
         "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)} for d in record.dropped],
-        "trials": _trials(record),
+        "trials": _trials(record, sentences),
         "edits": [{"charge": e.charge, "verdict": e.verdict.value, "author": e.provenance.author,
                    "reason": e.provenance.reason} for e in record.edits],
         # offsets into the answer as the court scored it (stripped), in UTF-16 units as the page slices it:

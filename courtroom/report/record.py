@@ -15,7 +15,9 @@ from courtroom.case import Case
 from courtroom.casefile import context_sentences
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.case_record import CaseRecord
+from courtroom.engine.events import Grounds
 from courtroom.report.calls import call_views, folded
+from courtroom.report.grounds import pieces, reading_note
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest
 from courtroom.report.tables import columns
 from courtroom.report.terminal import shown, visible
@@ -36,6 +38,20 @@ def highlight(text: str, quotes: Sequence[str], style: str) -> Text:
             rich_text.stylize(style, start, start + len(needle))
             start = lower.find(needle, start + 1)
     return rich_text
+
+
+def rests_on(grounds: Grounds | None, answer: str, sentences: Sequence[str]) -> Text:
+    """A move's pieces, each quote with where it is from and the check's mark, then how they were read."""
+    text = Text()
+    if grounds is None:
+        return text
+    for piece in pieces(grounds, answer, sentences):
+        text.append(f"{piece.source} ", style="bold")
+        text.append(f"'{visible(piece.quote)}'", style="red" if piece.source == "answer" else "yellow")
+        text.append(" \u2713  " if piece.verified else " \u2717 NOT FOUND  ",
+                    style="green" if piece.verified else "bold red")
+    text.append(visible(reading_note(grounds)), style="dim")
+    return text
 
 
 def _given(*parts: tuple[str, float | None]) -> str:
@@ -89,7 +105,8 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
         parts.append(table)
     for trial in record.trials:
         table = columns(Table(title=f"trial of charge {trial.charge + 1}", expand=True),
-                        ("round", "speaker", "move", "P(move)", "argument"), left=None, overflow="fold")
+                        ("round", "speaker", "move", "P(move)", "argument", "rests on (checked)"), left=None,
+                        overflow="fold")
         for m in trial.moves:
             p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
             if m.polled_probs:  # asked all the same: what the side would have done
@@ -98,9 +115,9 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
                 p = f"{m.calibrated_probs.get(m.move, 0):.2f} calibrated (raw {m.move_probs.get(m.move, 0):.2f})"
             elif m.rule:
                 p = "court's rule"
-            said = [(f'[{value}] "{sentences[value - 1]}"' if 1 <= value <= len(sentences) else "no citation")
-                    if key == "evidence" and isinstance(value, int) else str(value) for key, value in m.payload.items()]
-            table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p, shown(" | ".join(said)))
+            said = [str(value) for key, value in m.payload.items() if key != "evidence"]
+            table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p, shown(" | ".join(said)),
+                          rests_on(m.grounds, case.answer, sentences))
         if (ruling := trial.ruling) is not None:
             style = "red" if ruling.verdict.value == "hallucinated" else "green"
             table.add_row("", "[bold]ruling[/]", Text(ruling.verdict.value, style=f"bold {style}"),

@@ -44,6 +44,20 @@ function heatmap(r) {
   return wrap;
 }
 
+function groundsNode(g) {
+  // What a move rests on: each quote in the text it is quoted from, side by side, with the court's check.
+  const box = el("div", "grounds");
+  g.pieces.forEach(p => {
+    const side = el("div", p.verified ? "piece" : "piece failed");
+    side.append(el("b", "", p.source + ": "), p.before, el("mark", p.source === "answer" ? "charge" : "cite", p.quote), p.after);
+    side.append(el("span", "check " + (p.verified ? "ok" : "failed"),
+      p.verified ? " \u2713 found here" : " \u2717 not found where it is said to be"));
+    box.append(side);
+  });
+  box.append(el("div", "muted reading", g.note));
+  return box;
+}
+
 function callNode(call, opening) {
   const d = el("details", "call");
   const cost = call.prompt_tokens + " prompt tokens (" + call.reused + " reused), " + call.completion_tokens +
@@ -100,8 +114,9 @@ function caseRecord(r, line, key) {
     t.moves.forEach(m => { const line = el("div", "move", "Round " + m.round + " \u00b7 " + m.role + " (" + m.persona + ") " +
         m.move + (m.p === null ? " [forced]" : " [p=" + m.p + "]") +
         (m.polled ? " [polled: " + Object.entries(m.polled).map(([k, v]) => k + " " + v).join(", ") + "]" : "") + ": " + m.text);
-      if (m.cite) { line.append(" citing "); line.append(el("mark", "cite", "[" + m.cite + "] " + (r.sentences[m.cite - 1] || ""))); }
       d.append(line);
+      if (m.grounds) d.append(groundsNode(m.grounds));
+      else if (m.cite) { line.append(" citing "); line.append(el("mark", "cite", "[" + m.cite + "] " + (r.sentences[m.cite - 1] || ""))); }
       const mine = turnCalls(m, t.charge); mine.forEach(c => used.add(c.n));
       if (mine.length) d.append(callGroup(mine, r.opening, "turn-calls", mine.length + " model call" + (mine.length > 1 ? "s" : "") + " of this turn"));
     });
