@@ -8,8 +8,8 @@ from courtroom.case import Case, Charge
 from courtroom.casefile import context_sentences
 from courtroom.clerk import grounding as measure
 from courtroom.clerk.measure import Measure, measure_statements, suspicion
+from courtroom.clerk.reading import Reading
 from courtroom.court.bench import Bench
-from courtroom.court.grounds import Reading
 from courtroom.court.prompts import Entry
 from courtroom.engine.lockstep import Call, Step
 

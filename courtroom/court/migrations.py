@@ -82,8 +82,8 @@ _regions, _trial_weights = _in_rulings("region"), _in_rulings("trial")
 
 
 def _unread_trial(court: dict[str, Any]) -> bool:
-    """A trial recorded before its moves were read off the case (#59): no `texts` setting."""
-    return "graph" in court and "texts" not in court
+    """A trial section recorded before its moves were read off the case (#59): no `texts` setting."""
+    return isinstance(court.get("trial"), dict) and "texts" not in court["trial"]
 
 
 def _statements(court: dict[str, Any]) -> bool:
@@ -295,7 +295,7 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda c: c.__setitem__("retired", [_retired_by(_trial_weights)])),
     Migration("court 17: a trial's texts and citations read off the case (trial.texts, trial.reading, #59); a "
               "recorded trial whose model wrote them is refused", lambda c: (court := _courtroom(c)) is not None
-              and not c.get("retired") and isinstance(court.get("trial"), dict) and _unread_trial(court["trial"]),
+              and not c.get("retired") and _unread_trial(court),
               lambda c: c.__setitem__("retired", [_retired_by(_unread_trial)])),
 )
 """The court's migrations, in order (after the judges' own, `courtroom.engine.migrations`)."""

@@ -1,5 +1,5 @@
 """One case in a court (`court_case`): the clerk's program with the court's charges (measured, or drafted by the clerk
-persona), each read against the context (`grounds.read_charges`, one batch for all) and tried side by side
+persona), each read against the context (`clerk.reading`, one batch for all) and tried side by side
 (`trial.try_charge`) or, outside the escalation band, decided by its measurement;
 with a ruling fitted for the model, the clerk's ruling decides, as it does without a trial."""
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 from courtroom.case import WHOLE_ANSWER_REASON, Case, CaseVerdict, Charge, Ruling
 from courtroom.clerk.indictment import Indictment, indict
 from courtroom.clerk.program import clerk_case, measured
+from courtroom.clerk.reading import read_statements
 from courtroom.clerk.verdict import aggregate
 from courtroom.court.bench import Bench
-from courtroom.court.grounds import read_charges
 from courtroom.court.indictment import draft_charges
 from courtroom.court.testimony import trial_testimony
 from courtroom.court.trial import try_charge
@@ -53,7 +53,7 @@ def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment) 
             decided[charge.index] = untried_ruling(charge, bench)
             transcript.add(RulingEvent, ruling=decided[charge.index])
     tried = [c for c in found.charges if c.index not in decided]
-    readings = (yield from read_charges(bench, case, tried, found.measures)) if tried else {}
+    readings = (yield from read_statements(bench.spec, case, tried, found.measures, bench.trial.reading)) if tried else {}
     tried_rulings = yield from gather([try_charge(bench, case, c, transcript, found.measures.get(c.index),
                                                   readings.get(c.index)) for c in tried])
     decided |= {c.index: r for c, r in zip(tried, tried_rulings)}

@@ -11,10 +11,11 @@ from typing import Any, Literal, NamedTuple
 
 from courtroom.case import Case, Charge, Verdict
 from courtroom.clerk.measure import Measure
+from courtroom.clerk.reading import Reading
 from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
 from courtroom.court.evidence import weigh_evidence
-from courtroom.court.grounds import Reading, defence, prosecution
+from courtroom.court.grounds import defence, prosecution
 from courtroom.court.moves import VerdictChoice, payload_model
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import EdgeSpec

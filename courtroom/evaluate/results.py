@@ -106,7 +106,8 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
         completion_tokens=sum(c.completion_tokens for c in calls),
         seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript, variants=variants or {},
         escalated=sum(bool(r.escalated) for r in rulings) if escalates else None,
-        trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None) if escalates else None,
+        trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None or c.purpose == "read")
+        if escalates else None,
         spans=[(s.start, s.end, s.score) for s in verdict.spans] if verdict and verdict.testimony else None,
         gold_spans=list(outcome.case.spans) if outcome.case.spans else None,
         trial=trial_stats(outcome.events), case_digest=outcome.case.digest(),

@@ -50,7 +50,7 @@ def call_views(events: Sequence[Event]) -> list[CallView]:
             prompt = prompts[h]
             shared = _common_prefix(opening, prompt.content) if prompt.role == "user" and number > 1 else 0
             messages.append((prompt.role, prompt.content, shared if shared > 200 else 0))
-        kind = ("scoring (the text's likelihood, nothing generated)" if call.purpose == "ground"
+        kind = ("scoring (the text's likelihood, nothing generated)" if call.purpose in ("ground", "read")
                 else f"{call.output_type} (constraint {call.schema_key})" if call.constrained else "free text")
         where = ", ".join(part for part in (f"charge {call.charge + 1}" if call.charge is not None else "",
                                             f"round {call.round}" if call.round else "") if part)

@@ -13,9 +13,9 @@ from rich.text import Text
 
 from courtroom.case import Case
 from courtroom.casefile import context_sentences
+from courtroom.engine.events import Grounds
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.case_record import CaseRecord
-from courtroom.engine.events import Grounds
 from courtroom.report.calls import call_views, folded
 from courtroom.report.grounds import pieces, reading_note
 from courtroom.report.measurement import BAND_LABELS, answer_gains, band, weakest

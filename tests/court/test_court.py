@@ -39,15 +39,17 @@ def only(events, kind):
     return [e for e in events if e.event == kind]
 
 
-def test_citations_are_bounded_by_the_context_and_quoted_in_the_record() -> None:
+def test_moves_rest_on_pieces_read_off_the_case_which_the_judge_reads() -> None:
     script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]})
     c, backend = court(script)
     [outcome] = list(c.run_many([CASE]))
-    payload_calls = [r for r in backend.calls if r.spec.kind == "json" and "evidence" in r.spec.schema]
-    assert payload_calls and all('"maximum": 1' in r.spec.schema for r in payload_calls)
-    judge_prompt = next(r for r in backend.calls if "Your move: rule" in r.messages[-1].content).messages[-1].content
-    assert 'citing [1] "The Harrow Point lighthouse was first lit in 1874 and automated in 1962."' in judge_prompt
-    assert all(m.evidence_found for m in only(outcome.events, "move") if m.move in ("argue", "rebut"))
+    assert not [r for r in backend.calls if r.spec.kind == "json" and "argument" in r.spec.schema]  # nothing decoded
+    argued = {m.role: m for m in only(outcome.events, "move")}
+    prosecution, defence = argued["prosecutor"].grounds, argued["defender"].grounds
+    assert prosecution.answer.verified and prosecution.answer.text in CASE.answer and defence.sentence == 1
+    verdict = next(r for r in backend.calls if "Give your verdict" in r.messages[-1].content).messages[-1].content
+    assert argued["prosecutor"].payload["argument"] in verdict and argued["defender"].payload["argument"] in verdict
+    assert "Sentence 1 states it: 'The Harrow Point lighthouse was first lit in 1874 and automated in 1962'" in verdict
 
 
 def test_no_charges_means_faithful_after_one_call() -> None:
@@ -154,7 +156,7 @@ def test_a_failing_case_does_not_stop_the_others() -> None:
             return Truncated()  # the prosecutor's argument is cut off by its token limit
         return good(request)
 
-    c = load_court("full", ScriptedBackend(script))
+    c = load_court("full", ScriptedBackend(script), overrides={"trial.texts": "generated"})
     outcomes = {o.case.id: o for o in c.run_many([CASE, CASE.model_copy(update={"id": "bad"})])}
     assert outcomes["c1"].ok
     bad = outcomes["bad"]
@@ -317,8 +319,9 @@ def test_answer_scoring_weighs_the_cited_sentences_on_the_charge_tokens_only() -
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]}, p_hallucinated=0.9)
     c, backend = evidence_court(script, weight=0.25, scoring="answer")
     [ruling] = c.judge(EVIDENCE_CASE).rulings
-    weigh = [call for call in backend.calls if call.spec.options == (EVIDENCE_CASE.answer,)][2:]
-    assert len(weigh) == 1 and "[1]" in weigh[0].messages[-1].content  # the whole answer after the citation
+    read = [call for call in backend.calls if call.spec.options == (EVIDENCE_CASE.answer,)][2:]
+    # the whole answer read against each sentence alone, once; the sentence the defence cited is not scored again
+    assert [call.messages[-1].content.count("\n[") for call in read] == [1, 1, 1]
     assert ruling.evidence == pytest.approx(1.5)  # the charge's own tokens: the 1874 sentence's -3.0 is not counted
     assert ruling.p_hallucinated == pytest.approx(0.25 * 0.9 + 0.75 * sig(1.5))
 

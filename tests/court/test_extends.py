@@ -92,7 +92,8 @@ def test_a_broken_extension_names_the_file_and_field(tmp_path: Path, text: str, 
 def test_a_court_file_of_the_flat_format_loads_as_its_clerk_and_trial(tmp_path: Path) -> None:
     flat = load_court("jury").spec.model_dump(mode="json", by_alias=True, exclude={"schema_path"})
     trial = flat.pop("trial")
-    later = ("judge_weight", "evidence_roles", "charges", "exchange_rounds", "poll_moves", "testify", "blind_judge")
+    later = ("judge_weight", "evidence_roles", "charges", "exchange_rounds", "poll_moves", "testify", "blind_judge",
+             "texts", "reading")
     flat.update({**{k: v for k, v in trial.items() if k not in later},
                  "ruling": {"judge_weight": trial["judge_weight"]}, "ruling_evidence_roles": trial["evidence_roles"],
                  "indictment": {"mode": "grounding", "threshold": 0.5}})

@@ -62,21 +62,18 @@ def test_an_exchange_as_long_as_the_trial_leaves_the_ruling_to_the_judge() -> No
 
 def test_a_blind_judge_reads_no_context_but_the_debaters_do() -> None:
     script = CourtScript(charges=[CHARGE], moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
-                         payloads={"argue": {"evidence": 2, "argument": "The context says 1962."}})
+                         sentence_grounding={"1962": 1.0, "1874": -1.0})
     c, backend = court(script, trial__blind_judge=True)
     [outcome] = list(c.run_many([CASE]))
     assert outcome.verdict.rulings[0].source == "judge"
+    defence = next(m for m in moves(outcome) if m.role == "defender")
+    assert defence.grounds.sentence == 2 and "It was automated in 1962" in defence.payload["argument"]
     judge = [r.messages[-1].content for r in backend.calls if "ANSWER UNDER JUDGMENT" in r.messages[-1].content
              and ("rule on" in r.messages[-1].content or "Give your verdict" in r.messages[-1].content)]
-    others = [r.messages[-1].content for r in backend.calls if "Your move: argue" in r.messages[-1].content]
+    read = [r.messages[-1].content for r in backend.calls if r.spec.kind == "choice" and len(r.spec.options) == 1]
     assert judge and all("CONTEXT:" not in p and "first lit in 1874" not in p for p in judge)
-    assert all("citing [2] The context says 1962." in p for p in judge)  # the sentence cited by its number alone
-    assert others and all("CONTEXT:" in p for p in others)
-    assert len(judge[-1]) < len(others[0]) + 200  # short: no context
-
-
-
-
+    assert all("Sentence 2 states it." in p and "automated in 1962" not in p for p in judge)  # cited by number alone
+    assert any("CONTEXT:\n[2] It was automated in 1962." in p for p in read)  # the sides' pieces: off the context
 
 
 def test_a_polled_side_says_what_it_would_have_done_and_the_forced_move_stands() -> None:

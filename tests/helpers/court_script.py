@@ -33,6 +33,9 @@ class CourtScript:
     """grounding of statements containing a key in the sentences the defence cited (default: as above)."""
     word_grounding: dict[str, float] = field(default_factory=dict)
     """grounding of single words containing a key, in any context (overrides their sentence's)."""
+    sentence_grounding: dict[str, float] = field(default_factory=dict)
+    """grounding of every word (but `word_grounding`'s) after a prompt of one context sentence holding a key (the
+    court's reading of a charge against each sentence alone)."""
     moves: dict[str, list[str]] = field(default_factory=dict)
     p_hallucinated: float | list[float] = 0.8
     first_reading: float = 0.5
@@ -43,7 +46,7 @@ class CourtScript:
     context_sentences: int = 1
     """A grounding prompt citing at least this many numbered sentences holds the whole context."""
     payloads: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """The payload of a move, by the move's name (else each text field says what it is, and `evidence` cites [1])."""
+    """The payload of a move, by the move's name (else each text field says what it is)."""
     seen: list[str] = field(default_factory=list)
     _counts: dict[str, int] = field(default_factory=dict)
 
@@ -65,12 +68,17 @@ class CourtScript:
             self.seen.append("ground")
             # one token per word; every word gains its sentence's grounding from the context (0 without it)
             tokens = []
+            numbered = re.findall(r"^\[\d+\] (.*)$", prompt, flags=re.MULTILINE)
+            alone = next((v for k, v in self.sentence_grounding.items() if k in numbered[0]), None) \
+                if len(numbered) == 1 else None
             for sentence in split(text, render=False) or (text,):
                 full = next((v for k, v in self.grounding.items() if k in sentence), 1.0)
                 cited = next((v for k, v in self.cited_grounding.items() if k in sentence), full)
                 is_full = prompt.count("\n[") >= self.context_sentences
+                by_context = full if is_full else cited
                 for word in re.findall(r"\S+\s*", sentence):
-                    value = next((v for k, v in self.word_grounding.items() if k in word), full if is_full else cited)
+                    value = next((v for k, v in self.word_grounding.items() if k in word),
+                                 by_context if alone is None else alone)
                     tokens.append((word, 0.0 if "CONTEXT:" not in prompt else value))
             pieces, rest = [], text  # the words again, with the spaces between sentences
             for word, value in tokens:
@@ -105,6 +113,4 @@ class CourtScript:
         move = re.search(r"Your move: (\w+)", prompt).group(1)
         self.seen.append(f"payload:{move}")
         fields = {name: f"The {move.replace('_', ' ')} text." for name in spec.output_type.model_fields}
-        if "evidence" in fields:
-            fields["evidence"] = 1
         return {**fields, **self.payloads.get(move, {})}

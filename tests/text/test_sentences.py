@@ -224,6 +224,10 @@ def test_the_audit_numbers_sentences_as_the_run_did(before_run: Path, tmp_path: 
     console.print(court_record(audit.record(JSON_CASE), "FAIL", audit.grounding_clip(), audit.sentence_splitter()))
     shown = console.export_text()
     assert "[3] Dr." in shown and "name: Casa Verde" not in shown
+    # a transcript of version 1: its moves cited by a number the model wrote, read as grounds of their own (#59)
+    cited = [m.grounds for t in audit.record(JSON_CASE).trials for m in t.moves if m.grounds is not None]
+    assert cited and all(g.reading == "generated" and not g.verified for g in cited)
+    assert "cited by a number the model wrote (not checked)" in " ".join(shown.split())
 
     new_run = tmp_path / "new"  # a run of today's court: structured, and the audit says so
     run = start_run(RunSpec.build(str(BEFORE / "cases.jsonl"), judge="courtroom", window=4), new_run)
