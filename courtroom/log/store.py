@@ -19,8 +19,7 @@ from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError, TranscriptError
 from courtroom.evaluate.metrics import Metrics
 from courtroom.evaluate.results import TRANSCRIPTS, ResultRow, summarize
-from courtroom.log.files import (MAX_LINE_BYTES, RunLock, append_line, atomic_write, cut_torn_line, read_lines,
-                                 refuse_links, run_file)
+from courtroom.log.files import MAX_LINE_BYTES, RunLock, append_line, atomic_write, cut_torn_line, read_lines, refuse_links, run_file
 from courtroom.log.manifest import Manifest
 
 MANIFEST = "manifest.json"
