@@ -55,7 +55,7 @@ def main() -> None:
             page.goto(url)
             page.wait_for_selector("body[data-ready='1'] table.runs")
             page.screenshot(path=str(out / "view-runs.png"))
-            page.goto(url.split("?")[0] + f"#/run?run={args.trial_run}")
+            page.goto(url + f"#/run?run={args.trial_run}")
             page.wait_for_selector("body[data-ready='1'] #case-body tr")
             page.fill("#search", case)
             page.wait_for_selector(f"#case-body tr.case-row[data-id='{case}']")
@@ -64,7 +64,7 @@ def main() -> None:
             record.wait_for()
             page.evaluate("() => { document.querySelector('.controls').style.display = 'none'; }")  # it is sticky
             record.screenshot(path=str(out / "view-case.png"))
-            page.goto(url.split("?")[0] + f"#/label?run={args.run}")
+            page.goto(url + f"#/label?run={args.run}")
             page.wait_for_selector("body[data-ready='1'] [data-case]")
             for _ in range(args.n):  # each case by its gold label, as it comes up
                 case_id = page.get_attribute("[data-case]", "data-case")

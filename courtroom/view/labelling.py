@@ -83,7 +83,11 @@ class Labelling:
             by_id = {c.case.id: c for c in found.cases}
             labels = read_labels(path, self.run.path) if path.is_file() else {}
             labels[case_id] = KEYS[key]  # in the file's order, a new case last
-            write_labels(path, self.run.path, [by_id[c] for c in labels if c in by_id], labels)
+            try:
+                write_labels(path, self.run.path, [by_id[c] for c in labels if c in by_id], labels)
+            except OSError as exc:  # a folder, a FIFO, a read-only folder, a full disk: the file stays as it was
+                raise OSError(f"{path}: the label was not written ({exc.strerror or exc}); the file holds the labels "
+                              "given before it") from exc
         return self.state()
 
     def start_refit(self) -> dict[str, Any]:
