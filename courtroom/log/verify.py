@@ -142,7 +142,7 @@ def _check_metrics(audit: Audit, rows: Sequence[ResultRow]) -> list[Problem]:
         return []
     try:
         with run_file(path, limit=MAX_LINE_BYTES) as handle:
-            stored = json.loads(handle.read())
+            stored = json.loads(handle.read().decode("utf-8"))
     except UnicodeDecodeError as exc:
         return [Problem(str(path), None, f"not valid UTF-8 (at byte {exc.start})")]
     except ValueError as exc:  # empty, torn, not JSON
