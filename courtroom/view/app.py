@@ -31,7 +31,7 @@ from courtroom.log.store import first_problem
 from courtroom.report.case_view import case_record
 from courtroom.report.measurement import BAND_LABELS
 from courtroom.view.labelling import Labelling
-from courtroom.view.runs import CaseQuery, RunView, diff, find_runs
+from courtroom.view.runs import CaseQuery, RunView, diff, find_runs, shown_path
 
 HEADER = "x-courtroom-token"
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -122,7 +122,7 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         return Response(_static(name), media_type="text/javascript" if name.endswith(".js") else "text/css")
 
     def api_runs(request: Request) -> Response:
-        return JSONResponse({"root": str(runs.root), "runs": [run.head() for run in runs.all()],
+        return JSONResponse({"root": shown_path(runs.root), "runs": [run.head() for run in runs.all()],
                              "meta": {"bands": list(BAND_LABELS), "calls_note": "model calls: show them with the "
                                       "button above the record"}})
 
