@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -70,25 +71,14 @@ class PlainLoader(yaml.composer.Composer, _Parser, StrictConstructor, yaml.resol
         return super().compose_node(parent, index)
 
 
-def compose(text: str) -> yaml.Node | None:
-    """The node tree of a YAML document (`PlainLoader`); a `yaml.YAMLError` or a `RecursionError` if it is none."""
-    loader = PlainLoader(text)
-    try:
-        return loader.get_single_node()
-    finally:
-        loader.dispose()
-
-
 class Locator:
     """Line numbers of the keys and items of a YAML document (its text, or its `node` tree), by path; walked the first
     time a line is asked for (to name where an error is)."""
 
     def __init__(self, text: str = "", node: yaml.Node | None = None) -> None:
         if node is None and text:
-            try:
-                node = compose(text)
-            except (yaml.YAMLError, RecursionError):
-                node = None
+            with suppress(yaml.YAMLError, RecursionError):
+                node = PlainLoader(text).get_single_node()
         self._node, self._lines = node, dict[tuple[Any, ...], int]()
 
     def _walk(self, node: yaml.Node, path: tuple[Any, ...]) -> None:

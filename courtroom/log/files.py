@@ -37,12 +37,7 @@ def run_file(path: Path, error: type[CourtroomError] = RunError, limit: int | No
     missing file is a `FileNotFoundError`."""
     if path.parent.name == "transcripts" and path.parent.is_symlink():
         raise error(link_refused(path.parent))
-    try:
-        fd = os.open(path, os.O_RDONLY | NONBLOCK | NO_FOLLOW)  # a FIFO opens at once
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.EMLINK) or path.is_symlink():
-            raise error(link_refused(path)) from exc
-        raise
+    fd = _open_unlinked(path, os.O_RDONLY | NONBLOCK, error)  # a FIFO opens at once
     if not stat.S_ISREG((info := os.fstat(fd)).st_mode) or (limit is not None and info.st_size > limit):
         os.close(fd)
         raise error(f"{path} is not a regular file (a folder, a device, a FIFO): a run's files are read only when they "
@@ -105,13 +100,13 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
         handle.write(data)
 
 
-def _open_unlinked(path: Path, flags: int) -> int:
+def _open_unlinked(path: Path, flags: int, error: type[CourtroomError] = RunError) -> int:
     """A file descriptor on `path`, which must not be a symbolic link (refused, naming it)."""
     try:
         return os.open(path, flags | NO_FOLLOW, 0o666)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK) or path.is_symlink():
-            raise RunError(link_refused(path)) from exc
+            raise error(link_refused(path)) from exc
         raise
 
 

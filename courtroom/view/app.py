@@ -172,8 +172,7 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
               Route("/api/label", api_label), Route("/api/label", give_label, methods=["POST"]),
               Route("/api/refit", api_refit), Route("/api/refit", start_refit, methods=["POST"])]
     return Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard)],
-                     exception_handlers={HTTPException: refused, CourtroomError: refused, ValidationError: refused,
-                                         OSError: refused})
+                     exception_handlers=dict.fromkeys((HTTPException, CourtroomError, ValidationError, OSError), refused))
 
 
 def listen(host: str, port: int) -> socket.socket:
