@@ -110,9 +110,11 @@ bench: $(STAMP)
 
 # The shipped rulings (personas/courts/rulings/), written by `courtroom calibrate --ruling` from the committed witness
 # runs, each decided again by this version first (experiments/rulings.py). Their transcripts are needed, and git keeps
-# none (they hold the data's text): a model whose runs keep none here is skipped, saying so.
+# none (they hold the data's text): a model whose runs keep none here is skipped, saying so. Then the ruling of the
+# small run whose transcripts git keeps, which CI fits again (tests/attacks/test_rulings_in_ci.py).
 rulings: $(STAMP)
-	PATH=$(VENV)/bin:$$PATH PYTHONPATH=. $(PY) experiments/rulings.py
+	PYTHONPATH=. $(PY) experiments/rulings.py
+	PYTHONPATH=. $(PY) experiments/rulings.py --check
 
 clean:
 	rm -rf $(VENV) $(VLLM_VENV) $(INSPECT_VENV) $(HOSTS:%=.venv-%) $(DOCS_VENV) site .pytest_cache

@@ -89,7 +89,6 @@ def main() -> None:
                               stdout=subprocess.PIPE, text=True)
     try:
         url = re.search(r"http://\S+", server.stdout.readline()).group(0)
-        base = url.split("?")[0]
         timings: dict[str, list[float]] = {"runs_list_first_paint_ms": [], "case_list_first_paint_ms": [],
                                           **{name: [] for name in ACTIONS}, "open_case_ms": []}
         with sync_playwright() as p:
@@ -99,8 +98,8 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             cold = ready_ms(page, url + f"#/run?run={path.name}")  # the server reads the run on this first request
             for i in range(args.repeats):
-                timings["runs_list_first_paint_ms"].append(ready_ms(page, base + f"?list={i}#/"))
-                timings["case_list_first_paint_ms"].append(ready_ms(page, base + f"?run={i}#/run?run={path.name}"))
+                timings["runs_list_first_paint_ms"].append(ready_ms(page, url + f"&list={i}#/"))
+                timings["case_list_first_paint_ms"].append(ready_ms(page, url + f"&run={i}#/run?run={path.name}"))
                 for name, action in ACTIONS.items():
                     for _ in range(2):  # both ways (on, off), each timed
                         timings[name].append(page.evaluate(TIMED.replace("{action}", action)))

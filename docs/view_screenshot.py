@@ -5,12 +5,14 @@
 Writes docs/view-runs.png (the runs under RUNS_DIR), docs/view-case.png (a case of --trial-run opened, its record with
 the trial: default, the first wrong verdict with a trial), and docs/view-refit.png (RUN's drawn cases labelled with the
 keyboard by the data's gold labels, the gold as the oracle, then the refit and its before/after table). Labelling
-writes RUN.labels.csv and the refit RUN.refit-1/ into RUNS_DIR. The committed ones: RUNS_DIR held a run of the default
-court with the embedded model (SmolLM2-135M) on 80 HaluEval QA cases of ../shared/data (`courtroom run
-../shared/data/halueval-dev.jsonl --limit 80 --balanced`), labelled 30 and refit with the shipped
-rulings/default.smollm2-135m.yaml (fitted on dev data that holds these cases: the refit's numbers here show the page,
-not what labels buy), and a copy of a run of experiments/courts/trial-testimony.yaml on HaluBench dev while it was
-being written.
+writes RUN.labels.csv and the refit RUN.refit-1/ into RUNS_DIR. Run it from a folder named as a user's, with RUNS_DIR
+under it (the page shows paths under the folder it was started in as typed there, others whole). The committed ones
+were made in ~/projects/rag-eval, as `python docs/view_screenshot.py runs --run halueval-qa-smollm2 --trial-run
+halubench-full`: runs/ held a run of the default court with the embedded model (SmolLM2-135M) on 80 HaluEval QA cases
+of the dev data copied into data/ (`courtroom run data/halueval-dev.jsonl --limit 80 --balanced --out
+runs/halueval-qa-smollm2`), labelled 30 and refit with the shipped rulings/default.smollm2-135m.yaml (fitted on dev
+data that holds these cases: the refit's numbers here show the page, not what labels buy), and a copy of a run of
+the full court on HaluBench dev while it was being written.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def main() -> None:
             page.goto(url)
             page.wait_for_selector("body[data-ready='1'] table.runs")
             page.screenshot(path=str(out / "view-runs.png"))
-            page.goto(url.split("?")[0] + f"#/run?run={args.trial_run}")
+            page.goto(url + f"#/run?run={args.trial_run}")
             page.wait_for_selector("body[data-ready='1'] #case-body tr")
             page.fill("#search", case)
             page.wait_for_selector(f"#case-body tr.case-row[data-id='{case}']")
@@ -64,7 +66,7 @@ def main() -> None:
             record.wait_for()
             page.evaluate("() => { document.querySelector('.controls').style.display = 'none'; }")  # it is sticky
             record.screenshot(path=str(out / "view-case.png"))
-            page.goto(url.split("?")[0] + f"#/label?run={args.run}")
+            page.goto(url + f"#/label?run={args.run}")
             page.wait_for_selector("body[data-ready='1'] [data-case]")
             for _ in range(args.n):  # each case by its gold label, as it comes up
                 case_id = page.get_attribute("[data-case]", "data-case")

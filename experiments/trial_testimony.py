@@ -68,13 +68,8 @@ def testified(run: Path) -> Path:
 
 def measured(run: Path) -> Path:
     """The default court on the same calls (the measure decides: no ruling is filed for the model in it); the run's
-    trial settings (`--set trial.max_rounds=3`) are not carried to it, which tries nothing."""
-    manifest = RunStore(run).manifest()
-    recorded = manifest.spec.judge
-    kept = {k: v for k, v in recorded.options.get("overrides", {}).items() if not k.startswith(TRIAL)}
-    judge = recorded.model_copy(update={"options": {**recorded.options, "overrides": kept}})
-    manifest = manifest.model_copy(update={"spec": manifest.spec.model_copy(update={"judge": judge})})
-    return decided_again(run, "measure", rejudged_judge(manifest, court="default",
+    trial settings (`--set trial.max_rounds=3`) are not carried to it, which tries nothing (`carried_overrides`)."""
+    return decided_again(run, "measure", rejudged_judge(RunStore(run).manifest(), court="default",
                                                         overrides={"witnesses.word_states": True}))
 
 

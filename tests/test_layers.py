@@ -47,8 +47,8 @@ DOMAIN = {"case", "errors", "casefile", "digest", "yamlio"}
 LOOSE = {"testing": "integrations"}
 REGISTRIES = {"engine.registry"}
 """Modules whose strings name the judges they load on demand (a plugin table), not layers they depend on."""
-BUDGET = 19_720
-"""Lines of Python the package may hold (docs/development.md: a new feature pays for its own lines)."""
+BUDGET = 19_830
+"""Lines of Python the package may hold (docs/development.md: a new feature pays for its own lines; #58's fixes raised it)."""
 NAMED = re.compile(r"courtroom(?:\.[a-z_]+)+(?::\w+)?")
 """A module named by a string: `courtroom.court.load` or `courtroom.court.load:Courtroom`."""
 """Top-level modules that belong to a layer of folders."""

@@ -1,6 +1,7 @@
 """The shipped rulings are what `courtroom calibrate --ruling` writes from their committed witness runs
 (`experiments/rulings.py`, `make rulings`): where the runs' transcripts are here, each is fitted again and its weights
-compared with the shipped file's; where they are not (git keeps none: they hold the data's text), the test says so."""
+compared with the shipped file's; where they are not (git keeps none: they hold the data's text), the test says so.
+What runs in CI from a clean checkout instead: tests/attacks/test_rulings_in_ci.py."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_a_shipped_ruling_is_what_courtroom_calibrate_writes_from_its_runs(model
         pytest.skip(f"{rulings.ruling_file(model).name} cannot be fitted again here: its runs "
                     f"({', '.join(missing)}) keep no transcripts on this machine (git keeps none); `make rulings` "
                     "writes it where they are")
-    fit, _ = calibrate_ruling([rulings.refreshed(run) for run in rulings.RUNS[model]])
+    fit, _ = calibrate_ruling([rulings.refreshed(EXPERIMENTS / "results" / run, tmp_path / run)
+                               for run in rulings.RUNS[model]])
     made, have = weights(fit.ruling), weights(shipped)
     assert made.keys() == have.keys()
     for name in made:

@@ -4,6 +4,7 @@ and read back only against the run it was written for (its `case_digest` and `co
 from __future__ import annotations
 
 import csv
+import io
 from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
@@ -14,7 +15,7 @@ from courtroom.errors import ConfigError
 from courtroom.evaluate.paired import named
 from courtroom.log.audit import Audit
 from courtroom.log.export import FORMULA_STARTS, spreadsheet_safe
-from courtroom.log.files import atomic_file
+from courtroom.log.files import MAX_LINE_BYTES, atomic_file, run_file
 
 COLUMNS = ("case_id", "label", "question", "answer", "verdict", "p_hallucinated", "reason", "case_digest", "run",
            "config_hash")
@@ -67,8 +68,8 @@ def read_rows(path: str | Path) -> list[LabelRow]:
     """The rows of a label file, every label checked (an error names the file and line), the case ids as written."""
     path = Path(path)
     try:
-        with path.open(newline="", encoding="utf-8-sig") as handle:  # a spreadsheet's "CSV UTF-8" has a BOM
-            reader = csv.DictReader(handle)
+        with run_file(path, ConfigError, MAX_LINE_BYTES) as raw:  # a file of its own (it may be a handed run's)
+            reader = csv.DictReader(io.TextIOWrapper(raw, newline="", encoding="utf-8-sig"))  # a spreadsheet's BOM
             missing = [c for c in REQUIRED if c not in (reader.fieldnames or [])]
             if missing:
                 raise ConfigError(f"{path}:1: the label file lacks the column{'s' if len(missing) > 1 else ''} "

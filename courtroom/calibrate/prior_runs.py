@@ -15,7 +15,7 @@ from courtroom.calibrate.label_file import read_labels
 from courtroom.calibrate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
 from courtroom.calibrate.ruling_report import label_scores
 from courtroom.calibrate.ruling_runs import check_for_run, example_of, labelled_runs, witness_court
-from courtroom.court.files import ruling_file
+from courtroom.court.files import check_ruling_file, ruling_file
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.errors import ConfigError
@@ -43,9 +43,10 @@ class PriorCalibration:
 def read_prior(name: str | Path) -> tuple[FittedRuling, Path, str]:
     """A ruling file (a path, else a shipped ruling: `rulings/default.<model>.yaml`), its path and its digest."""
     path = ruling_file(str(name), Path.cwd() / "court.yaml")
-    if not path.is_file():
+    if not path.exists():
         raise ConfigError(f"--prior {name}: no such ruling file (a path, or a shipped one such as "
                           "rulings/default.smollm2-135m.yaml)")
+    check_ruling_file(path, f"--prior {name}")  # a regular file of at most MAX_RULING_BYTES, as a court's rulings
     data, locator = read_yaml(path)
     try:
         ruling = FittedRuling.model_validate(data)

@@ -37,6 +37,10 @@ def rejudge(
         source = RunStore(run_dir).existing()
         overrides = dict(parse_override(item) for item in settings)
         judge = rejudged_judge(source.manifest(), court=court, reading=reading, overrides=overrides)
+        for path, value in source.manifest().spec.judge.options.get("overrides", {}).items():
+            if court is not None and path not in judge.options["overrides"]:
+                err.print(f"note: the run's --set {shown(path)}={shown(value)} is not carried: court {shown(court)} "
+                          f"has no section {shown(path.split('.')[0])!r}")
         rows = rejudge_run(run_dir, out, judge=judge, calls_from=calls_from)
         overall = compute_metrics(rows)
         spans = run_span_scores(RunStore(out), rows)

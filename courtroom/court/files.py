@@ -139,7 +139,7 @@ def parse_override(item: str) -> tuple[str, Any]:
         raise CourtError(f"--set {item!r}: expected FIELD=VALUE, e.g. aggregation.threshold=0.4")
     try:
         value = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: an integer of more digits than Python reads
         raise CourtError(f"--set {item!r}: the value is not valid YAML ({exc})") from exc
     return path.strip(), value
 
@@ -203,7 +203,7 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
         where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
         if isinstance(ruling, str):
             file = ruling_file(ruling, Path((origin or {}).get(("witnesses", "rulings", model), path)))
-            _check_readable(file, where)
+            check_ruling_file(file, where)
             data, file_locator = read_yaml(file, CourtError)
             try:
                 ruling = FittedRuling.model_validate(data)
@@ -219,7 +219,7 @@ MAX_RULING_BYTES = 32 * 2**20
 """The largest ruling file read (a 7B model's probes take a few MB)."""
 
 
-def _check_readable(file: Path, where: str) -> None:
+def check_ruling_file(file: Path, where: str) -> None:
     """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a directory
     is refused before it is opened (reading one would exhaust memory or hang)."""
     try:

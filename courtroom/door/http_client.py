@@ -38,10 +38,18 @@ def url_credentials(url: str) -> str | None:
     return f"the query parameter {secret[0]!r}" if secret else None
 
 
+def url_port(url: str) -> int | None:
+    """The port `url` names (None: its scheme's), if 1 to 65535 in ASCII digits; else a ValueError saying so."""
+    _, colon, port = urlsplit(url).netloc.rpartition("@")[2].rpartition("]")[2].rpartition(":")
+    if colon and port and not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+        raise ValueError(f"the URL {url} names the port {port!r}: a port is a number from 1 to 65535, in ASCII digits")
+    return int(port) if colon and port else None
+
+
 def origin(url: str) -> str:
     """Where a URL's requests go: scheme, host and port (`http://127.0.0.1:8000`)."""
     parts = urlsplit(url)
-    port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    port = url_port(url) or {"http": 80, "https": 443}.get(parts.scheme)
     host = parts.hostname or ""
     return f"{parts.scheme}://{f'[{host}]' if ':' in host else host}:{port}"
 
@@ -50,20 +58,22 @@ def refuse_credentials(url: str) -> None:
     """Refuse a served API's URL that carries credentials (a run's manifest records it), without repeating them."""
     if (found := url_credentials(url)) is not None:
         parts = urlsplit(url)
-        shown = f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+        shown = f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}{parts.path}"
         raise ValueError(f"the model URL {shown} carries credentials ({found}); courtroom records the URL in the run's "
                          "manifest, so it does not take them there: put the key in an environment variable and name "
                          "it with --api-key-env (api_key_env; sent as a bearer token)")
 
 
-def _without_credentials(url: str | None) -> str | None:
+def checked_url(url: str | None) -> str | None:
+    """`url`, refused (a ValueError) when it carries credentials or names a port that is none."""
     if url is not None:
         refuse_credentials(url)
+        url_port(url)
     return url
 
 
-ServedUrl = Annotated[str | None, AfterValidator(_without_credentials)]
-"""A served API's URL in a spec: refused when it carries credentials."""
+ServedUrl = Annotated[str | None, AfterValidator(checked_url)]
+"""A served API's URL in a spec, checked (`checked_url`)."""
 
 
 _DEADLINE: ContextVar[float | None] = ContextVar("courtroom_request_deadline", default=None)

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from courtroom.door.backend import Backend, ServerCapabilities
-from courtroom.door.http_client import ServerClient, refuse_credentials
+from courtroom.door.http_client import ServerClient, checked_url
 from courtroom.door.outputs import OutputSpec
 from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.door.served_scoring import ServedScoring
@@ -31,7 +31,7 @@ class ServedBackend(Backend):
         """`url` is the API's base (`http://127.0.0.1:8000/v1`); `model` the served model's name;
         `prompt_logprobs=False` forces the approximate path of servers without them (None: probe)."""
         try:
-            refuse_credentials(url)  # they would reach error messages, and so the run's results
+            checked_url(url)  # credentials would reach error messages, and so the run's results
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
         self.url, self.model, self.api_key_env = url.rstrip("/"), model, api_key_env

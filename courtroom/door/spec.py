@@ -139,4 +139,7 @@ class HostGrant(BaseModel):
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ConfigError(f"--allow-host {text!r}: expected a URL's origin, http://HOST:PORT (or =KEY_ENV after "
                               "it to let the key in that environment variable go there)")
-        return cls(origin=origin(url.strip()), key_env=key_env.strip() or None)
+        try:
+            return cls(origin=origin(url.strip()), key_env=key_env.strip() or None)
+        except ValueError as exc:  # a port that is none
+            raise ConfigError(f"--allow-host {text!r}: {exc}") from None

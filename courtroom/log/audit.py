@@ -16,7 +16,7 @@ from courtroom.engine.judge import Judge
 from courtroom.errors import AuditError
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.case_record import CaseRecord
-from courtroom.log.files import append_line, refuse_links
+from courtroom.log.files import append_line, read_lines, refuse_links
 from courtroom.log.store import EDITS, RunStore, first_problem
 from courtroom.text.sentences import SPLITTER, SentenceSplitter
 
@@ -74,21 +74,19 @@ class Audit:
         path = self.root / EDITS
         edits: dict[str, list[EditEvent]] = {}
         refuse_links(self.root, [EDITS])  # the file edits are appended to: never another's
-        if not path.is_file():
+        if not path.exists():
             return edits, []
-        with path.open("rb") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.endswith(b"\n"):
-                    return edits, [f"{path}:{number}: a torn line (an edit interrupted while it was written) is "
-                                   "skipped; the next edit cuts it"]
-                if not line.strip():
-                    continue
-                try:
-                    entry = EditEntry.model_validate_json(line)
-                except ValidationError as exc:
-                    raise AuditError(f"{path}:{number}: not an edit ({first_problem(exc)}); fix or remove the "
-                                     "line") from exc
-                edits.setdefault(entry.case_id, []).append(entry.event)
+        for number, line in read_lines(path, AuditError):
+            if not line.endswith(b"\n"):
+                return edits, [f"{path}:{number}: a torn line (an edit interrupted while it was written) is skipped; "
+                               "the next edit cuts it"]
+            if not line.strip():
+                continue
+            try:
+                entry = EditEntry.model_validate_json(line)
+            except ValidationError as exc:
+                raise AuditError(f"{path}:{number}: not an edit ({first_problem(exc)}); fix or remove the line") from exc
+            edits.setdefault(entry.case_id, []).append(entry.event)
         return edits, []
 
     def corrected_rows(self) -> list[ResultRow]:

@@ -1,28 +1,62 @@
-"""How `courtroom` writes files: whole or not at all, never through a symbolic link, one writer at a time (a run
-directory may be someone else's: docs/SECURITY.md); a torn last line is skipped when read, cut by the next append."""
+"""How `courtroom` reads and writes a run's files: only its own regular files, never through a symbolic link (a run
+directory may be someone else's: docs/SECURITY.md), lines of a bounded length; whole or not at all, one writer at a
+time; a torn last line is skipped when read, cut by the next append."""
 
 from __future__ import annotations
 
 import errno
 import itertools
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
-from courtroom.errors import RunError
+from courtroom.errors import CourtroomError, RunError
 
 _WRITES = itertools.count()
 """Numbers the temporary files of this process's writes (`next` on a count is atomic in CPython)."""
-NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
-"""Open flag: fail on a symbolic link instead of following it (0 where the system has none)."""
+NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+"""Open flags: fail on a symbolic link instead of following it (where the system can), and read bytes as they are."""
+NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+MAX_LINE_BYTES = 64 * 2**20
+"""The longest line (or manifest) read from a run: a transcript's longest, a case with its context, takes a few MB."""
 
 
 def link_refused(path: Path) -> str:
-    """Why a command will not write through the symbolic link at `path`."""
+    """Why a command will not read or write through the symbolic link at `path`."""
     return (f"{path} is a symbolic link (to {os.readlink(path)}): a run directory's files must be its own, courtroom "
-            "never writes through a link there; put the file itself there, or remove the link")
+            "never reads or writes through a link there; put the file itself there, or remove the link")
+
+
+@contextmanager
+def run_file(path: Path, error: type[CourtroomError] = RunError, limit: int | None = None) -> Iterator[BinaryIO]:
+    """`path` opened to read if it is a regular file (of at most `limit` bytes), not a link nor in a linked
+    `transcripts/` (a link to /dev/zero would fill the memory, a FIFO block for ever); else `error` naming it. A
+    missing file is a `FileNotFoundError`."""
+    if path.parent.name == "transcripts" and path.parent.is_symlink():
+        raise error(link_refused(path.parent))
+    fd = _open_unlinked(path, os.O_RDONLY | NONBLOCK, error)  # a FIFO opens at once
+    if not stat.S_ISREG((info := os.fstat(fd)).st_mode) or (limit is not None and info.st_size > limit):
+        os.close(fd)
+        raise error(f"{path} is not a regular file (a folder, a device, a FIFO): a run's files are read only when they "
+                    "are files of their own" if not stat.S_ISREG(info.st_mode) else
+                    f"{path} is {info.st_size} bytes, over the {limit} courtroom reads of such a file")
+    if NONBLOCK:
+        os.set_blocking(fd, True)
+    with os.fdopen(fd, "rb") as handle:
+        yield handle
+
+
+def read_lines(path: Path, error: type[CourtroomError] = RunError) -> Iterator[tuple[int, bytes]]:
+    """The lines of a run's file (`run_file`), numbered from 1; one longer than `MAX_LINE_BYTES` is `error` naming it."""
+    with run_file(path, error) as handle:
+        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
+            if len(line) > MAX_LINE_BYTES:
+                raise error(f"{path}:{number}: a line of more than {MAX_LINE_BYTES // 2**20} MiB, longer than "
+                            "courtroom writes: not read")
+            yield number, line
 
 
 def refuse_links(root: Path, names: Iterable[str]) -> None:
@@ -49,7 +83,7 @@ def atomic_file(path: str | Path, mode: str = "w", **options: Any) -> Iterator[I
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}-{next(_WRITES)}")
     tmp.unlink(missing_ok=True)  # left by a killed process of the same id (a link is removed, not followed)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW | getattr(os, "O_BINARY", 0), 0o666)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NO_FOLLOW, 0o666)
         with os.fdopen(fd, mode, **options) as handle:
             yield handle
             handle.flush()
@@ -66,13 +100,13 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
         handle.write(data)
 
 
-def _open_unlinked(path: Path, flags: int) -> int:
+def _open_unlinked(path: Path, flags: int, error: type[CourtroomError] = RunError) -> int:
     """A file descriptor on `path`, which must not be a symbolic link (refused, naming it)."""
     try:
-        return os.open(path, flags | NO_FOLLOW | getattr(os, "O_BINARY", 0), 0o666)
+        return os.open(path, flags | NO_FOLLOW, 0o666)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.EMLINK) or path.is_symlink():
-            raise RunError(link_refused(path)) from exc
+            raise error(link_refused(path)) from exc
         raise
 
 

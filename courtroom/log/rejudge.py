@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from courtroom.court.migrations import modern_path
 from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.events import ModelCallEvent
 from courtroom.engine.judge import Judge
@@ -28,7 +29,7 @@ def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str
         if court is None:  # the run's own court, as its manifest records it, with the settings changed
             asked = JudgeSpec(court=str(Path(manifest.source).parent), options={"overrides": dict(overrides or {})})
         else:
-            carried = {**recorded.options.get("overrides", {}), **(overrides or {})}
+            carried = {**carried_overrides(recorded, court), **(overrides or {})}
             asked = recorded.model_copy(update={"court": court, "options": {**recorded.options, "overrides": carried}})
         splitter = manifest.judge_config["court"]["sentences"]
         if "sentences" in asked.options["overrides"] or make_judge(asked).config()["court"]["sentences"] == splitter:
@@ -39,6 +40,15 @@ def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str
         return recorded.model_copy(update={"options": {**recorded.options, "reading": reading}})
     raise RunError(f"{manifest.name} is a run of the {recorded.name} judge: rejudge takes a courtroom run with "
                    "--court or --set, or an unstructured run with --reading")
+
+
+def carried_overrides(recorded: JudgeSpec, court: str) -> dict[str, Any]:
+    """The run's own `--set`s that a rejudge under `court` carries: those of a section the court has (a run's
+    `trial.*` settings are left out of a court that tries no charge: it has no `trial` section)."""
+    sections = make_judge(recorded.model_copy(update={"court": court, "options": {**recorded.options, "overrides": {}}})
+                          ).config()["court"]
+    return {path: value for path, value in recorded.options.get("overrides", {}).items()
+            if "." not in path or isinstance(sections.get(modern_path(path).split(".")[0]), dict)}
 
 
 def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,

@@ -8,9 +8,8 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -20,7 +19,7 @@ from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError, TranscriptError
 from courtroom.evaluate.metrics import Metrics
 from courtroom.evaluate.results import TRANSCRIPTS, ResultRow, summarize
-from courtroom.log.files import RunLock, append_line, atomic_write, cut_torn_line, refuse_links
+from courtroom.log.files import MAX_LINE_BYTES, RunLock, append_line, atomic_write, cut_torn_line, read_lines, refuse_links, run_file
 from courtroom.log.manifest import Manifest
 
 MANIFEST = "manifest.json"
@@ -138,7 +137,8 @@ class RunStore:
     def manifest(self) -> Manifest:
         """The run's manifest; one that cannot be read or does not validate is a `RunError` naming the file."""
         try:
-            text = self.manifest_path.read_text(encoding="utf-8")
+            with run_file(self.manifest_path, limit=MAX_LINE_BYTES) as handle:
+                text = handle.read().decode("utf-8")
         except OSError as exc:
             raise RunError(f"{self.manifest_path}: cannot read the run's manifest ({exc.strerror})") from exc
         except UnicodeDecodeError as exc:
@@ -172,25 +172,23 @@ class RunStore:
 
     def iter_rows(self) -> Iterator[ResultRow]:
         """Every result line, in order (a torn last line skipped; another bad line a `RunError` naming its line)."""
-        if not self.results_path.is_file():
+        if not (self.results_path.exists() or self.results_path.is_symlink()):
             return
-        with self.results_path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if not raw.endswith(b"\n"):
-                    return  # torn write at the end of an interrupted run
-                where = f"{self.results_path}:{number}"
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise RunError(f"{where}: not a result row (not valid UTF-8 at column {exc.start + 1}); "
-                                   "fix or remove the line") from exc
-                if not line.strip():
-                    continue
-                try:
-                    yield ResultRow.model_validate_json(line)
-                except ValidationError as exc:
-                    raise RunError(f"{where}: not a result row ({first_problem(exc)}); fix or remove the "
-                                   "line") from exc
+        for number, raw in read_lines(self.results_path):
+            if not raw.endswith(b"\n"):
+                return  # torn write at the end of an interrupted run
+            where = f"{self.results_path}:{number}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise RunError(f"{where}: not a result row (not valid UTF-8 at column {exc.start + 1}); "
+                               "fix or remove the line") from exc
+            if not line.strip():
+                continue
+            try:
+                yield ResultRow.model_validate_json(line)
+            except ValidationError as exc:
+                raise RunError(f"{where}: not a result row ({first_problem(exc)}); fix or remove the line") from exc
 
     def finished_ids(self) -> set[str]:
         """The cases a resumed run skips: those whose latest row holds a verdict."""
@@ -226,12 +224,13 @@ def first_problem(exc: ValidationError) -> str:
     return (f"field {field}: " if field else "") + first["msg"] + more
 
 
-@contextmanager
-def _transcript(path: Path) -> Iterator[TextIO]:
-    """A transcript file opened for reading; a missing or unreadable one is a `TranscriptError` naming it."""
+def _transcript(path: Path) -> Iterator[tuple[int, str]]:
+    """A transcript's lines, numbered, that are not blank; a file missing or unreadable (not a file of the run's own,
+    a line too long, not UTF-8) is a `TranscriptError` naming it."""
     try:
-        with path.open(encoding="utf-8") as handle:
-            yield handle
+        for number, raw in read_lines(path, TranscriptError):
+            if raw.strip():
+                yield number, raw.decode("utf-8")
     except FileNotFoundError as exc:
         raise TranscriptError(f"{path}: the transcript is missing") from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -242,14 +241,11 @@ def read_transcript(path: str | Path) -> list[Event]:
     """Every line of a transcript file as an event; a bad transcript is a `TranscriptError` naming file and line."""
     path = Path(path)
     events = []
-    with _transcript(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                events.append(parse_event(line))
-            except ValidationError as exc:
-                raise TranscriptError(f"{path}:{number}: not a transcript event ({first_problem(exc)})") from exc
+    for number, line in _transcript(path):
+        try:
+            events.append(parse_event(line))
+        except ValidationError as exc:
+            raise TranscriptError(f"{path}:{number}: not a transcript event ({first_problem(exc)})") from exc
     if not events or events[0].event != "case_start":
         raise TranscriptError(f"{path}: " + ("the transcript is empty" if not events else
                                              "the transcript does not begin with case_start"))
@@ -259,8 +255,9 @@ def read_transcript(path: str | Path) -> list[Event]:
 def read_case(path: str | Path) -> Case:
     """The case of a transcript's first event, `case_start` (else a `TranscriptError` naming the file)."""
     path = Path(path)
-    with _transcript(path) as handle:
-        line = next((text for text in handle if text.strip()), "")
+    lines = _transcript(path)
+    _, line = next(lines, (0, ""))
+    lines.close()
     if not line:
         raise TranscriptError(f"{path}: the transcript is empty")
     try:

@@ -17,10 +17,11 @@ from courtroom.door.requests import ChatMessage, message_hash
 from courtroom.engine.events import EditEvent, Event, parse_event
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import CaseOutcome
-from courtroom.errors import ReplayMismatch
+from courtroom.errors import ReplayMismatch, TranscriptError
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow, summarize
 from courtroom.log.audit import Audit
+from courtroom.log.files import MAX_LINE_BYTES, read_lines, run_file
 from courtroom.log.manifest import CaseDigests
 from courtroom.log.replay import replay
 from courtroom.log.span_metrics import run_span_scores
@@ -46,8 +47,7 @@ def verify(audit: Audit) -> list[Problem]:
     judge = manifest.rebuild_judge()
     latest: dict[str, ResultRow] = {}  # a case judged again on resume: its last row stands
     results = audit.root / RESULTS
-    lines = results.read_text(encoding="utf-8").splitlines() if results.is_file() else []
-    for number, line in enumerate(lines, start=1):
+    for number, line in read_lines(results) if results.exists() else ():
         try:
             row = ResultRow.model_validate_json(line)
         except ValidationError as exc:
@@ -138,10 +138,11 @@ def _short(value: object, limit: int = 200) -> str:
 def _check_metrics(audit: Audit, rows: Sequence[ResultRow]) -> list[Problem]:
     """The stored metrics (span metrics too), when the run has them, are what the rows recompute to."""
     path = audit.root / "metrics.json"
-    if not path.is_file():
+    if not path.exists():
         return []
     try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        with run_file(path, limit=MAX_LINE_BYTES) as handle:
+            stored = json.loads(handle.read().decode("utf-8"))
     except UnicodeDecodeError as exc:
         return [Problem(str(path), None, f"not valid UTF-8 (at byte {exc.start})")]
     except ValueError as exc:  # empty, torn, not JSON
@@ -158,18 +159,20 @@ def _check_metrics(audit: Audit, rows: Sequence[ResultRow]) -> list[Problem]:
 
 
 def _read_checked(path: Path) -> tuple[list[Event], list[Problem]]:
-    if not path.is_file():
+    if not (path.exists() or path.is_symlink()):
         return [], [Problem(str(path), None, "transcript is missing")]
     events, problems = [], []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.endswith("\n"):
+    try:
+        for number, line in read_lines(path, TranscriptError):
+            if not line.endswith(b"\n"):
                 problems.append(Problem(str(path), number, "truncated line (no newline at the end)"))
             try:
-                events.append(parse_event(line))
+                events.append(parse_event(line.decode("utf-8")))
             except (ValidationError, ValueError) as exc:
                 message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
                 problems.append(Problem(str(path), number, f"not a valid event: {message}"))
+    except TranscriptError as exc:
+        return [], [Problem(str(path), None, str(exc).removeprefix(f"{path}: "))]
     return events, problems
 
 

@@ -1,7 +1,8 @@
 """The web app of `courtroom view` (Starlette, served by uvicorn): one page, its script and styles, and a JSON API over
-the runs under one folder. Every request needs the token made at this start (the URL's, then a same-site cookie), a
-change (a POST) needs it in the `X-Courtroom-Token` header; a run is named by its key among those found under the
-folder and a static file by its name, so no other path is opened (docs/SECURITY.md)."""
+the runs under one folder. Every request needs the token made at this start, in its URL or in the `X-Courtroom-Token`
+header the page's script sends (never in a cookie: a browser sends cookies to every port of a host, so an old start's
+or another server's would be sent or checked); a change (a POST) needs it in the header; a run is named by its key
+among those found under the folder and a static file by its name, so no other path is opened (docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.base import BaseHTTPMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from courtroom.errors import AuditError, CourtroomError
@@ -30,9 +31,9 @@ from courtroom.log.store import first_problem
 from courtroom.report.case_view import case_record
 from courtroom.report.measurement import BAND_LABELS
 from courtroom.view.labelling import Labelling
-from courtroom.view.runs import CaseQuery, RunView, diff, find_runs
+from courtroom.view.runs import CaseQuery, RunView, diff, find_runs, shown_path
 
-HEADER, COOKIE = "x-courtroom-token", "courtroom_view"
+HEADER = "x-courtroom-token"
 POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
           "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 HEADERS = {"content-security-policy": POLICY, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
@@ -42,9 +43,11 @@ STATIC = {"view.js": "courtroom.view/static", "view.css": "courtroom.view/static
 """The files the page loads, by name: the view's own and the report's case record (drawn the same way)."""
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="courtroom-token" content="{token}"><title>courtroom view</title>
-<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/report.css"><link rel="stylesheet" href="/static/view.css"></head>
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/static/report.css?token={token}">
+<link rel="stylesheet" href="/static/view.css?token={token}"></head>
 <body><nav><a href="#/">runs</a><span id="where"></span><span id="status" class="muted"></span></nav><main id="main"></main>
-<script src="/static/record.js"></script><script src="/static/testimony.js"></script><script src="/static/view.js"></script>
+<script src="/static/record.js?token={token}"></script><script src="/static/testimony.js?token={token}"></script>
+<script src="/static/view.js?token={token}"></script>
 </body></html>
 """
 
@@ -100,13 +103,10 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         def carries(value: str | None) -> bool:
             return value is not None and secrets.compare_digest(value.encode(), token.encode())
 
-        given = request.headers.get(HEADER) or request.cookies.get(COOKIE) or request.query_params.get("token")
+        given = request.headers.get(HEADER) or request.query_params.get("token")  # the URL's token opens the page
         if not carries(given) or (request.method not in ("GET", "HEAD") and not carries(request.headers.get(HEADER))):
             response: Response = JSONResponse({"error": "this courtroom view needs its token: open the URL it printed "
                                                "(a change also needs the page's X-Courtroom-Token header)"}, 403)
-        elif request.url.path == "/" and "token" in request.query_params:  # from the address bar to a same-site cookie
-            response = RedirectResponse(request.url.path, 303)
-            response.set_cookie(COOKIE, token, httponly=True, samesite="strict")
         else:
             response = await call_next(request)
         response.headers.update(HEADERS)
@@ -122,7 +122,7 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         return Response(_static(name), media_type="text/javascript" if name.endswith(".js") else "text/css")
 
     def api_runs(request: Request) -> Response:
-        return JSONResponse({"root": str(runs.root), "runs": [run.head() for run in runs.all()],
+        return JSONResponse({"root": shown_path(runs.root), "runs": [run.head() for run in runs.all()],
                              "meta": {"bands": list(BAND_LABELS), "calls_note": "model calls: show them with the "
                                       "button above the record"}})
 
@@ -165,14 +165,14 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         if isinstance(exc, HTTPException):
             return JSONResponse({"error": exc.detail}, exc.status_code)
         text = f"not a valid request ({first_problem(exc)})" if isinstance(exc, ValidationError) else str(exc)
-        return JSONResponse({"error": text}, 400)
+        return JSONResponse({"error": text}, 500 if isinstance(exc, OSError) else 400)  # OSError: a label not written
 
     routes = [Route("/", page), Route("/static/{name}", static), Route("/api/runs", api_runs), Route("/api/run", api_run),
               Route("/api/cases", api_cases), Route("/api/case", api_case), Route("/api/diff", api_diff),
               Route("/api/label", api_label), Route("/api/label", give_label, methods=["POST"]),
               Route("/api/refit", api_refit), Route("/api/refit", start_refit, methods=["POST"])]
     return Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard)],
-                     exception_handlers={HTTPException: refused, CourtroomError: refused, ValidationError: refused})
+                     exception_handlers=dict.fromkeys((HTTPException, CourtroomError, ValidationError, OSError), refused))
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -14,7 +14,7 @@ from courtroom.calibrate.prior_runs import read_prior
 from courtroom.door.models import model_key
 from courtroom.errors import ConfigError, CourtroomError
 from courtroom.view.refit import refit
-from courtroom.view.runs import RunView, label_path
+from courtroom.view.runs import RunView, label_path, shown_path
 
 KEYS = {"h": True, "f": False, "s": None}
 """The keys of `courtroom label`: hallucinated, faithful, skip."""
@@ -66,10 +66,10 @@ class Labelling:
         why = self.no_prior if self.prior is None else None
         if self.prior is not None and min(fails, passes) < INTERCEPT_MIN_PER_CLASS:
             why = f"label at least {INTERCEPT_MIN_PER_CLASS} cases of each kind (hallucinated and faithful) to refit"
-        return {"n": self.n, "seed": self.seed, "file": str(label_path(self.run.path)), "weighed_by": found.weighed_by,
+        return {"n": self.n, "seed": self.seed, "file": shown_path(label_path(self.run.path)), "weighed_by": found.weighed_by,
                 "order": [{"id": c.case.id, "p": round(c.p, 3), "threshold": round(c.threshold, 3)} for c in order],
                 "labels": {case: word(v) for case, v in labels.items()}, "given": len(given), "hallucinated": fails,
-                "faithful": passes, "note": note, "prior": self.prior, "refit": why, "job": self.job}
+                "faithful": passes, "note": note, "prior": self.prior and shown_path(self.prior), "refit": why, "job": self.job}
 
     def give(self, case_id: str, key: str) -> dict[str, Any]:
         """Label one drawn case (`h`, `f` or `s`) and write the label file at once, as `courtroom label` does."""
@@ -83,7 +83,11 @@ class Labelling:
             by_id = {c.case.id: c for c in found.cases}
             labels = read_labels(path, self.run.path) if path.is_file() else {}
             labels[case_id] = KEYS[key]  # in the file's order, a new case last
-            write_labels(path, self.run.path, [by_id[c] for c in labels if c in by_id], labels)
+            try:
+                write_labels(path, self.run.path, [by_id[c] for c in labels if c in by_id], labels)
+            except OSError as exc:  # a folder, a FIFO, a read-only folder, a full disk: the file stays as it was
+                raise OSError(f"{path}: the label was not written ({exc.strerror or exc}); the file holds the labels "
+                              "given before it") from exc
         return self.state()
 
     def start_refit(self) -> dict[str, Any]:

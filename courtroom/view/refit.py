@@ -18,6 +18,7 @@ from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
 from courtroom.log.rejudge import rejudge_run, rejudged_judge
 from courtroom.log.store import RunStore
+from courtroom.view.runs import shown_path
 
 
 def refit_folder(run: Path) -> Path:
@@ -43,8 +44,9 @@ def refit(run: Path, labels: Path, prior: str) -> dict[str, Any]:
     """Refit `prior` on the run's label file, decide the run again with it, and say what changed."""
     out = refit_folder(run)
     ruling, court, rejudged = out / "ruling.yaml", out / "court.yaml", out / "run"
-    command = shlex.join(["courtroom", "calibrate", str(run), "--ruling", str(ruling), "--prior", prior, "--labels",
-                          str(labels), "-o", str(court)])
+    shown = shown_path  # as the commands are typed where the view was started
+    command = shlex.join(["courtroom", "calibrate", shown(run), "--ruling", shown(ruling), "--prior", shown(prior),
+                          "--labels", shown(labels), "-o", shown(court)])
     calibration = calibrate_with_prior([run], prior, labels, command=command)
     write_ruling(calibration.refit.ruling, ruling, {"on_the_labels": scores(calibration)})
     court_with_ruling(run, ruling, court)
@@ -60,10 +62,10 @@ def refit(run: Path, labels: Path, prior: str) -> dict[str, Any]:
                          "refit": None if oof is None else str(compute_metrics(_rows(calibration, oof)).balanced_accuracy),
                          "refitted": calibration.refit.modes},
             "unlabelled": _unlabelled([r for r in audit.rows() if r.case_id not in labelled], after),
-            "notes": list(calibration.refit.notes), "folder": str(out), "ruling": str(ruling), "court": str(court),
-            "run": str(rejudged), "commands": [
-                command, shlex.join(["courtroom", "rejudge", str(run), "--court", str(court), "--out", str(rejudged)]),
-                shlex.join(["courtroom", "run", manifest.spec.selection.dataset, "--court", str(court), "--model",
+            "notes": list(calibration.refit.notes), "folder": shown(out), "ruling": shown(ruling), "court": shown(court),
+            "run": shown(rejudged), "commands": [
+                command, shlex.join(["courtroom", "rejudge", shown(run), "--court", shown(court), "--out", shown(rejudged)]),
+                shlex.join(["courtroom", "run", shown(manifest.spec.selection.dataset), "--court", shown(court), "--model",
                             manifest.model])]}
 
 

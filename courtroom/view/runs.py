@@ -39,6 +39,11 @@ def find_runs(root: Path) -> dict[str, Path]:
     return found
 
 
+def shown_path(path: str | Path) -> str:
+    """A path as the page shows it: relative to the working directory when it is under it (as one types it there)."""
+    return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd().resolve()) else str(path)
+
+
 def label_path(run: Path) -> Path:
     """Where the view keeps a run's labels: `<run>.labels.csv` beside the run directory, in `courtroom label`'s format."""
     return run.parent / f"{run.name}.labels.csv"

@@ -7,6 +7,7 @@ names the file, row or field and what was expected."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -75,14 +76,15 @@ def test_a_yaml_file_nested_too_deep_is_named(tmp_path: Path) -> None:
     path = tmp_path / "deep.yaml"
     path.write_text("name: deep\nrole: judge\ndescription: d\ninstructions: Rule.\nsampling: " + "[" * 3000
                     + "]" * 3000 + "\n")
-    with pytest.raises(PersonaError, match=rf"^{path}: invalid YAML: nested deeper than"):
+    deep = "invalid YAML: (nested deeper than|exceeded maximum nesting depth)"  # Python's reader, or libyaml's (a line)
+    with pytest.raises(PersonaError, match=rf"^{path}(:5)?: {deep}"):
         Persona.from_file(path)
     code, output = invoke("personas", "validate", str(path))
-    assert code == 1 and f"{path}: invalid YAML: nested deeper than" in output
+    assert code == 1 and re.search(rf"{path}(:5)?: {deep}", output), output
     court = tmp_path / "court.yaml"
     court.write_text("graph: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n")
     code, output = invoke("court", "validate", str(court))
-    assert code == 2 and f"{court}: invalid YAML: nested deeper than" in output
+    assert code == 2 and re.search(rf"{court}(:1)?: {deep}", output), output
 
 
 @pytest.fixture(scope="module")

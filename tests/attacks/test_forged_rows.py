@@ -6,6 +6,7 @@ is now recomputed from it (the spans, the gold spans, charges, variants, calls, 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def forged(intact: Path, tmp_path: Path, change: Callable[[dict], None]) -> Path
     forgery is consistent: only the transcripts tell)."""
     run = tmp_path / "run"
     run.mkdir()
-    (run / "transcripts").symlink_to(intact / "transcripts")
+    shutil.copytree(intact / "transcripts", run / "transcripts")  # a run reads only its own files, never a link
     (run / "manifest.json").write_text((intact / "manifest.json").read_text())
     rows = [json.loads(line) for line in (intact / "results.jsonl").read_text().splitlines()]
     for row in rows:

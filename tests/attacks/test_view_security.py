@@ -53,16 +53,20 @@ def test_every_change_needs_the_token_in_its_header_and_a_get_changes_nothing(wo
     c = client(world / "runs", prior=str(world / "prior.yaml"), n=4)
     assert c.get("/api/runs").status_code == 403 and c.get("/").status_code == 403  # no token, nothing to read
     assert c.get("/?token=wrong").status_code == 403
-    assert c.get(f"/?token={TOKEN}", follow_redirects=False).status_code == 303  # the URL's token, kept as a cookie
-    assert c.get("/api/runs").status_code == 200
+    page = c.get(f"/?token={TOKEN}", follow_redirects=False)  # the URL's token opens the page, and sets no cookie
+    assert page.status_code == 200 and TOKEN in page.text and "set-cookie" not in page.headers and not c.cookies
+    assert c.get("/api/runs").status_code == 403 and c.get("/static/view.js").status_code == 403
+    assert c.get(f"/static/view.js?token={TOKEN}").status_code == 200
+    c.headers[HEADER] = TOKEN  # as the page's script sends it
     case = c.get("/api/label?run=mine").json()["order"][0]["id"]
+    del c.headers[HEADER]
     body = json.dumps({"case": case, "key": "h"})
     for headers, query in (({}, ""), ({HEADER: "wrong"}, ""), ({}, f"&token={TOKEN}"), ({HEADER: TOKEN + "x"}, "")):
-        for path in ("/api/label", "/api/refit"):  # the cookie alone, another token, the token in the query: refused
+        for path in ("/api/label", "/api/refit"):  # no token, another token, the token in the query: refused
             response = c.post(f"{path}?run=mine{query}", content=body, headers=headers)
             assert response.status_code == 403 and "token" in response.json()["error"], (path, headers, query)
-    assert c.get(f"/api/label?run=mine&case={case}&key=h").status_code == 200 and not labels.exists()
-    assert c.get("/api/refit?run=mine").json() == {"state": "idle"}
+    assert c.get(f"/api/label?run=mine&case={case}&key=h&token={TOKEN}").status_code == 200 and not labels.exists()
+    assert c.get(f"/api/refit?run=mine&token={TOKEN}").json() == {"state": "idle"}
     assert c.post("/api/label?run=mine", content=body, headers={HEADER: TOKEN}).json()["given"] == 1
     assert labels.is_file() and not list((world / "runs").glob("mine.refit-*"))
 

@@ -47,14 +47,14 @@ def world(made: Path, tmp_path: Path) -> Path:
 
 
 @contextmanager
-def serving(root: Path, **options: Any) -> Iterator[str]:
-    """The app over `root` on a free port of 127.0.0.1, in a thread: its URL with the token."""
+def serving(root: Path, port: int = 0, **options: Any) -> Iterator[str]:
+    """The app over `root` on 127.0.0.1 (on `port`, else a free one), in a thread: its URL with a new token."""
     import uvicorn
 
     from courtroom.view.app import address, create_app, listen
 
     token = secrets.token_urlsafe(16)
-    sock = listen("127.0.0.1", 0)
+    sock = listen("127.0.0.1", port)
     server = uvicorn.Server(uvicorn.Config(create_app(root, token, **options), log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
