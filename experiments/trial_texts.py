@@ -27,20 +27,10 @@ from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.paired import mcnemar
 from courtroom.evaluate.results import ResultRow
 from courtroom.evaluate.spans import SpanCase, span_scores
+from courtroom.evaluate.trial_stats import grounded
 from courtroom.log.audit import Audit
 
 SIDES = ("prosecutor", "defender")
-
-
-def grounded(move: MoveEvent) -> bool:
-    """A side's move with a verified quote and citation, or a read none: the prosecutor's words of the answer found
-    in it, and the sentence cited found with its words (or the reading's none)."""
-    g = move.grounds
-    if g is None or g.reading == "generated" or not g.verified:
-        return False
-    if move.role == "prosecutor" and (g.answer is None or not g.answer.verified):
-        return False
-    return g.sentence is None or (g.passage is not None and g.passage.verified)
 
 
 @dataclass

@@ -50,6 +50,11 @@ class TrialStats(BaseModel):
     verified: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     stances: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     disagreements: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
+    arguing: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
+    """The sides' moves; of them `grounded`: resting on checked pieces read off the case (a quote and a citation found
+    where they are said to be, or a reading of none); `shared`: trials in which two roles wrote one same text."""
+    grounded: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
+    shared: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     rulings: NonNegativeInt = 0
     """Trials the judge or the jury decided."""
     with_clerk: NonNegativeInt = 0
@@ -84,7 +89,13 @@ def trial_stats(events: Sequence[Event]) -> TrialStats | None:
                 stats.measured += 1
                 stats.with_clerk += (opinion >= AT) == (p_suspect >= AT)
     stats.endings = dict(sorted(endings.items()))
+    said: dict[int, dict[str, set[str]]] = {}
     for move in moves:
+        said.setdefault(move.charge, {}).setdefault(move.role, set()).add(
+            " ".join(str(v) for k, v in move.payload.items() if k not in NOT_TEXT).strip())
+        if move.role in SIDES:
+            stats.arguing += 1
+            stats.grounded += grounded(move)
         for name, value in move.payload.items():
             if isinstance(value, str) and name not in NOT_TEXT:
                 text = value.strip()
@@ -92,7 +103,20 @@ def trial_stats(events: Sequence[Event]) -> TrialStats | None:
                 stats.text_chars += len(text)
                 stats.empty += not text
                 stats.unfinished += bool(text) and not text.endswith(SENTENCE_END)
+    stats.shared = sum(any(texts[a] & texts[b] for i, a in enumerate(texts) for b in list(texts)[i + 1:])
+                       for texts in said.values())
     return stats
+
+
+def grounded(move: MoveEvent) -> bool:
+    """A side's move that rests on checked pieces read off the case: the prosecutor's words found in the answer, and
+    the sentence cited found with its words, or a reading that none speaks to them."""
+    g = move.grounds
+    if g is None or g.reading == "generated" or not g.verified:
+        return False
+    if move.role == "prosecutor" and g.answer is None:
+        return False
+    return g.sentence is None or g.passage is not None
 
 
 class TrialSummary(BaseModel):
@@ -140,6 +164,9 @@ class TrialSummary(BaseModel):
                  + f"; both sides spoke first in {_share(t.exchanged, t.tried)}",
                  f"{t.texts} texts written, {t.text_chars / t.texts if t.texts else 0:.0f} characters on average; "
                  f"{t.empty} empty, {t.unfinished} not ending a sentence"]
+        if t.arguing:
+            lines.append(f"{t.grounded} of {t.arguing} moves of the sides rest on checked quotes and citations (or a "
+                         f"reading of none); two roles wrote one text in {t.shared} of {t.tried} trials")
         if t.measured:
             lines.append(f"the bench sided with the clerk's measurement in {t.with_clerk} of {t.measured} rulings "
                          f"({t.with_clerk / t.measured:.0%})")

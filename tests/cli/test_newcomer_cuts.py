@@ -135,7 +135,8 @@ def test_set_personas_role_refuses_a_file_that_is_missing_or_does_not_validate(t
     broken = tmp_path / "broken.yaml"
     broken.write_text((SHIPPED / "prosecutor.yaml").read_text() + "colour: red\n")
     invalid = runner.invoke(app, [*args, f"personas.prosecutor={broken}"], env=WIDE)
-    assert invalid.exit_code == 2 and f"--set trial.personas.prosecutor: {broken}:9: field colour" in invalid.output
+    line = len(broken.read_text().splitlines())  # the line of `colour`, the last
+    assert invalid.exit_code == 2 and f"--set trial.personas.prosecutor: {broken}:{line}: field colour" in invalid.output
     unknown = runner.invoke(app, [*args, f"personas.expert={judge}"], env=WIDE)
     assert unknown.exit_code == 2 and "--set trial.personas.expert: the court seats no 'expert'" in unknown.output
     assert not out.exists() and not pseudo_runs
