@@ -6,6 +6,7 @@ moves rest on is chosen from it (`courtroom.court.grounds`)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -65,7 +66,8 @@ def candidates(sentences: Sequence[str], statement: str, limit: int | None) -> l
 def _placed(case: Case, charge: Charge, measured: Measure | None) -> tuple[int, list[Word]]:
     """Where the charged statement starts in the answer, and its content words placed in the answer."""
     answer = case.answer.strip()
-    start = measured.span[0] if measured is not None and measured.span is not None else max(answer.find(charge.quote), 0)
+    found = re.search(re.escape(charge.quote.strip()), answer, flags=re.IGNORECASE)  # a drafted quote's case may differ
+    start = measured.span[0] if measured is not None and measured.span is not None else found.start() if found else 0
     return start, [Word(w.text, w.start + start, w.end + start, w.key) for w in content_words(charge.quote)]
 
 

@@ -97,7 +97,10 @@ def test_a_judge_served_beside_debaters_in_process_hears_every_judge_call(server
 
 
 def test_a_court_run_over_http_verifies_and_never_records_the_key(server: str, tmp_path: Path) -> None:
-    run = start_run(spec(server, limit=6, court="full"), tmp_path / "court")
+    """Its trials' texts `generated` (#59): each move's pieces read by the served model's likelihoods, then one sentence
+    the speaker writes after them."""
+    generated = {"judge_options": {"overrides": {"trial.texts": "generated", "indictment.threshold": 0.0}}}
+    run = start_run(spec(server, limit=6, court="full", **generated), tmp_path / "court")
     rows = run.execute()
     run.close()
     assert len(rows) == 6 and all(r.error is None for r in rows) and sum(r.parse_failures for r in rows) == 0
@@ -112,8 +115,12 @@ def test_a_court_run_over_http_verifies_and_never_records_the_key(server: str, t
     case = next(e.case for e in events if e.event == "case_start")
     views = call_views(events)
     assert len(views) == tried.model_calls and all(v.messages and v.constraint for v in views)
-    trial = [v for v in views if v.purpose in ("move", "payload")]
-    assert trial and all(v.raw for v in trial), [(v.purpose, v.raw) for v in views]
+    trial = [v for v in views if v.purpose in ("move", "payload", "read")]
+    assert {"payload", "read"} <= {v.purpose for v in trial} and all(v.raw for v in trial), [(v.purpose, v.raw)
+                                                                                          for v in views]
+    moves = [e for e in events if e.event == "move" and e.role in ("prosecutor", "defender")]
+    assert moves and all(m.grounds.reading == "likelihood" and m.grounds.verified and m.payload["generated"]
+                         for m in moves)
     gains = answer_gains(case, events, audit.grounding_clip())
     assert gains and "".join(case.answer.strip()[g.start:g.end] for g in gains).strip() == case.answer.strip()
     for path in (tmp_path / "court").rglob("*"):

@@ -49,7 +49,7 @@ function groundsNode(g) {
   const box = el("div", "grounds");
   g.pieces.forEach(p => {
     const side = el("div", p.verified ? "piece" : "piece failed");
-    side.append(el("b", "", p.source + ": "), p.before, el("mark", p.source === "answer" ? "charge" : "cite", p.quote), p.after);
+    side.append(el("b", "", p.source + ": "), p.before, el("mark", p.source === "answer" ? "said" : "cite", p.quote), p.after);
     side.append(el("span", "check " + (p.verified ? "ok" : "failed"),
       p.verified ? " \u2713 found here" : " \u2717 not found where it is said to be"));
     box.append(side);
