@@ -1,10 +1,12 @@
 """What a trial's moves rest on, chosen from a charge's reading (`courtroom.clerk.reading`) instead of generated: the
 prosecution's words of the statement the context accounts for least and the sentence that speaks to them, the
-defence's sentence that states it, each quote checked where it says it stands. Nothing here is weighed."""
+defence's sentence that states it (the one that accounts best for the most of its words), each quote checked where it
+says it stands. Nothing here is weighed."""
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from courtroom.clerk.reading import Reading
 from courtroom.engine.events import Grounds, Quote
@@ -41,9 +43,17 @@ def _best(scores: dict[int, float]) -> int | None:
 
 
 def defence(reading: Reading) -> Grounds:
-    """The defence's pieces: the sentence that best accounts for the whole statement, and its words that say it."""
+    """The defence's pieces: the sentence that accounts for the most of the statement's words (a word for which it is
+    the best source, at least `UNACCOUNTED` likelier than without it; then the one that accounts best for the whole),
+    else the one that makes the whole likelier than no context; and its words that say it. None when neither is."""
+    cut = UNACCOUNTED[reading.how]
+    best = [max(reading.support, key=lambda n: (reading.support[n][i], -n)) for i in range(len(reading.words))] \
+        if reading.support else []
+    for_words = Counter(n for i, n in enumerate(best) if reading.support[n][i] >= cut)
+    number = max(for_words, key=lambda n: (for_words[n], reading.grounding[n], -n)) if for_words else \
+        _best(reading.grounding)
     scores = {n: round(g, 4) for n, g in reading.grounding.items()}
-    return _cited(reading, _best(reading.grounding), {w.key for w in reading.words}, scores)
+    return _cited(reading, number, {w.key for w in reading.words}, scores)
 
 
 def unaccounted(reading: Reading) -> tuple[int, int] | None:

@@ -85,3 +85,24 @@ def test_a_judge_seated_on_another_model_speaks_through_it_on_the_real_model(rea
     assert {e.seat for e in calls if e.role != "judge"} == {None}
     result = replay(outcome.events, Court.from_config(court.config(), BackendSpec(model="default")))
     assert result.matches, result.differences
+
+
+STATED_IN = {"example-lighthouse-year": 2, "example-bakery-hours": 1, "example-enzyme-temperature": 2,
+             "example-revenue-growth": 1, "example-river-length": 1, "example-drug-dose": 1,
+             "example-library-founder": 1, "example-router-reset": 1, "example-festival-dates": 1,
+             "example-orbit-period": 1}
+"""The context sentence that states each faithful shipped example's answer (read by a person)."""
+
+
+def test_the_defender_of_a_faithful_example_cites_the_sentence_that_states_it_on_the_real_model(real_backend) -> None:
+    court = load_court("full", real_backend, overrides={"indictment.threshold": 0.0})
+    cases = [c for c in example_cases() if c.id in STATED_IN]
+    cited = {}
+    for outcome in court.run_many(cases):
+        assert outcome.ok, outcome.error
+        moves = [e for e in outcome.events if e.event == "move"]
+        cited[outcome.case.id] = next(m.grounds.sentence for m in moves if m.role == "defender")
+        assert all(m.grounds.verified for m in moves if m.grounds is not None)
+        texts = [" ".join(map(str, m.payload.values())) for m in moves]
+        assert len(set(texts)) == len(texts)  # no two roles share a text
+    assert cited == STATED_IN
