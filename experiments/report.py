@@ -66,9 +66,10 @@ def debate_section() -> list[str]:
 
 
 def trial_sections() -> list[str]:
-    """What the trial is worth (#51): `experiments/trial_testimony.py`'s pages, headings one level down."""
+    """What the trial is worth (#51) and a trial a person can check (#59): `experiments/trial_testimony.py`'s and
+    `experiments/trial_texts.py`'s pages, headings one level down."""
     lines = []
-    for path in sorted(RESULTS.glob("*/trial-testimony*.md")):
+    for path in [*sorted(RESULTS.glob("*/trial-testimony*.md")), *sorted(RESULTS.glob("trial-texts*.md"))]:
         lines += [("#" + line if line.startswith("#") else line) for line in path.read_text().splitlines()] + [""]
     return lines
 
@@ -94,6 +95,7 @@ def runs_index() -> list[str]:
         judge = recorded.spec.judge.name + (f" ({court.get('name')})" if isinstance(court, dict) and court else "")
         where = ("docs/experiments.md, The trials measured" if name.startswith("debate/") else
                  "What the trial is worth (#51)" if "trial-testimony" in name else
+                 "A trial a person can check (#59)" if name.endswith(("-composed", "-795874c")) else
                  "Tuning runs" if "tune" in name else
                  "Witnesses, a fitted ruling, spans" if any(k in name for k in ("witnesses", "word-states", "span")) else
                  f"{name.split('/')[-1].split('-')[0]}, model {name.split('/')[0]}")

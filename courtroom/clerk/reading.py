@@ -90,7 +90,7 @@ def read_statements(spec: ClerkSpec, case: Case, charges: Sequence[Charge], meas
     alone = [(c, n) for c in charges if c.index not in whole for n in wanted[c.index]]
     calls += [Call(measure.scoring_request(case, c.quote, "cited", [(n, sentences[n - 1])]), purpose="read",
                    role=ROLE, charge=c.index) for c, n in alone]
-    responses = yield calls
+    responses = (yield calls) if calls else []  # no sentence shares a word with any charge: nothing to read
     by_shared = dict(zip(shared, responses))
     by_alone = {(c.index, n): r for (c, n), r in zip(alone, responses[len(shared):])}
     readings = {}

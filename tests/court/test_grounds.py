@@ -133,3 +133,13 @@ def test_composed_texts_refuse_an_inline_payload_only_a_model_can_write() -> Non
             {"from": "prosecution", "move": "argue", "to": "defense", "payload": inline, "description": "argue"},
             {"from": "defense", "move": "rebut", "to": "bench", "payload": "argument", "description": "rebut"},
             {"from": "bench", "move": "rule", "to": "ruling", "payload": "ruling", "description": "rule"}]})
+
+
+def test_a_charge_no_sentence_shares_a_word_with_is_read_as_spoken_to_by_none() -> None:
+    many = CASE.model_copy(update={"id": "many", "answer": "Penguins sing.", "context": [
+        " ".join(f"Sentence {n} is about lighthouse number {n}." for n in range(1, 9))]})
+    [outcome] = list(court(CourtScript(moves=TRIED))[0].run_many([many]))
+    assert outcome.ok, outcome.error  # more sentences than are read, none sharing a word: no reading call at all
+    made = moves(outcome)
+    assert made["prosecutor"].grounds.sentence is None and made["defender"].grounds.sentence is None
+    assert not [e for e in outcome.events if e.event == "model_call" and e.purpose == "read"]
