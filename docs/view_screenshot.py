@@ -34,7 +34,8 @@ HERE = Path(__file__).resolve().parent
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs_dir")
-    parser.add_argument("--run", required=True, help="the run to label and refit (its name under RUNS_DIR)")
+    parser.add_argument("--run", help="the run to label and refit (its name under RUNS_DIR); left out: view-case.png "
+                                      "alone")
     parser.add_argument("--trial-run", required=True, help="the run of a court that tries its charges")
     parser.add_argument("--case", help="the case of view-case.png")
     parser.add_argument("--prior", help="the ruling the labels refit (default: the shipped one for the run's model)")
@@ -42,7 +43,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(HERE))
     args = parser.parse_args()
     out = Path(args.out)
-    gold = {r.case_id: r.gold for r in Audit(Path(args.runs_dir) / args.run).rows()}
+    gold = {r.case_id: r.gold for r in Audit(Path(args.runs_dir) / args.run).rows()} if args.run else {}
     trial = Audit(Path(args.runs_dir) / args.trial_run).rows()
     case = args.case or next(r.case_id for r in trial if r.correct is False and r.trial)
     command = [sys.executable, "-m", "courtroom.cli", "view", args.runs_dir, "--port", "0", "--n", str(args.n)]
@@ -56,7 +57,8 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1300, "height": 700})
             page.goto(url)
             page.wait_for_selector("body[data-ready='1'] table.runs")
-            page.screenshot(path=str(out / "view-runs.png"))
+            if args.run:
+                page.screenshot(path=str(out / "view-runs.png"))
             page.goto(url + f"#/run?run={args.trial_run}")
             page.wait_for_selector("body[data-ready='1'] #case-body tr")
             page.fill("#search", case)
@@ -66,6 +68,9 @@ def main() -> None:
             record.wait_for()
             page.evaluate("() => { document.querySelector('.controls').style.display = 'none'; }")  # it is sticky
             record.screenshot(path=str(out / "view-case.png"))
+            if not args.run:
+                browser.close()
+                return
             page.goto(url + f"#/label?run={args.run}")
             page.wait_for_selector("body[data-ready='1'] [data-case]")
             for _ in range(args.n):  # each case by its gold label, as it comes up

@@ -13,9 +13,9 @@ from courtroom.engine.events import Grounds, Quote
 from courtroom.text.quotes import found_at, passage, quoted_in
 from courtroom.text.words import content_words
 
-UNACCOUNTED = {"likelihood": 1.0, "words": 1.0}
-"""A word no source makes this much likelier (nats), or that no source uses (words), is one the context does not
-account for: the prosecution's quote runs over such words around the least accounted for."""
+ACCOUNTS = 1.0
+"""A source accounts for a word when it makes it this much likelier than no context (nats: e times), or, read by
+words, uses it (1): the prosecution's quote runs over words no source accounts for, the defence counts those it does."""
 QUOTE_WORDS = 5
 """The most content words a prosecution's quote holds."""
 
@@ -44,9 +44,9 @@ def _best(scores: dict[int, float]) -> int | None:
 
 def defence(reading: Reading) -> Grounds:
     """The defence's pieces: the sentence that accounts for the most of the statement's words (a word for which it is
-    the best source, at least `UNACCOUNTED` likelier than without it; then the one that accounts best for the whole),
+    the best source, by at least `ACCOUNTS` than without it; then the one that accounts best for the whole),
     else the one that makes the whole likelier than no context; and its words that say it. None when neither is."""
-    cut = UNACCOUNTED[reading.how]
+    cut = ACCOUNTS
     best = [max(reading.support, key=lambda n: (reading.support[n][i], -n)) for i in range(len(reading.words))] \
         if reading.support else []
     for_words = Counter(n for i, n in enumerate(best) if reading.support[n][i] >= cut)
@@ -63,7 +63,7 @@ def unaccounted(reading: Reading) -> tuple[int, int] | None:
         return None
     best = reading.accounted()
     weakest = min(range(len(best)), key=lambda i: (best[i], i))
-    cut = UNACCOUNTED[reading.how]
+    cut = ACCOUNTS
     first = last = weakest
     while last - first + 1 < QUOTE_WORDS and best[weakest] < cut:
         left = first > 0 and best[first - 1] < cut

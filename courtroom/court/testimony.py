@@ -15,7 +15,9 @@ from courtroom.court.procedure import Procedure
 from courtroom.engine.events import Event, ModelCallEvent, MoveEvent, RulingEvent
 
 TRIAL, VERSION = "trial", 1
-"""The witness's name and version (a ruling names the versions it was fitted on)."""
+"""The witness's name and version (a ruling names the versions it was fitted on). Since #59 `cited` is whether the
+defence's reading found a sentence, no longer a number the model wrote; the version stays, because every run of the
+old meaning is retired (refused for replay) and no ruling weighs this witness."""
 TRIED = ("judge", "jury", "withdrawn", "conceded")
 """How a tried charge's ruling ends (a ruling of the measurement or of the testimony tried nothing)."""
 GIVES_UP = {"prosecutor": "acquit", "defender": "convict"}
