@@ -115,18 +115,20 @@ def pair_lines(new_dir: Path, old_dir: Path, clerk_spans: dict[str, list[tuple[i
         t, quotes = texts(audit, ids)
         at = sorted(t.cited.items(), key=lambda kv: -kv[1])
         top = f"[{at[0][0]}] {pct(at[0][1], sum(t.cited.values()))}" if at else "-"
+        chance = sum(count / n for n, count in t.sentences.items())  # citations of [1] were each sentence as likely
+        first = f"{pct(t.cited[1], sum(t.cited.values()))} / {pct(chance, sum(t.sentences.values()))}"
         calls = sum(rows[i].model_calls for i in ids) / len(ids)
         seconds = sum(rows[i].seconds for i in ids) / len(ids)
         gold = {i: rows[i] for i in ids if rows[i].gold_spans}
         spans[name] = [SpanCase(audit.store.case(i).answer, rows[i].gold_spans or [], quotes.get(i, [])) for i in gold]
         lines.append(f"| {audit.root.name} | {len(ids)} | {t.trials} | {pct(t.grounded, t.arguing)} of "
                      f"{t.arguing} | {pct(t.none, t.arguing)} | {pct(t.shared, t.trials)} | {t.distinct} of {t.texts} "
-                     f"| {top} | {span_cell(spans[name])} | {calls:.1f} | {seconds:.1f} | "
+                     f"| {top} | {first} | {span_cell(spans[name])} | {calls:.1f} | {seconds:.1f} | "
                      f"{cell([rows[i] for i in ids])} |")
     clerk = [SpanCase(c.answer, c.gold, clerk_spans.get(i, [])) for i, c in
              zip([i for i in ids if a[i].gold_spans], spans["new"])] if clerk_spans else []
     test = mcnemar([a[i] for i in ids], [b[i] for i in ids])
-    lines.append(f"| (pair) | | | | | | | | clerk's spans: {span_cell(clerk)} | | | McNemar +{test.a_only_correct}/-"
+    lines.append(f"| (pair) | | | | | | | | | clerk's spans: {span_cell(clerk)} | | | McNemar +{test.a_only_correct}/-"
                  f"{test.b_only_correct}, p = {test.p_value:.3f} |")
     return lines
 
@@ -142,12 +144,14 @@ def main(argv: Sequence[str] | None = None) -> None:
              f"`PYTHONPATH=. python experiments/trial_texts.py {shlex.join(sys.argv[1:] if argv is None else argv)}`",
              "", "Every statement of every case charged and tried; each pair on the cases both runs judged. Arguing "
              "moves: the prosecutor's and the defender's. Grounded: a verified quote and citation, or a read none. "
-             "Top citation: the sentence position cited most, and its share of all citations. Spans: hit@1 / token F1 "
+             "Top citation: the sentence position cited most, and its share of all citations; [1] cited / by chance: the share "
+             "of citations that name the first sentence, and the share it would have were every sentence of a cited "
+             "case's context as likely. Spans: hit@1 / token F1 "
              "of the prosecution's quotes against RAGTruth's gold spans (FAIL cases with spans), the clerk's own "
              "spans (the default court's witnesses) on the same cases beside them.", "",
              "| run | cases | trials | grounded | none read | trials sharing a text | distinct texts | top citation "
-             "| spans hit@1 / F1 | calls/case | s/case | balanced accuracy |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| [1] cited / by chance | spans hit@1 / F1 | calls/case | s/case | balanced accuracy |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for pair in args.pairs:
         new, old = pair.split("=")
         lines += pair_lines(Path(new), Path(old), clerk)
