@@ -7,7 +7,7 @@
 #   commit that started them ($NEW, default: this checkout) so that later commits cannot change what they ask;
 # - `-795874c`: the same court as it was at 795874c (texts and citations generated), from a checkout of it ($OLD):
 #   git worktree add --detach ../wt-base 795874c
-# Pairs alternate, so a stop leaves pairs of equal progress. `courtroom models fetch qwen2.5-coder-0.5b` first.
+# A pair is read on the cases both runs judged. `courtroom models fetch qwen2.5-coder-0.5b` first.
 set -u
 cd "$(dirname "$0")/.."
 HERE=$PWD
@@ -21,11 +21,12 @@ every=(--court full --set indictment.threshold=0)
 q=(--model qwen2.5-coder-0.5b --dtype float32)
 hb=("$D/halubench-dev.jsonl" --limit 200 --balanced)
 rt=("$D/ragtruth-spans-dev.jsonl" --limit 120 --balanced)
+# the court of this version first (cheap), then the pairs of 795874c (each about four times the seconds)
 run "$NEW" "${hb[@]}" "${every[@]}" --out "$R/default/halubench-full-composed"
-run "$OLD" "${hb[@]}" "${every[@]}" --out "$R/default/halubench-full-795874c"
 run "$NEW" "${hb[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/halubench-full-composed"
-run "$OLD" "${hb[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/halubench-full-795874c"
 run "$NEW" "${rt[@]}" "${every[@]}" --out "$R/default/ragtruth-full-composed"
-run "$OLD" "${rt[@]}" "${every[@]}" --out "$R/default/ragtruth-full-795874c"
 run "$NEW" "${rt[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/ragtruth-full-composed"
+run "$OLD" "${hb[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/halubench-full-795874c"
+run "$OLD" "${hb[@]}" "${every[@]}" --out "$R/default/halubench-full-795874c"
 run "$OLD" "${rt[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/ragtruth-full-795874c"
+run "$OLD" "${rt[@]}" "${every[@]}" --out "$R/default/ragtruth-full-795874c"
