@@ -1,0 +1,143 @@
+"""What a refit of the prior on a few labels does to a run, one workflow for `courtroom view` and `courtroom label`: the
+refit and its out-of-fold estimate on the labels (`prior_runs.refit_prior`, what `calibrate --prior` runs), every case
+of the run decided by it from its recorded testimony (as `rejudge` decides it, with no model call: each family's
+values stacked once, one product a refit), the verdicts it flips, and its files beside the run."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from courtroom.calibrate.fit_ruling import Example
+from courtroom.calibrate.prior_refit import inputs
+from courtroom.calibrate.prior_runs import Prior, PriorCalibration, refit_prior, scores
+from courtroom.calibrate.ruling_runs import court_with_ruling, write_ruling
+from courtroom.clerk import Clerk
+from courtroom.court.court import Court
+from courtroom.evaluate.comparison import pair
+from courtroom.evaluate.metrics import compute_metrics
+from courtroom.evaluate.results import ResultRow
+from courtroom.log.audit import Audit
+from courtroom.witness.ruling import FittedRuling
+
+
+class Weighed:
+    """Every case's values as the prior's families read them, stacked once: a refit of the prior (the same features,
+    means and scales; its probes kept) then decides every case in one product a family."""
+
+    def __init__(self, prior: FittedRuling, examples: Mapping[str, Example]) -> None:
+        grouped: dict[str, list[str]] = {}
+        for case, e in examples.items():
+            grouped.setdefault(prior.family_for(e.family)[0], []).append(case)
+        self.families = {name: (cases, np.array([inputs(prior, prior.families[name].linear, examples[c])  # type: ignore[index]
+                                                 for c in cases])) for name, cases in grouped.items()}
+
+    def verdicts(self, ruling: FittedRuling) -> dict[str, str]:
+        """Each case's verdict by `ruling` (FAIL at P(hallucinated), to 6 places as a weighing gives it, at or above
+        its family's threshold)."""
+        out = {}
+        for name, (cases, X) in self.families.items():
+            family = ruling.families[name]  # type: ignore[index]
+            lin = family.linear
+            z = lin.intercept + ((X - np.array(lin.mean)) / np.array(lin.scale)) @ np.array(lin.weights)
+            p = np.round(1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0))), 6)
+            out.update(zip(cases, np.where(p >= family.threshold, "FAIL", "PASS").tolist()))
+        return out
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A refit on the labels: the calibration (the refit, its out-of-fold estimate) and every case's verdict by it."""
+
+    calibration: PriorCalibration
+    labels: dict[str, bool]
+    after: dict[str, str]
+    flipped: list[str]
+    """The cases not labelled whose verdict the refit changes."""
+    stable: bool = field(default=False)
+    """The last labels (`label_session.STABLE_AFTER`) changed no verdict of the cases not labelled."""
+
+    def summary(self) -> dict[str, Any]:
+        """What the page shows after every label."""
+        y = list(self.labels.values())
+        oof = self.calibration.out_of_fold
+        return {"labelled": len(y), "hallucinated": sum(y), "faithful": len(y) - sum(y),
+                "prior": _balanced(self.calibration, self.calibration.prior),
+                "refit": None if oof is None else _balanced(self.calibration, oof), "flipped": len(self.flipped),
+                "refitted": {f: m for f, m in self.calibration.refit.modes.items() if m != "kept"}, "stable": self.stable}
+
+
+def estimate(prior: Prior, court: Clerk | Court, model: str, weighed: Weighed, examples: Mapping[str, Example],
+             labels: Mapping[str, bool], verdicts: Mapping[str, str | None]) -> Estimate:
+    """The prior refitted on the labelled examples, and what it decides of every case `weighed` holds."""
+    calibration = refit_prior(prior, [replace(examples[c], hallucinated=v) for c, v in labels.items()], court, model,
+                              where="the prior", labels=f"the {len(labels)} labels of the run's record")
+    after = weighed.verdicts(calibration.refit.ruling)
+    return Estimate(calibration, dict(labels), after, [c for c, v in after.items() if c not in labels and v != verdicts[c]])
+
+
+def _balanced(calibration: PriorCalibration, p: np.ndarray) -> str:
+    """Balanced accuracy with its 95% interval of P(hallucinated) `p` on the labelled examples (at the refit's
+    thresholds, as `scores` decides them)."""
+    rows = [ResultRow(case_id=e.case_id, source=e.source, gold="FAIL" if e.hallucinated else "PASS", score=float(x),
+                      label="FAIL" if x >= calibration.refit.ruling.family_for(e.family)[1].threshold else "PASS")
+            for e, x in zip(calibration.examples, p)]
+    return str(compute_metrics(rows).balanced_accuracy)
+
+
+def refit_folder(run: Path) -> Path:
+    """A new folder for a refit's files beside the run: `<run>.refit-<k>`."""
+    k = 1
+    while True:
+        path = run.parent / f"{run.name}.refit-{k}"
+        try:
+            path.mkdir()
+            return path
+        except FileExistsError:
+            k += 1
+
+
+def refit_files(run: Audit, done: Estimate, prior: str, out: Path, shown: Any = str) -> dict[str, Any]:
+    """Write the refit into `out` (the ruling, and the run's court filing it under its model) and say what it changed:
+    the table of `courtroom view`, with the commands that make the same files (paths as `shown` gives them)."""
+    ruling, court, rejudged = out / "ruling.yaml", out / "court.yaml", out / "run"
+    command = shlex.join(["courtroom", "calibrate", shown(run.root), "--ruling", shown(ruling), "--prior", shown(prior),
+                          "-o", shown(court)])
+    calibration = done.calibration
+    fitted = calibration.refit.ruling
+    write_ruling(fitted.model_copy(update={"fitted": {**fitted.fitted, "command": command}}), ruling,
+                 {"on_the_labels": scores(calibration)})
+    court_with_ruling(run, ruling, court)
+    summary = done.summary()
+    return {"labelled": {"cases": summary["labelled"], "hallucinated": summary["hallucinated"],
+                         "faithful": summary["faithful"], "prior": summary["prior"], "refit": summary["refit"],
+                         "refitted": calibration.refit.modes},
+            "unlabelled": _unlabelled([r for r in run.rows() if r.case_id in done.after and r.case_id not in done.labels],
+                                      done.after),
+            "notes": list(calibration.refit.notes), "folder": shown(out), "ruling": shown(ruling), "court": shown(court),
+            "run": shown(rejudged), "commands": [
+                command, shlex.join(["courtroom", "rejudge", shown(run.root), "--court", shown(court), "--out",
+                                     shown(rejudged)]),
+                shlex.join(["courtroom", "run", shown(run.manifest.spec.selection.dataset), "--court", shown(court),
+                            "--model", run.manifest.model])]}
+
+
+def _unlabelled(before: list[ResultRow], after: Mapping[str, str]) -> dict[str, Any]:
+    """The cases not labelled before and after the refit: the verdicts flipped and, with gold, the paired difference."""
+    new = [r.model_copy(update={"label": after[r.case_id]}) for r in before]
+    flipped = [{"id": b.case_id, "before": b.label, "after": a.label, "gold": b.gold} for b, a in zip(before, new)
+               if b.label != a.label]
+    gold = compute_metrics(before, resamples=0).cases
+    out: dict[str, Any] = {"cases": len(before), "flipped": flipped, "with_gold": gold}
+    if gold:
+        p = pair("refit", before, new)
+        out |= {"before": str(compute_metrics(before).balanced_accuracy), "after": str(compute_metrics(new).balanced_accuracy),
+                "difference": None if p.difference is None or p.low is None or p.high is None else
+                f"{-p.difference:+.3f} [{-p.high:+.3f}, {-p.low:+.3f}]", "p": f"{p.p_value:.3g}",
+                "discordant": f"+{p.contender_only} / -{p.reference_only}"}
+    return out
