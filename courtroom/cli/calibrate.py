@@ -157,7 +157,7 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
     console.print("moved most (standardised weights): " + "; ".join(shown(m) for m in moves(calibration)))
     evaluation = scores(calibration)
     sample = (f"the runs' {len(y)} labelled cases (their gold labels)" if calibration.labels.endswith("gold labels")
-              else f"{len(y)} of the run's cases labelled (drawn at random by `courtroom label`, less those skipped)")
+              else f"a random sample of {len(y)} of the run's cases, drawn by `courtroom label` (less those skipped)")
     table = columns(Table(title=f"on {sample}, with 95% bootstrap intervals over them"),
                     ("ruling", "balanced accuracy [95%]", "AUROC [95%]"))
     for name, row in evaluation.items():

@@ -40,9 +40,8 @@ POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'sel
           "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 HEADERS = {"content-security-policy": POLICY, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
            "cache-control": "no-store", "x-frame-options": "DENY"}
-STATIC = {"view.js": "courtroom.view/static", "labelling.js": "courtroom.view/static", "view.css": "courtroom.view/static",
-          "dom.js": "courtroom.report/templates", "record.js": "courtroom.report/templates",
-          "testimony.js": "courtroom.report/templates", "report.css": "courtroom.report/templates"}
+STATIC = {**dict.fromkeys(("view.js", "page.js", "labelling.js", "view.css"), "courtroom.view/static"),
+          **dict.fromkeys(("dom.js", "record.js", "testimony.js", "report.css"), "courtroom.report/templates")}
 """The files the page loads, by name: the view's own and the report's case record (drawn the same way). A script is an
 ES module at `/static/TOKEN/NAME`, so the modules it imports by a relative name carry the token too."""
 PAGE = """<!DOCTYPE html>

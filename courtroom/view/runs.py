@@ -109,11 +109,11 @@ class RunView:
         """The run's summary (`report.summary`), made again when it changed, at most every `SUMMARY_EVERY` seconds."""
         with self.fresh().lock:
             stamp, wait, made = self._summary
-            if made is None or (stamp != self.audit._stamps and time.monotonic() >= wait):
+            if made is None or (stamp != self.audit.stamps and time.monotonic() >= wait):
                 start = time.monotonic()
                 made = run_summary(self.audit)
                 took = time.monotonic() - start
-                self._summary = (self.audit._stamps, time.monotonic() + max(SUMMARY_EVERY, 20 * took), made)
+                self._summary = (self.audit.stamps, time.monotonic() + max(SUMMARY_EVERY, 20 * took), made)
             return made
 
     def head(self) -> dict[str, Any]:

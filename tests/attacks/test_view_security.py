@@ -49,7 +49,7 @@ def test_no_path_outside_the_runs_folder_is_served(world: Path) -> None:  # noqa
 
 
 def test_every_change_needs_the_token_in_its_header_and_a_get_changes_nothing(world: Path) -> None:  # noqa: F811
-    labels = world / "runs" / "mine.labels.csv"
+    labels = world / "runs" / "mine" / "judgements.jsonl"
     c = client(world / "runs", prior=str(world / "prior.yaml"), n=4)
     assert c.get("/api/runs").status_code == 403 and c.get("/").status_code == 403  # no token, nothing to read
     assert c.get("/?token=wrong").status_code == 403
@@ -57,6 +57,8 @@ def test_every_change_needs_the_token_in_its_header_and_a_get_changes_nothing(wo
     assert page.status_code == 200 and TOKEN in page.text and "set-cookie" not in page.headers and not c.cookies
     assert c.get("/api/runs").status_code == 403 and c.get("/static/view.js").status_code == 403
     assert c.get(f"/static/view.js?token={TOKEN}").status_code == 200
+    assert c.get(f"/static/{TOKEN}/page.js").status_code == 200  # a module's path carries the token to its imports
+    assert c.get("/static/wrong/page.js").status_code == 403 and c.get(f"/static/{TOKEN}x/view.js").status_code == 403
     c.headers[HEADER] = TOKEN  # as the page's script sends it
     case = c.get("/api/label?run=mine").json()["order"][0]["id"]
     del c.headers[HEADER]

@@ -43,7 +43,7 @@ export async function labelScreen(main, p) {
   async function show() {
     const c = s.order[pos];
     const given = s.labels[c.id];
-    progress.textContent = s.given + " labelled of " + s.n + " asked (" + s.hallucinated + " hallucinated, " + s.faithful +
+    progress.textContent = s.given + " of " + s.n + " labelled (" + s.hallucinated + " hallucinated, " + s.faithful +
       " faithful) \u00b7 case " + (pos + 1) + " of the draw: " + c.id;
     about.textContent = (c.waiting ? "not judged yet: the run is being written" : "P(hallucinated) " + c.p.toFixed(2) + " against " +
       c.threshold.toFixed(2)) + (given !== undefined ? " \u00b7 your label: " + given : "") + (s.note ? " \u00b7 " + s.note : "") +
