@@ -69,6 +69,7 @@ class Audit:
         self._at = (0, 0)
         self._by_id: dict[str, ResultRow] | None = None
         self._judged: dict[str, list[Judgement]] | None = None
+        self._reported: dict[str, list[Judgement]] | None = None  # the judgements `refresh` last compared with
         self.stamps = self._stamped()
         """The run's files (manifest, results, the record) at the last look: identity, size, time of change each."""
 
@@ -119,9 +120,9 @@ class Audit:
             self._reset()
             return None
         changed = {row.case_id for row in self._appended()} if results != old else set()
-        if stamps[2:] != was[2:] and self._judged is not None:
-            before, self._judged = self._judged, None
-            after = self.judged()
+        if stamps[2:] != was[2:]:
+            before, self._judged = self._reported or {}, None
+            after = self._reported = self.judged()
             changed |= {case for case in {*before, *after} if before.get(case) != after.get(case)}
         return changed
 
@@ -134,6 +135,7 @@ class Audit:
         if self._judged is None:
             found, self.notes = read_judgements(self.store, {r.case_id for r in self.rows()})
             self._judged = by_case(found)
+            self._reported = self._reported or self._judged
         return self._judged
 
     def human_labels(self) -> dict[str, str]:

@@ -25,6 +25,7 @@ TOKEN = "the-token-of-this-start"
 ID = "<img src=x onerror=document.title='pwned'>"
 PERSONA = "<script>document.title='pwned'</script>Judge"
 ARGUMENT = "</pre><img src=x onerror=document.title='pwned'> {{data}} &amp;"
+NOTE = "<script>document.title='pwned'</script><b>checked</b> &lt;"
 
 
 def client(root: Path, **options) -> TestClient:  # noqa: ANN003
@@ -109,7 +110,8 @@ def hostile(world: Path) -> Path:  # noqa: F811
 
 
 @pytest.mark.browser
-def test_markup_in_a_case_id_a_persona_and_an_argument_stays_text(hostile: Path, browser) -> None:  # noqa: ANN001, F811
+def test_markup_in_a_case_id_a_persona_an_argument_and_a_note_stays_text(hostile: Path, browser) -> None:  # noqa: ANN001, F811
+    Audit(hostile).edit(ID, "hallucinated", NOTE, PERSONA)  # a person's note and name, someone's text
     with serving(hostile.parent) as url:
         page, problems = open_page(browser, url)
         violations: list[str] = []
@@ -121,6 +123,7 @@ def test_markup_in_a_case_id_a_persona_and_an_argument_stays_text(hostile: Path,
         page.wait_for_selector(".case-detail .move")
         moves = page.locator(".case-detail .move").all_inner_texts()
         assert any(PERSONA in m and ARGUMENT in m for m in moves), moves
+        assert page.text_content(".case-detail .edit") == f"Judged by {PERSONA}: case \u2192 hallucinated ({NOTE})"
         assert page.text_content("main h1") == "<b>run" and page.title() == "courtroom view"
         assert page.locator("main img, main script").count() == 0  # the page's own elements only
         assert not problems and not violations, (problems, violations)

@@ -75,6 +75,8 @@ def test_labelling_draws_as_label_and_records_in_the_run_resumed_by_the_terminal
     for case, key in zip(drawn, "hsf"):
         state = label(c, case, key, "checked" if key == "h" else "")
     assert (state["given"], state["hallucinated"], state["faithful"]) == (2, 1, 1)
+    listed = c.get("/api/cases?run=mine&labelled=yes").json()["lines"]  # the case list reads the same record
+    assert {(x["id"], x["labelled"], x["corrected"]) for x in listed} == {(drawn[0], "FAIL", "FAIL"), (drawn[2], "PASS", "PASS")}
     assert [(j.case_id, j.label, j.author, j.note, j.source) for j in Audit(run).judgements()] == [
         (drawn[0], "hallucinated", "ann", "checked", "view"), (drawn[1], "skip", "ann", "", "view"),
         (drawn[2], "faithful", "ann", "", "view")]
