@@ -12,11 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
+from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.label_file import Candidate, import_labels, label_path
-from courtroom.calibrate.prior_refit import INTERCEPT_MIN_PER_CLASS, p_hallucinated
+from courtroom.calibrate.prior_refit import INTERCEPT_MIN_PER_CLASS
 from courtroom.calibrate.prior_runs import Prior, read_prior
 from courtroom.calibrate.refit import Estimate, Weighed, estimate
 from courtroom.calibrate.ruling_runs import check_for_run, example_of, witness_court
+from courtroom.case import Case, CaseVerdict
 from courtroom.door.models import model_key
 from courtroom.engine.events import CaseStartEvent, VerdictEvent
 from courtroom.errors import ConfigError, CourtroomError
@@ -44,7 +46,7 @@ class LabelSession:
                            if self.weigher else "the court's measure")
         self.found: dict[str, Candidate] = {}
         self.failed: set[str] = set()
-        self._weighed: Weighed | None = None
+        self.weighed = Weighed(self.prior.ruling) if self.prior else None  # type: ignore[arg-type]
         self._estimates: dict[frozenset, Estimate | str] = {}
         self.note = self._import_old()
         self.sync()
@@ -82,28 +84,34 @@ class LabelSession:
     def sync(self) -> None:
         """Weigh the cases judged since the last look (a run being written grows)."""
         self.run.refresh()
+        new = {}
         for row in self.run.rows():
-            if row.case_id in self.found or row.case_id in self.failed:
-                continue
-            found = None if row.error is not None or row.label is None else self._candidate(self.run.events(row.case_id))
-            if found is None:
-                self.failed.add(row.case_id)
+            if row.case_id not in self.found and row.case_id not in self.failed and row.case_id not in new:
+                judged = None if row.error is not None or row.label is None else self._judged(self.run.events(row.case_id))
+                if judged is None:
+                    self.failed.add(row.case_id)
+                else:
+                    new[row.case_id] = judged
+        if not new:
+            return
+        if self.prior is not None:
+            self.weighed.add({c: example for c, (_, _, example) in new.items() if example is not None})
+            weighed = self.weighed.p(self.prior.ruling)
+        for case_id, (case, verdict, example) in new.items():
+            if self.prior is not None and example is not None:
+                p, threshold = weighed[case_id]
+            elif self.weigher is not None and (weighing := verdict.weighing) is not None:  # the run's own ruling
+                p, threshold = weighing.p_hallucinated, weighing.threshold
             else:
-                self.found[row.case_id], self._weighed = found, None
+                p, threshold = verdict.score, self.court.threshold
+            self.found[case_id] = Candidate(case, verdict, float(p), threshold, example)
 
-    def _candidate(self, events: list) -> Candidate | None:
+    def _judged(self, events: list) -> tuple[Case, CaseVerdict, Example | None] | None:
         case = next((e.case for e in events if isinstance(e, CaseStartEvent)), None)
         verdict = next((e.verdict for e in events if isinstance(e, VerdictEvent)), None)
         if case is None or verdict is None:
             return None
-        example = example_of(events, self.court.spec.sentences, False, spans=False)
-        weighing, ruling = verdict.weighing, self.weigher
-        if ruling is None or example is None:
-            return Candidate(case, verdict, verdict.score, self.court.threshold, example)
-        if weighing is None or not weighing.ruling.endswith(ruling.fingerprint):  # the run's verdict is another's
-            return Candidate(case, verdict, p_hallucinated(ruling, example), ruling.family_for(example.family)[1].threshold,
-                             example)
-        return Candidate(case, verdict, weighing.p_hallucinated, weighing.threshold, example)
+        return case, verdict, example_of(events, self.court.spec.sentences, False, spans=False)
 
     def drawn(self) -> list[str]:
         """The cases drawn, in order: `n`, then `2 n` spares, over the cases the manifest lists (else those judged)."""
@@ -163,9 +171,6 @@ class LabelSession:
         states = self._states()
         if self.why_not(states[-1]) is not None:
             return None
-        if self._weighed is None:
-            self._weighed = Weighed(self.prior.ruling, {c: f.example for c, f in self.found.items()  # type: ignore[union-attr]
-                                                        if f.example is not None})
         now = self._estimate(states[-1])
         if isinstance(now, str):
             raise ConfigError(now)
@@ -199,7 +204,7 @@ class LabelSession:
         key = frozenset(labels.items())
         if key not in self._estimates:
             try:
-                self._estimates[key] = estimate(self.prior, self.court, self.model, self._weighed,  # type: ignore[arg-type]
+                self._estimates[key] = estimate(self.prior, self.court, self.model, self.weighed,  # type: ignore[arg-type]
                                                 {c: self.found[c].example for c in labels}, labels,  # type: ignore[misc]
                                                 {c: f.verdict.label for c, f in self.found.items()})
             except ConfigError as exc:  # too few labels of a kind in every family

@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from courtroom.calibrate.fit_ruling import Example
-from courtroom.calibrate.prior_refit import inputs
 from courtroom.calibrate.prior_runs import Prior, PriorCalibration, refit_prior, scores
 from courtroom.calibrate.ruling_runs import court_with_ruling, write_ruling
 from courtroom.clerk import Clerk
@@ -23,31 +22,45 @@ from courtroom.evaluate.comparison import pair
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
-from courtroom.witness.ruling import FittedRuling
+from courtroom.witness.ruling import FittedRuling, word_values
 
 
 class Weighed:
-    """Every case's values as the prior's families read them, stacked once: a refit of the prior (the same features,
-    means and scales; its probes kept) then decides every case in one product a family."""
+    """Every case's values as the prior's families read them, its probes scored once over the vectors stacked: a refit
+    of the prior (the same features, means and scales; its probes kept) then weighs every case in one product a
+    family."""
 
-    def __init__(self, prior: FittedRuling, examples: Mapping[str, Example]) -> None:
-        grouped: dict[str, list[str]] = {}
+    def __init__(self, prior: FittedRuling) -> None:
+        self.prior = prior
+        self.families: dict[str, tuple[list[str], list[list[float]]]] = {}
+
+    def add(self, examples: Mapping[str, Example]) -> None:
+        """Stack the values of more cases (a run being written)."""
+        scores = {name: dict(zip(ids, probe.scores([examples[c].vectors[name] for c in ids])))
+                  for name, probe in self.prior.probes.items()
+                  if (ids := [c for c, e in examples.items() if name in e.vectors])}
         for case, e in examples.items():
-            grouped.setdefault(prior.family_for(e.family)[0], []).append(case)
-        self.families = {name: (cases, np.array([inputs(prior, prior.families[name].linear, examples[c])  # type: ignore[index]
-                                                 for c in cases])) for name, cases in grouped.items()}
+            name, family = self.prior.family_for(e.family)
+            values = {**e.values, **{f"{p}.probe": s[case] for p, s in scores.items() if case in s}}
+            if (words := self.prior.word_scores(e.word_hidden)) is not None:
+                values.update(word_values(words))
+            cases, rows = self.families.setdefault(name, ([], []))
+            cases.append(case)
+            rows.append([values.get(f, mean) for f, mean in zip(family.linear.features, family.linear.mean)])
 
-    def verdicts(self, ruling: FittedRuling) -> dict[str, str]:
-        """Each case's verdict by `ruling` (FAIL at P(hallucinated), to 6 places as a weighing gives it, at or above
-        its family's threshold)."""
+    def p(self, ruling: FittedRuling) -> dict[str, tuple[float, float]]:
+        """Each case's P(hallucinated) by `ruling` (to 6 places, as a weighing gives it) and its family's threshold."""
         out = {}
-        for name, (cases, X) in self.families.items():
+        for name, (cases, rows) in self.families.items():
             family = ruling.families[name]  # type: ignore[index]
             lin = family.linear
-            z = lin.intercept + ((X - np.array(lin.mean)) / np.array(lin.scale)) @ np.array(lin.weights)
-            p = np.round(1.0 / (1.0 + np.exp(-np.clip(z, -50.0, 50.0))), 6)
-            out.update(zip(cases, np.where(p >= family.threshold, "FAIL", "PASS").tolist()))
+            z = lin.intercept + ((np.array(rows) - np.array(lin.mean)) / np.array(lin.scale)) @ np.array(lin.weights)
+            out.update((c, (p, family.threshold)) for c, p in zip(cases, np.round(1 / (1 + np.exp(-np.clip(z, -50, 50))), 6)))
         return out
+
+    def verdicts(self, ruling: FittedRuling) -> dict[str, str]:
+        """Each case's verdict by `ruling`: FAIL at its P(hallucinated) at or above its family's threshold."""
+        return {c: "FAIL" if p >= threshold else "PASS" for c, (p, threshold) in self.p(ruling).items()}
 
 
 @dataclass(frozen=True)
