@@ -41,6 +41,8 @@ CLICK = ("async () => { const t = performance.now(); document.getElementById('re
 BEFORE = """
 import sys, time
 from pathlib import Path
+import courtroom
+print(courtroom.__file__)
 from courtroom.view.refit import refit
 t = time.perf_counter()
 refit(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])
@@ -88,7 +90,8 @@ def appended(run: Path, every: float, stop: threading.Event) -> None:
 
 def serve(root: Path, python: str, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     server = subprocess.Popen([python, "-m", "courtroom.cli", "view", str(root), "--port", "0", "--prior", PRIOR,
-                               "--n", str(LABELS)], stdout=subprocess.PIPE, text=True, env=env)
+                               "--n", str(LABELS)], stdout=subprocess.PIPE, text=True, env=env, cwd=root)  # not here:
+    # `-m` puts the working directory first on the path
     return server, re.search(r"http://\S+", server.stdout.readline()).group(0)
 
 
@@ -137,8 +140,10 @@ def refit_before(before: str, run: Path) -> float:
     subprocess.run([sys.executable, "-m", "courtroom.cli", "label", str(run), "--n", str(LABELS), "--ruling", PRIOR,
                     "--write", str(csv)], check=True, capture_output=True)
     out = subprocess.run([sys.executable, "-c", BEFORE, str(run), str(csv), PRIOR], capture_output=True, text=True,
-                         env=before_env(before), check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+                         env=before_env(before), check=True, cwd=run.parent)
+    where, *_, seconds = out.stdout.strip().splitlines()
+    assert where.startswith(str(Path(before).resolve())), where  # the code before ran, not this
+    return float(seconds)
 
 
 def page_cpu(root: Path, run: Path, python: str, env: dict[str, str], browser, seconds: float) -> float:  # noqa: ANN001

@@ -204,7 +204,7 @@ class LabelSession:
         key = frozenset(labels.items())
         if key not in self._estimates:
             try:
-                self._estimates[key] = estimate(self.prior, self.court, self.model, self.weighed,  # type: ignore[arg-type]
+                self._estimates[key] = estimate(self.prior, self.court.spec.name, self.model, self.weighed,  # type: ignore[arg-type]
                                                 {c: self.found[c].example for c in labels}, labels,  # type: ignore[misc]
                                                 {c: f.verdict.label for c, f in self.found.items()})
             except ConfigError as exc:  # too few labels of a kind in every family

@@ -17,8 +17,6 @@ from courtroom.calibrate.label_file import read_labels
 from courtroom.calibrate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
 from courtroom.calibrate.ruling_report import label_scores
 from courtroom.calibrate.ruling_runs import check_for_run, example_of, labelled_runs, witness_court
-from courtroom.clerk import Clerk
-from courtroom.court.court import Court
 from courtroom.court.files import check_ruling_file, ruling_file
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
@@ -48,11 +46,12 @@ class PriorCalibration:
 
 
 class Prior(NamedTuple):
-    """A ruling file read as a prior: the ruling, its path and its digest."""
+    """A ruling file read as a prior: the ruling, its path, its digest, and its name as a refit records it."""
 
     ruling: FittedRuling
     path: Path
     digest: str
+    named: str
 
 
 def read_prior(name: str | Path) -> Prior:
@@ -67,7 +66,7 @@ def read_prior(name: str | Path) -> Prior:
         ruling = FittedRuling.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"--prior {name}: {path} is not a ruling file:\n{describe_errors(path, exc, locator)}") from exc
-    return Prior(ruling, path, content_hash(path.read_text(encoding="utf-8")))
+    return Prior(ruling, path, content_hash(path.read_text(encoding="utf-8")), _named(path))
 
 
 def _named(path: Path) -> str:
@@ -110,19 +109,19 @@ def calibrate_with_prior(run_dirs: Sequence[str | Path | Audit], prior_name: str
     else:
         runs = labelled_runs(run_dirs)
         examples, model, judge, source = runs.examples, runs.model, runs.court, "the runs' gold labels"
-    return refit_prior(prior, examples, judge, model, where=f"--prior {prior_name}", precision=precision, folds=folds,
-                       seed=seed, command=command, labels=source)
+    check_for_run(prior.ruling, judge, model, f"--prior {prior_name}")
+    return refit_prior(prior, examples, judge.spec.name, model, precision=precision, folds=folds, seed=seed,
+                       command=command, labels=source)
 
 
-def refit_prior(prior: Prior, examples: Sequence[Example], judge: Clerk | Court, model: str, *, where: str,
-                precision: float = PRIOR_PRECISION, folds: int = 5, seed: int = 0, command: str = "",
-                labels: str = "") -> PriorCalibration:
-    """The prior refitted on labelled examples of a run of `judge` on `model`, and estimated out of fold on them."""
-    check_for_run(prior.ruling, judge, model, where)
+def refit_prior(prior: Prior, examples: Sequence[Example], court: str, model: str, *, precision: float = PRIOR_PRECISION,
+                folds: int = 5, seed: int = 0, command: str = "", labels: str = "") -> PriorCalibration:
+    """The prior (checked for the run: `check_for_run`) refitted on labelled examples of a run of `court` on `model`,
+    and estimated out of fold on them."""
     if not examples:
         raise ConfigError(f"{labels or 'the runs'}: no labelled case: label some cases (courtroom label RUN, or "
                           "courtroom view)")
-    refit = refit_with_prior(prior.ruling, examples, prior_path=_named(prior.path), prior_digest=prior.digest,
+    refit = refit_with_prior(prior.ruling, examples, prior_path=prior.named, prior_digest=prior.digest,
                              precision=precision, command=command)
     before = np.array([p_hallucinated(prior.ruling, e) for e in examples])
     y = np.array([e.hallucinated for e in examples])
@@ -131,7 +130,7 @@ def refit_prior(prior: Prior, examples: Sequence[Example], judge: Clerk | Court,
     if k >= 2:
         fold = stratified_folds(y, [e.group or e.case_id for e in examples], folds=k, seed=seed)
         oof = out_of_fold(prior.ruling, examples, fold, precision)
-    return PriorCalibration(refit, list(examples), prior.ruling, before, oof, model, judge.spec.name, labels)
+    return PriorCalibration(refit, list(examples), prior.ruling, before, oof, model, court, labels)
 
 
 def scores(calibration: PriorCalibration) -> dict[str, dict[str, float | None]]:

@@ -1,7 +1,8 @@
 """What a refit of the prior on a few labels does to a run, one workflow for `courtroom view` and `courtroom label`: the
 refit and its out-of-fold estimate on the labels (`prior_runs.refit_prior`, what `calibrate --prior` runs), every case
 of the run decided by it from its recorded testimony (as `rejudge` decides it, with no model call: each family's
-values stacked once, one product a refit), the verdicts it flips, and its files beside the run."""
+values stacked once, one product a refit), the verdicts it flips and its table, then its court and the run decided
+again beside the run."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ import numpy as np
 from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.prior_runs import Prior, PriorCalibration, refit_prior, scores
 from courtroom.calibrate.ruling_runs import court_with_ruling, write_ruling
-from courtroom.clerk import Clerk
-from courtroom.court.court import Court
 from courtroom.evaluate.comparison import pair
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow
 from courtroom.log.audit import Audit
+from courtroom.log.rejudge import rejudge_run, rejudged_judge
+from courtroom.log.store import RunStore
 from courtroom.witness.ruling import FittedRuling, word_values
 
 
@@ -85,11 +86,12 @@ class Estimate:
                 "refitted": {f: m for f, m in self.calibration.refit.modes.items() if m != "kept"}, "stable": self.stable}
 
 
-def estimate(prior: Prior, court: Clerk | Court, model: str, weighed: Weighed, examples: Mapping[str, Example],
+def estimate(prior: Prior, court: str, model: str, weighed: Weighed, examples: Mapping[str, Example],
              labels: Mapping[str, bool], verdicts: Mapping[str, str | None]) -> Estimate:
-    """The prior refitted on the labelled examples, and what it decides of every case `weighed` holds."""
+    """The prior (checked for the run) refitted on the labelled examples, and what it decides of every case `weighed`
+    holds."""
     calibration = refit_prior(prior, [replace(examples[c], hallucinated=v) for c, v in labels.items()], court, model,
-                              where="the prior", labels=f"the {len(labels)} labels of the run's record")
+                              labels=f"the {len(labels)} labels of the run's record")
     after = weighed.verdicts(calibration.refit.ruling)
     return Estimate(calibration, dict(labels), after, [c for c, v in after.items() if c not in labels and v != verdicts[c]])
 
@@ -115,9 +117,9 @@ def refit_folder(run: Path) -> Path:
             k += 1
 
 
-def refit_files(run: Audit, done: Estimate, prior: str, out: Path, shown: Any = str) -> dict[str, Any]:
-    """Write the refit into `out` (the ruling, and the run's court filing it under its model) and say what it changed:
-    the table of `courtroom view`, with the commands that make the same files (paths as `shown` gives them)."""
+def refit_table(run: Audit, done: Estimate, prior: str, out: Path, shown: Any = str) -> dict[str, Any]:
+    """Write the refit's ruling into `out` and say what it changed: the table of `courtroom view`, with the commands
+    that make the same files (paths as `shown` gives them); the court filing it is `refit_court`'s."""
     ruling, court, rejudged = out / "ruling.yaml", out / "court.yaml", out / "run"
     command = shlex.join(["courtroom", "calibrate", shown(run.root), "--ruling", shown(ruling), "--prior", shown(prior),
                           "-o", shown(court)])
@@ -125,7 +127,6 @@ def refit_files(run: Audit, done: Estimate, prior: str, out: Path, shown: Any = 
     fitted = calibration.refit.ruling
     write_ruling(fitted.model_copy(update={"fitted": {**fitted.fitted, "command": command}}), ruling,
                  {"on_the_labels": scores(calibration)})
-    court_with_ruling(run, ruling, court)
     summary = done.summary()
     return {"labelled": {"cases": summary["labelled"], "hallucinated": summary["hallucinated"],
                          "faithful": summary["faithful"], "prior": summary["prior"], "refit": summary["refit"],
@@ -138,6 +139,15 @@ def refit_files(run: Audit, done: Estimate, prior: str, out: Path, shown: Any = 
                                      shown(rejudged)]),
                 shlex.join(["courtroom", "run", shown(run.manifest.spec.selection.dataset), "--court", shown(court),
                             "--model", run.manifest.model])]}
+
+
+def refit_court(run: Audit, out: Path) -> list[ResultRow]:
+    """The run's court filing the refit's ruling (`out/court.yaml`, checked to load with it), and the run decided again
+    by it into `out/run` (`rejudge`, no model call): what the table said, written."""
+    court = court_with_ruling(run, out / "ruling.yaml", out / "court.yaml")
+    after = rejudge_run(run.root, out / "run", judge=rejudged_judge(run.manifest, court=str(court)))
+    RunStore(out / "run").write_metrics(compute_metrics(after))
+    return after
 
 
 def _unlabelled(before: list[ResultRow], after: Mapping[str, str]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Labelling in `courtroom view`: the page's face on `calibrate.label_session` (the workflow `courtroom label` drives
-too), and the refit: its table at once from the recorded testimony (`calibrate.refit`), then the run decided again by
-its court (`rejudge`, no model call) in the background, into the refit's folder."""
+too), and the refit: its table at once from the recorded testimony (`calibrate.refit`), then its court and the run
+decided again by it (`rejudge`, no model call) in the background, into the refit's folder."""
 
 from __future__ import annotations
 
@@ -9,11 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from courtroom.calibrate.label_session import LabelSession
-from courtroom.calibrate.refit import refit_files, refit_folder
+from courtroom.calibrate.refit import refit_court, refit_folder, refit_table
 from courtroom.errors import ConfigError, CourtroomError
-from courtroom.evaluate.metrics import compute_metrics
-from courtroom.log.rejudge import rejudge_run, rejudged_judge
-from courtroom.log.store import JUDGEMENTS, RunStore
+from courtroom.log.store import JUDGEMENTS
 from courtroom.view.runs import RunView, shown_path
 
 
@@ -58,7 +56,8 @@ class Labelling:
             return {"why": self.session.why_not()} if done is None else done.summary()
 
     def start_refit(self) -> dict[str, Any]:
-        """Refit on the labels, write it beside the run and answer its table; decide the run again in the background."""
+        """Refit on the labels, write its ruling beside the run and answer its table; write its court and decide the
+        run again by it in the background."""
         with self.view.lock:
             if self.job.get("rejudged") == "writing":
                 raise ConfigError("the run is being decided again by the last refit: wait for it")
@@ -68,16 +67,14 @@ class Labelling:
                 raise ConfigError(self.session.why_not() or "nothing to refit")
             assert self.session.prior is not None
             folder = refit_folder(self.view.path)
-            self.job = {"state": "done", **refit_files(self.session.run, done, str(self.session.prior.path), folder,
+            self.job = {"state": "done", **refit_table(self.session.run, done, str(self.session.prior.path), folder,
                                                        shown_path), "rejudged": "writing"}
         threading.Thread(target=self._rejudge, args=(folder,), name=f"rejudge {self.view.key}", daemon=True).start()
         return self.job
 
     def _rejudge(self, folder: Path) -> None:
         try:
-            after = rejudge_run(self.view.path, folder / "run",
-                                judge=rejudged_judge(self.view.audit.manifest, court=str(folder / "court.yaml")))
-            RunStore(folder / "run").write_metrics(compute_metrics(after))
+            refit_court(self.view.audit, folder)
             self.job = {**self.job, "rejudged": "written"}
         except CourtroomError as exc:
             self.job = {**self.job, "rejudged": f"not written: {exc}"}
