@@ -2,8 +2,9 @@
 vectors of its pass, as a real run records them) labelled by 30 of its cases' gold in the page's API, then the refit,
 timed from the click to the table drawn, in headless Chromium, at 160 cases and at 10,000 (the 160 cases copied under
 new ids); beside it the refit of the code before (`--before DIR`: a checkout of it, its refit function called on the
-same labels, at 160 cases: at 10,000 it decides the whole run again, for minutes). Then one open page on a run being written (10,000 cases listed, a case appended every 50 ms): the CPU the
-view's server takes, by its own clock, over a minute, now and before.
+same labels, at 160 cases: at 10,000 it decides the whole run again, for minutes). Then one open page on a run being
+written (10,000 cases listed, a case appended every 50 ms): the CPU the view's server takes, by its own clock, over a
+minute, now and before.
 
 Usage: python benchmarks/bench_refit.py --run RUN_DIR [--before DIR] [--dir /tmp/courtroom-refit-bench]
 RUN_DIR: a run of the default court with the embedded model, e.g. `courtroom run data/halueval-dev.jsonl --limit 160
@@ -25,6 +26,9 @@ import time
 from pathlib import Path
 
 import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_view import cpu_name  # noqa: E402
 
 from courtroom.case import Case
 from courtroom.log.audit import Audit
@@ -183,7 +187,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     root = Path(args.dir)
-    result: dict[str, object] = {"cpu": platform.processor() or _cpu(), "cores": os.cpu_count(),
+    result: dict[str, object] = {"cpu": platform.processor() or cpu_name(), "cores": os.cpu_count(),
                                  "load_average_before": os.getloadavg()[0], "when": time.strftime("%Y-%m-%d")}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=ARGS)
@@ -204,11 +208,6 @@ def main() -> None:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
-
-
-def _cpu() -> str:
-    text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else ""
-    return next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "?")
 
 
 if __name__ == "__main__":
