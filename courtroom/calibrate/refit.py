@@ -127,10 +127,7 @@ def refit_table(run: Audit, done: Estimate, prior: str, out: Path, shown: Any = 
     fitted = calibration.refit.ruling
     write_ruling(fitted.model_copy(update={"fitted": {**fitted.fitted, "command": command}}), ruling,
                  {"on_the_labels": scores(calibration)})
-    summary = done.summary()
-    return {"labelled": {"cases": summary["labelled"], "hallucinated": summary["hallucinated"],
-                         "faithful": summary["faithful"], "prior": summary["prior"], "refit": summary["refit"],
-                         "refitted": calibration.refit.modes},
+    return {"labelled": done.summary(),
             "unlabelled": _unlabelled([r for r in run.rows() if r.case_id in done.after and r.case_id not in done.labels],
                                       done.after),
             "notes": list(calibration.refit.notes), "folder": shown(out), "ruling": shown(ruling), "court": shown(court),

@@ -134,22 +134,15 @@ def _ask(s: LabelSession, ruling: str | None) -> None:
     labels = [v for c, v in s.labels().items() if c in asked]
     console.print(f"{shown(s.run.root)}: {len(labels)} drawn cases labelled ({sum(labels)} hallucinated, "
                   f"{len(labels) - sum(labels)} faithful)")
-    if (done_ := _estimate(s)) is not None:
-        console.print(done_)
-    console.print(_refit_hint(s.run.root, ruling))
-
-
-def _estimate(s: LabelSession) -> str | None:
-    """What a refit on the run's labels would do, as the page says it after every label."""
-    try:
-        e = s.estimate()
+    try:  # what a refit on the run's labels would do, as the page says it after every label
+        if (e := s.estimate()) is not None:
+            got = e.summary()
+            console.print(shown(f"a refit on the run's {got['labelled']} labels: out of fold {got['refit'] or '-'} "
+                                f"against the prior's {got['prior']}; it would flip {got['flipped']} verdicts of the "
+                                "cases not labelled"))
     except CourtroomError as exc:
-        return shown(str(exc))
-    if e is None:
-        return None
-    got = e.summary()
-    return shown(f"a refit on the run's {got['labelled']} labels: out of fold {got['refit'] or '-'} against the prior's "
-                 f"{got['prior']}; it would flip {got['flipped']} verdicts of the cases not labelled")
+        console.print(shown(str(exc)))
+    console.print(_refit_hint(s.run.root, ruling))
 
 
 def _panel(c: Candidate, number: int, n: int, weighed_by: str) -> Panel:

@@ -149,7 +149,7 @@ def test_the_same_labels_refit_alike_in_the_terminal_and_the_page(world: Path, t
     estimate = c.get("/api/estimate?run=mine").json()
     assert estimate["labelled"] == 20 and estimate["refit"] and isinstance(estimate["stable"], bool)
     job = c.post("/api/refit?run=mine", content="{}").json()
-    assert job["state"] == "done" and job["labelled"]["cases"] == 20 and len(job["unlabelled"]["flipped"]) == estimate["flipped"]
+    assert job["state"] == "done" and job["labelled"]["labelled"] == 20 and len(job["unlabelled"]["flipped"]) == estimate["flipped"]
     page_flips = sorted(f["id"] for f in job["unlabelled"]["flipped"])
 
     keys = "".join(("h" if gold[case] == "FAIL" else "f") + "\n" for case in drawn)

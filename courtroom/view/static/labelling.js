@@ -98,7 +98,7 @@ function drawRefit(box, job) {
   box.dataset.rejudged = job.rejudged || "";
   if (job.state === "idle") { box.replaceChildren(); return; }
   const l = job.labelled, u = job.unlabelled;
-  const rows = [["the labelled cases, out of fold (the refit: fitted on the other folds)", l.cases + " (" + l.hallucinated +
+  const rows = [["the labelled cases, out of fold (the refit: fitted on the other folds)", l.labelled + " (" + l.hallucinated +
     " hallucinated, " + l.faithful + " faithful)", l.prior, l.refit || "- (too few labels of a kind for folds)", "", ""]];
   if (u.with_gold) {
     rows.push(["the cases not labelled, by their gold labels (paired)", u.with_gold, u.before, u.after, u.difference || "-",
@@ -110,7 +110,7 @@ function drawRefit(box, job) {
   const rejudged = job.rejudged === "writing" ? "is being written" : job.rejudged === "written" ? "is written" : job.rejudged;
   box.replaceChildren(el("h2", "", "What the labels changed"), table(["", "cases", "before: the prior / the run's verdicts",
     "after: the refit", "after \u2212 before [95% CI]", "McNemar p"], rows, "before-after"), flips,
-  el("div", "", "refitted: " + (Object.entries(l.refitted).filter(([, m]) => m !== "kept").map(([f, m]) => f + " (" + m + ")").join(", ") || "nothing")),
+  el("div", "", "refitted: " + (Object.entries(l.refitted).map(([f, m]) => f + " (" + m + ")").join(", ") || "nothing")),
   ...job.notes.map((n) => el("div", "muted", n)),
   el("div", "", "wrote the court file " + job.court + " (with the ruling " + job.ruling + "); the run decided again by it, " +
     job.run + ", " + rejudged + ". The commands that make them, and reuse the court on new data:"),
