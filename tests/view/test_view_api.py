@@ -134,26 +134,26 @@ def test_the_refit_waits_for_a_prior_it_can_refit(world: Path) -> None:
 
 
 def test_the_same_labels_refit_alike_in_the_terminal_and_the_page(world: Path, tmp_path: Path) -> None:
-    """20 labels given in the page and the same 20 in the terminal: the same refit, the same verdicts flipped, and
+    """30 labels given in the page and the same 30 in the terminal: the same refit, the same verdicts flipped, and
     the page's flips (from the recorded testimony, at once) are those `rejudge` writes (in the background)."""
     run, prior = world / "runs" / "mine", world / "prior.yaml"
     terminal = tmp_path / "terminal"
     shutil.copytree(run, terminal)
     gold = {r.case_id: r.gold for r in Audit(run).rows()}
-    drawn = order(run, prior, 20)[:20]
-    c = client(world / "runs", prior=str(prior), n=20)
+    drawn = order(run, prior, 30)[:30]
+    c = client(world / "runs", prior=str(prior), n=30)
     for i, case in enumerate(drawn):
         estimate = c.get("/api/estimate?run=mine").json()
         assert ("why" in estimate) == (i < 4 or "refit" not in estimate), estimate  # an estimate after every label
         label(c, case, "h" if gold[case] == "FAIL" else "f")
     estimate = c.get("/api/estimate?run=mine").json()
-    assert estimate["labelled"] == 20 and estimate["refit"] and isinstance(estimate["stable"], bool)
+    assert estimate["labelled"] == 30 and estimate["refit"] and isinstance(estimate["stable"], bool)
     job = c.post("/api/refit?run=mine", content="{}").json()
-    assert job["state"] == "done" and job["labelled"]["labelled"] == 20 and len(job["unlabelled"]["flipped"]) == estimate["flipped"]
+    assert job["state"] == "done" and job["labelled"]["labelled"] == 30 and len(job["unlabelled"]["flipped"]) == estimate["flipped"]
     page_flips = sorted(f["id"] for f in job["unlabelled"]["flipped"])
 
     keys = "".join(("h" if gold[case] == "FAIL" else "f") + "\n" for case in drawn)
-    result = CliRunner().invoke(cli, ["label", str(terminal), "--n", "20", "--ruling", str(prior)], input=keys,
+    result = CliRunner().invoke(cli, ["label", str(terminal), "--n", "30", "--ruling", str(prior)], input=keys,
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0 and f"it would flip {len(page_flips)} verdicts" in " ".join(result.output.split())
     for args in (["calibrate", str(terminal), "--ruling", str(tmp_path / "r.yaml"), "--prior", str(prior), "-o",
