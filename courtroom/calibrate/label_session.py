@@ -53,19 +53,26 @@ class LabelSession:
 
     def _prior(self, given: str | None, strict: bool) -> tuple[Prior | None, str | None]:
         """The prior the labels refit: the one given if fitted for the run's model and court, else the shipped one for
-        its model; with `strict` (a prior named in the terminal), one that does not fit is refused."""
+        its model (or none, and why); with `strict` (a prior named in the terminal), one given that does not fit is
+        refused."""
         names = [str(Path(given).resolve()) if Path(given).is_file() else given] if given else []
         for name in [*names, f"rulings/default.{self.model}.yaml"]:
+            named = strict and name in names
             try:
                 prior = read_prior(name)
-                if strict and name in names or model_key(prior.ruling.model) == self.model:
-                    check_for_run(prior.ruling, self.court, self.model, f"the prior {name}")
-                    return prior, None
-            except CourtroomError as exc:
-                if strict and name in names:
+            except CourtroomError:
+                if named:
                     raise
-                if isinstance(exc, ConfigError) and "fitted for model" not in str(exc) and "no such ruling" not in str(exc):
-                    return None, f"the prior {name} cannot refit this run: {exc}"
+                continue  # none there: the shipped one, if any
+            if not named and model_key(prior.ruling.model) != self.model:
+                continue
+            try:
+                check_for_run(prior.ruling, self.court, self.model, f"the prior {name}")
+            except ConfigError as exc:
+                if named:
+                    raise
+                return None, f"the prior {name} cannot refit this run: {exc}"
+            return prior, None
         return None, (f"no prior ruling for {self.run.manifest.model}: give one fitted for the run's model and court "
                       "(courtroom view --prior RULING, courtroom label --ruling RULING) to refit it on these labels")
 
