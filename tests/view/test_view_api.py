@@ -183,3 +183,17 @@ def test_a_run_in_a_notebook_shows_its_table_escaped_and_how_to_view_it(tmp_path
     assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt;" in shown  # a row by source, as text
     assert f"courtroom view {tmp_path / 'nb'}" in shown and "balanced accuracy [95% CI]" in shown
     assert str(result.metrics.balanced_accuracy) in shown and "3 cases" in shown
+
+
+def test_the_runs_are_looked_for_again_only_when_a_folder_changes(world: Path, monkeypatch) -> None:  # noqa: ANN001
+    from courtroom.view import runs as view_runs
+
+    walks = []
+    real = view_runs.os.walk
+    monkeypatch.setattr(view_runs.os, "walk", lambda *a, **k: walks.append(1) or real(*a, **k))
+    find = view_runs.Finder(world / "runs")
+    assert sorted(find()) == ["lenient", "mine", "strict"] and len(walks) == 1
+    assert sorted(find()) == ["lenient", "mine", "strict"] and len(walks) == 1  # nothing changed: not walked
+    time.sleep(0.01)
+    shutil.copytree(world / "runs" / "mine", world / "runs" / "later" / "mine")  # a run appears, deeper
+    assert sorted(find()) == ["later/mine", "lenient", "mine", "strict"] and len(walks) == 2
