@@ -109,14 +109,14 @@ def main() -> None:
         server.terminate()
         server.wait(10)
     result = {"cases": len(rows), "errors": sum(r.error is not None for r in rows), "repeats": args.repeats,
-              "cpu": platform.processor() or _cpu(), "cores": os.cpu_count(), "load_average": os.getloadavg()[0],
+              "cpu": platform.processor() or cpu_name(), "cores": os.cpu_count(), "load_average": os.getloadavg()[0],
               "case_list_first_paint_cold_server_ms": cold, **{k: statistics.median(v) for k, v in timings.items()},
               "targets": {"first_paint_ms": 2000, "filter_ms": 300}, "when": time.strftime("%Y-%m-%d")}
     Path(args.out).write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
 
 
-def _cpu() -> str:
+def cpu_name() -> str:
     text = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").is_file() else ""
     return next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "?")
 

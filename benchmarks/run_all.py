@@ -1,6 +1,10 @@
 """Run every benchmark in turn, each in a fresh process, and write the performance tables of docs/performance.md.
 
-Usage: python benchmarks/run_all.py [--only door court served ray audit report view sentences negation] [--tables-only]
+Usage: python benchmarks/run_all.py [--only door court served ray audit report view refit sentences negation] [--tables-only]
+
+`refit` needs a run of the embedded model's default court at benchmarks/results/emb160 (`courtroom run
+../shared/data/halueval-dev.jsonl --limit 160 --balanced --out benchmarks/results/emb160`, git-ignored) and a checkout
+of the code to compare with at benchmarks/results/before.
 
 Raw numbers land in benchmarks/results/*.json; the tables are printed, written to
 benchmarks/results/TABLES.md, and replace the tables of docs/performance.md (between its markers).
@@ -25,6 +29,7 @@ COMMANDS = {
     "audit": ["bench_audit.py", "--cases", "10000"],
     "report": ["bench_report.py", "--sizes", "100", "1000", "10000"],
     "view": ["bench_view.py", "--cases", "10000"],
+    "refit": ["bench_refit.py", "--run", "benchmarks/results/emb160", "--before", "benchmarks/results/before"],
     "sentences": ["bench_sentences.py"],
     "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
     "long_answers": ["bench_long_answers.py"],

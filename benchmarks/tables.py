@@ -141,6 +141,25 @@ def view_table(view: dict[str, Any]) -> list[str]:
                 "filter_wrong_ms", "p_range_ms", "search_ms", "sort_by_p_ms", "next_page_ms", "open_case_ms")))]
 
 
+def refit_table(refit: dict[str, Any]) -> list[str]:
+    sizes = sorted(int(k.split("_")[1]) for k in refit if k.startswith("refit_"))
+    lines = [f"**The refit in `courtroom view`** (`python benchmarks/bench_refit.py --run RUN --before DIR`: a run of the "
+             "embedded model's default court, 30 labels given through the page's API, the refit's button clicked in "
+             f"headless Chromium, the page's own clock; {refit['cpu']}, {refit['cores']} cores shared with other work: "
+             f"load average {refit['load_average_before']:.1f} before, {refit['load_average_after']:.1f} after)", "",
+             _row("cases", "click to the table", "the estimate after a label", "label screen opened", "verdicts flipped",
+                  "the code before: its refit"), _row(*["---"] * 6)]
+    for n in sizes:
+        r = refit[f"refit_{n}"]
+        lines.append(_row(f"{n:,}", f"{r['click_to_table_ms']} ms", f"{r['estimate_after_a_label_ms']} ms",
+                          f"{r['label_screen_opened_s']:.1f} s", r["flipped"],
+                          f"{r['before_refit_s']:.1f} s" if "before_refit_s" in r else "-"))
+    before = f" (the code before: {100 * refit['page_cpu_core_share_before']:.1f}%)" if "page_cpu_core_share_before" in refit else ""
+    return lines + ["", f"One open page on a run being written (10,000 cases listed, a case appended every 50 ms): the "
+                        f"view's server takes {100 * refit['page_cpu_core_share_now']:.1f}% of a core{before}; the "
+                        "targets are ≤ 1 s from click to table at 160 cases, ≤ 10 s at 10,000, ≤ 5% of a core."]
+
+
 def sentences_table(results: dict[str, Any]) -> list[str]:
     lines = ["**Sentence splitters** (`python benchmarks/bench_sentences.py`, the dev contexts of ../shared/data; pieces "
              "that look broken; a hand-cut set of hard prose)", "",
@@ -184,6 +203,7 @@ def render_tables(root: Path) -> str:
     parts = []
     for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
                         ("ray", ray_table), ("audit", audit_table), ("report", report_table), ("view", view_table),
+                        ("refit", refit_table),
                         ("sentences", sentences_table), ("long_answers", long_answers_table),
                         ("negation", negation_table)):
         data = _load(root, name)

@@ -5,7 +5,7 @@
 Writes docs/view-runs.png (the runs under RUNS_DIR), docs/view-case.png (a case of --trial-run opened, its record with
 the trial: default, the first wrong verdict with a trial), and docs/view-refit.png (RUN's drawn cases labelled with the
 keyboard by the data's gold labels, the gold as the oracle, then the refit and its before/after table). Labelling
-writes RUN.labels.csv and the refit RUN.refit-1/ into RUNS_DIR. Run it from a folder named as a user's, with RUNS_DIR
+records the labels in RUN's record (RUN/judgements.jsonl) and the refit writes RUN.refit-1/ into RUNS_DIR. Run it from a folder named as a user's, with RUNS_DIR
 under it (the page shows paths under the folder it was started in as typed there, others whole). The committed ones
 were made in ~/projects/rag-eval, as `python docs/view_screenshot.py runs --run halueval-qa-smollm2 --trial-run
 halubench-full`: runs/ held a run of the default court with the embedded model (SmolLM2-135M) on 80 HaluEval QA cases
@@ -78,7 +78,7 @@ def main() -> None:
                 page.keyboard.press("h" if gold[case_id] == "FAIL" else "f")
                 page.wait_for_function("id => document.querySelector('[data-case]').dataset.case !== id", arg=case_id)
             page.click("#refit-button")
-            page.wait_for_selector("#refit[data-state=done]", timeout=600_000)
+            page.wait_for_selector("#refit[data-rejudged=written]", timeout=600_000)
             page.locator("#refit").screenshot(path=str(out / "view-refit.png"))
             browser.close()
     finally:

@@ -180,3 +180,17 @@ def test_every_reader_of_a_run_builds_its_judge_in_one_place() -> None:
     assert callers.pop("judge_from_config") == {"log.manifest", "runs.ray_runner"}
     assert callers.pop("from_config", set()) <= {"engine.registry", "court.load", "door.models"}  # (transformers')
     assert not callers.get("court_from_config")
+
+
+def test_the_view_reaches_no_private_name_of_another_module() -> None:
+    """`view/` is a face on the workflows below it (`calibrate.label_session`, `calibrate.refit`, `report.summary`,
+    `log.audit`): it imports no private name (`_x`) and reads no private attribute of another's object."""
+    reached = []
+    for path in sorted((PACKAGE / "view").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("courtroom."):
+                reached += [f"{path.name}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__") and \
+                    not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                reached.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    assert not reached, reached

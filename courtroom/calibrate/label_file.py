@@ -1,5 +1,6 @@
-"""The label file (`courtroom label`, `calibrate --labels`): a CSV file of a run's picked cases, one a row, to fill in
-and read back only against the run it was written for (its `case_digest` and `config_hash`)."""
+"""The label file, the CSV export and import of a run's labels (`courtroom label --write/--read`, `calibrate
+--labels`): a run's drawn cases, one a row, to fill in in a spreadsheet and read back only against the run it was
+written for (its `case_digest` and `config_hash`); imported, its labels become judgements of the run's record."""
 
 from __future__ import annotations
 
@@ -10,18 +11,33 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
-from courtroom.calibrate.label_pick import Candidate
+from courtroom.calibrate.fit_ruling import Example
+from courtroom.case import Case, CaseVerdict
 from courtroom.errors import ConfigError
 from courtroom.evaluate.paired import named
 from courtroom.log.audit import Audit
 from courtroom.log.export import FORMULA_STARTS, spreadsheet_safe
 from courtroom.log.files import MAX_LINE_BYTES, atomic_file, run_file
+from courtroom.log.judgements import Judgement
 
 COLUMNS = ("case_id", "label", "question", "answer", "verdict", "p_hallucinated", "reason", "case_digest", "run",
            "config_hash")
 REQUIRED = ("case_id", "label", "case_digest", "config_hash")
 WORDS = {"hallucinated": True, "fail": True, "faithful": False, "pass": False}
 """What the label column may say (any case), and whether it means hallucinated."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A judged case of a run drawn to label (`label_session`), as the terminal, the page and the file show it."""
+
+    case: Case
+    verdict: CaseVerdict
+    p: float
+    """P(hallucinated) by the prior (or the run's ruling, or the court's measure)."""
+    threshold: float
+    example: Example | None
+    """Its testimony as a ruling reads it (None: its court heard none for it)."""
 
 
 @dataclass(frozen=True)
@@ -42,10 +58,15 @@ def word(hallucinated: bool | None) -> str:
     return "" if hallucinated is None else "hallucinated" if hallucinated else "faithful"
 
 
-def write_labels(path: str | Path, run_dir: str | Path, picked: Sequence[Candidate],
+def label_path(run: Path) -> Path:
+    """Where `courtroom view` kept a run's labels before the record: `<run>.labels.csv` beside the run directory."""
+    return run.parent / f"{run.name}.labels.csv"
+
+
+def write_labels(path: str | Path, run_dir: str | Path | Audit, picked: Sequence[Candidate],
                  labels: Mapping[str, bool | None]) -> Path:
     """The label file of the run's picked cases, in order, with their `labels`, written whole or not at all."""
-    manifest = Audit(run_dir).store.manifest()
+    manifest = Audit.of(run_dir).manifest
     path = Path(path)
     with atomic_file(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -103,11 +124,11 @@ def _as_judged(row: LabelRow, judged: Container[str], digest: Callable[[str], st
     return replace(row, case_id=(matching or held or [row.case_id])[0])
 
 
-def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]:
+def read_labels(path: str | Path, run_dir: str | Path | Audit) -> dict[str, bool | None]:
     """Each case's label (None: unlabelled) of a label file, checked against the run's judge, ids and cases."""
     rows = read_rows(path)
-    audit = Audit(run_dir)
-    manifest = audit.store.manifest()
+    audit = Audit.of(run_dir)
+    manifest = audit.manifest
     for row in rows:
         if row.config_hash != manifest.config_hash:
             raise ConfigError(f"{path}:{row.line}: the label file was written for the run {row.run or '?'} (judge "
@@ -134,3 +155,15 @@ def read_labels(path: str | Path, run_dir: str | Path) -> dict[str, bool | None]
                               f"changed since the file was written; label the run's cases again (courtroom label "
                               f"{audit.root} --write FILE)")
     return {r.case_id: r.hallucinated for r in rows}
+
+
+def import_labels(path: str | Path, run: Audit, author: str) -> int:
+    """Record the labels of a label file in the run's record, those that differ from the label standing there (so a
+    file imported twice records nothing more); how many were recorded."""
+    standing = run.human_labels()
+    new = [Judgement(case_id=case, label=word(label), author=author, note=f"from {Path(path).name}", source="csv")
+           for case, label in read_labels(path, run).items()
+           if label is not None and standing.get(case) != ("FAIL" if label else "PASS")]
+    if new:
+        run.record_judgements(new)
+    return len(new)

@@ -1,11 +1,13 @@
-"""A ruling refitted on a few labels of a run with a fitted ruling as its prior (`calibrate --prior --labels`;
-without a label file, the runs' gold labels)."""
+"""A ruling refitted on a few labels of a run with a fitted ruling as its prior (`calibrate --prior`, and the refit
+of `courtroom view` and `courtroom label`: `calibrate.refit`): the labels of a label file, else those of the run's
+record of human judgement, else the runs' gold labels."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from pydantic import ValidationError
@@ -21,6 +23,7 @@ from courtroom.door.models import model_key
 from courtroom.errors import ConfigError
 from courtroom.evaluate.thresholds import stratified_folds
 from courtroom.log.audit import Audit
+from courtroom.log.store import JUDGEMENTS
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import describe_errors, read_yaml
 
@@ -38,9 +41,20 @@ class PriorCalibration:
     """The refit's, each example's by a refit on the other folds (None with too few labels for folds)."""
     model: str
     court: str
+    labels: str = ""
+    """Which labels: a label file's, the run's record's, the runs' gold."""
 
 
-def read_prior(name: str | Path) -> tuple[FittedRuling, Path, str]:
+class Prior(NamedTuple):
+    """A ruling file read as a prior: the ruling, its path, its digest, and its name as a refit records it."""
+
+    ruling: FittedRuling
+    path: Path
+    digest: str
+    named: str
+
+
+def read_prior(name: str | Path) -> Prior:
     """A ruling file (a path, else a shipped ruling: `rulings/default.<model>.yaml`), its path and its digest."""
     path = ruling_file(str(name), Path.cwd() / "court.yaml")
     if not path.exists():
@@ -52,7 +66,7 @@ def read_prior(name: str | Path) -> tuple[FittedRuling, Path, str]:
         ruling = FittedRuling.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(f"--prior {name}: {path} is not a ruling file:\n{describe_errors(path, exc, locator)}") from exc
-    return ruling, path, content_hash(path.read_text(encoding="utf-8"))
+    return Prior(ruling, path, content_hash(path.read_text(encoding="utf-8")), _named(path))
 
 
 def _named(path: Path) -> str:
@@ -63,48 +77,60 @@ def _named(path: Path) -> str:
     return path.relative_to(shipped).as_posix() if path.is_relative_to(shipped) else str(path)
 
 
-def labelled_by_file(run_dir: str | Path, labels: str | Path) -> tuple[list[Example], str, str]:
-    """The examples of the run's cases labelled in the file (by its labels), the run's model and court."""
-    audit = Audit(run_dir)
-    court = witness_court(audit)
-    given = {case_id: label for case_id, label in read_labels(labels, run_dir).items() if label is not None}
+def labelled_examples(run: Audit, labels: Mapping[str, bool], where: object) -> list[Example]:
+    """The examples of the run's cases labelled in `labels` (from `where`: a label file, the run's record)."""
+    splitter = witness_court(run).spec.sentences
     examples = []
-    for case_id, hallucinated in given.items():
-        example = example_of(list(audit.events(case_id)), court.spec.sentences, hallucinated)
+    for case_id, hallucinated in labels.items():
+        example = example_of(run.events(case_id), splitter, hallucinated, spans=False)
         if example is None:
-            raise ConfigError(f"{labels}: case {case_id} has no verdict with testimony in {audit.root} (it failed, or "
-                              "its court heard no witnesses): leave its label empty")
+            raise ConfigError(f"{where}: case {case_id} has no verdict with testimony in {run.root} (it failed, or "
+                              "its court heard no witnesses): leave it unlabelled")
         examples.append(example)
-    return examples, model_key(audit.store.manifest().model), court.spec.name
+    return examples
 
 
-def calibrate_with_prior(run_dirs: Sequence[str | Path], prior_name: str | Path, labels: str | Path | None = None,
+def calibrate_with_prior(run_dirs: Sequence[str | Path | Audit], prior_name: str | Path, labels: str | Path | None = None,
                          precision: float = PRIOR_PRECISION, folds: int = 5, seed: int = 0,
                          command: str = "") -> PriorCalibration:
-    """The prior refitted on the labels of the file (one run), else on the runs' gold labels."""
-    prior, path, digest = read_prior(prior_name)
-    if labels is not None:
-        if len(run_dirs) != 1:
+    """The prior refitted on the labels of a label file (one run), else on the labels of the run's record of human
+    judgement (one run that holds any: labels and `audit edit` corrections), else on the runs' gold labels."""
+    prior = read_prior(prior_name)
+    run = Audit.of(run_dirs[0]) if len(run_dirs) == 1 else None
+    human = run.human_labels() if run is not None and labels is None else {}
+    if labels is not None or human:
+        if run is None:
             raise ConfigError("a label file is of one run: give that run alone with --labels")
-        examples, model, court = labelled_by_file(run_dirs[0], labels)
-        judge = witness_court(Audit(run_dirs[0]))
+        given = {c: v for c, v in read_labels(labels, run).items() if v is not None} if labels is not None else \
+            {c: label == "FAIL" for c, label in human.items()}
+        where = labels if labels is not None else run.root / JUDGEMENTS
+        examples, judge = labelled_examples(run, given, where), witness_court(run)
+        model, source = model_key(run.manifest.model), f"the {len(given)} labels of {where}"
     else:
         runs = labelled_runs(run_dirs)
-        examples, model, court, judge = runs.examples, runs.model, runs.court.spec.name, runs.court
-    check_for_run(prior, judge, model, f"--prior {prior_name}")
+        examples, model, judge, source = runs.examples, runs.model, runs.court, "the runs' gold labels"
+    check_for_run(prior.ruling, judge, model, f"--prior {prior_name}")
+    return refit_prior(prior, examples, judge.spec.name, model, precision=precision, folds=folds, seed=seed,
+                       command=command, labels=source)
+
+
+def refit_prior(prior: Prior, examples: Sequence[Example], court: str, model: str, *, precision: float = PRIOR_PRECISION,
+                folds: int = 5, seed: int = 0, command: str = "", labels: str = "") -> PriorCalibration:
+    """The prior (checked for the run: `check_for_run`) refitted on labelled examples of a run of `court` on `model`,
+    and estimated out of fold on them."""
     if not examples:
-        raise ConfigError(f"{labels or 'the runs'}: no labelled case: fill the label column (hallucinated or "
-                          "faithful) of some cases")
-    refit = refit_with_prior(prior, examples, prior_path=_named(path), prior_digest=digest, precision=precision,
-                             command=command)
-    before = np.array([p_hallucinated(prior, e) for e in examples])
+        raise ConfigError(f"{labels or 'the runs'}: no labelled case: label some cases (courtroom label RUN, or "
+                          "courtroom view)")
+    refit = refit_with_prior(prior.ruling, examples, prior_path=prior.named, prior_digest=prior.digest,
+                             precision=precision, command=command)
+    before = np.array([p_hallucinated(prior.ruling, e) for e in examples])
     y = np.array([e.hallucinated for e in examples])
     k = min(folds, int(y.sum()), int((~y).sum()))
     oof = None
     if k >= 2:
         fold = stratified_folds(y, [e.group or e.case_id for e in examples], folds=k, seed=seed)
-        oof = out_of_fold(prior, examples, fold, precision)
-    return PriorCalibration(refit, examples, prior, before, oof, model, court)
+        oof = out_of_fold(prior.ruling, examples, fold, precision)
+    return PriorCalibration(refit, list(examples), prior.ruling, before, oof, model, court, labels)
 
 
 def scores(calibration: PriorCalibration) -> dict[str, dict[str, float | None]]:

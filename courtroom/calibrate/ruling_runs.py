@@ -47,11 +47,11 @@ class LabelledRuns:
 
 def witness_court(audit: Audit) -> Clerk | Court:
     """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a `ConfigError`."""
-    manifest = audit.store.manifest()
+    manifest = audit.manifest
     if manifest.spec.judge.name != "courtroom":
         raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
                           "witnesses")
-    court = manifest.rebuild_judge(BackendSpec(model=manifest.model))
+    court = audit.judge  # rebuilt once for the run
     assert isinstance(court, (Clerk, Court))  # a courtroom run's judge
     if court.spec.witnesses is None:
         raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
@@ -72,9 +72,9 @@ def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where:
 
 
 def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
-               hallucinated: bool | None = None) -> Example | None:
+               hallucinated: bool | None = None, spans: bool = True) -> Example | None:
     """A case's example from its transcript (labelled `hallucinated`, else by its gold), or None without a verdict, a
-    label or testimony; with gold spans, also its `SpanExample`."""
+    label or testimony; with gold spans (and `spans`), also its `SpanExample`."""
     case: Case | None = None
     verdict: CaseVerdict | None = None
     ground: list[ModelCallEvent] = []
@@ -96,7 +96,7 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
                    values=values, vectors=pass_vectors(observed, -1), group=content_hash(case.answer.strip()),
                    item=content_hash(case.question + "\x00" + "\x00".join(case.context)),
                    spans=_span_example(case, verdict, ground, splitter, states)
-                   if case.spans or case.label == "PASS" else None,
+                   if spans and (case.spans or case.label == "PASS") else None,
                    word_hidden=np.array(states, dtype=np.float32) if states is not None else None)
 
 
@@ -142,7 +142,7 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
                        gold=list(case.spans))
 
 
-def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
+def labelled_runs(run_dirs: Sequence[str | Path | Audit]) -> LabelledRuns:
     """Every labelled, judged case of the runs, which must share their court and model."""
     examples: list[Example] = []
     court: Clerk | Court | None = None
@@ -150,9 +150,10 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
     projected = 0
     seen: dict[str, tuple[str, Path]] = {}  # a case id -> its case's digest and the run it was first found in
     for run_dir in run_dirs:
-        audit = Audit(run_dir)
+        audit = Audit.of(run_dir)
         this = witness_court(audit)
-        this_model = model_key(audit.store.manifest().model)
+        this_model = model_key(audit.manifest.model)
+        human = audit.human_labels()  # a person's label (or correction) of a case stands for its gold
         if court is None:
             court, model = this, this_model
         elif (this.spec.name, this_model) != (court.spec.name, model):
@@ -160,7 +161,7 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
                               f"court {court.spec.name!r} on {model!r}: a ruling is fitted for one court and one model")
         found, clashes = [], []
         for row in audit.rows():
-            if row.label is None or row.gold is None:
+            if row.label is None or (row.gold is None and row.case_id not in human):
                 continue
             digest = row.case_digest or audit.store.case(row.case_id).digest()
             if row.case_id in seen:  # the same case in two runs counts once; another case under its id is refused
@@ -169,7 +170,7 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
                 continue
             seen[row.case_id] = (digest, audit.root)
             events = list(audit.events(row.case_id))
-            example = example_of(events, this.spec.sentences)
+            example = example_of(events, this.spec.sentences, human[row.case_id] == "FAIL" if row.case_id in human else None)
             if example is not None:
                 found.append(example)
                 projected += any(isinstance(e, ModelCallEvent) and e.projected_words for e in events)
@@ -213,16 +214,16 @@ def write_ruling(fit: RulingFit | FittedRuling, path: str | Path, evaluation: di
     return path
 
 
-def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Path) -> Path:
+def court_with_ruling(run_dir: str | Path | Audit, ruling: str | Path, output: str | Path) -> Path:
     """Write the run's court with `ruling` filed under the run's model, and check that it loads with it."""
     import os
 
     from courtroom.calibrate.threshold_runs import _dump, court_data
 
-    audit = Audit(run_dir)
+    audit = Audit.of(run_dir)
     court = witness_court(audit)
-    config = audit.store.manifest().judge_config
-    model = model_key(audit.store.manifest().model)
+    config = audit.manifest.judge_config
+    model = model_key(audit.manifest.model)
     output = Path(output)
     data = court_data(config, output)
     relative = os.path.relpath(Path(ruling).resolve(), output.resolve().parent)

@@ -25,13 +25,13 @@ from courtroom.report.terminal import shown
 
 
 def open_audit(run_dir: str, *, corrected: bool = True) -> Audit:
-    """The run read (and its judge rebuilt to weigh human edits, when the command shows `corrected` verdicts): a
-    corrupt run fails here, naming file and line or field; a torn last edit skipped is said."""
+    """The run read (and its judge rebuilt to weigh human judgements, when the command shows `corrected` verdicts):
+    a corrupt run fails here, naming file and line or field; a torn last judgement skipped is said."""
     with failing():  # RunError, AuditError, a recorded judge that does not load
         audit = Audit(run_dir)
         audit.store.manifest()
         audit.rows()
-        if audit.edits() and corrected:  # the edits are read either way: a torn last one is said
+        if audit.judged() and corrected:  # the record is read either way: a torn last line is said
             audit.corrected_rows()
     for note in audit.notes:
         warn(note)
@@ -61,9 +61,9 @@ def audit_summary(run_dir: str = typer.Argument(..., help="Run directory."),
         console.print(shown(note))
     overall = compute_metrics(rows)
     console.print(metrics_table("model verdicts", overall, metrics_by_source(rows)))
-    if audit.edits():
+    if judgements := audit.judgements():
         corrected = audit.corrected_rows()
-        console.print(metrics_table(f"corrected verdicts ({sum(map(len, audit.edits().values()))} human edits)",
+        console.print(metrics_table(f"corrected verdicts ({len(judgements)} human judgements)",
                                     compute_metrics(corrected)))
     console.print(confusion_table(overall))
     if (spans := run_span_scores(audit.store, rows)) is not None:
@@ -94,7 +94,7 @@ def _summary_json(audit: Audit, gates: list) -> None:
     """`audit summary --json`: the run, its metrics (overall, per source, corrected, spans), errors and gates."""
     rows, manifest = audit.rows(), audit.store.manifest()
     overall = compute_metrics(rows)
-    edits = sum(map(len, audit.edits().values()))
+    edits = len(audit.judgements())
     gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
     escalated = escalation(rows)
     summary = {
@@ -247,12 +247,13 @@ def audit_edit(
     author: str = typer.Option(..., help="Who corrects."),
     charge: int | None = typer.Option(None, help="Charge number (from 1); omit to correct the case verdict."),
 ) -> None:
-    """Append a human correction of a charge's ruling (or of the case verdict); nothing is rewritten."""
+    """Record a human correction of the case verdict (or of a charge's ruling) in the run's record of judgements,
+    where labels are too: it counts as a label for `calibrate`; nothing is rewritten."""
     audit = open_audit(run_dir)
-    with failing():  # AuditError among them; a link where edits.jsonl belongs
+    with failing():  # AuditError among them; a link where judgements.jsonl belongs
         ruling = edit_verdict(verdict)
-        event = audit.edit(case_id, ruling, reason, author, None if charge is None else charge - 1)
-    number = sum(map(len, audit.edits().values()))  # edits are numbered in the run (edits.jsonl), from 1
-    console.print(f"recorded edit {number} of {shown(audit.root)} on {shown(case_id)} (event {event.seq} of its "
-                  f"transcript): {'case' if charge is None else f'charge {charge}'} -> "
+        audit.edit(case_id, ruling, reason, author, None if charge is None else charge - 1)
+    number = len(audit.judgements())  # judgements are numbered in the run, from 1
+    console.print(f"recorded judgement {number} of {shown(audit.root)} on {shown(case_id)}: "
+                  f"{'case' if charge is None else f'charge {charge}'} -> "
                   f"{'FAIL' if ruling is Verdict.HALLUCINATED else 'PASS'} ({ruling.value})")

@@ -26,8 +26,10 @@ def calibrate(
     prior: str | None = typer.Option(None, "--prior", help="With --ruling: refit this ruling file (a shipped one, "
                                      "e.g. rulings/default.<model>.yaml) on a few labels, shrunk toward it, instead of "
                                      "fitting one from scratch."),
-    labels: str | None = typer.Option(None, "--labels", help="With --prior: the labels, a file written by `courtroom "
-                                      "label RUN` (default: the run's gold labels)."),
+    labels: str | None = typer.Option(None, "--labels", help="With --prior: a label file (`courtroom label RUN "
+                                      "--write`) to refit on; default: the labels of the run's record of human "
+                                      "judgement (`courtroom label`, `courtroom view`, `audit edit`), else the runs' "
+                                      "gold labels."),
     shrink: float = typer.Option(PRIOR_PRECISION, "--shrink", min=0.0, help="With --prior: how strongly the weights "
                                  "are held to the prior's (an L2 penalty on their move)."),
     folds: int = typer.Option(5, min=2, help="Folds of the cross-validated estimate."),
@@ -37,8 +39,9 @@ def calibrate(
     k-fold estimate of what it is worth (each fold judged at the threshold fitted on the others) beside the
     court's current threshold on the same folds; with -o, the run's court with that threshold. With --ruling, fit
     the ruling that weighs the court's witnesses instead (a small logistic model per task family), estimated the
-    same way, out of fold. With --prior and --labels (`courtroom label`), refit a fitted ruling on a few labels of the
-    run: its weights shrunk toward the prior's, its probes kept."""
+    same way, out of fold. With --prior, refit a fitted ruling on a few labels of the run (those `courtroom label` and
+    `courtroom view` record in it, and `audit edit`'s corrections; or a label file's): its weights shrunk toward the
+    prior's, its probes kept."""
     if (prior is not None or labels is not None) and ruling is None:
         fail("--prior and --labels refit a ruling: give --ruling FILE to write it to")
     if labels is not None and prior is None:
@@ -147,13 +150,14 @@ def _calibrate_prior(run_dirs: list[str], path: str, prior: str, labels: str | N
         calibration = calibrate_with_prior(run_dirs, prior, labels, shrink, folds, seed, _command())
     refit = calibration.refit
     y = [e.hallucinated for e in calibration.examples]
-    console.print(f"[bold]{len(y)}[/] labels ({sum(y)} hallucinated, {len(y) - sum(y)} faithful) of court "
-                  f"{shown(calibration.court)} on {shown(calibration.model)}, the prior {shown(prior)}; refitted: "
+    console.print(f"[bold]{len(y)}[/] labels ({sum(y)} hallucinated, {len(y) - sum(y)} faithful: "
+                  f"{shown(calibration.labels)}) of court {shown(calibration.court)} on {shown(calibration.model)}, "
+                  f"the prior {shown(prior)}; refitted: "
                   + (", ".join(f"{name} ({mode})" for name, mode in refit.modes.items() if mode != "kept") or "nothing"))
     console.print("moved most (standardised weights): " + "; ".join(shown(m) for m in moves(calibration)))
     evaluation = scores(calibration)
-    sample = (f"a random sample of {len(y)} of the run's cases, drawn by `courtroom label` (less those skipped)"
-              if labels is not None else f"the runs' {len(y)} labelled cases (their gold labels)")
+    sample = (f"the runs' {len(y)} labelled cases (their gold labels)" if calibration.labels.endswith("gold labels")
+              else f"a random sample of {len(y)} of the run's cases, drawn by `courtroom label` (less those skipped)")
     table = columns(Table(title=f"on {sample}, with 95% bootstrap intervals over them"),
                     ("ruling", "balanced accuracy [95%]", "AUROC [95%]"))
     for name, row in evaluation.items():

@@ -20,18 +20,21 @@ def view(
                                      "rulings/default.<model>.yaml of a run's model, if there is one)."),
     n: int = typer.Option(30, "--n", min=1, help="Labels to ask for, as `courtroom label --n`."),
     seed: int = typer.Option(0, help="Seed of the draw of cases to label, as `courtroom label --seed`."),
+    author: str | None = typer.Option(None, "--author", help="Who labels, as the runs' records keep it (default: the "
+                                      "login name)."),
 ) -> None:
     """Serve the runs under RUNS_DIR at a local web page: the runs with their metrics, each run's cases to filter and
     sort (a run being written shows its cases as they arrive), each case's court record, two runs side by side, and
-    labelling with the keyboard (h, f, s, arrows) into the label file `courtroom label` writes, with the prior refit
-    and `rejudge` run from the page. Every request needs the token of the printed URL, made anew at each start."""
+    labelling with the keyboard (h, f, s, u, arrows) into the run's record of human judgement, as `courtroom label`
+    does, with what a refit would do after every label, and the refit run from the page. Every request needs the
+    token of the printed URL, made anew at each start."""
     import secrets
 
     from courtroom.view.app import address, create_app, listen, serve
 
     token = secrets.token_urlsafe(24)
     with failing():
-        app_ = create_app(runs_dir, token, prior, n, seed)
+        app_ = create_app(runs_dir, token, prior, n, seed, author)
     try:
         sock = listen(host, port)
     except OSError as exc:

@@ -41,9 +41,10 @@ def mcnemar(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> PairedTest:
     shared = sorted(set(right_a) & set(right_b))
     only_a = sum(1 for c in shared if right_a[c] and not right_b[c])
     only_b = sum(1 for c in shared if right_b[c] and not right_a[c])
-    from scipy.stats import binomtest
-
-    p = binomtest(only_a, only_a + only_b).pvalue if only_a + only_b else 1.0
+    n, tail, term = only_a + only_b, 0, 1  # Binomial(n, 1/2) is symmetric: twice its tail at the fewer, exactly
+    for i in range(min(only_a, only_b) + 1):
+        tail, term = tail + term, term * (n - i) // (i + 1)
+    p = min(1.0, 2 * tail / 2**n) if n else 1.0
     return PairedTest(shared=len(shared), a_only_correct=only_a, b_only_correct=only_b, p_value=float(p))
 
 

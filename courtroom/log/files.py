@@ -49,10 +49,13 @@ def run_file(path: Path, error: type[CourtroomError] = RunError, limit: int | No
         yield handle
 
 
-def read_lines(path: Path, error: type[CourtroomError] = RunError) -> Iterator[tuple[int, bytes]]:
-    """The lines of a run's file (`run_file`), numbered from 1; one longer than `MAX_LINE_BYTES` is `error` naming it."""
+def read_lines(path: Path, error: type[CourtroomError] = RunError, at: tuple[int, int] = (0, 0)
+               ) -> Iterator[tuple[int, bytes]]:
+    """The lines of a run's file (`run_file`), numbered from 1 (or from `at`: a byte offset and the lines before it);
+    one longer than `MAX_LINE_BYTES` is `error` naming it."""
     with run_file(path, error) as handle:
-        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=1):
+        handle.seek(at[0])
+        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=at[1] + 1):
             if len(line) > MAX_LINE_BYTES:
                 raise error(f"{path}:{number}: a line of more than {MAX_LINE_BYTES // 2**20} MiB, longer than "
                             "courtroom writes: not read")

@@ -1,6 +1,7 @@
 """Run directories: `manifest.json`, `transcripts/<case>.jsonl`, `results.jsonl` (a line per finished case, written
-after its transcript, so a killed run resumes cleanly), `metrics.json` and `edits.jsonl`. A command writes only into a
-new, empty or run directory none of whose files is a symbolic link (`RunStore.lock`)."""
+after its transcript, so a killed run resumes cleanly), `metrics.json` and `judgements.jsonl` (the record of human
+judgement: `log.judgements`; earlier versions' `edits.jsonl` is read into it). A command writes only into a new, empty
+or run directory none of whose files is a symbolic link (`RunStore.lock`)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,12 @@ EDITS_LOCK = ".edits.lock"
 RESULTS = "results.jsonl"
 METRICS = "metrics.json"
 EDITS = "edits.jsonl"
-RUN_FILES = (MANIFEST, RESULTS, METRICS, EDITS)
+"""Where earlier versions recorded `audit edit`'s corrections: read into the record, never written."""
+JUDGEMENTS = "judgements.jsonl"
+RUN_FILES = (MANIFEST, RESULTS, METRICS, EDITS, JUDGEMENTS)
 """The files a run writes into its directory (besides `transcripts/` and the locks)."""
 LOCKS = (LOCK, EDITS_LOCK)
-"""The lock files (`.lock` while a run writes, `.edits.lock` while an edit is recorded); never deleted."""
+"""The lock files (`.lock` while a run writes, `.edits.lock` while a judgement is recorded); never deleted."""
 WRITTEN = re.compile("(" + "|".join(map(re.escape, RUN_FILES)) + r")(\.tmp\d+(-\d+)?)?")
 """The names a run writes into its directory: its files and their temporary files (`courtroom.log.files`)."""
 WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+(-\d+)?)?")
@@ -84,11 +87,11 @@ class RunStore:
         return RunLock(self.root / LOCK, busy=f"{self.root} is being written by another run right now; wait for it "
                                               "to end or use another --out")
 
-    def edits_lock(self) -> RunLock:
-        """Claim the run's edits while one is recorded; another editor waits its turn (up to a minute)."""
-        refuse_links(self.root, (EDITS, EDITS_LOCK))
-        return RunLock(self.root / EDITS_LOCK, wait=60, busy=f"{self.root}: another edit has been recording for a "
-                                                             "minute; try again when it ends")
+    def record_lock(self) -> RunLock:
+        """Claim the run's record of judgements while one is written; another writer waits its turn (up to a minute)."""
+        refuse_links(self.root, (JUDGEMENTS, EDITS_LOCK))
+        return RunLock(self.root / EDITS_LOCK, wait=60, busy=f"{self.root}: another judgement has been recording for "
+                                                             "a minute; try again when it ends")
 
     def check_writable(self) -> None:
         """Refuse (`RunError`) a directory whose run files are symbolic links, or that holds files but no run."""
@@ -172,11 +175,18 @@ class RunStore:
 
     def iter_rows(self) -> Iterator[ResultRow]:
         """Every result line, in order (a torn last line skipped; another bad line a `RunError` naming its line)."""
+        return (row for row, _ in self.rows_from((0, 0)))
+
+    def rows_from(self, at: tuple[int, int]) -> Iterator[tuple[ResultRow, tuple[int, int]]]:
+        """The result lines after `at` (a byte offset and the lines before it), each with where the next one starts:
+        a run being written is read by what was appended since."""
         if not (self.results_path.exists() or self.results_path.is_symlink()):
             return
-        for number, raw in read_lines(self.results_path):
+        offset = at[0]
+        for number, raw in read_lines(self.results_path, at=at):
             if not raw.endswith(b"\n"):
-                return  # torn write at the end of an interrupted run
+                return  # torn write at the end of an interrupted run (or one being written)
+            offset += len(raw)
             where = f"{self.results_path}:{number}"
             try:
                 line = raw.decode("utf-8")
@@ -186,7 +196,7 @@ class RunStore:
             if not line.strip():
                 continue
             try:
-                yield ResultRow.model_validate_json(line)
+                yield ResultRow.model_validate_json(line), (offset, number)
             except ValidationError as exc:
                 raise RunError(f"{where}: not a result row ({first_problem(exc)}); fix or remove the line") from exc
 

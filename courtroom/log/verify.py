@@ -22,10 +22,11 @@ from courtroom.evaluate.metrics import compute_metrics
 from courtroom.evaluate.results import ResultRow, summarize
 from courtroom.log.audit import Audit
 from courtroom.log.files import MAX_LINE_BYTES, read_lines, run_file
+from courtroom.log.judgements import Judgement
 from courtroom.log.manifest import CaseDigests
 from courtroom.log.replay import replay
 from courtroom.log.span_metrics import run_span_scores
-from courtroom.log.store import EDITS, RESULTS, legacy_transcript_name, transcript_name
+from courtroom.log.store import RESULTS, legacy_transcript_name, transcript_name
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def verify(audit: Audit) -> list[Problem]:
         latest[row.case_id] = row
     rows = list(latest.values())
     listed = set()
-    edits = audit.edits()
+    judged = audit.judged()
     versions: Counter[tuple[str, int, int]] = Counter()
     for row in rows:
         path = audit.root / row.transcript
@@ -74,7 +75,7 @@ def verify(audit: Audit) -> list[Problem]:
         problems.extend(_check_prompts(path, events))
         problems.extend(_check_sequence(path, events, manifest.config_hash, row.case_id))
         problems.extend(_check_case(row, events[0], manifest.cases, results))
-        problems.extend(_check_edits(path, events, edits.get(row.case_id, [])))
+        problems.extend(_check_edits(path, events, judged.get(row.case_id, [])))
         try:
             result = replay([e for e in events if e.event != "edit"], judge, manifest.config_hash)
         except ReplayMismatch as exc:
@@ -91,8 +92,6 @@ def verify(audit: Audit) -> list[Problem]:
                                     f"{row.label}/{row.score} but the transcript replays to "
                                     f"{verdict and verdict.label}/{verdict and verdict.score}"))
         problems.extend(_check_derived(row, events, verdict, judge, results))
-    problems.extend(Problem(str(audit.root / EDITS), None, f"edits of case {case!r}, which has no result row")
-                    for case in edits if case not in latest)
     if manifest.origin is not None and manifest.cases is not None and (
             missing := [case for case in manifest.cases.cases if case not in latest]):
         problems.append(Problem(str(results), None, f"unfinished rejudge: {len(missing)} of {len(manifest.cases.cases)} "
@@ -221,13 +220,10 @@ def _check_case(row: ResultRow, start: Event, recorded: CaseDigests | None, resu
     return problems
 
 
-def _check_edits(path: Path, events: Sequence[Event], edits: list[EditEvent]) -> list[Problem]:
-    """A case's edits are numbered one after another, after its transcript's events (older versions' in it first)."""
-    in_transcript = [e.model_dump() for e in events if e.event == "edit"]
-    if in_transcript != [e.model_dump() for e in edits[: len(in_transcript)]]:
-        return [Problem(str(path), None, "edit events differ from edits.jsonl")]
-    first = len(events) - len(in_transcript)
-    if [e.seq for e in edits] != list(range(first, first + len(edits))):
-        return [Problem(str(path), None, f"its edits in edits.jsonl are numbered {[e.seq for e in edits]}, expected "
-                                         f"from {first} one after another (an edit lost, or two recorded at once)")]
-    return []
+def _check_edits(path: Path, events: Sequence[Event], judged: list[Judgement]) -> list[Problem]:
+    """The edit events earlier versions wrote into a transcript are the first corrections `edits.jsonl` records."""
+    in_transcript = [(e.charge, e.verdict, e.provenance.author, e.provenance.reason) for e in events
+                     if isinstance(e, EditEvent)]
+    recorded = [(j.charge, j.verdict, j.author, j.note) for j in judged if j.source == "edit"]
+    return [] if in_transcript == recorded[: len(in_transcript)] else \
+        [Problem(str(path), None, "edit events differ from edits.jsonl")]

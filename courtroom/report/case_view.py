@@ -12,22 +12,7 @@ from courtroom.report.calls import CallView, call_views
 from courtroom.report.grounds import grounds_data
 from courtroom.report.measurement import answer_gains, band, weakest
 from courtroom.report.record import measured, weighed
-from courtroom.report.tables import elide
 from courtroom.report.testimony import testimony_data, utf16_offsets
-
-
-def outcome(row: ResultRow, corrected: ResultRow) -> str:
-    """correct, wrong, error or unlabelled (after human edits)."""
-    if row.error:
-        return "error"
-    return "unlabelled" if row.gold is None else ("correct" if corrected.label == row.gold else "wrong")
-
-
-def case_line(index: int, row: ResultRow, corrected: ResultRow, edited: bool) -> dict[str, Any]:
-    """The case list's entry: enough to sort, filter and search without opening the record."""
-    return {"i": index, "id": row.case_id, "source": row.source, "gold": row.gold, "label": row.label,
-            "corrected": corrected.label, "score": row.score, "outcome": outcome(row, corrected), "edited": edited,
-            "reason": elide(row.reason or row.error or "", 240), "charges": row.charges}
 
 
 def _call(view: CallView) -> dict[str, Any]:

@@ -70,3 +70,14 @@ def diff_runs(a: Audit, b: Audit) -> RunDiff:
     cases = [CasePair(r.case_id, r, by_id_b.get(r.case_id)) for r in rows_a]
     cases += [CasePair(r.case_id, None, r) for r in rows_b if r.case_id not in ids_a]
     return RunDiff(cases, pair(b.root.name, rows_a, rows_b))
+
+
+def diff_cells(diff: RunDiff) -> list[str]:
+    """The pairing as the report's and the page's table show it: cases in both, changed, fixed, broken, changed with
+    neither right, only in A, only in B, the balanced accuracy difference with its interval, McNemar's p."""
+    p = diff.pairing
+    shared = sum(c.a is not None and c.b is not None for c in diff.cases)
+    interval = "-" if p.difference is None else f"{p.difference:+.3f} [{p.low:+.3f}, {p.high:+.3f}]"
+    return [str(shared), str(len(diff.changed)), str(diff.count("fixed")), str(diff.count("broken")),
+            str(diff.count("changed")), str(diff.count("only A")), str(diff.count("only B")), interval,
+            f"{p.p_value:.3g}"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -16,17 +17,14 @@ from typing import Any
 from jinja2 import Environment
 from markupsafe import Markup
 
-from courtroom.evaluate.comparison import Contender, debate_gain
-from courtroom.evaluate.metrics import Metrics, compute_metrics
-from courtroom.evaluate.results import ResultRow, trials
+from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
-from courtroom.log.manifest import Manifest
-from courtroom.report.case_view import case_line, case_record
+from courtroom.report.case_view import case_record
 from courtroom.report.charts import calibration_svg, histogram_svg, roc_svg
-from courtroom.report.diff import RunDiff, diff_runs
+from courtroom.report.diff import diff_cells, diff_runs
 from courtroom.report.measurement import BAND_LABELS
-from courtroom.report.tables import _v, elide, endings_rows, trial_columns
+from courtroom.report.summary import case_line, judged_by, run_summary, with_text
 
 CALLS_UP_TO = 1000
 """Reports of at most this many cases include every model call unless told otherwise (a prompt is kilobytes)."""
@@ -43,6 +41,17 @@ def _page() -> Any:
     return Environment(autoescape=True, keep_trailing_newline=True).from_string(_asset("report.html.j2"))
 
 
+MODULES = ("dom.js", "testimony.js", "record.js", "report.js")
+"""The report's ES modules, each after those it imports."""
+
+
+def inlined(names: tuple[str, ...]) -> str:
+    """ES modules as one module to set inline (a report opens from file://, where a module cannot load another): the
+    modules in order, their imports of each other dropped and their exports made plain declarations of one scope."""
+    return "".join(re.sub(r"^import .*\n", "", re.sub(r"^export ", "", _asset(name), flags=re.M), flags=re.M)
+                   for name in names)
+
+
 def script_json(data: Any) -> Markup:
     """JSON to embed in a `<script type="application/json">`: `<`, `>` and `&` escaped as \\u003c etc., so no
     field can close the script, open a comment or start markup."""
@@ -55,86 +64,34 @@ def csp_hash(text: str) -> Markup:
     return Markup("'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'")  # noqa: S704
 
 
-def _metrics_cells(name: str, m: Metrics) -> list[str]:
-    return [name, str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value), _v(m.precision.value),
-            _v(m.recall.value), _v(m.f1.value), _v(m.auroc.value)]
-
-
-def judged_by(manifest: Manifest) -> str:
-    """Who judged the run: `court NAME` for a court, else `judge NAME`."""
-    court = manifest.judge.get("court") if manifest.spec.judge.name == "courtroom" else None
-    name = court.get("name") if isinstance(court, dict) else None
-    return f"court {name or manifest.spec.judge.court or 'default'}" if manifest.spec.judge.name == "courtroom" else \
-        f"judge {manifest.spec.judge.name}"
-
-
 @dataclass
 class _Run:
-    """One run's part of the page: its summary and its case records keyed by case id."""
+    """One run's part of the page: its summary (with charts) and its case records keyed by case id."""
 
     audit: Audit
     label: str
     side: int
 
     def summary(self) -> dict[str, Any]:
-        manifest = self.audit.store.manifest()
         rows = self.audit.rows()
-        metrics = compute_metrics(rows)
-        cells = [_metrics_cells("model", metrics)]
-        if self.audit.edits():
-            cells.append(_metrics_cells("corrected by humans", compute_metrics(self.audit.corrected_rows())))
+        summary = run_summary(self.audit)
         suffix = "" if self.side == 0 else "-b"
-        return {"label": self.label, "side": self.side, "suffix": suffix, "metrics": cells, "confusion": metrics.confusion,
-                "info": f"{self.audit.root.name}: {judged_by(manifest)}, model {manifest.model}, created "
-                        f"{manifest.created:%Y-%m-%d %H:%M} UTC, git {manifest.git_sha or 'unknown'}"
-                        + (f". {note}" if (note := self.audit.ruling_note()) else ""),
-                # numbers only reach the charts' markup
-                "roc": Markup(roc_svg(rows, metrics.auroc.value, "roc" + suffix)),  # noqa: S704
+        return {"label": self.label, "side": self.side, "suffix": suffix, "info": summary.info, "trials": summary.trials,
+                "metrics": [list(m.model_dump().values()) for m in summary.metrics], "confusion": summary.confusion,
+                "gain": summary.gain,  # numbers only reach the charts' markup
+                "roc": Markup(roc_svg(rows, compute_metrics(rows, resamples=0).auroc.value, "roc" + suffix)),  # noqa: S704
                 "histogram": Markup(histogram_svg(rows, chart_id="histogram" + suffix)),  # noqa: S704
-                "calibration": Markup(calibration_svg(rows, chart_id="calibration" + suffix)),  # noqa: S704
-                "trials": _trials(rows), "gain": _gain(rows, manifest)}
+                "calibration": Markup(calibration_svg(rows, chart_id="calibration" + suffix))}  # noqa: S704
 
     def cases(self, with_calls: bool) -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
         """case id -> (its line in the case list, its record)."""
         clip = self.audit.grounding_clip()
-        edited = self.audit.edits()
         out = {}
-        for row, corrected in zip(self.audit.rows(), self.audit.corrected_rows()):
+        for row in self.audit.rows():
             record = case_record(self.audit, row, with_calls, clip)
-            line = case_line(0, row, corrected, bool(edited.get(row.case_id)))
-            line.update(question=elide(record["question"], 300), answer=elide(record["answer"], 300))
-            out[row.case_id] = (line, record)
+            out[row.case_id] = (with_text(case_line(self.audit, 0, row), record["question"], record["answer"]).model_dump(),
+                                record)
         return out
-
-
-def _trials(rows: list[ResultRow]) -> dict[str, Any] | None:
-    """How the run's trials went (`courtroom.evaluate.trial_stats`); None when it held none."""
-    summary = trials(rows)
-    if summary is None:
-        return None
-    header, endings = endings_rows(summary)
-    return {"header": header, "rows": endings, "lines": summary.lines(), "columns": trial_columns(summary)}
-
-
-def _gain(rows: list[ResultRow], manifest: Manifest) -> dict[str, Any] | None:
-    """The debate's gain: the court against its measurement alone and its agents alone, on the same calls."""
-    gain = debate_gain(Contender.of(manifest.spec.judge.name, rows, model=manifest.model))
-    if gain is None:
-        return None
-    return {"metrics": [[c.name, str(m.cases), str(m.balanced_accuracy), str(m.auroc)]
-                        for c, m in zip(gain.contenders, gain.metrics)],
-            "pairings": [[p.name, str(p.shared), "-" if p.difference is None else
-                          f"{p.difference:+.3f} [{p.low:+.3f}, {p.high:+.3f}]", f"{p.p_value:.3g}"]
-                         for p in gain.pairings]}
-
-
-def _diff_cells(diff: RunDiff) -> list[str]:
-    p = diff.pairing
-    shared = sum(c.a is not None and c.b is not None for c in diff.cases)
-    interval = "-" if p.difference is None else f"{p.difference:+.3f} [{p.low:+.3f}, {p.high:+.3f}]"
-    return [str(shared), str(len(diff.changed)), str(diff.count("fixed")), str(diff.count("broken")),
-            str(diff.count("changed")), str(diff.count("only A")), str(diff.count("only B")), interval,
-            f"{p.p_value:.3g}"]
 
 
 def build_report(run_dir: str | Path, against: str | Path | None = None, calls: bool | None = None,
@@ -166,11 +123,11 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
                   "--calls`)") if calls is None else "model calls are not included in this report (written with --no-calls)"
     meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size, "clip": clip,
             "bands": list(BAND_LABELS), "calls_note": calls_note}
-    style, script = _asset("report.css"), _asset("record.js") + _asset("testimony.js") + _asset("report.js")
-    names = [f"{run.audit.root.name} ({judged_by(run.audit.store.manifest())})" for run in runs]
+    style, script = _asset("report.css"), inlined(MODULES)
+    names = [f"{run.audit.root.name} ({judged_by(run.audit.manifest)})" for run in runs]
     title = f"courtroom report: {names[0]}" if not diff else f"courtroom report: {names[0]} (A) against {names[1]} (B)"
     return _page().render(
-        title=title, runs=[run.summary() for run in runs], diff=_diff_cells(diff) if diff else None,
+        title=title, runs=[run.summary() for run in runs], diff=diff_cells(diff) if diff else None,
         sources=sorted({line["source"] for line in lines}), data=script_json(meta), records=records,
         style_hash=csp_hash(style), script_hash=csp_hash(script), style=Markup(style), script=Markup(script))  # noqa: S704
 

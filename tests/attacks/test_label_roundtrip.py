@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -56,8 +57,11 @@ def test_every_written_id_reads_back_as_itself(odd_run: Path, tmp_path: Path) ->
     expected = _fill(path, odd_run)
     assert sorted(expected) == sorted(IDS)
     assert read_labels(path, odd_run) == expected
-    result = invoke("label", str(odd_run), "--read", str(path))
-    assert result.exit_code == 0 and f"{len(IDS)} labelled" in " ".join(result.output.split()), result.output
+    mine = tmp_path / "mine"  # imported into a copy: the module's run keeps no record
+    shutil.copytree(odd_run, mine)
+    result = invoke("label", str(mine), "--read", str(path))
+    assert result.exit_code == 0 and f"{len(IDS)} labels recorded" in " ".join(result.output.split()), result.output
+    assert Audit(mine).human_labels() == {c: "FAIL" if v else "PASS" for c, v in expected.items()}
 
 
 def test_a_spreadsheet_that_drops_the_guard_still_reads_back(odd_run: Path, tmp_path: Path) -> None:
@@ -83,11 +87,15 @@ def test_a_file_of_the_previous_version_reads_as_before(odd_run: Path, tmp_path:
 
 
 def test_labelling_in_the_terminal_resumes_over_such_ids(odd_run: Path, tmp_path: Path) -> None:
-    path = tmp_path / "terminal.csv"
-    result = invoke("label", str(odd_run), "--n", str(len(IDS)), "-o", str(path), input="h\n" * 6 + "q\n")
+    run = tmp_path / "run"
+    shutil.copytree(odd_run, run)
+    result = invoke("label", str(run), "--n", str(len(IDS)), input="h\n" * 6 + "q\n")
     assert result.exit_code == 0, result.output
-    result = invoke("label", str(odd_run), "--n", str(len(IDS)), "-o", str(path), input="f\n" * (len(IDS) - 6))
+    result = invoke("label", str(run), "--n", str(len(IDS)), input="f\n" * (len(IDS) - 6))
     assert result.exit_code == 0, result.output
     assert "resuming" in result.output
-    labels = read_labels(path, odd_run)
-    assert sorted(labels) == sorted(IDS) and sum(labels.values()) == 6
+    labels = Audit(run).human_labels()
+    assert sorted(labels) == sorted(IDS) and sum(v == "FAIL" for v in labels.values()) == 6
+    path = tmp_path / "out.csv"  # exported and read back as the same ids
+    assert invoke("label", str(run), "--n", str(len(IDS)), "--write", str(path)).exit_code == 0
+    assert {c: v for c, v in read_labels(path, run).items()} == {c: v == "FAIL" for c, v in labels.items()}

@@ -93,4 +93,4 @@ def test_an_edit_needs_an_author_and_a_reason(tmp_path: Path, author: str, reaso
     result, output = invoke("audit", "edit", str(out), "a", "--verdict", "hallucinated", "--reason", reason,
                             "--author", author)
     assert result.exit_code == 2 and f"{blank} is blank" in output, output
-    assert Audit(out).edits() == {} and not (out / "edits.jsonl").exists()
+    assert Audit(out).judgements() == [] and not (out / "judgements.jsonl").exists()

@@ -69,19 +69,19 @@ def test_no_command_reads_a_device_or_a_fifo_as_a_transcript(run: Path, tmp_path
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("name", ["results.jsonl", "transcripts", "edits.jsonl"])
+@pytest.mark.parametrize("name", ["results.jsonl", "transcripts", "edits.jsonl", "judgements.jsonl"])
 def test_a_linked_results_file_or_transcripts_folder_is_not_followed(made: Path, tmp_path: Path, name: str) -> None:
     out, elsewhere = tmp_path / "handed", tmp_path / "elsewhere"
     shutil.copytree(made, out)
     elsewhere.mkdir()
-    if name == "edits.jsonl":  # a FIFO where the edits are read: refused, not waited on
+    if name.endswith("s.jsonl") and name != "results.jsonl":  # a FIFO where the record is read: refused, not waited on
         os.mkfifo(out / name)
     else:
         (out / name).rename(elsewhere / name)
         (out / name).symlink_to(elsewhere / name)
     code, output = invoke("audit", "show", str(out), cases(elsewhere if name == "results.jsonl" else out)[2])
     assert code == (0 if name == "transcripts" else 2) and str(out / name) in output, output  # 0: the row shown
-    assert ("not a regular file" if name == "edits.jsonl" else "symbolic link") in output, output
+    assert ("not a regular file" if name in ("edits.jsonl", "judgements.jsonl") else "symbolic link") in output, output
 
 
 def test_a_line_longer_than_courtroom_writes_is_refused_naming_file_and_line(made: Path, tmp_path: Path,

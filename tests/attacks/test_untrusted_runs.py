@@ -102,12 +102,13 @@ def test_rejudge_never_writes_through_a_link(tmp_path: Path, victim: Path) -> No
     assert sorted(p.name for p in target.iterdir()) == ["metrics.json"]  # nothing written
 
 
-def test_audit_edit_never_appends_through_a_link(tmp_path: Path, victim: Path) -> None:
+@pytest.mark.parametrize("name", ["judgements.jsonl", "edits.jsonl"])  # the record, and where earlier versions kept edits
+def test_audit_edit_never_appends_through_a_link(tmp_path: Path, victim: Path, name: str) -> None:
     out = judged(tmp_path / "handed")
-    (out / "edits.jsonl").symlink_to(victim)
+    (out / name).symlink_to(victim)
     case = json.loads((out / "results.jsonl").read_text().splitlines()[0])["case_id"]
     code, output = invoke("audit", "edit", str(out), case, "--verdict", "supported", "--reason", "r", "--author", "a")
-    assert code == 2 and f"{out / 'edits.jsonl'}" in output and "symbolic link" in output, output
+    assert code == 2 and f"{out / name}" in output and "symbolic link" in output, output
     assert victim.read_text() == "the operator's own file\n"
 
 

@@ -25,6 +25,7 @@ TOKEN = "the-token-of-this-start"
 ID = "<img src=x onerror=document.title='pwned'>"
 PERSONA = "<script>document.title='pwned'</script>Judge"
 ARGUMENT = "</pre><img src=x onerror=document.title='pwned'> {{data}} &amp;"
+NOTE = "<script>document.title='pwned'</script><b>checked</b> &lt;"
 
 
 def client(root: Path, **options) -> TestClient:  # noqa: ANN003
@@ -49,7 +50,7 @@ def test_no_path_outside_the_runs_folder_is_served(world: Path) -> None:  # noqa
 
 
 def test_every_change_needs_the_token_in_its_header_and_a_get_changes_nothing(world: Path) -> None:  # noqa: F811
-    labels = world / "runs" / "mine.labels.csv"
+    labels = world / "runs" / "mine" / "judgements.jsonl"
     c = client(world / "runs", prior=str(world / "prior.yaml"), n=4)
     assert c.get("/api/runs").status_code == 403 and c.get("/").status_code == 403  # no token, nothing to read
     assert c.get("/?token=wrong").status_code == 403
@@ -57,6 +58,8 @@ def test_every_change_needs_the_token_in_its_header_and_a_get_changes_nothing(wo
     assert page.status_code == 200 and TOKEN in page.text and "set-cookie" not in page.headers and not c.cookies
     assert c.get("/api/runs").status_code == 403 and c.get("/static/view.js").status_code == 403
     assert c.get(f"/static/view.js?token={TOKEN}").status_code == 200
+    assert c.get(f"/static/{TOKEN}/page.js").status_code == 200  # a module's path carries the token to its imports
+    assert c.get("/static/wrong/page.js").status_code == 403 and c.get(f"/static/{TOKEN}x/view.js").status_code == 403
     c.headers[HEADER] = TOKEN  # as the page's script sends it
     case = c.get("/api/label?run=mine").json()["order"][0]["id"]
     del c.headers[HEADER]
@@ -107,7 +110,8 @@ def hostile(world: Path) -> Path:  # noqa: F811
 
 
 @pytest.mark.browser
-def test_markup_in_a_case_id_a_persona_and_an_argument_stays_text(hostile: Path, browser) -> None:  # noqa: ANN001, F811
+def test_markup_in_a_case_id_a_persona_an_argument_and_a_note_stays_text(hostile: Path, browser) -> None:  # noqa: ANN001, F811
+    Audit(hostile).edit(ID, "hallucinated", NOTE, PERSONA)  # a person's note and name, someone's text
     with serving(hostile.parent) as url:
         page, problems = open_page(browser, url)
         violations: list[str] = []
@@ -119,6 +123,7 @@ def test_markup_in_a_case_id_a_persona_and_an_argument_stays_text(hostile: Path,
         page.wait_for_selector(".case-detail .move")
         moves = page.locator(".case-detail .move").all_inner_texts()
         assert any(PERSONA in m and ARGUMENT in m for m in moves), moves
+        assert page.text_content(".case-detail .edit") == f"Judged by {PERSONA}: case \u2192 hallucinated ({NOTE})"
         assert page.text_content("main h1") == "<b>run" and page.title() == "courtroom view"
         assert page.locator("main img, main script").count() == 0  # the page's own elements only
         assert not problems and not violations, (problems, violations)

@@ -91,7 +91,7 @@ def test_audit_edit_numbers_edits_in_the_run(tmp_path: Path, pseudo_runs) -> Non
         result = runner.invoke(app, ["audit", "edit", str(out), case_id, "--verdict", "supported", "--reason", "r",
                                      "--author", "me"], env=WIDE)
         assert result.exit_code == 0, result.output
-        said.append(re.search(r"recorded edit (\d+) of", result.output).group(1))
+        said.append(re.search(r"recorded judgement (\d+) of", result.output).group(1))
     assert said == ["1", "2"]
 
 

@@ -1,9 +1,11 @@
-"""`courtroom label RUN`: the cases worth labelling picked from a finished run, labelled in the terminal or in a file
-read back against the run, and `calibrate --ruling --prior --labels` refitting a fitted ruling on them."""
+"""`courtroom label RUN`: a random draw of a run's cases, labelled in the terminal into the run's record of human
+judgement, or exported to a file and imported back against the run, and `calibrate --ruling --prior` refitting a
+fitted ruling on them (the record's labels, `audit edit`'s corrections among them, or a label file's)."""
 
 from __future__ import annotations
 
 import csv
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from courtroom.calibrate.label_pick import candidates, picked
+from courtroom.calibrate.label_session import LabelSession
 from courtroom.calibrate.ruling_runs import calibrate_ruling, write_ruling
 from courtroom.cli import app
 from courtroom.digest import content_hash
@@ -65,22 +67,24 @@ def invoke(*args: str, input: str | None = None):  # noqa: ANN201, A002
     return runner.invoke(app, [*args], env=WIDE, input=input)
 
 
+def drawn(run: Path, prior: Path | None = None, n: int = 5, seed: int = 0) -> LabelSession:
+    return LabelSession(Audit(run), str(prior) if prior else None, n, seed, "tester", "terminal")
+
+
 def test_label_draws_cases_at_random_in_one_order_per_seed(world) -> None:  # noqa: ANN001
     run, prior_file, _ = world
-    prior = FittedRuling.model_validate(yaml.safe_load(prior_file.read_text()))
-    found = candidates(run, prior)
-    assert found.weighed_by.startswith("the ruling default/") and len(found.cases) == 40
-    chosen = picked(found, 5)
-    assert [c.case.id for c in chosen] == [c.case.id for c in picked(found, 5)]  # deterministic
-    assert len({c.case.id for c in chosen}) == 5
-    assert [c.case.id for c in picked(found, 5, spare=4)][:5] == [c.case.id for c in chosen]  # spares come after
-    assert [c.case.id for c in picked(found, 5, seed=1)] != [c.case.id for c in chosen]  # another seed, another draw
-    draws = [{c.case.id for c in picked(found, 5, seed=s)} for s in range(40)]
+    found = drawn(run, prior_file)
+    assert found.weighed_by.startswith("the ruling default/") and len(found.found) == 40
+    chosen = found.order()[:5]
+    assert chosen == drawn(run, prior_file).order()[:5] and len(set(chosen)) == 5  # deterministic
+    assert len(found.order()) == 15  # n, then 2 n spares for the skipped
+    assert drawn(run, prior_file, seed=1).order()[:5] != chosen  # another seed, another draw
+    draws = [set(drawn(run, seed=s).order()[:5]) for s in range(40)]
     assert len(set().union(*draws)) > 30  # every case can be drawn: not only those near the threshold
     # without a ruling given or filed, the court's measure weighs them, against the court's threshold
-    measured = candidates(run)
-    assert measured.weighed_by == "the court's measure" and len({c.threshold for c in measured.cases}) == 1
-    assert [c.p for c in measured.cases] == [c.verdict.score for c in measured.cases]
+    measured = drawn(run)
+    assert measured.weighed_by == "the court's measure" and len({c.threshold for c in measured.found.values()}) == 1
+    assert [c.p for c in measured.found.values()] == [c.verdict.score for c in measured.found.values()]
 
 
 def test_write_fill_read_and_refit_with_the_prior(world, tmp_path: Path) -> None:  # noqa: ANN001
@@ -94,12 +98,16 @@ def test_write_fill_read_and_refit_with_the_prior(world, tmp_path: Path) -> None
     assert {r["config_hash"] for r in table} == {manifest.config_hash} and {r["run"] for r in table} == {manifest.name}
     assert all(r["case_digest"] == Audit(run).store.case(r["case_id"]).digest() for r in table)
     assert table[0]["question"].startswith("What was the population") and table[0]["p_hallucinated"]
-    assert "courtroom calibrate" in result.output and "--labels" in result.output
+    assert "courtroom calibrate" in result.output and "courtroom label RUN --read" in " ".join(result.output.split())
 
     fill(labels, run)
-    result = invoke("label", str(run), "--read", str(labels))
+    mine = tmp_path / "mine"  # the record is written into the run: a copy of the module's
+    shutil.copytree(run, mine)
+    result = invoke("label", str(mine), "--read", str(labels))
     assert result.exit_code == 0, result.output
-    assert "24 labelled" in " ".join(result.output.split())
+    assert "24 labels recorded" in " ".join(result.output.split())
+    assert len(Audit(mine).human_labels()) == 24 and {j.source for j in Audit(mine).judgements()} == {"csv"}
+    assert "0 labels recorded" in " ".join(invoke("label", str(mine), "--read", str(labels)).output.split())  # once
 
     out, court = tmp_path / "refit.yaml", tmp_path / "court.yaml"
     result = invoke("calibrate", str(run), "--ruling", str(out), "--prior", str(prior_file), "--labels", str(labels),
@@ -118,6 +126,10 @@ def test_write_fill_read_and_refit_with_the_prior(world, tmp_path: Path) -> None
     assert "moved most (standardised weights): any: intercept" in " ".join(result.output.split())
     result = invoke("rejudge", str(run), "--court", str(court), "--out", str(tmp_path / "R"))
     assert result.exit_code == 0, result.output  # the court with the refitted ruling loads and decides
+    result = invoke("calibrate", str(mine), "--ruling", str(tmp_path / "record.yaml"), "--prior", str(prior_file))
+    assert result.exit_code == 0 and "24 labels of" in result.output and "judgements.jsonl" in result.output
+    from_record = FittedRuling.model_validate(yaml.safe_load((tmp_path / "record.yaml").read_text()))
+    assert from_record.families == refit.families  # the file imported and the file read refit alike
 
 
 def test_from_gold_labels_the_picked_cases_by_the_data(world, tmp_path: Path) -> None:  # noqa: ANN001
@@ -130,26 +142,27 @@ def test_from_gold_labels_the_picked_cases_by_the_data(world, tmp_path: Path) ->
         "hallucinated" if gold[r["case_id"]] == "FAIL" else "faithful" for r in rows(labels)]
 
 
-def test_the_terminal_asks_saves_each_label_and_resumes(world, tmp_path: Path) -> None:  # noqa: ANN001
-    run, prior_file, _ = world
-    labels = tmp_path / "asked.csv"
-    args = ("label", str(run), "--n", "4", "--ruling", str(prior_file), "-o", str(labels))
-    result = invoke(*args, input="h\nx\nf\ns\nq\n")  # x is no key: asked again
+def test_the_terminal_asks_records_each_label_takes_one_back_and_resumes(world, tmp_path: Path) -> None:  # noqa: ANN001
+    run, prior_file, tmp = world
+    mine = tmp_path / "mine"
+    shutil.copytree(run, mine)
+    args = ("label", str(mine), "--n", "4", "--ruling", str(prior_file), "--author", "ann")
+    result = invoke(*args, input="h\nx\nf\nu\nh\ns\nq\n")  # x is no key: asked again; u takes the f back
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
-    first = picked(candidates(run, FittedRuling.model_validate(yaml.safe_load(prior_file.read_text()))), 4, spare=8)
-    assert first[0].case.id in text and "What was the population" in text and "P(hallucinated)" in text
-    table = rows(labels)
-    assert [r["case_id"] for r in table] == [c.case.id for c in first[:3]]
-    assert [r["label"] for r in table] == ["hallucinated", "faithful", ""]  # the skipped case is kept, unlabelled
-    assert "2 labels (1 hallucinated, 1 faithful)" in text
+    first = drawn(mine, prior_file, n=4).order()
+    assert first[0] in text and "What was the population" in text and "P(hallucinated)" in text
+    audit = Audit(mine)
+    assert [(j.case_id, j.label, j.author, j.source) for j in audit.judgements()] == [
+        (first[0], "hallucinated", "ann", "terminal"), (first[1], "faithful", "ann", "terminal"),
+        (first[1], "undone", "ann", "terminal"), (first[1], "hallucinated", "ann", "terminal"),
+        (first[2], "skip", "ann", "terminal")]
+    assert audit.human_labels() == {first[0]: "FAIL", first[1]: "FAIL"} and "2 drawn cases labelled" in text
 
     result = invoke(*args, input="f\nf\nh\n")  # resumed: two more labels make four; the third answer is not asked
     assert result.exit_code == 0, result.output
-    table = rows(labels)
-    assert [r["case_id"] for r in table][:3] == [c.case.id for c in first[:3]] and len(table) == 5
-    assert [r["label"] for r in table][3:] == ["faithful", "faithful"]
-    assert "resuming" in result.output and "4 labels" in " ".join(result.output.split())
+    assert "resuming" in result.output and "4 drawn cases labelled" in " ".join(result.output.split())
+    assert [Audit(mine).human_labels().get(c) for c in first[3:5]] == ["PASS", "PASS"]
 
 
 def written(run: Path, prior_file: Path, path: Path, n: int = 24) -> Path:
@@ -203,7 +216,7 @@ def test_an_unknown_label_or_a_case_listed_twice_names_the_file_and_line(world, 
     assert result.exit_code == 2 and f"l.csv:4: case {third}: the label 'maybe' is not one of hallucinated, faithful" \
         in text
     result = invoke("label", str(run), "--read", str(labels))
-    assert result.exit_code == 2 and "l.csv:4" in result.output
+    assert result.exit_code == 2 and "l.csv:4" in result.output and not Audit(run).judgements()
     twice = tmp_path / "twice.csv"
     lines = labels.read_text().splitlines()
     twice.write_text("\n".join([lines[0], lines[1], lines[1]]) + "\n")

@@ -156,7 +156,7 @@ def test_human_edits_are_appended_and_corrected_metrics_reported(copy_of: Path) 
     assert result.exit_code == 0, result.output
     assert transcript.read_text() == before  # the model's record is never rewritten
     audit = Audit(copy_of)
-    assert audit.events(wrong.case_id)[-1].event == "edit" and len(audit.edits()[wrong.case_id]) == 1  # edits.jsonl
+    assert audit.events(wrong.case_id)[-1].event == "edit" and len(audit.judged()[wrong.case_id]) == 1  # the record
     assert sum(r.correct is False for r in audit.corrected_rows()) == sum(r.correct is False for r in audit.rows()) - 1
     assert compute_metrics(audit.corrected_rows()).accuracy.value > compute_metrics(audit.rows()).accuracy.value
     assert verify(audit) == []                   # edits do not break the record
@@ -224,9 +224,9 @@ def test_html_report_in_a_real_browser(run_dir: Path, tmp_path: Path) -> None:
 
 def test_confirming_a_supported_charge_does_not_convict_under_the_share_rule() -> None:
     from courtroom.case import CaseVerdict, Charge, Ruling, Verdict
-    from courtroom.engine.events import EditEvent, Provenance
     from courtroom.evaluate.results import ResultRow
     from courtroom.log.audit import corrected_label
+    from courtroom.log.judgements import Judgement
 
     court = load_court("full")
     charges = [Charge(index=i, quote=q, reason="r") for i, q in enumerate(["It opened in 1901.", "It has a bell."])]
@@ -235,12 +235,13 @@ def test_confirming_a_supported_charge_does_not_convict_under_the_share_rule() -
     verdict = CaseVerdict(case_id="c", label="PASS", score=0.3, reason="r", rulings=rulings, charges=charges)
     row = ResultRow(case_id="c", source="s", gold="PASS", label="PASS", score=0.3)
 
-    def edit(charge: int | None, said: Verdict) -> EditEvent:
-        return EditEvent(seq=9, charge=charge, verdict=said, provenance=Provenance(author="a", reason="r"))
+    def judged(charge: int | None, label: str) -> Judgement:
+        return Judgement(case_id="c", charge=charge, label=label, author="a", note="r", source="edit")
 
-    assert corrected_label(row, [edit(1, Verdict.SUPPORTED)], verdict, court) == "PASS"  # (0.5 + 0) / 2: below
-    assert corrected_label(row, [edit(0, Verdict.HALLUCINATED)], verdict, court) == "FAIL"  # (1 + 0.1) / 2: above
-    assert corrected_label(row, [edit(0, Verdict.HALLUCINATED), edit(None, Verdict.SUPPORTED)], verdict, court) == "PASS"
+    assert corrected_label(row, [judged(1, "faithful")], verdict, court) == "PASS"  # (0.5 + 0) / 2: below
+    assert corrected_label(row, [judged(0, "hallucinated")], verdict, court) == "FAIL"  # a false statement found
+    assert corrected_label(row, [judged(0, "hallucinated"), judged(None, "faithful")], verdict, court) == "PASS"
+    assert corrected_label(row, [judged(None, "hallucinated"), judged(None, "undone")], verdict, court) == "PASS"
 
 
 def test_verify_passes_on_a_run_whose_failed_cases_were_judged_again(tmp_path: Path) -> None:

@@ -1,10 +1,14 @@
 """`courtroom view`'s API without a browser: the cases filtered, sorted and paged on the server; labelling draws what
-`courtroom label` draws, writes its label file (resumed by the terminal, and the terminal's by the page), never over a
-file of another run; the refit waits for enough labels and a prior; a run in a notebook shows its table."""
+`courtroom label` draws and records each label in the run's record (resumed by the terminal, and the terminal's by the
+page); the label file an earlier page kept beside the run is imported once, one of another run refused and never
+written over; the refit waits for enough labels and a prior; the same labels given in the terminal and in the page
+refit alike and flip the same verdicts; a run in a notebook shows its table."""
 
 from __future__ import annotations
 
 import json
+import shutil
+import time
 from pathlib import Path
 
 import yaml
@@ -12,14 +16,14 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 
 import courtroom
-from courtroom.calibrate.label_pick import candidates, picked
+from courtroom.calibrate.label_session import LabelSession
 from courtroom.cli import app as cli
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.audit import Audit
 from courtroom.runs.runners import LocalRunner
 from courtroom.view.app import HEADER, create_app
 from courtroom.witness.ruling import FittedRuling
-from tests.cli.test_label import rows
+from tests.cli.test_label import fill
 from tests.helpers.cases import NO_RULING_MODEL
 
 TOKEN = "t"
@@ -32,6 +36,7 @@ def client(root: Path, **options) -> TestClient:  # noqa: ANN003
 
 
 def test_cases_are_filtered_sorted_and_paged_on_the_server(world: Path) -> None:
+    """Also by a search of the question and answer, as the report searches."""
     c = client(world / "runs")
     audit = Audit(world / "runs" / "mine")
     page = c.get("/api/cases?run=mine&limit=7&offset=35").json()
@@ -42,6 +47,8 @@ def test_cases_are_filtered_sorted_and_paged_on_the_server(world: Path) -> None:
     assert [line["id"] for line in ranked] == [r.case_id for r in expected] and expected
     found = c.get("/api/cases?run=mine&q=towncb&source=towns").json()
     assert sorted(line["id"] for line in found["lines"]) == ["TownCB-fail", "TownCB-pass"]
+    figure = audit.store.case("TownCB-fail").answer.split()[-1].rstrip(".")  # a figure only its answer gives
+    assert [line["id"] for line in c.get(f"/api/cases?run=mine&q={figure}").json()["lines"]] == ["TownCB-fail"]
     tried = c.get("/api/cases?run=strict&ended=judge").json()["matching"]
     untried = c.get("/api/cases?run=strict&ended=none").json()["matching"]
     assert tried + untried == 20 and tried == sum(bool(r.trial) for r in Audit(world / "runs" / "strict").rows())
@@ -50,51 +57,71 @@ def test_cases_are_filtered_sorted_and_paged_on_the_server(world: Path) -> None:
         assert response.status_code == 400 and says in response.json()["error"], response.text
 
 
-def test_labelling_draws_as_label_and_writes_its_file_resumed_by_the_terminal(world: Path) -> None:
+def order(run: Path, prior: Path | None, n: int) -> list[str]:
+    return LabelSession(Audit(run), str(prior) if prior else None, n, 0).order()
+
+
+def label(c: TestClient, case: str, key: str, note: str = "") -> dict:
+    return c.post("/api/label?run=mine", content=json.dumps({"case": case, "key": key, "note": note})).json()
+
+
+def test_labelling_draws_as_label_and_records_in_the_run_resumed_by_the_terminal(world: Path) -> None:
     run, prior = world / "runs" / "mine", world / "prior.yaml"
-    c = client(world / "runs", prior=str(prior), n=3)
+    c = client(world / "runs", prior=str(prior), n=3, author="ann")
     state = c.get("/api/label?run=mine").json()
-    found = candidates(run, FittedRuling.model_validate(yaml.safe_load(prior.read_text())))
-    order = [x.case.id for x in picked(found, 3, 0, spare=6)]
-    assert [x["id"] for x in state["order"]] == order and state["weighed_by"] == found.weighed_by
-    assert state["refit"].startswith("label at least 2 cases of each kind")
-    for case, key in zip(order, "hsf"):
-        state = c.post("/api/label?run=mine", content=json.dumps({"case": case, "key": key})).json()
+    drawn = order(run, prior, 3)
+    assert [x["id"] for x in state["order"]] == drawn and state["weighed_by"].startswith("the ruling default/")
+    assert state["refit"].startswith("label at least 2 cases of each kind") and state["record"].endswith("judgements.jsonl")
+    for case, key in zip(drawn, "hsf"):
+        state = label(c, case, key, "checked" if key == "h" else "")
     assert (state["given"], state["hallucinated"], state["faithful"]) == (2, 1, 1)
-    labels = world / "runs" / "mine.labels.csv"
-    assert [(r["case_id"], r["label"]) for r in rows(labels)] == list(zip(order, ["hallucinated", "", "faithful"]))
+    listed = c.get("/api/cases?run=mine&labelled=yes").json()["lines"]  # the case list reads the same record
+    assert {(x["id"], x["labelled"], x["corrected"]) for x in listed} == {(drawn[0], "FAIL", "FAIL"), (drawn[2], "PASS", "PASS")}
+    assert [(j.case_id, j.label, j.author, j.note, j.source) for j in Audit(run).judgements()] == [
+        (drawn[0], "hallucinated", "ann", "checked", "view"), (drawn[1], "skip", "ann", "", "view"),
+        (drawn[2], "faithful", "ann", "", "view")]
     again = client(world / "runs", prior=str(prior), n=3).get("/api/label?run=mine").json()  # a new start resumes
-    assert again["labels"] == {order[0]: "hallucinated", order[1]: "", order[2]: "faithful"}
+    assert again["labels"] == {drawn[0]: "hallucinated", drawn[1]: "skip", drawn[2]: "faithful"}
+    assert not list((world / "runs").glob("*.csv"))  # nothing beside the run: the record is in it
 
-    result = CliRunner().invoke(cli, ["label", str(run), "--n", "3", "--ruling", str(prior), "-o", str(labels)],
-                                input="h\n", env={"COLUMNS": "200"})
-    assert result.exit_code == 0 and "resuming" in result.output, result.output  # the terminal resumes the page's file
-    assert [r["case_id"] for r in rows(labels)] == order[:3] + [picked(found, 3, 0, spare=6)[3].case.id]
-    state = c.post("/api/label?run=mine", content=json.dumps({"case": order[1], "key": "f"})).json()
-    assert state["given"] == 4 and [r["label"] for r in rows(labels)][:2] == ["hallucinated", "faithful"]
+    result = CliRunner().invoke(cli, ["label", str(run), "--n", "3", "--ruling", str(prior)], input="h\n",
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "resuming" in result.output, result.output  # the terminal resumes the page's
+    assert Audit(run).human_labels()[drawn[3]] == "FAIL"  # the skipped case's spare
+    assert label(c, drawn[1], "f")["given"] == 4  # the page sees the terminal's label, and relabels the skipped
+    assert label(c, drawn[1], "u")["given"] == 3 and drawn[1] not in c.get("/api/label?run=mine").json()["labels"]
 
-    refused = c.post("/api/label?run=mine", content=json.dumps({"case": "TownAA-pass-x", "key": "h"}))
-    assert refused.status_code == 400 and "not one of the cases drawn" in refused.json()["error"]
-    assert c.post("/api/label?run=mine", content=json.dumps({"case": order[0], "key": "q"})).status_code == 400
+    for body, says in (({"case": "TownAA-pass-x", "key": "h"}, "not one of the cases drawn"),
+                       ({"case": drawn[0], "key": "q"}, "h (hallucinated), f (faithful) or s (skip)"),
+                       ({"case": drawn[1], "key": "u"}, "no label to take back")):
+        refused = c.post("/api/label?run=mine", content=json.dumps(body))
+        assert refused.status_code == 400 and says in refused.json()["error"], refused.text
 
 
-def test_a_label_file_of_another_run_is_never_written_over(world: Path) -> None:
-    theirs = world / "runs" / "mine.labels.csv"
-    result = CliRunner().invoke(cli, ["label", str(world / "prior-run"), "--n", "3", "--write", str(theirs)])
-    assert result.exit_code == 0, result.output
+def test_an_old_label_file_beside_the_run_is_imported_once_and_one_of_another_run_never(world: Path) -> None:
+    run, prior = world / "runs" / "mine", world / "prior.yaml"
+    shutil.copytree(run, world / "runs" / "copy")  # a run of the same cases, no label in its record yet
+    old = world / "runs" / "mine.labels.csv"  # where the page of #52 kept the labels
+    CliRunner().invoke(cli, ["label", str(run), "--n", "4", "--ruling", str(prior), "--write", str(old)])
+    fill(old, run, keep=3)
+    state = client(world / "runs", prior=str(prior), n=4).get("/api/label?run=mine").json()
+    assert state["given"] == 3 and state["note"] is None and {j.source for j in Audit(run).judgements()} == {"csv"}
+    client(world / "runs", prior=str(prior), n=4).get("/api/label?run=mine")
+    assert len(Audit(run).judgements()) == 3  # once
+
+    theirs = world / "runs" / "copy.labels.csv"  # a file of another run beside a run: refused, said, kept as it was
+    CliRunner().invoke(cli, ["label", str(world / "prior-run"), "--n", "3", "--write", str(theirs)])
+    fill(theirs, world / "prior-run")
     before = theirs.read_text()
-    c = client(world / "runs", prior=str(world / "prior.yaml"), n=3)
-    state = c.get("/api/label?run=mine").json()
-    assert "mine.labels.csv: 3 case ids not in the run" in state["note"]  # read against the run, refused
-    response = c.post("/api/label?run=mine", content=json.dumps({"case": state["order"][0]["id"], "key": "h"}))
-    assert response.status_code == 400 and response.json()["error"] == state["note"]
+    state = client(world / "runs", prior=str(prior), n=3).get("/api/label?run=copy").json()
+    assert "copy.labels.csv" in state["note"] and "not in the run" in state["note"] and state["given"] == 0
     assert theirs.read_text() == before
 
 
 def test_the_refit_waits_for_a_prior_it_can_refit(world: Path) -> None:
     c = client(world / "runs", n=3)  # no --prior: no shipped ruling is fitted for the pseudo-model
     state = c.get("/api/label?run=mine").json()
-    assert state["prior"] is None and "start courtroom view with --prior RULING" in state["refit"]
+    assert state["prior"] is None and "courtroom view --prior RULING" in state["refit"]
     response = c.post("/api/refit?run=mine", content="{}")
     assert response.status_code == 400 and "--prior" in response.json()["error"]
     assert not list((world / "runs").glob("mine.refit-*"))
@@ -103,7 +130,48 @@ def test_the_refit_waits_for_a_prior_it_can_refit(world: Path) -> None:
     (world / "other.yaml").write_text(yaml.safe_dump(other))
     state = client(world / "runs", prior=str(world / "other.yaml"), n=3).get("/api/label?run=mine").json()
     assert state["prior"] is None and "cannot refit this run" in state["refit"] and "polarity" in state["refit"]
-    assert [x["id"] for x in state["order"]] == [x.case.id for x in picked(candidates(world / "runs" / "mine"), 3, 0, spare=6)]
+    assert [x["id"] for x in state["order"]] == order(world / "runs" / "mine", None, 3)
+
+
+def test_the_same_labels_refit_alike_in_the_terminal_and_the_page(world: Path, tmp_path: Path) -> None:
+    """30 labels given in the page and the same 30 in the terminal: the same refit, the same verdicts flipped, and
+    the page's flips (from the recorded testimony, at once) are those `rejudge` writes (in the background)."""
+    run, prior = world / "runs" / "mine", world / "prior.yaml"
+    terminal = tmp_path / "terminal"
+    shutil.copytree(run, terminal)
+    gold = {r.case_id: r.gold for r in Audit(run).rows()}
+    drawn = order(run, prior, 30)[:30]
+    c = client(world / "runs", prior=str(prior), n=30)
+    for i, case in enumerate(drawn):
+        estimate = c.get("/api/estimate?run=mine").json()
+        assert ("why" in estimate) == (i < 4 or "refit" not in estimate), estimate  # an estimate after every label
+        label(c, case, "h" if gold[case] == "FAIL" else "f")
+    estimate = c.get("/api/estimate?run=mine").json()
+    assert estimate["labelled"] == 30 and estimate["refit"] and isinstance(estimate["stable"], bool)
+    job = c.post("/api/refit?run=mine", content="{}").json()
+    assert job["state"] == "done" and job["labelled"]["labelled"] == 30 and len(job["unlabelled"]["flipped"]) == estimate["flipped"]
+    page_flips = sorted(f["id"] for f in job["unlabelled"]["flipped"])
+
+    keys = "".join(("h" if gold[case] == "FAIL" else "f") + "\n" for case in drawn)
+    result = CliRunner().invoke(cli, ["label", str(terminal), "--n", "30", "--ruling", str(prior)], input=keys,
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and f"it would flip {len(page_flips)} verdicts" in " ".join(result.output.split())
+    for args in (["calibrate", str(terminal), "--ruling", str(tmp_path / "r.yaml"), "--prior", str(prior), "-o",
+                  str(tmp_path / "court.yaml")], ["rejudge", str(terminal), "--court", str(tmp_path / "court.yaml"),
+                                                  "--out", str(tmp_path / "rejudged")]):
+        assert (result := CliRunner().invoke(cli, args)).exit_code == 0, result.output
+    refits = [FittedRuling.model_validate(yaml.safe_load(p.read_text())) for p in
+              (tmp_path / "r.yaml", world / "runs" / "mine.refit-1" / "ruling.yaml")]
+    assert refits[0].families == refits[1].families  # the same refit
+    before = {r.case_id: r.label for r in Audit(run).rows()}
+    flips = sorted(r.case_id for r in Audit(tmp_path / "rejudged").rows() if r.case_id not in drawn
+                   and r.label != before[r.case_id])
+    assert flips == page_flips and flips, "the labels must flip some verdicts for the test to show them"
+    while (job := c.get("/api/refit?run=mine").json())["rejudged"] == "writing":
+        time.sleep(0.1)
+    assert job["rejudged"] == "written"
+    assert sorted(r.case_id for r in Audit(world / "runs" / "mine.refit-1" / "run").rows() if r.case_id not in drawn
+                  and r.label != before[r.case_id]) == page_flips
 
 
 def test_a_run_in_a_notebook_shows_its_table_escaped_and_how_to_view_it(tmp_path: Path) -> None:
@@ -115,3 +183,17 @@ def test_a_run_in_a_notebook_shows_its_table_escaped_and_how_to_view_it(tmp_path
     assert "<script>" not in shown and "&lt;script&gt;alert(1)&lt;/script&gt;" in shown  # a row by source, as text
     assert f"courtroom view {tmp_path / 'nb'}" in shown and "balanced accuracy [95% CI]" in shown
     assert str(result.metrics.balanced_accuracy) in shown and "3 cases" in shown
+
+
+def test_the_runs_are_looked_for_again_only_when_a_folder_changes(world: Path, monkeypatch) -> None:  # noqa: ANN001
+    from courtroom.view import runs as view_runs
+
+    walks = []
+    real = view_runs.os.walk
+    monkeypatch.setattr(view_runs.os, "walk", lambda *a, **k: walks.append(1) or real(*a, **k))
+    find = view_runs.Finder(world / "runs")
+    assert sorted(find()) == ["lenient", "mine", "strict"] and len(walks) == 1
+    assert sorted(find()) == ["lenient", "mine", "strict"] and len(walks) == 1  # nothing changed: not walked
+    time.sleep(0.01)
+    shutil.copytree(world / "runs" / "mine", world / "runs" / "later" / "mine")  # a run appears, deeper
+    assert sorted(find()) == ["later/mine", "lenient", "mine", "strict"] and len(walks) == 2

@@ -1,6 +1,7 @@
 """`courtroom view` in a real headless Chromium: open a run, filter and sort its cases, open a case's record and its
-model calls, label 12 cases with the keyboard into the label file `courtroom label --read` accepts, refit and read the
-before/after table; a run written while the page is open shows its new cases; two runs side by side."""
+model calls, label 12 cases with the keyboard into the run's record (each followed by what a refit would do), refit
+and read the before/after table within a second of the click, then the run decided again; a run written while the
+page is open shows its new cases; two runs side by side."""
 
 from __future__ import annotations
 
@@ -11,24 +12,17 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
-from typer.testing import CliRunner
 
-from courtroom.calibrate.label_pick import candidates, picked
-from courtroom.cli import app
+from courtroom.calibrate.label_session import LabelSession
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.audit import Audit
 from courtroom.log.manifest import RunSpec
 from courtroom.report.diff import diff_runs
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from courtroom.witness.ruling import FittedRuling
 from tests.cli.test_calibrate_ruling import labelled
-from tests.cli.test_label import rows
 from tests.helpers.cases import NO_RULING_MODEL
 from tests.view.conftest import open_page, serving
-
-runner = CliRunner()
 
 
 def _wait_text(page, selector: str, pattern: str, seconds: float = 10) -> str:  # noqa: ANN001
@@ -77,8 +71,7 @@ def test_open_filter_label_twelve_with_the_keyboard_and_refit(world: Path, brows
 
         page.click("text=label its cases and refit")
         _wait_text(page, "#progress", "^0 of 12 labelled")
-        order = [c.case.id for c in picked(candidates(run, FittedRuling.model_validate(yaml.safe_load(prior.read_text()))),
-                                           12, 0, spare=24)]
+        order = LabelSession(Audit(run), str(prior), 12).order()
         assert page.get_attribute("[data-case]", "data-case") == order[0]  # the draw of `courtroom label`, its order
         for case_id in order[:12]:  # pressed at once: each key is taken in turn, on the case it was meant for
             page.keyboard.press("h" if gold[case_id] == "FAIL" else "f")
@@ -88,14 +81,16 @@ def test_open_filter_label_twelve_with_the_keyboard_and_refit(world: Path, brows
         page.keyboard.press("ArrowRight")
         _wait_text(page, "#progress", f"case 13 of the draw: {re.escape(order[12])}")
 
-        labels = world / "runs" / "mine.labels.csv"
-        assert [r["case_id"] for r in rows(labels)] == order[:12]
-        assert [r["label"] for r in rows(labels)] == ["hallucinated" if gold[c] == "FAIL" else "faithful" for c in order[:12]]
-        result = runner.invoke(app, ["label", str(run), "--read", str(labels)], env={"COLUMNS": "200"})
-        assert result.exit_code == 0 and "12 labelled" in " ".join(result.output.split()), result.output
+        assert [(j.case_id, j.label, j.source) for j in Audit(run).judgements()] == [
+            (c, "hallucinated" if gold[c] == "FAIL" else "faithful", "view") for c in order[:12]]
+        page.wait_for_selector("#estimate[data-labelled='12']")  # after every label, what a refit would do
+        assert re.search(r"out of fold \d\.\d{3} .* it would flip \d+ verdicts", page.text_content("#estimate"))
 
-        page.click("#refit-button")
-        page.wait_for_selector("#refit[data-state=done]", timeout=60_000)
+        took = page.evaluate("""async () => { const t = performance.now(); document.getElementById('refit-button').click();
+            while (document.getElementById('refit').dataset.state !== 'done') await new Promise(r => setTimeout(r, 5));
+            document.body.offsetHeight; return performance.now() - t; }""")
+        assert took <= 1000, f"the refit's table came {took:.0f} ms after the click"
+        page.wait_for_selector("#refit[data-rejudged=written]", timeout=60_000)
         table = page.locator("table.before-after tr").evaluate_all("rs => rs.map(r => [...r.cells].map(c => c.textContent))")
         kinds = sum(gold[c] == "FAIL" for c in order[:12])
         assert table[1][0].startswith("the labelled cases, out of fold") and table[1][1] == f"12 ({kinds} hallucinated, " \

@@ -1,14 +1,10 @@
-"use strict";
+import { el, fmt } from "./dom.js";
+import { spanAnswer, spanEvidence, testimonyTable } from "./testimony.js";
+
 // A case record as the report and `courtroom view` draw it (the report's case list and the view call caseRecord),
-// with the spans and testimony of testimony.js. Every value of a case is set as text, never as markup. It reads
-// `meta.clip`, `meta.bands` and `meta.calls_note` of the page that loads it.
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-}
-const fmt = (x, digits) => (x === null || x === undefined) ? "-" : Number(x).toFixed(digits === undefined ? 3 : digits);
+// with the spans and testimony of testimony.js. Every value of a case is set as text, never as markup. `page` says
+// what the page knows: the grounding cap (`clip`), the bands' names (`bands`) and why calls may be left out
+// (`calls_note`).
 
 // Lower case, character by character, keeping the text's length (so an index found in it is one in the text): a
 // character whose lower case is longer (U+0130 "İ" -> "i̇") is kept as it is.
@@ -23,7 +19,7 @@ function marked(text, quotes, cls) {
   span.append(text.slice(pos)); return span;
 }
 
-function heatmap(r) {
+function heatmap(r, page) {
   // The answer as the court scored it, each token shaded by its grounding gain; hover gives the numbers.
   const box = el("div", "heat"); const text = r.scored_answer; let pos = 0;
   const weak = r.weak;
@@ -37,8 +33,8 @@ function heatmap(r) {
   }
   box.append(text.slice(pos));
   const legend = el("div", "legend muted", "gain of each token from the context (nats" +
-    (meta.clip ? ", capped at " + meta.clip : "") + "): ");
-  meta.bands.forEach((label, i) => legend.append(el("span", "band" + i, label)));
+    (page.clip ? ", capped at " + page.clip : "") + "): ");
+  page.bands.forEach((label, i) => legend.append(el("span", "band" + i, label)));
   legend.append("underlined: the words the context accounts for least; hover a token for its numbers");
   const wrap = el("div", "measurement"); wrap.append(el("b", "", "The measurement, token by token:"), box, legend);
   return wrap;
@@ -85,7 +81,7 @@ function callGroup(calls, opening, cls, label) {
   calls.forEach(c => g.append(callNode(c, opening))); return g;
 }
 
-function caseRecord(r, line, key) {
+export function caseRecord(r, key, page) {
   const d = el("div", "case-detail");
   if (r === null) { d.append(el("div", "muted", "this run holds no such case")); return d; }
   if (r.note) d.append(el("div", "err note", r.note + " (what the results row holds is shown)"));
@@ -95,7 +91,7 @@ function caseRecord(r, line, key) {
   else if (r.answer) { const ans = el("div"); ans.append(el("b", "", "Answer: "));
     ans.append(marked(r.answer, r.charges.map(x => x.quote), "charge")); d.append(ans); }
   if (r.spans.length) d.append(spanEvidence(r, key));
-  if (r.heat.length) d.append(heatmap(r));
+  if (r.heat.length) d.append(heatmap(r, page));
   const cited = new Set(); r.trials.forEach(t => t.moves.forEach(m => { if (m.cite) cited.add(m.cite); }));
   if (r.sentences.length) { const ctx = el("div", "context"); ctx.append(el("b", "", "Context:"));
     r.sentences.forEach((s, i) => { const line = el("span", "sentence"); line.append(el("span", "n", "[" + (i + 1) + "] "));
@@ -126,12 +122,12 @@ function caseRecord(r, line, key) {
   const rest = calls.filter(c => !used.has(c.n));
   if (rest.length) d.append(callGroup(rest, r.opening, "other-calls", rest.length + " other model call" +
     (rest.length > 1 ? "s" : "") + " (measurement, indictment, jury, weighing)"));
-  if (r.calls === null && !r.note) d.append(el("div", "muted", meta.calls_note));
+  if (r.calls === null && !r.note) d.append(el("div", "muted", page.calls_note));
   const v = el("div"); v.append(el("b", "", "Verdict: " + (r.label || "none") + (r.score === null ? "" : " (score " + fmt(r.score) + ")")));
   v.append(" gold: " + (r.gold || "-") + "; " + r.reason); d.append(v);
   if (r.error) d.append(el("div", "err", "Error: " + r.error));
-  r.edits.forEach(e => d.append(el("div", "edit", "Edit by " + e.author + ": " + (e.charge === null ? "case" : "charge " + (e.charge + 1)) +
-    " \u2192 " + e.verdict + " (" + e.reason + ")")));
+  r.edits.forEach(e => d.append(el("div", "edit", "Judged by " + e.author + ": " + (e.charge === null ? "case" : "charge " +
+    (e.charge + 1)) + " \u2192 " + e.verdict + " (" + e.reason + ")")));
   d.append(el("div", "muted", r.model_calls + " model calls, " + r.tokens + " tokens, " + r.seconds + " s"));
   return d;
 }

@@ -1,7 +1,9 @@
-"use strict";
+import { el, fmt } from "./dom.js";
+import { caseRecord } from "./record.js";
+
 // The report's case list (sort, filter, search, pages) and its case records (opened on demand: each record is a
 // JSON block of its own, parsed only when its case is opened, drawn by record.js). Every value of a case is set as
-// text, never as markup.
+// text, never as markup. The filters are `report.summary.CaseQuery`'s, as `courtroom view` applies them on its server.
 const meta = JSON.parse(document.getElementById("data").textContent);
 const lines = meta.cases;
 const two = meta.runs.length === 2;
@@ -58,9 +60,9 @@ function openCase(row, c) {
   if (two) { const pair = el("div", "pair");
     for (const [side, key] of [[0, "a"], [1, "b"]]) { const wrap = el("div");
       wrap.append(el("div", "run-name", (side ? "B: " : "A: ") + meta.runs[side]));
-      wrap.append(caseRecord(record(key + c.i), c, key + c.i)); pair.append(wrap); }
+      wrap.append(caseRecord(record(key + c.i), key + c.i, meta)); pair.append(wrap); }
     td.append(pair);
-  } else td.append(caseRecord(record("a" + c.i), c, "a" + c.i));
+  } else td.append(caseRecord(record("a" + c.i), "a" + c.i, meta));
   row.after(tr);
 }
 function draw() {
@@ -85,16 +87,16 @@ function draw() {
   $("prev").disabled = page === 0; $("next").disabled = page >= pages - 1;
 }
 function apply() {
-  const q = $("search").value.toLowerCase(), o = $("filter-outcome").value, v = $("filter-verdict").value,
+  const q = $("search").value.toLowerCase().trim(), o = $("filter-outcome").value, v = $("filter-verdict").value,
     s = $("filter-source").value, ch = two ? $("filter-change").value : "";
   shown = lines.filter(c => (o === "all" || (o === "edited" ? c.edited : c.outcome === o)) && (!v || c.corrected === v) &&
     (!s || c.source === s) && (!ch || (ch === "any" ? ["fixed", "broken", "changed"].includes(c.change) : c.change === ch)) &&
-    (!q || c.search.includes(q)));
+    (!q || c.search.some((t) => t.includes(q))));
   const col = columns.find(x => x.key === sort.key);
   if (col && !(col.key === "i" && sort.dir === 1)) shown = shown.slice().sort(compare(col));
   draw();
 }
-for (const c of lines) c.search = [c.id, c.reason, c.question || "", c.answer || ""].join("\n").toLowerCase();
+for (const c of lines) c.search = [c.id, c.reason, c.question, c.answer].map((t) => t.toLowerCase());
 ["search", "filter-outcome", "filter-verdict", "filter-source", "filter-change"].forEach(id => { const e = $(id);
   if (e) e.addEventListener("input", () => { page = 0; apply(); }); });
 $("prev").addEventListener("click", () => { page -= 1; draw(); });

@@ -1,9 +1,11 @@
-// The hallucinated spans and the witnesses' testimony of a case record (report.js calls these): the answer with the
+import { el, fmt } from "./dom.js";
+
+// The hallucinated spans and the witnesses' testimony of a case record (record.js calls these): the answer with the
 // predicted spans (each a link to its evidence) and the gold spans in two styles, each span's evidence, and the
 // table of witnesses. Every value of a case is set as text, never as markup.
 function spanId(key, n) { return "span-" + key + "-" + n; }
 
-function spanAnswer(r, key) {
+export function spanAnswer(r, key) {
   // The answer cut at every span edge: a piece inside a predicted span links to the evidence of the strongest span
   // that holds it, a piece inside a gold span is outlined, and a predicted span's number follows its end.
   const text = r.answer, pred = r.spans, gold = r.gold_spans;
@@ -35,7 +37,7 @@ function spanAnswer(r, key) {
   return wrap;
 }
 
-function spanEvidence(r, key) {
+export function spanEvidence(r, key) {
   // Each predicted span (the link target of its pieces): score, who named it, the closest context sentence, and
   // every witness's pointer that falls on it.
   const box = el("div", "span-list"); box.append(el("b", "", "Hallucinated spans, strongest first:"));
@@ -62,7 +64,7 @@ function pointLine(p) {
   return "\u201c" + p.words + "\u201d \u2014 " + p.note + (named ? " (context sentence [" + p.sentence + "])" : "");
 }
 
-function testimonyTable(r) {
+export function testimonyTable(r) {
   // One row per witness: heard or not (and why not), its values with their part of the ruling's log-odds, and
   // what it points at.
   const box = el("div", "witnesses"); box.append(el("b", "", "The witnesses:"));
