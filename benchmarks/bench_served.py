@@ -27,7 +27,7 @@ from courtroom.door.served import ServedBackend  # noqa: E402
 from courtroom.door.transformers import TransformersBackend  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402
 from courtroom.evaluate.selection import select  # noqa: E402
-from tests.served import vllm_server  # noqa: E402
+from tests.helpers import vllm_server  # noqa: E402
 
 DATA = HERE.parents[1] / "shared" / "data" / "halubench-dev.jsonl"
 JUDGES = {"court": lambda backend: load_court("full", backend), "rails": lambda backend: RailsJudge(backend)}

@@ -3,17 +3,12 @@ read back against the run, and `calibrate --ruling --prior --labels` refitting a
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import numpy as np
-import pytest
 import yaml
-from typer.testing import CliRunner
 
 from courtroom.calibrate.label_pick import candidates, picked
-from courtroom.calibrate.ruling_runs import calibrate_ruling, write_ruling
-from courtroom.cli import app
 from courtroom.digest import content_hash
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.audit import Audit
@@ -21,48 +16,8 @@ from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from courtroom.witness.ruling import FittedRuling
-from tests.cli.test_calibrate_ruling import judged, labelled
 from tests.helpers.cases import NO_RULING_MODEL
-
-runner = CliRunner()
-WIDE = {"COLUMNS": "200"}
-TOWNS = [f"Town{a}{b}" for a in "ABCD" for b in "ABCDE"]
-"""20 towns of the user's run: 40 cases, other than the 12 the prior was fitted on."""
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
-    """A prior ruling fitted on one run, and the user's run of other cases (the court's measure decided it)."""
-    tmp = tmp_path_factory.mktemp("label")
-    fitted_on = judged(labelled(tmp / "prior.jsonl"), tmp / "prior-run")
-    fit, _ = calibrate_ruling([fitted_on])
-    prior = write_ruling(fit, tmp / "prior.yaml", {})
-    return judged(labelled(tmp / "mine.jsonl", TOWNS), tmp / "mine"), prior, tmp
-
-
-def rows(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
-
-
-def fill(path: Path, run: Path, keep: int | None = None, **changes: dict[str, str]) -> Path:
-    """Fill a written label file's label column with the gold labels (the first `keep` rows; the others left empty),
-    and change the cells named by case id."""
-    gold = {r.case_id: r.gold for r in Audit(run).rows()}
-    table = rows(path)
-    for i, row in enumerate(table):
-        if keep is None or i < keep:
-            row["label"] = "hallucinated" if gold[row["case_id"]] == "FAIL" else "faithful"
-        row.update(changes.get(row["case_id"], {}))
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(table[0]))
-        writer.writeheader()
-        writer.writerows(table)
-    return path
-
-
-def invoke(*args: str, input: str | None = None):  # noqa: ANN201, A002
-    return runner.invoke(app, [*args], env=WIDE, input=input)
+from tests.helpers.labels import fill, invoke, rows, written
 
 
 def test_label_draws_cases_at_random_in_one_order_per_seed(world) -> None:  # noqa: ANN001
@@ -150,11 +105,6 @@ def test_the_terminal_asks_saves_each_label_and_resumes(world, tmp_path: Path) -
     assert [r["case_id"] for r in table][:3] == [c.case.id for c in first[:3]] and len(table) == 5
     assert [r["label"] for r in table][3:] == ["faithful", "faithful"]
     assert "resuming" in result.output and "4 labels" in " ".join(result.output.split())
-
-
-def written(run: Path, prior_file: Path, path: Path, n: int = 24) -> Path:
-    assert invoke("label", str(run), "--n", str(n), "--ruling", str(prior_file), "--write", str(path)).exit_code == 0
-    return path
 
 
 def refit(run: Path, prior_file: Path, labels: Path, tmp_path: Path):  # noqa: ANN201

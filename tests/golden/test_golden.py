@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from courtroom.engine.registry import upgrade_config
-from tests.golden.variants import VARIANTS, golden_lines
+from tests.helpers.golden import VARIANTS, golden_lines
 
 DATA = Path(__file__).parent / "data"
 

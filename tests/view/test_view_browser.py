@@ -23,10 +23,10 @@ from courtroom.report.diff import diff_runs
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from courtroom.witness.ruling import FittedRuling
-from tests.cli.test_calibrate_ruling import labelled
-from tests.cli.test_label import rows
 from tests.helpers.cases import NO_RULING_MODEL
-from tests.view.conftest import open_page, serving
+from tests.helpers.labels import rows
+from tests.helpers.runs import labelled
+from tests.helpers.view import open_page, serving
 
 runner = CliRunner()
 
