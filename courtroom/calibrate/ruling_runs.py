@@ -13,9 +13,8 @@ import yaml
 from courtroom.calibrate.fit_ruling import Example, RulingFit, fit_ruling
 from courtroom.calibrate.fit_spans import SpanExample
 from courtroom.case import Case, CaseVerdict
-from courtroom.clerk import Clerk
+from courtroom.clerk import CourtroomJudge
 from courtroom.clerk.rulings import check_ruling
-from courtroom.court.court import Court
 from courtroom.court.load import load_court
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
@@ -38,28 +37,29 @@ class LabelledRuns:
     """The examples of labelled runs of one court and model, and that court."""
 
     examples: list[Example]
-    court: Clerk | Court
+    court: CourtroomJudge
     model: str
     runs: list[str]
     projected_words: int = 0
     """Cases whose words' states were recorded projected onto a word probe: no new word probe is fitted on them."""
 
 
-def witness_court(audit: Audit) -> Clerk | Court:
+def witness_court(audit: Audit) -> CourtroomJudge:
     """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a `ConfigError`."""
     manifest = audit.store.manifest()
     if manifest.spec.judge.name != "courtroom":
         raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
                           "witnesses")
     court = manifest.rebuild_judge(BackendSpec(model=manifest.model))
-    assert isinstance(court, (Clerk, Court))  # a courtroom run's judge
+    if not isinstance(court, CourtroomJudge):  # (the registry's `courtroom` judge always is)
+        raise ConfigError(f"{audit.root}: its judge is not a court")
     if court.spec.witnesses is None:
         raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
                           "(the default court hears them)")
     return court
 
 
-def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where: str) -> None:
+def check_for_run(ruling: FittedRuling, court: CourtroomJudge, model: str, where: str) -> None:
     """Refuse (`ConfigError`) a ruling the run's court would not take: of another model or court, or other witnesses."""
     if model_key(ruling.model) != model or ruling.court != court.spec.name:
         raise ConfigError(f"{where}: the ruling was fitted for model {ruling.model!r} and court {ruling.court!r}; "
@@ -145,7 +145,7 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
 def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
     """Every labelled, judged case of the runs, which must share their court and model."""
     examples: list[Example] = []
-    court: Clerk | Court | None = None
+    court: CourtroomJudge | None = None
     model = ""
     projected = 0
     seen: dict[str, tuple[str, Path]] = {}  # a case id -> its case's digest and the run it was first found in

@@ -12,8 +12,7 @@ import numpy as np
 import yaml
 
 from courtroom.calibrate.ruling_report import balanced_accuracy
-from courtroom.clerk import Clerk, ClerkSpec
-from courtroom.court.court import Court
+from courtroom.clerk import ClerkSpec, CourtroomJudge
 from courtroom.court.load import load_court
 from courtroom.court.personas import Persona, find_persona_file
 from courtroom.court.spec import CourtSpec
@@ -84,7 +83,8 @@ def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration
     _court_config(audit)  # a courtroom run's, else refused
     manifest = audit.store.manifest()
     court = manifest.rebuild_judge(BackendSpec(model=manifest.model))
-    assert isinstance(court, (Clerk, Court))  # a courtroom run's judge
+    if not isinstance(court, CourtroomJudge):  # (the registry's `courtroom` judge always is)
+        raise ConfigError(f"{audit.root}: its judge is not a court")
     method = court.spec.aggregation.method
     if method not in METHODS:
         raise ConfigError(f"the run's court aggregates by {method!r}, which counts rulings instead of comparing the "

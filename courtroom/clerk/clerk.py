@@ -4,7 +4,7 @@ or by the ruling fitted for its model (loaded by `courtroom.court.load`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from courtroom.case import Case
 from courtroom.clerk.program import clerk_case
@@ -18,6 +18,23 @@ from courtroom.engine.lockstep import Program, Transcript
 from courtroom.errors import CourtError
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator
+
+
+@runtime_checkable
+class CourtroomJudge(Protocol):
+    """What fitting a threshold or a ruling needs of the `courtroom` judge (the `Clerk`, or a `Court` holding one):
+    its settings, the threshold and the ruling for its model, and its configuration."""
+
+    @property
+    def spec(self) -> ClerkSpec: ...
+
+    @property
+    def threshold(self) -> float: ...
+
+    @property
+    def ruling(self) -> FittedRuling | None: ...
+
+    def config(self) -> dict[str, Any]: ...
 
 
 class Clerk(Judge):
