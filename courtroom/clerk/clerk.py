@@ -4,11 +4,11 @@ or by the ruling fitted for its model (loaded by `courtroom.court.load`)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, runtime_checkable
 
 from courtroom.case import Case
 from courtroom.clerk.program import clerk_case
-from courtroom.clerk.spec import ClerkSpec
+from courtroom.clerk.spec import ClerkSpec, SpecT
 from courtroom.clerk.verdict import plural
 from courtroom.door.backend import Backend
 from courtroom.door.models import model_key
@@ -37,15 +37,16 @@ class CourtroomJudge(Protocol):
     def config(self) -> dict[str, Any]: ...
 
 
-class Clerk(Judge):
-    """The courtroom judge without a trial: indictment by measurement, every charge decided by it (or by a ruling)."""
+class Clerk(Judge, Generic[SpecT]):
+    """The courtroom judge without a trial: indictment by measurement, every charge decided by it (or by a ruling).
+    Its settings are a `ClerkSpec`, or a court's (`Court` holds a `Clerk[CourtSpec]`)."""
 
     name = "courtroom"
 
-    def __init__(self, spec: ClerkSpec, backend: Backend | BackendSpec | None = None, *, source: str | None = None,
+    def __init__(self, spec: SpecT, backend: Backend | BackendSpec | None = None, *, source: str | None = None,
                  **options: Any) -> None:
         super().__init__(backend, **options)
-        self.spec = spec
+        self.spec: SpecT = spec
         self.source = source
 
     @property

@@ -44,7 +44,7 @@ class Court(Judge):
     def __init__(self, spec: CourtSpec, personas: dict[str, list[Persona]],
                  backend: Backend | BackendSpec | None = None, *, source: str | None = None, **options: Any) -> None:
         super().__init__(backend, **options)
-        self.clerk = Clerk(spec, self._backend or self.backend_spec, source=source, window=self.window,
+        self.clerk: Clerk[CourtSpec] = Clerk(spec, self._backend or self.backend_spec, source=source, window=self.window,
                            prompt_format=self.prompt_format)
         self.personas = personas
         self.source = source
@@ -90,7 +90,7 @@ class Court(Judge):
     @property
     def spec(self) -> CourtSpec:
         """The court's settings: the clerk's and the trial's."""
-        return self.clerk.spec  # type: ignore[return-value]  # a court's clerk holds the court's settings
+        return self.clerk.spec
 
     @spec.setter
     def spec(self, spec: CourtSpec) -> None:
