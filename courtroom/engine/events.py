@@ -133,13 +133,23 @@ class Grounds(BaseModel):
         return all(q.verified for q in quotes) and self.found is not False and self.reading != "generated"
 
 
-def _grounds_of_version_1(data: Any) -> Any:
-    """A move of transcript version 1 cited with a generated number (`payload.evidence`): its grounds say so."""
-    if isinstance(data, dict) and "grounds" not in data and isinstance(data.get("payload"), dict) and \
+RETIRED_MOVE_FIELDS = ("calibrated_probs", "rule", "choice_probs", "finding", "evidence_found", "quote_verified",
+                       "stance", "agrees")
+"""Fields of moves nothing writes since the settings that wrote them were retired (move priors, the evidence court's
+rules and choices, statement-first turns; a version 1 move's `evidence_found` is its grounds' `found`): a transcript
+that holds them reads without them."""
+
+
+def _older_move(data: Any) -> Any:
+    """A move of an older transcript: without its retired fields, and one of version 1 cited with a generated number
+    (`payload.evidence`) with grounds that say so."""
+    if not isinstance(data, dict):
+        return data
+    moved = {k: v for k, v in data.items() if k not in RETIRED_MOVE_FIELDS}
+    if "grounds" not in data and isinstance(data.get("payload"), dict) and \
             isinstance(number := data["payload"].get("evidence"), int):
-        found = data.get("evidence_found")
-        return {**data, "grounds": {"reading": "generated", "sentence": number or None, "found": found}}
-    return data
+        moved["grounds"] = {"reading": "generated", "sentence": number or None, "found": data.get("evidence_found")}
+    return moved
 
 
 class MoveEvent(BaseEvent):
@@ -161,26 +171,6 @@ class MoveEvent(BaseEvent):
     polled_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
     """A forced move of a side polled (`trial.poll_moves`): the model's probability of every move of the node, legal
     or not (its opinion: would it have withdrawn, conceded?); the court took the forced move all the same."""
-    calibrated_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
-    """In runs of courts with move priors (retired with courtroom 0.1): the calibrated probability of every legal
-    move, by which the move was chosen."""
-    rule: str | None = Field(None, exclude_if=lambda v: v is None)
-    """Why the court's rule chose this move (a node decided by the evidence), None when the model chose it."""
-    choice_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
-    """For a payload chosen by a scored choice (a citation, an exhibit): the probability of every option."""
-    finding: str | None = Field(None, exclude_if=lambda v: v is None)
-    """What the court measured or checked of the payload (the grounding in a cited sentence, whether a named
-    item is in the context), as the debate record shows it."""
-    evidence_found: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """Transcript version 1: whether the payload's generated `evidence` number named a context sentence (now
-    `grounds.found`)."""
-    quote_verified: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """A statement's quote (`trial.turns: statement-first`): whether the court found it in the sentence it cites."""
-    stance: float | None = Field(None, exclude_if=lambda v: v is None)
-    """A debater's statement: the model's P(yes) that it says the context supports the charged statement."""
-    agrees: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """Whether the move takes the side its statement argues (a prosecutor who argues with a statement that says the
-    context supports the charge does not); None where no side is at stake."""
     grounds: Grounds | None = Field(None, exclude_if=lambda v: v is None)
     """What the move rests on (its quotes and citation, checked); None for a move that speaks of nothing."""
     error: str | None = None
@@ -188,8 +178,8 @@ class MoveEvent(BaseEvent):
 
     @model_validator(mode="before")
     @classmethod
-    def _version_1(cls, data: Any) -> Any:
-        return _grounds_of_version_1(data)
+    def _older(cls, data: Any) -> Any:
+        return _older_move(data)
 
 
 class RulingEvent(BaseEvent):

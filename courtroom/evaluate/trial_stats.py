@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstraints, model_validator
 
 from courtroom.engine.events import ChargesEvent, Event, MoveEvent, RulingEvent
 
@@ -21,6 +21,8 @@ SENTENCE_END = (".", "!", "?", '"', "'", ")")
 """How a text that ends a sentence ends."""
 AT = 0.5
 """The judge and the clerk agree when both are on the same side of this probability."""
+RETIRED_STATS = ("quotes", "verified", "stances", "disagreements")
+"""Counts of statement-first turns (retired with them, #53): a row that holds them reads without them."""
 ENDING = r"^[a-z_]+@[0-9]{1,6}$"
 """How an ending is keyed: its source and round (`judge@2`); a results row that says otherwise is refused on reading."""
 
@@ -44,12 +46,6 @@ class TrialStats(BaseModel):
     """Texts with nothing in them."""
     unfinished: NonNegativeInt = 0
     """Texts that do not end a sentence (cut by a limit)."""
-    quotes: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
-    """Quotes of the context in statements, and of them `verified` (found in the sentence cited); `stances` asked and
-    `disagreements` (moves against their statement): read from rows of runs of statement-first turns (retired)."""
-    verified: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
-    stances: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
-    disagreements: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     arguing: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     """The sides' moves; of them `grounded`: resting on checked pieces read off the case (a quote and a citation found
     where they are said to be, or a reading of none); `shared`: trials in which two roles wrote one same text."""
@@ -61,6 +57,11 @@ class TrialStats(BaseModel):
     """Of them, rulings on the side of the clerk's measurement (P(suspect) of the charge; drafted charges have none)."""
     measured: NonNegativeInt = 0
     """Rulings of the judge or jury on a measured charge (those `with_clerk` counts among)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return {k: v for k, v in data.items() if k not in RETIRED_STATS} if isinstance(data, dict) else data
 
 
 def trial_stats(events: Sequence[Event]) -> TrialStats | None:

@@ -111,10 +111,6 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
             p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
             if m.polled_probs:  # asked all the same: what the side would have done
                 p += " (polled: " + ", ".join(f"{k} {v:.2f}" for k, v in m.polled_probs.items()) + ")"
-            if m.calibrated_probs and m.move_probs:  # the court chose by calibrated probabilities
-                p = f"{m.calibrated_probs.get(m.move, 0):.2f} calibrated (raw {m.move_probs.get(m.move, 0):.2f})"
-            elif m.rule:
-                p = "court's rule"
             said = [str(value) for key, value in m.payload.items() if key != "evidence"]
             table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p, shown(" | ".join(said)),
                           rests_on(m.grounds, case.answer, sentences))

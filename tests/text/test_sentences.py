@@ -266,7 +266,7 @@ def test_every_prompt_and_citation_of_a_case_uses_the_courts_splitter() -> None:
         moves = [e for e in outcome.events if e.event == "move" and isinstance(e.payload.get("evidence"), int)]
         for move in moves:
             cited = move.payload["evidence"]
-            assert move.evidence_found == (1 <= cited <= len(sentences)) or cited == 0
+            assert move.grounds is not None and move.grounds.found == (1 <= cited <= len(sentences)) or cited == 0
         charges = next(e for e in outcome.events if e.event == "charges")
         statements = [c.quote for c in charges.charges] + [d.quote for d in charges.dropped]
         assert statements == list(split(case.answer, splitter, render=False))
