@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from courtroom.baselines import RailsJudge  # noqa: E402
-from courtroom.court import load_court  # noqa: E402
+from courtroom.courts import load_court  # noqa: E402
 from courtroom.door.served import ServedBackend  # noqa: E402
 from courtroom.door.transformers import TransformersBackend  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402

@@ -8,7 +8,8 @@ from typing import Any
 
 _WHERE = {name: module for module, names in {
     "courtroom.case": "Case Charge Ruling CaseVerdict Verdict Testimony HallucinatedSpan",
-    "courtroom.clerk": "Clerk", "courtroom.court": "Court load_court", "courtroom.court.personas": "Persona",
+    "courtroom.clerk": "Clerk", "courtroom.court": "Court", "courtroom.courts": "load_court",
+    "courtroom.court.personas": "Persona",
     "courtroom.engine.judge": "Judge", "courtroom.door": "ScriptedBackend make_backend",
     "courtroom.door.requests": "GenerationRequest GenerationResponse ChatMessage Sampling",
     "courtroom.evaluate.selection": "load_dataset", "courtroom.evaluate.datasets": "example_cases",

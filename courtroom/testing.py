@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from courtroom.court.load import load_court
+from courtroom.courts.load import load_court
 from courtroom.engine.judge import Judge
 from courtroom.engine.metric import Score
 

@@ -11,8 +11,9 @@ itself back through others (no cycles). Every import counts, also those inside f
     clerk      the measurement, the default judge: grounding, the witnesses heard, indictment, verdict (nothing of
                trials, court files or the loader)
     baselines  single-model judges                  } siblings: neither imports the other
-    court      the trial over the clerk's charges, court files (extends, migrations, retired settings) and the
-               one loader of clerks and courts  }
+    court      the trial over the clerk's charges  }
+    courts     court files: read through `extends`, migrated (retired settings), loaded as a clerk or a court by the
+               one loader, written from a recorded court
     evaluate   datasets, result rows, metrics, paired tests, calibration, no-model rules, comparisons
     log        run directories: store, manifest, replay, rejudge, audit, pooled runs
     calibrate  rulings fitted on labelled runs, thresholds, a few labels and the prior refit, the label file
@@ -22,7 +23,7 @@ itself back through others (no cycles). Every import counts, also those inside f
     view       `courtroom view`: the local web app over runs, labelling and the refit in the page         }
     cli        the command line: parse, call, print
 
-A module that names another by a string (`"courtroom.court.load:Courtroom"`, for `importlib`) imports it as surely
+A module that names another by a string (`"courtroom.courts.load:Courtroom"`, for `importlib`) imports it as surely
 as an import statement: such names count too, except in the judge registry (`engine.registry`), whose table names
 the judges it loads on demand.
 """
@@ -38,7 +39,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "courtroom"
 STACK: list[tuple[str, ...]] = [("text",), ("domain",), ("door",), ("engine",), ("witness",), ("clerk",),
-                                ("baselines", "court"), ("evaluate",), ("log",), ("calibrate",), ("runs",), ("report",),
+                                ("baselines", "court"), ("courts",), ("evaluate",), ("log",), ("calibrate",), ("runs",), ("report",),
                                 ("integrations", "view"), ("cli",)]
 """The layers from the bottom up; layers that share a rank are siblings (neither imports the other)."""
 LAYERS = [layer for rank in STACK for layer in rank]
@@ -50,7 +51,7 @@ REGISTRIES = {"engine.registry"}
 BUDGET = 19_830
 """Lines of Python the package may hold (docs/development.md: a new feature pays for its own lines; #58's fixes raised it)."""
 NAMED = re.compile(r"courtroom(?:\.[a-z_]+)+(?::\w+)?")
-"""A module named by a string: `courtroom.court.load` or `courtroom.court.load:Courtroom`."""
+"""A module named by a string: `courtroom.courts.load` or `courtroom.courts.load:Courtroom`."""
 """Top-level modules that belong to a layer of folders."""
 TOP = {"__init__"}
 """The package's front door (lazy re-exports): it may name any layer."""
@@ -178,5 +179,5 @@ def test_every_reader_of_a_run_builds_its_judge_in_one_place() -> None:
                 if name in ("judge_from_config", "court_from_config", "from_config"):
                     callers.setdefault(name, set()).add(_module(path))
     assert callers.pop("judge_from_config") == {"log.manifest", "runs.ray_runner"}
-    assert callers.pop("from_config", set()) <= {"engine.registry", "court.load", "door.models"}  # (transformers')
+    assert callers.pop("from_config", set()) <= {"engine.registry", "courts.load", "door.models"}  # (transformers')
     assert not callers.get("court_from_config")

@@ -15,7 +15,7 @@ from courtroom.calibrate.label_file import read_labels
 from courtroom.calibrate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
 from courtroom.calibrate.ruling_report import label_scores
 from courtroom.calibrate.ruling_runs import check_for_run, example_of, labelled_runs, witness_court
-from courtroom.court.files import check_ruling_file, ruling_file
+from courtroom.courts.files import check_ruling_file, ruling_file
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.errors import ConfigError
@@ -57,7 +57,7 @@ def read_prior(name: str | Path) -> tuple[FittedRuling, Path, str]:
 
 def _named(path: Path) -> str:
     """How a ruling file is recorded: a shipped one as a court file names it (`rulings/...`), another by its path."""
-    from courtroom.court.files import courts_dir
+    from courtroom.courts.files import courts_dir
 
     path, shipped = path.resolve(), courts_dir().resolve()
     return path.relative_to(shipped).as_posix() if path.is_relative_to(shipped) else str(path)

@@ -3,6 +3,7 @@ an `Example` for `fit_ruling`, and the ruling file is written with its out-of-fo
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,7 +16,8 @@ from courtroom.calibrate.fit_spans import SpanExample
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk import CourtroomJudge
 from courtroom.clerk.rulings import check_ruling
-from courtroom.court.load import load_court
+from courtroom.courts import load_court
+from courtroom.courts.write import draft_court
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
@@ -215,21 +217,19 @@ def write_ruling(fit: RulingFit | FittedRuling, path: str | Path, evaluation: di
 
 def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Path) -> Path:
     """Write the run's court with `ruling` filed under the run's model, and check that it loads with it."""
-    import os
-
-    from courtroom.calibrate.threshold_runs import _dump, court_data
-
     audit = Audit(run_dir)
     court = witness_court(audit)
     config = audit.store.manifest().judge_config
     model = model_key(audit.store.manifest().model)
     output = Path(output)
-    data = court_data(config, output)
+    draft = draft_court(config, output)
+    data = draft.data
     relative = os.path.relpath(Path(ruling).resolve(), output.resolve().parent)
     data["witnesses"]["rulings"] = {**{m: r for m, r in (court.spec.witnesses.rulings or {}).items()  # type: ignore[union-attr]
                                        if model_key(m) != model and isinstance(r, str)}, model: relative}
     header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
-    atomic_write(output, header + _dump(data))
+    for path, text in draft.files(header).items():
+        atomic_write(path, text)
     loaded = load_court(output, BackendSpec(model=model))
     if loaded.ruling is None:
         raise ConfigError(f"{output}: the court loads, but finds no ruling for {model}")

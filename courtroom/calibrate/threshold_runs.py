@@ -3,22 +3,19 @@ its labelled cases, estimated out of fold, and written as the run's court with t
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from courtroom.calibrate.ruling_report import balanced_accuracy
-from courtroom.clerk import ClerkSpec, CourtroomJudge
-from courtroom.court.load import load_court
-from courtroom.court.personas import Persona, find_persona_file
-from courtroom.court.spec import CourtSpec
+from courtroom.clerk import CourtroomJudge
+from courtroom.courts import load_court
+from courtroom.courts.write import draft_court
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
-from courtroom.errors import ConfigError, CourtroomError, PersonaError
+from courtroom.errors import ConfigError, CourtroomError
 from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
@@ -145,7 +142,8 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
     config = _court_config(audit)
     model = audit.store.manifest().model
     output = Path(output)
-    data = court_data(config, output)
+    draft = draft_court(config, output)
+    data = draft.data
     data["description"] = (f"Calibrated: verdict threshold {threshold:g}, fitted on {audit.root.name} ({model}). "
                            + data.get("description", "")).strip()
     aggregation = data["aggregation"]
@@ -156,7 +154,8 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
         del aggregation["by_model"]
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
-    atomic_write(output, header + _dump(data))
+    for path, text in draft.files(header).items():
+        atomic_write(path, text)
     try:
         court = load_court(output, BackendSpec(model=model))
     except CourtroomError as exc:
@@ -169,16 +168,6 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
     return output
 
 
-def court_data(config: dict[str, Any], output: Path) -> dict[str, Any]:
-    """The recorded court as a court file's data, to write at `output` (its personas as that folder finds them)."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    spec = CourtSpec if config["court"].get("trial") is not None else ClerkSpec
-    data = spec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
-    if "trial" in data:
-        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], output)
-    return data
-
-
 def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
     """A court's configuration but for its threshold, description and the names of its personas."""
     court = {**{k: v for k, v in config["court"].items() if k != "description"},
@@ -186,53 +175,3 @@ def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
     if court.get("trial") is not None:
         court["trial"] = {k: v for k, v in court["trial"].items() if k != "personas"}
     return {**{k: v for k, v in config.items() if k not in ("model", "prompt_format")}, "court": court}
-
-
-def _personas(config: dict[str, Any], named: dict[str, Any], output: Path) -> dict[str, Any]:
-    """The court's persona references: each kept when it loads as recorded, else the recorded persona written beside."""
-    original = (config["court"].get("trial") or {}).get("personas", {})
-    result: dict[str, Any] = {}
-    for role, reference in named.items():
-        names = reference if isinstance(reference, list) else [reference]
-        recorded = config["personas"][role]
-        kept = []
-        for name, persona in zip(names, recorded):
-            wanted = Persona.model_validate(persona)
-            try:
-                path = find_persona_file(name, [output.parent, output.parent.parent])  # where the court looks
-                found = Persona.from_file(path)
-            except (PersonaError, OSError):
-                found = None
-            if found is not None and found == wanted:
-                kept.append(_from_folder(name, path, output.parent))
-                continue
-            path = output.parent / f"{output.stem}.{wanted.name}.yaml"
-            atomic_write(path, _dump(wanted.model_dump(mode="json", by_alias=True, exclude_none=True)))
-            kept.append(path.name)
-        result[role] = kept if isinstance(original.get(role, reference), list) else kept[0]
-    return result
-
-
-def _from_folder(name: str, path: Path, folder: Path) -> str:
-    """A persona reference as a court file in `folder` names it: a name as it is, a relative file from `folder`."""
-    if Path(name).suffix not in (".yaml", ".yml") or Path(name).is_absolute():
-        return name
-    try:
-        return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
-    except ValueError:  # another drive
-        return str(path.resolve())
-
-
-class _Dumper(yaml.SafeDumper):
-    """YAML as people write it: texts of several lines as blocks (`|`)."""
-
-
-def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
-
-
-_Dumper.add_representer(str, _text)
-
-
-def _dump(data: dict[str, Any]) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)

@@ -1,5 +1,5 @@
 """The clerk, the default judge: it charges the answer's least grounded sentences and decides each by its measurement,
-or by the ruling fitted for its model (loaded by `courtroom.court.load`)."""
+or by the ruling fitted for its model (loaded by `courtroom.courts.load`)."""
 
 from __future__ import annotations
 

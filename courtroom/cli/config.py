@@ -19,7 +19,7 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
     """Validate persona files; report every broken one with its path, line and field (a role no court seats among
     them)."""
     from courtroom.court.personas import Persona
-    from courtroom.court.validation import check_seated, seated_roles
+    from courtroom.courts.load import check_seated, seated_roles
     from courtroom.errors import PersonaError
 
     with failing():
@@ -54,7 +54,7 @@ def personas_schema(output: str | None = typer.Option(None, "-o", "--output", he
 def court_validate(court: str = typer.Argument("default", help="Court name or file.")) -> None:
     """Validate a court: its file (and the courts it extends), its graph and its personas; `court show` prints every
     setting it resolves to."""
-    from courtroom.court import load_court
+    from courtroom.courts import load_court
 
     with failing():
         c = load_court(court)
@@ -80,8 +80,8 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
                mermaid: bool = typer.Option(False, "--mermaid", help="Print only the mermaid diagram.")) -> None:
     """Describe a court, print every setting it resolves to (marked with the file it came from, through `extends`, or
     `default`), and draw its trial's procedure as a mermaid diagram."""
-    from courtroom.court import load_court, read_court
-    from courtroom.court.files import resolved_settings
+    from courtroom.courts import load_court, read_court
+    from courtroom.courts.files import resolved_settings
 
     with failing():
         judge, resolved = load_court(court), read_court(court)
@@ -114,7 +114,7 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
 @court_app.command("schema")
 def court_schema() -> None:
     """Print the JSON Schema of court files."""
-    from courtroom.court import court_json_schema
+    from courtroom.courts import court_json_schema
 
     print(json.dumps(court_json_schema(), indent=2))
 

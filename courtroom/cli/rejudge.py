@@ -26,7 +26,7 @@ def rejudge(
     A courtroom run under another court that differs in how rulings are weighed and combined (judge
     weight, aggregation, thresholds; a court that would ask the model anything the run did not record is
     refused), or an unstructured run with its replies read another way (`--reading lenient`)."""
-    from courtroom.court import parse_override
+    from courtroom.courts import parse_override
     from courtroom.evaluate.metrics import compute_metrics, metrics_by_source
     from courtroom.log.rejudge import rejudge_run, rejudged_judge
     from courtroom.log.span_metrics import run_span_scores

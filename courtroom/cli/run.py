@@ -77,7 +77,7 @@ def run(
 ) -> None:
     """Judge a dataset and stream the results to a run directory; re-run to resume."""
     given = dict(locals())  # the options by name: those of the spec's sections go to it (RUN_SETTINGS)
-    from courtroom.court import parse_override
+    from courtroom.courts import parse_override
     from courtroom.evaluate.datasets import parse_field_map
     from courtroom.log.manifest import RUN_SETTINGS, RunSpec
     from courtroom.runs.api import default_run_dir

@@ -1,22 +1,19 @@
 """A court: the clerk (`courtroom.clerk.Clerk`) and a trial of each of its charges, by personas in roles over the
-rounds of a procedure graph; loading (`court.load`) validates everything before any model is touched."""
+rounds of a procedure graph; its loader (`courtroom.courts`) validates everything before any model is touched."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from courtroom.case import Case, VariantVerdict
 from courtroom.clerk import Clerk
 from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
-from courtroom.court.files import CourtFile, load_rulings, with_overrides
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.program import court_case
-from courtroom.court.spec import CourtSpec
-from courtroom.court.validation import check_new_roles, load_personas, set_personas, set_roles, validate
+from courtroom.court.spec import CourtSpec, with_overrides
 from courtroom.door.backend import Backend
 from courtroom.door.http_client import origin
 from courtroom.door.recorded import RecordedCalls
@@ -24,9 +21,7 @@ from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import Event, ModelCallEvent
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Program, Transcript, run_lockstep
-from courtroom.errors import CourtError
 from courtroom.witness.ruling import FittedRuling
-from courtroom.yamlio import Locator, validate_as
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "measurement only": {"trial.judge_weight": 0.0},
@@ -50,41 +45,6 @@ class Court(Judge):
         self.source = source
         self._procedure: tuple[object, Procedure] | None = None
         self._variants: dict[str, Court] = {}
-
-    # -- loading ---------------------------------------------------------------------------------
-    @classmethod
-    def from_file(cls, court: CourtFile, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
-        """The court of a resolved court file with a trial (its `overrides` applied, its personas and rulings read)."""
-        spec = written = validate_as(CourtSpec, court.data, court.path, CourtError, locator=court.locator)
-        if overrides := options.pop("overrides", None) or {}:  # before the personas load (`--set trial.personas.X`)
-            spec = with_overrides(spec, overrides)
-        given = set_roles(spec, overrides)
-        check_new_roles(written, spec, given)
-        personas = load_personas(spec, court.path, court.locator, skip=given, origin=court.origin)
-        personas = set_personas(spec, personas, given, [court.path.parent, court.path.parent.parent])
-        spec = load_rulings(spec, court.path, court.locator, courts=court.lineage, origin=court.origin)
-        validate(spec, personas, court.path, court.locator)
-        return cls(spec, personas, backend, source=str(court.path), **options)
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
-                    source: str = "<manifest>", **options: Any) -> Court:
-        """Rebuild a court from a run manifest's recorded settings and personas, not from disk."""
-        spec = recorded = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
-        if overrides := options.pop("overrides", None) or {}:
-            spec = with_overrides(spec, overrides)
-        spec = load_rulings(spec, Path(source), Locator(""), courts=None)
-        people = config.get("personas", {})
-        if not isinstance(people, dict) or not all(isinstance(p, list) for p in people.values()):
-            raise CourtError(f"{source}: field judge.personas: expected each role's list of personas")
-        personas = {role: [validate_as(Persona, p, source, CourtError, field=("judge", "personas", role, i))
-                           for i, p in enumerate(seated)] for role, seated in people.items()}
-        check_new_roles(recorded, spec, set_roles(spec, overrides))
-        changed = {role for role in set_roles(spec, overrides)
-                   if spec.trial.personas[role] != recorded.trial.personas.get(role)}
-        personas = set_personas(spec, personas, changed, [])  # a persona set to the one recorded stays as recorded
-        validate(spec, personas, Path(source), Locator(""))
-        return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
     # -- the clerk's part --------------------------------------------------------------------------
     @property

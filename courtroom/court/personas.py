@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from courtroom.court.files import shipped_dir
 from courtroom.court.templates import render_template
 from courtroom.door.requests import Sampling
 from courtroom.errors import PersonaError
@@ -121,6 +121,11 @@ def load_persona(name: str, search: list[Path] | None = None) -> Persona:
     """Find and load a persona by name or path."""
     path = find_persona_file(name, search)
     return _load_cached(str(path.resolve()), path.stat().st_mtime)
+
+
+def shipped_dir() -> Path:
+    """The directory of the personas and courts shipped with courtroom (`personas/` of the repository)."""
+    return Path(str(resources.files("courtroom.shipped")))
 
 
 def shipped_personas() -> list[Path]:

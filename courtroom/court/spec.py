@@ -3,13 +3,15 @@ clerk's charges are tried; the court's own checks (graph, personas) are in `vali
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from courtroom.clerk.spec import ClerkSpec
+from courtroom.clerk.spec import ClerkSpec, SpecT
 from courtroom.court.procedure import EXITS, GraphSpec
 from courtroom.door.http_client import ServedUrl
+from courtroom.errors import CourtError
 
 _FIELDS = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
@@ -177,11 +179,44 @@ class CourtSpec(ClerkSpec):
         return found
 
 
-def court_json_schema() -> dict[str, Any]:
-    """JSON Schema of court files, for editors."""
-    schema = CourtSpec.model_json_schema(by_alias=True)
-    schema["title"] = "courtroom court"
-    schema["properties"]["extends"] = {"type": "string", "title": "Extends", "description": (
-        "Another court (a shipped court's name, or a file relative to this one) whose settings this court takes, "
-        "changing only those it writes (a section's settings one by one; a list or a text whole)")}
-    return schema
+OPEN_MAPPINGS = ("personas", "models", "by_model", "rulings")
+"""Settings whose keys are the user's (a role, a model): `--set` may add one."""
+
+
+def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
+    """The settings with some changed by their paths now (`{"aggregation.threshold": 0.4}`; a court file's `--set`
+    of an older path is brought up to date by `courtroom.courts`); an unknown path or a value it does not take is a
+    `CourtError` naming it."""
+    if not overrides:
+        return spec
+    data = spec.model_dump(mode="json", by_alias=True)
+    for path, value in overrides.items():
+        node = data
+        *parents, last = path.split(".")
+        for part in parents:
+            if part in OPEN_MAPPINGS and part not in node:  # an open mapping left out while empty (trial.models)
+                node[part] = {}
+            if not isinstance(node.get(part), dict):
+                raise CourtError(f"--set {path}: the court has no section {part!r}")
+            node = node[part]
+        if last not in node and last not in OPEN_MAPPINGS and (not parents or parents[-1] not in OPEN_MAPPINGS) \
+                and last not in _declared(type(spec), parents):
+            # (an open mapping, left out of the dump while empty, is given whole: `trial.models={judge: x}`)
+            raise CourtError(f"--set {path}: the court has no setting {last!r} there (it has {sorted(node)})")
+        node[last] = value
+    try:
+        return type(spec).model_validate(data)
+    except ValidationError as exc:
+        raise CourtError("; ".join(f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
+
+
+def _declared(model: type, parents: list[str]) -> set[str]:
+    """The settings the section at `parents` declares, also those a dump leaves out at their default."""
+    for part in parents:
+        field = getattr(model, "model_fields", {}).get(part)
+        kinds = [a for a in get_args(field.annotation) or (field.annotation,)
+                 if isinstance(a, type) and issubclass(a, BaseModel)] if field is not None else []
+        if not kinds:
+            return set()
+        model = kinds[0]
+    return set(getattr(model, "model_fields", {}))

@@ -7,34 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from courtroom.clerk.clerk import problems
-from courtroom.court.files import courts_dir, read_court
 from courtroom.court.indictment import CLERK
-from courtroom.court.migrations import modern_path
 from courtroom.court.moves import payload_model
 from courtroom.court.personas import Persona, load_persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import CourtSpec
 from courtroom.errors import CourtError, PersonaError
-from courtroom.yamlio import Locator, read_yaml
-
-
-def seated_roles(court: str | Path | None = None) -> set[str]:
-    """The roles a court seats in its trial, read from its file; without a court, those of every shipped court."""
-    courts = [court] if court is not None else sorted(courts_dir().glob("*.yaml"))
-    return {role for c in courts for trial in [read_court(c).trial or {}] for role in trial.get("personas", {})}
-
-
-def check_seated(persona: Persona, path: str | Path, court: str | Path | None = None,
-                 roles: set[str] | None = None) -> None:
-    """Refuse a persona whose role no court seats (no shipped court, or not `court`), naming its file and line."""
-    roles = seated_roles(court) if roles is None else roles
-    if persona.role in roles:
-        return
-    line = read_yaml(path, PersonaError)[1].line(["role"])
-    seated = f"court {court} seats" if court is not None else "the shipped courts seat"
-    hint = "" if court is not None else "; give --court to check it against your own"
-    raise PersonaError(f"{path}:{line}: field role: no court seats {persona.role!r} ({seated} "
-                       f"{', '.join(sorted(roles))}{hint})")
+from courtroom.yamlio import Locator
 
 
 def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collection[str] = (),
@@ -74,8 +53,8 @@ def check_new_roles(before: CourtSpec, after: CourtSpec, roles: Collection[str])
 
 
 def set_roles(spec: CourtSpec, overrides: Mapping[str, Any]) -> set[str]:
-    """The roles whose personas `--set` names (`personas.ROLE=...`, or every role by `personas={...}`)."""
-    paths = [modern_path(path) for path in overrides]
+    """The roles whose personas `--set` names (`trial.personas.ROLE=...`, or every role by `trial.personas={...}`)."""
+    paths = list(overrides)
     if "trial.personas" in paths or "trial" in paths:
         return set(spec.trial.personas)
     return {path.split(".")[2] for path in paths if path.startswith("trial.personas.") and path.count(".") == 2}

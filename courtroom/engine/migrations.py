@@ -46,7 +46,7 @@ RETIRED: dict[str, str] = {
                         "did, on every case); replaced by the founding article's version in 7698ee1",
 }
 """Configuration hashes of judges that no longer exist, and why: their runs are read and compared, not replayed or
-resumed (retired settings of a living judge: `courtroom.court.migrations.RETIRED_SETTINGS`)."""
+resumed (retired settings of a living judge: `courtroom.courts.migrations.RETIRED_SETTINGS`)."""
 
 
 def retired(config_hash: str) -> str | None:

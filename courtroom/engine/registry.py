@@ -28,7 +28,7 @@ class JudgeFactory(Protocol):
 
 
 JUDGES: dict[str, str] = {
-    "courtroom": "courtroom.court.load:Courtroom",
+    "courtroom": "courtroom.courts.load:Courtroom",
     "single": "courtroom.baselines.single:SingleJudge",
     "two-step": "courtroom.baselines.prompted:TwoStepJudge",
     "rails": "courtroom.baselines.prompted:RailsJudge",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from courtroom.court.load import load_court
+from courtroom.courts.load import load_court
 from courtroom.engine.judge import Judge
 from courtroom.engine.metric import ARGUMENTS, Score, reason_with_spans
 

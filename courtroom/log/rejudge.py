@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from courtroom.court.migrations import modern_path
+from courtroom.courts.migrations import modern_path
 from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.events import ModelCallEvent
 from courtroom.engine.judge import Judge

@@ -134,7 +134,7 @@ class FamilyRuling(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_retired(cls, data: Any) -> Any:
-        """A region (#53) or trial weights (#51), retired (`court.migrations.RETIRED_SETTINGS`): read and left out."""
+        """A region (#53) or trial weights (#51), retired (`courts.migrations.RETIRED_SETTINGS`): read and left out."""
         return {k: v for k, v in data.items() if k not in ("region", "trial")} if isinstance(data, dict) else data
 
 

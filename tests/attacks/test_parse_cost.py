@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from courtroom.calibrate.prior_runs import read_prior
 from courtroom.cli import app
-from courtroom.court import load_court
-from courtroom.court.files import MAX_RULING_BYTES
 from courtroom.court.personas import Persona
+from courtroom.courts import load_court
+from courtroom.courts.files import MAX_RULING_BYTES
 from courtroom.errors import ConfigError, CourtError, PersonaError
 from tests.helpers.rulings import SHIPPED, court_with, shipped_ruling
 

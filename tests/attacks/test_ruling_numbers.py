@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from courtroom.case import Testimony
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.errors import ConfigError, CourtError
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear
 from tests.helpers.rulings import court_with, shipped_ruling
@@ -53,7 +53,7 @@ def test_a_testimony_value_the_ruling_cannot_weigh_is_an_error_not_a_verdict_at_
 def _refused_in_time(path: Path) -> str:
     """Load the court in a child process held to 1 GB and 60 s, so that a loader that opens what it must not (reads
     /dev/zero to the end, or waits on a FIFO) fails the test instead of the machine; the child's error message."""
-    code = ("import sys; from courtroom.court import load_court\n"
+    code = ("import sys; from courtroom.courts import load_court\n"
             "try:\n    load_court(sys.argv[1], model='smollm2-135m')\n"
             "except Exception as exc:\n    print(type(exc).__name__, exc)")
     def limited() -> None:

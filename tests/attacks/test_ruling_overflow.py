@@ -13,7 +13,7 @@ import yaml
 
 from courtroom.calibrate.prior_runs import read_prior
 from courtroom.case import Testimony
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.errors import ConfigError, CourtError
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe, SpanModel
 from courtroom.witness.spans import FEATURES, model_scores

@@ -9,7 +9,7 @@ import pytest
 
 from courtroom.case import Case, Verdict
 from courtroom.clerk import Clerk, LexicalSpec
-from courtroom.court.load import court_from_config, load_court
+from courtroom.courts import court_from_config, load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.spec import BackendSpec
 from courtroom.log.replay import replay

@@ -8,7 +8,8 @@ import math
 import pytest
 
 from courtroom.case import Case, Verdict
-from courtroom.court import Court, load_court
+from courtroom.court import Court
+from courtroom.courts import court_from_config, load_court
 from courtroom.door import ScriptedBackend, Truncated
 from courtroom.door.pseudo import PseudoModel
 from courtroom.log.replay import replay
@@ -160,7 +161,7 @@ def test_replay_rebuilds_the_debate_and_verdict(name: str, moves: dict) -> None:
     c, _ = court(script, name)
     [outcome] = list(c.run_many([CASE]))
     assert outcome.ok
-    result = replay(outcome.events, Court.from_config(c.config()))
+    result = replay(outcome.events, court_from_config(c.config()))
     assert result.matches, result.differences
     assert result.verdict == outcome.verdict
 
@@ -224,7 +225,7 @@ def test_replay_of_an_evidence_court() -> None:
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]})
     c, _ = evidence_court(script, weight=0.3)
     [outcome] = list(c.run_many([EVIDENCE_CASE]))
-    result = replay(outcome.events, Court.from_config(c.config()))
+    result = replay(outcome.events, court_from_config(c.config()))
     assert result.matches, result.differences
 
 
@@ -249,7 +250,7 @@ def test_replay_of_an_answer_scoring_court() -> None:
                          moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["next_round", "rule"]})
     c, _ = evidence_court(script, weight=0.3, scoring="answer", clip=1.0)
     [outcome] = list(c.run_many([EVIDENCE_CASE]))
-    rebuilt = Court.from_config(c.config())
+    rebuilt = court_from_config(c.config())
     assert rebuilt.spec.grounding.scoring == "answer" and rebuilt.spec.grounding.clip == 1.0
     result = replay(outcome.events, rebuilt)
     assert result.matches, result.differences

@@ -8,7 +8,8 @@ from types import ModuleType
 
 import pytest
 
-from courtroom.court import Court, load_court
+from courtroom.court import Court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from tests.helpers.court_script import CourtScript
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from courtroom.case import Case
 from courtroom.clerk import grounding
 from courtroom.cli import app
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import BackendSpec
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.served import ServedBackend

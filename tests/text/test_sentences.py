@@ -16,7 +16,8 @@ from rich.console import Console
 from courtroom.case import Case
 from courtroom.casefile import context_sentences, render_numbered_context
 from courtroom.clerk import ClerkSpec
-from courtroom.court import Court, courts_dir, load_court, with_overrides
+from courtroom.court import with_overrides
+from courtroom.courts import court_from_config, courts_dir, load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.engine.registry import upgrade_config
@@ -152,7 +153,7 @@ def test_new_courts_cut_structured_and_record_it() -> None:
     assert court.spec.sentences == "structured"
     config = court.config()
     assert config["court"]["sentences"] == "structured"  # recorded even at its default: absent means regex
-    assert Court.from_config(config).spec.sentences == "structured"
+    assert court_from_config(config).spec.sentences == "structured"
     assert upgrade_config(config) == (config, [])
 
 

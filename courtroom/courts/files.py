@@ -1,5 +1,6 @@
-"""Court files: found by name or path, resolved through `extends`, brought up to date and changed by `--set`, into
-one mapping of settings with where each came from (`CourtFile`); and the ruling files a court names (`load_rulings`)."""
+"""Court files: found by name or path, resolved through `extends` and brought up to date, into one mapping of settings
+with where each came from (`CourtFile`); a `--set` read; the ruling files a court names (`load_rulings`); the schema of
+the files."""
 
 from __future__ import annotations
 
@@ -7,29 +8,22 @@ import copy
 import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from courtroom.clerk.rulings import check_ruling
 from courtroom.clerk.spec import SpecT
-from courtroom.court.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
+from courtroom.court.personas import shipped_dir
+from courtroom.court.spec import CourtSpec
+from courtroom.courts.migrations import flat_court, nest_trial, retired_in, without_retired_defaults
 from courtroom.errors import CourtError, did_you_mean
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator, describe_errors, read_yaml
 
 MAX_EXTENDS = 8
 """The longest chain of courts extending one another."""
-OPEN_MAPPINGS = ("personas", "models", "by_model", "rulings")
-"""Settings whose keys are the user's (a role, a model): `--set` may add one."""
-
-
-def shipped_dir() -> Path:
-    """The directory of the personas and courts shipped with courtroom (`personas/` of the repository)."""
-    return Path(str(resources.files("courtroom.shipped")))
-
 
 def courts_dir() -> Path:
     """The directory of the shipped courts."""
@@ -144,42 +138,6 @@ def parse_override(item: str) -> tuple[str, Any]:
     return path.strip(), value
 
 
-def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
-    """The settings with some changed (`{"aggregation.threshold": 0.4}`; `personas.judge` is found where it is now);
-    an unknown path or a value it does not take is a `CourtError` naming it."""
-    data = spec.model_dump(mode="json", by_alias=True)
-    for path, value in overrides.items():
-        node = data
-        *parents, last = modern_path(path).split(".")
-        for part in parents:
-            if part in OPEN_MAPPINGS and part not in node:  # an open mapping left out while empty (trial.models)
-                node[part] = {}
-            if not isinstance(node.get(part), dict):
-                raise CourtError(f"--set {path}: the court has no section {part!r}")
-            node = node[part]
-        if last not in node and last not in OPEN_MAPPINGS and (not parents or parents[-1] not in OPEN_MAPPINGS) \
-                and last not in _declared(type(spec), parents):
-            # (an open mapping, left out of the dump while empty, is given whole: `trial.models={judge: x}`)
-            raise CourtError(f"--set {path}: the court has no setting {last!r} there (it has {sorted(node)})")
-        node[last] = value
-    try:
-        return type(spec).model_validate(data)
-    except ValidationError as exc:
-        raise CourtError("; ".join(f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
-
-
-def _declared(model: type, parents: list[str]) -> set[str]:
-    """The settings the section at `parents` declares, also those a dump leaves out at their default."""
-    for part in parents:
-        field = getattr(model, "model_fields", {}).get(part)
-        kinds = [a for a in get_args(field.annotation) or (field.annotation,)
-                 if isinstance(a, type) and issubclass(a, BaseModel)] if field is not None else []
-        if not kinds:
-            return set()
-        model = kinds[0]
-    return set(getattr(model, "model_fields", {}))
-
-
 def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[tuple[str, ...], Any, str]]:
     """Every setting a court resolves to (`settings`: its spec dumped), with the file that set it last or `default`."""
     out = []
@@ -240,3 +198,13 @@ def ruling_file(name: str, court_file: Path) -> Path:
     beside = court_file.parent / path
     shipped = courts_dir() / path
     return beside if beside.is_file() or not shipped.is_file() else shipped
+
+
+def court_json_schema() -> dict[str, Any]:
+    """JSON Schema of court files, for editors."""
+    schema = CourtSpec.model_json_schema(by_alias=True)
+    schema["title"] = "courtroom court"
+    schema["properties"]["extends"] = {"type": "string", "title": "Extends", "description": (
+        "Another court (a shipped court's name, or a file relative to this one) whose settings this court takes, "
+        "changing only those it writes (a section's settings one by one; a list or a text whole)")}
+    return schema
