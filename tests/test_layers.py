@@ -24,8 +24,8 @@ itself back through others (no cycles). Every import counts, also those inside f
     cli        the command line: parse, call, print
 
 A module that names another by a string (`"courtroom.courts.load:Courtroom"`, for `importlib`) imports it as surely
-as an import statement: such names count too, except in the judge registry (`engine.registry`), whose table names
-the judges it loads on demand.
+as an import statement: such names count too, everywhere (the judge registry names none: each judge registers itself
+from the layer that defines it).
 """
 
 from __future__ import annotations
@@ -46,8 +46,6 @@ LAYERS = [layer for rank in STACK for layer in rank]
 RANK = {layer: rank for rank, layers in enumerate(STACK) for layer in layers}
 DOMAIN = {"case", "errors", "casefile", "digest", "yamlio"}
 LOOSE = {"testing": "integrations"}
-REGISTRIES = {"engine.registry"}
-"""Modules whose strings name the judges they load on demand (a plugin table), not layers they depend on."""
 BUDGET = 19_830
 """Lines of Python the package may hold (docs/development.md: a new feature pays for its own lines; #58's fixes raised it)."""
 NAMED = re.compile(r"courtroom(?:\.[a-z_]+)+(?::\w+)?")
@@ -101,8 +99,7 @@ def _imports() -> dict[str, set[str]]:
                 for alias in node.names:  # `from pkg import submodule` imports the submodule, else pkg itself
                     sub = f"{node.module}.{alias.name}"
                     names.add(sub if sub.removeprefix("courtroom.") in MODULE_NAMES else node.module)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and module not in REGISTRIES and \
-                    NAMED.fullmatch(node.value):
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and NAMED.fullmatch(node.value):
                 names.add(node.value.partition(":")[0])  # `import_module("courtroom.court")`
         found[module] = names
     return found

@@ -7,5 +7,9 @@ from courtroom.baselines.prompted import Candidate, Candidates, CandidateScore, 
 from courtroom.baselines.single import READINGS, SingleJudge, SingleJudgment, UnstructuredJudge, read_leniently
 from courtroom.baselines.vote import VoteJudge
 
-__all__ = ["Candidate", "CandidateScore", "Candidates", "PerContextJudge", "PromptJudge", "RailsJudge", "READINGS",
+BASELINES = tuple(judge.name for judge in (SingleJudge, TwoStepJudge, RailsJudge, PerContextJudge, VoteJudge,
+                                           UnstructuredJudge))
+"""The single-model judges the court is compared with (each registers itself: `engine.registry.register_judge`)."""
+
+__all__ = ["BASELINES", "Candidate", "CandidateScore", "Candidates", "PerContextJudge", "PromptJudge", "RailsJudge", "READINGS",
            "SingleJudge", "SingleJudgment", "TwoStepJudge", "UnstructuredJudge", "VoteJudge", "read_leniently"]

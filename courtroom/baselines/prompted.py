@@ -14,6 +14,7 @@ from courtroom.door.requests import GenerationRequest, Sampling
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Call, Program, Transcript
 from courtroom.engine.plain import JUDGE_SYSTEM, RAILS_TASK, p_hallucinated, plain_messages, rails_request
+from courtroom.engine.registry import register_judge
 
 
 class PromptJudge(Judge):
@@ -32,6 +33,7 @@ class PromptJudge(Judge):
         return {"system": JUDGE_SYSTEM, "task": self.task}
 
 
+@register_judge
 class RailsJudge(PromptJudge):
     """One word, `factual` or `hallucinated`; the score is the model's probability of `hallucinated`."""
 
@@ -77,6 +79,7 @@ EXTRACT_TOKEN_BUDGET = token_budget(MAX_CANDIDATES * (2 * STATEMENT_CHARS + 40))
 SCORE_TOKEN_BUDGET = token_budget(REASON_CHARS)
 
 
+@register_judge
 class TwoStepJudge(PromptJudge):
     """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first hallucinated one; the
     case's score is the highest candidate score. As in the article, the first step always names candidates (a first step
@@ -128,6 +131,7 @@ class TwoStepJudge(PromptJudge):
 ContextVerdict = Literal["yes", "no"]
 
 
+@register_judge
 class PerContextJudge(PromptJudge):
     """DeepEval's metric: does the answer agree with each context passage? The case fails when the share of passages
     contradicted (P(no) reaches 0.5) exceeds `threshold`; the score is the mean P(no), which ranks cases for AUROC.

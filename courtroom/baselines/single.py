@@ -15,6 +15,7 @@ from courtroom.door.backend import Backend
 from courtroom.door.requests import GenerationRequest, GenerationResponse, Sampling
 from courtroom.engine.lockstep import Call, Program, Transcript
 from courtroom.engine.plain import plain_messages
+from courtroom.engine.registry import register_judge
 from courtroom.errors import ConfigError
 
 
@@ -27,6 +28,7 @@ class SingleJudgment(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
 
 
+@register_judge
 class SingleJudge(PromptJudge):
     """One constrained call: reasons and a hallucination score in [0, 1]."""
 
@@ -92,6 +94,7 @@ def read_leniently(raw: str) -> tuple[float, list[str]] | None:
     return None
 
 
+@register_judge
 class UnstructuredJudge(SingleJudge):
     """The single judge without constraints: its free text is read back as JSON, failures counted. `reading="strict"` is
     the founding article's `json.loads` of the whole reply; `"lenient"` forgives what peer tools' parsers forgive

@@ -10,9 +10,11 @@ from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Call, Program, Transcript
+from courtroom.engine.registry import register_judge
 from courtroom.errors import ConfigError
 
 
+@register_judge
 class VoteJudge(Judge):
     """Self-consistency: N sampled single judges vote; the majority decides, the score is the mean. A voter
     whose output failed (truncated) is left out of the count, and said so; a case fails only if all do."""

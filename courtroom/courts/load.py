@@ -19,6 +19,7 @@ from courtroom.courts.migrations import MIGRATIONS, RETIRED_SETTINGS, modern_pat
 from courtroom.door.backend import Backend
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.migrations import PROMPTS_2
+from courtroom.engine.registry import register_judge
 from courtroom.errors import CourtError, PersonaError
 from courtroom.yamlio import Locator, read_yaml, validate_as
 
@@ -114,6 +115,7 @@ def check_seated(persona: Persona, path: str | Path, court: str | Path | None = 
 
 
 
+@register_judge
 class Courtroom:
     """The `courtroom` judge as the registry names it: a factory of clerks and courts, with the court's migrations."""
 

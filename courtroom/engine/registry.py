@@ -1,10 +1,9 @@
-"""Judges by name (`module:Factory`, imported only when asked: a judge class, or a factory such as the courtroom's
-loader that makes one of several classes), and rebuilding a judge from a recorded configuration."""
+"""Judges by name (a judge class, or a factory such as the courtroom's loader that makes one of several classes),
+each registered by the layer that defines it, and rebuilding a judge from a recorded configuration."""
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,6 +17,7 @@ from courtroom.errors import ConfigError, did_you_mean
 class JudgeFactory(Protocol):
     """What the registry needs of a judge's entry (a `Judge` class is one)."""
 
+    name: str
     migrations: tuple[Any, ...]
 
     def create(self, backend: Any = None, *, window: int = 8, court: str = "default",
@@ -27,25 +27,25 @@ class JudgeFactory(Protocol):
                     **options: Any) -> Judge: ...
 
 
-JUDGES: dict[str, str] = {
-    "courtroom": "courtroom.courts.load:Courtroom",
-    "single": "courtroom.baselines.single:SingleJudge",
-    "two-step": "courtroom.baselines.prompted:TwoStepJudge",
-    "rails": "courtroom.baselines.prompted:RailsJudge",
-    "per-context": "courtroom.baselines.prompted:PerContextJudge",
-    "vote": "courtroom.baselines.vote:VoteJudge",
-    "unstructured": "courtroom.baselines.single:UnstructuredJudge",
-}
-"""Every judge `courtroom run --judge` accepts, and where its factory is defined."""
+JUDGES: dict[str, JudgeFactory] = {}
+"""Every judge `courtroom run --judge` accepts, by name: each registers itself (`register_judge`) when the package of
+the layer that defines it is imported (`courtroom.courts`: the `courtroom` judge; `courtroom.baselines`: the others).
+`courtroom.log.manifest`, through which every run is made and read, imports both; so does a Ray worker."""
+F = TypeVar("F", bound=JudgeFactory)
 
-BASELINES: tuple[str, ...] = tuple(name for name in JUDGES if name != "courtroom")
-"""The single-model judges the court is compared with."""
+
+def register_judge(factory: F) -> F:
+    """Register a judge under its `name` (a class decorator): `courtroom run --judge NAME` and a run that records the
+    name build it through this factory."""
+    JUDGES[factory.name] = factory
+    return factory
+
+
 def judge_class(name: str) -> JudgeFactory:
     """The factory of a judge (its class, or the courtroom's loader), by name."""
     if name not in JUDGES:
-        raise ConfigError(f"unknown judge {name!r}; choose one of {list(JUDGES)}{did_you_mean(name, JUDGES)}")
-    module, _, attribute = JUDGES[name].partition(":")
-    return getattr(import_module(module), attribute)  # type: ignore[no-any-return]
+        raise ConfigError(f"unknown judge {name!r}; choose one of {sorted(JUDGES)}{did_you_mean(name, JUDGES)}")
+    return JUDGES[name]
 
 
 def upgrade_config(config: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -63,7 +63,7 @@ class JudgeSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     name: str = "courtroom"
-    """`courtroom` or a baseline (see `JUDGES`)."""
+    """`courtroom` or a baseline (`JUDGES`)."""
     court: str = "default"
     """The court (a shipped name, a file, or a run directory: the court its manifest records), for the courtroom
     judge."""

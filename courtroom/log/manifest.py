@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+import courtroom.baselines
+import courtroom.courts  # noqa: F401 (with the baselines: the judges register themselves, `engine.registry`)
 from courtroom.case import Case
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, ServerCapabilities

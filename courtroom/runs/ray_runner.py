@@ -18,6 +18,8 @@ from typing import Any
 import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, WorkerCrashedError
 
+import courtroom.baselines
+import courtroom.courts  # noqa: F401 (with the baselines: the judges a worker rebuilds register themselves)
 from courtroom.case import Case
 from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.devices import cuda_available, set_threads

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from courtroom.baselines import BASELINES
 from courtroom.case import Case
 from courtroom.clerk import grounding
 from courtroom.cli import app
@@ -21,7 +22,6 @@ from courtroom.courts import load_court
 from courtroom.door import BackendSpec
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.served import ServedBackend
-from courtroom.engine.registry import BASELINES
 from courtroom.errors import BackendError, ConfigError
 from courtroom.evaluate.datasets import example_cases
 from courtroom.log.audit import Audit
