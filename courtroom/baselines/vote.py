@@ -47,6 +47,7 @@ class VoteJudge(Judge):
         scores = [r.value.score for r in counted]
         guilty = sum(s >= self.single.threshold for s in scores)
         label = "FAIL" if guilty * 2 > len(scores) else "PASS"
-        failed = f" ({len(responses) - len(counted)} voters failed and are not counted)" if len(counted) < len(calls) else ""
+        failed = (f" ({len(responses) - len(counted)} voters failed and are not counted)"
+                  if len(counted) < len(calls) else "")
         return CaseVerdict(case_id=case.id, label=label, score=sum(scores) / len(scores), judge=self.name,
                            reason=f"{guilty} of {len(scores)} sampled judges found a hallucination{failed}")

@@ -12,7 +12,13 @@ from pydantic import ValidationError
 
 from courtroom.calibrate.fit_ruling import Example
 from courtroom.calibrate.label_file import read_labels
-from courtroom.calibrate.prior_refit import PRIOR_PRECISION, PriorRefit, out_of_fold, p_hallucinated, refit_with_prior
+from courtroom.calibrate.prior_refit import (
+    PRIOR_PRECISION,
+    PriorRefit,
+    out_of_fold,
+    p_hallucinated,
+    refit_with_prior,
+)
 from courtroom.calibrate.ruling_report import label_scores
 from courtroom.calibrate.ruling_runs import check_for_run, example_of, labelled_runs, witness_court
 from courtroom.courts.files import check_ruling_file, ruling_file

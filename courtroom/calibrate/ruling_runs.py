@@ -1,5 +1,5 @@
-"""Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`): each labelled case becomes
-an `Example` for `fit_ruling`, and the ruling file is written with its out-of-fold numbers."""
+"""Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`): each labelled case
+becomes an `Example` for `fit_ruling`, and the ruling file is written with its out-of-fold numbers."""
 
 from __future__ import annotations
 
@@ -43,30 +43,34 @@ class LabelledRuns:
     model: str
     runs: list[str]
     projected_words: int = 0
-    """Cases whose words' states were recorded projected onto a word probe: no new word probe is fitted on them."""
+    """Cases whose words' states were recorded projected onto a word probe: no new word probe is fitted on
+    them."""
 
 
 def witness_court(audit: Audit) -> CourtroomJudge:
-    """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a `ConfigError`."""
+    """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a
+    `ConfigError`."""
     manifest = audit.store.manifest()
     if manifest.spec.judge.name != "courtroom":
-        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
-                          "witnesses")
+        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a "
+                          "court's witnesses")
     court = manifest.rebuild_judge(BackendSpec(model=manifest.model))
     if not isinstance(court, CourtroomJudge):  # (the registry's `courtroom` judge always is)
         raise ConfigError(f"{audit.root}: its judge is not a court")
     if court.spec.witnesses is None:
-        raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
-                          "(the default court hears them)")
+        raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that "
+                          "does (the default court hears them)")
     return court
 
 
 def check_for_run(ruling: FittedRuling, court: CourtroomJudge, model: str, where: str) -> None:
-    """Refuse (`ConfigError`) a ruling the run's court would not take: of another model or court, or other witnesses."""
+    """Refuse (`ConfigError`) a ruling the run's court would not take: of another model or court, or other
+    witnesses."""
     if model_key(ruling.model) != model or ruling.court != court.spec.name:
-        raise ConfigError(f"{where}: the ruling was fitted for model {ruling.model!r} and court {ruling.court!r}; "
-                          f"the run was judged on {model!r} by court {court.spec.name!r}, which refuses a ruling of "
-                          f"another model or court: give one fitted for {model!r} and court {court.spec.name!r}")
+        raise ConfigError(f"{where}: the ruling was fitted for model {ruling.model!r} and court "
+                          f"{ruling.court!r}; the run was judged on {model!r} by court {court.spec.name!r}, "
+                          f"which refuses a ruling of another model or court: give one fitted for {model!r} "
+                          f"and court {court.spec.name!r}")
     try:  # the witnesses it weighs heard by the court, else every case would weigh at the ruling's means
         check_ruling(ruling, court.spec, ruling.model, where, courts=())
     except CourtError as exc:
@@ -75,8 +79,8 @@ def check_for_run(ruling: FittedRuling, court: CourtroomJudge, model: str, where
 
 def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
                hallucinated: bool | None = None) -> Example | None:
-    """A case's example from its transcript (labelled `hallucinated`, else by its gold), or None without a verdict, a
-    label or testimony; with gold spans, also its `SpanExample`."""
+    """A case's example from its transcript (labelled `hallucinated`, else by its gold), or None without a
+    verdict, a label or testimony; with gold spans, also its `SpanExample`."""
     case: Case | None = None
     verdict: CaseVerdict | None = None
     ground: list[ModelCallEvent] = []
@@ -87,7 +91,8 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
             verdict = event.verdict
         elif isinstance(event, ModelCallEvent) and event.purpose == "ground" and event.charge is None:
             ground.append(event)
-    if case is None or verdict is None or (case.label is None and hallucinated is None) or not verdict.testimony:
+    if (case is None or verdict is None or (case.label is None and hallucinated is None)
+        or not verdict.testimony):
         return None
     if hallucinated is None:
         hallucinated = case.label == "FAIL"
@@ -134,11 +139,13 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
     reading = Reading.of(case, sentence_spans(answer, splitter) or ((0, len(answer)),), ())
     spans = [tuple(s) for s in full.token_spans or ()]
     found, rows, _ = word_values(answer, reading.sentences, [0.0] * len(reading.sentences), spans,  # type: ignore[arg-type]
-                                 full.token_logprobs, bare.token_logprobs, full.token_lookback, verdict.testimony,
-                                 reading.offset)
-    word_hidden = states if full.observe is not None and states is not None and len(states) == len(found) else None
+                                 full.token_logprobs, bare.token_logprobs, full.token_lookback,
+                                 verdict.testimony, reading.offset)
+    word_hidden = (states if full.observe is not None and states is not None
+                   and len(states) == len(found) else None)
     return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows, word_hidden=word_hidden,
-                       sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
+                       sentence_values=[testimony_values(verdict.testimony, i)
+                                        for i in range(len(reading.sentences))],
                        sentence_vectors=[pass_vectors(full if full.observe is not None else None, i)
                                          for i in range(len(reading.sentences))],
                        gold=list(case.spans))
@@ -158,14 +165,16 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
         if court is None:
             court, model = this, this_model
         elif (this.spec.name, this_model) != (court.spec.name, model):
-            raise ConfigError(f"{run_dir}: a run of court {this.spec.name!r} on {this_model!r}, the first run is of "
-                              f"court {court.spec.name!r} on {model!r}: a ruling is fitted for one court and one model")
+            raise ConfigError(f"{run_dir}: a run of court {this.spec.name!r} on {this_model!r}, the first "
+                              f"run is of court {court.spec.name!r} on {model!r}: a ruling is fitted for one "
+                              "court and one model")
         found, clashes = [], []
         for row in audit.rows():
             if row.label is None or row.gold is None:
                 continue
             digest = row.case_digest or audit.store.case(row.case_id).digest()
-            if row.case_id in seen:  # the same case in two runs counts once; another case under its id is refused
+            # the same case in two runs counts once; another case under its id is refused
+            if row.case_id in seen:
                 if seen[row.case_id][0] != digest:
                     clashes.append(row.case_id)
                 continue
@@ -177,9 +186,9 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
                 projected += any(isinstance(e, ModelCallEvent) and e.projected_words for e in events)
         if clashes:
             raise ConfigError(f"{run_dir}: {len(clashes)} case ids name other cases in {seen[clashes[0]][1]} "
-                              f"({named(clashes)}): cases are matched across runs by id, and these would be silently "
-                              "dropped; give each dataset's cases ids of their own (an `id` column, or --field "
-                              "id=COLUMN) and judge them again")
+                              f"({named(clashes)}): cases are matched across runs by id, and these would be "
+                              "silently dropped; give each dataset's cases ids of their own (an `id` column, "
+                              "or --field id=COLUMN) and judge them again")
         if not any(e.spans is not None and e.spans.gold for e in found):  # a run whose data has no gold spans
             found = [replace(e, spans=None) for e in found]
         examples += found
@@ -188,7 +197,8 @@ def labelled_runs(run_dirs: Sequence[str | Path]) -> LabelledRuns:
     return LabelledRuns(examples, court, model, [str(r) for r in run_dirs], projected)
 
 
-def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int = 0, command: str = "") -> tuple[RulingFit, LabelledRuns]:
+def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int = 0,
+                     command: str = "") -> tuple[RulingFit, LabelledRuns]:
     """The ruling fitted on the runs' labelled cases, with its out-of-fold estimate."""
     runs = labelled_runs(run_dirs)
     witnesses = runs.court.spec.witnesses
@@ -197,12 +207,13 @@ def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int =
     versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard or name in
                 {"lookback", "hidden"} & {k for e in runs.examples for k in e.vectors}}
     fit = fit_ruling(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
-                     hidden_depth=witnesses.hidden_depth if any("hidden" in e.vectors for e in runs.examples) else None,
+                     hidden_depth=witnesses.hidden_depth
+                     if any("hidden" in e.vectors for e in runs.examples) else None,
                      folds=folds, seed=seed, command=command)
     if runs.projected_words:
-        fit.notes.append(f"{runs.projected_words} cases recorded their words projected onto the ruling's word probe "
-                         "(one number a word), not their states: no word probe is fitted on them; run the court with "
-                         "--set witnesses.word_states=true to refit one")
+        fit.notes.append(f"{runs.projected_words} cases recorded their words projected onto the ruling's "
+                         "word probe (one number a word), not their states: no word probe is fitted on them; "
+                         "run the court with --set witnesses.word_states=true to refit one")
     return fit, runs
 
 
@@ -227,7 +238,8 @@ def court_with_ruling(run_dir: str | Path, ruling: str | Path, output: str | Pat
     relative = os.path.relpath(Path(ruling).resolve(), output.resolve().parent)
     data["witnesses"]["rulings"] = {**{m: r for m, r in (court.spec.witnesses.rulings or {}).items()  # type: ignore[union-attr]
                                        if model_key(m) != model and isinstance(r, str)}, model: relative}
-    header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
+    header = (f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: "
+              f"{relative}\n")
     for path, text in draft.files(header).items():
         atomic_write(path, text)
     loaded = load_court(output, BackendSpec(model=model))

@@ -1,6 +1,6 @@
-"""Court files: found by name or path, resolved through `extends` and brought up to date, into one mapping of settings
-with where each came from (`CourtFile`); a `--set` read; the ruling files a court names (`load_rulings`); the schema of
-the files."""
+"""Court files: found by name or path, resolved through `extends` and brought up to date, into one mapping of
+settings with where each came from (`CourtFile`); a `--set` read; the ruling files a court names
+(`load_rulings`); the schema of the files."""
 
 from __future__ import annotations
 
@@ -36,7 +36,8 @@ def shipped_courts() -> list[str]:
 
 
 def find_court_file(name: str, near: Path | None = None) -> Path:
-    """A court by path (first relative to `near`, the folder of the court naming it), or by a shipped court's name."""
+    """A court by path (first relative to `near`, the folder of the court naming it), or by a shipped court's
+    name."""
     path = Path(name)
     if path.suffix in (".yaml", ".yml"):
         for candidate in ([near / path] if near is not None and not path.is_absolute() else []) + [path]:
@@ -46,13 +47,15 @@ def find_court_file(name: str, near: Path | None = None) -> Path:
     candidate = courts_dir() / f"{name}.yaml"
     if candidate.is_file():
         return candidate
-    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped_courts()}"
+    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts "
+                     f"{shipped_courts()}"
                      + did_you_mean(name, shipped_courts()))
 
 
 @dataclass
 class CourtFile:
-    """A court file resolved: its settings as one mapping, the file and its lines, and where each setting came from."""
+    """A court file resolved: its settings as one mapping, the file and its lines, and where each setting came
+    from."""
 
     path: Path
     data: dict[str, Any]
@@ -60,7 +63,8 @@ class CourtFile:
     origin: dict[tuple[str, ...], str] = field(default_factory=dict)
     """The path of every setting written in a file of the chain, and the file that set it last."""
     lineage: tuple[str, ...] = ()
-    """The names of the courts it extends, nearest first (their rulings decide here too: the same measurement)."""
+    """The names of the courts it extends, nearest first (their rulings decide here too: the same
+    measurement)."""
 
     @property
     def trial(self) -> dict[str, Any] | None:
@@ -93,9 +97,11 @@ def _resolve(path: Path, chain: list[Path]) -> CourtFile:
     if parent_name is None:
         return CourtFile(path, data, locator, own)
     if not isinstance(parent_name, str) or not parent_name:
-        raise CourtError(f"{path}:{locator.line(['extends'])}: field extends: expected a court's name or file")
+        raise CourtError(f"{path}:{locator.line(['extends'])}: field extends: expected a court's name or "
+                         "file")
     if "name" not in data:
-        raise CourtError(f"{path}: field name: a court that extends another names itself (its runs are named by it)")
+        raise CourtError(f"{path}: field name: a court that extends another names itself (its runs are named "
+                         "by it)")
     try:
         parent = _resolve(find_court_file(parent_name, path.parent), [*chain, path.resolve()])
     except CourtError as exc:
@@ -105,8 +111,8 @@ def _resolve(path: Path, chain: list[Path]) -> CourtFile:
 
 
 def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """`over` on top of `base`: mappings merged key by key, everything else (lists, text, numbers) replaced whole; a
-    mapping set to null is removed (the setting's default applies: `witnesses: null` hears none)."""
+    """`over` on top of `base`: mappings merged key by key, everything else (lists, text, numbers) replaced
+    whole; a mapping set to null is removed (the setting's default applies: `witnesses: null` hears none)."""
     out = copy.deepcopy(base)
     for key, value in over.items():
         if value is None and isinstance(out.get(key), dict):
@@ -139,26 +145,30 @@ def parse_override(item: str) -> tuple[str, Any]:
 
 
 def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[tuple[str, ...], Any, str]]:
-    """Every setting a court resolves to (`settings`: its spec dumped), with the file that set it last or `default`."""
+    """Every setting a court resolves to (`settings`: its spec dumped), with the file that set it last or
+    `default`."""
     out = []
     for path in _leaves(settings):
         value: Any = settings
         for key in path:
             value = value[key]
-        origin = next((court.origin[path[:n]] for n in range(len(path), 0, -1) if path[:n] in court.origin), "default")
+        origin = next((court.origin[path[:n]] for n in range(len(path), 0, -1) if path[:n] in court.origin),
+                      "default")
         out.append((path, value, origin))
     return out
 
 
 def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = (),
                  origin: Mapping[tuple[str, ...], str] | None = None) -> SpecT:
-    """The court with every ruling it names read and checked, each found beside the court file naming it (`origin`)."""
+    """The court with every ruling it names read and checked, each found beside the court file naming it
+    (`origin`)."""
     witnesses = spec.witnesses
     if witnesses is None or not witnesses.rulings:
         return spec
     loaded: dict[str, FittedRuling | str] = {}
     for model, ruling in witnesses.rulings.items():
-        where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
+        where = (f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field "
+                 f"witnesses.rulings.{model}")
         if isinstance(ruling, str):
             file = ruling_file(ruling, Path((origin or {}).get(("witnesses", "rulings", model), path)))
             check_ruling_file(file, where)
@@ -166,7 +176,8 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
             try:
                 ruling = FittedRuling.model_validate(data)
             except ValidationError as exc:
-                raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
+                raise CourtError(f"{where}: {file} is not a ruling "
+                                 f"file:\n{describe_errors(file, exc, file_locator)}") \
                     from exc
         check_ruling(ruling, spec, model, where, courts)
         loaded[model] = ruling
@@ -178,8 +189,8 @@ MAX_RULING_BYTES = 32 * 2**20
 
 
 def check_ruling_file(file: Path, where: str) -> None:
-    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a directory
-    is refused before it is opened (reading one would exhaust memory or hang)."""
+    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a
+    directory is refused before it is opened (reading one would exhaust memory or hang)."""
     try:
         info = file.stat()
     except OSError as exc:
@@ -187,7 +198,8 @@ def check_ruling_file(file: Path, where: str) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise CourtError(f"{where}: {file} is not a regular file: a ruling is a YAML file")
     if info.st_size > MAX_RULING_BYTES:
-        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling file may be")
+        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling "
+                         "file may be")
 
 
 def ruling_file(name: str, court_file: Path) -> Path:
@@ -205,6 +217,6 @@ def court_json_schema() -> dict[str, Any]:
     schema = CourtSpec.model_json_schema(by_alias=True)
     schema["title"] = "courtroom court"
     schema["properties"]["extends"] = {"type": "string", "title": "Extends", "description": (
-        "Another court (a shipped court's name, or a file relative to this one) whose settings this court takes, "
-        "changing only those it writes (a section's settings one by one; a list or a text whole)")}
+        "Another court (a shipped court's name, or a file relative to this one) whose settings this court "
+        "takes, changing only those it writes (a section's settings one by one; a list or a text whole)")}
     return schema

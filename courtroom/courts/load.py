@@ -1,6 +1,6 @@
-"""The courtroom judge's one loader, registered as the `courtroom` judge (`Courtroom`): a court by name, file or
-recorded configuration, as the `Clerk` (no trial section) or a `Court` (the clerk and a trial), its personas and
-rulings read and everything validated before any model is touched."""
+"""The courtroom judge's one loader, registered as the `courtroom` judge (`Courtroom`): a court by name, file
+or recorded configuration, as the `Clerk` (no trial section) or a `Court` (the clerk and a trial), its
+personas and rulings read and everything validated before any model is touched."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ from courtroom.yamlio import Locator, read_yaml, validate_as
 
 def load_court(court: str | Path = "default", backend: Backend | BackendSpec | None = None,
                **options: Any) -> Clerk | Court:
-    """Load and validate a court by name or path, with `overrides` (`--set`) applied and `options` for the judge; a
-    court with a trial section is a `Court`, else the `Clerk`. Errors name the file, line and field."""
+    """Load and validate a court by name or path, with `overrides` (`--set`) applied and `options` for the
+    judge; a court with a trial section is a `Court`, else the `Clerk`. Errors name the file, line and
+    field."""
     file = read_court(court)
     overrides = _modern(options.pop("overrides", None))
     if file.trial is not None:
@@ -41,7 +42,8 @@ def load_court(court: str | Path = "default", backend: Backend | BackendSpec | N
 
 def court_from_config(config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                       source: str = "<manifest>", **options: Any) -> Clerk | Court:
-    """Rebuild the court a run manifest recorded, with `overrides`; errors name `source` and the field or setting."""
+    """Rebuild the court a run manifest recorded, with `overrides`; errors name `source` and the field or
+    setting."""
     if retired := config.get("retired"):
         setting = next(s for s in RETIRED_SETTINGS if s.name == retired[0])
         raise CourtError(setting.message(f"{source}: the recorded court"))
@@ -64,7 +66,8 @@ def _modern(overrides: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def _court_of_file(court: CourtFile, backend: Backend | BackendSpec | None, overrides: dict[str, Any],
                    **options: Any) -> Court:
-    """The court of a resolved court file with a trial (`overrides` applied, its personas and rulings read)."""
+    """The court of a resolved court file with a trial (`overrides` applied, its personas and rulings
+    read)."""
     spec = written = validate_as(CourtSpec, court.data, court.path, CourtError, locator=court.locator)
     spec = with_overrides(spec, overrides)  # before the personas load (`--set trial.personas.X`)
     given = set_roles(spec, overrides)
@@ -89,20 +92,24 @@ def _court_of_config(config: dict[str, Any], backend: Backend | BackendSpec | No
     check_new_roles(recorded, spec, set_roles(spec, overrides))
     changed = {role for role in set_roles(spec, overrides)
                if spec.trial.personas[role] != recorded.trial.personas.get(role)}
-    personas = set_personas(spec, personas, changed, [])  # a persona set to the one recorded stays as recorded
+    # a persona set to the one recorded stays as recorded
+    personas = set_personas(spec, personas, changed, [])
     validate(spec, personas, Path(source), Locator(""))
     return Court(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
 
 
 def seated_roles(court: str | Path | None = None) -> set[str]:
-    """The roles a court seats in its trial, read from its file; without a court, those of every shipped court."""
+    """The roles a court seats in its trial, read from its file; without a court, those of every shipped
+    court."""
     courts = [court] if court is not None else sorted(courts_dir().glob("*.yaml"))
-    return {role for c in courts for trial in [read_court(c).trial or {}] for role in trial.get("personas", {})}
+    return {role for c in courts for trial in [read_court(c).trial or {}]
+            for role in trial.get("personas", {})}
 
 
 def check_seated(persona: Persona, path: str | Path, court: str | Path | None = None,
                  roles: set[str] | None = None) -> None:
-    """Refuse a persona whose role no court seats (no shipped court, or not `court`), naming its file and line."""
+    """Refuse a persona whose role no court seats (no shipped court, or not `court`), naming its file and
+    line."""
     roles = seated_roles(court) if roles is None else roles
     if persona.role in roles:
         return
@@ -117,7 +124,8 @@ def check_seated(persona: Persona, path: str | Path, court: str | Path | None = 
 
 @register_judge
 class Courtroom:
-    """The `courtroom` judge as the registry names it: a factory of clerks and courts, with the court's migrations."""
+    """The `courtroom` judge as the registry names it: a factory of clerks and courts, with the court's
+    migrations."""
 
     name = Clerk.name
     migrations = (MIGRATIONS[0], PROMPTS_2, *MIGRATIONS[1:])
@@ -125,7 +133,8 @@ class Courtroom:
     @staticmethod
     def create(backend: Backend | BackendSpec | None = None, *, window: int = 8, court: str = "default",
                options: dict[str, Any] | None = None) -> Clerk | Court:
-        """The court a `JudgeSpec` names (a shipped name or a file; a run directory's is `Manifest.rebuild_judge`'s)."""
+        """The court a `JudgeSpec` names (a shipped name or a file; a run directory's is
+        `Manifest.rebuild_judge`'s)."""
         return load_court(court, backend, window=window, **(options or {}))
 
     from_config = staticmethod(court_from_config)

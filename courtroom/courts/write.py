@@ -1,6 +1,6 @@
-"""Court files written: a recorded court (a run manifest's) as the court file that loads as it, its personas named as
-that file's folder finds them, or written beside it as recorded (`draft_court`); the texts, not the writing, which is
-`courtroom.log.files.atomic_write`'s (whole or not at all)."""
+"""Court files written: a recorded court (a run manifest's) as the court file that loads as it, its personas
+named as that file's folder finds them, or written beside it as recorded (`draft_court`); the texts, not the
+writing, which is `courtroom.log.files.atomic_write`'s (whole or not at all)."""
 
 from __future__ import annotations
 
@@ -19,22 +19,24 @@ from courtroom.errors import PersonaError
 
 @dataclass
 class CourtDraft:
-    """A recorded court as a court file to write at `path`: its settings (to change before it is written) and the
-    files of recorded personas that are not found as recorded where the court looks for them."""
+    """A recorded court as a court file to write at `path`: its settings (to change before it is written) and
+    the files of recorded personas that are not found as recorded where the court looks for them."""
 
     path: Path
     data: dict[str, Any]
     personas: dict[Path, str] = field(default_factory=dict)
 
     def files(self, header: str = "") -> dict[Path, str]:
-        """Every file to write and its text, the court file (under the comment `header`) last: it names the others."""
+        """Every file to write and its text, the court file (under the comment `header`) last: it names the
+        others."""
         return {**self.personas, self.path: header + to_yaml(self.data)}
 
 
 def draft_court(config: dict[str, Any], path: Path) -> CourtDraft:
     """The recorded court of a run (its judge's configuration) as a court file to write at `path`."""
     spec = CourtSpec if config["court"].get("trial") is not None else ClerkSpec
-    data = spec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
+    data = (spec.model_validate(config["court"]).model_dump(mode="json", by_alias=True,
+                                                            exclude={"schema_path"}))
     draft = CourtDraft(path, data)
     if "trial" in data:
         data["trial"]["personas"] = _personas(config, data["trial"]["personas"], draft)
@@ -42,7 +44,8 @@ def draft_court(config: dict[str, Any], path: Path) -> CourtDraft:
 
 
 def _personas(config: dict[str, Any], named: dict[str, Any], draft: CourtDraft) -> dict[str, Any]:
-    """The court's persona references: each kept when it loads as recorded, else the recorded persona written beside."""
+    """The court's persona references: each kept when it loads as recorded, else the recorded persona written
+    beside."""
     original = (config["court"].get("trial") or {}).get("personas", {})
     folder = draft.path.parent
     result: dict[str, Any] = {}
@@ -68,7 +71,8 @@ def _personas(config: dict[str, Any], named: dict[str, Any], draft: CourtDraft) 
 
 
 def _from_folder(name: str, path: Path, folder: Path) -> str:
-    """A persona reference as a court file in `folder` names it: a name as it is, a relative file from `folder`."""
+    """A persona reference as a court file in `folder` names it: a name as it is, a relative file from
+    `folder`."""
     if Path(name).suffix not in (".yaml", ".yml") or Path(name).is_absolute():
         return name
     try:

@@ -24,7 +24,8 @@ class PairedTest(BaseModel):
 
 
 class BootstrapDifference(BaseModel):
-    """Balanced accuracy of one run minus another's on the cases they share, with a 95% paired bootstrap interval."""
+    """Balanced accuracy of one run minus another's on the cases they share, with a 95% paired bootstrap
+    interval."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -67,7 +68,8 @@ def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], 
     rng = np.random.default_rng(seed)
     weights = resample_weights(rng.integers(0, n, (resamples, n)), n)
     low, high = percentile_interval(bal(weights, pred_a) - bal(weights, pred_b))
-    return BootstrapDifference(shared=n, difference=None if np.isnan(point) else float(point), low=low, high=high)
+    return BootstrapDifference(shared=n, difference=None if np.isnan(point) else float(point), low=low,
+                               high=high)
 
 
 def excluded_from_pairing(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int:

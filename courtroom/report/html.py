@@ -1,6 +1,7 @@
-"""A self-contained HTML report of a run, or of two runs of the same cases side by side: one static file (its CSP
-allows only its own script and style), each case's record a JSON block parsed only when opened. The template
-autoescapes, and case data reaches the page only as escaped JSON (`script_json`), set as text by the script."""
+"""A self-contained HTML report of a run, or of two runs of the same cases side by side: one static file (its
+CSP allows only its own script and style), each case's record a JSON block parsed only when opened. The
+template autoescapes, and case data reaches the page only as escaped JSON (`script_json`), set as text by the
+script."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ from courtroom.report.measurement import BAND_LABELS
 from courtroom.report.tables import _v, elide, endings_rows, trial_columns
 
 CALLS_UP_TO = 1000
-"""Reports of at most this many cases include every model call unless told otherwise (a prompt is kilobytes)."""
+"""Reports of at most this many cases include every model call unless told otherwise (a prompt is
+kilobytes)."""
 PAGE_SIZE = 100
 
 
@@ -46,7 +48,8 @@ def _page() -> Any:
 def script_json(data: Any) -> Markup:
     """JSON to embed in a `<script type="application/json">`: `<`, `>` and `&` escaped as \\u003c etc., so no
     field can close the script, open a comment or start markup."""
-    text = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = json.dumps(data, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)  # noqa: S704 - escaped above, for a script element rather than HTML text
 
 
@@ -56,16 +59,17 @@ def csp_hash(text: str) -> Markup:
 
 
 def _metrics_cells(name: str, m: Metrics) -> list[str]:
-    return [name, str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value), _v(m.precision.value),
-            _v(m.recall.value), _v(m.f1.value), _v(m.auroc.value)]
+    return [name, str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value),
+            _v(m.precision.value), _v(m.recall.value), _v(m.f1.value), _v(m.auroc.value)]
 
 
 def judged_by(manifest: Manifest) -> str:
     """Who judged the run: `court NAME` for a court, else `judge NAME`."""
     court = manifest.judge.get("court") if manifest.spec.judge.name == "courtroom" else None
     name = court.get("name") if isinstance(court, dict) else None
-    return f"court {name or manifest.spec.judge.court or 'default'}" if manifest.spec.judge.name == "courtroom" else \
-        f"judge {manifest.spec.judge.name}"
+    if manifest.spec.judge.name == "courtroom":
+        return f"court {name or manifest.spec.judge.court or 'default'}"
+    return f"judge {manifest.spec.judge.name}"
 
 
 @dataclass
@@ -84,7 +88,8 @@ class _Run:
         if self.audit.edits():
             cells.append(_metrics_cells("corrected by humans", compute_metrics(self.audit.corrected_rows())))
         suffix = "" if self.side == 0 else "-b"
-        return {"label": self.label, "side": self.side, "suffix": suffix, "metrics": cells, "confusion": metrics.confusion,
+        return {"label": self.label, "side": self.side, "suffix": suffix, "metrics": cells,
+                "confusion": metrics.confusion,
                 "info": f"{self.audit.root.name}: {judged_by(manifest)}, model {manifest.model}, created "
                         f"{manifest.created:%Y-%m-%d %H:%M} UTC, git {manifest.git_sha or 'unknown'}"
                         + (f". {note}" if (note := self.audit.ruling_note()) else ""),
@@ -152,7 +157,8 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
         a, b = per_run[0].get(case_id), per_run[1].get(case_id) if diff else None
         base = dict((a or b)[0], i=i)
         if diff:
-            base["b"] = None if b is None else {k: b[0][k] for k in ("label", "corrected", "score", "outcome")}
+            base["b"] = (None if b is None else {k: b[0][k]
+                                                 for k in ("label", "corrected", "score", "outcome")})
             base["change"] = changes[case_id]
             if a is None:  # a case only B holds: its line shows no A verdict
                 base.update(label=None, corrected=None, score=None, outcome="missing")
@@ -161,14 +167,16 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
         if diff:
             records.append((f"b{i}", script_json(b[1] if b else None)))
     clip = runs[0].audit.grounding_clip()
-    calls_note = ("model calls are not included in this report: it holds more than "
-                  f"{CALLS_UP_TO:,} cases (write it with --calls to include them, or see `courtroom audit show RUN CASE "
-                  "--calls`)") if calls is None else "model calls are not included in this report (written with --no-calls)"
-    meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size, "clip": clip,
-            "bands": list(BAND_LABELS), "calls_note": calls_note}
+    calls_note = (f"model calls are not included in this report: it holds more than {CALLS_UP_TO:,} cases "
+                  "(write it with --calls to include them, or see `courtroom audit show RUN CASE "
+                  "--calls`)") if calls is None else ("model calls are not included in this report (written "
+                                                      "with --no-calls)")
+    meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size,
+            "clip": clip, "bands": list(BAND_LABELS), "calls_note": calls_note}
     style, script = _asset("report.css"), _asset("record.js") + _asset("testimony.js") + _asset("report.js")
     names = [f"{run.audit.root.name} ({judged_by(run.audit.store.manifest())})" for run in runs]
-    title = f"courtroom report: {names[0]}" if not diff else f"courtroom report: {names[0]} (A) against {names[1]} (B)"
+    title = f"courtroom report: {names[0]}" if not diff else (f"courtroom report: {names[0]} (A) against "
+                                                              f"{names[1]} (B)")
     return _page().render(
         title=title, runs=[run.summary() for run in runs], diff=_diff_cells(diff) if diff else None,
         sources=sorted({line["source"] for line in lines}), data=script_json(meta), records=records,
