@@ -6,7 +6,7 @@ import itertools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from courtroom.case import Case, CaseVerdict, VariantVerdict
 from courtroom.casefile import PROMPT_FORMAT, PROMPT_FORMATS
@@ -24,8 +24,8 @@ from courtroom.errors import CaseFailedError, ConfigError
 class Judge(ABC):
     """Decides whether a case's answer is hallucinated, by a procedure of model calls."""
 
-    name: str = "judge"
-    migrations: tuple[Migration, ...] = (PROMPTS_2,)
+    name: ClassVar[str] = "judge"
+    migrations: ClassVar[tuple[Migration, ...]] = (PROMPTS_2,)
     """What brings this judge's recorded configurations up to date, in order
     (`courtroom.engine.migrations`)."""
     threshold: float = 0.5

@@ -18,8 +18,11 @@ from courtroom.errors import ConfigError, did_you_mean
 class JudgeFactory(Protocol):
     """What the registry needs of a judge's entry (a `Judge` class is one)."""
 
-    name: str
-    migrations: tuple[Any, ...]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def migrations(self) -> tuple[Any, ...]: ...
 
     def create(self, backend: Any = None, *, window: int = 8, court: str = "default",
                options: Any = None) -> Judge: ...
