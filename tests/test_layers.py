@@ -48,9 +48,9 @@ DOMAIN = {"case", "errors", "casefile", "digest", "yamlio"}
 LOOSE = {"testing": "integrations"}
 LINE_LENGTH = 110
 """The longest line a reviewer reads at once (ruff's E501 holds the package's Python to it: pyproject.toml)."""
-BUDGET = 12_783
+BUDGET = 12_785
 """What a reader reads: the package's statements (by its syntax tree, docstrings free) and the lines of the page's
-script (a line longer than LINE_LENGTH counts once for every LINE_LENGTH characters), as #61 left them: 12,117 and
+script (a line longer than LINE_LENGTH counts once for every LINE_LENGTH characters), as #61 left them: 12,119 and
 666 (docs/development.md, "The budget": a new feature pays for its statements)."""
 SCRIPT = ("view/static/*.js", "report/templates/*.js")
 """The page's script: the report's and `courtroom view`'s."""
