@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from courtroom.case import Case
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import Scored, ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.manifest import Manifest, RunSpec

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from courtroom.baselines import RailsJudge
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door.devices import cpu_computes_bf16
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import example_cases, load_file

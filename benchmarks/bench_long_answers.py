@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from courtroom.court import load_court  # noqa: E402
+from courtroom.courts import load_court  # noqa: E402
 from courtroom.door import PseudoModel, ScriptedBackend  # noqa: E402
 from tests.helpers.cases import long_case  # noqa: E402
 

@@ -22,12 +22,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from courtroom.baselines import RailsJudge  # noqa: E402
-from courtroom.court import load_court  # noqa: E402
+from courtroom.courts import load_court  # noqa: E402
 from courtroom.door.served import ServedBackend  # noqa: E402
 from courtroom.door.transformers import TransformersBackend  # noqa: E402
 from courtroom.evaluate.datasets import load_file  # noqa: E402
 from courtroom.evaluate.selection import select  # noqa: E402
-from tests.served import vllm_server  # noqa: E402
+from tests.helpers import vllm_server  # noqa: E402
 
 DATA = HERE.parents[1] / "shared" / "data" / "halubench-dev.jsonl"
 JUDGES = {"court": lambda backend: load_court("full", backend), "rails": lambda backend: RailsJudge(backend)}

@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door.spec import BackendSpec
 from courtroom.evaluate.datasets import load_file
 from courtroom.evaluate.results import summarize

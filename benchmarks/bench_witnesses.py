@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from courtroom.baselines import RailsJudge
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.datasets import load_file
 from courtroom.evaluate.selection import select

@@ -1,5 +1,6 @@
-"""courtroom: decide whether a RAG answer is hallucinated, by measuring it and hearing witnesses (the default court) or
-trying each suspect statement (`full` and the other trial courts). The public API is imported lazily."""
+"""courtroom: decide whether a RAG answer is hallucinated, by measuring it and hearing witnesses (the default
+court) or trying each suspect statement (`full` and the other trial courts). The public API is imported
+lazily."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from typing import Any
 
 _WHERE = {name: module for module, names in {
     "courtroom.case": "Case Charge Ruling CaseVerdict Verdict Testimony HallucinatedSpan",
-    "courtroom.clerk": "Clerk", "courtroom.court": "Court load_court", "courtroom.court.personas": "Persona",
+    "courtroom.clerk": "Clerk", "courtroom.court": "Court", "courtroom.courts": "load_court",
+    "courtroom.court.personas": "Persona",
     "courtroom.engine.judge": "Judge", "courtroom.door": "ScriptedBackend make_backend",
     "courtroom.door.requests": "GenerationRequest GenerationResponse ChatMessage Sampling",
     "courtroom.evaluate.selection": "load_dataset", "courtroom.evaluate.datasets": "example_cases",
     "courtroom.evaluate.metrics": "compute_metrics", "courtroom.log.replay": "replay",
-    "courtroom.runs.api": "run RunResult", "courtroom.engine.metric": "Score", "courtroom.testing": "assert_faithful",
-    "courtroom.door.spec": "BackendSpec",
+    "courtroom.runs.api": "run RunResult", "courtroom.engine.metric": "Score",
+    "courtroom.testing": "assert_faithful", "courtroom.door.spec": "BackendSpec",
 }.items() for name in names.split()}
 """Each public name and the module it is imported from, on first use."""
 __all__ = list(_WHERE)

@@ -22,8 +22,9 @@ class Verdict(str, enum.Enum):
 
 
 class AnnotatedSpan(BaseModel):
-    """A part of the answer a person marked as hallucinated (a gold span, as RAGTruth annotates them): character
-    offsets into the answer as given. Spans of one answer may overlap (annotators disagree); evaluation merges them."""
+    """A part of the answer a person marked as hallucinated (a gold span, as RAGTruth annotates them):
+    character offsets into the answer as given. Spans of one answer may overlap (annotators disagree);
+    evaluation merges them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -42,7 +43,8 @@ class AnnotatedSpan(BaseModel):
     @model_validator(mode="after")
     def _ordered(self) -> AnnotatedSpan:
         if self.end <= self.start:
-            raise ValueError(f"start {self.start} is not before end {self.end}: a span runs forward and is not empty")
+            raise ValueError(f"start {self.start} is not before end {self.end}: a span runs forward and is "
+                             "not empty")
         return self
 
 
@@ -91,13 +93,15 @@ class Case(BaseModel):
     def _spans_fit_the_answer(self) -> Case:
         for i, span in enumerate(self.spans):
             if span.end > len(self.answer):
-                raise ValueError(f"field spans[{i}]: end {span.end} is past the answer's {len(self.answer)} characters")
+                raise ValueError(f"field spans[{i}]: end {span.end} is past the answer's {len(self.answer)} "
+                                 "characters")
             if span.text is not None and self.answer[span.start:span.end] != span.text:
-                raise ValueError(f"field spans[{i}]: its text {span.text[:40]!r} is not the answer's characters "
-                                 f"[{span.start}, {span.end}) ({self.answer[span.start:span.end][:40]!r})")
+                raise ValueError(f"field spans[{i}]: its text {span.text[:40]!r} is not the answer's "
+                                 f"characters [{span.start}, {span.end}) "
+                                 f"({self.answer[span.start:span.end][:40]!r})")
         if self.spans and self.label == "PASS":
-            raise ValueError(f"field spans: {len(self.spans)} hallucinated span(s) on a faithful (PASS) answer: label it FAIL, or "
-                             "drop its spans")
+            raise ValueError(f"field spans: {len(self.spans)} hallucinated span(s) on a faithful (PASS) "
+                             "answer: label it FAIL, or drop its spans")
         return self
 
     @property
@@ -107,8 +111,8 @@ class Case(BaseModel):
 
     def digest(self) -> str:
         """The hash of everything the case holds (id, question, context, answer, label, source, metadata): two
-        cases with the same digest are the same case. A run records it per case, so that a dataset changed under
-        a run is noticed (`courtroom.log.manifest.CaseDigests`)."""
+        cases with the same digest are the same case. A run records it per case, so that a dataset changed
+        under a run is noticed (`courtroom.log.manifest.CaseDigests`)."""
         return content_hash(json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False))
 
 
@@ -123,8 +127,8 @@ class Charge(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
     index: int = Field(ge=0)
-    """Position among the case's charges, from 0 as recorded in transcripts; people read charge `index + 1` (the
-    court record, reasons, `audit edit --charge` and exports number charges from 1)."""
+    """Position among the case's charges, from 0 as recorded in transcripts; people read charge `index + 1`
+    (the court record, reasons, `audit edit --charge` and exports number charges from 1)."""
     quote: str
     """Words taken from the answer."""
     reason: str
@@ -140,7 +144,8 @@ class Charge(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _whole_answer_from_reason(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "whole_answer" not in data and data.get("reason") == WHOLE_ANSWER_REASON:
+        if (isinstance(data, dict) and "whole_answer" not in data
+            and data.get("reason") == WHOLE_ANSWER_REASON):
             return {**data, "whole_answer": True}
         return data
 
@@ -183,15 +188,17 @@ class Ruling(BaseModel):
     rounds: int = Field(0, ge=0)
     """Rounds of debate held before the ruling."""
     opinion: float | None = None
-    """The court's own P(hallucinated) (judge, jury, withdrawal or concession) before the evidence is weighed."""
+    """The court's own P(hallucinated) (judge, jury, withdrawal or concession) before the evidence is
+    weighed."""
     evidence: float | None = None
     """The grounding (nats per token) the evidence was weighed at, when the court weighs evidence."""
     first_reading: float | None = None
-    """The judge's first reading of the whole answer, P(hallucinated), in runs of courts that weighed one (a setting
-    retired with courtroom 0.1): None in every ruling since, kept so their records read and replay."""
+    """The judge's first reading of the whole answer, P(hallucinated), in runs of courts that weighed one (a
+    setting retired with courtroom 0.1): None in every ruling since, kept so their records read and replay."""
     escalated: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """With an escalation band (`CourtSpec.escalation`): whether the charge went to trial (its measured P(suspect)
-    in the band) or was decided by the measurement alone (source `measurement`); None when every charge is tried."""
+    """With an escalation band (`CourtSpec.escalation`): whether the charge went to trial (its measured
+    P(suspect) in the band) or was decided by the measurement alone (source `measurement`); None when every
+    charge is tried."""
 
 
 class Pointer(BaseModel):
@@ -212,9 +219,9 @@ class Pointer(BaseModel):
 
 
 class Testimony(BaseModel):
-    """What one witness measured of a case: named values for the whole answer and for each of its sentences (the
-    same names, as if the sentence were the whole answer), and what it points at. A witness the court could not
-    hear (the backend lacks what it needs) is recorded as not heard, with why, never as zeros."""
+    """What one witness measured of a case: named values for the whole answer and for each of its sentences
+    (the same names, as if the sentence were the whole answer), and what it points at. A witness the court
+    could not hear (the backend lacks what it needs) is recorded as not heard, with why, never as zeros."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
@@ -241,25 +248,29 @@ class Weighing(BaseModel):
     ruling: str
     """Which ruling: the model and court it was fitted for, and its fingerprint."""
     family: str
-    """The task family whose weights applied (qa, summary, data2text, dialogue; any: the weights of every family)."""
+    """The task family whose weights applied (qa, summary, data2text, dialogue; any: the weights of every
+    family)."""
     log_odds: float
     p_hallucinated: float = Field(ge=0.0, le=1.0)
     threshold: float = Field(ge=0.0, le=1.0)
     """P(hallucinated) at or above which the answer is hallucinated."""
     contributions: dict[str, float] = Field(default_factory=dict)
-    """Each value's part of the log-odds (its weight times its standardised value), the intercept as `intercept`."""
+    """Each value's part of the log-odds (its weight times its standardised value), the intercept as
+    `intercept`."""
     missing: list[str] = Field(default_factory=list)
     """Values the ruling weighs that no witness gave (not heard): left out at their mean, contributing 0."""
     distance: float | None = Field(None, ge=0.0, exclude_if=lambda v: v is None)
-    """In weighings recorded before rulings' regions were retired (#53): how far the case lay from the cases the ruling
-    was fitted on, the percentage of them nearer, and whether it lay beyond them (the measure then decided)."""
+    """In weighings recorded before rulings' regions were retired (#53): how far the case lay from the cases
+    the ruling was fitted on, the percentage of them nearer, and whether it lay beyond them (the measure then
+    decided)."""
     percentile: float | None = Field(None, ge=0.0, le=100.0, exclude_if=lambda v: v is None)
     outside: bool = Field(False, exclude_if=lambda v: not v)
 
 
 class HallucinatedSpan(BaseModel):
-    """A part of the answer the court finds hallucinated: its characters (in the answer as given), how sure it is,
-    what named it, and the context sentence closest to it (the one that fails to support, or contradicts, it)."""
+    """A part of the answer the court finds hallucinated: its characters (in the answer as given), how sure it
+    is, what named it, and the context sentence closest to it (the one that fails to support, or contradicts,
+    it)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, allow_inf_nan=False)
 
@@ -273,7 +284,8 @@ class HallucinatedSpan(BaseModel):
     context_sentence: int | None = Field(None, exclude_if=lambda v: v is None)
     """The context sentence (numbered from 1) closest to it, when one shares its words."""
     verified: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """For a span a party quoted in a trial: whether the quote was found in the text (normalised exact match)."""
+    """For a span a party quoted in a trial: whether the quote was found in the text (normalised exact
+    match)."""
 
 
 class CaseVerdict(BaseModel):
@@ -304,8 +316,8 @@ class CaseVerdict(BaseModel):
     weighing: Weighing | None = Field(None, exclude_if=lambda v: v is None)
     """How a fitted ruling weighed the testimony into the verdict, when one did."""
     spans: list[HallucinatedSpan] = Field(default_factory=list, exclude_if=lambda v: not v)
-    """The parts of the answer found hallucinated, strongest first (courts that hear witnesses; none when the answer is
-    found faithful)."""
+    """The parts of the answer found hallucinated, strongest first (courts that hear witnesses; none when the
+    answer is found faithful)."""
 
     @property
     def hallucinated(self) -> bool:

@@ -1,7 +1,7 @@
-"""Prompt building blocks shared by the court and the baselines: the case file, rendered the same way everywhere. The
-answer is fenced and declared data, never instructions; the fence (prompt format 2) carries a hash of the whole case,
-so no text of the case can forge it, and is the same for every prompt of a case, so prefixes stay shared. Format 1, a
-fixed line of `=`, is kept for transcripts recorded with it."""
+"""Prompt building blocks shared by the court and the baselines: the case file, rendered the same way
+everywhere. The answer is fenced and declared data, never instructions; the fence (prompt format 2) carries a
+hash of the whole case, so no text of the case can forge it, and is the same for every prompt of a case, so
+prefixes stay shared. Format 1, a fixed line of `=`, is kept for transcripts recorded with it."""
 
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ OPENING_SYSTEM = "Answer the question using the context."
 
 
 def render_opening(case: Case, context: str | None = None, splitter: SentenceSplitter = SPLITTER) -> str:
-    """The opening of a case's user messages, which every prompt of the case shares (and its KV cache): the numbered
-    context (cut by `splitter`, unless `context` is given), then the question."""
+    """The opening of a case's user messages, which every prompt of the case shares (and its KV cache): the
+    numbered context (cut by `splitter`, unless `context` is given), then the question."""
     text = render_numbered_context(case, splitter) if context is None else context
     return f"CONTEXT:\n{text}\n\nQUESTION: {case.question.strip()}"
 
@@ -66,7 +66,8 @@ def render_answer(case: Case, prompt_format: int = PROMPT_FORMAT) -> str:
 def render_evidence(case: Case, numbered: bool = False, splitter: SentenceSplitter = SPLITTER) -> str:
     """Question and context: the head of the case file (it holds no part of the answer)."""
     context = render_numbered_context(case, splitter) if numbered else render_context(case)
-    heading = "CONTEXT (the only evidence), sentence by sentence:" if numbered else "CONTEXT (the only evidence):"
+    heading = ("CONTEXT (the only evidence), sentence by sentence:"
+               if numbered else "CONTEXT (the only evidence):")
     return f"QUESTION (for orientation only):\n{case.question.strip()}\n\n{heading}\n{context}"
 
 

@@ -31,8 +31,8 @@ class OutputTypeError(CourtroomError, TypeError):
 
 
 class MetricArgumentError(CourtroomError, TypeError):
-    """A metric-style call (`Court.score`) got no answer or context, a part under two names, or a name no tool uses;
-    the message lists the names accepted."""
+    """A metric-style call (`Court.score`) got no answer or context, a part under two names, or a name no tool
+    uses; the message lists the names accepted."""
 
 
 class ModelNotFoundError(CourtroomError):
@@ -85,6 +85,7 @@ class TranscriptError(RunError):
 
 
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
-    """`; did you mean 'x'?` naming the choice closest to a mistyped `name` (difflib), or nothing when none is close."""
+    """`; did you mean 'x'?` naming the choice closest to a mistyped `name` (difflib), or nothing when none is
+    close."""
     close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
     return f"; did you mean {close[0]!r}?" if close else ""

@@ -17,16 +17,17 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 
 class StrictConstructor(yaml.constructor.SafeConstructor):
-    """YAML's safe types, refusing a key written twice in one mapping (YAML would keep the last silently) and an integer
-    Python does not read (over 4,300 digits: a ValueError), naming the line."""
+    """YAML's safe types, refusing a key written twice in one mapping (YAML would keep the last silently) and
+    an integer Python does not read (over 4,300 digits: a ValueError), naming the line."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice in one mapping (first "
-                                                        f"on line {seen[key]})", key_node.start_mark)
+                raise yaml.constructor.ConstructorError(None, None, f"key {key!r} appears twice in one "
+                                                                    "mapping (first on line "
+                                                                    f"{seen[key]})", key_node.start_mark)
             seen[key] = key_node.start_mark.line + 1
         return super().construct_mapping(node, deep=deep)
 
@@ -34,8 +35,9 @@ class StrictConstructor(yaml.constructor.SafeConstructor):
         try:
             return super().construct_yaml_int(node)
         except ValueError as exc:
-            raise yaml.constructor.ConstructorError(None, None, f"an integer of {len(node.value)} characters, more than "
-                                                    f"courtroom reads ({exc})", node.start_mark) from None
+            raise yaml.constructor.ConstructorError(None, None, f"an integer of {len(node.value)} "
+                                                                "characters, more than courtroom reads "
+                                                                f"({exc})", node.start_mark) from None
 
 
 StrictConstructor.add_constructor("tag:yaml.org,2002:int", StrictConstructor.construct_yaml_int)
@@ -52,9 +54,9 @@ else:  # pragma: no cover - PyYAML built without libyaml
 
 
 class PlainLoader(yaml.composer.Composer, _Parser, StrictConstructor, yaml.resolver.Resolver):
-    """A safe loader that composes a document once (its data and its `Locator` are made of the same nodes), refusing
-    anchors and aliases (persona and court files need none, and nested aliases expand exponentially: a "billion
-    laughs" file) and what `StrictConstructor` refuses."""
+    """A safe loader that composes a document once (its data and its `Locator` are made of the same nodes),
+    refusing anchors and aliases (persona and court files need none, and nested aliases expand exponentially:
+    a "billion laughs" file) and what `StrictConstructor` refuses."""
 
     def __init__(self, text: str) -> None:
         _Parser.__init__(self, text)
@@ -65,15 +67,16 @@ class PlainLoader(yaml.composer.Composer, _Parser, StrictConstructor, yaml.resol
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
         event = self.peek_event()
         if (anchor := getattr(event, "anchor", None)) is not None:  # an alias names the anchor it repeats
-            what = f"alias *{anchor} is not allowed in courtroom files" if isinstance(event, yaml.AliasEvent) else \
+            alias = isinstance(event, yaml.AliasEvent)
+            what = f"alias *{anchor} is not allowed in courtroom files" if alias else \
                 f"anchor &{anchor} is not allowed in courtroom files (nor are aliases)"
             raise yaml.composer.ComposerError(None, None, f"{what}: write the value out", event.start_mark)
         return super().compose_node(parent, index)
 
 
 class Locator:
-    """Line numbers of the keys and items of a YAML document (its text, or its `node` tree), by path; walked the first
-    time a line is asked for (to name where an error is)."""
+    """Line numbers of the keys and items of a YAML document (its text, or its `node` tree), by path; walked
+    the first time a line is asked for (to name where an error is)."""
 
     def __init__(self, text: str = "", node: yaml.Node | None = None) -> None:
         if node is None and text:
@@ -112,7 +115,8 @@ def read_yaml(path: str | Path, error: type[ConfigError] = ConfigError) -> tuple
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line, column = raw.count(b"\n", 0, exc.start) + 1, exc.start - raw.rfind(b"\n", 0, exc.start)
-        raise error(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column})") from None
+        raise error(f"{path}:{line}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+                    f"{column})") from None
     loader = PlainLoader(text)
     try:
         node = loader.get_single_node()
@@ -137,24 +141,30 @@ _SHORT = reprlib.Repr()
 _SHORT.maxstring, _SHORT.maxother, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxlevel = 120, 120, 8, 8, 3
 
 
-def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None, prefix: Sequence[Any] = ()) -> str:
-    """One line per validation error (the first `MAX_ERRORS`): file:line: field (under `prefix`): what was expected."""
+def describe_errors(path: str | Path, exc: ValidationError, locator: Locator | None,
+                    prefix: Sequence[Any] = ()) -> str:
+    """One line per validation error (the first `MAX_ERRORS`): file:line: field (under `prefix`): what was
+    expected."""
     lines, errors = [], exc.errors()
     for e in errors[:MAX_ERRORS]:
-        loc = [*prefix, *(part for part in e["loc"] if not (isinstance(part, str) and part.startswith("function-")))]
+        loc = [*prefix,
+               *(part for part in e["loc"] if not (isinstance(part, str) and part.startswith("function-")))]
         field = ".".join(map(str, loc)) or "<top level>"
         line = locator.line(loc) if locator else None
         where = f"{path}:{line}" if line else str(path)
-        got = f" (got {_SHORT.repr(e['input'])})" if e["type"] not in ("missing",) and not isinstance(e["input"], dict) else ""
+        got = (f" (got {_SHORT.repr(e['input'])})" if e["type"] not in ("missing",)
+               and not isinstance(e["input"], dict) else "")
         lines.append(f"{where}: field {field}: {e['msg']}{got}")
-    return "\n".join(lines + [f"{path}: and {len(errors) - MAX_ERRORS} more errors"] * (len(errors) > MAX_ERRORS))
+    return "\n".join(lines + [f"{path}: and {len(errors) - MAX_ERRORS} more errors"]
+                     * (len(errors) > MAX_ERRORS))
 
 
 def validate_as(model: type[ModelT], data: Any, source: str | Path, error: type[ConfigError] = ConfigError, *,
-                locator: Locator | None = None, field: Sequence[Any] = (), context: dict[str, Any] | None = None
+                locator: Locator | None = None, field: Sequence[Any] = (),
+                context: dict[str, Any] | None = None
                 ) -> ModelT:
-    """`data` validated as `model`, else `error` naming `source`, the line (with a `locator`) and the field (under
-    `field`, for a value inside a larger document: a run manifest's copy of a persona)."""
+    """`data` validated as `model`, else `error` naming `source`, the line (with a `locator`) and the field
+    (under `field`, for a value inside a larger document: a run manifest's copy of a persona)."""
     try:
         return model.model_validate(data, context=context)
     except ValidationError as exc:

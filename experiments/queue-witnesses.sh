@@ -32,7 +32,7 @@ for lane in $LANES; do
     qwen1.5b)
       R=experiments/results/qwen2.5-coder-1.5b
       PORT=8015
-      setsid .venv/bin/python -m tests.served.vllm_server qwen2.5-coder-1.5b qwen2.5-coder-1.5b $PORT \
+      setsid .venv/bin/python -m tests.helpers.vllm_server qwen2.5-coder-1.5b qwen2.5-coder-1.5b $PORT \
           > experiments/logs/vllm-1.5b.log 2>&1 &
       SERVER=$!
       for _ in $(seq 1 180); do grep -q "^serving" experiments/logs/vllm-1.5b.log && break; sleep 10; done

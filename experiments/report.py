@@ -78,7 +78,7 @@ def runs_index() -> list[str]:
     """Every committed run: the numbers it backs (the section of this page, or the page of its own) and whether this
     version rebuilds its judge (so `audit verify` and `rejudge` work where its transcripts are kept), or the retired
     setting that stops it with the last version that replays it."""
-    from courtroom.court.migrations import RETIRED_SETTINGS
+    from courtroom.courts.migrations import RETIRED_SETTINGS
     from courtroom.engine.migrations import retired
     from courtroom.errors import CourtroomError
 

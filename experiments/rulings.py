@@ -51,7 +51,7 @@ def refreshed(source: Path, out: Path) -> Path:
 def check(new_run: bool) -> None:
     """Write the check run's ruling (and the run anew first, when its rejudge can no longer replay it: the towns on the
     pseudo-model), with paths relative to the repository, as the files record them."""
-    from tests.cli.test_calibrate_ruling import judged, labelled
+    from tests.helpers.runs import judged, labelled
 
     os.chdir(HERE.parent)
     here = CHECK.relative_to(HERE.parent)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.court.migrations import RETIRED_SETTINGS
+from courtroom.courts.migrations import RETIRED_SETTINGS
 from courtroom.digest import content_hash
 from courtroom.engine.migrations import retired
 from courtroom.engine.registry import judge_from_config, upgrade_config

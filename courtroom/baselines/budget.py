@@ -14,9 +14,9 @@ STATEMENT_CHARS = 150
 
 
 def token_budget(string_chars: int, overhead: int = 40) -> int:
-    """Tokens enough for constrained generation to finish the longest output its schema allows: a token of ASCII text
-    holds at least a character, so the schema's string bounds plus the JSON around them (not a proof: escapes and
-    non-ASCII text take more). It only caps generation."""
+    """Tokens enough for constrained generation to finish the longest output its schema allows: a token of
+    ASCII text holds at least a character, so the schema's string bounds plus the JSON around them (not a
+    proof: escapes and non-ASCII text take more). It only caps generation."""
     return string_chars + overhead
 
 

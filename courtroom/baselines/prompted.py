@@ -1,5 +1,5 @@
-"""Baselines with fixed prompts and a decision threshold: `rails` (Phoenix's one word), `two-step` (the founding
-article's) and `per-context` (DeepEval's verdict per passage)."""
+"""Baselines with fixed prompts and a decision threshold: `rails` (Phoenix's one word), `two-step` (the
+founding article's) and `per-context` (DeepEval's verdict per passage)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from courtroom.door.requests import GenerationRequest, Sampling
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Call, Program, Transcript
 from courtroom.engine.plain import JUDGE_SYSTEM, RAILS_TASK, p_hallucinated, plain_messages, rails_request
+from courtroom.engine.registry import register_judge
 
 
 class PromptJudge(Judge):
@@ -32,6 +33,7 @@ class PromptJudge(Judge):
         return {"system": JUDGE_SYSTEM, "task": self.task}
 
 
+@register_judge
 class RailsJudge(PromptJudge):
     """One word, `factual` or `hallucinated`; the score is the model's probability of `hallucinated`."""
 
@@ -42,7 +44,8 @@ class RailsJudge(PromptJudge):
         [response] = yield [Call(rails_request(case, self.prompt_format), purpose="classify", role="judge")]
         p = p_hallucinated(response)
         return CaseVerdict(case_id=case.id, label="FAIL" if p >= self.threshold else "PASS", score=p,
-                           judge=self.name, reason=f"the model answers {response.value!r} (P(hallucinated) = {p:.2f})")
+                           judge=self.name, reason=f"the model answers {response.value!r} (P(hallucinated) = "
+                                                   f"{p:.2f})")
 
 
 class Candidate(BaseModel):
@@ -77,20 +80,22 @@ EXTRACT_TOKEN_BUDGET = token_budget(MAX_CANDIDATES * (2 * STATEMENT_CHARS + 40))
 SCORE_TOKEN_BUDGET = token_budget(REASON_CHARS)
 
 
+@register_judge
 class TwoStepJudge(PromptJudge):
-    """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first hallucinated one; the
-    case's score is the highest candidate score. As in the article, the first step always names candidates (a first step
-    allowed to answer "none" made small models name none at all) and the second decides."""
+    """The founding article's multi-step judge: up to 3 candidates, each scored, stop at the first
+    hallucinated one; the case's score is the highest candidate score. As in the article, the first step
+    always names candidates (a first step allowed to answer "none" made small models name none at all) and the
+    second decides."""
 
     name = "two-step"
     extract_task = ("List up to 3 statements of the answer that are the most likely to be hallucinated: not "
-                    "stated in the context, or in conflict with it. Copy each statement from the answer and say "
-                    "why it may be unsupported. The next step checks each one, so list the most doubtful "
+                    "stated in the context, or in conflict with it. Copy each statement from the answer and "
+                    "say why it may be unsupported. The next step checks each one, so list the most doubtful "
                     "statements even when they may turn out to be supported.")
     score_task = ("Examine this statement from the answer, which was flagged as a potential hallucination:\n"
-                  "STATEMENT: {statement}\nWHY IT WAS FLAGGED: {reasoning}\n"
-                  "Check it against the context. Score 1.0 if the context does not support it or contradicts it, "
-                  "0.0 if the context supports it. Give a short reason first.")
+                  "STATEMENT: {statement}\nWHY IT WAS FLAGGED: {reasoning}\nCheck it against the context. "
+                  "Score 1.0 if the context does not support it or contradicts it, 0.0 if the context "
+                  "supports it. Give a short reason first.")
 
     def __init__(self, backend: Backend | None = None, *, extract_tokens: int = EXTRACT_TOKEN_BUDGET,
                  score_tokens: int = SCORE_TOKEN_BUDGET, **options: Any) -> None:
@@ -105,19 +110,25 @@ class TwoStepJudge(PromptJudge):
         return {"system": JUDGE_SYSTEM, "extract": self.extract_task, "score": self.score_task}
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        request = GenerationRequest(messages=plain_messages(case, self.extract_task, self.prompt_format), output_type=Candidates,
-                                    sampling=Sampling(max_new_tokens=self.extract_tokens), cache_group=case.id)
+        request = GenerationRequest(messages=plain_messages(case, self.extract_task, self.prompt_format),
+                                    output_type=Candidates,
+                                    sampling=Sampling(max_new_tokens=self.extract_tokens),
+                                    cache_group=case.id)
         [response] = yield [Call(request, purpose="extract", role="judge")]
         candidates: Candidates = response.unwrap()
-        best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name, reason="No candidate was scored.")
+        best = CaseVerdict(case_id=case.id, label="PASS", score=0.0, judge=self.name,
+                           reason="No candidate was scored.")
         for candidate in candidates.potential_hallucinations:
             task = self.score_task.format(statement=candidate.statement, reasoning=candidate.reasoning)
-            request = GenerationRequest(messages=plain_messages(case, task, self.prompt_format), output_type=CandidateScore,
-                                        sampling=Sampling(max_new_tokens=self.score_tokens), cache_group=case.id)
+            request = GenerationRequest(messages=plain_messages(case, task, self.prompt_format),
+                                        output_type=CandidateScore,
+                                        sampling=Sampling(max_new_tokens=self.score_tokens),
+                                        cache_group=case.id)
             [response] = yield [Call(request, purpose="score", role="judge")]
             scored: CandidateScore = response.unwrap()
             verdict = CaseVerdict(case_id=case.id, label="FAIL" if scored.score >= self.threshold else "PASS",
-                                  score=scored.score, judge=self.name, reason=f"\"{candidate.statement}\": {scored.reason}")
+                                  score=scored.score, judge=self.name,
+                                  reason=f"\"{candidate.statement}\": {scored.reason}")
             if verdict.label == "FAIL":
                 return verdict
             if scored.score >= best.score:
@@ -128,17 +139,19 @@ class TwoStepJudge(PromptJudge):
 ContextVerdict = Literal["yes", "no"]
 
 
+@register_judge
 class PerContextJudge(PromptJudge):
-    """DeepEval's metric: does the answer agree with each context passage? The case fails when the share of passages
-    contradicted (P(no) reaches 0.5) exceeds `threshold`; the score is the mean P(no), which ranks cases for AUROC.
-    Blank passages are not asked about."""
+    """DeepEval's metric: does the answer agree with each context passage? The case fails when the share of
+    passages contradicted (P(no) reaches 0.5) exceeds `threshold`; the score is the mean P(no), which ranks
+    cases for AUROC. Blank passages are not asked about."""
 
     name = "per-context"
     task = ("Consider only this passage of the context:\nPASSAGE: {passage}\n"
             "Does the answer agree with this passage, without contradicting it? Answer \"yes\" or \"no\".")
 
     def program(self, case: Case, transcript: Transcript) -> Program:
-        requests = [GenerationRequest(messages=plain_messages(case, self.task.format(passage=p), self.prompt_format),
+        requests = [GenerationRequest(messages=plain_messages(case, self.task.format(passage=p),
+                                                              self.prompt_format),
                                       output_type=ContextVerdict, sampling=Sampling(max_new_tokens=4),
                                       cache_group=case.id) for p in case.context if p.strip()]
         responses = yield [Call(r, purpose="context", role="judge") for r in requests]

@@ -1,5 +1,5 @@
-"""The single judge (one constrained call: reasons, then a score, Opik's style) and its unconstrained twin, whose free
-text is read back strictly or leniently, counting the replies that fail to parse."""
+"""The single judge (one constrained call: reasons, then a score, Opik's style) and its unconstrained twin,
+whose free text is read back strictly or leniently, counting the replies that fail to parse."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from courtroom.door.backend import Backend
 from courtroom.door.requests import GenerationRequest, GenerationResponse, Sampling
 from courtroom.engine.lockstep import Call, Program, Transcript
 from courtroom.engine.plain import plain_messages
+from courtroom.engine.registry import register_judge
 from courtroom.errors import ConfigError
 
 
@@ -27,6 +28,7 @@ class SingleJudgment(BaseModel):
     score: float = Field(ge=0.0, le=1.0)
 
 
+@register_judge
 class SingleJudge(PromptJudge):
     """One constrained call: reasons and a hallucination score in [0, 1]."""
 
@@ -35,8 +37,8 @@ class SingleJudge(PromptJudge):
             "hallucination score between 0.0 (fully supported by the context) and 1.0 (hallucinated).")
 
     def __init__(self, backend: Backend | None = None, *, threshold: float = 0.5,
-                 max_new_tokens: int = SINGLE_TOKEN_BUDGET, constrained: bool = True, temperature: float = 0.0,
-                 **options: Any) -> None:
+                 max_new_tokens: int = SINGLE_TOKEN_BUDGET, constrained: bool = True,
+                 temperature: float = 0.0, **options: Any) -> None:
         super().__init__(backend, threshold=threshold, **options)
         self.sampling = Sampling(max_new_tokens=max_new_tokens, temperature=temperature)
         self.constrained = constrained
@@ -47,7 +49,8 @@ class SingleJudge(PromptJudge):
 
     def request(self, case: Case, seed: int | None = None) -> GenerationRequest:
         sampling = self.sampling if seed is None else self.sampling.model_copy(update={"seed": seed})
-        return GenerationRequest(messages=plain_messages(case, self.task, self.prompt_format), output_type=SingleJudgment,
+        return GenerationRequest(messages=plain_messages(case, self.task, self.prompt_format),
+                                 output_type=SingleJudgment,
                                  sampling=sampling, constrained=self.constrained, cache_group=case.id)
 
     def program(self, case: Case, transcript: Transcript) -> Program:
@@ -58,11 +61,12 @@ class SingleJudge(PromptJudge):
                                reason=f"unparseable output counted as faithful: {response.error}")
         score, reasons = judgment
         label = "FAIL" if score >= self.threshold else "PASS"
-        return CaseVerdict(case_id=case.id, label=label, score=score, reason=" ".join(reasons) or "no reason given",
-                           judge=self.name)
+        return CaseVerdict(case_id=case.id, label=label, score=score,
+                           reason=" ".join(reasons) or "no reason given", judge=self.name)
 
     def read(self, response: GenerationResponse) -> tuple[float, list[str]] | None:
-        """The score and reasons of a reply, or None when it cannot be read (a constrained judge's failure raises)."""
+        """The score and reasons of a reply, or None when it cannot be read (a constrained judge's failure
+        raises)."""
         if response.ok:
             return response.value.score, list(response.value.reasons)
         if self.constrained:
@@ -74,8 +78,9 @@ READINGS = ("strict", "lenient")
 
 
 def read_leniently(raw: str) -> tuple[float, list[str]] | None:
-    """The first top-level JSON object in `raw` holding a numeric `score` in [0, 1], wherever it sits (a ```json
-    fence, prose around it), reasons a list or a string: what Opik's and DeepEval's parsers forgive; else None."""
+    """The first top-level JSON object in `raw` holding a numeric `score` in [0, 1], wherever it sits (a
+    ```json fence, prose around it), reasons a list or a string: what Opik's and DeepEval's parsers forgive;
+    else None."""
     decoder = json.JSONDecoder(strict=False)
     start = raw.find("{")
     while start != -1:
@@ -92,17 +97,20 @@ def read_leniently(raw: str) -> tuple[float, list[str]] | None:
     return None
 
 
+@register_judge
 class UnstructuredJudge(SingleJudge):
-    """The single judge without constraints: its free text is read back as JSON, failures counted. `reading="strict"` is
-    the founding article's `json.loads` of the whole reply; `"lenient"` forgives what peer tools' parsers forgive
-    (`read_leniently`). A reply that neither reads is counted faithful (score 0)."""
+    """The single judge without constraints: its free text is read back as JSON, failures counted.
+    `reading="strict"` is the founding article's `json.loads` of the whole reply; `"lenient"` forgives what
+    peer tools' parsers forgive (`read_leniently`). A reply that neither reads is counted faithful (score
+    0)."""
 
     name = "unstructured"
     task = SingleJudge.task + (' Reply with JSON only, in this form: {"reasons": ["..."], "score": 0.0}')
 
     def __init__(self, backend: Backend | None = None, *, reading: str = "strict", **options: Any) -> None:
         if reading not in READINGS:
-            raise ConfigError(f"reading {reading!r}: the unstructured judge reads replies {' or '.join(READINGS)}")
+            raise ConfigError(f"reading {reading!r}: the unstructured judge reads replies "
+                              f"{' or '.join(READINGS)}")
         options["constrained"] = False
         super().__init__(backend, **options)
         self.reading = reading

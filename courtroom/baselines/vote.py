@@ -10,9 +10,11 @@ from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Call, Program, Transcript
+from courtroom.engine.registry import register_judge
 from courtroom.errors import ConfigError
 
 
+@register_judge
 class VoteJudge(Judge):
     """Self-consistency: N sampled single judges vote; the majority decides, the score is the mean. A voter
     whose output failed (truncated) is left out of the count, and said so; a case fails only if all do."""
@@ -45,6 +47,7 @@ class VoteJudge(Judge):
         scores = [r.value.score for r in counted]
         guilty = sum(s >= self.single.threshold for s in scores)
         label = "FAIL" if guilty * 2 > len(scores) else "PASS"
-        failed = f" ({len(responses) - len(counted)} voters failed and are not counted)" if len(counted) < len(calls) else ""
+        failed = (f" ({len(responses) - len(counted)} voters failed and are not counted)"
+                  if len(counted) < len(calls) else "")
         return CaseVerdict(case_id=case.id, label=label, score=sum(scores) / len(scores), judge=self.name,
                            reason=f"{guilty} of {len(scores)} sampled judges found a hallucination{failed}")

@@ -1,7 +1,8 @@
-"""Fitting a ruling (`courtroom.witness.ruling`) on labelled cases, and estimating it out of fold: a **probe** per
-vector of the model's pass (scored out of an inner fold), the **ruling** over the values and probe scores per task
-family where that beats `any`. Each step is a parameter of the `Procedure`, so a study changes one without touching
-this module. A trial's testimony (`trial.*`) is recorded, never weighed: trial weights were retired (#51)."""
+"""Fitting a ruling (`courtroom.witness.ruling`) on labelled cases, and estimating it out of fold: a **probe**
+per vector of the model's pass (scored out of an inner fold), the **ruling** over the values and probe scores
+per task family where that beats `any`. Each step is a parameter of the `Procedure`, so a study changes one
+without touching this module. A trial's testimony (`trial.*`) is recorded, never weighed: trial weights were
+retired (#51)."""
 
 from __future__ import annotations
 
@@ -56,7 +57,8 @@ class Example:
 
 @dataclass
 class RulingFit:
-    """A ruling fitted on every case, and the out-of-fold P(hallucinated) of each case by rulings that never saw it."""
+    """A ruling fitted on every case, and the out-of-fold P(hallucinated) of each case by rulings that never
+    saw it."""
 
     ruling: FittedRuling
     examples: list[Example]
@@ -64,7 +66,8 @@ class RulingFit:
     fold: np.ndarray
     notes: list[str]
     span_cases: dict[str, list[SpanCase]] = field(default_factory=dict)
-    """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`, `words`)."""
+    """Out of fold, for the cases with gold spans: the spans each way of pointing predicts (`sentences`,
+    `words`)."""
 
 
 def _check(examples: Sequence[Example], folds: int) -> None:
@@ -76,38 +79,45 @@ def _check(examples: Sequence[Example], folds: int) -> None:
         if answers >= folds:
             continue
         what = f"{count} {name} case{'s' if count != 1 else ''}" + \
-            (f" ({answers} distinct answer{'s' if answers != 1 else ''} or question{'s' if answers != 1 else ''})"
+            (f" ({answers} distinct answer{'s' if answers != 1 else ''} or "
+             f"question{'s' if answers != 1 else ''})"
              if answers != count else "")
         if answers >= 2:
-            raise ConfigError(f"{what} among {len(examples)}: fitting a ruling with {folds}-fold cross-validation needs "
-                              f"at least {folds} of each kind (identical answers, and the answers to one question and "
-                              f"context, share a fold); label more cases or use fewer folds (--folds {answers})")
-        raise ConfigError(f"{what} among {len(examples)}: a ruling needs labelled cases of both kinds, at least two "
-                          "different answers of each")
+            raise ConfigError(f"{what} among {len(examples)}: fitting a ruling with {folds}-fold "
+                              f"cross-validation needs at least {folds} of each kind (identical answers, and "
+                              "the answers to one question and context, share a fold); label more cases or "
+                              f"use fewer folds (--folds {answers})")
+        raise ConfigError(f"{what} among {len(examples)}: a ruling needs labelled cases of both kinds, at "
+                          "least two different answers of each")
 
 
 LARGEST_VALUE = 1e150
-"""The largest magnitude a value may have for a fit: squaring a larger one in the standardisation overflows."""
+"""The largest magnitude a value may have for a fit: squaring a larger one in the standardisation
+overflows."""
 
 
 def _refuse_non_finite(examples: Sequence[Example]) -> None:
-    """An error naming the case and value for a NaN, an infinity or a value beyond `LARGEST_VALUE` (never NaN weights)."""
+    """An error naming the case and value for a NaN, an infinity or a value beyond `LARGEST_VALUE` (never NaN
+    weights)."""
     for e in examples:
-        arrays = [(f"testimony value {name}", np.array([value], dtype=np.float64)) for name, value in e.values.items()]
-        arrays += [(f"{name} vector", np.asarray(vector, dtype=np.float64)) for name, vector in e.vectors.items()]
+        arrays = [(f"testimony value {name}", np.array([value], dtype=np.float64))
+                  for name, value in e.values.items()]
+        arrays += [(f"{name} vector", np.asarray(vector, dtype=np.float64))
+                   for name, vector in e.vectors.items()]
         arrays += [("words' hidden states", np.asarray(states, dtype=np.float64))
                    for states in (e.word_hidden, e.spans.word_hidden if e.spans is not None else None)
                    if states is not None]
         for what, values in arrays:
             bad = values[~(np.abs(values) <= LARGEST_VALUE)]  # NaN compares false
             if len(bad):
-                raise ConfigError(f"case {e.case_id}: {what} holds {bad.flat[0]:g}, not a finite number of magnitude "
-                                  f"at most {LARGEST_VALUE:g}: a ruling cannot be fitted on it; check the run that "
-                                  "recorded it, or leave the case out")
+                raise ConfigError(f"case {e.case_id}: {what} holds {bad.flat[0]:g}, not a finite number of "
+                                  f"magnitude at most {LARGEST_VALUE:g}: a ruling cannot be fitted on it; "
+                                  "check the run that recorded it, or leave the case out")
 
 
 class Design:
-    """The examples as arrays: values (missing ones at the column mean; a trial's left out), vectors, labels."""
+    """The examples as arrays: values (missing ones at the column mean; a trial's left out), vectors,
+    labels."""
 
     def __init__(self, examples: Sequence[Example]) -> None:
         _refuse_non_finite(examples)
@@ -118,15 +128,18 @@ class Design:
         self.X = np.where(np.isnan(X), np.nan_to_num(means)[None, :], X)
         self.y = np.array([e.hallucinated for e in examples], dtype=int)
         self.sources = sorted({k for e in examples for k in e.vectors
-                               if all(k in x.vectors and len(x.vectors[k]) == len(e.vectors[k]) for x in examples)})
+                               if all(k in x.vectors and len(x.vectors[k]) == len(e.vectors[k])
+                                      for x in examples)})
         self.vectors = {k: np.array([e.vectors[k] for e in examples], dtype=np.float64) for k in self.sources}
         self.families = np.array([e.family for e in examples])
-        self.groups = _linked([[e.group or e.case_id for e in examples], [e.item or e.case_id for e in examples]])
+        self.groups = _linked([[e.group or e.case_id for e in examples],
+                               [e.item or e.case_id for e in examples]])
         self.strata = [e.source for e in examples]
 
 
 def _linked(keyings: Sequence[Sequence[str]]) -> list[str]:
-    """Each case's fold group: cases sharing a key under any keying are linked (at any remove) into one group."""
+    """Each case's fold group: cases sharing a key under any keying are linked (at any remove) into one
+    group."""
     parent = list(range(len(keyings[0])))
 
     def root(i: int) -> int:
@@ -143,13 +156,15 @@ def _linked(keyings: Sequence[Sequence[str]]) -> list[str]:
 
 
 def source_folds(design: Design, idx: np.ndarray, k: int, seed: int) -> np.ndarray:
-    """Folds over `idx` that never split a group, each holding its share of every source's two kinds of case."""
+    """Folds over `idx` that never split a group, each holding its share of every source's two kinds of
+    case."""
     return stratified_folds(design.y[idx].astype(bool), [design.groups[i] for i in idx], folds=k, seed=seed,
                             strata=[design.strata[i] for i in idx])
 
 
 FoldRule = Callable[[Design, np.ndarray, int, int], np.ndarray]
-"""Each of the rows `idx` of a design dealt to one of `k` folds (seeded): for the outer and the inner folds alike."""
+"""Each of the rows `idx` of a design dealt to one of `k` folds (seeded): for the outer and the inner folds
+alike."""
 ProbeRule = Callable[[Design, np.ndarray, int, FoldRule], tuple[dict[str, Probe], np.ndarray]]
 """The probes fitted on the training rows, and their scores of those rows as the ruling's columns."""
 
@@ -175,7 +190,8 @@ def inner_probes(design: Design, train: np.ndarray, seed: int, folds: FoldRule =
 
 @dataclass(frozen=True)
 class WordProbe:
-    """A word probe fitted on training answers with gold spans, its cross-fitted scores of their words, and the examples."""
+    """A word probe fitted on training answers with gold spans, its cross-fitted scores of their words, and
+    the examples."""
 
     probe: Probe
     crossed: list[list[float]]
@@ -183,7 +199,8 @@ class WordProbe:
 
 
 def _word_probe(design: Design, train: np.ndarray, cs: tuple[float, ...] | None = None) -> WordProbe | None:
-    """The word probe of the training examples, when every one with words carries their states (`word_states`)."""
+    """The word probe of the training examples, when every one with words carries their states
+    (`word_states`)."""
     with_words = [int(i) for i in train if (sp := design.examples[i].spans) is not None and sp.words]
     answers = word_probe_answers([design.examples[i].spans for i in with_words])
     if answers is None:
@@ -192,7 +209,8 @@ def _word_probe(design: Design, train: np.ndarray, cs: tuple[float, ...] | None 
     return WordProbe(probe, crossed, with_words) if probe is not None else None
 
 
-def _word_columns(design: Design, rows: np.ndarray, words: WordProbe | None, cross_fitted: bool) -> np.ndarray:
+def _word_columns(design: Design, rows: np.ndarray, words: WordProbe | None,
+                  cross_fitted: bool) -> np.ndarray:
     """`WORD_VALUES` of each example of `rows` as columns, NaN where an example has no words' states."""
     out = np.full((len(rows), len(WORD_VALUES)), np.nan)
     if words is None:
@@ -248,16 +266,19 @@ def fit(design: Design, train: np.ndarray, seed: int, procedure: Procedure = PRO
     families = {"any": FamilyRuling(linear=fit_linear(X, y, names, RULING_C), cases=len(y))}
     for family in sorted(set(design.families[train])) if procedure.families else ():
         mine = design.families[train] == family
-        if mine.sum() < FAMILY_MIN_CASES or min((y[mine] == 1).sum(), (y[mine] == 0).sum()) < FAMILY_MIN_PER_CLASS:
+        if (mine.sum() < FAMILY_MIN_CASES
+            or min((y[mine] == 1).sum(), (y[mine] == 0).sum()) < FAMILY_MIN_PER_CLASS):
             continue
         if _family_pays(X, y, mine, names, design, train, seed, procedure.folds):
-            families[family] = FamilyRuling(linear=fit_linear(X[mine], y[mine], names, RULING_C), cases=int(mine.sum()))
+            families[family] = FamilyRuling(linear=fit_linear(X[mine], y[mine], names, RULING_C),
+                                            cases=int(mine.sum()))
     return Fitted(probes, families, words)
 
 
 def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str], design: Design,
                  train: np.ndarray, seed: int, folds: FoldRule = source_folds) -> bool:
-    """Whether weights of the family's own beat those of every family on its cases, by inner cross-validation."""
+    """Whether weights of the family's own beat those of every family on its cases, by inner
+    cross-validation."""
     from sklearn.metrics import balanced_accuracy_score
 
     inner = folds(design, train, 5, seed + 2)
@@ -268,7 +289,8 @@ def _family_pays(X: np.ndarray, y: np.ndarray, mine: np.ndarray, names: list[str
             continue
         pooled[test] = apply_linear(fit_linear(X[~test], y[~test], names, RULING_C), X[test])
         own[test] = apply_linear(fit_linear(X[~test & mine], y[~test & mine], names, RULING_C), X[test])
-    return balanced_accuracy_score(y[mine], own[mine] >= 0) > balanced_accuracy_score(y[mine], pooled[mine] >= 0)
+    return (balanced_accuracy_score(y[mine],
+                                    own[mine] >= 0) > balanced_accuracy_score(y[mine], pooled[mine] >= 0))
 
 
 def decide(design: Design, fitted: Fitted, test: np.ndarray) -> np.ndarray:
@@ -284,7 +306,8 @@ def decide(design: Design, fitted: Fitted, test: np.ndarray) -> np.ndarray:
     for row, i in enumerate(test):
         lin = fitted.families.get(design.families[i], fitted.families["any"]).linear
         x = X[row, [column[f] for f in lin.features]][None, :].copy()
-        missing = np.isnan(x[0])  # no words' states: the values a witness did not give weigh nothing (at their mean)
+        # no words' states: the values a witness did not give weigh nothing (at their mean)
+        missing = np.isnan(x[0])
         x[0, missing] = np.array(lin.mean)[missing]
         out[row] = 1 / (1 + np.exp(-apply_linear(lin, x)[0]))
     return out
@@ -292,7 +315,8 @@ def decide(design: Design, fitted: Fitted, test: np.ndarray) -> np.ndarray:
 
 def out_of_fold(design: Design, fold: np.ndarray, seed: int = 0, procedure: Procedure = PROCEDURE,
                 train: Callable[[np.ndarray, int], np.ndarray] | None = None) -> np.ndarray:
-    """Every row's P(hallucinated) by a ruling fitted on the other folds (or on `train(rows, fold)` of them)."""
+    """Every row's P(hallucinated) by a ruling fitted on the other folds (or on `train(rows, fold)` of
+    them)."""
     out, rows = np.zeros(len(design.y)), np.arange(len(design.y))
     for k in sorted(set(fold.tolist())):
         fit_on = rows[fold != k] if train is None else train(rows[fold != k], k)
@@ -330,29 +354,36 @@ def fit_ruling(examples: Sequence[Example], *, model: str, court: str, witnesses
     notes = []
     if len(examples) < CASES_PER_WEIGHT * weights:
         notes.append(f"{len(examples)} labelled cases for {weights} weights of the ruling (fewer than "
-                     f"{CASES_PER_WEIGHT} a weight): expect a noisy fit; label more cases, or hear fewer witnesses")
-    ruling = as_ruling(examples, everything, fitted.probes, fitted.families, span_model, model=model, court=court,
+                     f"{CASES_PER_WEIGHT} a weight): expect a noisy fit; label more cases, or hear fewer "
+                     "witnesses")
+    ruling = as_ruling(examples, everything, fitted.probes, fitted.families, span_model, model=model,
+                       court=court,
                      witnesses=witnesses, hidden_depth=hidden_depth,
                      fitted={"folds": folds, "seed": seed, "command": command})
     if pointing:  # back in the examples' order
         rank = {i: n for n, i in enumerate(order)}
         span_cases = {name: [cases[rank[i]] for i in sorted(order)] for name, cases in span_cases.items()}
-    return RulingFit(ruling, list(examples), out_of_fold, fold, notes, span_cases=span_cases if pointing else {})
+    return RulingFit(ruling, list(examples), out_of_fold, fold, notes,
+                     span_cases=span_cases if pointing else {})
 
 
-def as_ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe], families: dict[str, FamilyRuling],
+def as_ruling(examples: Sequence[Example], train: np.ndarray, probes: dict[str, Probe],
+              families: dict[str, FamilyRuling],
             span_model: SpanModel | None, *, model: str, court: str, witnesses: dict[str, int],
             hidden_depth: float | None, fitted: dict[str, object]) -> FittedRuling:
     """The ruling file's content for weights fitted on the examples `train`."""
     sources = dict(Counter(examples[i].source for i in train))
-    return FittedRuling(model=model, court=court, witnesses=witnesses, hidden_depth=hidden_depth, probes=probes,
-                        families=families, spans=span_model,  # type: ignore[arg-type]
-                        fitted={"cases": len(train), "hallucinated": int(sum(examples[i].hallucinated for i in train)),
-                                "sources": sources, **fitted, "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
+    return FittedRuling(model=model, court=court, witnesses=witnesses, hidden_depth=hidden_depth,
+                        probes=probes, families=families, spans=span_model,  # type: ignore[arg-type]
+                        fitted={"cases": len(train),
+                                "hallucinated": int(sum(examples[i].hallucinated for i in train)),
+                                "sources": sources, **fitted,
+                                "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")})
 
 
 def _family(example: Example, families: dict[str, FamilyRuling]) -> FamilyRuling:
-    """The weights a ruling gives the example's task family (those of every family when it has none of its own)."""
+    """The weights a ruling gives the example's task family (those of every family when it has none of its
+    own)."""
     return families.get(example.family, families["any"])
 
 

@@ -1,5 +1,5 @@
-"""Fitting a span model (`courtroom.witness.spans`) on the words of answers with gold spans; and the spans each way
-of pointing predicts (`sentences`, `words`)."""
+"""Fitting a span model (`courtroom.witness.spans`) on the words of answers with gold spans; and the spans
+each way of pointing predicts (`sentences`, `words`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from courtroom.witness.spans import FEATURES, WORD_PROBE, Word, smoothed, spans_
 SPAN_C = 1.0
 """Inverse L2 strength of the span model (a few weights), as the ruling's (`fit_ruling.RULING_C`)."""
 WORD_PROBE_CS = (0.0003, 0.001, 0.01)
-"""Inverse L2 strengths the word probe may take: the one whose cross-fitted scores rank the gold words best wins."""
+"""Inverse L2 strengths the word probe may take: the one whose cross-fitted scores rank the gold words best
+wins."""
 THRESHOLDS = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GAPS = (0, 1, 2, 3)
 WINDOWS = (0, 1, 2, 3)
@@ -26,7 +27,8 @@ WINDOWS = (0, 1, 2, 3)
 
 @dataclass(frozen=True)
 class SpanExample:
-    """What fitting a span model needs of one answer: its words' values, each sentence's testimony and vectors, gold."""
+    """What fitting a span model needs of one answer: its words' values, each sentence's testimony and
+    vectors, gold."""
 
     answer: str
     """The answer without its outer blanks (words are in it); `offset` places it in the case's answer."""
@@ -43,7 +45,8 @@ class SpanExample:
 
 def sentence_ps(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe],
                 word_scores: Sequence[float] | None = None) -> list[float]:
-    """Each sentence's P(hallucinated) by a ruling's probes, its word probe's `word_scores` and its family's weights."""
+    """Each sentence's P(hallucinated) by a ruling's probes, its word probe's `word_scores` and its family's
+    weights."""
     out = []
     for index, (values, vectors) in enumerate(zip(spans.sentence_values, spans.sentence_vectors)):
         scored = dict(values)
@@ -64,7 +67,8 @@ def word_scores_of(spans: SpanExample, probe: Probe | None) -> list[float] | Non
 
 def _rows(spans: SpanExample, ps: list[float]) -> list[list[float]]:
     """Each word's values, its sentence's P first."""
-    return [[ps[w.sentence] if w.sentence < len(ps) else 0.0, *row[1:]] for w, row in zip(spans.words, spans.rows)]
+    return [[ps[w.sentence] if w.sentence < len(ps) else 0.0, *row[1:]]
+            for w, row in zip(spans.words, spans.rows)]
 
 
 def _gold_words(spans: SpanExample) -> list[bool]:
@@ -74,7 +78,8 @@ def _gold_words(spans: SpanExample) -> list[bool]:
 
 
 def word_probe_answers(answers: Sequence[SpanExample | None]) -> list[SpanExample] | None:
-    """The answers a word probe is fitted on (those with words), when every one of them carries its words' states."""
+    """The answers a word probe is fitted on (those with words), when every one of them carries its words'
+    states."""
     chosen = [spans for spans in answers if spans is not None and spans.words]
     if chosen and all(s.word_hidden is not None and len(s.word_hidden) == len(s.words) for s in chosen):
         return chosen
@@ -83,14 +88,16 @@ def word_probe_answers(answers: Sequence[SpanExample | None]) -> list[SpanExampl
 
 def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[str, Probe],
               word_probe: tuple[Probe | None, list[list[float]]] | None = None) -> SpanModel | None:
-    """A span model fitted on the answers' words, with the threshold, gap and window of best token F1 (None without
-    both kinds of word); a word probe's cross-fitted score weighed last where the answers carry hidden states."""
+    """A span model fitted on the answers' words, with the threshold, gap and window of best token F1 (None
+    without both kinds of word); a word probe's cross-fitted score weighed last where the answers carry hidden
+    states."""
     chosen = [(spans, family) for spans, family in answers if spans.words]
     if word_probe is None and word_probe_answers([spans for spans, _ in chosen]) is not None:
         word_probe = fit_word_probe([spans for spans, _ in chosen])
     rows, gold, per = [], [], []
     for spans, family in chosen:
-        r = _rows(spans, sentence_ps(spans, family, probes, word_scores_of(spans, word_probe[0] if word_probe else None)))
+        r = _rows(spans, sentence_ps(spans, family, probes,
+                                     word_scores_of(spans, word_probe[0] if word_probe else None)))
         rows += r
         gold += _gold_words(spans)
         per.append(r)
@@ -122,8 +129,8 @@ def fit_spans(answers: Sequence[tuple[SpanExample, FamilyRuling]], probes: dict[
 
 def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3,
                    cs: Sequence[float] | None = None) -> tuple[Probe | None, list[list[float]]]:
-    """A probe over the words' hidden states (at the strength in `cs` ranking gold words best), and its cross-fitted
-    score of each word; no probe when a fold lacks either kind of word."""
+    """A probe over the words' hidden states (at the strength in `cs` ranking gold words best), and its
+    cross-fitted score of each word; no probe when a fold lacks either kind of word."""
     X = [np.array(spans.word_hidden, dtype=np.float64) for spans in answers]
     y = [np.array(_gold_words(spans), dtype=int) for spans in answers]
     groups = np.arange(len(answers)) % folds
@@ -135,7 +142,8 @@ def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3,
     for C in cs:
         scores: dict[int, list[float]] = {}
         for k, train in enumerate(trains):
-            lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [], C)
+            lin = fit_linear(np.concatenate([X[i] for i in train]), np.concatenate([y[i] for i in train]), [],
+                             C)
             for i in range(len(answers)):
                 if groups[i] == k:
                     scores[i] = list(apply_linear(lin, X[i]))
@@ -148,7 +156,8 @@ def fit_word_probe(answers: Sequence[SpanExample], folds: int = 3,
 
 
 def _span_case(spans: SpanExample, predicted: list[tuple[int, int, float]]) -> SpanCase:
-    """The answer's gold and `predicted` (in the stripped answer's characters) as a `SpanCase` in its own characters."""
+    """The answer's gold and `predicted` (in the stripped answer's characters) as a `SpanCase` in its own
+    characters."""
     o = spans.offset
     gold = [g.model_copy(update={"start": g.start - o, "end": g.end - o}) for g in spans.gold]
     return SpanCase(spans.answer, gold, predicted)
@@ -169,7 +178,8 @@ def point(spans: SpanExample, family: FamilyRuling, probes: dict[str, Probe], mo
         if model is not None:
             rows = with_word_probe(model, _rows(spans, ps), scored)
             scores = list(1 / (1 + np.exp(-apply_linear(model.linear, np.array(rows)))))
-            found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap, model.window)
+            found = spans_of(spans.words, scores, [[] for _ in scores], model.threshold, model.max_gap,
+                             model.window)
             words = [(s.start, s.end, s.score) for s in found]
     return {"sentences": _span_case(spans, sentences), "words": _span_case(spans, words)}
 

@@ -1,9 +1,10 @@
-"""Labelling a run, one workflow for `courtroom label` and `courtroom view`: the draw (`n` cases and `2 n` spares for
-those skipped, seeded, over the cases the run's manifest lists, so a run still being written never reshuffles it: a
-case not judged yet waits in its place), each case weighed by the prior (else the run's ruling, else the court's
-measure), the labels the run's record of human judgement holds (`log.judgements`), a label given or taken back, the
-minimums of a refit, and what a refit on the labels would do after every one (`calibrate.refit`). The draw is random,
-not by uncertainty: picking by uncertainty did worse (docs/witnesses.md)."""
+"""Labelling a run, one workflow for `courtroom label` and `courtroom view`: the draw (`n` cases and `2 n`
+spares for those skipped, seeded, over the cases the run's manifest lists, so a run still being written never
+reshuffles it: a case not judged yet waits in its place), each case weighed by the prior (else the run's
+ruling, else the court's measure), the labels the run's record of human judgement holds (`log.judgements`), a
+label given or taken back, the minimums of a refit, and what a refit on the labels would do after every one
+(`calibrate.refit`). The draw is random, not by uncertainty: picking by uncertainty did worse
+(docs/witnesses.md)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ from courtroom.log.judgements import Judgement, by_case, human_label
 KEYS = {"h": "hallucinated", "f": "faithful", "s": "skip"}
 """The keys of a label: hallucinated, faithful, skip (`u` takes a label back: `undo`)."""
 STABLE_AFTER = 5
-"""Labels in a row that changed no verdict of the refit, after which more labels are said to have stopped changing
-them."""
+"""Labels in a row that changed no verdict of the refit, after which more labels are said to have stopped
+changing them."""
 
 
 class LabelSession:
@@ -52,9 +53,9 @@ class LabelSession:
         self.sync()
 
     def _prior(self, given: str | None, strict: bool) -> tuple[Prior | None, str | None]:
-        """The prior the labels refit: the one given if fitted for the run's model and court, else the shipped one for
-        its model (or none, and why); with `strict` (a prior named in the terminal), one given that does not fit is
-        refused."""
+        """The prior the labels refit: the one given if fitted for the run's model and court, else the shipped
+        one for its model (or none, and why); with `strict` (a prior named in the terminal), one given that
+        does not fit is refused."""
         names = [str(Path(given).resolve()) if Path(given).is_file() else given] if given else []
         for name in [*names, f"rulings/default.{self.model}.yaml"]:
             named = strict and name in names
@@ -73,12 +74,14 @@ class LabelSession:
                     raise
                 return None, f"the prior {name} cannot refit this run: {exc}"
             return prior, None
-        return None, (f"no prior ruling for {self.run.manifest.model}: give one fitted for the run's model and court "
-                      "(courtroom view --prior RULING, courtroom label --ruling RULING) to refit it on these labels")
+        return None, (f"no prior ruling for {self.run.manifest.model}: give one fitted for the run's model "
+                      "and court (courtroom view --prior RULING, courtroom label --ruling RULING) to refit "
+                      "it on these labels")
 
     def _import_old(self) -> str | None:
-        """The labels of the label file `courtroom view` kept beside the run before the record, imported once (while
-        the record holds no label given in a page, a terminal or a file); why it could not be, else None."""
+        """The labels of the label file `courtroom view` kept beside the run before the record, imported once
+        (while the record holds no label given in a page, a terminal or a file); why it could not be, else
+        None."""
         old = label_path(self.run.root)
         if not old.is_file() or any(j.source != "edit" for j in self.run.judgements()):
             return None
@@ -94,7 +97,8 @@ class LabelSession:
         new = {}
         for row in self.run.rows():
             if row.case_id not in self.found and row.case_id not in self.failed and row.case_id not in new:
-                judged = None if row.error is not None or row.label is None else self._judged(self.run.events(row.case_id))
+                judged = (None if row.error is not None
+                          or row.label is None else self._judged(self.run.events(row.case_id)))
                 if judged is None:
                     self.failed.add(row.case_id)
                 else:
@@ -107,7 +111,8 @@ class LabelSession:
         for case_id, (case, verdict, example) in new.items():
             if self.prior is not None and example is not None:
                 p, threshold = weighed[case_id]
-            elif self.weigher is not None and (weighing := verdict.weighing) is not None:  # the run's own ruling
+            # the run's own ruling
+            elif self.weigher is not None and (weighing := verdict.weighing) is not None:
                 p, threshold = weighing.p_hallucinated, weighing.threshold
             else:
                 p, threshold = verdict.score, self.court.threshold
@@ -121,8 +126,10 @@ class LabelSession:
         return case, verdict, example_of(events, self.court.spec.sentences, False, spans=False)
 
     def drawn(self) -> list[str]:
-        """The cases drawn, in order: `n`, then `2 n` spares, over the cases the manifest lists (else those judged)."""
-        listed = list(self.run.manifest.cases.cases) if self.run.manifest.cases else [r.case_id for r in self.run.rows()]
+        """The cases drawn, in order: `n`, then `2 n` spares, over the cases the manifest lists (else those
+        judged)."""
+        listed = (list(self.run.manifest.cases.cases)
+                  if self.run.manifest.cases else [r.case_id for r in self.run.rows()])
         return [listed[i] for i in np.random.default_rng(self.seed).permutation(len(listed))[: 3 * self.n]]
 
     def order(self) -> list[str]:
@@ -139,7 +146,8 @@ class LabelSession:
         return out
 
     def labels(self) -> dict[str, bool]:
-        """Every case a person labelled (or corrected: `audit edit`), hallucinated or not: what a refit takes."""
+        """Every case a person labelled (or corrected: `audit edit`), hallucinated or not: what a refit
+        takes."""
         return {case: label == "FAIL" for case, label in self.run.human_labels().items()
                 if case in self.found and self.found[case].example is not None}
 
@@ -149,7 +157,8 @@ class LabelSession:
         if self.prior is None:
             return self.why
         if min(sum(labels.values()), len(labels) - sum(labels.values())) < INTERCEPT_MIN_PER_CLASS:
-            return f"label at least {INTERCEPT_MIN_PER_CLASS} cases of each kind (hallucinated and faithful) to refit"
+            return (f"label at least {INTERCEPT_MIN_PER_CLASS} cases of each kind (hallucinated and "
+                    "faithful) to refit")
         return None
 
     def give(self, case_id: str, key: str, note: str = "") -> None:
@@ -159,7 +168,8 @@ class LabelSession:
         if case_id not in self.drawn():
             raise ConfigError(f"case {case_id!r} is not one of the cases drawn for labelling")
         if case_id not in self.found:
-            raise ConfigError(f"case {case_id!r} is not judged yet (the run is being written): label it once it is")
+            raise ConfigError(f"case {case_id!r} is not judged yet (the run is being written): label it once "
+                              "it is")
         self._record(case_id, KEYS[key], note)
 
     def undo(self, case_id: str) -> None:
@@ -173,8 +183,8 @@ class LabelSession:
                                               source=self.source)])  # type: ignore[arg-type]
 
     def estimate(self) -> Estimate | None:
-        """What a refit on the labels would do now (None while it cannot run; a `ConfigError` when the labels refit no
-        family), and whether the last labels changed any verdict of it (`Estimate.stable`)."""
+        """What a refit on the labels would do now (None while it cannot run; a `ConfigError` when the labels
+        refit no family), and whether the last labels changed any verdict of it (`Estimate.stable`)."""
         states = self._states()
         if self.why_not(states[-1]) is not None:
             return None
@@ -182,12 +192,14 @@ class LabelSession:
         if isinstance(now, str):
             raise ConfigError(now)
         earlier = [e for e in map(self._estimate, states[:-1]) if isinstance(e, Estimate)]
-        stable = len(earlier) == STABLE_AFTER and all(e.after[c] == now.after[c] for e in earlier for c in now.after
+        stable = len(earlier) == STABLE_AFTER and all(e.after[c] == now.after[c] for e in earlier
+                                                      for c in now.after
                                                       if c not in now.labels)
         return replace(now, stable=stable)
 
     def _states(self) -> list[dict[str, bool]]:
-        """The labels now, and as they stood before each of the last `STABLE_AFTER` judgements that changed them."""
+        """The labels now, and as they stood before each of the last `STABLE_AFTER` judgements that changed
+        them."""
         judged = self.run.judgements()
         per_case = by_case(judged)
         usable = {c for c in per_case if c in self.found and self.found[c].example is not None}

@@ -1,5 +1,6 @@
-"""The one way rulings, probes and span models are fitted: a logistic regression (scikit-learn), classes weighed
-equally, on standardised values, kept as a `Linear` of six significant digits (what a ruling file keeps)."""
+"""The one way rulings, probes and span models are fitted: a logistic regression (scikit-learn), classes
+weighed equally, on standardised values, kept as a `Linear` of six significant digits (what a ruling file
+keeps)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ def fit_linear(X: np.ndarray, y: np.ndarray, names: list[str], C: float) -> Line
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0
     model = LogisticRegression(C=C, max_iter=5000, class_weight="balanced").fit((X - mean) / scale, y)
-    return Linear(features=names, mean=six_digits(mean), scale=six_digits(scale), weights=six_digits(model.coef_[0]),
-                  intercept=float(f"{model.intercept_[0]:.6g}"))
+    return Linear(features=names, mean=six_digits(mean), scale=six_digits(scale),
+                  weights=six_digits(model.coef_[0]), intercept=float(f"{model.intercept_[0]:.6g}"))
 
 
 def average_precision(y: np.ndarray, scores: np.ndarray) -> float:
@@ -34,4 +35,5 @@ def six_digits(values: np.ndarray) -> list[float]:
 
 def apply_linear(linear: Linear, X: np.ndarray) -> np.ndarray:
     """The log-odds `linear` gives every row of `X`."""
-    return linear.intercept + ((X - np.array(linear.mean)) / np.array(linear.scale)) @ np.array(linear.weights)
+    return (linear.intercept + ((X - np.array(linear.mean)) / np.array(linear.scale))
+            @ np.array(linear.weights))

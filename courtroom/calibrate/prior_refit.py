@@ -1,6 +1,7 @@
-"""Refitting a ruling on a few labels of the user's own cases, with a fitted ruling as its prior: each family's weights
-move from the prior's, in its standardised space, under an L2 penalty of `PRIOR_PRECISION` on the
-move (the intercept nearly free), so the fewer the labels the more the prior holds; probes and span model are kept."""
+"""Refitting a ruling on a few labels of the user's own cases, with a fitted ruling as its prior: each
+family's weights move from the prior's, in its standardised space, under an L2 penalty of `PRIOR_PRECISION` on
+the move (the intercept nearly free), so the fewer the labels the more the prior holds; probes and span model
+are kept."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, word_va
 
 PRIOR_PRECISION = 10.0
 """The L2 penalty on each standardised weight's move from the prior's: a Gaussian prior of standard deviation
-1/sqrt(10), about 0.32, around it; against 30 labels it holds a weight about two thirds of the way to the prior's."""
+1/sqrt(10), about 0.32, around it; against 30 labels it holds a weight about two thirds of the way to the
+prior's."""
 INTERCEPT_PRECISION = 0.01
 """The intercept's (nearly none: it moves to where the labels put it; enough to keep it finite)."""
 WEIGHTS_MIN_PER_CLASS = 10
@@ -39,7 +41,8 @@ class PriorRefit:
 
 def refit_linear(prior: Linear, X: np.ndarray, y: np.ndarray, precision: float = PRIOR_PRECISION,
                  intercept_only: bool = False) -> Linear:
-    """`prior` moved by the labels `y` of the rows of `X`, with an L2 penalty of `precision` on the weights' move."""
+    """`prior` moved by the labels `y` of the rows of `X`, with an L2 penalty of `precision` on the weights'
+    move."""
     from scipy.optimize import minimize
 
     Z = (X - np.array(prior.mean)) / np.array(prior.scale)
@@ -49,8 +52,9 @@ def refit_linear(prior: Linear, X: np.ndarray, y: np.ndarray, precision: float =
     moving = np.zeros((len(Z), 0)) if intercept_only else Z  # the columns whose weights move
     penalty = np.concatenate([[INTERCEPT_PRECISION], np.full(moving.shape[1], precision)])
     fixed = b0 + Z @ w0  # the prior's log-odds of each label
-    # each move measured in its prior's standard deviations (a penalty of 1/2 u**2): a strong prior (--shrink 1e8, or
-    # inf: the weights held) is as well conditioned as a weak one; a step of the raw move stalled the optimiser at 0
+    # each move measured in its prior's standard deviations (a penalty of 1/2 u**2): a strong prior (--shrink
+    # 1e8, or inf: the weights held) is as well conditioned as a weak one; a step of the raw move stalled the
+    # optimiser at 0
     step = np.where(penalty > 0, 1.0 / np.sqrt(np.where(penalty > 0, penalty, 1.0)), 1.0)
     design = np.column_stack([np.ones(len(Z)), moving]) * step
     held = (penalty > 0).astype(np.float64)
@@ -88,8 +92,10 @@ def _counts(y: np.ndarray) -> str:
 
 
 def refit_families(prior: FittedRuling, examples: Sequence[Example],
-                   precision: float = PRIOR_PRECISION) -> tuple[dict[str, FamilyRuling], dict[str, Mode], list[str]]:
-    """Each family of the prior moved by the labelled examples it decides (families that decide none are kept)."""
+                   precision: float = PRIOR_PRECISION) -> tuple[dict[str, FamilyRuling], dict[str, Mode],
+                                                                list[str]]:
+    """Each family of the prior moved by the labelled examples it decides (families that decide none are
+    kept)."""
     decided: dict[str, list[Example]] = {}
     for e in examples:
         decided.setdefault(prior.family_for(e.family)[0], []).append(e)
@@ -101,14 +107,14 @@ def refit_families(prior: FittedRuling, examples: Sequence[Example],
         y = np.array([e.hallucinated for e in mine], dtype=int)
         fewest = int(min(y.sum(), len(y) - y.sum()))
         if fewest < INTERCEPT_MIN_PER_CLASS:
-            notes.append(f"the {name} family is kept as the prior's: its {len(y)} labels are {_counts(y)}, and "
-                         f"refitting it needs at least {INTERCEPT_MIN_PER_CLASS} of each kind")
+            notes.append(f"the {name} family is kept as the prior's: its {len(y)} labels are {_counts(y)}, "
+                         f"and refitting it needs at least {INTERCEPT_MIN_PER_CLASS} of each kind")
             continue
         X = np.array([inputs(prior, family.linear, e) for e in mine])
         modes[name] = "weights" if fewest >= WEIGHTS_MIN_PER_CLASS else "intercept"
         if modes[name] == "intercept":
-            notes.append(f"the {name} family's labels are {_counts(y)}: its intercept is refitted, its weights kept "
-                         f"(refitting them needs {WEIGHTS_MIN_PER_CLASS} of each kind: label "
+            notes.append(f"the {name} family's labels are {_counts(y)}: its intercept is refitted, its "
+                         f"weights kept (refitting them needs {WEIGHTS_MIN_PER_CLASS} of each kind: label "
                          f"{WEIGHTS_MIN_PER_CLASS - fewest} more of the fewer kind)")
         families[name] = family.model_copy(update={  # type: ignore[index]
             "linear": refit_linear(family.linear, X, y, precision, intercept_only=modes[name] == "intercept"),
@@ -116,8 +122,8 @@ def refit_families(prior: FittedRuling, examples: Sequence[Example],
 
     if all(mode == "kept" for mode in modes.values()):
         y = np.array([e.hallucinated for e in examples], dtype=int)
-        raise ConfigError(f"{len(y)} labels ({_counts(y)}) cannot refit the ruling: each family needs at least "
-                          f"{INTERCEPT_MIN_PER_CLASS} labels of each kind to refit its intercept, and "
+        raise ConfigError(f"{len(y)} labels ({_counts(y)}) cannot refit the ruling: each family needs at "
+                          f"least {INTERCEPT_MIN_PER_CLASS} labels of each kind to refit its intercept, and "
                           f"{WEIGHTS_MIN_PER_CLASS} of each to refit its weights; label more cases "
                           "(courtroom label RUN --n 30)")
     return families, modes, notes
@@ -125,7 +131,8 @@ def refit_families(prior: FittedRuling, examples: Sequence[Example],
 
 def refit_with_prior(prior: FittedRuling, examples: Sequence[Example], *, prior_path: str, prior_digest: str,
                      precision: float = PRIOR_PRECISION, command: str = "") -> PriorRefit:
-    """The prior ruling refitted on the labelled examples, recording its prior (path and digest) and the labels."""
+    """The prior ruling refitted on the labelled examples, recording its prior (path and digest) and the
+    labels."""
     families, modes, notes = refit_families(prior, examples, precision)
     refitted = {name: mode for name, mode in modes.items() if mode != "kept"}
     ruling = prior.model_copy(update={

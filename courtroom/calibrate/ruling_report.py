@@ -1,4 +1,5 @@
-"""What a fitted ruling is worth out of fold, by source and task family (printed, and kept in the ruling file)."""
+"""What a fitted ruling is worth out of fold, by source and task family (printed, and kept in the ruling
+file)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ def balanced_accuracy(gold: np.ndarray, pred: np.ndarray) -> float:
 
 
 def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], dict[str, object]]:
-    """Rows (cases, count, balanced accuracy, AUROC) out of fold for all, each family and source; and `evaluation`."""
+    """Rows (cases, count, balanced accuracy, AUROC) out of fold for all, each family and source; and
+    `evaluation`."""
     gold = np.array([e.hallucinated for e in fit.examples])
     thresholds = np.array([fit.ruling.family_for(e.family)[1].threshold for e in fit.examples])
     pred = fit.out_of_fold >= thresholds
@@ -30,8 +32,8 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
                sorted({e.source for e in fit.examples})]
     rows = [(name, int(m.sum()), balanced_accuracy(gold[m], pred[m]), _auroc(gold[m], fit.out_of_fold[m]))
             for name, m in groups]
-    evaluation = {"protocol": f"{int(fit.fold.max()) + 1}-fold cross-validation over groups of identical answers; "
-                              "each fold decided by a ruling (probes included) fitted on the others",
+    evaluation = {"protocol": f"{int(fit.fold.max()) + 1}-fold cross-validation over groups of identical "
+                              "answers; each fold decided by a ruling (probes included) fitted on the others",
                   "out_of_fold": {name: {"cases": n, "balanced_accuracy": round(b, 4),
                                          "auroc": None if a != a else round(a, 4)} for name, n, b, a in rows}}
     if fit.span_cases:
@@ -41,9 +43,10 @@ def ruling_table(fit: RulingFit) -> tuple[list[tuple[str, int, float, float]], d
     return rows, evaluation
 
 
-def label_scores(gold: np.ndarray, thresholds: np.ndarray, scores: dict[str, np.ndarray | None], resamples: int = 1000,
-                 seed: int = 0) -> dict[str, dict[str, object]]:
-    """Balanced accuracy (at `thresholds`) and AUROC of each set of scores, with 95% bootstrap intervals (`NAME_95`)."""
+def label_scores(gold: np.ndarray, thresholds: np.ndarray, scores: dict[str, np.ndarray | None],
+                 resamples: int = 1000, seed: int = 0) -> dict[str, dict[str, object]]:
+    """Balanced accuracy (at `thresholds`) and AUROC of each set of scores, with 95% bootstrap intervals
+    (`NAME_95`)."""
     if not (gold.any() and (~gold).any()):
         return {name: dict.fromkeys(("balanced_accuracy", "balanced_accuracy_95", "auroc", "auroc_95"))
                 for name, p in scores.items() if p is not None}
@@ -60,9 +63,11 @@ def label_scores(gold: np.ndarray, thresholds: np.ndarray, scores: dict[str, np.
 
 
 def _interval(key: str, value: float, resampled: list[float]) -> dict[str, object]:
-    """`key` and `key_95`: the value and its 95% percentile interval over the resamples (None with too few)."""
+    """`key` and `key_95`: the value and its 95% percentile interval over the resamples (None with too
+    few)."""
     low, high = percentile_interval(np.array(resampled))
-    return {key: round(value, 4), f"{key}_95": None if low is None or high is None else [round(low, 4), round(high, 4)]}
+    return {key: round(value, 4),
+            f"{key}_95": None if low is None or high is None else [round(low, 4), round(high, 4)]}
 
 
 def span_rows(evaluation: dict[str, object]) -> list[tuple[str, str, str, str, str]]:

@@ -1,8 +1,9 @@
-"""Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`): each labelled case becomes
-an `Example` for `fit_ruling`, and the ruling file is written with its out-of-fold numbers."""
+"""Fitting a court's ruling on labelled runs (`courtroom calibrate RUN... --ruling FILE`): each labelled case
+becomes an `Example` for `fit_ruling`, and the ruling file is written with its out-of-fold numbers."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -13,10 +14,10 @@ import yaml
 from courtroom.calibrate.fit_ruling import Example, RulingFit, fit_ruling
 from courtroom.calibrate.fit_spans import SpanExample
 from courtroom.case import Case, CaseVerdict
-from courtroom.clerk import Clerk
+from courtroom.clerk import CourtroomJudge
 from courtroom.clerk.rulings import check_ruling
-from courtroom.court.court import Court
-from courtroom.court.load import load_court
+from courtroom.courts import load_court
+from courtroom.courts.write import draft_court
 from courtroom.digest import content_hash
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
@@ -38,33 +39,38 @@ class LabelledRuns:
     """The examples of labelled runs of one court and model, and that court."""
 
     examples: list[Example]
-    court: Clerk | Court
+    court: CourtroomJudge
     model: str
     runs: list[str]
     projected_words: int = 0
-    """Cases whose words' states were recorded projected onto a word probe: no new word probe is fitted on them."""
+    """Cases whose words' states were recorded projected onto a word probe: no new word probe is fitted on
+    them."""
 
 
-def witness_court(audit: Audit) -> Clerk | Court:
-    """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a `ConfigError`."""
+def witness_court(audit: Audit) -> CourtroomJudge:
+    """The court of a run whose testimony a ruling weighs (a courtroom run hearing witnesses), else a
+    `ConfigError`."""
     manifest = audit.manifest
     if manifest.spec.judge.name != "courtroom":
-        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a court's "
-                          "witnesses")
+        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge: a ruling weighs a "
+                          "court's witnesses")
     court = audit.judge  # rebuilt once for the run
-    assert isinstance(court, (Clerk, Court))  # a courtroom run's judge
+    if not isinstance(court, CourtroomJudge):  # (the registry's `courtroom` judge always is)
+        raise ConfigError(f"{audit.root}: its judge is not a court")
     if court.spec.witnesses is None:
-        raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that does "
-                          "(the default court hears them)")
+        raise ConfigError(f"{audit.root}: its court ({court.spec.name}) hears no witnesses; run a court that "
+                          "does (the default court hears them)")
     return court
 
 
-def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where: str) -> None:
-    """Refuse (`ConfigError`) a ruling the run's court would not take: of another model or court, or other witnesses."""
+def check_for_run(ruling: FittedRuling, court: CourtroomJudge, model: str, where: str) -> None:
+    """Refuse (`ConfigError`) a ruling the run's court would not take: of another model or court, or other
+    witnesses."""
     if model_key(ruling.model) != model or ruling.court != court.spec.name:
-        raise ConfigError(f"{where}: the ruling was fitted for model {ruling.model!r} and court {ruling.court!r}; "
-                          f"the run was judged on {model!r} by court {court.spec.name!r}, which refuses a ruling of "
-                          f"another model or court: give one fitted for {model!r} and court {court.spec.name!r}")
+        raise ConfigError(f"{where}: the ruling was fitted for model {ruling.model!r} and court "
+                          f"{ruling.court!r}; the run was judged on {model!r} by court {court.spec.name!r}, "
+                          f"which refuses a ruling of another model or court: give one fitted for {model!r} "
+                          f"and court {court.spec.name!r}")
     try:  # the witnesses it weighs heard by the court, else every case would weigh at the ruling's means
         check_ruling(ruling, court.spec, ruling.model, where, courts=())
     except CourtError as exc:
@@ -73,8 +79,8 @@ def check_for_run(ruling: FittedRuling, court: Clerk | Court, model: str, where:
 
 def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
                hallucinated: bool | None = None, spans: bool = True) -> Example | None:
-    """A case's example from its transcript (labelled `hallucinated`, else by its gold), or None without a verdict, a
-    label or testimony; with gold spans (and `spans`), also its `SpanExample`."""
+    """A case's example from its transcript (labelled `hallucinated`, else by its gold), or None without a
+    verdict, a label or testimony; with gold spans (and `spans`), also its `SpanExample`."""
     case: Case | None = None
     verdict: CaseVerdict | None = None
     ground: list[ModelCallEvent] = []
@@ -85,7 +91,8 @@ def example_of(events: Sequence[object], splitter: SentenceSplitter = SPLITTER,
             verdict = event.verdict
         elif isinstance(event, ModelCallEvent) and event.purpose == "ground" and event.charge is None:
             ground.append(event)
-    if case is None or verdict is None or (case.label is None and hallucinated is None) or not verdict.testimony:
+    if (case is None or verdict is None or (case.label is None and hallucinated is None)
+        or not verdict.testimony):
         return None
     if hallucinated is None:
         hallucinated = case.label == "FAIL"
@@ -132,11 +139,13 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
     reading = Reading.of(case, sentence_spans(answer, splitter) or ((0, len(answer)),), ())
     spans = [tuple(s) for s in full.token_spans or ()]
     found, rows, _ = word_values(answer, reading.sentences, [0.0] * len(reading.sentences), spans,  # type: ignore[arg-type]
-                                 full.token_logprobs, bare.token_logprobs, full.token_lookback, verdict.testimony,
-                                 reading.offset)
-    word_hidden = states if full.observe is not None and states is not None and len(states) == len(found) else None
+                                 full.token_logprobs, bare.token_logprobs, full.token_lookback,
+                                 verdict.testimony, reading.offset)
+    word_hidden = (states if full.observe is not None and states is not None
+                   and len(states) == len(found) else None)
     return SpanExample(answer=answer, offset=reading.offset, words=found, rows=rows, word_hidden=word_hidden,
-                       sentence_values=[testimony_values(verdict.testimony, i) for i in range(len(reading.sentences))],
+                       sentence_values=[testimony_values(verdict.testimony, i)
+                                        for i in range(len(reading.sentences))],
                        sentence_vectors=[pass_vectors(full if full.observe is not None else None, i)
                                          for i in range(len(reading.sentences))],
                        gold=list(case.spans))
@@ -145,7 +154,7 @@ def _span_example(case: Case, verdict: CaseVerdict, ground: list[ModelCallEvent]
 def labelled_runs(run_dirs: Sequence[str | Path | Audit]) -> LabelledRuns:
     """Every labelled, judged case of the runs, which must share their court and model."""
     examples: list[Example] = []
-    court: Clerk | Court | None = None
+    court: CourtroomJudge | None = None
     model = ""
     projected = 0
     seen: dict[str, tuple[str, Path]] = {}  # a case id -> its case's digest and the run it was first found in
@@ -157,28 +166,31 @@ def labelled_runs(run_dirs: Sequence[str | Path | Audit]) -> LabelledRuns:
         if court is None:
             court, model = this, this_model
         elif (this.spec.name, this_model) != (court.spec.name, model):
-            raise ConfigError(f"{run_dir}: a run of court {this.spec.name!r} on {this_model!r}, the first run is of "
-                              f"court {court.spec.name!r} on {model!r}: a ruling is fitted for one court and one model")
+            raise ConfigError(f"{run_dir}: a run of court {this.spec.name!r} on {this_model!r}, the first "
+                              f"run is of court {court.spec.name!r} on {model!r}: a ruling is fitted for one "
+                              "court and one model")
         found, clashes = [], []
         for row in audit.rows():
             if row.label is None or (row.gold is None and row.case_id not in human):
                 continue
             digest = row.case_digest or audit.store.case(row.case_id).digest()
-            if row.case_id in seen:  # the same case in two runs counts once; another case under its id is refused
+            # the same case in two runs counts once; another case under its id is refused
+            if row.case_id in seen:
                 if seen[row.case_id][0] != digest:
                     clashes.append(row.case_id)
                 continue
             seen[row.case_id] = (digest, audit.root)
             events = list(audit.events(row.case_id))
-            example = example_of(events, this.spec.sentences, human[row.case_id] == "FAIL" if row.case_id in human else None)
+            example = example_of(events, this.spec.sentences,
+                                 human[row.case_id] == "FAIL" if row.case_id in human else None)
             if example is not None:
                 found.append(example)
                 projected += any(isinstance(e, ModelCallEvent) and e.projected_words for e in events)
         if clashes:
             raise ConfigError(f"{run_dir}: {len(clashes)} case ids name other cases in {seen[clashes[0]][1]} "
-                              f"({named(clashes)}): cases are matched across runs by id, and these would be silently "
-                              "dropped; give each dataset's cases ids of their own (an `id` column, or --field "
-                              "id=COLUMN) and judge them again")
+                              f"({named(clashes)}): cases are matched across runs by id, and these would be "
+                              "silently dropped; give each dataset's cases ids of their own (an `id` column, "
+                              "or --field id=COLUMN) and judge them again")
         if not any(e.spans is not None and e.spans.gold for e in found):  # a run whose data has no gold spans
             found = [replace(e, spans=None) for e in found]
         examples += found
@@ -187,7 +199,8 @@ def labelled_runs(run_dirs: Sequence[str | Path | Audit]) -> LabelledRuns:
     return LabelledRuns(examples, court, model, [str(r) for r in run_dirs], projected)
 
 
-def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int = 0, command: str = "") -> tuple[RulingFit, LabelledRuns]:
+def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int = 0,
+                     command: str = "") -> tuple[RulingFit, LabelledRuns]:
     """The ruling fitted on the runs' labelled cases, with its out-of-fold estimate."""
     runs = labelled_runs(run_dirs)
     witnesses = runs.court.spec.witnesses
@@ -196,12 +209,13 @@ def calibrate_ruling(run_dirs: Sequence[str | Path], folds: int = 5, seed: int =
     versions = {name: WITNESSES[name].version for name in witnesses.heard if name in heard or name in
                 {"lookback", "hidden"} & {k for e in runs.examples for k in e.vectors}}
     fit = fit_ruling(runs.examples, model=runs.model, court=runs.court.spec.name, witnesses=versions,
-                     hidden_depth=witnesses.hidden_depth if any("hidden" in e.vectors for e in runs.examples) else None,
+                     hidden_depth=witnesses.hidden_depth
+                     if any("hidden" in e.vectors for e in runs.examples) else None,
                      folds=folds, seed=seed, command=command)
     if runs.projected_words:
-        fit.notes.append(f"{runs.projected_words} cases recorded their words projected onto the ruling's word probe "
-                         "(one number a word), not their states: no word probe is fitted on them; run the court with "
-                         "--set witnesses.word_states=true to refit one")
+        fit.notes.append(f"{runs.projected_words} cases recorded their words projected onto the ruling's "
+                         "word probe (one number a word), not their states: no word probe is fitted on them; "
+                         "run the court with --set witnesses.word_states=true to refit one")
     return fit, runs
 
 
@@ -216,21 +230,20 @@ def write_ruling(fit: RulingFit | FittedRuling, path: str | Path, evaluation: di
 
 def court_with_ruling(run_dir: str | Path | Audit, ruling: str | Path, output: str | Path) -> Path:
     """Write the run's court with `ruling` filed under the run's model, and check that it loads with it."""
-    import os
-
-    from courtroom.calibrate.threshold_runs import _dump, court_data
-
     audit = Audit.of(run_dir)
     court = witness_court(audit)
     config = audit.manifest.judge_config
     model = model_key(audit.manifest.model)
     output = Path(output)
-    data = court_data(config, output)
+    draft = draft_court(config, output)
+    data = draft.data
     relative = os.path.relpath(Path(ruling).resolve(), output.resolve().parent)
     data["witnesses"]["rulings"] = {**{m: r for m, r in (court.spec.witnesses.rulings or {}).items()  # type: ignore[union-attr]
                                        if model_key(m) != model and isinstance(r, str)}, model: relative}
-    header = f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: {relative}\n"
-    atomic_write(output, header + _dump(data))
+    header = (f"# {data['name']}, with the ruling fitted by `courtroom calibrate --ruling` for {model}: "
+              f"{relative}\n")
+    for path, text in draft.files(header).items():
+        atomic_write(path, text)
     loaded = load_court(output, BackendSpec(model=model))
     if loaded.ruling is None:
         raise ConfigError(f"{output}: the court loads, but finds no ruling for {model}")

@@ -1,25 +1,21 @@
-"""Calibrating a court's verdict threshold on a labelled run (`courtroom calibrate RUN -o court.yaml`): fitted on all
-its labelled cases, estimated out of fold, and written as the run's court with that threshold."""
+"""Calibrating a court's verdict threshold on a labelled run (`courtroom calibrate RUN -o court.yaml`): fitted
+on all its labelled cases, estimated out of fold, and written as the run's court with that threshold."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from courtroom.calibrate.ruling_report import balanced_accuracy
-from courtroom.clerk import Clerk, ClerkSpec
-from courtroom.court.court import Court
-from courtroom.court.load import load_court
-from courtroom.court.personas import Persona, find_persona_file
-from courtroom.court.spec import CourtSpec
+from courtroom.clerk import CourtroomJudge
+from courtroom.courts import load_court
+from courtroom.courts.write import draft_court
 from courtroom.door.models import model_key
 from courtroom.door.spec import BackendSpec
-from courtroom.errors import ConfigError, CourtroomError, PersonaError
+from courtroom.errors import ConfigError, CourtroomError
 from courtroom.evaluate.thresholds import best_threshold, out_of_fold, stratified_folds
 from courtroom.log.audit import Audit
 from courtroom.log.files import atomic_write
@@ -73,8 +69,9 @@ class Calibration:
 def _court_config(audit: Audit) -> dict[str, Any]:
     manifest = audit.store.manifest()
     if manifest.spec.judge.name != "courtroom":
-        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge; calibrate fits a court's "
-                          "verdict threshold (courtroom runs); compare --calibrated estimates any judge's")
+        raise ConfigError(f"{audit.root} is a run of the {manifest.spec.judge.name} judge; calibrate fits a "
+                          "court's verdict threshold (courtroom runs); compare --calibrated estimates any "
+                          "judge's")
     return manifest.judge_config
 
 
@@ -84,20 +81,24 @@ def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration
     _court_config(audit)  # a courtroom run's, else refused
     manifest = audit.store.manifest()
     court = manifest.rebuild_judge(BackendSpec(model=manifest.model))
-    assert isinstance(court, (Clerk, Court))  # a courtroom run's judge
+    if not isinstance(court, CourtroomJudge):  # (the registry's `courtroom` judge always is)
+        raise ConfigError(f"{audit.root}: its judge is not a court")
     method = court.spec.aggregation.method
     if method not in METHODS:
-        raise ConfigError(f"the run's court aggregates by {method!r}, which counts rulings instead of comparing the "
-                          f"score with the threshold; calibrate fits courts that aggregate by {', '.join(METHODS)}")
+        raise ConfigError(f"the run's court aggregates by {method!r}, which counts rulings instead of "
+                          "comparing the score with the threshold; calibrate fits courts that aggregate by "
+                          f"{', '.join(METHODS)}")
     if court.ruling is not None:
-        raise ConfigError(f"{audit.root}: its verdicts were weighed by the ruling fitted for {manifest.model}, which "
-                          "the court's threshold does not decide; refit the ruling on labelled runs instead: "
-                          f"courtroom calibrate {audit.root} --ruling ruling.yaml -o court.yaml")
+        raise ConfigError(f"{audit.root}: its verdicts were weighed by the ruling fitted for "
+                          f"{manifest.model}, which the court's threshold does not decide; refit the ruling "
+                          f"on labelled runs instead: courtroom calibrate {audit.root} --ruling ruling.yaml "
+                          "-o court.yaml")
     judged = [r for r in audit.rows() if r.score is not None and r.gold is not None and r.label is not None]
     gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
     if len(judged) < 2 * folds or min(gold.sum(), (~gold).sum()) < folds:
-        raise ConfigError(f"{audit.root}: {len(judged)} labelled cases ({int(gold.sum())} FAIL, {int((~gold).sum())} "
-                          f"PASS); calibrating over {folds} folds needs at least {folds} of each label")
+        raise ConfigError(f"{audit.root}: {len(judged)} labelled cases ({int(gold.sum())} FAIL, "
+                          f"{int((~gold).sum())} PASS); calibrating over {folds} folds needs at least "
+                          f"{folds} of each label")
     charged = np.array([r.charges > 0 for r in judged], dtype=bool)
     # a case without a charge is faithful at any threshold: it ranks below every threshold in (0, 1]
     scores = np.where(charged, [float(r.score) for r in judged], -1.0)
@@ -110,15 +111,16 @@ def calibrate(run_dir: str | Path, folds: int = 5, seed: int = 0) -> Calibration
     at_current = scores >= current
     recorded = np.array([r.label == "FAIL" for r in judged])
     if (mismatch := int(np.sum(recorded != at_current))) > 0:
-        notes.append(f"{mismatch} recorded verdicts differ from score >= {current:g} (edited by hand, or a court whose "
-                     "verdict is not its score); the estimates use the scores")
+        notes.append(f"{mismatch} recorded verdicts differ from score >= {current:g} (edited by hand, or a "
+                     "court whose verdict is not its score); the estimates use the scores")
     return Calibration(
-        run=str(audit.root), model=manifest.model, method=method, cases=len(judged), charged=int(charged.sum()),
-        current=current, fitted=fitted, folds=folds,
+        run=str(audit.root), model=manifest.model, method=method, cases=len(judged),
+        charged=int(charged.sum()), current=current, fitted=fitted, folds=folds,
         at_current=_per_fold(gold, at_current, fold), calibrated=_per_fold(gold, oof, fold),
-        fold_thresholds=[_admissible(float(thresholds[fold == k][0]), scores, charged) for k in np.unique(fold)],
-        in_sample_current=balanced_accuracy(gold, at_current), in_sample_fitted=balanced_accuracy(gold, scores >= fitted),
-        notes=notes)
+        fold_thresholds=[_admissible(float(thresholds[fold == k][0]), scores, charged)
+                         for k in np.unique(fold)],
+        in_sample_current=balanced_accuracy(gold, at_current),
+        in_sample_fitted=balanced_accuracy(gold, scores >= fitted), notes=notes)
 
 
 def _admissible(threshold: float, scores: np.ndarray, charged: np.ndarray) -> float:
@@ -140,13 +142,16 @@ def _per_fold(gold: np.ndarray, pred: np.ndarray, fold: np.ndarray) -> FoldScore
 
 
 def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) -> Path:
-    """Write the run's court with `aggregation.threshold = threshold`, checked to load with only that changed."""
+    """Write the run's court with `aggregation.threshold = threshold`, checked to load with only that
+    changed."""
     audit = Audit(run_dir)
     config = _court_config(audit)
     model = audit.store.manifest().model
     output = Path(output)
-    data = court_data(config, output)
-    data["description"] = (f"Calibrated: verdict threshold {threshold:g}, fitted on {audit.root.name} ({model}). "
+    draft = draft_court(config, output)
+    data = draft.data
+    data["description"] = (f"Calibrated: verdict threshold {threshold:g}, fitted on {audit.root.name} "
+                           f"({model}). "
                            + data.get("description", "")).strip()
     aggregation = data["aggregation"]
     aggregation["threshold"] = threshold
@@ -156,83 +161,26 @@ def calibrated_court(run_dir: str | Path, threshold: float, output: str | Path) 
         del aggregation["by_model"]
     header = (f"# {data['name']}, calibrated by `courtroom calibrate {audit.root}`: aggregation.threshold "
               f"{threshold:g}, fitted on the run's labelled cases ({model})\n")
-    atomic_write(output, header + _dump(data))
+    for path, text in draft.files(header).items():
+        atomic_write(path, text)
     try:
         court = load_court(output, BackendSpec(model=model))
     except CourtroomError as exc:
         raise ConfigError(f"the calibrated court {output} does not load: {exc}") from exc
     recorded = audit.store.manifest().rebuild_judge(BackendSpec(model=model))
     if court.threshold != threshold:
-        raise ConfigError(f"{output}: the court's threshold for {model} is {court.threshold}, not {threshold}")
+        raise ConfigError(f"{output}: the court's threshold for {model} is {court.threshold}, not "
+                          f"{threshold}")
     if _without_threshold(court.config()) != _without_threshold(recorded.config()):
         raise ConfigError(f"{output} is not the run's court with only its threshold changed")
     return output
 
 
-def court_data(config: dict[str, Any], output: Path) -> dict[str, Any]:
-    """The recorded court as a court file's data, to write at `output` (its personas as that folder finds them)."""
-    output.parent.mkdir(parents=True, exist_ok=True)
-    spec = CourtSpec if config["court"].get("trial") is not None else ClerkSpec
-    data = spec.model_validate(config["court"]).model_dump(mode="json", by_alias=True, exclude={"schema_path"})
-    if "trial" in data:
-        data["trial"]["personas"] = _personas(config, data["trial"]["personas"], output)
-    return data
-
-
 def _without_threshold(config: dict[str, Any]) -> dict[str, Any]:
     """A court's configuration but for its threshold, description and the names of its personas."""
     court = {**{k: v for k, v in config["court"].items() if k != "description"},
-             "aggregation": {k: v for k, v in config["court"]["aggregation"].items() if k not in ("threshold", "by_model")}}
+             "aggregation": {k: v for k, v in config["court"]["aggregation"].items()
+                             if k not in ("threshold", "by_model")}}
     if court.get("trial") is not None:
         court["trial"] = {k: v for k, v in court["trial"].items() if k != "personas"}
     return {**{k: v for k, v in config.items() if k not in ("model", "prompt_format")}, "court": court}
-
-
-def _personas(config: dict[str, Any], named: dict[str, Any], output: Path) -> dict[str, Any]:
-    """The court's persona references: each kept when it loads as recorded, else the recorded persona written beside."""
-    original = (config["court"].get("trial") or {}).get("personas", {})
-    result: dict[str, Any] = {}
-    for role, reference in named.items():
-        names = reference if isinstance(reference, list) else [reference]
-        recorded = config["personas"][role]
-        kept = []
-        for name, persona in zip(names, recorded):
-            wanted = Persona.model_validate(persona)
-            try:
-                path = find_persona_file(name, [output.parent, output.parent.parent])  # where the court looks
-                found = Persona.from_file(path)
-            except (PersonaError, OSError):
-                found = None
-            if found is not None and found == wanted:
-                kept.append(_from_folder(name, path, output.parent))
-                continue
-            path = output.parent / f"{output.stem}.{wanted.name}.yaml"
-            atomic_write(path, _dump(wanted.model_dump(mode="json", by_alias=True, exclude_none=True)))
-            kept.append(path.name)
-        result[role] = kept if isinstance(original.get(role, reference), list) else kept[0]
-    return result
-
-
-def _from_folder(name: str, path: Path, folder: Path) -> str:
-    """A persona reference as a court file in `folder` names it: a name as it is, a relative file from `folder`."""
-    if Path(name).suffix not in (".yaml", ".yml") or Path(name).is_absolute():
-        return name
-    try:
-        return Path(os.path.relpath(path.resolve(), folder.resolve())).as_posix()
-    except ValueError:  # another drive
-        return str(path.resolve())
-
-
-class _Dumper(yaml.SafeDumper):
-    """YAML as people write it: texts of several lines as blocks (`|`)."""
-
-
-def _text(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
-
-
-_Dumper.add_representer(str, _text)
-
-
-def _dump(data: dict[str, Any]) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110)

@@ -1,5 +1,6 @@
-"""The clerk hears its witnesses: a scoring pass of the answer with the context (looking inside the model when the
-backend can), one without, and the model's own yes or no; a fitted ruling weighs them and points at words (`locate`)."""
+"""The clerk hears its witnesses: a scoring pass of the answer with the context (looking inside the model when
+the backend can), one without, and the model's own yes or no; a fitted ruling weighs them and points at words
+(`locate`)."""
 
 from __future__ import annotations
 
@@ -40,13 +41,16 @@ class Examination:
                                                                 compare=False)
 
     def vectors(self, sentence: int | None = None) -> dict[str, list[float]]:
-        """The vectors the ruling's probes read, of the whole answer (or one sentence), as far as the pass gave them."""
+        """The vectors the ruling's probes read, of the whole answer (or one sentence), as far as the pass
+        gave them."""
         at = -1 if sentence is None else sentence
         return {name: list(vectors[at]) for name, vectors in (("lookback", self.reading.lookback),
-                                                              ("hidden", self.reading.hidden)) if vectors is not None}
+                                                              ("hidden", self.reading.hidden))
+                if vectors is not None}
 
     def word_scores(self, probe: Probe | None, sentence: int | None = None) -> list[float] | None:
-        """A word probe's log-odds of the answer's (or a sentence's) words, from their states or projections (once)."""
+        """A word probe's log-odds of the answer's (or a sentence's) words, from their states or projections
+        (once)."""
         if probe is None:
             return None
         cached = self._word_scores.get(id(probe))
@@ -72,18 +76,22 @@ class Examination:
                             self.word_scores(probe, sentence))
 
 
-def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRuling | None) -> list[HallucinatedSpan]:
-    """The words of the answer found hallucinated, as spans (the ruling's span model, or the rule without one)."""
+def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRuling
+           | None) -> list[HallucinatedSpan]:
+    """The words of the answer found hallucinated, as spans (the ruling's span model, or the rule without
+    one)."""
     reading = examination.reading
     if reading.full is None or reading.bare is None or reading.token_spans is None:
         return []
-    found, rows, names = word_values(reading.answer, reading.sentences, sentence_ps, reading.token_spans, reading.full,
-                                     reading.bare, reading.token_lookback, examination.testimony, reading.offset)
+    found, rows, names = word_values(reading.answer, reading.sentences, sentence_ps, reading.token_spans,
+                                     reading.full,
+                                     reading.bare, reading.token_lookback, examination.testimony,
+                                     reading.offset)
     model = ruling.spans if ruling is not None else None
     scores = model_scores(model, rows, examination.word_scores(model.probe)) if model is not None \
         else rule_scores(rows)
-    predicted = spans_of(found, scores, names, model.threshold if model else 0.5, model.max_gap if model else 1,
-                         model.window if model else 0)
+    predicted = spans_of(found, scores, names, model.threshold if model else 0.5,
+                         model.max_gap if model else 1, model.window if model else 0)
     keyed = [{w.key for w in content_words(s)} for s in reading.context_sentences]
     out = []
     for span in predicted:
@@ -92,22 +100,25 @@ def locate(examination: Examination, sentence_ps: list[float], ruling: FittedRul
         wanted = {w.key for w in content_words(reading.answer[start:end])}
         shares = [len(wanted & k) / len(wanted) if wanted else 0.0 for k in keyed]
         closest = max(range(len(shares)), key=shares.__getitem__) if shares and max(shares) > 0 else None
-        out.append(HallucinatedSpan(start=span.start + reading.offset, end=span.end + reading.offset, text=text,
-                                    score=round(span.score, 4), named_by=list(span.named_by),
+        out.append(HallucinatedSpan(start=span.start + reading.offset, end=span.end + reading.offset,
+                                    text=text, score=round(span.score, 4), named_by=list(span.named_by),
                                     context_sentence=closest + 1 if closest is not None else None))
     return out
 
 
 def verdict_request(spec: ClerkSpec, case: Case) -> GenerationRequest:
-    """The verdict witness's question: yes or no, after the case's opening (whose KV every prompt of the case shares)."""
+    """The verdict witness's question: yes or no, after the case's opening (whose KV every prompt of the case
+    shares)."""
     user = f"{render_opening(case, splitter=spec.sentences)}\n\n{YES_NO_TASK}"
     return GenerationRequest(messages=(ChatMessage(role="system", content=OPENING_SYSTEM),
                                        ChatMessage(role="user", content=user)),
                              output_type=Literal["yes", "no"], cache_group=case.id)
 
 
-def examine(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, sentences: tuple[tuple[int, int], ...]) -> Step:
-    """Measure every sentence in the flow of the whole answer and hear the clerk's witnesses: an `Examination`."""
+def examine(spec: ClerkSpec, ruling: FittedRuling | None, case: Case,
+            sentences: tuple[tuple[int, int], ...]) -> Step:
+    """Measure every sentence in the flow of the whole answer and hear the clerk's witnesses: an
+    `Examination`."""
     witnesses = spec.witnesses
     assert witnesses is not None
     g = spec.grounding
@@ -115,15 +126,18 @@ def examine(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, sentences:
     reading = Reading.of(case, sentences, context_sentences(case, spec.sentences))
     lookback, hidden = "lookback" in witnesses.heard, "hidden" in witnesses.heard
     probe = ruling.spans.probe if ruling is not None and ruling.spans is not None else None
-    found = [(w.start, w.end) for w in reading.words] if hidden and (witnesses.word_states or probe is not None) else []
-    # a clerk that only weighs its word probe asks for each word's state projected onto it: one number, not the state
+    found = [(w.start, w.end) for w in reading.words] if hidden and (witnesses.word_states
+                                                                     or probe is not None) else []
+    # a clerk that only weighs its word probe asks for each word's state projected onto it: one number, not
+    # the state
     project = probe.direction if probe is not None and found and not witnesses.word_states else ()
     observe = Observation(spans=(*reading.sentences, (0, len(answer))), lookback=lookback,
                           hidden=(witnesses.hidden_depth,) if hidden else (), hidden_only=tuple(found),
                           project_words=project) if lookback or hidden else None
     calls = [Call(measure.scoring_request(case, answer, "full", splitter=spec.sentences, observe=observe),
                   purpose="ground", role=ROLE),
-             Call(measure.scoring_request(case, answer, "none", splitter=spec.sentences), purpose="ground", role=ROLE)]
+             Call(measure.scoring_request(case, answer, "none", splitter=spec.sentences), purpose="ground",
+                  role=ROLE)]
     asks = "verdict" in witnesses.heard and is_yes_no_question(case.question)
     if asks:
         calls.append(Call(verdict_request(spec, case), purpose="witness", role=ROLE))
@@ -137,9 +151,10 @@ def examine(spec: ClerkSpec, ruling: FittedRuling | None, case: Case, sentences:
     return Examination(measures, testimony, reading)
 
 
-def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores, observed: GenerationResponse,
-          verdict: GenerationResponse | None, words_asked: int = 0) -> Reading:
-    """The reading with what the passes gave (`words_asked`: how many words' states the scoring pass was asked for)."""
+def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores,
+          observed: GenerationResponse, verdict: GenerationResponse | None, words_asked: int = 0) -> Reading:
+    """The reading with what the passes gave (`words_asked`: how many words' states the scoring pass was asked
+    for)."""
     n = len(reading.sentences) + 1
     lookback = tuple(tuple(v for layer in span for v in layer) for span in observed.lookback) \
         if observed.lookback is not None and len(observed.lookback) == n else None
@@ -147,26 +162,30 @@ def _read(reading: Reading, full: measure.TokenScores, bare: measure.TokenScores
         if observed.hidden is not None and len(observed.hidden) >= n and observed.hidden[0] else None
     asked = observed.hidden[n:] if hidden is not None and observed.hidden is not None else []
     word_hidden, word_projection = None, None
-    if words_asked and asked and all(asked):  # (a rejudging court that asks for no words reads none it is served)
+    # (a rejudging court that asks for no words reads none it is served)
+    if words_asked and asked and all(asked):
         if len(asked) != words_asked:
-            raise CourtError(f"case {reading.case.id}: the model door gave the hidden states of {len(asked)} words "
-                             f"for the {words_asked} words of the answer it was asked for: a defect of the backend")
+            raise CourtError(f"case {reading.case.id}: the model door gave the hidden states of {len(asked)} "
+                             f"words for the {words_asked} words of the answer it was asked for: a defect of "
+                             "the backend")
         if observed.projected_words is None:
             word_hidden = tuple(tuple(span[0]) for span in asked)
         elif all(len(span[0]) == 1 for span in asked):
             word_projection = (observed.projected_words, tuple(float(span[0][0]) for span in asked))
         else:
-            raise CourtError(f"case {reading.case.id}: the model door says it projected the words' states, and gave "
-                             "more than one number a word: a defect of the backend")
+            raise CourtError(f"case {reading.case.id}: the model door says it projected the words' states, "
+                             "and gave more than one number a word: a defect of the backend")
     unheard = {capability: NOT_INSIDE.format(what=what) for capability, what, given in
-               (("attention", "attention", lookback), ("hidden_states", "hidden states", hidden)) if given is None}
+               (("attention", "attention", lookback), ("hidden_states", "hidden states", hidden))
+               if given is None}
     says_yes = None
     if verdict is not None:
         verdict.unwrap()
         says_yes = float((verdict.option_probs or {}).get("yes", 0.5))
     return replace(reading, token_spans=full.spans, full=full.logprobs, bare=bare.logprobs, lookback=lookback,
-                   token_lookback=tuple(observed.token_lookback) if lookback is not None and observed.token_lookback
-                   else None, hidden=hidden, word_hidden=word_hidden, word_projection=word_projection, says_yes=says_yes,
-                   unheard=unheard)
+                   token_lookback=tuple(observed.token_lookback) if lookback is not None
+                   and observed.token_lookback
+                   else None, hidden=hidden, word_hidden=word_hidden, word_projection=word_projection,
+                   says_yes=says_yes, unheard=unheard)
 
 

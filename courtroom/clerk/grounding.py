@@ -1,5 +1,6 @@
-"""Grounding: how well the context accounts for a statement, by the model's own likelihoods (text scored as a fixed
-continuation, nothing generated): the mean over its tokens of min(clip, log P(t | context, ...) - log P(t | ...))."""
+"""Grounding: how well the context accounts for a statement, by the model's own likelihoods (text scored as a
+fixed continuation, nothing generated): the mean over its tokens of min(clip, log P(t | context, ...) - log
+P(t | ...))."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ SYSTEM = ChatMessage(role="system", content=OPENING_SYSTEM)
 def scoring_request(case: Case, statement: str, context: Literal["full", "none", "cited"],
                     cited: Sequence[tuple[int, str]] = (), splitter: SentenceSplitter = SPLITTER,
                     observe: Observation | None = None) -> GenerationRequest:
-    """Score `statement` as the answer to the case's question after the whole context (`full`), none, or the `cited`."""
+    """Score `statement` as the answer to the case's question after the whole context (`full`), none, or the
+    `cited`."""
     if context == "full":
         user = render_opening(case, splitter=splitter)
     elif context == "cited":
@@ -74,8 +76,10 @@ class TokenScores:
         return tuple(self.spans[i] for i in self.index.within(start, end))
 
 
-def weakest_words(text: str, spans: Sequence[tuple[int, int]], gains: Sequence[float], k: int = 3) -> tuple[str, ...]:
-    """The words of `text` holding the `k` tokens the context accounts for least (lowest gain), in text order."""
+def weakest_words(text: str, spans: Sequence[tuple[int, int]], gains: Sequence[float],
+                  k: int = 3) -> tuple[str, ...]:
+    """The words of `text` holding the `k` tokens the context accounts for least (lowest gain), in text
+    order."""
     def word_at(a: int, b: int) -> tuple[int, int]:
         while a < b and text[a].isspace():
             a += 1

@@ -1,5 +1,5 @@
-"""The indictment: the clerk charges the answer's least grounded sentences or, with a ruling fitted for its model,
-those the ruling weighs as hallucinated."""
+"""The indictment: the clerk charges the answer's least grounded sentences or, with a ruling fitted for its
+model, those the ruling weighs as hallucinated."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from courtroom.witness.ruling import FittedRuling
 
 @dataclass
 class Indictment:
-    """What the indictment found: the charges, the statements not charged, and each charge's measure and sentence."""
+    """What the indictment found: the charges, the statements not charged, and each charge's measure and
+    sentence."""
 
     charges: list[Charge]
     dropped: list[DroppedCharge]
@@ -24,11 +25,13 @@ class Indictment:
     """The highest P(suspect) of any statement."""
     measures: dict[int, Measure] = field(default_factory=dict)
     sentences: dict[int, tuple[int, int]] = field(default_factory=dict)
-    """Each charge's sentence, by charge index: its index among the answer's, and where it starts in the answer."""
+    """Each charge's sentence, by charge index: its index among the answer's, and where it starts in the
+    answer."""
     examination: Examination | None = None
     """What the clerk's witnesses found (clerks that hear witnesses)."""
     weighing: Weighing | None = None
-    """How the clerk's ruling weighed the whole answer (with a ruling fitted for its model), when it decides."""
+    """How the clerk's ruling weighed the whole answer (with a ruling fitted for its model), when it
+    decides."""
     spans: list[HallucinatedSpan] = field(default_factory=list)
     """The words the witnesses find hallucinated, as spans (clerks that hear witnesses)."""
     heard: list[Testimony] = field(default_factory=list)
@@ -36,7 +39,8 @@ class Indictment:
 
 
 def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
-    """Measure every sentence; charge the least grounded (with a ruling: those it weighs most likely false)."""
+    """Measure every sentence; charge the least grounded (with a ruling: those it weighs most likely
+    false)."""
     answer = case.answer.strip()
     spans = sentence_spans(answer, spec.sentences) or ((0, len(answer)),)
     sentences = tuple(answer[a:b] for a, b in spans)
@@ -54,7 +58,8 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
         ps = [examination.weigh(ruling, i).p_hallucinated for i in range(len(sentences))]
         threshold = weighing.threshold
         charged = [] if weighing.p_hallucinated < threshold else \
-            sorted([i for i in range(len(sentences)) if ps[i] >= threshold] or [max(range(len(ps)), key=ps.__getitem__)])
+            sorted([i for i in range(len(sentences)) if ps[i] >= threshold]
+                   or [max(range(len(ps)), key=ps.__getitem__)])
     else:
         ps = [suspicion(spec, m.grounding, m) for m in measured]
         charged = [i for i in range(len(sentences)) if ps[i] >= threshold]
@@ -66,12 +71,14 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
         if i in charged:
             index = len(found.charges)
             found.measures[index], found.sentences[index] = measured[i], (i, offset + spans[i][0])
-            found.charges.append(Charge(index=index, quote=sentence, grounding=measured[i].grounding, p_suspect=ps[i],
+            found.charges.append(Charge(index=index, quote=sentence, grounding=measured[i].grounding,
+                                        p_suspect=ps[i],
                                         reason=f"the context accounts poorly for it ({note})"))
         else:
             why = (f"P(suspect) = {ps[i]:.2f} is below the threshold {threshold}" if ps[i] < threshold
                    else "the ruling finds the answer as a whole faithful" if weighing is not None
-                   and weighing.p_hallucinated < threshold else f"over the limit of {spec.max_charges} charges")
+                   and weighing.p_hallucinated < threshold else f"over the limit of {spec.max_charges} "
+                                                                "charges")
             found.dropped.append(DroppedCharge(quote=sentence, reason=note, why_dropped=why,
                                                grounding=measured[i].grounding, p_suspect=ps[i]))
     found.spans = locate(examination, ps, ruling) if examination is not None else []
@@ -80,7 +87,8 @@ def indict(spec: ClerkSpec, ruling: FittedRuling | None, case: Case) -> Step:
 
 def _note(spec: ClerkSpec, measured: Measure, p: float, weighed: bool) -> str:
     """What the clerk measured of a statement, as its charge or its dropping says it."""
-    note = (f"the ruling weighs it at P(hallucinated) = {p:.2f}; grounding {measured.grounding:+.2f} nats/token"
+    note = (f"the ruling weighs it at P(hallucinated) = {p:.2f}; grounding {measured.grounding:+.2f} "
+            "nats/token"
             if weighed else f"grounding {measured.grounding:+.2f} nats/token, P(suspect) = {p:.2f}")
     if measured.weakest:
         note += "; least accounted for: " + ", ".join(f"'{w}'" for w in measured.weakest)

@@ -1,4 +1,5 @@
-"""The clerk's measure of each statement: its grounding in the whole context, its lexical evidence, and P(suspect)."""
+"""The clerk's measure of each statement: its grounding in the whole context, its lexical evidence, and
+P(suspect)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ ROLE = "clerk"
 
 @dataclass(frozen=True)
 class StatementTokens:
-    """A statement's tokens as the clerk scored them: each one's character span (in the text scored: the answer, or
-    the statement alone) and log-probability with the whole context and with none."""
+    """A statement's tokens as the clerk scored them: each one's character span (in the text scored: the
+    answer, or the statement alone) and log-probability with the whole context and with none."""
 
     spans: tuple[tuple[int, int], ...]
     context: tuple[float, ...]
@@ -30,7 +31,8 @@ class StatementTokens:
 
 @dataclass(frozen=True)
 class Measure:
-    """A statement's grounding in the whole context, and what re-measuring it needs (bare likelihood, span)."""
+    """A statement's grounding in the whole context, and what re-measuring it needs (bare likelihood,
+    span)."""
 
     grounding: float
     bare: tuple[float, int]
@@ -43,29 +45,34 @@ class Measure:
     exhibits: tuple[str, ...] = ()
     """Those words, in the statement's order (with lexical evidence)."""
     tokens: StatementTokens | None = None
-    """The statement's tokens, for a reading of which words the context accounts for (when scored token by token)."""
+    """The statement's tokens, for a reading of which words the context accounts for (when scored token by
+    token)."""
 
 
 def suspicion(spec: ClerkSpec, grounding: float, measured: Measure) -> float:
-    """P(suspect) of a statement measured at `grounding`, with the clerk's lexical evidence when it takes it."""
+    """P(suspect) of a statement measured at `grounding`, with the clerk's lexical evidence when it takes
+    it."""
     g = spec.grounding
     lexical = 0.0 if g.lexical is None or g.lexical.scale is None else \
         (measured.unsupported - g.lexical.center) / g.lexical.scale
     return p_suspect(grounding, g.center, g.scale, lexical)
 
 
-def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str], measured: list[Measure]) -> list[Measure]:
+def with_lexical_evidence(spec: ClerkSpec, case: Case, statements: Sequence[str],
+                          measured: list[Measure]) -> list[Measure]:
     """The measures with the share of each statement's words that the context and question never use."""
     if spec.grounding.lexical is None:
         return measured
     vocabulary = Vocabulary([*case.context, case.question])
-    return [replace(m, unsupported=(evidence := vocabulary.evidence(statement)).unsupported, exhibits=evidence.words)
+    return [replace(m, unsupported=(evidence := vocabulary.evidence(statement)).unsupported,
+                    exhibits=evidence.words)
             for statement, m in zip(statements, measured)]
 
 
 def measure_statements(spec: ClerkSpec, case: Case, statements: Sequence[str],
                        spans: Sequence[tuple[int, int] | None] | None = None) -> Step:
-    """One `Measure` per statement, by the clerk's scoring mode (`spans`: where each lies in the answer, if known)."""
+    """One `Measure` per statement, by the clerk's scoring mode (`spans`: where each lies in the answer, if
+    known)."""
     g = spec.grounding
     answer = case.answer.strip()
     if g.scoring != "answer":
@@ -74,7 +81,8 @@ def measure_statements(spec: ClerkSpec, case: Case, statements: Sequence[str],
         spans = [_found(answer, s) for s in statements]
     measured: list[Measure | None] = [None] * len(statements)
     alone = [i for i, span in enumerate(spans) if span is None]
-    calls = [Call(measure.scoring_request(case, answer, c, splitter=spec.sentences), purpose="ground", role=ROLE)
+    calls = [Call(measure.scoring_request(case, answer, c, splitter=spec.sentences), purpose="ground",
+                  role=ROLE)
              for c in ("full", "none")] if len(alone) < len(statements) else []
     calls += _measure_calls(spec, case, [statements[i] for i in alone])
     responses = yield calls
@@ -94,8 +102,8 @@ def _found(answer: str, statement: str) -> tuple[int, int] | None:
     return (start, start + len(statement)) if start >= 0 else None
 
 
-def answer_measures(spec: ClerkSpec, answer: str, spans: Sequence[tuple[int, int] | None], full: measure.TokenScores,
-                    bare: measure.TokenScores) -> list[Measure | None]:
+def answer_measures(spec: ClerkSpec, answer: str, spans: Sequence[tuple[int, int] | None],
+                    full: measure.TokenScores, bare: measure.TokenScores) -> list[Measure | None]:
     """The measure of each statement at `spans` of the answer, read off its `full` and `bare` scoring."""
     clip = spec.grounding.clip
     out: list[Measure | None] = []
@@ -125,7 +133,8 @@ def _tokens(full: GenerationResponse, bare: GenerationResponse) -> StatementToke
     return StatementTokens(f.spans, f.logprobs, b.logprobs)
 
 
-def _measures(statements: Sequence[str], responses: list[GenerationResponse], clip: float | None) -> list[Measure]:
+def _measures(statements: Sequence[str], responses: list[GenerationResponse], clip: float
+              | None) -> list[Measure]:
     """Measures of statements scored alone: with `clip`, token by token; without, from total likelihoods."""
     n = len(statements)
     out = []
@@ -136,6 +145,6 @@ def _measures(statements: Sequence[str], responses: list[GenerationResponse], cl
             out.append(Measure(measure.grounding(measure.logprob(full, s), lp_bare), lp_bare, tokens=tokens))
         else:
             b = measure.TokenScores.of(bare).logprobs
-            out.append(Measure(measure.token_grounding(measure.TokenScores.of(full).logprobs, b, clip), lp_bare, b,
-                               tokens=tokens))
+            out.append(Measure(measure.token_grounding(measure.TokenScores.of(full).logprobs, b, clip),
+                               lp_bare, b, tokens=tokens))
     return out

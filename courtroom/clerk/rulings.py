@@ -1,4 +1,5 @@
-"""A ruling checked against the clerk it decides for (name, witnesses, versions, hidden depth, values) and its model."""
+"""A ruling checked against the clerk it decides for (name, witnesses, versions, hidden depth, values) and its
+model."""
 
 from __future__ import annotations
 
@@ -14,31 +15,34 @@ from courtroom.witness.spans import FEATURES, WORD_PROBE
 
 def check_ruling(ruling: FittedRuling, spec: ClerkSpec, model: str, where: str,
                  courts: Collection[str] | None = ()) -> None:
-    """A ruling decides only for the model and court it was fitted for (or one it extends, `courts`; any, `None`),
-    over the witnesses and versions it was fitted on; else refused, naming both."""
+    """A ruling decides only for the model and court it was fitted for (or one it extends, `courts`; any,
+    `None`), over the witnesses and versions it was fitted on; else refused, naming both."""
     witnesses = spec.witnesses
     assert witnesses is not None
     if model_key(ruling.model) != model_key(model):
-        raise CourtError(f"{where}: the ruling was fitted for model {ruling.model!r}, and is filed under {model!r}: "
-                         f"fit one for {model!r} (courtroom calibrate --ruling) or file it under its own model")
+        raise CourtError(f"{where}: the ruling was fitted for model {ruling.model!r}, and is filed under "
+                         f"{model!r}: fit one for {model!r} (courtroom calibrate --ruling) or file it under "
+                         "its own model")
     if courts is not None and ruling.court not in {spec.name, *courts}:
-        raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court {spec.name!r}"
+        raise CourtError(f"{where}: the ruling was fitted for court {ruling.court!r}, not for court "
+                         f"{spec.name!r}"
                          + (f" (nor for {', '.join(courts)}, which it extends)" if courts else ""))
     for name, version in ruling.witnesses.items():
         if name not in witnesses.heard:
-            raise CourtError(f"{where}: the ruling weighs witness {name!r}, which court {spec.name!r} does not hear "
-                             f"(it hears {', '.join(witnesses.heard)})")
+            raise CourtError(f"{where}: the ruling weighs witness {name!r}, which court {spec.name!r} does "
+                             f"not hear (it hears {', '.join(witnesses.heard)})")
         now = WITNESSES[name].version if name in WITNESSES else version
         if now != version:
-            raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this courtroom's "
-                             f"is version {now}: refit it (courtroom calibrate --ruling)")
+            raise CourtError(f"{where}: the ruling was fitted on witness {name!r} version {version}; this "
+                             f"courtroom's is version {now}: refit it (courtroom calibrate --ruling)")
     if unknown := unknown_features(ruling):
-        raise CourtError(f"{where}: the ruling weighs {', '.join(unknown)}, which no witness it weighs gives (a ruling "
-                         f"decided by its intercept alone is no ruling): refit it (courtroom calibrate --ruling)")
+        raise CourtError(f"{where}: the ruling weighs {', '.join(unknown)}, which no witness it weighs gives "
+                         "(a ruling decided by its intercept alone is no ruling): refit it (courtroom "
+                         "calibrate --ruling)")
     reads_states = "hidden" in ruling.probes or (ruling.spans is not None and ruling.spans.probe is not None)
     if reads_states and ruling.hidden_depth != witnesses.hidden_depth:
-        raise CourtError(f"{where}: the ruling's hidden-state probes read depth {ruling.hidden_depth}, the court's "
-                         f"witnesses.hidden_depth is {witnesses.hidden_depth}")
+        raise CourtError(f"{where}: the ruling's hidden-state probes read depth {ruling.hidden_depth}, the "
+                         f"court's witnesses.hidden_depth is {witnesses.hidden_depth}")
 
 
 def unknown_features(ruling: FittedRuling) -> list[str]:

@@ -1,5 +1,5 @@
-"""The clerk's decisions: a charge's ruling by its measurement (or the fitted ruling), and the case verdict, with the
-reason that names what decided it."""
+"""The clerk's decisions: a charge's ruling by its measurement (or the fitted ruling), and the case verdict,
+with the reason that names what decided it."""
 
 from __future__ import annotations
 
@@ -17,31 +17,36 @@ def plural(count: int, noun: str) -> str:
 
 def measured_ruling(charge: Charge, threshold: float, lead: str = "decided by the measurement",
                     note: str = "this court tries no charge") -> Ruling:
-    """The ruling on a charge by its measurement alone, P(hallucinated) = P(suspect) (`lead` and `note` say why)."""
+    """The ruling on a charge by its measurement alone, P(hallucinated) = P(suspect) (`lead` and `note` say
+    why)."""
     assert charge.p_suspect is not None
     p = charge.p_suspect
     verdict = Verdict.HALLUCINATED if p >= threshold else Verdict.SUPPORTED
     measured = f"grounding {charge.grounding:+.2f} nats/token, " if charge.grounding is not None else ""
     reason = f"{lead} ({measured}{note}); P(hallucinated) = {p:.2f}: {verdict.value}"
     confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p
-    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence, p_hallucinated=p,
+    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence,
+                  p_hallucinated=p,
                   source="measurement", rounds=0, evidence=charge.grounding, escalated=False)
 
 
 def share(aggregation: AggregationSpec, statements: Sequence[tuple[str, float]]) -> float:
-    """The expected hallucinated share of the answer: its statements' mean P, each counted once or by its length."""
+    """The expected hallucinated share of the answer: its statements' mean P, each counted once or by its
+    length."""
     weights = [len(q) if aggregation.share_by == "characters" else 1 for q, _ in statements]
     return math.fsum(w * p for w, (_, p) in zip(weights, statements)) / max(sum(weights), 1)
 
 
 def acquittal(case_id: str, dropped: list[DroppedCharge], suspicion: float, aggregation: AggregationSpec,
               threshold: float) -> CaseVerdict:
-    """The verdict when nothing was charged: faithful, scored by the statements' suspicion (below the threshold)."""
+    """The verdict when nothing was charged: faithful, scored by the statements' suspicion (below the
+    threshold)."""
     why = f" ({plural(len(dropped), 'statement')} measured, none suspect enough to charge)" if dropped else ""
     measured = [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None]
     suspicion = share(aggregation, measured) if aggregation.method == "share" and measured else suspicion
     return CaseVerdict(case_id=case_id, label="PASS", score=min(suspicion, threshold * 0.999), charges=[],
-                       dropped=dropped, reason=f"No charges were brought: every statement of the answer stands{why}.")
+                       dropped=dropped, reason="No charges were brought: every statement of the answer "
+                                               f"stands{why}.")
 
 
 def verdict_reason(method: str, threshold: float, charges: list[Charge], dropped: list[DroppedCharge],
@@ -51,12 +56,15 @@ def verdict_reason(method: str, threshold: float, charges: list[Charge], dropped
     supported = [r for r in rulings if r.verdict is not Verdict.HALLUCINATED]
     if hallucinated and guilty:
         worst = max(guilty, key=lambda r: r.p_hallucinated)
-        return f"Charge {worst.charge + 1} (\"{charges[worst.charge].quote}\") is found hallucinated: {worst.reason}"
+        return (f"Charge {worst.charge + 1} (\"{charges[worst.charge].quote}\") is found hallucinated: "
+                f"{worst.reason}")
     if hallucinated:  # by the share or mean rule with no charge convicted: the measured statements decided
         suspects = [(r.p_hallucinated, charges[r.charge].quote,
-                     f"charge {r.charge + 1}, {'not escalated' if r.source == 'measurement' else 'acquitted'}")
+                     f"charge {r.charge + 1}, "
+                     f"{'not escalated' if r.source == 'measurement' else 'acquitted'}")
                     for r in rulings]
-        suspects += [(d.p_suspect, d.quote, f"not tried: {d.why_dropped}") for d in dropped if d.p_suspect is not None]
+        suspects += [(d.p_suspect, d.quote, f"not tried: {d.why_dropped}") for d in dropped
+                     if d.p_suspect is not None]
         p, quote, how = max(suspects)
         return (f"No charge was convicted, but the case score by the {method} rule ({score:.2f}) reaches the "
                 f"threshold ({threshold:.2f}); most suspect: \"{quote}\" (P {p:.2f}, {how}).")
@@ -79,7 +87,8 @@ def aggregate(spec: AggregationSpec, threshold: float, case_id: str, charges: li
     elif spec.method == "share":
         whole_answer_tried = any(c.whole_answer for c in charges)  # the dropped are parts of it
         score = share(spec, [(c.quote, r.p_hallucinated) for c, r in zip(charges, rulings)] +
-                      [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None and not whole_answer_tried])
+                      [(d.quote, d.p_suspect) for d in dropped if d.p_suspect is not None
+                       and not whole_answer_tried])
         hallucinated = score >= threshold
     else:
         score = sum(ps) / len(ps)
@@ -90,15 +99,17 @@ def aggregate(spec: AggregationSpec, threshold: float, case_id: str, charges: li
 
 
 def testimony_ruling(charge: Charge, weighing: Weighing, testimony: list[Testimony], start: int) -> Ruling:
-    """The ruling on a charged sentence (at `start` in the answer) by a fitted ruling's weighing of its testimony."""
+    """The ruling on a charged sentence (at `start` in the answer) by a fitted ruling's weighing of its
+    testimony."""
     p = weighing.p_hallucinated
     verdict = Verdict.HALLUCINATED if p >= weighing.threshold else Verdict.SUPPORTED
     said = "; ".join(_said(testimony, start, start + len(charge.quote))[:2])
-    reason = (f"the ruling weighed its testimony at P(hallucinated) = {p:.2f} (threshold {weighing.threshold:.2f}; "
-              f"{_turned_on(weighing)}){': ' + said if said else ''}: {verdict.value}")
+    reason = (f"the ruling weighed its testimony at P(hallucinated) = {p:.2f} (threshold "
+              f"{weighing.threshold:.2f}; {_turned_on(weighing)}){': ' + said if said else ''}: "
+              f"{verdict.value}")
     confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p
-    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence, p_hallucinated=p,
-                  source="testimony", rounds=0, evidence=charge.grounding, escalated=False)
+    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence,
+                  p_hallucinated=p, source="testimony", rounds=0, evidence=charge.grounding, escalated=False)
 
 
 def _turned_on(weighing: Weighing, most: int = 3) -> str:
@@ -106,7 +117,8 @@ def _turned_on(weighing: Weighing, most: int = 3) -> str:
     toward = 1 if weighing.p_hallucinated >= weighing.threshold else -1
     parts = sorted(((v, k) for k, v in weighing.contributions.items() if k != "intercept" and v * toward > 0),
                    key=lambda vk: -abs(vk[0]))[:most]
-    return "it turned on " + ", ".join(f"{k} {v:+.2f}" for v, k in parts) if parts else "no value moved it far"
+    return ("it turned on " + ", ".join(f"{k} {v:+.2f}" for v, k in parts)
+            if parts else "no value moved it far")
 
 
 def _said(testimony: list[Testimony], start: int, end: int) -> list[str]:
@@ -118,12 +130,14 @@ def _said(testimony: list[Testimony], start: int, end: int) -> list[str]:
 
 def quoted_points(testimony: list[Testimony], answer: str, most: int = 3) -> list[str]:
     """The strongest things the witnesses pointed at, each with the words it points at."""
-    points = sorted(((p, t.witness) for t in testimony if t.heard for p in t.points), key=lambda pw: -pw[0].weight)
+    points = sorted(((p, t.witness) for t in testimony if t.heard for p in t.points),
+                    key=lambda pw: -pw[0].weight)
     return [f"'{answer[p.start:p.end]}': {p.note} ({witness})" for p, witness in points[:most]]
 
 
 def fitted_for(weighing: Weighing) -> str:
-    """The model a weighing's ruling was fitted for (`court/model/fingerprint`; a model's name may hold a slash)."""
+    """The model a weighing's ruling was fitted for (`court/model/fingerprint`; a model's name may hold a
+    slash)."""
     return weighing.ruling.split("/", 1)[-1].rsplit("/", 1)[0]
 
 
@@ -142,6 +156,7 @@ def weighed_verdict(case_id: str, answer: str, charges: list[Charge], dropped: l
         reason += "; the witnesses point at " + "; ".join(said)
     if weighing.missing:
         reason += f". Not heard, so not weighed: {', '.join(weighing.missing)}"
-    return CaseVerdict(case_id=case_id, label="FAIL" if hallucinated else "PASS", score=weighing.p_hallucinated,
-                       reason=reason + ".", rulings=rulings, charges=charges, dropped=dropped, testimony=testimony,
-                       weighing=weighing)
+    return CaseVerdict(case_id=case_id, label="FAIL" if hallucinated else "PASS",
+                       score=weighing.p_hallucinated,
+                       reason=reason + ".", rulings=rulings, charges=charges, dropped=dropped,
+                       testimony=testimony, weighing=weighing)

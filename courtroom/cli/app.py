@@ -17,10 +17,11 @@ from courtroom.report.terminal import shown
 
 app = typer.Typer(
     name="courtroom",
-    help="Decide whether a RAG answer is hallucinated, and show why. The default court measures how well the context "
-         "grounds each sentence of the answer, hears its witnesses and weighs their testimony (by a ruling fitted for "
-         "the model, else by the grounding measure), with no trial; --court full, escalated, jury or "
-         "cross_examination try each charge: a prosecutor and a defender argue it, and a judge rules.",
+    help="Decide whether a RAG answer is hallucinated, and show why. The default court measures how well the "
+         "context grounds each sentence of the answer, hears its witnesses and weighs their testimony (by a "
+         "ruling fitted for the model, else by the grounding measure), with no trial; --court full, "
+         "escalated, jury or cross_examination try each charge: a prosecutor and a defender argue it, and a "
+         "judge rules.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -44,17 +45,20 @@ class _AuditGroup(TyperGroup):
         return super().resolve_command(ctx, args)
 
 
-audit_app = typer.Typer(help="Audit a run: `courtroom audit RUN_DIR` summarises; list, show, verify, report, edit.",
+audit_app = typer.Typer(help="Audit a run: `courtroom audit RUN_DIR` summarises; list, show, verify, report, "
+                             "edit.",
                         cls=_AuditGroup, no_args_is_help=True)
 app.add_typer(audit_app, name="audit")
 
 PIPED_WIDTH = 320
-"""The width of tables printed to a pipe, a file or a CI log (no terminal to fit): wide enough not to cut a cell."""
+"""The width of tables printed to a pipe, a file or a CI log (no terminal to fit): wide enough not to cut a
+cell."""
 
 
 class CliConsole(Console):
-    """On a terminal, rich's console at the terminal's width. Piped or captured (CI logs, scripts, tests), where no
-    width is known, lines are never wrapped and tables get `PIPED_WIDTH` columns (COLUMNS still wins when set)."""
+    """On a terminal, rich's console at the terminal's width. Piped or captured (CI logs, scripts, tests),
+    where no width is known, lines are never wrapped and tables get `PIPED_WIDTH` columns (COLUMNS still wins
+    when set)."""
 
     @property
     def size(self) -> ConsoleDimensions:
@@ -77,15 +81,17 @@ err = CliConsole(stderr=True)
 
 
 def fail(message: str) -> NoReturn:
-    """Print an error (shown as the text it is: it often quotes a dataset, a run or a server) and exit with status 2."""
+    """Print an error (shown as the text it is: it often quotes a dataset, a run or a server) and exit with
+    status 2."""
     err.print(f"[bold red]error:[/] {shown(message)}")
     raise typer.Exit(2)
 
 
 @contextmanager
 def failing(path: object = None, writing: str = "") -> Iterator[None]:
-    """Fail the command (`fail`) on a `CourtroomError` in the block; with `path`, on an `OSError` too (a path that
-    cannot be read or written, a full disk), naming its file, else `path`, and what could not be `writing`."""
+    """Fail the command (`fail`) on a `CourtroomError` in the block; with `path`, on an `OSError` too (a path
+    that cannot be read or written, a full disk), naming its file, else `path`, and what could not be
+    `writing`."""
     try:
         yield
     except CourtroomError as exc:
@@ -130,7 +136,8 @@ def court_of(config: dict) -> str | None:
 
 
 def judge_title(config: dict) -> str:
-    """Who judged, from a judge's configuration: `court full (courtroom judge)`, or `rails judge` for a baseline."""
+    """Who judged, from a judge's configuration: `court full (courtroom judge)`, or `rails judge` for a
+    baseline."""
     court = court_of(config)
     return f"court {court} (courtroom judge)" if court else f"{config.get('judge')} judge"
 

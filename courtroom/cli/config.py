@@ -1,4 +1,5 @@
-"""`courtroom court`, `courtroom personas` and `courtroom transcript`: validate, describe and publish schemas."""
+"""`courtroom court`, `courtroom personas` and `courtroom transcript`: validate, describe and publish
+schemas."""
 
 from __future__ import annotations
 
@@ -14,12 +15,13 @@ from courtroom.report.terminal import shown, visible
 
 @personas_app.command("validate")
 def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files or directories."),
-                      court: str | None = typer.Option(None, help="Check each persona's role against this court "
-                                                                  "(name or file); default: the shipped courts.")) -> None:
-    """Validate persona files; report every broken one with its path, line and field (a role no court seats among
-    them)."""
+                      court: str | None = typer.Option(None, help="Check each persona's role against this "
+                                                                  "court (name or file); default: the "
+                                                                  "shipped courts.")) -> None:
+    """Validate persona files; report every broken one with its path, line and field (a role no court seats
+    among them)."""
     from courtroom.court.personas import Persona
-    from courtroom.court.validation import check_seated, seated_roles
+    from courtroom.courts.load import check_seated, seated_roles
     from courtroom.errors import PersonaError
 
     with failing():
@@ -39,7 +41,8 @@ def personas_validate(paths: list[str] = typer.Argument(..., help="Persona files
 
 
 @personas_app.command("schema")
-def personas_schema(output: str | None = typer.Option(None, "-o", "--output", help="Write to a file.")) -> None:
+def personas_schema(output: str | None = typer.Option(None, "-o", "--output",
+                                                      help="Write to a file.")) -> None:
     """Print (or write) the JSON Schema of persona files, for editor validation."""
     from courtroom.court.personas import persona_json_schema
 
@@ -52,9 +55,9 @@ def personas_schema(output: str | None = typer.Option(None, "-o", "--output", he
 
 @court_app.command("validate")
 def court_validate(court: str = typer.Argument("default", help="Court name or file.")) -> None:
-    """Validate a court: its file (and the courts it extends), its graph and its personas; `court show` prints every
-    setting it resolves to."""
-    from courtroom.court import load_court
+    """Validate a court: its file (and the courts it extends), its graph and its personas; `court show` prints
+    every setting it resolves to."""
+    from courtroom.courts import load_court
 
     with failing():
         c = load_court(court)
@@ -63,25 +66,29 @@ def court_validate(court: str = typer.Argument("default", help="Court name or fi
 
 
 def _calls_out(judge: Any) -> None:
-    """Flag every seat of the court that calls a served model: `run` calls it only with the user's --allow-host."""
+    """Flag every seat of the court that calls a served model: `run` calls it only with the user's
+    --allow-host."""
     from courtroom.door.http_client import origin
 
     trial = getattr(judge.spec, "trial", None)
     for role, seats in trial.models.items() if trial is not None else ():
         for seat in (s for s in seats if s.url):
-            key = f"the key in ${seat.api_key_env}" if seat.api_key_env else "no key (--api-key-env's at --model-url's host)"
+            key = (f"the key in ${seat.api_key_env}"
+                   if seat.api_key_env else "no key (--api-key-env's at --model-url's host)")
             grant = origin(seat.url) + (f"={seat.api_key_env}" if seat.api_key_env else "")
-            err.print("[yellow]calls out[/]: " + shown(f"role {role} speaks to model {seat.model} at {seat.url}, with "
-                                                      f"{key}: `courtroom run` calls it only with --allow-host {grant}"))
+            err.print("[yellow]calls out[/]: " + shown(f"role {role} speaks to model {seat.model} at "
+                                                       f"{seat.url}, with {key}: `courtroom run` calls it "
+                                                       f"only with --allow-host {grant}"))
 
 
 @court_app.command("show")
 def court_show(court: str = typer.Argument("default", help="Court name or file."),
-               mermaid: bool = typer.Option(False, "--mermaid", help="Print only the mermaid diagram.")) -> None:
-    """Describe a court, print every setting it resolves to (marked with the file it came from, through `extends`, or
-    `default`), and draw its trial's procedure as a mermaid diagram."""
-    from courtroom.court import load_court, read_court
-    from courtroom.court.files import resolved_settings
+               mermaid: bool = typer.Option(False, "--mermaid", help="Print only the mermaid "
+                                                                     "diagram.")) -> None:
+    """Describe a court, print every setting it resolves to (marked with the file it came from, through
+    `extends`, or `default`), and draw its trial's procedure as a mermaid diagram."""
+    from courtroom.courts import load_court, read_court
+    from courtroom.courts.files import resolved_settings
 
     with failing():
         judge, resolved = load_court(court), read_court(court)
@@ -103,7 +110,8 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
         elif isinstance(value, str) and "\n" in value.strip():
             rows += [(name, "|", where)] + [("", f"  {line}", "") for line in value.strip().splitlines()]
         else:
-            rows.append((name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), where))
+            rows.append((name, value if isinstance(value, str) else json.dumps(value, ensure_ascii=False),
+                         where))
     width = max(len(name) for name, _, _ in rows)
     for name, text, where in rows:
         print(visible(f"{name:<{width}}  {text}" + (f"  # {where}" if where else "")))
@@ -114,7 +122,7 @@ def court_show(court: str = typer.Argument("default", help="Court name or file."
 @court_app.command("schema")
 def court_schema() -> None:
     """Print the JSON Schema of court files."""
-    from courtroom.court import court_json_schema
+    from courtroom.courts import court_json_schema
 
     print(json.dumps(court_json_schema(), indent=2))
 

@@ -1,4 +1,5 @@
-"""`courtroom export`: a run's cases as CSV, Parquet or JSON Lines (one row per case), or as an inspect_ai eval log."""
+"""`courtroom export`: a run's cases as CSV, Parquet or JSON Lines (one row per case), or as an inspect_ai
+eval log."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from courtroom.report.terminal import shown
 @app.command()
 def export(
     run_dir: str = typer.Argument(..., help="Run directory."),
-    fmt: str = typer.Option("csv", "--format", "-f", help="csv, parquet, jsonl (one row per case: verdict, score, "
-                                                          "gold, correct, charges and their evidence) or inspect "
-                                                          "(an inspect_ai eval log; pip install courtroom[inspect])."),
-    output: str | None = typer.Option(None, "-o", "--output", help="The file to write (default: beside the run, "
-                                                                   "RUN.csv, RUN.parquet, RUN.jsonl, RUN.inspect.json)."),
+    fmt: str = typer.Option("csv", "--format", "-f", help="csv, parquet, jsonl (one row per case: verdict, "
+                                                          "score, gold, correct, charges and their evidence) "
+                                                          "or inspect (an inspect_ai eval log; pip install "
+                                                          "courtroom[inspect])."),
+    output: str | None = typer.Option(None, "-o", "--output", help="The file to write (default: beside the "
+                                                                   "run, RUN.csv, RUN.parquet, RUN.jsonl, "
+                                                                   "RUN.inspect.json)."),
 ) -> None:
     """Write a run's cases for other tools: pandas, spreadsheets, DuckDB, inspect_ai's log viewer."""
     from courtroom.cli.audit import open_audit

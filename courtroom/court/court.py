@@ -1,22 +1,20 @@
-"""A court: the clerk (`courtroom.clerk.Clerk`) and a trial of each of its charges, by personas in roles over the
-rounds of a procedure graph; loading (`court.load`) validates everything before any model is touched."""
+"""A court: the clerk (`courtroom.clerk.Clerk`) and a trial of each of its charges, by personas in roles over
+the rounds of a procedure graph; its loader (`courtroom.courts`) validates everything before any model is
+touched."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from courtroom.case import Case, VariantVerdict
 from courtroom.clerk import Clerk
 from courtroom.clerk.verdict import plural
 from courtroom.court.bench import Bench
-from courtroom.court.files import CourtFile, load_rulings, with_overrides
 from courtroom.court.personas import Persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.program import court_case
-from courtroom.court.spec import CourtSpec
-from courtroom.court.validation import check_new_roles, load_personas, set_personas, set_roles, validate
+from courtroom.court.spec import CourtSpec, with_overrides
 from courtroom.door.backend import Backend
 from courtroom.door.http_client import origin
 from courtroom.door.recorded import RecordedCalls
@@ -24,73 +22,40 @@ from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import Event, ModelCallEvent
 from courtroom.engine.judge import Judge
 from courtroom.engine.lockstep import Program, Transcript, run_lockstep
-from courtroom.errors import CourtError
 from courtroom.witness.ruling import FittedRuling
-from courtroom.yamlio import Locator, validate_as
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "measurement only": {"trial.judge_weight": 0.0},
     "agents only": {"trial.judge_weight": 1.0, "aggregation.method": "any"},
 }
-"""The court's debate gain is measured against its measurement alone (every ruling the charge's measured evidence)
-and its agents alone (every ruling the court's own; any ruling convicts): the same charges, the gap the trial's."""
+"""The court's debate gain is measured against its measurement alone (every ruling the charge's measured
+evidence) and its agents alone (every ruling the court's own; any ruling convicts): the same charges, the gap
+the trial's."""
 
 
 class Court(Judge):
-    """The clerk and a trial of its charges: the clerk's indictment, a trial per charge over rounds, then the verdict."""
+    """The clerk and a trial of its charges: the clerk's indictment, a trial per charge over rounds, then the
+    verdict."""
 
     name = Clerk.name
 
     def __init__(self, spec: CourtSpec, personas: dict[str, list[Persona]],
-                 backend: Backend | BackendSpec | None = None, *, source: str | None = None, **options: Any) -> None:
+                 backend: Backend | BackendSpec | None = None, *, source: str | None = None,
+                 **options: Any) -> None:
         super().__init__(backend, **options)
-        self.clerk = Clerk(spec, self._backend or self.backend_spec, source=source, window=self.window,
+        self.clerk: Clerk[CourtSpec] = Clerk(spec, self._backend or self.backend_spec, source=source,
+                                             window=self.window,
                            prompt_format=self.prompt_format)
         self.personas = personas
         self.source = source
         self._procedure: tuple[object, Procedure] | None = None
         self._variants: dict[str, Court] = {}
 
-    # -- loading ---------------------------------------------------------------------------------
-    @classmethod
-    def from_file(cls, court: CourtFile, backend: Backend | BackendSpec | None = None, **options: Any) -> Court:
-        """The court of a resolved court file with a trial (its `overrides` applied, its personas and rulings read)."""
-        spec = written = validate_as(CourtSpec, court.data, court.path, CourtError, locator=court.locator)
-        if overrides := options.pop("overrides", None) or {}:  # before the personas load (`--set trial.personas.X`)
-            spec = with_overrides(spec, overrides)
-        given = set_roles(spec, overrides)
-        check_new_roles(written, spec, given)
-        personas = load_personas(spec, court.path, court.locator, skip=given, origin=court.origin)
-        personas = set_personas(spec, personas, given, [court.path.parent, court.path.parent.parent])
-        spec = load_rulings(spec, court.path, court.locator, courts=court.lineage, origin=court.origin)
-        validate(spec, personas, court.path, court.locator)
-        return cls(spec, personas, backend, source=str(court.path), **options)
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
-                    source: str = "<manifest>", **options: Any) -> Court:
-        """Rebuild a court from a run manifest's recorded settings and personas, not from disk."""
-        spec = recorded = validate_as(CourtSpec, config["court"], source, CourtError, field=("judge", "court"))
-        if overrides := options.pop("overrides", None) or {}:
-            spec = with_overrides(spec, overrides)
-        spec = load_rulings(spec, Path(source), Locator(""), courts=None)
-        people = config.get("personas", {})
-        if not isinstance(people, dict) or not all(isinstance(p, list) for p in people.values()):
-            raise CourtError(f"{source}: field judge.personas: expected each role's list of personas")
-        personas = {role: [validate_as(Persona, p, source, CourtError, field=("judge", "personas", role, i))
-                           for i, p in enumerate(seated)] for role, seated in people.items()}
-        check_new_roles(recorded, spec, set_roles(spec, overrides))
-        changed = {role for role in set_roles(spec, overrides)
-                   if spec.trial.personas[role] != recorded.trial.personas.get(role)}
-        personas = set_personas(spec, personas, changed, [])  # a persona set to the one recorded stays as recorded
-        validate(spec, personas, Path(source), Locator(""))
-        return cls(spec, personas, backend, source=source, prompt_format=config["prompt_format"], **options)
-
     # -- the clerk's part --------------------------------------------------------------------------
     @property
     def spec(self) -> CourtSpec:
         """The court's settings: the clerk's and the trial's."""
-        return self.clerk.spec  # type: ignore[return-value]  # a court's clerk holds the court's settings
+        return self.clerk.spec
 
     @spec.setter
     def spec(self, spec: CourtSpec) -> None:
@@ -120,21 +85,23 @@ class Court(Judge):
     @property
     def bench(self) -> Bench:
         """The court as its trials read it, with the threshold for its model."""
-        return Bench(self.spec, self.spec.trial, self.personas, self.procedure, self.threshold, self.prompt_format,
-                     self.seat_keys())
+        return Bench(self.spec, self.spec.trial, self.personas, self.procedure, self.threshold,
+                     self.prompt_format, self.seat_keys())
 
     def seat_keys(self) -> dict[str, list[str | None]]:
         """Role -> the seat each of its personas speaks through (`trial.models`; None: the run's model)."""
         keys: dict[str, list[str | None]] = {}
         for role, seats in self.spec.trial.models.items():
             count = len(self.personas.get(role, ())) or 1
-            keys[role] = [None if (seat := seats[i if len(seats) > 1 else 0]).url is None and seat.model == self.model
+            keys[role] = [None if (seat := seats[i if len(seats) > 1 else 0]).url is None
+                          and seat.model == self.model
                           else seat.key for i in range(count)]
         return keys
 
     def seats(self) -> dict[str, BackendSpec]:
-        """The further models the court's roles speak through, by seat key: one named alone runs in this process, one
-        with a `url` is served with its seat's key, else the run's key at the run's host (`courtroom.runs.hosts`)."""
+        """The further models the court's roles speak through, by seat key: one named alone runs in this
+        process, one with a `url` is served with its seat's key, else the run's key at the run's host
+        (`courtroom.runs.hosts`)."""
         run = self.backend_spec
         specs: dict[str, BackendSpec] = {}
         for role, keys in self.seat_keys().items():
@@ -144,7 +111,8 @@ class Court(Judge):
                     specs[seat.key] = BackendSpec.of(
                         model=seat.model, url=seat.url, engine=run.engine,
                         **({"device": run.device, "dtype": run.dtype} if local and seat.url is None else {}),
-                        **({"api_key_env": seat.api_key_env or (run.api_key_env if run.url and origin(run.url) ==
+                        **({"api_key_env": seat.api_key_env
+                            or (run.api_key_env if run.url and origin(run.url) ==
                                                                 origin(seat.url) else None),
                             "concurrency": run.concurrency, "timeout": run.timeout} if seat.url else {}))
         return specs
@@ -155,7 +123,8 @@ class Court(Judge):
         return {key: wanted[key] for key in self.seats()}
 
     def config(self) -> dict[str, Any]:
-        return {**self.clerk.config(), "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
+        return {**self.clerk.config(),
+                "personas": {role: [p.model_dump(mode="json", by_alias=True) for p in people]
                                                     for role, people in self.personas.items()}}
 
     def needs_text_scoring(self) -> str | None:
@@ -164,19 +133,21 @@ class Court(Judge):
             return self.clerk.needs_text_scoring()
         if trial.reading == "likelihood":
             return "trial.reading: likelihood reads each move's citation off the model's likelihoods"
-        return f"trial.judge_weight: {trial.judge_weight:g} weighs measured evidence" if trial.judge_weight < 1.0 \
-            else None
+        if trial.judge_weight < 1.0:
+            return f"trial.judge_weight: {trial.judge_weight:g} weighs measured evidence"
+        return None
 
     def variant(self, name: str) -> Court:
         """This court with one of the `VARIANTS` applied (same personas, model and prompt format)."""
         if name not in self._variants:
             spec = with_overrides(self.spec, VARIANTS[name])
-            self._variants[name] = Court(spec, self.personas, self._backend or self.backend_spec, source=self.source,
-                                         window=1, prompt_format=self.prompt_format)
+            self._variants[name] = Court(spec, self.personas, self._backend or self.backend_spec,
+                                         source=self.source, window=1, prompt_format=self.prompt_format)
         return self._variants[name]
 
     def variants(self, case: Case, events: Sequence[Event]) -> dict[str, VariantVerdict]:
-        """The case decided by the court's measurement alone and by its agents alone, from its recorded calls."""
+        """The case decided by the court's measurement alone and by its agents alone, from its recorded
+        calls."""
         calls = [e for e in events if isinstance(e, ModelCallEvent)]
         decided = {}
         for name in VARIANTS:
@@ -207,6 +178,6 @@ class Court(Judge):
         rounds = plural(trial.max_rounds, "round")
         band = trial.escalation
         tried = (f"at most {charges}, each tried for at most {rounds}" if band is None else
-                 f"at most {charges}, those measured at P(suspect) in [{band.low:g}, {band.high:g}] tried for at most "
-                 f"{rounds}")
+                 f"at most {charges}, those measured at P(suspect) in [{band.low:g}, {band.high:g}] tried "
+                 f"for at most {rounds}")
         return f"{self.spec.name}: {people}; {tried}; aggregation {self.spec.aggregation.method}"

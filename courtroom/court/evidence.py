@@ -32,9 +32,9 @@ def grounding_in_cited(bench: Bench, case: Case, charge: Charge, measured: Measu
 
 def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None,
                    reading: Reading | None = None) -> Step:
-    """P(hallucinated) from the charge's grounding in the whole context or the cited sentences, whichever accounts for
-    it better (the defence carries the burden of proof); the note that says so, and the grounding weighed. A single
-    sentence the model read the charge against (`reading`) is not scored again."""
+    """P(hallucinated) from the charge's grounding in the whole context or the cited sentences, whichever
+    accounts for it better (the defence carries the burden of proof); the note that says so, and the grounding
+    weighed. A single sentence the model read the charge against (`reading`) is not scored again."""
     sentences = context_sentences(case, bench.spec.sentences)
     cited = sorted({e.grounds.sentence for e in entries if e.role in bench.trial.evidence_roles and e.grounds
                     and e.grounds.sentence is not None and 1 <= e.grounds.sentence <= len(sentences)})
@@ -42,14 +42,16 @@ def weigh_evidence(bench: Bench, case: Case, charge: Charge, entries: list[Entry
         [measured] = yield from measure_statements(bench.spec, case, [charge.quote])
     best = measured.grounding
     cited_grounding = None
-    if len(cited) == 1 and reading is not None and reading.how == "likelihood" and cited[0] in reading.grounding:
+    if (len(cited) == 1 and reading is not None and reading.how == "likelihood"
+        and cited[0] in reading.grounding):
         cited_grounding = reading.grounding[cited[0]]
     elif cited:
         cited_grounding = yield from grounding_in_cited(bench, case, charge, measured,
                                                         [(i, sentences[i - 1]) for i in cited])
     if cited_grounding is not None:
         best = max(best, cited_grounding)
-    return suspicion(bench.spec, best, measured), evidence_note(measured.grounding, cited_grounding, cited), best
+    return (suspicion(bench.spec, best, measured), evidence_note(measured.grounding, cited_grounding, cited),
+            best)
 
 
 def evidence_note(full: float, cited: float | None, sentences: list[int]) -> str:

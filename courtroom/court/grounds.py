@@ -1,7 +1,7 @@
-"""What a trial's moves rest on, chosen from a charge's reading (`courtroom.clerk.reading`) instead of generated: the
-prosecution's words of the statement the context accounts for least and the sentence that speaks to them, the
-defence's sentence that states it (the one that accounts best for the most of its words), each quote checked where it
-says it stands. Nothing here is weighed."""
+"""What a trial's moves rest on, chosen from a charge's reading (`courtroom.clerk.reading`) instead of
+generated: the prosecution's words of the statement the context accounts for least and the sentence that
+speaks to them, the defence's sentence that states it (the one that accounts best for the most of its words),
+each quote checked where it says it stands. Nothing here is weighed."""
 
 from __future__ import annotations
 
@@ -14,14 +14,16 @@ from courtroom.text.quotes import found_at, passage, quoted_in
 from courtroom.text.words import content_words
 
 ACCOUNTS = 1.0
-"""A source accounts for a word when it makes it this much likelier than no context (nats: e times), or, read by
-words, uses it (1): the prosecution's quote runs over words no source accounts for, the defence counts those it does."""
+"""A source accounts for a word when it makes it this much likelier than no context (nats: e times), or, read
+by words, uses it (1): the prosecution's quote runs over words no source accounts for, the defence counts
+those it does."""
 QUOTE_WORDS = 5
 """The most content words a prosecution's quote holds."""
 
 
 def _quote(text: str, start: int, end: int, within: str | None = None) -> Quote:
-    """The words of `text` at [start, end), checked: found there (and inside `within`, the charged statement)."""
+    """The words of `text` at [start, end), checked: found there (and inside `within`, the charged
+    statement)."""
     words = text[start:end]
     verified = found_at(words, text, start, end) and (within is None or quoted_in(words, within))
     return Quote(text=words, start=start, end=end, verified=verified)
@@ -32,8 +34,8 @@ def _cited(reading: Reading, number: int | None, keys: set[str], scores: dict[in
     if number is None:
         return Grounds(reading=reading.how, scores=scores)
     sentence = reading.sentences[number - 1]
-    return Grounds(reading=reading.how, sentence=number, found=True, passage=_quote(sentence, *passage(sentence, keys)),
-                   scores=scores)
+    return Grounds(reading=reading.how, sentence=number, found=True,
+                   passage=_quote(sentence, *passage(sentence, keys)), scores=scores)
 
 
 def _best(scores: dict[int, float]) -> int | None:
@@ -43,11 +45,13 @@ def _best(scores: dict[int, float]) -> int | None:
 
 
 def defence(reading: Reading) -> Grounds:
-    """The defence's pieces: the sentence that accounts for the most of the statement's words (a word for which it is
-    the best source, by at least `ACCOUNTS` than without it; then the one that accounts best for the whole),
-    else the one that makes the whole likelier than no context; and its words that say it. None when neither is."""
+    """The defence's pieces: the sentence that accounts for the most of the statement's words (a word for
+    which it is the best source, by at least `ACCOUNTS` than without it; then the one that accounts best for
+    the whole), else the one that makes the whole likelier than no context; and its words that say it. None
+    when neither is."""
     cut = ACCOUNTS
-    best = [max(reading.support, key=lambda n: (reading.support[n][i], -n)) for i in range(len(reading.words))] \
+    best = [max(reading.support, key=lambda n: (reading.support[n][i], -n))
+            for i in range(len(reading.words))] \
         if reading.support else []
     for_words = Counter(n for i, n in enumerate(best) if reading.support[n][i] >= cut)
     number = max(for_words, key=lambda n: (for_words[n], reading.grounding[n], -n)) if for_words else \
@@ -57,8 +61,9 @@ def defence(reading: Reading) -> Grounds:
 
 
 def unaccounted(reading: Reading) -> tuple[int, int] | None:
-    """The prosecution's quote, as words of the answer: the run of adjacent words no source accounts for, around
-    the one least accounted for (that word alone when every word is accounted for); None without content words."""
+    """The prosecution's quote, as words of the answer: the run of adjacent words no source accounts for,
+    around the one least accounted for (that word alone when every word is accounted for); None without
+    content words."""
     if not reading.words:
         return None
     best = reading.accounted()
@@ -76,7 +81,8 @@ def unaccounted(reading: Reading) -> tuple[int, int] | None:
 
 
 def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
-    """[start, end) widened to the whitespace around it (`Wi-Fi`, `$32`), without the punctuation that ends a word."""
+    """[start, end) widened to the whitespace around it (`Wi-Fi`, `$32`), without the punctuation that ends a
+    word."""
     while start > 0 and not text[start - 1].isspace():
         start -= 1
     while end < len(text) and not text[end].isspace():
@@ -89,13 +95,14 @@ def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def prosecution(reading: Reading) -> Grounds:
-    """The prosecution's pieces: the words of the statement the context accounts for least, and the sentence that
-    speaks to them (of those that name one of them, the one that accounts for them best; else the one that accounts
-    for them, or else for the rest of the statement, better than no context), or none."""
+    """The prosecution's pieces: the words of the statement the context accounts for least, and the sentence
+    that speaks to them (of those that name one of them, the one that accounts for them best; else the one
+    that accounts for them, or else for the rest of the statement, better than no context), or none."""
     span = unaccounted(reading)
     if span is None:  # no content word ("Yes."): the statement itself
         start = max(reading.answer.find(reading.statement), 0)
-        quote = _quote(reading.answer, *_whole_words(reading.answer, start, start + len(reading.statement.rstrip())),
+        quote = _quote(reading.answer, *_whole_words(reading.answer, start,
+                                                     start + len(reading.statement.rstrip())),
                        within=reading.statement)
         return Grounds(reading=reading.how, answer=quote, scores={})
     inside = [i for i, w in enumerate(reading.words) if span[0] <= w.start and w.end <= span[1]]

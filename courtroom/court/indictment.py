@@ -1,4 +1,5 @@
-"""Charges the `clerk` persona drafts (`trial.charges: drafted`); unfound quotes, duplicates and extras are dropped."""
+"""Charges the `clerk` persona drafts (`trial.charges: drafted`); unfound quotes, duplicates and extras are
+dropped."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ CLERK = "clerk"
 
 
 def draft_charges(bench: Bench, case: Case) -> Step:
-    """The clerk's persona drafts charges; quotes not found in the answer, duplicates and extras are dropped."""
+    """The clerk's persona drafts charges; quotes not found in the answer, duplicates and extras are
+    dropped."""
     clerk = bench.persona(CLERK)
     k = bench.spec.max_charges
     template = {"charge": NO_CHARGE, "round": 0, "max_rounds": bench.trial.max_rounds}

@@ -1,6 +1,6 @@
-"""Move payloads: the JSON each move carries (a registered model below, or an inline list of text fields in the court),
-and the outputs of the clerk and of a verdict. Reasons come before conclusions, and every text is whole sentences of
-bounded length, so no argument is empty or cut mid-word; `none` carries nothing."""
+"""Move payloads: the JSON each move carries (a registered model below, or an inline list of text fields in
+the court), and the outputs of the clerk and of a verdict. Reasons come before conclusions, and every text is
+whole sentences of bounded length, so no argument is empty or cut mid-word; `none` carries nothing."""
 
 from __future__ import annotations
 
@@ -26,15 +26,15 @@ _NUMBER = r"[$€£]?(?:[0-9]{1,3}(?:,[0-9]{3}){1,3}|[0-9]{1,4})(?:\.[0-9]{1,4})
 _OPEN, _CLOSE, _JOIN = r"[(\['‘]?", r"[)\]'’]{0,2}", r"[,;:]?"
 SENTENCE = (rf"{_OPEN}[A-Z][A-Za-z]{{0,23}}(?:['’-][A-Za-z]{{1,24}}){{0,3}}{_CLOSE}{_JOIN}"
             rf"(?: {_OPEN}(?:{_WORD}|{_NUMBER}){_CLOSE}{_JOIN}){{2,29}}[.!?]")
-"""One sentence of 3 to 30 words: it opens with a capitalised word; each word is letters (at most 24, with up to three
-inner apostrophes or hyphens) or a number (up to four digits, or thousands by commas after one to three; one decimal point and at most four
-decimals; a currency sign or a percent),
-between optional single quotes or brackets (a citation: "[2]"; no double quote, which xgrammar lets through
-unescaped, breaking the JSON), with an optional comma, semicolon or colon after it; single spaces between; its end
-punctuation right after a whole word. So no text is a run of digits and dots, a word cut at a hyphen, a fragment, or
-longer than a generation's token budget (SmolLM2-135M wrote "1.1.1.1..." in 44 of 151 texts under a pattern of any
-characters, "29,30,31,..." to the token limit under one whose numbers were unbounded, and "1000,000,000,000,000"
-under one that let four digits open a number with thousands)."""
+"""One sentence of 3 to 30 words: it opens with a capitalised word; each word is letters (at most 24, with up
+to three inner apostrophes or hyphens) or a number (up to four digits, or thousands by commas after one to
+three; one decimal point and at most four decimals; a currency sign or a percent), between optional single
+quotes or brackets (a citation: "[2]"; no double quote, which xgrammar lets through unescaped, breaking the
+JSON), with an optional comma, semicolon or colon after it; single spaces between; its end punctuation right
+after a whole word. So no text is a run of digits and dots, a word cut at a hyphen, a fragment, or longer than
+a generation's token budget (SmolLM2-135M wrote "1.1.1.1..." in 44 of 151 texts under a pattern of any
+characters, "29,30,31,..." to the token limit under one whose numbers were unbounded, and
+"1000,000,000,000,000" under one that let four digits open a number with thousands)."""
 ONE_SENTENCE = rf"^{SENTENCE}$"
 """One sentence, whole: what every text of a move payload is (a reason, a note, a question)."""
 
@@ -114,7 +114,8 @@ def payload_model(spec: str | InlinePayload) -> type[Payload]:
     if isinstance(spec, InlinePayload):
         return _inline_model(spec.model_dump_json())
     if spec not in PAYLOADS:
-        raise CourtError(f"unknown payload {spec!r}; registered payloads: {sorted(PAYLOADS)}, or declare one inline")
+        raise CourtError(f"unknown payload {spec!r}; registered payloads: {sorted(PAYLOADS)}, or declare one "
+                         "inline")
     return PAYLOADS[spec]
 
 
@@ -122,7 +123,8 @@ def payload_model(spec: str | InlinePayload) -> type[Payload]:
 def _inline_model(spec_json: str) -> type[Payload]:
     spec = InlinePayload.model_validate_json(spec_json)
     fields: dict[str, Any] = {
-        name: (str, Field(max_length=f.max_length, description=f.description)) for name, f in spec.fields.items()
+        name: (str, Field(max_length=f.max_length, description=f.description))
+        for name, f in spec.fields.items()
     }
     return create_model(spec.name, __base__=Payload, **fields)
 

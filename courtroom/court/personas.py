@@ -1,15 +1,15 @@
-"""Personas: who sits in the court, in YAML: a role, sampling settings and a Liquid template of instructions over
-`TEMPLATE_VARIABLES`, rendered strictly and checked when the file loads."""
+"""Personas: who sits in the court, in YAML: a role, sampling settings and a Liquid template of instructions
+over `TEMPLATE_VARIABLES`, rendered strictly and checked when the file loads."""
 
 from __future__ import annotations
 
 from functools import lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from courtroom.court.files import shipped_dir
 from courtroom.court.templates import render_template
 from courtroom.door.requests import Sampling
 from courtroom.errors import PersonaError
@@ -33,7 +33,8 @@ def _sample_context() -> dict[str, Any]:
 class Persona(BaseModel):
     """An agent of the court, as written in a persona YAML file."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True,
+                              populate_by_name=True)
 
     schema_path: str | None = Field(default=None, alias="$schema")
     """Optional JSON schema reference for editors (ignored)."""
@@ -44,11 +45,13 @@ class Persona(BaseModel):
     description: str = Field(min_length=1)
     """One line on who this is; shown to auditors, and available to the template."""
     instructions: str = Field(min_length=1)
-    """Liquid template of the persona's instructions, rendered for every turn (`courtroom.court.templates`)."""
+    """Liquid template of the persona's instructions, rendered for every turn
+    (`courtroom.court.templates`)."""
     sampling: Sampling = Sampling(max_new_tokens=160)
     """Temperature, token limit and seed of this persona's generations."""
     model: str | None = None
-    """Refused: a persona file is a role's words, for any model; the court seats a role on one (`trial.models`)."""
+    """Refused: a persona file is a role's words, for any model; the court seats a role on one
+    (`trial.models`)."""
 
     @field_validator("instructions")
     @classmethod
@@ -66,12 +69,14 @@ class Persona(BaseModel):
     @classmethod
     def _no_model_override(cls, value: str | None) -> str | None:
         if value is not None:
-            raise ValueError("a persona file names no model: seat its role on one in the court (trial.models.ROLE: "
-                             f"{value}, or --set trial.models.ROLE={value}); remove this field")
+            raise ValueError("a persona file names no model: seat its role on one in the court "
+                             f"(trial.models.ROLE: {value}, or --set trial.models.ROLE={value}); remove this "
+                             "field")
         return value
 
     def render(self, **context: Any) -> str:
-        """The instructions for one turn (the template renders over a copy of `context`: it cannot change it)."""
+        """The instructions for one turn (the template renders over a copy of `context`: it cannot change
+        it)."""
         persona = {"name": self.name, "role": self.role, "description": self.description}
         return render_template(self.instructions, dict(persona=persona, role=self.role, **context)).strip()
 
@@ -87,7 +92,8 @@ def persona_json_schema() -> dict[str, Any]:
 
 
 def find_persona_file(name: str, search: list[Path] | None = None) -> Path:
-    """A persona by path or by name, in the search directories first, then the working directory or the shipped ones."""
+    """A persona by path or by name, in the search directories first, then the working directory or the
+    shipped ones."""
     as_path = Path(name)
     if as_path.suffix in (".yaml", ".yml"):
         places = [as_path] if as_path.is_absolute() else [*(Path(d) / as_path for d in search or []), as_path]
@@ -121,6 +127,11 @@ def load_persona(name: str, search: list[Path] | None = None) -> Persona:
     """Find and load a persona by name or path."""
     path = find_persona_file(name, search)
     return _load_cached(str(path.resolve()), path.stat().st_mtime)
+
+
+def shipped_dir() -> Path:
+    """The directory of the personas and courts shipped with courtroom (`personas/` of the repository)."""
+    return Path(str(resources.files("courtroom.shipped")))
 
 
 def shipped_personas() -> list[Path]:

@@ -1,6 +1,7 @@
-"""The court procedure as a graph (networkx): nodes are turns bound to roles, edges are moves. The legal moves at a node
-are its out-edges' labels; a `new_round` move is illegal at the round limit, which forces a ruling. Edges end at a node
-or a verdict: `acquit`, `convict`, `ruling` (the mover's verdict) or `jury` (the jury rule's)."""
+"""The court procedure as a graph (networkx): nodes are turns bound to roles, edges are moves. The legal moves
+at a node are its out-edges' labels; a `new_round` move is illegal at the round limit, which forces a ruling.
+Edges end at a node or a verdict: `acquit`, `convict`, `ruling` (the mover's verdict) or `jury` (the jury
+rule's)."""
 
 from __future__ import annotations
 
@@ -97,7 +98,8 @@ class Procedure:
         return [e for e in self.spec.edges if e.source == node]
 
     def legal_moves(self, node: str, round: int, max_rounds: int, exchange_rounds: int = 0) -> list[EdgeSpec]:
-        """The moves the model may choose at `node` in `round`: no new round at the limit, no exit while exchanging."""
+        """The moves the model may choose at `node` in `round`: no new round at the limit, no exit while
+        exchanging."""
         return [e for e in self.moves(node) if not (e.new_round and round >= max_rounds)
                 and not (e.to in EXITS and round <= exchange_rounds)]
 
@@ -119,12 +121,15 @@ class Procedure:
         for i, edge in enumerate(spec.edges):
             where = ("graph", "edges", i)
             if edge.source not in spec.nodes:
-                problems.append(GraphProblem(where + ("from",), f"move {edge.move!r} starts at unknown node {edge.source!r}"))
+                problems.append(GraphProblem(where + ("from",), f"move {edge.move!r} starts at unknown node "
+                                                                f"{edge.source!r}"))
             if edge.to not in spec.nodes and edge.to not in TERMINALS:
-                problems.append(GraphProblem(where + ("to",), f"move {edge.move!r} leads to unknown target {edge.to!r} "
-                                             f"(a node, or one of {list(TERMINALS)})"))
+                problems.append(GraphProblem(where + ("to",), f"move {edge.move!r} leads to unknown target "
+                                                              f"{edge.to!r} (a node, or one of "
+                                                              f"{list(TERMINALS)})"))
             if (edge.source, edge.move) in seen:
-                problems.append(GraphProblem(where + ("move",), f"move {edge.move!r} is declared twice at {edge.source!r}"))
+                problems.append(GraphProblem(where + ("move",), f"move {edge.move!r} is declared twice at "
+                                                                f"{edge.source!r}"))
             seen.add((edge.source, edge.move))
         if problems:
             return problems
@@ -132,13 +137,16 @@ class Procedure:
         problems += [GraphProblem(("graph", "nodes", name), f"node {name!r} cannot be reached from the start")
                      for name in spec.nodes if name not in reachable]
         if not reachable & set(TERMINALS):
-            problems.append(GraphProblem(("graph", "edges"), "no verdict (acquit, convict, ruling, jury) is reachable"))
+            problems.append(GraphProblem(("graph", "edges"), "no verdict (acquit, convict, ruling, jury) is "
+                                                             "reachable"))
         for name in spec.nodes:
             if not self.moves(name):
-                problems.append(GraphProblem(("graph", "nodes", name), f"node {name!r} has no moves: the trial would stall"))
+                problems.append(GraphProblem(("graph", "nodes", name),
+                                             f"node {name!r} has no moves: the trial would stall"))
             elif all(e.new_round for e in self.moves(name)):
                 problems.append(GraphProblem(("graph", "nodes", name),
-                                             f"at the round limit node {name!r} has no legal move (all its moves start new rounds)"))
+                                             f"at the round limit node {name!r} has no legal move (all its "
+                                             "moves start new rounds)"))
         bounded = nx.DiGraph()
         bounded.add_nodes_from(self.graph.nodes)
         bounded.add_edges_from((e.source, e.to) for e in spec.edges if not e.new_round)
@@ -153,5 +161,6 @@ class Procedure:
         lines = ([f'---\ntitle: "{title}"\n---'] if title else []) + ["flowchart TD"]
         lines += [f'    {name}["{name}<br/><i>{node.role}</i>"]' for name, node in self.spec.nodes.items()]
         lines += [f"    {terminal}((({terminal})))" for terminal in sorted(self.terminals_used())]
-        lines += [f"    {e.source} -->|{e.move}{' ↻' if e.new_round else ''}| {e.to}" for e in self.spec.edges]
+        lines += ([f"    {e.source} -->|{e.move}{' ↻' if e.new_round else ''}| {e.to}"
+                   for e in self.spec.edges])
         return "\n".join(lines) + "\n"

@@ -1,7 +1,7 @@
-"""One case in a court (`court_case`): the clerk's program with the court's charges (measured, or drafted by the clerk
-persona), each read against the context (`clerk.reading`, one batch for all) and tried side by side
-(`trial.try_charge`) or, outside the escalation band, decided by its measurement;
-with a ruling fitted for the model, the clerk's ruling decides, as it does without a trial."""
+"""One case in a court (`court_case`): the clerk's program with the court's charges (measured, or drafted by
+the clerk persona), each read against the context (`clerk.reading`, one batch for all) and tried side by side
+(`trial.try_charge`) or, outside the escalation band, decided by its measurement; with a ruling fitted for the
+model, the clerk's ruling decides, as it does without a trial."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from courtroom.witness.ruling import FittedRuling
 
 
 def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript: Transcript) -> Step:
-    """The clerk's procedure with the court's charges, each tried; the trial's testimony recorded (`trial.testify`)."""
+    """The clerk's procedure with the court's charges, each tried; the trial's testimony recorded
+    (`trial.testify`)."""
 
     def decide(found: Indictment, case: Case, transcript: Transcript) -> Step:
         if found.weighing is not None or not found.charges:
@@ -37,27 +38,31 @@ def court_case(bench: Bench, ruling: FittedRuling | None, case: Case, transcript
 
 
 def _charges(bench: Bench, ruling: FittedRuling | None, case: Case) -> Step:
-    """The clerk's indictment or the persona's drafted charges (none: the whole answer, by `on_no_charges`)."""
+    """The clerk's indictment or the persona's drafted charges (none: the whole answer, by
+    `on_no_charges`)."""
     found = yield from (draft_charges(bench, case) if bench.trial.charges == "drafted" else
                         indict(bench.spec, ruling, case))
     if not found.charges and bench.trial.on_no_charges == "try_whole_answer":
-        found.charges.append(Charge(index=0, quote=case.answer.strip(), reason=WHOLE_ANSWER_REASON, whole_answer=True))
+        found.charges.append(Charge(index=0, quote=case.answer.strip(), reason=WHOLE_ANSWER_REASON,
+                                    whole_answer=True))
     return found
 
 
 def _tried(bench: Bench, case: Case, transcript: Transcript, found: Indictment) -> Step:
-    """The verdict by the trials of the charges (those outside the escalation band decided by their measurement)."""
+    """The verdict by the trials of the charges (those outside the escalation band decided by their
+    measurement)."""
     decided: dict[int, Ruling] = {}
     for charge in found.charges:
         if escalated(charge, bench) is False:
             decided[charge.index] = untried_ruling(charge, bench)
             transcript.add(RulingEvent, ruling=decided[charge.index])
     tried = [c for c in found.charges if c.index not in decided]
-    readings = (yield from read_statements(bench.spec, case, tried, found.measures, bench.trial.reading)) if tried else {}
+    readings = (yield from read_statements(bench.spec, case, tried, found.measures,
+                                           bench.trial.reading)) if tried else {}
     tried_rulings = yield from gather([try_charge(bench, case, c, transcript, found.measures.get(c.index),
                                                   readings.get(c.index)) for c in tried])
     decided |= {c.index: r for c, r in zip(tried, tried_rulings)}
     rulings = [decided[c.index] for c in found.charges]
-    verdict: CaseVerdict = aggregate(bench.spec.aggregation, bench.threshold, case.id, found.charges, found.dropped,
-                                     rulings)
+    verdict: CaseVerdict = aggregate(bench.spec.aggregation, bench.threshold, case.id, found.charges,
+                                     found.dropped, rulings)
     return verdict

@@ -1,5 +1,6 @@
-"""The texts of a court's turns: every prompt of a case opens with the same case (numbered context, question), rules
-and fenced answer, computed once per case by the backend; then the charge, the debate, the persona and the task."""
+"""The texts of a court's turns: every prompt of a case opens with the same case (numbered context, question),
+rules and fenced answer, computed once per case by the backend; then the charge, the debate, the persona and
+the task."""
 
 from __future__ import annotations
 
@@ -38,9 +39,12 @@ def blind(bench: Bench, role: str) -> bool:
     return bench.trial.blind_judge and role in ("judge", "jury")
 
 
-def case_messages(bench: Bench, case: Case, tail: str, hidden: bool = False) -> tuple[ChatMessage, ChatMessage]:
-    """A prompt of the case: the shared opening (the question alone if `hidden`), rules, fenced answer, then `tail`."""
-    opening = f"QUESTION: {case.question.strip()}" if hidden else render_opening(case, splitter=bench.spec.sentences)
+def case_messages(bench: Bench, case: Case, tail: str,
+                  hidden: bool = False) -> tuple[ChatMessage, ChatMessage]:
+    """A prompt of the case: the shared opening (the question alone if `hidden`), rules, fenced answer, then
+    `tail`."""
+    opening = (f"QUESTION: {case.question.strip()}"
+               if hidden else render_opening(case, splitter=bench.spec.sentences))
     user = f"{opening}\n\n{bench.trial.rules.strip()}\n\n{render_answer(case, bench.prompt_format)}\n\n{tail}"
     return (ChatMessage(role="system", content=OPENING_SYSTEM), ChatMessage(role="user", content=user))
 
@@ -51,9 +55,11 @@ def charge_header(charge: Charge) -> str:
 
 
 def render_payload(entry: Entry, hidden: bool = False) -> str:
-    """A move's texts as the debate record shows them (to a `hidden` reader, a cited sentence by its number alone)."""
+    """A move's texts as the debate record shows them (to a `hidden` reader, a cited sentence by its number
+    alone)."""
     texts = {key: str(value) for key, value in entry.payload.items()}
-    if hidden and entry.edge is not None and isinstance(entry.edge.payload, str) and FIELDS.get(entry.edge.payload) in texts:
+    if (hidden and entry.edge is not None and isinstance(entry.edge.payload, str)
+        and FIELDS.get(entry.edge.payload) in texts):
         texts[FIELDS[entry.edge.payload]] = compose(entry.edge, entry.role, entry.grounds, hidden=True)
     return " ".join(texts.values())
 
@@ -78,23 +84,23 @@ def turn_messages(bench: Bench, case: Case, persona: Persona, body: str, task: s
 
 def move_task(role: str, round: int, max_rounds: int, moves: list[EdgeSpec]) -> str:
     options = "\n".join(f"- {m.move}: {m.description}" for m in moves)
-    return (f"It is your turn as {role}, round {round} of at most {max_rounds}. Your legal moves:\n{options}\n"
-            "Answer with the name of one move.")
+    return (f"It is your turn as {role}, round {round} of at most {max_rounds}. Your legal "
+            f"moves:\n{options}\nAnswer with the name of one move.")
 
 
 def payload_task(edge: EdgeSpec, model: Any, pieces: str = "") -> str:
     grounds = f"What your move rests on, read and checked by the court: {pieces}\n" if pieces else ""
-    return (f"Your move: {edge.move} ({edge.description}).\n{grounds}Write it as a JSON object with these fields, "
-            f"in this order:\n{describe_fields(model)}")
+    return (f"Your move: {edge.move} ({edge.description}).\n{grounds}Write it as a JSON object with these "
+            f"fields, in this order:\n{describe_fields(model)}")
 
 
 def verdict_task(charge: Charge) -> str:
-    return (f"Give your verdict on charge {charge.index + 1}. Answer \"hallucinated\" if the context does not "
-            "support the charged statement, or \"supported\" if the context supports it.")
+    return (f"Give your verdict on charge {charge.index + 1}. Answer \"hallucinated\" if the context does "
+            "not support the charged statement, or \"supported\" if the context supports it.")
 
 
 def indictment_task(max_charges: int) -> str:
-    return (f"List at most {max_charges} statements of the answer that the context may not support. Copy each "
-            "statement exactly as it is written in the answer, and give the reason it is suspect. If the context "
-            "supports every statement, return an empty list.\n"
+    return (f"List at most {max_charges} statements of the answer that the context may not support. Copy "
+            "each statement exactly as it is written in the answer, and give the reason it is suspect. If "
+            "the context supports every statement, return an empty list.\n"
             'Write JSON: {"charges": [{"quote": "...", "reason": "..."}]}')

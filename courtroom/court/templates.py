@@ -1,6 +1,7 @@
-"""Persona templates: Liquid (python-liquid) with its limits on. A template reads what it is given and cannot change it,
-and its work is bounded by counts, never time (`LOOP_TURNS`, `OUTPUT_CHARS`, `NAMESPACE_BYTES`, `DEPTH`), so it renders
-the same way on every machine and replays ask for the same prompts. An undefined name is an error."""
+"""Persona templates: Liquid (python-liquid) with its limits on. A template reads what it is given and cannot
+change it, and its work is bounded by counts, never time (`LOOP_TURNS`, `OUTPUT_CHARS`, `NAMESPACE_BYTES`,
+`DEPTH`), so it renders the same way on every machine and replays ask for the same prompts. An undefined name
+is an error."""
 
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def _compiled(source: str) -> BoundTemplate:
 
 
 def render_template(source: str, context: dict[str, Any]) -> str:
-    """`source` rendered over `context`; a template that fails or goes past a limit is a `PersonaError` saying why."""
+    """`source` rendered over `context`; a template that fails or goes past a limit is a `PersonaError` saying
+    why."""
     try:
         return _compiled(source).render(**context)
     except LiquidError as exc:

@@ -1,8 +1,9 @@
-"""The trial of one charge through the court's graph (`try_charge`), a lockstep program. A turn is at most three
-constrained calls: the move among the legal ones (scored; skipped when only one is legal, unless `trial.poll_moves`),
-for a move that ends in a ruling the verdict (scored), and, with `trial.texts: generated`, one sentence the speaker
-writes after its pieces (JSON under its schema). Each side's move rests on its pieces of the charge's reading
-(`court.grounds`), recorded with the move; with `trial.texts: composed` the court writes the move's text from them."""
+"""The trial of one charge through the court's graph (`try_charge`), a lockstep program. A turn is at most
+three constrained calls: the move among the legal ones (scored; skipped when only one is legal, unless
+`trial.poll_moves`), for a move that ends in a ruling the verdict (scored), and, with `trial.texts:
+generated`, one sentence the speaker writes after its pieces (JSON under its schema). Each side's move rests
+on its pieces of the charge's reading (`court.grounds`), recorded with the move; with `trial.texts: composed`
+the court writes the move's text from them."""
 
 from __future__ import annotations
 
@@ -37,7 +38,8 @@ from courtroom.engine.events import Grounds, MoveEvent, RulingEvent
 from courtroom.engine.lockstep import Call, Step, Transcript
 
 SIDES = {"prosecutor": "convict", "defender": "acquit"}
-"""The verdict each debater argues for; a move to the other verdict (a withdrawal, a concession) gives its side up."""
+"""The verdict each debater argues for; a move to the other verdict (a withdrawal, a concession) gives its
+side up."""
 
 
 class Chosen(NamedTuple):
@@ -66,7 +68,8 @@ class Turn:
 
     @property
     def template(self) -> dict[str, Any]:
-        return {"charge": self.charge.model_dump(), "round": self.round, "max_rounds": self.bench.trial.max_rounds}
+        return {"charge": self.charge.model_dump(), "round": self.round,
+                "max_rounds": self.bench.trial.max_rounds}
 
     @property
     def info(self) -> dict[str, Any]:
@@ -77,8 +80,8 @@ class Turn:
     def request(self, task: str, output_type: Any) -> GenerationRequest:
         return GenerationRequest(messages=turn_messages(self.bench, self.case, self.persona, self.body, task,
                                                         self.template),
-                                 output_type=output_type, sampling=self.persona.sampling, cache_group=self.case.id,
-                                 seat=self.bench.seat(self.role))
+                                 output_type=output_type, sampling=self.persona.sampling,
+                                 cache_group=self.case.id, seat=self.bench.seat(self.role))
 
     def verdict(self, speaker: Persona, entries: list[Entry], seat: str | None, **info: Any) -> Call:
         """The call for `speaker`'s verdict on the charge after the debate `entries` (scored)."""
@@ -89,10 +92,10 @@ class Turn:
                                       cache_group=self.case.id, seat=seat), purpose="verdict", **info)
 
 
-def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript, measured: Measure | None = None,
-               reading: Reading | None = None) -> Step:
-    """Walk the procedure graph for one charge until a verdict (weighing the evidence when the court takes it); each
-    side's move rests on its pieces of `reading` (the charge read against the context)."""
+def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
+               measured: Measure | None = None, reading: Reading | None = None) -> Step:
+    """Walk the procedure graph for one charge until a verdict (weighing the evidence when the court takes
+    it); each side's move rests on its pieces of `reading` (the charge read against the context)."""
     procedure, trial = bench.procedure, bench.trial
     pieces = {} if reading is None else {"prosecution": prosecution(reading), "defence": defence(reading)}
     node, round = procedure.start, 1
@@ -149,15 +152,16 @@ def try_charge(bench: Bench, case: Case, charge: Charge, transcript: Transcript,
         return decided
 
 
-def _record(transcript: Transcript, turn: Turn, edge: EdgeSpec, payload: dict[str, Any], grounds: Grounds | None,
-            said: dict[str, Any]) -> None:
+def _record(transcript: Transcript, turn: Turn, edge: EdgeSpec, payload: dict[str, Any],
+            grounds: Grounds | None, said: dict[str, Any]) -> None:
     transcript.add(MoveEvent, charge=turn.charge.index, round=turn.round, node=turn.node, role=turn.role,
                    persona=turn.persona.name, move=edge.move, payload=payload, grounds=grounds, **said)
 
 
 def _weighed(bench: Bench, case: Case, charge: Charge, entries: list[Entry], measured: Measure | None,
              reading: Reading | None) -> Step:
-    """The measured evidence weighed into the ruling (none when the court's own verdict carries all the weight)."""
+    """The measured evidence weighed into the ruling (none when the court's own verdict carries all the
+    weight)."""
     if bench.trial.judge_weight >= 1.0:
         return {}
     evidence, note, grounded = yield from weigh_evidence(bench, case, charge, entries, measured, reading)
@@ -165,7 +169,8 @@ def _weighed(bench: Bench, case: Case, charge: Charge, entries: list[Entry], mea
 
 
 def _poll(turn: Turn, moves: list[EdgeSpec]) -> Step:
-    """A debater's probability of each move of its node where the rules force its move (`trial.poll_moves`)."""
+    """A debater's probability of each move of its node where the rules force its move
+    (`trial.poll_moves`)."""
     task = move_task(turn.role, turn.round, turn.bench.trial.max_rounds, moves)
     [response] = yield [Call(turn.request(task, Literal[tuple(e.move for e in moves)]),  # type: ignore[misc]
                              purpose="poll", **turn.info)]
@@ -174,15 +179,17 @@ def _poll(turn: Turn, moves: list[EdgeSpec]) -> Step:
 
 
 def _payload(turn: Turn, edge: EdgeSpec, grounds: Grounds | None, verdict: Verdict | None = None) -> Step:
-    """The move's payload: its text composed by the court from its pieces (`trial.texts: composed`), or those pieces
-    and one sentence the speaker writes after them, JSON under its schema (`generated`); nothing for `none`."""
+    """The move's payload: its text composed by the court from its pieces (`trial.texts: composed`), or those
+    pieces and one sentence the speaker writes after them, JSON under its schema (`generated`); nothing for
+    `none`."""
     model = payload_model(edge.payload)
     if not model.model_fields:
         return {}
     composed = compose(edge, turn.role, grounds, verdict) if isinstance(edge.payload, str) else ""
     if turn.bench.trial.texts == "composed":
         return {FIELDS[edge.payload]: composed} if isinstance(edge.payload, str) else {}
-    [response] = yield [Call(turn.request(payload_task(edge, model, composed), model), purpose="payload", **turn.info)]
+    [response] = yield [Call(turn.request(payload_task(edge, model, composed), model), purpose="payload",
+                             **turn.info)]
     written = jsonable(response.unwrap())
     if not isinstance(edge.payload, str):
         return written  # an inline payload: the fields as the speaker wrote them
@@ -195,13 +202,16 @@ def _p_hallucinated(response: GenerationResponse) -> float:
 
 
 def _jury(turn: Turn, entries: list[Entry]) -> Step:
-    """The jury's P(hallucinated) by its rule (the share voting hallucinated, or the mean), and how it voted."""
+    """The jury's P(hallucinated) by its rule (the share voting hallucinated, or the mean), and how it
+    voted."""
     bench = turn.bench
-    responses = yield [turn.verdict(juror, entries, bench.seat("jury", number), role="jury", persona=juror.name,
+    responses = yield [turn.verdict(juror, entries, bench.seat("jury", number), role="jury",
+                                    persona=juror.name,
                                     node="jury", charge=turn.charge.index, round=turn.round)
                        for number, juror in enumerate(bench.panel("jury"))]
     ps = [_p_hallucinated(response) for response in responses]
     mean_p = sum(ps) / len(ps)
     votes = sum(p >= bench.threshold for p in ps)
     p_h = votes / len(ps) if bench.trial.jury_rule == "majority" else mean_p
-    return p_h, f"{votes} of {plural(len(ps), 'juror')} voted hallucinated, mean P(hallucinated) = {mean_p:.2f}"
+    return p_h, (f"{votes} of {plural(len(ps), 'juror')} voted hallucinated, mean P(hallucinated) = "
+                 f"{mean_p:.2f}")

@@ -1,4 +1,5 @@
-"""A court's personas loaded and the court validated with them; errors name file, line and field (or the `--set`)."""
+"""A court's personas loaded and the court validated with them; errors name file, line and field (or the
+`--set`)."""
 
 from __future__ import annotations
 
@@ -7,66 +8,49 @@ from pathlib import Path
 from typing import Any
 
 from courtroom.clerk.clerk import problems
-from courtroom.court.files import courts_dir, read_court
 from courtroom.court.indictment import CLERK
-from courtroom.court.migrations import modern_path
 from courtroom.court.moves import payload_model
 from courtroom.court.personas import Persona, load_persona
 from courtroom.court.procedure import Procedure
 from courtroom.court.spec import CourtSpec
 from courtroom.errors import CourtError, PersonaError
-from courtroom.yamlio import Locator, read_yaml
-
-
-def seated_roles(court: str | Path | None = None) -> set[str]:
-    """The roles a court seats in its trial, read from its file; without a court, those of every shipped court."""
-    courts = [court] if court is not None else sorted(courts_dir().glob("*.yaml"))
-    return {role for c in courts for trial in [read_court(c).trial or {}] for role in trial.get("personas", {})}
-
-
-def check_seated(persona: Persona, path: str | Path, court: str | Path | None = None,
-                 roles: set[str] | None = None) -> None:
-    """Refuse a persona whose role no court seats (no shipped court, or not `court`), naming its file and line."""
-    roles = seated_roles(court) if roles is None else roles
-    if persona.role in roles:
-        return
-    line = read_yaml(path, PersonaError)[1].line(["role"])
-    seated = f"court {court} seats" if court is not None else "the shipped courts seat"
-    hint = "" if court is not None else "; give --court to check it against your own"
-    raise PersonaError(f"{path}:{line}: field role: no court seats {persona.role!r} ({seated} "
-                       f"{', '.join(sorted(roles))}{hint})")
+from courtroom.yamlio import Locator
 
 
 def load_personas(spec: CourtSpec, path: Path, locator: Locator, skip: Collection[str] = (),
                   origin: Mapping[tuple[str, ...], str] | None = None) -> dict[str, list[Persona]]:
-    """The personas the court's trial seats (but `skip`), each looked for beside the court file naming it first."""
+    """The personas the court's trial seats (but `skip`), each looked for beside the court file naming it
+    first."""
     personas: dict[str, list[Persona]] = {}
     for role, names in spec.trial.personas.items():
         if role in skip:
             continue
         if not (names if isinstance(names, list) else [names]):
-            raise CourtError(f"{path}:{locator.line(['trial', 'personas', role])}: field trial.personas.{role}: no "
-                             "persona given")
+            raise CourtError(f"{path}:{locator.line(['trial', 'personas', role])}: field "
+                             f"trial.personas.{role}: no persona given")
         loaded = []
         for index, name in enumerate([names] if isinstance(names, str) else names):
             where = ["trial", "personas", role] + ([] if isinstance(names, str) else [index])
             field = f"{path}:{locator.line(where)}: field {'.'.join(map(str, where))}"
             named_in = Path((origin or {}).get(("trial", "personas", role), path))
-            near = list(dict.fromkeys([named_in.parent, named_in.parent.parent, path.parent, path.parent.parent]))
+            near = list(dict.fromkeys([named_in.parent, named_in.parent.parent, path.parent,
+                                       path.parent.parent]))
             loaded.append(_seat(name, role, near, field))
         personas[role] = loaded
     return personas
 
 
 def speaking_roles(spec: CourtSpec) -> set[str]:
-    """The roles the trial gives a turn: its graph's, the clerk when it drafts charges, the jury at a jury ending."""
+    """The roles the trial gives a turn: its graph's, the clerk when it drafts charges, the jury at a jury
+    ending."""
     procedure = Procedure(spec.trial.graph)
     return procedure.roles() | ({CLERK} if spec.trial.charges == "drafted" else set()) | \
         ({"jury"} if "jury" in procedure.terminals_used() else set())
 
 
 def check_new_roles(before: CourtSpec, after: CourtSpec, roles: Collection[str]) -> None:
-    """Refuse a `--set trial.personas.ROLE` seating a role the court neither seats nor gives a turn (a typo)."""
+    """Refuse a `--set trial.personas.ROLE` seating a role the court neither seats nor gives a turn (a
+    typo)."""
     seated = set(before.trial.personas)
     for role in sorted(set(roles) - seated - speaking_roles(after)):
         raise CourtError(f"--set trial.personas.{role}: the court seats no {role!r} (it seats "
@@ -74,16 +58,19 @@ def check_new_roles(before: CourtSpec, after: CourtSpec, roles: Collection[str])
 
 
 def set_roles(spec: CourtSpec, overrides: Mapping[str, Any]) -> set[str]:
-    """The roles whose personas `--set` names (`personas.ROLE=...`, or every role by `personas={...}`)."""
-    paths = [modern_path(path) for path in overrides]
+    """The roles whose personas `--set` names (`trial.personas.ROLE=...`, or every role by
+    `trial.personas={...}`)."""
+    paths = list(overrides)
     if "trial.personas" in paths or "trial" in paths:
         return set(spec.trial.personas)
-    return {path.split(".")[2] for path in paths if path.startswith("trial.personas.") and path.count(".") == 2}
+    return {path.split(".")[2] for path in paths if path.startswith("trial.personas.")
+            and path.count(".") == 2}
 
 
 def set_personas(spec: CourtSpec, personas: dict[str, list[Persona]], roles: Collection[str],
                   near: list[Path]) -> dict[str, list[Persona]]:
-    """`personas` with those of `roles` loaded as `--set` names them (from the working directory, then `near`)."""
+    """`personas` with those of `roles` loaded as `--set` names them (from the working directory, then
+    `near`)."""
     if not roles:
         return personas
     for role in roles:
@@ -98,7 +85,8 @@ def set_personas(spec: CourtSpec, personas: dict[str, list[Persona]], roles: Col
 
 
 def _seat(name: str, role: str, search: list[Path], where: str) -> Persona:
-    """The persona `name` (a name or a file) loaded to sit as `role`; else a `CourtError` prefixed by `where`."""
+    """The persona `name` (a name or a file) loaded to sit as `role`; else a `CourtError` prefixed by
+    `where`."""
     try:
         persona = load_persona(name, search)
     except PersonaError as exc:
@@ -113,7 +101,8 @@ def validate(spec: CourtSpec, personas: dict[str, list[Persona]], path: Path, lo
     problems(spec.problems() + _trial_problems(spec, personas), path, locator)
 
 
-def _trial_problems(spec: CourtSpec, personas: dict[str, list[Persona]]) -> list[tuple[tuple[str | int, ...], str]]:
+def _trial_problems(spec: CourtSpec,
+                    personas: dict[str, list[Persona]]) -> list[tuple[tuple[str | int, ...], str]]:
     trial = spec.trial
     procedure = Procedure(trial.graph)
     found = [(("trial", *p.field), p.message) for p in procedure.problems()]
@@ -128,8 +117,9 @@ def _trial_problems(spec: CourtSpec, personas: dict[str, list[Persona]]) -> list
     speakers = procedure.roles()
     for i, role in enumerate(trial.evidence_roles):
         if role not in speakers:
-            found.append((("trial", "evidence_roles", i), f"role {role!r} never speaks in the graph (roles that "
-                                                          f"speak: {', '.join(sorted(speakers))})"))
+            found.append((("trial", "evidence_roles", i), f"role {role!r} never speaks in the graph (roles "
+                                                          f"that speak: {', '.join(sorted(speakers))})"))
     if "jury" in procedure.terminals_used() and "jury" not in personas:
-        found.append((("trial", "personas"), "the graph ends at `jury`, but no personas sit in the `jury` role"))
+        found.append((("trial", "personas"), "the graph ends at `jury`, but no personas sit in the `jury` "
+                                             "role"))
     return found

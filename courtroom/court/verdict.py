@@ -1,4 +1,5 @@
-"""A trial's ruling on a charge: the court's own opinion weighed with the evidence, and why a charge was (not) tried."""
+"""A trial's ruling on a charge: the court's own opinion weighed with the evidence, and why a charge was (not)
+tried."""
 
 from __future__ import annotations
 
@@ -7,12 +8,13 @@ from courtroom.clerk.verdict import measured_ruling
 from courtroom.court.bench import Bench
 
 SOURCES = {"withdrawn": "the prosecutor withdrew the charge", "conceded": "the defence conceded the charge",
-           "judge": "the judge ruled", "jury": "the jury ruled", "testimony": "the ruling weighed the testimony"}
+           "judge": "the judge ruled", "jury": "the jury ruled",
+           "testimony": "the ruling weighed the testimony"}
 
 
 def escalated(charge: Charge, bench: Bench) -> bool | None:
-    """Whether the charge goes to trial: True inside the escalation band (or with no P(suspect) to place), False outside
-    it (the measurement decides); None when the court has no band."""
+    """Whether the charge goes to trial: True inside the escalation band (or with no P(suspect) to place),
+    False outside it (the measurement decides); None when the court has no band."""
     band = bench.trial.escalation
     if band is None:
         return None
@@ -51,7 +53,8 @@ def untried_ruling(charge: Charge, bench: Bench) -> Ruling:
 def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, rounds: int, *,
            evidence: float | None = None, evidence_note: str = "", grounded: float | None = None,
            words: str = "") -> Ruling:
-    """A charge's ruling: the court's own opinion weighed with the measured evidence, and a reason saying how."""
+    """A charge's ruling: the court's own opinion weighed with the measured evidence, and a reason saying
+    how."""
     weight = bench.trial.judge_weight
     p = opinion if evidence is None else weight * opinion + (1.0 - weight) * evidence
     verdict = Verdict.HALLUCINATED if p >= bench.threshold else Verdict.SUPPORTED
@@ -62,14 +65,16 @@ def ruling(charge: Charge, bench: Bench, source: RulingSource, opinion: float, r
     if tried is not None:
         parts.insert(0, f"escalated to trial ({band_note(charge, bench)})")
     if evidence is not None:
-        parts.append(f"{evidence_note}, so P(suspect) = {evidence:.2f}; weighed {weight:.2f} to the court and "
-                     f"{1 - weight:.2f} to the evidence")
+        parts.append(f"{evidence_note}, so P(suspect) = {evidence:.2f}; weighed {weight:.2f} to the court "
+                     f"and {1 - weight:.2f} to the evidence")
     opinion_side = Verdict.HALLUCINATED if opinion >= bench.threshold else Verdict.SUPPORTED
     outcome = f"P(hallucinated) = {p:.2f}: {verdict.value}"
     if opinion_side is not verdict:
-        overruled = {"withdrawn": "the withdrawal", "conceded": "the concession"}.get(source, f"the {source}'s verdict")
+        overruled = ({"withdrawn": "the withdrawal",
+                      "conceded": "the concession"}.get(source, f"the {source}'s verdict"))
         outcome += f" (the measurement overruled {overruled}: {opinion:.2f} became {p:.2f})"
     reason = "; ".join(parts) + f"; {outcome}"
     confidence = p if verdict is Verdict.HALLUCINATED else 1.0 - p
-    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence, p_hallucinated=p,
+    return Ruling(charge=charge.index, verdict=verdict, reason=reason, confidence=confidence,
+                  p_hallucinated=p,
                   source=source, rounds=rounds, opinion=opinion, evidence=grounded, escalated=tried)

@@ -10,11 +10,13 @@ from courtroom.door.scripted import Scored, ScriptedBackend, Truncated, Unparsea
 from courtroom.door.spec import BackendSpec
 
 __all__ = ["Backend", "BackendSpec", "ChatMessage", "GenerationRequest", "GenerationResponse", "PseudoModel",
-           "Sampling", "Scored", "ScriptedBackend", "Truncated", "Unparseable", "make_backend", "prepare_backend"]
+           "Sampling", "Scored", "ScriptedBackend", "Truncated", "Unparseable", "make_backend",
+           "prepare_backend"]
 
 
 def make_backend(spec: BackendSpec | str = "transformers", **settings: str) -> Backend:
-    """Build a backend from a spec, or from a kind and the spec's fields (`make_backend("transformers", device="cpu")`)."""
+    """Build a backend from a spec, or from a kind and the spec's fields (`make_backend("transformers",
+    device="cpu")`)."""
     if isinstance(spec, str):
         spec = BackendSpec(kind=spec, **settings)
     return spec.build()

@@ -1,6 +1,6 @@
-"""Compiled constraints from Outlines' engines (`outlines_core`, `xgrammar`, `llguidance`), cached per (tokenizer,
-engine, schema) for the life of the process: every row gets a shallow copy with its own matcher state. JSON is
-constrained to compact whitespace, so a small model cannot wander into endless newlines."""
+"""Compiled constraints from Outlines' engines (`outlines_core`, `xgrammar`, `llguidance`), cached per
+(tokenizer, engine, schema) for the life of the process: every row gets a shallow copy with its own matcher
+state. JSON is constrained to compact whitespace, so a small model cannot wander into endless newlines."""
 
 from __future__ import annotations
 
@@ -21,14 +21,16 @@ _COMPILED: dict[tuple[str, str, str], Any] = {}
 class ConstraintCompiler:
     """Compiles JSON schemas into Outlines logits processors for one tokenizer and engine."""
 
-    def __init__(self, model: Any, tokenizer: Any, engine: str = DEFAULT_ENGINE, fingerprint: str = "") -> None:
+    def __init__(self, model: Any, tokenizer: Any, engine: str = DEFAULT_ENGINE,
+                 fingerprint: str = "") -> None:
         if engine not in ENGINES:
             raise ConfigError(f"unknown constraint engine {engine!r}; choose one of {list(ENGINES)}")
         import outlines
 
         self.engine, self.compilations = engine, 0
         self._backend: Any = None
-        self.fingerprint = fingerprint or f"{type(tokenizer).__name__}:{len(tokenizer)}:{tokenizer.name_or_path}"
+        self.fingerprint = (fingerprint
+                            or f"{type(tokenizer).__name__}:{len(tokenizer)}:{tokenizer.name_or_path}")
         self._outlines_model = outlines.from_transformers(model, tokenizer)
 
     def _engine_backend(self) -> Any:

@@ -1,5 +1,6 @@
 """The decoding loop of the transformers backend: every row of a batch generates token by token over the
-batch's KV cache, each under its own Outlines logits processor and seeded generator, until EOS or its limit."""
+batch's KV cache, each under its own Outlines logits processor and seeded generator, until EOS or its
+limit."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ def _cache_keyword(model_class: type) -> str:
 
 
 def cache_argument(model: Any, cache: Any) -> dict[str, Any]:
-    """The KV cache as this model's forward takes it: `cache=` where the installed transformers has the name (it
-    renamed `past_key_values`, which warns until 5.40 and then goes), else `past_key_values=`."""
+    """The KV cache as this model's forward takes it: `cache=` where the installed transformers has the name
+    (it renamed `past_key_values`, which warns until 5.40 and then goes), else `past_key_values=`."""
     return {_cache_keyword(type(model)): cache}
 
 
@@ -66,13 +67,16 @@ class Row:
 
 
 def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions: Any, *, lm: LoadedModel,
-                 compiler: ConstraintCompiler, stats: BackendStats, tick: Callable[..., None] | None = None) -> None:
-    """Generate token by token for every row until EOS or its limit; rows leave as they finish (each step `tick`ed)."""
+                 compiler: ConstraintCompiler, stats: BackendStats, tick: Callable[..., None]
+                 | None = None) -> None:
+    """Generate token by token for every row until EOS or its limit; rows leave as they finish (each step
+    `tick`ed)."""
     import torch
 
     device = lm.device
     eos = getattr(lm.model.generation_config, "eos_token_id", None)
-    stop_ids = {i for i in [lm.tokenizer.eos_token_id, *([eos] if isinstance(eos, int) else eos or [])] if i is not None}
+    stop_ids = {i for i in [lm.tokenizer.eos_token_id, *([eos] if isinstance(eos, int) else eos or [])]
+                if i is not None}
     for row in rows:
         if row.request.constrained and row.spec.kind == "json":
             row.processor = compiler.processor(row.spec.key, row.spec.schema or "")
@@ -87,7 +91,8 @@ def decode_batch(rows: list[Row], logits: Any, cache: Any, mask: Any, positions:
             row_logits = logits[slot:slot + 1]
             if row.processor is not None:
                 last = row.generated[-1] if row.generated else row.ids[-1]
-                row_logits = row.processor(torch.tensor([[last]], device=row_logits.device), row_logits.clone())
+                row_logits = row.processor(torch.tensor([[last]], device=row_logits.device),
+                                           row_logits.clone())
             token = pick(row_logits[0], row.request.sampling.temperature, row.generator)
             next_tokens.append(token)
             if token in stop_ids:

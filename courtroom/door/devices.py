@@ -1,6 +1,6 @@
 """Where a model in this process computes, and in what type: the devices this machine has (`check_device`,
-`pick_device`), the dtype `auto` resolves to on one (`dtype_choice`: bfloat16 where the device computes in it), and
-the CPU threads torch uses. torch is imported inside the functions only."""
+`pick_device`), the dtype `auto` resolves to on one (`dtype_choice`: bfloat16 where the device computes in
+it), and the CPU threads torch uses. torch is imported inside the functions only."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from courtroom.errors import ConfigError
 
 
 def check_device(device: str) -> None:
-    """Refuse (`ConfigError`) a device this machine does not have, before a run directory is made or a model loaded."""
+    """Refuse (`ConfigError`) a device this machine does not have, before a run directory is made or a model
+    loaded."""
     kind, _, index = device.partition(":")
     if kind in ("auto", "cpu"):
         return
@@ -21,8 +22,8 @@ def check_device(device: str) -> None:
     count = module.device_count() if module is not None and module.is_available() and kind != "mps" else \
         int(module is not None and module.is_available())
     if count == 0:
-        raise ConfigError(f"--device {device}: torch sees no {kind} device on this machine (torch {torch.__version__}); "
-                          "use --device cpu, or auto")
+        raise ConfigError(f"--device {device}: torch sees no {kind} device on this machine (torch "
+                          f"{torch.__version__}); use --device cpu, or auto")
     if index and int(index) >= count:
         raise ConfigError(f"--device {device}: torch sees {count} {kind} device{'s' if count > 1 else ''} "
                           f"({kind}:0{f' to {kind}:{count - 1}' if count > 1 else ''})")
@@ -41,7 +42,8 @@ def pick_dtype(device: str, dtype: str = "auto") -> Any:
 
 
 def dtype_choice(device: str, dtype: str = "auto") -> tuple[str, str]:
-    """The dtype a model on `device` (resolved, not `auto`) computes in, and why (`auto` resolved on this machine)."""
+    """The dtype a model on `device` (resolved, not `auto`) computes in, and why (`auto` resolved on this
+    machine)."""
     if dtype != "auto":
         return dtype, "asked for (--dtype)"
     if device.startswith("cuda"):
@@ -65,12 +67,14 @@ def cpu_computes_bf16(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
         text = Path(cpuinfo).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    flags = {flag for line in text.splitlines() if line.startswith("flags") for flag in line.partition(":")[2].split()}
+    flags = {flag for line in text.splitlines() if line.startswith("flags")
+             for flag in line.partition(":")[2].split()}
     return any(flag in flags for flag in BF16_FLAGS)
 
 
 def native_bf16(device: Any) -> bool:
-    """Whether this CUDA device computes in bfloat16 natively (compute capability 8 or newer; T4, V100 emulate it)."""
+    """Whether this CUDA device computes in bfloat16 natively (compute capability 8 or newer; T4, V100 emulate
+    it)."""
     import torch
 
     index = device.index if device.index is not None else torch.cuda.current_device()

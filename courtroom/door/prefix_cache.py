@@ -1,6 +1,6 @@
-"""A per-group radix tree of prompt tokens and their KV cache, so no prompt token is computed twice: every prompt of
-a case opens the same way, so each turn reuses the longest common prefix. Nodes hold contiguous segments; a
-partial match splits a node. `release(group)` drops a case's tree."""
+"""A per-group radix tree of prompt tokens and their KV cache, so no prompt token is computed twice: every
+prompt of a case opens the same way, so each turn reuses the longest common prefix. Nodes hold contiguous
+segments; a partial match splits a node. `release(group)` drops a case's tree."""
 
 from __future__ import annotations
 
@@ -69,7 +69,8 @@ class PrefixCache:
             if child is None:
                 if position < start:
                     return  # the cached prefix was evicted meanwhile; nothing consistent to attach to
-                node.children[ids[position]] = _Node(tuple(ids[position:]), _slice(kv, position - start, len(ids) - start))
+                node.children[ids[position]] = _Node(tuple(ids[position:]),
+                                                     _slice(kv, position - start, len(ids) - start))
                 return
             common = _common_length(child.tokens, ids[position:])
             if common < len(child.tokens):

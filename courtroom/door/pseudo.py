@@ -1,6 +1,7 @@
 """A pseudo-model for the scripted backend: valid, deterministic answers to any request (choice probabilities,
-per-token log-probabilities, a JSON instance of the schema, free text that sometimes does not parse), each number a
-hash of what was asked: a court end to end without a model (`ScriptedBackend(PseudoModel())`), and golden transcripts."""
+per-token log-probabilities, a JSON instance of the schema, free text that sometimes does not parse), each
+number a hash of what was asked: a court end to end without a model (`ScriptedBackend(PseudoModel())`), and
+golden transcripts."""
 
 from __future__ import annotations
 
@@ -51,7 +52,8 @@ class PseudoModel:
         for i, word in enumerate(pieces):
             base = -0.5 - 4.0 * self.unit("lp", word.strip(), i)
             gain = 0.0
-            if "CONTEXT:" in prompt:  # a word the context uses gains on average; any word may gain or lose a little
+            # a word the context uses gains on average; any word may gain or lose a little
+            if "CONTEXT:" in prompt:
                 used = word.strip(" .,;:!?\"'").lower() in prompt.lower()
                 gain = (0.6 if used else -0.2) + 1.6 * (self.unit("gain", word.strip(), i) - 0.5)
             tokens.append((word, base + gain))
@@ -61,21 +63,24 @@ class PseudoModel:
         return Scored({text: sum(lp for _, lp in tokens)}, tokens=tokens)
 
     def _observed(self, prompt: str, scored: Scored, observe: Observation) -> dict[str, Any]:
-        """Pseudo-observations of a scored text (2 layers of 2 heads, hidden states of 4 dimensions): each token's
-        attention to the prompt is higher where its log-probability rose with the context."""
+        """Pseudo-observations of a scored text (2 layers of 2 heads, hidden states of 4 dimensions): each
+        token's attention to the prompt is higher where its log-probability rose with the context."""
         assert scored.tokens is not None
         ratios = [[[round(0.2 + 0.6 * self.unit("att", word, i, layer, head), 4) for head in range(2)]
                    for layer in range(2)] for i, (word, _) in enumerate(scored.tokens)]
-        hidden = [[[round(self.unit("h", word, i, depth, d) - 0.5, 3) for d in range(4)] for depth in observe.hidden]
+        hidden = [[[round(self.unit("h", word, i, depth, d) - 0.5, 3) for d in range(4)]
+                   for depth in observe.hidden]
                   for i, (word, _) in enumerate(scored.tokens)]
         index = TokenIndex(end_to_end([word for word, _ in scored.tokens]))
         members = [index.within(a, b) for a, b in observe.spans]
         words = [index.within(a, b) for a, b in observe.hidden_only]
-        out = {"lookback": span_means(ratios, members), "hidden": span_means(hidden, members + words, digits=3),
+        out = {"lookback": span_means(ratios, members),
+               "hidden": span_means(hidden, members + words, digits=3),
                "token_lookback": [round(sum(sum(layer) for layer in r) / 4, 4) for r in ratios]}
         if observe.project_words:  # one depth (`Observation` checks): each word's state projected, one number
             states = [token[0] for token in hidden]
-            out["hidden"][len(members):] = [[p] for p in projected_means(states, words, observe.project_words)]
+            out["hidden"][len(members):] = ([[p]
+                                             for p in projected_means(states, words, observe.project_words)])
             out["projected_words"] = direction_key(observe.project_words)
         return out
 
@@ -92,7 +97,8 @@ class PseudoModel:
 
 
 QUOTE_FIELDS = ("quote", "statement")
-"""String fields that copy words of the answer: filled with a sentence of the fenced answer, most of the time."""
+"""String fields that copy words of the answer: filled with a sentence of the fenced answer, most of the
+time."""
 
 
 def _answer_sentences(prompt: str) -> tuple[str, ...]:
@@ -121,7 +127,8 @@ def _instance(schema: dict[str, Any], unit: Any, defs: dict[str, Any] | None = N
     if "const" in schema:
         return schema["const"]
     if kind == "object":
-        return {name: _instance(sub, unit, defs, f"{path}.{name}", quotes) for name, sub in schema.get("properties", {}).items()}
+        return {name: _instance(sub, unit, defs, f"{path}.{name}", quotes)
+                for name, sub in schema.get("properties", {}).items()}
     if kind == "array":
         low = schema.get("minItems", 0)
         high = max(low, min(schema.get("maxItems", low + 2), low + 2))

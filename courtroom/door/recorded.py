@@ -1,6 +1,6 @@
-"""Recorded model calls (`RecordedCall`: what was asked and the `ModelResponse` fields), and the two backends that
-serve them back instead of a model: `ReplayBackend` in order, checking every request against the record (`audit
-verify`), `RecordedCalls` by what was asked, in any order (`courtroom rejudge`)."""
+"""Recorded model calls (`RecordedCall`: what was asked and the `ModelResponse` fields), and the two backends
+that serve them back instead of a model: `ReplayBackend` in order, checking every request against the record
+(`audit verify`), `RecordedCalls` by what was asked, in any order (`courtroom rejudge`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ from pydantic import Field
 
 from courtroom.door.backend import Backend
 from courtroom.door.outputs import jsonable
-from courtroom.door.requests import GenerationRequest, GenerationResponse, ModelResponse, Observation, Sampling, message_hash
+from courtroom.door.requests import (
+    GenerationRequest,
+    GenerationResponse,
+    ModelResponse,
+    Observation,
+    Sampling,
+    message_hash,
+)
 from courtroom.errors import RecordedFailure, ReplayMismatch
 
 
@@ -39,7 +46,8 @@ def recorded_fields(request: GenerationRequest, response: GenerationResponse) ->
     """The fields of the `RecordedCall` of a request and its response (the value as JSON)."""
     spec = request.spec
     fields = {name: getattr(response, name) for name in ModelResponse.model_fields}
-    return {**fields, "value": jsonable(response.value), "messages": [message_hash(m) for m in request.messages],
+    return {**fields, "value": jsonable(response.value),
+            "messages": [message_hash(m) for m in request.messages],
             "output_type": spec.name, "schema_key": spec.key, "constrained": request.constrained,
             "sampling": request.sampling, "observe": request.observe, "seat": request.seat}
 
@@ -75,18 +83,22 @@ class ReplayBackend(Backend):
         if self.exhausted:
             if self._failure is not None:  # the model door itself raised here (no call was recorded): again
                 raise self._failure
-            raise ReplayMismatch(f"the judge made a call the transcript does not have (call {self._position + 1})")
+            raise ReplayMismatch("the judge made a call the transcript does not have (call "
+                                 f"{self._position + 1})")
         call = self._calls[self._position]
         self._position += 1
         where = f"event {call.seq}" if hasattr(call, "seq") else f"call {self._position}"
         if [message_hash(m) for m in request.messages] != call.messages:
             raise ReplayMismatch(f"{where}: the prompt differs from the recorded one")
         if request.spec.key != call.schema_key:
-            raise ReplayMismatch(f"{where}: output schema {request.spec.key} differs from recorded {call.schema_key}")
+            raise ReplayMismatch(f"{where}: output schema {request.spec.key} differs from recorded "
+                                 f"{call.schema_key}")
         if request.observe != call.observe:
-            raise ReplayMismatch(f"{where}: what the call asked to observe inside the model differs from the record")
+            raise ReplayMismatch(f"{where}: what the call asked to observe inside the model differs from the "
+                                 "record")
         if request.seat != call.seat:
-            raise ReplayMismatch(f"{where}: the call goes to {_seat(request.seat)}, the record's went to {_seat(call.seat)}")
+            raise ReplayMismatch(f"{where}: the call goes to {_seat(request.seat)}, the record's went to "
+                                 f"{_seat(call.seat)}")
         return recorded_response(call, request)
 
 
@@ -94,20 +106,22 @@ def _seat(seat: str | None) -> str:
     return "the run's model" if seat is None else f"seat {seat!r}"
 
 
-def _call_key(messages: Sequence[str], schema_key: str, constrained: bool, sampling: Sampling, seat: str | None) -> str:
+def _call_key(messages: Sequence[str], schema_key: str, constrained: bool, sampling: Sampling,
+              seat: str | None) -> str:
     return repr((tuple(messages), schema_key, constrained, sorted(sampling.model_dump().items()), seat))
 
 
 class RecordedCalls(Backend):
-    """Serves recorded calls by what was asked (prompt, schema, sampling), in any order. What a call asked to observe
-    is not matched: witnesses whose observations the run did not record say so."""
+    """Serves recorded calls by what was asked (prompt, schema, sampling), in any order. What a call asked to
+    observe is not matched: witnesses whose observations the run did not record say so."""
 
     name = "recorded"
 
     def __init__(self, calls: Sequence[RecordedCall]) -> None:
         self._calls: dict[str, deque[RecordedCall]] = defaultdict(deque)
         for call in calls:
-            self._calls[_call_key(call.messages, call.schema_key, call.constrained, call.sampling, call.seat)].append(call)
+            self._calls[_call_key(call.messages, call.schema_key, call.constrained, call.sampling,
+                                  call.seat)].append(call)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
         return [self._serve(request) for request in requests]
@@ -116,6 +130,7 @@ class RecordedCalls(Backend):
         key = _call_key([message_hash(m) for m in request.messages], request.spec.key, request.constrained,
                         request.sampling, request.seat)
         if not self._calls[key]:
-            raise ReplayMismatch(f"the court asks for a {request.spec.name} the run never asked the model for "
-                                 f"(a changed prompt, persona, sampling or model, or a charge the run did not try)")
+            raise ReplayMismatch(f"the court asks for a {request.spec.name} the run never asked the model "
+                                 "for (a changed prompt, persona, sampling or model, or a charge the run did "
+                                 "not try)")
         return recorded_response(self._calls[key].popleft(), request)

@@ -1,6 +1,7 @@
-"""What crosses the one door to the model: requests (chat messages, an output type, sampling), responses and output
-types. A *choice* (an `Enum` or `Literal` of strings) is answered with every option's probability, anything
-pydantic turns into a JSON schema with a parsed value (`door.outputs`). Nothing here imports torch."""
+"""What crosses the one door to the model: requests (chat messages, an output type, sampling), responses and
+output types. A *choice* (an `Enum` or `Literal` of strings) is answered with every option's probability,
+anything pydantic turns into a JSON schema with a parsed value (`door.outputs`). Nothing here imports
+torch."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ class Sampling(BaseModel):
 
 
 Capability = Literal["attention", "hidden_states"]
-"""What a backend may report from inside the model's pass besides log-probabilities (`Backend.looks_inside`)."""
+"""What a backend may report from inside the model's pass besides log-probabilities
+(`Backend.looks_inside`)."""
 
 
 class Observation(BaseModel):
@@ -54,26 +56,29 @@ class Observation(BaseModel):
     """Per layer and head, the share of attention the text's tokens pay to the prompt against the text so far
     (Lookback Lens' ratio, averaged over the heads' attention to each part): needs `attention`."""
     hidden: tuple[Annotated[float, Field(gt=0.0, le=1.0)], ...] = ()
-    """Depths of the residual stream to report (mean hidden state): 0.5 is the middle layer, 1.0 the last; needs
-    `hidden_states`."""
+    """Depths of the residual stream to report (mean hidden state): 0.5 is the middle layer, 1.0 the last;
+    needs `hidden_states`."""
     hidden_only: tuple[tuple[int, int], ...] = Field((), exclude_if=lambda v: not v)
-    """Further character spans (the answer's words) whose mean hidden states alone are reported, after those of
-    `spans`: what a span model's word probe reads (`witnesses.word_states`)."""
+    """Further character spans (the answer's words) whose mean hidden states alone are reported, after those
+    of `spans`: what a span model's word probe reads (`witnesses.word_states`)."""
     project_words: tuple[float, ...] = Field((), exclude_if=lambda v: not v)
-    """With `hidden_only`: a direction in the hidden state (a fitted word probe's, `Probe.direction`), onto which each
-    word's mean state is projected: the door then reports one number per word and depth instead of the state, a few
-    bytes of record a word instead of kilobytes (the response names it: `ModelResponse.projected_words`)."""
+    """With `hidden_only`: a direction in the hidden state (a fitted word probe's, `Probe.direction`), onto
+    which each word's mean state is projected: the door then reports one number per word and depth instead of
+    the state, a few bytes of record a word instead of kilobytes (the response names it:
+    `ModelResponse.projected_words`)."""
 
     @model_validator(mode="after")
     def _projects_words(self) -> Observation:
         if self.project_words and not (self.hidden_only and len(self.hidden) == 1):
-            raise ValueError("project_words needs the words' spans (hidden_only) and exactly one hidden depth")
+            raise ValueError("project_words needs the words' spans (hidden_only) and exactly one hidden "
+                             "depth")
         return self
 
     @property
     def needs(self) -> frozenset[Capability]:
         """The capabilities a backend must have to answer this."""
-        return frozenset(name for name, wanted in (("attention", self.lookback), ("hidden_states", self.hidden))
+        return frozenset(name for name, wanted in (("attention", self.lookback),
+                                                   ("hidden_states", self.hidden))
                          if wanted)
 
 
@@ -95,11 +100,11 @@ class GenerationRequest(BaseModel):
     tag: str | None = None
     """Free label carried into transcripts (for example the persona and move)."""
     observe: Observation | None = None
-    """For a scored text (a one-option choice): what else to report from inside the model's pass; a backend that
-    cannot look inside (`Backend.looks_inside`) answers without it."""
+    """For a scored text (a one-option choice): what else to report from inside the model's pass; a backend
+    that cannot look inside (`Backend.looks_inside`) answers without it."""
     seat: str | None = None
-    """Which model answers: None for the run's, else a further model a court seats (`trial.models`), by its key
-    (`courtroom.door.panel`)."""
+    """Which model answers: None for the run's, else a further model a court seats (`trial.models`), by its
+    key (`courtroom.door.panel`)."""
 
     @property
     def spec(self) -> OutputSpec:
@@ -109,12 +114,14 @@ class GenerationRequest(BaseModel):
 
 class ModelResponse(BaseModel):
     """The fields of what a model call returns, declared once: a live response (`GenerationResponse`) and a
-    recorded one (`courtroom.door.recorded.RecordedCall`, and the transcript's `model_call` event) share them."""
+    recorded one (`courtroom.door.recorded.RecordedCall`, and the transcript's `model_call` event) share
+    them."""
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, use_attribute_docstrings=True)
 
     value: Any = None
-    """The parsed value (a model instance, an enum member or option string; as JSON once recorded), None on error."""
+    """The parsed value (a model instance, an enum member or option string; as JSON once recorded), None on
+    error."""
     raw: str
     """The text the model produced."""
     prompt_tokens: int
@@ -136,18 +143,21 @@ class ModelResponse(BaseModel):
     """For a choice: the log-probability of each token of the chosen option, in order (they sum to its
     `option_logprobs` entry); where in a text the model is surprised, e.g. by one invented number."""
     token_spans: list[tuple[int, int]] | None = None
-    """For a choice: each token's character span (start, end) in the chosen option, beside `token_logprobs`."""
+    """For a choice: each token's character span (start, end) in the chosen option, beside
+    `token_logprobs`."""
     lookback: list[list[list[float]]] | None = Field(None, exclude_if=lambda v: v is None)
-    """With `Observation.lookback`: per observed span, per layer, per head, the share of attention paid to the prompt
-    (against the text so far), averaged over the span's tokens."""
+    """With `Observation.lookback`: per observed span, per layer, per head, the share of attention paid to the
+    prompt (against the text so far), averaged over the span's tokens."""
     token_lookback: list[float] | None = Field(None, exclude_if=lambda v: v is None)
-    """With `Observation.lookback`: per token of the scored text, that share averaged over every layer and head."""
+    """With `Observation.lookback`: per token of the scored text, that share averaged over every layer and
+    head."""
     hidden: list[list[list[float]]] | None = Field(None, exclude_if=lambda v: v is None)
-    """With `Observation.hidden`: per observed span (`spans`, then `hidden_only`), per depth asked for, the mean hidden
-    state of the span's tokens (of a word's, with `Observation.project_words`, its projection: one number)."""
+    """With `Observation.hidden`: per observed span (`spans`, then `hidden_only`), per depth asked for, the
+    mean hidden state of the span's tokens (of a word's, with `Observation.project_words`, its projection: one
+    number)."""
     projected_words: str | None = Field(None, exclude_if=lambda v: v is None)
-    """With `Observation.project_words`: the fingerprint of the direction the words' states were projected onto
-    (`observe.direction_key`); None when `hidden` holds the words' states themselves."""
+    """With `Observation.project_words`: the fingerprint of the direction the words' states were projected
+    onto (`observe.direction_key`); None when `hidden` holds the words' states themselves."""
     finish_reason: Literal["stop", "length", "parse_error"] = "stop"
     """Why generation ended; `length` means the token limit cut the output."""
     error: str | None = None
@@ -160,9 +170,10 @@ class GenerationResponse(ModelResponse):
     """What came back for one request."""
 
     @classmethod
-    def of_text(cls, request: GenerationRequest, raw: str, *, truncated: bool, **fields: Any) -> GenerationResponse:
-        """The response of a generated text: its parsed value, else why it does not parse (a constrained output cut
-        off by the token limit is truncated), recorded as a failed generation, never raised."""
+    def of_text(cls, request: GenerationRequest, raw: str, *, truncated: bool,
+                **fields: Any) -> GenerationResponse:
+        """The response of a generated text: its parsed value, else why it does not parse (a constrained
+        output cut off by the token limit is truncated), recorded as a failed generation, never raised."""
         try:
             value = request.spec.parse(raw)
         except Exception as exc:

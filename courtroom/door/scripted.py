@@ -25,16 +25,17 @@ class Truncated:
 
 
 class Scored:
-    """A scripted choice with explicit option log-probabilities (their softmax are the probabilities); `tokens` splits
-    the chosen option into (text, log-probability) tokens that make it up, else it is one token."""
+    """A scripted choice with explicit option log-probabilities (their softmax are the probabilities);
+    `tokens` splits the chosen option into (text, log-probability) tokens that make it up, else it is one
+    token."""
 
     def __init__(self, logprobs: dict[str, float], tokens: list[tuple[str, float]] | None = None,
                  observed: dict[str, Any] | None = None) -> None:
         self.logprobs = logprobs
         self.tokens = tokens
         self.observed = observed or {}
-        """What the pass saw inside the model, for a request that asks (`lookback`, `token_lookback`, `hidden`, as
-        `ModelResponse` holds them); given only to a backend that `looks_inside`."""
+        """What the pass saw inside the model, for a request that asks (`lookback`, `token_lookback`,
+        `hidden`, as `ModelResponse` holds them); given only to a backend that `looks_inside`."""
 
 
 class Unparseable:
@@ -48,9 +49,10 @@ ScriptFunction = Callable[[GenerationRequest], Any]
 
 
 class ScriptedBackend(Backend):
-    """Answers requests from a script (`outputs`: consumed in call order, or a function of the request): a value of
-    the requested type, raw JSON text, option probabilities for a choice, `Truncated()`, `Unparseable()`, or an
-    exception to raise; one that does not fit the type raises `BackendError` (a bug in the test)."""
+    """Answers requests from a script (`outputs`: consumed in call order, or a function of the request): a
+    value of the requested type, raw JSON text, option probabilities for a choice, `Truncated()`,
+    `Unparseable()`, or an exception to raise; one that does not fit the type raises `BackendError` (a bug in
+    the test)."""
 
     name = "scripted"
 
@@ -76,7 +78,8 @@ class ScriptedBackend(Backend):
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResponse]:
         self.check_requests(requests)
         for request in requests:
-            completion = max(len(o.split()) for o in request.spec.options) if request.spec.kind == "choice" else \
+            completion = max(len(o.split())
+                             for o in request.spec.options) if request.spec.kind == "choice" else \
                 request.sampling.max_new_tokens
             self.check_fits(request, _words(request), completion)
         self.batches.append(len(requests))
@@ -85,7 +88,8 @@ class ScriptedBackend(Backend):
             self.calls.append(request)
             responses.append(response := self._respond(request, self._next_output(request)))
             response.batch_size = len(requests)
-            self.tick(requests=1, prompt_tokens=response.prompt_tokens, completion_tokens=response.completion_tokens)
+            self.tick(requests=1, prompt_tokens=response.prompt_tokens,
+                      completion_tokens=response.completion_tokens)
         return responses
 
     def release(self, cache_group: str) -> None:
@@ -110,13 +114,17 @@ class ScriptedBackend(Backend):
         if isinstance(output, BaseException):
             raise output
         if isinstance(output, Truncated):
-            return GenerationResponse(raw=output.partial, prompt_tokens=prompt_tokens, seconds=0.0, schema_key=spec.key,
-                                      completion_tokens=request.sampling.max_new_tokens, finish_reason="length",
+            return GenerationResponse(raw=output.partial, prompt_tokens=prompt_tokens, seconds=0.0,
+                                      schema_key=spec.key,
+                                      completion_tokens=request.sampling.max_new_tokens,
+                                      finish_reason="length",
                                       error=truncation_message(spec, request.sampling.max_new_tokens))
         if isinstance(output, Unparseable):
             if request.constrained:
-                raise BackendError("Unparseable() scripted for a constrained request: impossible by construction")
-            return GenerationResponse(raw=output.text, prompt_tokens=prompt_tokens, seconds=0.0, schema_key=spec.key,
+                raise BackendError("Unparseable() scripted for a constrained request: impossible by "
+                                   "construction")
+            return GenerationResponse(raw=output.text, prompt_tokens=prompt_tokens, seconds=0.0,
+                                      schema_key=spec.key,
                                       completion_tokens=len(output.text.split()), finish_reason="parse_error",
                                       error=f"output is not valid JSON for {spec.name}")
         probs = logprobs = tokens = spans = None
@@ -139,20 +147,24 @@ class ScriptedBackend(Backend):
             value = spec.parse(raw)
         except OutputParseError as exc:
             raise BackendError(f"scripted output {output!r} does not fit the requested type: {exc}") from exc
-        return GenerationResponse(value=value, raw=raw, prompt_tokens=prompt_tokens, completion_tokens=len(raw.split()),
-                                  seconds=0.0, option_probs=probs, option_logprobs=logprobs, token_logprobs=tokens,
-                                  token_spans=spans, schema_key=spec.key, **observed)
+        return GenerationResponse(value=value, raw=raw, prompt_tokens=prompt_tokens,
+                                  completion_tokens=len(raw.split()),
+                                  seconds=0.0, option_probs=probs, option_logprobs=logprobs,
+                                  token_logprobs=tokens, token_spans=spans, schema_key=spec.key, **observed)
 
     def _observed(self, request: GenerationRequest, output: Scored) -> dict[str, Any]:
-        """What a scored output saw inside the model, as far as the request asks and this backend looks inside."""
+        """What a scored output saw inside the model, as far as the request asks and this backend looks
+        inside."""
         observe = request.observe
         if observe is None:
             return {}
-        wanted = {"lookback", "token_lookback"} if observe.lookback and "attention" in self._looks_inside else set()
+        wanted = ({"lookback", "token_lookback"} if observe.lookback
+                  and "attention" in self._looks_inside else set())
         if observe.hidden and "hidden_states" in self._looks_inside:
             wanted |= {"hidden", "projected_words"} if observe.project_words else {"hidden"}
         if missing := wanted - set(output.observed):
-            raise BackendError(f"the script gave no {sorted(missing)} for a request that asks to observe them")
+            raise BackendError(f"the script gave no {sorted(missing)} for a request that asks to observe "
+                               "them")
         return {k: v for k, v in output.observed.items() if k in wanted}
 
 

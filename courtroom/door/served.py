@@ -1,7 +1,8 @@
-"""A served model behind the same door: any OpenAI-compatible HTTP server (vLLM, SGLang, llama.cpp, a hosted API).
-JSON outputs go to `/chat/completions` with `response_format`; scored choices and texts are computed as in process
-(`door.served_scoring`); a lockstep batch goes out as concurrent requests (at most `concurrency`), bounded and retried
-by `door.http_client`. `prepare` probes the server first; only the *name* of the API key's variable is recorded."""
+"""A served model behind the same door: any OpenAI-compatible HTTP server (vLLM, SGLang, llama.cpp, a hosted
+API). JSON outputs go to `/chat/completions` with `response_format`; scored choices and texts are computed as
+in process (`door.served_scoring`); a lockstep batch goes out as concurrent requests (at most `concurrency`),
+bounded and retried by `door.http_client`. `prepare` probes the server first; only the *name* of the API key's
+variable is recorded."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ class ServedBackend(Backend):
     name = "served"
     light = True
 
-    def __init__(self, url: str, model: str, *, api_key_env: str | None = "OPENAI_API_KEY", concurrency: int = 8,
+    def __init__(self, url: str, model: str, *, api_key_env: str | None = "OPENAI_API_KEY",
+                 concurrency: int = 8,
                  timeout: float = 120.0, retries: int = 4, prompt_logprobs: bool | None = None) -> None:
         """`url` is the API's base (`http://127.0.0.1:8000/v1`); `model` the served model's name;
         `prompt_logprobs=False` forces the approximate path of servers without them (None: probe)."""
@@ -63,13 +65,14 @@ class ServedBackend(Backend):
         try:
             status, text = self._http.receive("GET", f"{self.url}/models")
         except httpx.HTTPError as exc:
-            raise BackendError(f"cannot reach the model server at {self.url} ({type(exc).__name__}: {exc}); is it "
-                               "running, and is --model-url its OpenAI API base (…/v1)?") from exc
+            raise BackendError(f"cannot reach the model server at {self.url} ({type(exc).__name__}: {exc}); "
+                               "is it running, and is --model-url its OpenAI API base (…/v1)?") from exc
         if status in (401, 403):
             var = self.api_key_env
-            where = f"${var}" if var and os.environ.get(var) else f"no key (${var} is unset)" if var else "no key"
-            raise BackendError(f"the model server at {self.url} refused the request ({status}) with "
-                               f"{where}; set the key's environment variable, or name another with --api-key-env")
+            where = (f"${var}" if var and os.environ.get(var) else f"no key (${var} is unset)"
+                     if var else "no key")
+            raise BackendError(f"the model server at {self.url} refused the request ({status}) with {where}; "
+                               "set the key's environment variable, or name another with --api-key-env")
         if status != 200:
             raise BackendError(f"the model server at {self.url} answered /models with {status}: {text[:200]}")
         served = _served_models(self._http.json_object(f"{self.url}/models", text))
@@ -77,23 +80,26 @@ class ServedBackend(Backend):
             raise BackendError(f"the model server at {self.url} does not serve {self.model!r}; it serves "
                                f"{sorted(served)} (give --model one of them)")
         max_len = served[self.model].get("max_model_len")
-        if not (max_len is None or isinstance(max_len, int) and not isinstance(max_len, bool) and max_len > 0):
-            raise BackendError(f"the model server at {self.url} gives {self.model!r} a max_model_len of {max_len!r} "
-                               "(expected a positive integer)")
+        if (not (max_len is None or isinstance(max_len, int) and not isinstance(max_len, bool)
+                 and max_len > 0)):
+            raise BackendError(f"the model server at {self.url} gives {self.model!r} a max_model_len of "
+                               f"{max_len!r} (expected a positive integer)")
         scoring = self._scoring
         tokenize = scoring.probe_tokenize()
-        prompt_logprobs = tokenize and scoring.probe_prompt_logprobs() if self._forced_prompt_logprobs is None \
-            else self._forced_prompt_logprobs
-        token_scoring = tokenize and self._forced_prompt_logprobs is not False and scoring.probe_token_scoring()
-        self._capabilities = ServerCapabilities(tokenize=tokenize, prompt_logprobs=prompt_logprobs, max_model_len=max_len,
-                                                token_scoring=token_scoring)
+        forced = self._forced_prompt_logprobs
+        prompt_logprobs = tokenize and scoring.probe_prompt_logprobs() if forced is None else forced
+        token_scoring = (tokenize and self._forced_prompt_logprobs is not False
+                         and scoring.probe_token_scoring())
+        self._capabilities = ServerCapabilities(tokenize=tokenize, prompt_logprobs=prompt_logprobs,
+                                                max_model_len=max_len, token_scoring=token_scoring)
 
     @property
     def scores_texts(self) -> bool:
         return self.capabilities.scores_texts
 
     def why_no_text_scoring(self) -> tuple[str, str]:
-        return f"the model server at {self.url} returns none (a hosted API?)", "serve the model with vLLM or SGLang"
+        return (f"the model server at {self.url} returns none (a hosted API?)",
+                "serve the model with vLLM or SGLang")
 
     @property
     def server(self) -> ServerCapabilities:
@@ -124,10 +130,12 @@ class ServedBackend(Backend):
     def _serve(self, request: GenerationRequest) -> GenerationResponse:
         try:
             response = self._serve_unchecked(request)
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:  # a body not shaped as promised
+        # a body not shaped as promised
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
             where = f"case {request.cache_group!r}: " if request.cache_group else ""
-            raise BackendError(f"{where}the model server at {self.url} answered with a body courtroom cannot read "
-                               f"({type(exc).__name__}: {exc}); is it an OpenAI-compatible API?") from exc
+            raise BackendError(f"{where}the model server at {self.url} answered with a body courtroom cannot "
+                               f"read ({type(exc).__name__}: {exc}); is it an OpenAI-compatible "
+                               "API?") from exc
         self.tick(requests=1, prompt_tokens=response.prompt_tokens - response.cached_prompt_tokens,
                   completion_tokens=response.completion_tokens)
         return response
@@ -136,11 +144,13 @@ class ServedBackend(Backend):
         spec = request.spec
         if spec.kind == "choice" and request.constrained:
             if self.capabilities.scores_texts:
-                return self._scoring.scored_choice(request, spec, token_scoring=self.capabilities.token_scoring,
+                return self._scoring.scored_choice(request, spec,
+                                                   token_scoring=self.capabilities.token_scoring,
                                                    check_fits=self.check_fits)
             if len(spec.options) == 1:
-                raise BackendError(f"the model server at {self.url} returns no prompt log-probabilities, so it cannot "
-                                   "score a text (grounding); use a court that does not measure grounding")
+                raise BackendError(f"the model server at {self.url} returns no prompt log-probabilities, so "
+                                   "it cannot score a text (grounding); use a court that does not measure "
+                                   "grounding")
             return self._scoring.first_token_choice(request, spec)
         return self._generated(request, spec)
 
@@ -154,7 +164,8 @@ class ServedBackend(Backend):
             body["seed"] = sampling.seed
         if request.constrained and spec.kind == "json":
             body["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": spec.name[:64] or "output", "schema": json.loads(spec.schema or "{}"), "strict": True}}
+                "name": spec.name[:64] or "output", "schema": json.loads(spec.schema or "{}"),
+                "strict": True}}
         elif request.constrained:  # a choice, generated (servers without prompt log-probabilities)
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": "choice", "schema": {"enum": list(spec.options)}, "strict": True}}
@@ -162,7 +173,8 @@ class ServedBackend(Backend):
         choice = answer["choices"][0]
         usage = answer.get("usage") or {}
         return GenerationResponse.of_text(
-            request, choice["message"].get("content") or "", truncated=choice.get("finish_reason") == "length",
+            request, choice["message"].get("content") or "",
+            truncated=choice.get("finish_reason") == "length",
             prompt_tokens=int(usage.get("prompt_tokens", 0)),
             cached_prompt_tokens=int(((usage.get("prompt_tokens_details") or {}).get("cached_tokens")) or 0),
             completion_tokens=int(usage.get("completion_tokens", 0)), seconds=time.perf_counter() - started,
@@ -171,7 +183,8 @@ class ServedBackend(Backend):
     def _post(self, url: str, body: dict[str, Any], *, request: GenerationRequest | None = None,
               retries: int | None = None) -> dict[str, Any]:
         """POST JSON for `request` (named in errors by its case), asked again as `ServerClient.post` says."""
-        return self._http.post(url, body, case=request.cache_group if request is not None else None, retries=retries)
+        return self._http.post(url, body, case=request.cache_group if request is not None else None,
+                               retries=retries)
 
     def close(self) -> None:
         """Close the connections and the request threads."""
@@ -185,5 +198,6 @@ def _served_models(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
     entries = answer.get("data")
     if not isinstance(entries, list):
         return {}
-    return {entry["id"]: entry for entry in entries if isinstance(entry, dict) and isinstance(entry.get("id"), str)}
+    return {entry["id"]: entry for entry in entries if isinstance(entry, dict)
+            and isinstance(entry.get("id"), str)}
 

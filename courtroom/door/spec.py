@@ -1,5 +1,5 @@
-"""Which model door a judge speaks through, named once: a `BackendSpec` (backend kind, model, how it runs) is data
-a run records, a Ray worker builds its backend from, and everything model-dependent asks."""
+"""Which model door a judge speaks through, named once: a `BackendSpec` (backend kind, model, how it runs) is
+data a run records, a Ray worker builds its backend from, and everything model-dependent asks."""
 
 from __future__ import annotations
 
@@ -40,12 +40,13 @@ class BackendSpec(BaseModel):
     """The implementation: `transformers` runs the model in this process (torch, Outlines constraints);
     `served` asks a model served over an OpenAI-compatible API at `url`."""
     model: str = "default"
-    """The model: an alias (`default`, `qwen2.5-coder-0.5b`), a `.gguf` file, a model directory or a Hub id; for
-    a served model, the name it is served under."""
+    """The model: an alias (`default`, `qwen2.5-coder-0.5b`), a `.gguf` file, a model directory or a Hub id;
+    for a served model, the name it is served under."""
     url: ServedUrl = None
     """The served API's base (`http://127.0.0.1:8000/v1`), for `served`."""
     api_key_env: str | None = "OPENAI_API_KEY"
-    """The environment variable holding the served API's key (only its name is recorded); None sends no key."""
+    """The environment variable holding the served API's key (only its name is recorded); None sends no
+    key."""
     concurrency: int = Field(8, ge=1)
     """Requests in flight at once to a served model."""
     timeout: float = Field(120.0, gt=0)
@@ -55,9 +56,9 @@ class BackendSpec(BaseModel):
     device: str = "auto"
     """auto (CUDA when torch sees a GPU, else CPU), cpu, cuda, cuda:1 ..."""
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field("auto", exclude_if=lambda v: v == "auto")
-    """The weights' and activations' type in this process: auto is bfloat16 where the device computes in it (GPUs from
-    Ampere on, CPUs with AVX-512 BF16 or AMX), else float16 on a GPU and float32 on a CPU (`door.devices.pick_dtype`);
-    a run records what it resolved to (`Placement`)."""
+    """The weights' and activations' type in this process: auto is bfloat16 where the device computes in it
+    (GPUs from Ampere on, CPUs with AVX-512 BF16 or AMX), else float16 on a GPU and float32 on a CPU
+    (`door.devices.pick_dtype`); a run records what it resolved to (`Placement`)."""
 
     @field_validator("device")
     @classmethod
@@ -75,12 +76,14 @@ class BackendSpec(BaseModel):
 
     @classmethod
     def of(cls, *, model: str = "default", url: str | None = None, **settings: Any) -> BackendSpec:
-        """The spec the command line names: a served model when given its API's `url`, else one in this process."""
+        """The spec the command line names: a served model when given its API's `url`, else one in this
+        process."""
         return cls(kind="served" if url else "transformers", model=model, url=url, **settings)
 
     @property
     def backend_class(self) -> type[Backend]:
-        """The class of the backend this spec builds (its heavy packages are imported when it loads a model)."""
+        """The class of the backend this spec builds (its heavy packages are imported when it loads a
+        model)."""
         if self.kind == "served":
             from courtroom.door.served import ServedBackend
 
@@ -95,7 +98,8 @@ class BackendSpec(BaseModel):
         return self.backend_class.light
 
     def check_model(self) -> None:
-        """Fail now for a model the backend cannot find (`Backend.check_model`), or a device this machine has not."""
+        """Fail now for a model the backend cannot find (`Backend.check_model`), or a device this machine has
+        not."""
         self.backend_class.check_model(self.model)
         if self.kind == "transformers":
             from courtroom.door.devices import check_device
@@ -103,7 +107,8 @@ class BackendSpec(BaseModel):
             check_device(self.device)
 
     def placement(self) -> Placement | None:
-        """Where and in what type the model computes, `auto` resolved here (None for a served model); imports torch."""
+        """Where and in what type the model computes, `auto` resolved here (None for a served model); imports
+        torch."""
         if self.kind == "served":
             return None
         from courtroom.door.devices import dtype_choice, pick_device
@@ -137,8 +142,8 @@ class HostGrant(BaseModel):
         url, _, key_env = text.partition("=")
         parts = urlsplit(url.strip())
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(f"--allow-host {text!r}: expected a URL's origin, http://HOST:PORT (or =KEY_ENV after "
-                              "it to let the key in that environment variable go there)")
+            raise ConfigError(f"--allow-host {text!r}: expected a URL's origin, http://HOST:PORT (or "
+                              "=KEY_ENV after it to let the key in that environment variable go there)")
         try:
             return cls(origin=origin(url.strip()), key_env=key_env.strip() or None)
         except ValueError as exc:  # a port that is none

@@ -1,7 +1,8 @@
-"""Outlines-constrained generation on a transformers model, batched, with prompt-prefix KV reuse. A batch: tokenize
-each prompt with the chat template; compute only what the per-case prefix cache lacks; score *choice* rows (every
-option's summed token log-probabilities, normalised); prefill *JSON* and text rows, then decode them together
-(`door.decoding`: our own loop, as rows reuse prefixes of different lengths, follow different grammars and seeds)."""
+"""Outlines-constrained generation on a transformers model, batched, with prompt-prefix KV reuse. A batch:
+tokenize each prompt with the chat template; compute only what the per-case prefix cache lacks; score *choice*
+rows (every option's summed token log-probabilities, normalised); prefill *JSON* and text rows, then decode
+them together (`door.decoding`: our own loop, as rows reuse prefixes of different lengths, follow different
+grammars and seeds)."""
 
 from __future__ import annotations
 
@@ -87,7 +88,8 @@ class TransformersBackend(Backend):
         responses: list[GenerationResponse] = []
         rows = self._rows(requests)
         for start in range(0, len(rows), self.max_batch_size):
-            batch = [dataclasses.replace(row, index=i) for i, row in enumerate(rows[start:start + self.max_batch_size])]
+            batch = [dataclasses.replace(row, index=i)
+                     for i, row in enumerate(rows[start:start + self.max_batch_size])]
             responses.extend(self._generate_batch(batch))
         return responses
 
@@ -137,7 +139,8 @@ class TransformersBackend(Backend):
                 decode_start = time.perf_counter()
                 self.stats.prefill_seconds += decode_start - prefill_start
                 self.tick(prompt_tokens=sum(len(r.ids) - r.reused for r in decode))
-                decode_batch(decode, last_logits, cache, mask, positions, lm=self.loaded, compiler=self.compiler,
+                decode_batch(decode, last_logits, cache, mask, positions, lm=self.loaded,
+                             compiler=self.compiler,
                             stats=self.stats, tick=self.tick)
                 self.stats.decode_seconds += time.perf_counter() - decode_start
         seconds = time.perf_counter() - start
@@ -152,15 +155,17 @@ class TransformersBackend(Backend):
                 responses.append(GenerationResponse(**scored[row.index], **common))
             else:
                 raw = self.loaded.tokenizer.decode(row.generated, skip_special_tokens=True)
-                responses.append(GenerationResponse.of_text(row.request, raw, truncated=row.finish == "length",
+                responses.append(GenerationResponse.of_text(row.request, raw,
+                                                            truncated=row.finish == "length",
                                                             completion_tokens=len(row.generated), **common))
         return responses
 
     # -- prefill -------------------------------------------------------------------------------
     def _prefill(self, rows: list[Row]) -> tuple[Any, Any, Any, Any]:
-        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions. Phase A computes
-        each row's prompt but its last token alone (no padding; each row sees what the rows before it stored in the
-        prefix cache); phase B runs every row's last token as one batch over the right-aligned KV."""
+        """Compute every row's uncached prompt tokens; return last logits, batch cache, mask, positions. Phase
+        A computes each row's prompt but its last token alone (no padding; each row sees what the rows before
+        it stored in the prefix cache); phase B runs every row's last token as one batch over the
+        right-aligned KV."""
         import torch
 
         lm = self.loaded
@@ -197,29 +202,33 @@ class TransformersBackend(Backend):
         return self.use_prefix_cache and row.request.cache_group is not None
 
     def _cached_prefix(self, row: Row) -> list[Segment]:
-        """The KV segments of the longest cached prefix of the row's prompt but its last token (`row.reused` long)."""
+        """The KV segments of the longest cached prefix of the row's prompt but its last token (`row.reused`
+        long)."""
         match = self.prefix_cache.lookup(row.request.cache_group, row.ids, max_length=len(row.ids) - 1) \
             if self._caches(row) else None
         row.reused = match.length if match else 0
         return list(match.segments) if match else []
 
-    def _forward_with_logits(self, past: list[Segment], ids: list[int], start: int) -> tuple[Segment, Any, Segment]:
-        """Run one row's tokens after its cached past: the new tokens' KV, the logits after the last, the whole KV."""
+    def _forward_with_logits(self, past: list[Segment], ids: list[int],
+                             start: int) -> tuple[Segment, Any, Segment]:
+        """Run one row's tokens after its cached past: the new tokens' KV, the logits after the last, the
+        whole KV."""
         import torch
         from transformers import DynamicCache
 
         lm = self.loaded
         device = lm.device
         if past:
-            layers = [(torch.cat([seg[layer][0] for seg in past], dim=2), torch.cat([seg[layer][1] for seg in past], dim=2))
+            layers = [(torch.cat([seg[layer][0] for seg in past], dim=2),
+                       torch.cat([seg[layer][1] for seg in past], dim=2))
                       for layer in range(len(past[0]))]
             cache = DynamicCache(ddp_cache_data=layers, config=lm.model.config)
         else:
             cache = DynamicCache(config=lm.model.config)
         input_ids = torch.tensor([ids], dtype=torch.long, device=device)
         positions = torch.arange(start, start + len(ids), device=device).unsqueeze(0)
-        out = lm.model(input_ids=input_ids, position_ids=positions, **cache_argument(lm.model, cache), use_cache=True,
-                       logits_to_keep=1)
+        out = lm.model(input_ids=input_ids, position_ids=positions, **cache_argument(lm.model, cache),
+                       use_cache=True, logits_to_keep=1)
         self.stats.forward_passes += 1
         full = [(layer.keys, layer.values) for layer in returned_cache(out).layers]
         segment = [(keys[:, :, start:].clone(), values[:, :, start:].clone()) for keys, values in full]
@@ -235,7 +244,8 @@ class TransformersBackend(Backend):
             return DynamicCache(config=config)
         template = next(segs[0] for segs in rows if segs)
 
-        def row(segs: list[Segment], layer: int, part: int) -> Any:  # its segments joined, zeros left up to `past_len`
+        # its segments joined, zeros left up to `past_len`
+        def row(segs: list[Segment], layer: int, part: int) -> Any:
             joined = torch.cat([seg[layer][part] for seg in segs] or [template[layer][part][:, :, :0]], dim=2)
             return torch.nn.functional.pad(joined, (0, 0, past_len - joined.shape[2], 0))
 
@@ -250,7 +260,8 @@ class TransformersBackend(Backend):
         tokens = self._option_ids.get(spec.key)
         if tokens is None:
             tokenizer = self.loaded.tokenizer
-            encoded = [tokenizer(o, add_special_tokens=False, return_offsets_mapping=True) for o in spec.options]
+            encoded = [tokenizer(o, add_special_tokens=False, return_offsets_mapping=True)
+                       for o in spec.options]
             ids = [list(e["input_ids"]) for e in encoded]
             spans = [[(int(a), int(b)) for a, b in e["offset_mapping"]] for e in encoded]
             if any(a != b and b[:len(a)] == a for a in ids for b in ids):
@@ -263,8 +274,9 @@ class TransformersBackend(Backend):
         return tokens
 
     def _score_row(self, row: Row) -> dict[str, Any]:
-        """Probability of every option of a choice row, scored alone after its own cached prefix: the uncached prompt in
-        one pass, then one row per longer option over it (padding costs more than batching saves on CPU)."""
+        """Probability of every option of a choice row, scored alone after its own cached prefix: the uncached
+        prompt in one pass, then one row per longer option over it (padding costs more than batching saves on
+        CPU)."""
         import torch
         from transformers import DynamicCache
 
@@ -281,8 +293,8 @@ class TransformersBackend(Backend):
         option_ids = self._option_tokens(row.spec).ids
         if row.request.observe is not None and len(option_ids) == 1:
             spans = self._option_tokens(row.spec).spans[0]
-            scores, observed = observed_pass(self.loaded, row.request.observe, len(row.ids), option_ids[0], spans,
-                                             full, first)
+            scores, observed = observed_pass(self.loaded, row.request.observe, len(row.ids), option_ids[0],
+                                             spans, full, first)
             self.stats.forward_passes += 1
             return self._choice_result(row, [scores], observed)
         token_scores = [[float(first[ids[0]])] for ids in option_ids]
@@ -291,7 +303,8 @@ class TransformersBackend(Backend):
             n, width = len(tails), max(len(ids) - 1 for _, ids in tails)
             layers = [(keys.expand(n, -1, -1, -1), values.expand(n, -1, -1, -1)) for keys, values in full]
             cache = DynamicCache(ddp_cache_data=layers, config=lm.model.config)
-            pad_id = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else lm.tokenizer.eos_token_id
+            pad_id = (lm.tokenizer.pad_token_id
+                      if lm.tokenizer.pad_token_id is not None else lm.tokenizer.eos_token_id)
             input_ids = torch.full((n, width), pad_id, dtype=torch.long)
             for r, (_, ids) in enumerate(tails):  # right-padded: a real token never sees the padding after it
                 input_ids[r, :len(ids) - 1] = torch.tensor(ids[:-1])
@@ -312,7 +325,8 @@ class TransformersBackend(Backend):
 
     def _choice_result(self, row: Row, token_scores: list[list[float]],
                        observed: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The response's fields of an option picked (argmax, or sampled with the row's seed) by summed log-probs."""
+        """The response's fields of an option picked (argmax, or sampled with the row's seed) by summed
+        log-probs."""
         import torch
 
         logp = torch.tensor([math.fsum(t) for t in token_scores], dtype=torch.float64)
@@ -326,8 +340,10 @@ class TransformersBackend(Backend):
         option = row.spec.options[choice]
         tokens = self._option_tokens(row.spec)
         self.stats.generated_tokens += len(tokens.ids[choice])
-        return {"value": row.spec.coerce_option(option), "raw": option, "completion_tokens": len(tokens.ids[choice]),
+        return {"value": row.spec.coerce_option(option), "raw": option,
+                "completion_tokens": len(tokens.ids[choice]),
                 "option_probs": {o: float(p) for o, p in zip(row.spec.options, probs)},
                 "option_logprobs": {o: float(lp) for o, lp in zip(row.spec.options, logp)},
-                "token_logprobs": token_scores[choice], "token_spans": tokens.spans[choice], **(observed or {})}
+                "token_logprobs": token_scores[choice], "token_spans": tokens.spans[choice],
+                **(observed or {})}
 

@@ -1,6 +1,7 @@
 """The transcript event schema: what happened in one case, append-only, one JSON object per line. Replaying a
-transcript's model calls through the same judge rebuilds the verdict (`replay.py`); prompts are stored once per
-case as `prompt` events, referenced by hash. Versioned (`SCHEMA_VERSION`): `courtroom transcript schema`."""
+transcript's model calls through the same judge rebuilds the verdict (`replay.py`); prompts are stored once
+per case as `prompt` events, referenced by hash. Versioned (`SCHEMA_VERSION`): `courtroom transcript
+schema`."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from courtroom.case import Case, CaseVerdict, Charge, DroppedCharge, Ruling, Ver
 from courtroom.door.recorded import RecordedCall
 
 SCHEMA_VERSION = 2
-"""2: a trial's moves carry what they rest on (`MoveEvent.grounds`); a move of version 1 cited by a generated number
-(`payload.evidence`), read as grounds of its own (`Grounds.generated`)."""
+"""2: a trial's moves carry what they rest on (`MoveEvent.grounds`); a move of version 1 cited by a generated
+number (`payload.evidence`), read as grounds of its own (`Grounds.generated`)."""
 
 
 utc_now = functools.partial(datetime.now, timezone.utc)
@@ -75,7 +76,8 @@ class CallSite(BaseModel):
 
 
 class ModelCallEvent(BaseEvent, RecordedCall, CallSite):
-    """One request at the model door and its response (`RecordedCall`), and where in the procedure it stood."""
+    """One request at the model door and its response (`RecordedCall`), and where in the procedure it
+    stood."""
 
     model_config = ConfigDict(extra="forbid", frozen=False, use_attribute_docstrings=True)
 
@@ -93,28 +95,32 @@ class ChargesEvent(BaseEvent):
 
 
 class Quote(BaseModel):
-    """Words quoted from a text (the answer, or a context sentence), where they stand in it, and the court's check."""
+    """Words quoted from a text (the answer, or a context sentence), where they stand in it, and the court's
+    check."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     text: str
     start: int = Field(ge=0)
-    """Character offsets of the words in the text they are quoted from (the whole answer, or the cited sentence)."""
+    """Character offsets of the words in the text they are quoted from (the whole answer, or the cited
+    sentence)."""
     end: int = Field(ge=0)
     verified: bool
-    """Whether the court found exactly these words there; a quote that fails is shown as failed, never as verified."""
+    """Whether the court found exactly these words there; a quote that fails is shown as failed, never as
+    verified."""
 
 
 class Grounds(BaseModel):
-    """What a move rests on: the words of the charged statement it speaks of, the context sentence it cites (or that
-    none speaks to them) and the words of that sentence, each chosen by a reading of the case and checked."""
+    """What a move rests on: the words of the charged statement it speaks of, the context sentence it cites
+    (or that none speaks to them) and the words of that sentence, each chosen by a reading of the case and
+    checked."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     reading: Literal["likelihood", "words", "generated"]
-    """How the pieces were chosen: `likelihood`, by how much likelier each sentence alone makes the charged words than
-    no context (the model's reading); `words`, by the content words they share (no model); `generated`, a number
-    the model wrote (trials of transcript version 1, unchecked)."""
+    """How the pieces were chosen: `likelihood`, by how much likelier each sentence alone makes the charged
+    words than no context (the model's reading); `words`, by the content words they share (no model);
+    `generated`, a number the model wrote (trials of transcript version 1, unchecked)."""
     answer: Quote | None = None
     """Words of the answer (within the charged statement) the move speaks of."""
     sentence: int | None = None
@@ -122,7 +128,8 @@ class Grounds(BaseModel):
     passage: Quote | None = None
     """Words of the cited sentence."""
     scores: dict[int, float] = Field(default_factory=dict)
-    """The reading: each candidate sentence's score (nats a token of the words, or shared words), by number."""
+    """The reading: each candidate sentence's score (nats a token of the words, or shared words), by
+    number."""
     found: bool | None = None
     """Whether the cited number names a sentence of the context (None: nothing cited)."""
 
@@ -133,13 +140,24 @@ class Grounds(BaseModel):
         return all(q.verified for q in quotes) and self.found is not False and self.reading != "generated"
 
 
-def _grounds_of_version_1(data: Any) -> Any:
-    """A move of transcript version 1 cited with a generated number (`payload.evidence`): its grounds say so."""
-    if isinstance(data, dict) and "grounds" not in data and isinstance(data.get("payload"), dict) and \
+RETIRED_MOVE_FIELDS = ("calibrated_probs", "rule", "choice_probs", "finding", "evidence_found",
+                       "quote_verified", "stance", "agrees")
+"""Fields of moves nothing writes since the settings that wrote them were retired (move priors, the evidence
+court's rules and choices, statement-first turns; a version 1 move's `evidence_found` is its grounds'
+`found`): a transcript that holds them reads without them."""
+
+
+def _older_move(data: Any) -> Any:
+    """A move of an older transcript: without its retired fields, and one of version 1 cited with a generated
+    number (`payload.evidence`) with grounds that say so."""
+    if not isinstance(data, dict):
+        return data
+    moved = {k: v for k, v in data.items() if k not in RETIRED_MOVE_FIELDS}
+    if "grounds" not in data and isinstance(data.get("payload"), dict) and \
             isinstance(number := data["payload"].get("evidence"), int):
-        found = data.get("evidence_found")
-        return {**data, "grounds": {"reading": "generated", "sentence": number or None, "found": found}}
-    return data
+        moved["grounds"] = {"reading": "generated", "sentence": number or None,
+                            "found": data.get("evidence_found")}
+    return moved
 
 
 class MoveEvent(BaseEvent):
@@ -159,28 +177,9 @@ class MoveEvent(BaseEvent):
     move_probs: dict[str, float] | None = None
     """The model's probability of every legal move (None when forced), as the model gave it (raw)."""
     polled_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
-    """A forced move of a side polled (`trial.poll_moves`): the model's probability of every move of the node, legal
-    or not (its opinion: would it have withdrawn, conceded?); the court took the forced move all the same."""
-    calibrated_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
-    """In runs of courts with move priors (retired with courtroom 0.1): the calibrated probability of every legal
-    move, by which the move was chosen."""
-    rule: str | None = Field(None, exclude_if=lambda v: v is None)
-    """Why the court's rule chose this move (a node decided by the evidence), None when the model chose it."""
-    choice_probs: dict[str, float] | None = Field(None, exclude_if=lambda v: v is None)
-    """For a payload chosen by a scored choice (a citation, an exhibit): the probability of every option."""
-    finding: str | None = Field(None, exclude_if=lambda v: v is None)
-    """What the court measured or checked of the payload (the grounding in a cited sentence, whether a named
-    item is in the context), as the debate record shows it."""
-    evidence_found: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """Transcript version 1: whether the payload's generated `evidence` number named a context sentence (now
-    `grounds.found`)."""
-    quote_verified: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """A statement's quote (`trial.turns: statement-first`): whether the court found it in the sentence it cites."""
-    stance: float | None = Field(None, exclude_if=lambda v: v is None)
-    """A debater's statement: the model's P(yes) that it says the context supports the charged statement."""
-    agrees: bool | None = Field(None, exclude_if=lambda v: v is None)
-    """Whether the move takes the side its statement argues (a prosecutor who argues with a statement that says the
-    context supports the charge does not); None where no side is at stake."""
+    """A forced move of a side polled (`trial.poll_moves`): the model's probability of every move of the node,
+    legal or not (its opinion: would it have withdrawn, conceded?); the court took the forced move all the
+    same."""
     grounds: Grounds | None = Field(None, exclude_if=lambda v: v is None)
     """What the move rests on (its quotes and citation, checked); None for a move that speaks of nothing."""
     error: str | None = None
@@ -188,8 +187,8 @@ class MoveEvent(BaseEvent):
 
     @model_validator(mode="before")
     @classmethod
-    def _version_1(cls, data: Any) -> Any:
-        return _grounds_of_version_1(data)
+    def _older(cls, data: Any) -> Any:
+        return _older_move(data)
 
 
 class RulingEvent(BaseEvent):
@@ -230,15 +229,15 @@ class EditEvent(BaseEvent):
 
     event: Literal["edit"] = "edit"
     charge: int | None
-    """`Charge.index` of the charge corrected (from 0: `audit edit --charge 1` records 0), or None for the case
-    verdict itself."""
+    """`Charge.index` of the charge corrected (from 0: `audit edit --charge 1` records 0), or None for the
+    case verdict itself."""
     verdict: Verdict
     provenance: Provenance
 
 
 Event = Annotated[
-    CaseStartEvent | PromptEvent | ModelCallEvent | ChargesEvent | MoveEvent | RulingEvent | VerdictEvent | ErrorEvent | EditEvent,
-    Field(discriminator="event"),
+    CaseStartEvent | PromptEvent | ModelCallEvent | ChargesEvent | MoveEvent | RulingEvent | VerdictEvent
+    | ErrorEvent | EditEvent, Field(discriminator="event"),
 ]
 EVENT_ADAPTER: TypeAdapter[Any] = TypeAdapter(Event)
 

@@ -6,7 +6,7 @@ import itertools
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from courtroom.case import Case, CaseVerdict, VariantVerdict
 from courtroom.casefile import PROMPT_FORMAT, PROMPT_FORMATS
@@ -24,22 +24,27 @@ from courtroom.errors import CaseFailedError, ConfigError
 class Judge(ABC):
     """Decides whether a case's answer is hallucinated, by a procedure of model calls."""
 
-    name: str = "judge"
-    migrations: tuple[Migration, ...] = (PROMPTS_2,)
-    """What brings this judge's recorded configurations up to date, in order (`courtroom.engine.migrations`)."""
+    name: ClassVar[str] = "judge"
+    migrations: ClassVar[tuple[Migration, ...]] = (PROMPTS_2,)
+    """What brings this judge's recorded configurations up to date, in order
+    (`courtroom.engine.migrations`)."""
     threshold: float = 0.5
-    """P(hallucinated) at or above which this judge finds an answer hallucinated (a metric's default threshold)."""
+    """P(hallucinated) at or above which this judge finds an answer hallucinated (a metric's default
+    threshold)."""
 
     def __init__(self, backend: Backend | BackendSpec | None = None, *, model: str | None = None,
                  window: int = 8, prompt_format: int = PROMPT_FORMAT) -> None:
-        """`backend` is the model door (or its spec, built on first use; the default model when omitted), `model` short
-        for `BackendSpec(model=...)`; `prompt_format` is how the case is written into prompts (`courtroom.casefile`)."""
+        """`backend` is the model door (or its spec, built on first use; the default model when omitted),
+        `model` short for `BackendSpec(model=...)`; `prompt_format` is how the case is written into prompts
+        (`courtroom.casefile`)."""
         if prompt_format not in PROMPT_FORMATS:
-            raise ConfigError(f"prompt format {prompt_format}: this version of courtroom writes formats {PROMPT_FORMATS}")
+            raise ConfigError(f"prompt format {prompt_format}: this version of courtroom writes formats "
+                              f"{PROMPT_FORMATS}")
         self.prompt_format = prompt_format
         if model is not None:
             if backend is not None:
-                raise ConfigError(f"model {model!r} given beside a backend: name the model in the backend (or its spec)")
+                raise ConfigError(f"model {model!r} given beside a backend: name the model in the backend "
+                                  "(or its spec)")
             backend = BackendSpec(model=model)
         self._backend = backend if isinstance(backend, Backend) else None
         self._seated: Backend | None = None
@@ -65,7 +70,8 @@ class Judge(ABC):
 
     @property
     def backend(self) -> Backend:
-        """The model door, built from its spec on first use, with the judge's further models beside it (`seated`)."""
+        """The model door, built from its spec on first use, with the judge's further models beside it
+        (`seated`)."""
         if self._seated is None:
             if self._backend is None:
                 self._backend = self.backend_spec.build()
@@ -73,7 +79,8 @@ class Judge(ABC):
         return self._seated
 
     def seats(self) -> dict[str, BackendSpec]:
-        """Further models some of this judge's requests go to, by the seat they name (`GenerationRequest.seat`)."""
+        """Further models some of this judge's requests go to, by the seat they name
+        (`GenerationRequest.seat`)."""
         return {}
 
     def seat_gpus(self) -> dict[str, float]:
@@ -82,8 +89,9 @@ class Judge(ABC):
 
     def seated(self, backend: Backend, devices: Mapping[str, str] | None = None,
                build: Callable[[BackendSpec, str], Backend] | None = None) -> Backend:
-        """`backend` with this judge's further models beside it behind one door (`courtroom.door.panel.Panel`, each
-        built now from its spec, or with `build`, on its device in `devices`); `backend` itself when it has none."""
+        """`backend` with this judge's further models beside it behind one door (`courtroom.door.panel.Panel`,
+        each built now from its spec, or with `build`, on its device in `devices`); `backend` itself when it
+        has none."""
         seats = self.seats()
         if not seats or isinstance(backend, Panel):
             return backend
@@ -100,7 +108,8 @@ class Judge(ABC):
         return {}
 
     def needs_text_scoring(self) -> str | None:
-        """What of this judge scores given texts with the model's likelihoods (needing prompt log-probabilities), or None."""
+        """What of this judge scores given texts with the model's likelihoods (needing prompt
+        log-probabilities), or None."""
         return None
 
     def options(self) -> dict[str, Any]:
@@ -119,10 +128,11 @@ class Judge(ABC):
     @classmethod
     def from_config(cls, config: dict[str, Any], backend: Backend | BackendSpec | None = None, *,
                     source: str = "<manifest>", **options: Any) -> Judge:
-        """Rebuild a judge from the configuration a run manifest (`source`, named in errors) recorded, brought up to
-        date (`Manifest.judge_config`), with constructor `options` (`window`) beside its own."""
+        """Rebuild a judge from the configuration a run manifest (`source`, named in errors) recorded, brought
+        up to date (`Manifest.judge_config`), with constructor `options` (`window`) beside its own."""
         try:
-            return cls(backend, prompt_format=config["prompt_format"], **{**config.get("options", {}), **options})
+            return cls(backend, prompt_format=config["prompt_format"],
+                       **{**config.get("options", {}), **options})
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"{source}: the recorded {cls.name} judge does not load ({type(exc).__name__}: "
                               f"{exc})") from exc
@@ -139,8 +149,8 @@ class Judge(ABC):
 
     def run_many(self, cases: Iterable[Case], backend: Backend | None = None,
                  observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]:
-        """Judge cases in lockstep, yielding each outcome (verdict or error, with transcript) as it ends; the model
-        loads first (`BackendError` if it cannot), and `observer` watches the batches (progress)."""
+        """Judge cases in lockstep, yielding each outcome (verdict or error, with transcript) as it ends; the
+        model loads first (`BackendError` if it cannot), and `observer` watches the batches (progress)."""
         queue = iter(cases)
         first = next(queue, None)
         if first is None:
@@ -166,9 +176,10 @@ class Judge(ABC):
         return self.judge_many([case])[0]
 
     def score(self, *, threshold: float | None = None, name: str = NAME, **arguments: Any) -> Score:
-        """Judge one answer as a metric (`judge.score(answer=..., context=[...], question=...)`, or under Opik's,
-        DeepEval's or Ragas' names): `value` is P(hallucinated), `success` the verdict (or `value < threshold` when one
-        is given). Concurrent calls are judged together in lockstep (`courtroom.engine.metric`)."""
+        """Judge one answer as a metric (`judge.score(answer=..., context=[...], question=...)`, or under
+        Opik's, DeepEval's or Ragas' names): `value` is P(hallucinated), `success` the verdict (or `value <
+        threshold` when one is given). Concurrent calls are judged together in lockstep
+        (`courtroom.engine.metric`)."""
         return score_case(self, case_from_arguments(arguments), threshold, name)
 
     async def ascore(self, *, threshold: float | None = None, name: str = NAME, **arguments: Any) -> Score:

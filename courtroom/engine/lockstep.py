@@ -1,7 +1,7 @@
-"""Lockstep scheduling: many cases advance together, and the model calls due at the same step go to the backend as
-one batch. A judge's *program* for one case is a generator that yields lists of `Call`s and receives their
-responses until it returns the verdict. A case whose program or requests fail ends with an error event; the
-others go on."""
+"""Lockstep scheduling: many cases advance together, and the model calls due at the same step go to the
+backend as one batch. A judge's *program* for one case is a generator that yields lists of `Call`s and
+receives their responses until it returns the verdict. A case whose program or requests fail ends with an
+error event; the others go on."""
 
 from __future__ import annotations
 
@@ -17,7 +17,14 @@ from courtroom.case import Case, CaseVerdict
 from courtroom.door.backend import Backend, Tick
 from courtroom.door.recorded import recorded_fields
 from courtroom.door.requests import GenerationRequest, GenerationResponse, message_hash
-from courtroom.engine.events import CallSite, CaseStartEvent, ErrorEvent, ModelCallEvent, PromptEvent, VerdictEvent
+from courtroom.engine.events import (
+    CallSite,
+    CaseStartEvent,
+    ErrorEvent,
+    ModelCallEvent,
+    PromptEvent,
+    VerdictEvent,
+)
 
 
 class Call(CallSite):
@@ -101,7 +108,8 @@ class _Running:
 
 
 def run_lockstep(cases: Iterable[Case], make_program: ProgramFactory, backend: Backend, *, judge_name: str,
-                 config_hash: str, window: int = 8, observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]:
+                 config_hash: str, window: int = 8, observer: LockstepObserver
+                 | None = None) -> Iterator[CaseOutcome]:
     """Run every case's program, batching the calls due at each step; yield outcomes as cases end."""
     queue = iter(cases)
     running: list[_Running] = []
@@ -139,7 +147,8 @@ def run_lockstep(cases: Iterable[Case], make_program: ProgramFactory, backend: B
         step += 1
 
 
-def _observed(running: Sequence[_Running], backend: Backend, observer: LockstepObserver | None, step: int) -> dict[int, Any]:
+def _observed(running: Sequence[_Running], backend: Backend, observer: LockstepObserver | None,
+              step: int) -> dict[int, Any]:
     """`_serve`, with the observer told of the batch and listening to the backend's work inside it."""
     if observer is None:
         return _serve(running, backend)
@@ -172,7 +181,8 @@ def _exception(state: _Running, backend: Backend) -> Any:
         return exc
 
 
-def _advance(state: _Running, answer: list[GenerationResponse] | None, backend: Backend) -> CaseOutcome | None:
+def _advance(state: _Running, answer: list[GenerationResponse] | None,
+             backend: Backend) -> CaseOutcome | None:
     """Send responses into the program; return an outcome if the case has ended."""
     try:
         calls = next(state.program) if answer is None else state.program.send(answer)

@@ -1,6 +1,7 @@
-"""A judge as a metric: `Judge.score(...)` and `Judge.ascore(...)` take the argument names of the tools people come
-from (ours, Opik's, DeepEval's, Ragas') and return a `Score`. Concurrent calls are judged together in one lockstep run
-on the judge's own thread (`submit`); `courtroom.integrations` and `courtroom.testing` wrap this for tools and pytest."""
+"""A judge as a metric: `Judge.score(...)` and `Judge.ascore(...)` take the argument names of the tools people
+come from (ours, Opik's, DeepEval's, Ragas') and return a `Score`. Concurrent calls are judged together in one
+lockstep run on the judge's own thread (`submit`); `courtroom.integrations` and `courtroom.testing` wrap this
+for tools and pytest."""
 
 from __future__ import annotations
 
@@ -40,7 +41,8 @@ class Judging(Protocol):
 
 
 class Score(BaseModel):
-    """A metric's result, shaped like Opik's and DeepEval's hallucination metrics': P(hallucinated), why, success."""
+    """A metric's result, shaped like Opik's and DeepEval's hallucination metrics': P(hallucinated), why,
+    success."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -78,7 +80,8 @@ SPANS_NAMED = 5
 
 
 def spans_phrase(spans: Sequence[HallucinatedSpan], limit: int = SPANS_NAMED) -> str:
-    """The spans found hallucinated as one line, strongest first: `hallucinated: 'X' (0.83), 'Y' (0.71)` (or "")."""
+    """The spans found hallucinated as one line, strongest first: `hallucinated: 'X' (0.83), 'Y' (0.71)` (or
+    "")."""
     if not spans:
         return ""
     named = ", ".join(f"'{s.text}' ({s.score:.2f})" for s in spans[:limit])
@@ -86,14 +89,16 @@ def spans_phrase(spans: Sequence[HallucinatedSpan], limit: int = SPANS_NAMED) ->
 
 
 def reason_with_spans(reason: str, spans: Sequence[HallucinatedSpan]) -> str:
-    """The court's reason, and the spans it finds hallucinated on a line of their own (the reason alone without any)."""
+    """The court's reason, and the spans it finds hallucinated on a line of their own (the reason alone
+    without any)."""
     phrase = spans_phrase(spans)
     return f"{reason}\n{phrase}" if phrase else reason
 
 
 def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None) -> Case:
-    """The case named by metric-style keyword arguments, each part under any of its names (`ARGUMENTS`; `None` is not
-    given); a part named twice, an unknown name, or no answer or context is an error listing the names accepted."""
+    """The case named by metric-style keyword arguments, each part under any of its names (`ARGUMENTS`; `None`
+    is not given); a part named twice, an unknown name, or no answer or context is an error listing the names
+    accepted."""
     accepted = {alias: part for part, aliases in ARGUMENTS.items() for alias in aliases}
     if unknown := sorted(set(arguments) - set(accepted)):
         raise MetricArgumentError(f"unknown argument{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}: "
@@ -102,8 +107,8 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None
     for part, aliases in ARGUMENTS.items():
         given = [alias for alias in aliases if arguments.get(alias) is not None]
         if len(given) > 1:
-            raise MetricArgumentError(f"ambiguous {part}: both {' and '.join(given)} given; pass it once, under one "
-                                      f"of {', '.join(aliases)}")
+            raise MetricArgumentError(f"ambiguous {part}: both {' and '.join(given)} given; pass it once, "
+                                      f"under one of {', '.join(aliases)}")
         if given:
             parts[part] = arguments[given[0]]
     for part in ("answer", "context"):
@@ -111,26 +116,31 @@ def case_from_arguments(arguments: Mapping[str, Any], case_id: str | None = None
             raise MetricArgumentError(f"no {part} given: pass it as {' or '.join(ARGUMENTS[part])}")
     context = parts["context"]
     if not isinstance(context, Sequence):
-        raise MetricArgumentError(f"context must be a string or a list of strings, not {type(context).__name__}")
+        raise MetricArgumentError("context must be a string or a list of strings, not "
+                                  f"{type(context).__name__}")
     context = [context] if isinstance(context, str) else list(context)
     if not context:
         raise MetricArgumentError("the context is an empty list: give at least one passage")
     question = parts.get("question", "")
-    for part, value in (("question", question), ("answer", parts["answer"]), *(("context", c) for c in context)):
+    for part, value in (("question", question), ("answer", parts["answer"]),
+                        *(("context", c) for c in context)):
         if not isinstance(value, str):
             raise MetricArgumentError(f"{part} must be text (str), not {type(value).__name__}: {value!r:.80}")
-    if case_id is None:  # named by its content: the same call gets the same prompts (the answer's fence) every time
+    # named by its content: the same call gets the same prompts (the answer's fence) every time
+    if case_id is None:
         case_id = "metric-" + content_hash(json.dumps([question, parts["answer"], context]))[:12]
     try:
         return Case(id=case_id, question=question, answer=parts["answer"], context=context)
     except ValidationError as exc:  # a blank answer, a context with no text
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'case'}: {e['msg'].removeprefix('Value error, ')}"
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'case'}: "
+                             f"{e['msg'].removeprefix('Value error, ')}"
                              for e in exc.errors())
         raise MetricArgumentError(problems) from None
 
 
 def score_case(court: Judging, case: Case, threshold: float | None = None, name: str = NAME) -> Score:
-    """Judge one case with the court and read its verdict as a metric (blocking; concurrent calls share a run)."""
+    """Judge one case with the court and read its verdict as a metric (blocking; concurrent calls share a
+    run)."""
     _check(threshold)
     return as_score(court, submit(court, case).result(), threshold, name)
 
@@ -142,7 +152,8 @@ async def ascore_case(court: Judging, case: Case, threshold: float | None = None
 
 
 def as_score(court: Judging, verdict: CaseVerdict, threshold: float | None, name: str) -> Score:
-    """A verdict read as a metric: at the court's own threshold success is its verdict, at another `value < threshold`."""
+    """A verdict read as a metric: at the court's own threshold success is its verdict, at another `value <
+    threshold`."""
     success = verdict.label == "PASS" if threshold is None else verdict.score < threshold
     return Score(name=name, value=verdict.score, reason=verdict.reason, verdict=verdict,
                  threshold=court.threshold if threshold is None else threshold, success=success)
@@ -154,23 +165,23 @@ def _check(threshold: float | None) -> None:
 
 
 LINGER = 0.005
-"""Seconds a court waits, when the first metric call arrives, for the calls made at the same moment (a tool scoring
-a dataset on worker threads or with `asyncio.gather`) to join it in one lockstep run."""
+"""Seconds a court waits, when the first metric call arrives, for the calls made at the same moment (a tool
+scoring a dataset on worker threads or with `asyncio.gather`) to join it in one lockstep run."""
 
 _batchers_lock = threading.Lock()
 
 
 def submit(court: Judging, case: Case) -> Future[CaseVerdict]:
-    """The verdict on `case`, to come: cases submitted while the court is judging are judged together in lockstep
-    (up to its window at a time; the same case submitted twice is judged once)."""
+    """The verdict on `case`, to come: cases submitted while the court is judging are judged together in
+    lockstep (up to its window at a time; the same case submitted twice is judged once)."""
     with _batchers_lock:
         batcher = court.__dict__.setdefault("_metric_batcher", _Batcher(court))
     return batcher.submit(case)
 
 
 class _Batcher:
-    """One court's queue of metric calls, fed by a drain thread to `run_many` as its window frees up; runs never overlap
-    (a backend is not safe to call from two threads at once)."""
+    """One court's queue of metric calls, fed by a drain thread to `run_many` as its window frees up; runs
+    never overlap (a backend is not safe to call from two threads at once)."""
 
     def __init__(self, court: Judging) -> None:
         self.court, self.lock, self.running, self.draining = court, threading.Lock(), threading.Lock(), False
@@ -213,7 +224,8 @@ class _Batcher:
                                                              f"{outcome.error_type}: {outcome.error}"))
                     else:
                         future.set_result(outcome.verdict)
-            except BaseException as exc:  # the backend failed (a model that cannot load): every call waiting fails
+            # the backend failed (a model that cannot load): every call waiting fails
+            except BaseException as exc:
                 with self.lock:
                     waiting = [*self.taken.values(), *(f for _, f in self.pending.values())]
                     self.taken.clear()

@@ -1,6 +1,6 @@
 """The plain question about a whole answer, `factual` or `hallucinated` (Phoenix's template), scored by the
-probability of `hallucinated`: asked by the baselines, and by a court as its judge's `first_reading` with the same
-request, so the court can be served from a rails run (`courtroom rejudge --calls-from`)."""
+probability of `hallucinated`: asked by the baselines, and by a court as its judge's `first_reading` with the
+same request, so the court can be served from a rails run (`courtroom rejudge --calls-from`)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ RailsLabel = Literal["factual", "hallucinated"]
 def plain_messages(case: Case, task: str, prompt_format: int = PROMPT_FORMAT) -> tuple[ChatMessage, ...]:
     """The fact-checker's system prompt, then the case file and the task."""
     case_file = render_case_file(case, prompt_format=prompt_format)
-    return (ChatMessage(role="system", content=JUDGE_SYSTEM), ChatMessage(role="user", content=f"{case_file}\n\n{task}"))
+    return (ChatMessage(role="system", content=JUDGE_SYSTEM),
+            ChatMessage(role="user", content=f"{case_file}\n\n{task}"))
 
 
 def rails_request(case: Case, prompt_format: int = PROMPT_FORMAT) -> GenerationRequest:

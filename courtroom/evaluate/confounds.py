@@ -1,5 +1,6 @@
-"""Confounds: signals that separate a dataset's labels without a model judging faithfulness: answer length, and
-the words an answer uses that its context never does. A judge close to these rules may be measuring them."""
+"""Confounds: signals that separate a dataset's labels without a model judging faithfulness: answer length,
+and the words an answer uses that its context never does. A judge close to these rules may be measuring
+them."""
 
 from __future__ import annotations
 
@@ -46,8 +47,10 @@ def length_only_rows(cases: Sequence[Case]) -> list[ResultRow]:
 
 
 def overlap_only_rows(cases: Sequence[Case]) -> list[ResultRow]:
-    """The overlap-only rule: FAIL when more of the answer's content words than the median are unused by the sources."""
-    return median_rule_rows(cases, lambda c: round(unsupported_share(c), 4), "of the words unused by the sources")
+    """The overlap-only rule: FAIL when more of the answer's content words than the median are unused by the
+    sources."""
+    return median_rule_rows(cases, lambda c: round(unsupported_share(c), 4),
+                            "of the words unused by the sources")
 
 
 NO_MODEL_ROWS: dict[str, Callable[[Sequence[Case]], list[ResultRow]]] = {

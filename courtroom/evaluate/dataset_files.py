@@ -1,6 +1,6 @@
-"""The rows of a dataset file, read as they are: JSON Lines (or one JSON array), CSV (TSV) and Parquet. Each row
-comes with where it stands (`file:line`, `file item N`, `file row N`); a row that cannot be read comes as its
-`DatasetError`, refused or, with `skip_invalid`, skipped and counted by `datasets.validate_rows`."""
+"""The rows of a dataset file, read as they are: JSON Lines (or one JSON array), CSV (TSV) and Parquet. Each
+row comes with where it stands (`file:line`, `file item N`, `file row N`); a row that cannot be read comes as
+its `DatasetError`, refused or, with `skip_invalid`, skipped and counted by `datasets.validate_rows`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ def _not_utf8(where: str, text: str) -> DatasetError | None:
     if bad is None:
         return None
     column = bad.start() - (text.rfind("\n", 0, bad.start()) + 1) + 1
-    return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at column {column})")
+    return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} at column "
+                        f"{column})")
 
 
 class Unreadable(ValueError):
@@ -44,7 +45,8 @@ def load_json(text: str) -> Any:
 
 
 def _json_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """JSON Lines, or (in a `.json` file) one JSON array of rows; a line not UTF-8 or not JSON is a row error."""
+    """JSON Lines, or (in a `.json` file) one JSON array of rows; a line not UTF-8 or not JSON is a row
+    error."""
     if path.suffix.lower() == ".json":
         with path.open("rb") as handle:
             first = handle.read(4096).decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")[:1]
@@ -87,7 +89,8 @@ def _csv_not_utf8(where: str, row: dict[Any, Any]) -> DatasetError | None:
         for cell in value if column is None else [value]:
             if isinstance(cell, str) and (bad := _UNDECODABLE.search(cell)):
                 name = f"column {column!r}" if column is not None else "a cell beyond the header"
-                return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in {name})")
+                return DatasetError(f"{where}: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in "
+                                    f"{name})")
     return None
 
 
@@ -98,7 +101,8 @@ def _csv_rows(path: Path) -> Iterator[tuple[str, Any]]:
         reader = csv.DictReader(handle, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
         header = "\t".join(reader.fieldnames or [])
         if bad := _UNDECODABLE.search(header):
-            raise DatasetError(f"{path}:1: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in the header line)")
+            raise DatasetError(f"{path}:1: not valid UTF-8 (byte 0x{ord(bad.group()) - 0xDC00:02x} in the "
+                               "header line)")
         for row in reader:
             where = f"{path}:{reader.line_num}"
             if (error := _csv_not_utf8(where, row)) is not None:
@@ -119,7 +123,8 @@ def parquet_rows(path: Path) -> Iterator[tuple[str, Any]]:
 
 
 def file_rows(path: Path) -> Iterator[tuple[str, Any]]:
-    """Every row of a dataset file with where it stands, or the `DatasetError` of a row that cannot be read."""
+    """Every row of a dataset file with where it stands, or the `DatasetError` of a row that cannot be
+    read."""
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".json", ".ndjson"):
         return _json_rows(path)

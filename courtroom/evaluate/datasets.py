@@ -1,6 +1,7 @@
-"""Load cases from JSONL, CSV and Parquet files (`dataset_files`), Hugging Face datasets, or the shipped examples.
-Columns map onto case fields by `field_map` (`--field question=query`), else `CASE_FIELDS` are expected; a bad row is a
-`DatasetError` naming file, row and field (or, with `skip_invalid`, skipped and counted)."""
+"""Load cases from JSONL, CSV and Parquet files (`dataset_files`), Hugging Face datasets, or the shipped
+examples. Columns map onto case fields by `field_map` (`--field question=query`), else `CASE_FIELDS` are
+expected; a bad row is a `DatasetError` naming file, row and field (or, with `skip_invalid`, skipped and
+counted)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,8 @@ def normalize_label(value: Any) -> str | None:
     if text in FAIL_WORDS:
         return "FAIL"
     if text in AMBIGUOUS_WORDS:
-        raise DatasetError(f"label {value!r} is ambiguous (yes to 'faithful?' or to 'hallucinated?'); write PASS "
-                           "(faithful) or FAIL (hallucinated), or true/1 for hallucinated")
+        raise DatasetError(f"label {value!r} is ambiguous (yes to 'faithful?' or to 'hallucinated?'); write "
+                           "PASS (faithful) or FAIL (hallucinated), or true/1 for hallucinated")
     raise DatasetError(f"label {value!r} is not PASS/FAIL (or faithful/hallucinated, or 0/1)")
 
 
@@ -70,7 +71,8 @@ def _kind(value: Any) -> str:
 
 
 def _context(value: Any, where: str) -> list[str]:
-    """The context as a list of passages: a string (a JSON list written as text is that list) or a list of strings."""
+    """The context as a list of passages: a string (a JSON list written as text is that list) or a list of
+    strings."""
     if isinstance(value, str):
         text = value.strip()
         if text.startswith("[") and text.endswith("]"):
@@ -79,7 +81,8 @@ def _context(value: Any, where: str) -> list[str]:
             except json.JSONDecodeError:
                 parsed = None
             except Unreadable as exc:
-                raise DatasetError(f"{where}: field 'context': a JSON list written as text, but {exc}") from None
+                raise DatasetError(f"{where}: field 'context': a JSON list written as text, but "
+                                   f"{exc}") from None
             if isinstance(parsed, list):
                 value = parsed
         if isinstance(value, str):
@@ -87,10 +90,12 @@ def _context(value: Any, where: str) -> list[str]:
     if hasattr(value, "tolist"):
         value = value.tolist()
     if not isinstance(value, (list, tuple)):
-        raise DatasetError(f"{where}: field 'context': expected a string or a list of strings, got {_kind(value)}")
+        raise DatasetError(f"{where}: field 'context': expected a string or a list of strings, got "
+                           f"{_kind(value)}")
     for number, passage in enumerate(value, start=1):
         if not isinstance(passage, str):
-            raise DatasetError(f"{where}: field 'context': passage {number} is not a string (got {_kind(passage)})")
+            raise DatasetError(f"{where}: field 'context': passage {number} is not a string (got "
+                               f"{_kind(passage)})")
     return list(value)
 
 
@@ -104,21 +109,24 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     def hint(name: str) -> str:
         return f" (mapped from column {mapping[name]!r})" if mapping[name] != name else ""
 
-    data: dict[str, Any] = {name: row[column] for name, column in mapping.items() if row.get(column) is not None}
+    data: dict[str, Any] = {name: row[column] for name, column in mapping.items()
+                            if row.get(column) is not None}
     for required in ("question", "context", "answer"):
         if required not in data:
             if mapping[required] in row:
                 raise DatasetError(f"{where}: field {required!r}{hint(required)} is null")
             raise DatasetError(f"{where}: missing field {required!r}{hint(required)}; columns present: "
                                f"{sorted(map(str, row))}")
-    if "spans" in data and not isinstance(data["spans"], (list, tuple)) and not hasattr(data["spans"], "tolist"):
-        raise DatasetError(f"{where}: field 'spans'{hint('spans')}: expected a list of spans ({{\"start\", \"end\", "
-                           f"\"text\"}}), got {_kind(data['spans'])}")
+    if ("spans" in data and not isinstance(data["spans"], (list, tuple))
+        and not hasattr(data["spans"], "tolist")):
+        raise DatasetError(f"{where}: field 'spans'{hint('spans')}: expected a list of spans ({{\"start\", "
+                           f"\"end\", \"text\"}}), got {_kind(data['spans'])}")
     if hasattr(data.get("spans"), "tolist"):
         data["spans"] = data["spans"].tolist()
     for name in ("question", "answer"):
         if not isinstance(data[name], str):
-            raise DatasetError(f"{where}: field {name!r}{hint(name)}: expected a string, got {_kind(data[name])}")
+            raise DatasetError(f"{where}: field {name!r}{hint(name)}: expected a string, got "
+                               f"{_kind(data[name])}")
     try:
         data["label"] = normalize_label(data.get("label"))
     except DatasetError as exc:
@@ -127,12 +135,14 @@ def row_to_case(row: dict[str, Any], where: str, field_map: dict[str, str] | Non
     if data.get("id") in (None, ""):
         data["id"] = default_id
     elif isinstance(data["id"], bool) or not isinstance(data["id"], (str, int)):
-        raise DatasetError(f"{where}: field 'id'{hint('id')}: expected a string or an integer, got {_kind(data['id'])}")
+        raise DatasetError(f"{where}: field 'id'{hint('id')}: expected a string or an integer, got "
+                           f"{_kind(data['id'])}")
     else:
         data["id"] = str(data["id"])
     data["source"] = str(data["source"]) if data.get("source") not in (None, "") else default_source
     data["metadata"] = {k: v for k, v in row.items()  # the other columns' plain values
-                        if k not in mapping.values() and (isinstance(v, (str, int, float, bool)) or v is None)}
+                        if k not in mapping.values() and (isinstance(v, (str, int, float, bool))
+                                                          or v is None)}
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
@@ -186,8 +196,8 @@ def validate_rows(rows: Iterable[tuple[str, Any]], stem: str, field_map: dict[st
     if columns:
         for name, column in (field_map or {}).items():
             if column not in columns:
-                raise DatasetError(f"--field {name}={column}: no row has a column {column!r}; columns present: "
-                                   f"{sorted(columns)}")
+                raise DatasetError(f"--field {name}={column}: no row has a column {column!r}; columns "
+                                   f"present: {sorted(columns)}")
     return cases
 
 
@@ -203,6 +213,7 @@ def parse_field_map(items: list[str]) -> dict[str, str]:
     for item in items:
         target, sep, column = item.partition("=")
         if not sep or target not in CASE_FIELDS or not column:
-            raise DatasetError(f"--field {item!r}: expected FIELD=COLUMN with FIELD one of {list(CASE_FIELDS)}")
+            raise DatasetError(f"--field {item!r}: expected FIELD=COLUMN with FIELD one of "
+                               f"{list(CASE_FIELDS)}")
         mapping[target] = column
     return mapping

@@ -1,6 +1,6 @@
 """Gates for CI: a run passes when each named metric is within its bound (`--fail-under NAME>=VALUE`, or
-`NAME=VALUE`: at least; `NAME<=VALUE`: at most). Any number of `metrics.json` can be gated, a rate also by an end
-of its interval (`balanced_accuracy.low=0.6`); a value beyond its bound, or undefined, fails."""
+`NAME=VALUE`: at least; `NAME<=VALUE`: at most). Any number of `metrics.json` can be gated, a rate also by an
+end of its interval (`balanced_accuracy.low=0.6`); a value beyond its bound, or undefined, fails."""
 
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ class Gate:
         return None if value is None else float(value)
 
     def failure(self, metrics: Metrics) -> str | None:
-        """None when the gate passes, else a one-line reason: `balanced_accuracy 0.620 < 0.70`, `errors 2 > 0`."""
+        """None when the gate passes, else a one-line reason: `balanced_accuracy 0.620 < 0.70`, `errors 2 >
+        0`."""
         value, bound = self.value(metrics), self.shown or f"{self.bound:g}"
         beyond = "<" if self.op == AT_LEAST else ">"
         if value is None:
@@ -63,7 +64,8 @@ class Gate:
 
 
 def parse_gate(text: str) -> Gate:
-    """`balanced_accuracy>=0.70` (or `=0.70`), `errors<=0` as a gate; an unknown metric is an error listing them."""
+    """`balanced_accuracy>=0.70` (or `=0.70`), `errors<=0` as a gate; an unknown metric is an error listing
+    them."""
     match = _GATE.match(text)
     if match is None or not match.group(3):
         raise ConfigError(f"--fail-under {text!r}: expected METRIC>=VALUE (at least; METRIC=VALUE too) or "

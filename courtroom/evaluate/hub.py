@@ -12,7 +12,8 @@ from courtroom.evaluate.datasets import LoadReport, validate_rows
 
 KNOWN_SPLITS = ("train", "validation", "valid", "dev", "test")
 
-HUB_FIELD_MAPS: dict[str, dict[str, str]] = {"PatronusAI/HaluBench": {"context": "passage", "source": "source_ds"}}
+HUB_FIELD_MAPS: dict[str, dict[str, str]] = {"PatronusAI/HaluBench": {"context": "passage",
+                                                                      "source": "source_ds"}}
 """Column mappings of known Hub datasets, applied under any `--field` the user gives."""
 
 
@@ -41,17 +42,19 @@ def choose_split_files(name: str, files: list[str], split: str | None) -> list[s
     available = sorted({s for s in splits.values() if s})
     wanted = split or ("test" if "test" in available or not available else None)
     if wanted is None:
-        raise DatasetError(f"hf:{name}: no test split; name one: " + ", ".join(f"hf:{name}:{s}" for s in available))
+        raise DatasetError(f"hf:{name}: no test split; name one: " + ", ".join(f"hf:{name}:{s}"
+                                                                               for s in available))
     if not available and split is None:
         return files
     chosen = [f for f, s in splits.items() if s == wanted.lower()]
     if not chosen:
-        raise DatasetError(f"hf:{name}: no split {wanted!r}; available: {', '.join(available) or 'none named'}")
+        raise DatasetError(f"hf:{name}: no split {wanted!r}; available: "
+                           f"{', '.join(available) or 'none named'}")
     return chosen
 
 
-def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | None = None, skip_invalid: bool = False,
-            report: LoadReport | None = None) -> list[Case]:
+def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | None = None,
+            skip_invalid: bool = False, report: LoadReport | None = None) -> list[Case]:
     """Cases from a Hugging Face dataset repository's parquet files (default split `test`)."""
     from huggingface_hub import HfApi, hf_hub_download
 
@@ -61,6 +64,7 @@ def load_hf(name: str, split: str | None = None, field_map: dict[str, str] | Non
         raise DatasetError(f"hf:{name}: cannot reach the Hugging Face Hub or no such dataset "
                            f"({type(exc).__name__}: {exc}); download the data and pass a local file") from exc
     chosen = choose_split_files(name, files, split)
-    rows = [row for file in chosen for row in parquet_rows(Path(hf_hub_download(name, file, repo_type="dataset")))]
+    rows = [row for file in chosen for row in parquet_rows(Path(hf_hub_download(name, file,
+                                                                                repo_type="dataset")))]
     return validate_rows(rows, name.split("/")[-1], hub_field_map(name, field_map), skip_invalid,
                           report or LoadReport(f"hf:{name}"))

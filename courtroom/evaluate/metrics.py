@@ -1,5 +1,6 @@
-"""Honest metrics for hallucination judges: balanced accuracy first, with 95% percentile bootstrap intervals over
-cases (seeded). FAIL is the positive class; AUROC ranks by the judge's score; errors are counted and left out."""
+"""Honest metrics for hallucination judges: balanced accuracy first, with 95% percentile bootstrap intervals
+over cases (seeded). FAIL is the positive class; AUROC ranks by the judge's score; errors are counted and left
+out."""
 
 from __future__ import annotations
 
@@ -64,7 +65,8 @@ def confusion(gold: np.ndarray, pred: np.ndarray) -> tuple[int, ...]:
     return tuple(int(np.sum(m)) for m in (gold & pred, ~gold & pred, ~gold & ~pred, gold & ~pred))
 
 
-def rates_from_counts(tp: np.ndarray, fp: np.ndarray, tn: np.ndarray, fn: np.ndarray) -> dict[str, np.ndarray]:
+def rates_from_counts(tp: np.ndarray, fp: np.ndarray, tn: np.ndarray,
+                      fn: np.ndarray) -> dict[str, np.ndarray]:
     """Every rate, elementwise over arrays of confusion counts (NaN where undefined)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         tp, fp, tn, fn = (np.asarray(x, dtype=float) for x in (tp, fp, tn, fn))
@@ -81,19 +83,22 @@ def weighted_rates(weights: np.ndarray, gold: np.ndarray, pred: np.ndarray) -> d
 
 
 def _weighted_auroc(weights: np.ndarray, gold: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """AUROC for every row of case weights (bootstrap resamples), ties counted half; NaN if a class is empty."""
+    """AUROC for every row of case weights (bootstrap resamples), ties counted half; NaN if a class is
+    empty."""
     order = np.argsort(scores, kind="mergesort")
     s, g, w = scores[order], gold[order], weights[:, order].astype(np.float32)
     group_start = np.searchsorted(s, s, side="left")
     group_end = np.searchsorted(s, s, side="right")
     neg = w * ~g
-    cum = np.concatenate([np.zeros((w.shape[0], 1), np.float32), np.cumsum(neg, axis=1, dtype=np.float32)], axis=1)
+    cum = np.concatenate([np.zeros((w.shape[0], 1), np.float32), np.cumsum(neg, axis=1, dtype=np.float32)],
+                         axis=1)
     below = cum[:, group_start]
     tied = cum[:, group_end] - below
     pos_w = w * g
     n_pos, n_neg = pos_w.sum(axis=1), neg.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return (pos_w * (below + 0.5 * tied)).sum(axis=1, dtype=np.float64) / (n_pos.astype(np.float64) * n_neg)
+        return (pos_w * (below + 0.5 * tied)).sum(axis=1, dtype=np.float64) / (n_pos.astype(np.float64)
+                                                                               * n_neg)
 
 
 def auroc(gold: Sequence[bool] | np.ndarray, scores: Sequence[float] | np.ndarray) -> float | None:
@@ -125,7 +130,8 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
     gold = np.array([r.gold == "FAIL" for r in judged], dtype=bool)
     pred = np.array([r.label == "FAIL" for r in judged], dtype=bool)
     scores = np.array([r.score if r.score is not None else 0.0 for r in judged], dtype=float)
-    intervals = {k: Interval(value=None if np.isnan(v) else float(v)) for k, v in rates_from_counts(*confusion(gold, pred)).items()}
+    intervals = {k: Interval(value=None if np.isnan(v) else float(v))
+                 for k, v in rates_from_counts(*confusion(gold, pred)).items()}
     intervals["auroc"] = Interval(value=auroc(gold, scores))
     n = len(judged)
     if n >= 2 and resamples > 0:
@@ -144,7 +150,8 @@ def compute_metrics(rows: Sequence[ResultRow], resamples: int = 1000, seed: int 
             intervals[key] = intervals[key].model_copy(update={"low": low, "high": high})
     count = max(len(rows), 1)
     charged = [r for r in rows if r.charges]
-    per_case = ("prompt_tokens", "computed_prompt_tokens", "completion_tokens", "seconds", "model_calls", "charges")
+    per_case = ("prompt_tokens", "computed_prompt_tokens", "completion_tokens", "seconds", "model_calls",
+                "charges")
     return Metrics(cases=len(judged), errors=errors, positives=int(gold.sum()), **intervals,
                    confusion=dict(zip(("tp", "fp", "tn", "fn"), confusion(gold, pred))),
                    parse_failures=sum(r.parse_failures for r in rows),

@@ -24,7 +24,8 @@ class PairedTest(BaseModel):
 
 
 class BootstrapDifference(BaseModel):
-    """Balanced accuracy of one run minus another's on the cases they share, with a 95% paired bootstrap interval."""
+    """Balanced accuracy of one run minus another's on the cases they share, with a 95% paired bootstrap
+    interval."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -41,7 +42,8 @@ def mcnemar(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> PairedTest:
     shared = sorted(set(right_a) & set(right_b))
     only_a = sum(1 for c in shared if right_a[c] and not right_b[c])
     only_b = sum(1 for c in shared if right_b[c] and not right_a[c])
-    n, tail, term = only_a + only_b, 0, 1  # Binomial(n, 1/2) is symmetric: twice its tail at the fewer, exactly
+    # Binomial(n, 1/2) is symmetric: twice its tail at the fewer, exactly
+    n, tail, term = only_a + only_b, 0, 1
     for i in range(min(only_a, only_b) + 1):
         tail, term = tail + term, term * (n - i) // (i + 1)
     p = min(1.0, 2 * tail / 2**n) if n else 1.0
@@ -68,7 +70,8 @@ def paired_bootstrap_difference(a: Sequence[ResultRow], b: Sequence[ResultRow], 
     rng = np.random.default_rng(seed)
     weights = resample_weights(rng.integers(0, n, (resamples, n)), n)
     low, high = percentile_interval(bal(weights, pred_a) - bal(weights, pred_b))
-    return BootstrapDifference(shared=n, difference=None if np.isnan(point) else float(point), low=low, high=high)
+    return BootstrapDifference(shared=n, difference=None if np.isnan(point) else float(point), low=low,
+                               high=high)
 
 
 def excluded_from_pairing(a: Sequence[ResultRow], b: Sequence[ResultRow]) -> int:

@@ -1,4 +1,5 @@
-"""Result rows: one finished case as a run records it (`results.jsonl`): its verdict or error, gold label and cost."""
+"""Result rows: one finished case as a run records it (`results.jsonl`): its verdict or error, gold label and
+cost."""
 
 from __future__ import annotations
 
@@ -43,41 +44,45 @@ class ResultRow(BaseModel):
     seconds: float = Field(0.0, ge=0.0)
     """Model time attributed to this case (each batch's wall time shared among its requests)."""
     transcript: str = ""
-    """Path of the transcript, relative to the run directory: a file of its `transcripts/` folder (a row read from
-    a run directory someone handed you names no other file: `../x` and `/x` are refused)."""
+    """Path of the transcript, relative to the run directory: a file of its `transcripts/` folder (a row read
+    from a run directory someone handed you names no other file: `../x` and `/x` are refused)."""
     variants: dict[str, VariantVerdict] = Field(default_factory=dict)
     """The case decided by variants of the judge from the same calls (the court's measurement alone, its
     agents alone), for the debate's gain; empty for other judges and for runs made before 0.2."""
     escalated: int | None = Field(None, ge=0, exclude_if=lambda v: v is None)
-    """With a court that escalates (`escalation`): how many of the case's charges went to trial (the others were
-    decided by the measurement alone); None when every charge is tried, for other judges and older runs."""
-    spans: list[tuple[NonNegativeInt, NonNegativeInt, Probability]] | None = Field(None, exclude_if=lambda v: v is None)
-    """The parts of the answer found hallucinated (start, end, score), strongest first, from a court that points at
-    them (None for other judges and older runs)."""
+    """With a court that escalates (`escalation`): how many of the case's charges went to trial (the others
+    were decided by the measurement alone); None when every charge is tried, for other judges and older
+    runs."""
+    spans: list[tuple[NonNegativeInt, NonNegativeInt,
+                      Probability]] | None = (Field(None, exclude_if=lambda v: v is None))
+    """The parts of the answer found hallucinated (start, end, score), strongest first, from a court that
+    points at them (None for other judges and older runs)."""
     gold_spans: list[AnnotatedSpan] | None = Field(None, exclude_if=lambda v: v is None)
     """The case's gold spans, when the dataset annotates them (None otherwise)."""
     trial_seconds: float | None = Field(None, ge=0.0, exclude_if=lambda v: v is None)
-    """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`; the
-    rest is what the measurement (and a first reading) cost. None as for `escalated`."""
+    """With a court that escalates: the model time of the trials (the calls made for a charge), of `seconds`;
+    the rest is what the measurement (and a first reading) cost. None as for `escalated`."""
     trial: TrialStats | None = Field(None, exclude_if=lambda v: v is None)
-    """How the case's trials went (`courtroom.evaluate.trial_stats`); None when it held none, and in rows recorded
-    before rows kept it."""
+    """How the case's trials went (`courtroom.evaluate.trial_stats`); None when it held none, and in rows
+    recorded before rows kept it."""
     case_digest: str | None = Field(None, exclude_if=lambda v: v is None)
-    """`Case.digest()` of the case as it was judged (a resumed run refuses a dataset whose case changed since, and
-    `audit verify` checks it against the transcript and the manifest); None for rows recorded before runs kept digests."""
+    """`Case.digest()` of the case as it was judged (a resumed run refuses a dataset whose case changed since,
+    and `audit verify` checks it against the transcript and the manifest); None for rows recorded before runs
+    kept digests."""
 
     @field_validator("transcript")
     @classmethod
     def _inside_transcripts(cls, value: str) -> str:
         folder, _, name = value.replace("\\", "/").partition("/")
         if value and (folder != TRANSCRIPTS or name in ("", ".", "..") or "/" in name):
-            raise ValueError(f"{value!r} is not a file of the run's {TRANSCRIPTS}/ folder (a path read from a run "
-                             "directory is never followed out of it)")
+            raise ValueError(f"{value!r} is not a file of the run's {TRANSCRIPTS}/ folder (a path read from "
+                             "a run directory is never followed out of it)")
         return value
 
     @field_validator("spans")
     @classmethod
-    def _spans_run_forward(cls, value: list[tuple[int, int, float]] | None) -> list[tuple[int, int, float]] | None:
+    def _spans_run_forward(cls, value: list[tuple[int, int, float]]
+                           | None) -> list[tuple[int, int, float]] | None:
         for number, (start, end, _) in enumerate(value or []):
             if end <= start:
                 raise ValueError(f"span {number}: start {start} is not before end {end}")
@@ -88,7 +93,8 @@ class ResultRow(BaseModel):
         return None if self.gold is None or self.label is None else self.gold == self.label
 
 
-def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, VariantVerdict] | None = None) -> ResultRow:
+def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, VariantVerdict]
+              | None = None) -> ResultRow:
     """The result row of an outcome, with token and time accounting from its model calls."""
     calls = [e for e in outcome.events if e.event == "model_call"]
     rulings = outcome.verdict.rulings if outcome.verdict else []
@@ -104,9 +110,10 @@ def summarize(outcome: CaseOutcome, transcript: str, variants: dict[str, Variant
         model_calls=len(calls), prompt_tokens=sum(c.prompt_tokens for c in calls),
         computed_prompt_tokens=sum(c.prompt_tokens - c.cached_prompt_tokens for c in calls),
         completion_tokens=sum(c.completion_tokens for c in calls),
-        seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript, variants=variants or {},
-        escalated=sum(bool(r.escalated) for r in rulings) if escalates else None,
-        trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None or c.purpose == "read")
+        seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls), transcript=transcript,
+        variants=variants or {}, escalated=sum(bool(r.escalated) for r in rulings) if escalates else None,
+        trial_seconds=sum(c.seconds / max(c.batch_size, 1) for c in calls if c.charge is not None
+                          or c.purpose == "read")
         if escalates else None,
         spans=[(s.start, s.end, s.score) for s in verdict.spans] if verdict and verdict.testimony else None,
         gold_spans=list(outcome.case.spans) if outcome.case.spans else None,
@@ -143,13 +150,14 @@ class Escalation(NamedTuple):
             return (f"escalation: no charge tried, the measurement decided all {self.charges}; model time "
                     f"{self.seconds_per_case:.2f} s/case")
         ratio = f" (the court costs {self.seconds_per_case / outside:.2f}x that)" if outside > 0 else ""
-        return (f"escalation: {self.tried} of {self.charges} charges tried ({self.share:.1%}), the rest decided by "
-                f"the measurement alone; model time {self.seconds_per_case:.2f} s/case, of which trials "
-                f"{self.trial_seconds_per_case:.2f} s; outside the trials {outside:.2f} s/case{ratio}")
+        return (f"escalation: {self.tried} of {self.charges} charges tried ({self.share:.1%}), the rest "
+                f"decided by the measurement alone; model time {self.seconds_per_case:.2f} s/case, of which "
+                f"trials {self.trial_seconds_per_case:.2f} s; outside the trials {outside:.2f} s/case{ratio}")
 
 
 def escalation(rows: Sequence[ResultRow]) -> Escalation | None:
-    """The share of charges escalated and the cost per case of an escalating court's run; None without escalation."""
+    """The share of charges escalated and the cost per case of an escalating court's run; None without
+    escalation."""
     if not any(r.escalated is not None for r in rows):
         return None
     done = [r for r in rows if r.error is None]

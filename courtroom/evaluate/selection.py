@@ -25,7 +25,8 @@ def load_dataset(spec: str, field_map: dict[str, str] | None = None, skip_invali
 
 
 class CaseSelection(BaseModel):
-    """The cases of a run: recorded in its manifest, so a run can be resumed, compared and excluded by others."""
+    """The cases of a run: recorded in its manifest, so a run can be resumed, compared and excluded by
+    others."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -49,13 +50,14 @@ class CaseSelection(BaseModel):
               report: LoadReport | None = None) -> list[Case]:
         """Load the dataset and select (`excluded_ids`: the ids `exclude` names, resolved by the caller)."""
         loaded = load_dataset(self.dataset, self.field_map or None, skip_invalid, report)
-        return select(loaded, limit=self.limit, balanced=self.balanced, seed=self.seed, sources=self.sources or None,
-                      exclude=excluded_ids)
+        return select(loaded, limit=self.limit, balanced=self.balanced, seed=self.seed,
+                      sources=self.sources or None, exclude=excluded_ids)
 
 
 def select(cases: list[Case], *, limit: int | None = None, balanced: bool = False, seed: int = 0,
            sources: list[str] | None = None, exclude: Set[str] = frozenset()) -> list[Case]:
-    """Filter by source (substring) and drop excluded ids, then take a seeded balanced sample or the first `limit`."""
+    """Filter by source (substring) and drop excluded ids, then take a seeded balanced sample or the first
+    `limit`."""
     if exclude:
         cases = [c for c in cases if c.id not in exclude]
     if sources:

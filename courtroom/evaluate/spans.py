@@ -1,6 +1,7 @@
-"""How well predicted spans find the gold ones: character- and token-level (micro) precision, recall and F1, recall
-by annotation type and hit@1, with bootstrap intervals over answers, and a paired bootstrap of two predictors' F1.
-A word counts when any of its characters does; gold spans are merged; `implicit_true` ones are reported apart."""
+"""How well predicted spans find the gold ones: character- and token-level (micro) precision, recall and F1,
+recall by annotation type and hit@1, with bootstrap intervals over answers, and a paired bootstrap of two
+predictors' F1. A word counts when any of its characters does; gold spans are merged; `implicit_true` ones are
+reported apart."""
 
 from __future__ import annotations
 
@@ -46,16 +47,18 @@ def _word_bounds(answer: str) -> np.ndarray:
 
 
 def _words(answer: str, mask: np.ndarray) -> np.ndarray:
-    """Whether each word of the answer has a marked character (a running count of the marks, read at its ends)."""
+    """Whether each word of the answer has a marked character (a running count of the marks, read at its
+    ends)."""
     bounds = _word_bounds(answer)
     marked = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
     return marked[bounds[:, 1]] - marked[bounds[:, 0]] > 0
 
 
 def counts(case: SpanCase, level: str, kind: str | None = None, implicit: bool = False) -> Counts:
-    """True positives, false positives and false negatives of one answer, by characters or words; `kind` keeps only
-    gold spans of that type (recall by type), `implicit` only those marked implicit_true."""
-    gold = [(g.start, g.end) for g in case.gold if g.implicit_true == implicit and (kind is None or g.type == kind)]
+    """True positives, false positives and false negatives of one answer, by characters or words; `kind` keeps
+    only gold spans of that type (recall by type), `implicit` only those marked implicit_true."""
+    gold = [(g.start, g.end) for g in case.gold if g.implicit_true == implicit
+            and (kind is None or g.type == kind)]
     g = _chars(gold, len(case.answer))
     p = _chars([(a, b) for a, b, _ in case.predicted], len(case.answer))
     if level == "token":
@@ -104,7 +107,8 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
     out["token recall by type"] = {k: round(prf(pooled([counts(c, "token", k) for c in hallucinated]))[1], 4)
                                    for k in kinds}
     implicit = [c for c in cases if any(g.implicit_true for g in c.gold)]
-    out["token recall, implicit_true spans"] = round(prf(pooled([counts(c, "token", None, True) for c in implicit]))[1], 4) \
+    out["token recall, implicit_true spans"] = round(prf(pooled([counts(c, "token", None, True)
+                                                                 for c in implicit]))[1], 4) \
         if implicit else None
     hits = np.array([hit_at_1(c) for c in hallucinated], dtype=bool)
     out["hit@1"] = round(float(np.mean(hits)), 4) if len(hits) else 0.0
@@ -114,8 +118,8 @@ def span_scores(cases: Sequence[SpanCase], resamples: int = 1000, seed: int = 0)
     return out
 
 
-def paired_f1_difference(a: Sequence[SpanCase], b: Sequence[SpanCase], level: str = "token", resamples: int = 2000,
-                         seed: int = 0) -> tuple[float, float, float]:
+def paired_f1_difference(a: Sequence[SpanCase], b: Sequence[SpanCase], level: str = "token",
+                         resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """F1(a) - F1(b) on the same answers (in the same order), with a 95% paired bootstrap interval."""
     ca, cb = [counts(c, level) for c in a], [counts(c, level) for c in b]
     diff = prf(pooled(ca))[2] - prf(pooled(cb))[2]

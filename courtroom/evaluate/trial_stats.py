@@ -1,13 +1,14 @@
-"""How a run's trials went, read from the transcripts' moves and rulings. A case's `TrialStats` is part of its result
-row (`ResultRow.trial`); `TrialSummary` adds up a run's, for `courtroom audit`, `compare` and the HTML report."""
+"""How a run's trials went, read from the transcripts' moves and rulings. A case's `TrialStats` is part of its
+result row (`ResultRow.trial`); `TrialSummary` adds up a run's, for `courtroom audit`, `compare` and the HTML
+report."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, StringConstraints, model_validator
 
 from courtroom.engine.events import ChargesEvent, Event, MoveEvent, RulingEvent
 
@@ -21,8 +22,11 @@ SENTENCE_END = (".", "!", "?", '"', "'", ")")
 """How a text that ends a sentence ends."""
 AT = 0.5
 """The judge and the clerk agree when both are on the same side of this probability."""
+RETIRED_STATS = ("quotes", "verified", "stances", "disagreements")
+"""Counts of statement-first turns (retired with them, #53): a row that holds them reads without them."""
 ENDING = r"^[a-z_]+@[0-9]{1,6}$"
-"""How an ending is keyed: its source and round (`judge@2`); a results row that says otherwise is refused on reading."""
+"""How an ending is keyed: its source and round (`judge@2`); a results row that says otherwise is refused on
+reading."""
 
 
 class TrialStats(BaseModel):
@@ -32,7 +36,8 @@ class TrialStats(BaseModel):
 
     tried: NonNegativeInt = 0
     """Trials held (charges with at least one move)."""
-    endings: dict[Annotated[str, StringConstraints(pattern=ENDING)], NonNegativeInt] = Field(default_factory=dict)
+    endings: dict[Annotated[str, StringConstraints(pattern=ENDING)],
+                  NonNegativeInt] = Field(default_factory=dict)
     """How the trials ended, `source@round` -> count: `withdrawn@1`, `conceded@2`, `judge@1`, `jury@3`."""
     exchanged: NonNegativeInt = 0
     """Trials in which both sides spoke before the trial ended."""
@@ -44,23 +49,24 @@ class TrialStats(BaseModel):
     """Texts with nothing in them."""
     unfinished: NonNegativeInt = 0
     """Texts that do not end a sentence (cut by a limit)."""
-    quotes: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
-    """Quotes of the context in statements, and of them `verified` (found in the sentence cited); `stances` asked and
-    `disagreements` (moves against their statement): read from rows of runs of statement-first turns (retired)."""
-    verified: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
-    stances: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
-    disagreements: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     arguing: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
-    """The sides' moves; of them `grounded`: resting on checked pieces read off the case (a quote and a citation found
-    where they are said to be, or a reading of none); `shared`: trials in which two roles wrote one same text."""
+    """The sides' moves; of them `grounded`: resting on checked pieces read off the case (a quote and a
+    citation found where they are said to be, or a reading of none); `shared`: trials in which two roles wrote
+    one same text."""
     grounded: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     shared: NonNegativeInt = Field(0, exclude_if=lambda v: not v)
     rulings: NonNegativeInt = 0
     """Trials the judge or the jury decided."""
     with_clerk: NonNegativeInt = 0
-    """Of them, rulings on the side of the clerk's measurement (P(suspect) of the charge; drafted charges have none)."""
+    """Of them, rulings on the side of the clerk's measurement (P(suspect) of the charge; drafted charges have
+    none)."""
     measured: NonNegativeInt = 0
     """Rulings of the judge or jury on a measured charge (those `with_clerk` counts among)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return {k: v for k, v in data.items() if k not in RETIRED_STATS} if isinstance(data, dict) else data
 
 
 def trial_stats(events: Sequence[Event]) -> TrialStats | None:
@@ -109,8 +115,8 @@ def trial_stats(events: Sequence[Event]) -> TrialStats | None:
 
 
 def grounded(move: MoveEvent) -> bool:
-    """A side's move that rests on checked pieces read off the case: the prosecutor's words found in the answer, and
-    the sentence cited found with its words, or a reading that none speaks to them."""
+    """A side's move that rests on checked pieces read off the case: the prosecutor's words found in the
+    answer, and the sentence cited found with its words, or a reading that none speaks to them."""
     g = move.grounds
     if g is None or g.reading == "generated" or not g.verified:
         return False
@@ -140,7 +146,8 @@ class TrialSummary(BaseModel):
                 if name != "endings":
                     setattr(total, name, getattr(total, name) + getattr(stats, name))
             endings.update(stats.endings)
-        total.endings = dict(sorted(endings.items(), key=lambda kv: (kv[0].split("@")[0], int(kv[0].split("@")[1]))))
+        total.endings = dict(sorted(endings.items(), key=lambda kv: (kv[0].split("@")[0],
+                                                                     int(kv[0].split("@")[1]))))
         return cls(cases=len(held), total=total)
 
     def ended_by(self) -> dict[str, int]:
@@ -159,17 +166,20 @@ class TrialSummary(BaseModel):
         t = self.total
         by = self.ended_by()
         bench = sum(by.get(source, 0) for source in BENCH)
-        lines = [f"{t.tried} trials in {self.cases} cases: {_share(bench, t.tried)} ended in a ruling of the bench, "
-                 + ", ".join(f"{count} {source}" for source, count in sorted(by.items(), key=lambda kv: -kv[1]))
+        lines = [f"{t.tried} trials in {self.cases} cases: {_share(bench, t.tried)} ended in a ruling of the "
+                 "bench, "
+                 + ", ".join(f"{count} {source}"
+                             for source, count in sorted(by.items(), key=lambda kv: -kv[1]))
                  + f"; both sides spoke first in {_share(t.exchanged, t.tried)}",
-                 f"{t.texts} texts written, {t.text_chars / t.texts if t.texts else 0:.0f} characters on average; "
-                 f"{t.empty} empty, {t.unfinished} not ending a sentence"]
+                 f"{t.texts} texts written, {t.text_chars / t.texts if t.texts else 0:.0f} characters on "
+                 f"average; {t.empty} empty, {t.unfinished} not ending a sentence"]
         if t.arguing:
-            lines.append(f"{t.grounded} of {t.arguing} moves of the sides rest on checked quotes and citations (or a "
-                         f"reading of none); two roles wrote one text in {t.shared} of {t.tried} trials")
+            lines.append(f"{t.grounded} of {t.arguing} moves of the sides rest on checked quotes and "
+                         f"citations (or a reading of none); two roles wrote one text in {t.shared} of "
+                         f"{t.tried} trials")
         if t.measured:
-            lines.append(f"the bench sided with the clerk's measurement in {t.with_clerk} of {t.measured} rulings "
-                         f"({t.with_clerk / t.measured:.0%})")
+            lines.append(f"the bench sided with the clerk's measurement in {t.with_clerk} of {t.measured} "
+                         f"rulings ({t.with_clerk / t.measured:.0%})")
         return lines
 
 

@@ -1,5 +1,6 @@
-"""The court as a Ragas metric: `CourtroomMetric` is a `ragas.metrics.base.SingleTurnMetric` (Ragas 0.4) needing no LLM
-of Ragas' (docs/integrations.md); its column `courtroom_hallucination` is P(hallucinated): **lower is better**."""
+"""The court as a Ragas metric: `CourtroomMetric` is a `ragas.metrics.base.SingleTurnMetric` (Ragas 0.4)
+needing no LLM of Ragas' (docs/integrations.md); its column `courtroom_hallucination` is P(hallucinated):
+**lower is better**."""
 
 from __future__ import annotations
 
@@ -19,21 +20,25 @@ from courtroom.integrations.common import case_arguments, court_or_default, reas
 
 @dataclass(init=False)
 class CourtroomMetric(SingleTurnMetric):
-    """The court's P(hallucinated) for a sample's `response` given its `retrieved_contexts` and `user_input`."""
+    """The court's P(hallucinated) for a sample's `response` given its `retrieved_contexts` and
+    `user_input`."""
 
     court: Judge | None = None
     """The court (default: the default court on the default model, loaded on the first score)."""
     threshold: float | None = None
-    """A threshold of your own for `success` in `verdicts` and `MetricResult`s (default: the court's verdict)."""
+    """A threshold of your own for `success` in `verdicts` and `MetricResult`s (default: the court's
+    verdict)."""
     name: str = NAME
     _required_columns: dict[MetricType, set[str]] = field(default_factory=dict)
     verdicts: dict[str, CaseVerdict] = field(default_factory=dict, repr=False)
     """The verdict behind each row's score, by the row's response (the last kept when a response repeats)."""
 
-    def __init__(self, court: Judge | None = None, *, threshold: float | None = None, name: str = NAME) -> None:
+    def __init__(self, court: Judge | None = None, *, threshold: float | None = None,
+                 name: str = NAME) -> None:
         self.court = court_or_default(court)
         self.threshold, self.name = threshold, name
-        self._required_columns = {MetricType.SINGLE_TURN: {"response", "retrieved_contexts", "user_input:optional"}}
+        self._required_columns = {MetricType.SINGLE_TURN: {"response", "retrieved_contexts",
+                                                           "user_input:optional"}}
         self.verdicts = {}
         self.__post_init__()
 
@@ -47,12 +52,14 @@ class CourtroomMetric(SingleTurnMetric):
         return result.value
 
     def score(self, **kwargs: Any) -> MetricResult:
-        """Ragas' experiment-style call: `score(user_input=..., response=..., retrieved_contexts=[...])` (or any
-        of the court's names for them); the result's `reason` is the court's, with the spans it finds hallucinated."""
+        """Ragas' experiment-style call: `score(user_input=..., response=..., retrieved_contexts=[...])` (or
+        any of the court's names for them); the result's `reason` is the court's, with the spans it finds
+        hallucinated."""
         return _result(self.court.score(threshold=self.threshold, name=self.name, **case_arguments(kwargs)))
 
     async def ascore(self, **kwargs: Any) -> MetricResult:
-        return _result(await self.court.ascore(threshold=self.threshold, name=self.name, **case_arguments(kwargs)))
+        return _result(await self.court.ascore(threshold=self.threshold, name=self.name,
+                                               **case_arguments(kwargs)))
 
 
 def _result(result: Score) -> MetricResult:

@@ -1,6 +1,7 @@
 """A run directory opened once (`Audit`): its manifest and rows, its judge rebuilt once, the record of human
 judgement (`log.judgements`: labels and corrections, the corrected verdict applying them with the court's own
-aggregation), and what the run appended since it was last read (`refresh`: a run being written costs what it adds)."""
+aggregation), and what the run appended since it was last read (`refresh`: a run being written costs what it
+adds)."""
 
 from __future__ import annotations
 
@@ -26,13 +27,15 @@ from courtroom.text.sentences import SPLITTER, SentenceSplitter
 
 EDIT_WORDS = {"fail": Verdict.HALLUCINATED, "hallucinated": Verdict.HALLUCINATED,
               "pass": Verdict.SUPPORTED, "supported": Verdict.SUPPORTED}
-"""What a human correction may say: the data's labels (FAIL, PASS) or a ruling's words (hallucinated, supported)."""
+"""What a human correction may say: the data's labels (FAIL, PASS) or a ruling's words (hallucinated,
+supported)."""
 GIVEN_IN = {"view": "labelled in courtroom view", "terminal": "labelled with courtroom label",
             "csv": "imported from a label file", "edit": "corrected with audit edit"}
 
 
 def edit_verdict(word: Verdict | str) -> Verdict:
-    """The ruling a correction gives: `FAIL`/`hallucinated` or `PASS`/`supported` (any case); else an `AuditError`."""
+    """The ruling a correction gives: `FAIL`/`hallucinated` or `PASS`/`supported` (any case); else an
+    `AuditError`."""
     if isinstance(word, Verdict):
         return word
     if (verdict := EDIT_WORDS.get(word.strip().lower())) is None:
@@ -69,9 +72,11 @@ class Audit:
         self._at = (0, 0)
         self._by_id: dict[str, ResultRow] | None = None
         self._judged: dict[str, list[Judgement]] | None = None
-        self._reported: dict[str, list[Judgement]] | None = None  # the judgements `refresh` last compared with
+        # the judgements `refresh` last compared with
+        self._reported: dict[str, list[Judgement]] | None = None
         self.stamps = self._stamped()
-        """The run's files (manifest, results, the record) at the last look: identity, size, time of change each."""
+        """The run's files (manifest, results, the record) at the last look: identity, size, time of change
+        each."""
 
     @classmethod
     def of(cls, run: str | Path | Audit) -> Audit:
@@ -85,7 +90,8 @@ class Audit:
 
     @cached_property
     def judge(self) -> Judge:
-        """The run's judge, rebuilt from its manifest once (`Manifest.rebuild_judge`), for its model (it calls none)."""
+        """The run's judge, rebuilt from its manifest once (`Manifest.rebuild_judge`), for its model (it calls
+        none)."""
         return self.manifest.rebuild_judge(BackendSpec(model=self.manifest.model))
 
     def rows(self) -> list[ResultRow]:
@@ -109,14 +115,16 @@ class Audit:
         return tuple(_stamp(self.root / name) for name in (MANIFEST, RESULTS, EDITS, JUDGEMENTS))
 
     def refresh(self) -> set[str] | None:
-        """Read what the run appended since it was last read; the ids of the cases whose rows or judgements changed
-        (empty: nothing did), or None when it was read anew (its manifest changed, its results were cut or replaced)."""
+        """Read what the run appended since it was last read; the ids of the cases whose rows or judgements
+        changed (empty: nothing did), or None when it was read anew (its manifest changed, its results were
+        cut or replaced)."""
         stamps, was = self._stamped(), self.stamps
         if stamps == was:
             return set()
         self.stamps = stamps
         results, old = stamps[1], was[1]
-        if stamps[0] != was[0] or (old is not None and (results is None or results[0] != old[0] or results[1] < self._at[0])):
+        if stamps[0] != was[0] or (old is not None and (results is None or results[0] != old[0]
+                                                        or results[1] < self._at[0])):
             self._reset()
             return None
         changed = {row.case_id for row in self._appended()} if results != old else set()
@@ -127,7 +135,8 @@ class Audit:
         return changed
 
     def judgements(self) -> list[Judgement]:
-        """The record of human judgement (a torn last line skipped with a note; another bad line an `AuditError`)."""
+        """The record of human judgement (a torn last line skipped with a note; another bad line an
+        `AuditError`)."""
         return [j for case in self.judged().values() for j in case]
 
     def judged(self) -> dict[str, list[Judgement]]:
@@ -143,12 +152,16 @@ class Audit:
         return {case: label for case, js in self.judged().items() if (label := human_label(js)) is not None}
 
     def corrected(self, row: ResultRow) -> ResultRow:
-        """The row with its human judgements applied (a row without any, or without a verdict, is unchanged)."""
+        """The row with its human judgements applied (a row without any, or without a verdict, is
+        unchanged)."""
         judged = self.judged().get(row.case_id)
         if not judged or row.label is None:
             return row
-        weighed = human_label(judged) is None and any(j.charge is not None for j in judged)  # charges found faithful
-        return row.model_copy(update={"label": corrected_label(row, judged, self._verdict(row.case_id) if weighed else None,
+        # charges found faithful
+        weighed = human_label(judged) is None and any(j.charge is not None for j in judged)
+        return row.model_copy(update={"label": corrected_label(row, judged,
+                                                               self._verdict(row.case_id)
+                                                               if weighed else None,
                                                                self.judge if weighed else None)})
 
     def corrected_rows(self) -> list[ResultRow]:
@@ -173,21 +186,25 @@ class Audit:
         return (court.get("grounding") or {}).get("clip")
 
     def ruling_note(self) -> str | None:
-        """What decided a run of a clerk that heard witnesses without a ruling for its model; None for other runs."""
+        """What decided a run of a clerk that heard witnesses without a ruling for its model; None for other
+        runs."""
         judge = self.manifest.judge_config
         witnesses = (judge.get("court") or {}).get("witnesses") if judge.get("judge") == "courtroom" else None
         if not isinstance(witnesses, dict) or witnesses.get("rulings"):
             return None
-        return (f"No ruling is fitted for {self.manifest.model}, so the grounding measure decided every case; "
-                "the witnesses' testimony is recorded (courtroom calibrate --ruling fits a ruling on labelled runs).")
+        return (f"No ruling is fitted for {self.manifest.model}, so the grounding measure decided every "
+                "case; the witnesses' testimony is recorded (courtroom calibrate --ruling fits a ruling on "
+                "labelled runs).")
 
     def sentence_splitter(self) -> SentenceSplitter:
         """How the run's court cut contexts and answers into sentences (the default for other judges)."""
         judge = self.manifest.judge_config
-        return (judge.get("court") or {}).get("sentences", SPLITTER) if judge.get("judge") == "courtroom" else SPLITTER
+        return (judge.get("court") or {}).get("sentences",
+                                              SPLITTER) if judge.get("judge") == "courtroom" else SPLITTER
 
     def context_sentences(self, case: Case) -> tuple[str, ...]:
-        """The case's context sentences numbered as the run's court numbered them (citation [i] is the i-th)."""
+        """The case's context sentences numbered as the run's court numbered them (citation [i] is the
+        i-th)."""
         return context_sentences(case, self.sentence_splitter())
 
     def events(self, case_id: str) -> list[Event]:
@@ -197,7 +214,8 @@ class Audit:
         in_transcript = sum(e.event == "edit" for e in events)  # appended there by earlier versions
         given = [j for j in self.judged().get(case_id, []) if j.verdict is not None][in_transcript:]
         return [*events, *(EditEvent(seq=len(events) + i, time=j.time, charge=j.charge, verdict=j.verdict,
-                                     provenance=Provenance(author=j.author, reason=j.note or GIVEN_IN[j.source],
+                                     provenance=Provenance(author=j.author,
+                                                           reason=j.note or GIVEN_IN[j.source],
                                                            time=j.time)) for i, j in enumerate(given))]
 
     def record(self, case_id: str) -> CaseRecord:
@@ -208,17 +226,21 @@ class Audit:
                search: str | None = None, errors: bool = False) -> list[ResultRow]:
         """Rows matching the filters (`search` looks in the case id and the verdict's reason)."""
         needle = (search or "").lower()
-        return [r for r in self.corrected_rows() if (not wrong or r.correct is False) and (not errors or r.error)
+        return [r for r in self.corrected_rows() if (not wrong or r.correct is False)
+                and (not errors or r.error)
                 and (not verdict or (r.label or "").upper() == verdict.upper())
                 and (not source or source.lower() in r.source.lower())
-                and (not search or needle in r.case_id.lower() or needle in r.reason.lower() or needle in (r.error or "").lower())]
+                and (not search or needle in r.case_id.lower() or needle in r.reason.lower()
+                     or needle in (r.error or "").lower())]
 
     def _verdict(self, case_id: str) -> CaseVerdict | None:
         return CaseRecord.of(self.store.events(case_id)).verdict
 
     # -- editing ---------------------------------------------------------------------------------
-    def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int | None = None) -> Judgement:
-        """Record a human correction of the case verdict (or of one charge's ruling): a judgement of the record."""
+    def edit(self, case_id: str, verdict: Verdict | str, reason: str, author: str, charge: int
+             | None = None) -> Judgement:
+        """Record a human correction of the case verdict (or of one charge's ruling): a judgement of the
+        record."""
         for option, value in (("--author", author), ("--reason", reason)):
             if not value.strip():
                 raise AuditError(f"{option} is blank: an edit records who corrects and why; give a non-empty "
@@ -229,19 +251,21 @@ class Audit:
             rulings = recorded.rulings if (recorded := self._verdict(case_id)) else []
             if not any(r.charge == charge for r in rulings):
                 known = sorted(r.charge + 1 for r in rulings)
-                raise AuditError(f"case {case_id!r} has no ruling on charge {charge + 1} (charges ruled: {known}); "
-                                 "omit --charge to correct the case verdict")
+                raise AuditError(f"case {case_id!r} has no ruling on charge {charge + 1} (charges ruled: "
+                                 f"{known}); omit --charge to correct the case verdict")
         if row.label is None:
             raise AuditError(f"case {case_id!r} ended in an error; there is no verdict to correct")
-        judgement = Judgement(case_id=case_id, charge=charge, label="hallucinated" if verdict is Verdict.HALLUCINATED
+        judgement = Judgement(case_id=case_id, charge=charge,
+                              label="hallucinated" if verdict is Verdict.HALLUCINATED
                               else "faithful", author=author, note=reason, source="edit")
         self.record_judgements([judgement])
         return judgement
 
 
-def corrected_label(row: ResultRow, judgements: list[Judgement], verdict: CaseVerdict | None, judge: Judge | None) -> str:
-    """The case label after human judgements: a person's label decides (`human_label`); else the charges they found
-    faithful replace those rulings, combined again by the court's own rule (its clerk's aggregation)."""
+def corrected_label(row: ResultRow, judgements: list[Judgement], verdict: CaseVerdict | None,
+                    judge: Judge | None) -> str:
+    """The case label after human judgements: a person's label decides (`human_label`); else the charges they
+    found faithful replace those rulings, combined again by the court's own rule (its clerk's aggregation)."""
     if (label := human_label(judgements)) is not None:
         return label
     latest = {j.charge: j.verdict for j in judgements if j.charge is not None and j.verdict is not None}
@@ -249,7 +273,8 @@ def corrected_label(row: ResultRow, judgements: list[Judgement], verdict: CaseVe
     if not latest or verdict is None or not verdict.rulings or not isinstance(spec, ClerkSpec):
         return row.label or "PASS"
     rulings = [r.model_copy(update={"verdict": latest[r.charge],
-                                    "p_hallucinated": 1.0 if latest[r.charge] is Verdict.HALLUCINATED else 0.0})
+                                    "p_hallucinated": 1.0
+                                    if latest[r.charge] is Verdict.HALLUCINATED else 0.0})
                if r.charge in latest else r for r in verdict.rulings]
     return aggregate(spec.aggregation, judge.threshold, row.case_id, list(verdict.charges),  # type: ignore[union-attr]
                      list(verdict.dropped), rulings).label

@@ -1,4 +1,5 @@
-"""A case's transcript read once into a typed record, which every view renders instead of reading the events."""
+"""A case's transcript read once into a typed record, which every view renders instead of reading the
+events."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ class CaseRecord:
         return list(self.indictment.dropped) if self.indictment is not None else []
 
     def cited(self, charge: int | None = None) -> list[int]:
-        """The context sentences (from 1) cited in the trial of `charge` (`Charge.index`), or in every trial."""
+        """The context sentences (from 1) cited in the trial of `charge` (`Charge.index`), or in every
+        trial."""
         numbers = {number for trial in self.trials if charge is None or trial.charge == charge
                    for number in map(citation, trial.moves) if number is not None and number > 0}
         return sorted(numbers)

@@ -1,6 +1,6 @@
-"""How `courtroom` reads and writes a run's files: only its own regular files, never through a symbolic link (a run
-directory may be someone else's: docs/SECURITY.md), lines of a bounded length; whole or not at all, one writer at a
-time; a torn last line is skipped when read, cut by the next append."""
+"""How `courtroom` reads and writes a run's files: only its own regular files, never through a symbolic link
+(a run directory may be someone else's: docs/SECURITY.md), lines of a bounded length; whole or not at all, one
+writer at a time; a torn last line is skipped when read, cut by the next append."""
 
 from __future__ import annotations
 
@@ -18,30 +18,34 @@ from courtroom.errors import CourtroomError, RunError
 _WRITES = itertools.count()
 """Numbers the temporary files of this process's writes (`next` on a count is atomic in CPython)."""
 NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-"""Open flags: fail on a symbolic link instead of following it (where the system can), and read bytes as they are."""
+"""Open flags: fail on a symbolic link instead of following it (where the system can), and read bytes as they
+are."""
 NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 MAX_LINE_BYTES = 64 * 2**20
-"""The longest line (or manifest) read from a run: a transcript's longest, a case with its context, takes a few MB."""
+"""The longest line (or manifest) read from a run: a transcript's longest, a case with its context, takes a
+few MB."""
 
 
 def link_refused(path: Path) -> str:
     """Why a command will not read or write through the symbolic link at `path`."""
-    return (f"{path} is a symbolic link (to {os.readlink(path)}): a run directory's files must be its own, courtroom "
-            "never reads or writes through a link there; put the file itself there, or remove the link")
+    return (f"{path} is a symbolic link (to {os.readlink(path)}): a run directory's files must be its own, "
+            "courtroom never reads or writes through a link there; put the file itself there, or remove the "
+            "link")
 
 
 @contextmanager
-def run_file(path: Path, error: type[CourtroomError] = RunError, limit: int | None = None) -> Iterator[BinaryIO]:
+def run_file(path: Path, error: type[CourtroomError] = RunError, limit: int
+             | None = None) -> Iterator[BinaryIO]:
     """`path` opened to read if it is a regular file (of at most `limit` bytes), not a link nor in a linked
-    `transcripts/` (a link to /dev/zero would fill the memory, a FIFO block for ever); else `error` naming it. A
-    missing file is a `FileNotFoundError`."""
+    `transcripts/` (a link to /dev/zero would fill the memory, a FIFO block for ever); else `error` naming it.
+    A missing file is a `FileNotFoundError`."""
     if path.parent.name == "transcripts" and path.parent.is_symlink():
         raise error(link_refused(path.parent))
     fd = _open_unlinked(path, os.O_RDONLY | NONBLOCK, error)  # a FIFO opens at once
     if not stat.S_ISREG((info := os.fstat(fd)).st_mode) or (limit is not None and info.st_size > limit):
         os.close(fd)
-        raise error(f"{path} is not a regular file (a folder, a device, a FIFO): a run's files are read only when they "
-                    "are files of their own" if not stat.S_ISREG(info.st_mode) else
+        raise error(f"{path} is not a regular file (a folder, a device, a FIFO): a run's files are read only "
+                    "when they are files of their own" if not stat.S_ISREG(info.st_mode) else
                     f"{path} is {info.st_size} bytes, over the {limit} courtroom reads of such a file")
     if NONBLOCK:
         os.set_blocking(fd, True)
@@ -51,14 +55,15 @@ def run_file(path: Path, error: type[CourtroomError] = RunError, limit: int | No
 
 def read_lines(path: Path, error: type[CourtroomError] = RunError, at: tuple[int, int] = (0, 0)
                ) -> Iterator[tuple[int, bytes]]:
-    """The lines of a run's file (`run_file`), numbered from 1 (or from `at`: a byte offset and the lines before it);
-    one longer than `MAX_LINE_BYTES` is `error` naming it."""
+    """The lines of a run's file (`run_file`), numbered from 1 (or from `at`: a byte offset and the lines
+    before it); one longer than `MAX_LINE_BYTES` is `error` naming it."""
     with run_file(path, error) as handle:
         handle.seek(at[0])
-        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=at[1] + 1):
+        for number, line in enumerate(iter(lambda: handle.readline(MAX_LINE_BYTES + 1), b""), start=at[1]
+                                      + 1):
             if len(line) > MAX_LINE_BYTES:
-                raise error(f"{path}:{number}: a line of more than {MAX_LINE_BYTES // 2**20} MiB, longer than "
-                            "courtroom writes: not read")
+                raise error(f"{path}:{number}: a line of more than {MAX_LINE_BYTES // 2**20} MiB, longer "
+                            "than courtroom writes: not read")
             yield number, line
 
 
@@ -71,13 +76,15 @@ def refuse_links(root: Path, names: Iterable[str]) -> None:
 
 @contextmanager
 def atomic_file(path: str | Path, mode: str = "w", **options: Any) -> Iterator[IO[Any]]:
-    """A temporary file beside `path` (`open` mode and options) that replaces `path` when the block ends, flushed to
-    disk, and is removed if the block fails. A `path` that is not a regular file is refused (`FileExistsError`)."""
+    """A temporary file beside `path` (`open` mode and options) that replaces `path` when the block ends,
+    flushed to disk, and is removed if the block fails. A `path` that is not a regular file is refused
+    (`FileExistsError`)."""
     path = Path(path)
-    if path.exists() and not path.is_file():  # both follow a link: a link to a device is refused, not replaced
-        raise FileExistsError(errno.EEXIST, "is not a regular file (a directory, a device such as /dev/null, a FIFO): "
-                              "a file is written beside its name and renamed over it, which would replace it; give "
-                              "the path of a file", str(path))
+    # both follow a link: a link to a device is refused, not replaced
+    if path.exists() and not path.is_file():
+        raise FileExistsError(errno.EEXIST, "is not a regular file (a directory, a device such as /dev/null, "
+                                            "a FIFO): a file is written beside its name and renamed over it, "
+                                            "which would replace it; give the path of a file", str(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except FileExistsError:  # the folder named is a file
@@ -114,7 +121,8 @@ def _open_unlinked(path: Path, flags: int, error: type[CourtroomError] = RunErro
 
 
 def _cut_torn_line(fd: int) -> int:
-    """Cut the bytes after the file's last newline (a line an interrupted append left torn); its size after."""
+    """Cut the bytes after the file's last newline (a line an interrupted append left torn); its size
+    after."""
     size = end = os.fstat(fd).st_size
     keep = 0
     while end > 0:
@@ -141,8 +149,9 @@ def cut_torn_line(path: Path) -> None:
 
 
 def append_line(path: Path, line: str) -> None:
-    """Append one line to `path`, flushed to disk: all of it or none. A torn last line left by an interrupted append
-    is cut first; if writing fails (a full disk), the file is cut back to what it was and the error raised."""
+    """Append one line to `path`, flushed to disk: all of it or none. A torn last line left by an interrupted
+    append is cut first; if writing fails (a full disk), the file is cut back to what it was and the error
+    raised."""
     data = (line.rstrip("\n") + "\n").encode("utf-8")
     fd = _open_unlinked(path, os.O_RDWR | os.O_CREAT | os.O_APPEND)
     try:
@@ -160,7 +169,8 @@ def append_line(path: Path, line: str) -> None:
 
 
 class RunLock:
-    """An exclusive lock on `path` until `close()`; another holder makes it wait `wait` seconds, then refuse."""
+    """An exclusive lock on `path` until `close()`; another holder makes it wait `wait` seconds, then
+    refuse."""
 
     def __init__(self, path: Path, busy: str, wait: float = 0) -> None:
         from filelock import FileLock, Timeout
@@ -173,7 +183,8 @@ class RunLock:
             raise RunError(busy) from None
         except OSError as exc:
             self.handle = None
-            raise RunError(link_refused(path) if path.is_symlink() else f"{path}: cannot lock ({exc.strerror or exc})") \
+            raise RunError(link_refused(path)
+                           if path.is_symlink() else f"{path}: cannot lock ({exc.strerror or exc})") \
                 from exc
 
     def close(self) -> None:

@@ -1,5 +1,5 @@
-"""A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`: its JSON
-format (version 2) written directly, so exporting needs no inspect_ai; one sample per case."""
+"""A run as an inspect_ai eval log (`courtroom export RUN --format inspect`), to browse in `inspect view`: its
+JSON format (version 2) written directly, so exporting needs no inspect_ai; one sample per case."""
 
 from __future__ import annotations
 
@@ -37,10 +37,12 @@ def case_input(case: Case, audit: Audit) -> str:
 
 
 def _usage(input_tokens: int, output_tokens: int) -> dict[str, int]:
-    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "total_tokens": input_tokens + output_tokens}
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens,
+            "total_tokens": input_tokens + output_tokens}
 
 
-def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, str]]:
+def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                                     dict[str, str]]:
     """The transcript's model calls as inspect messages, model events and attachments."""
     prompts = {e.hash: e for e in events if e.event == "prompt"}
     messages: list[dict[str, Any]] = []
@@ -55,7 +57,8 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
         site = {name: value for name in ("purpose", "role", "persona", "node", "charge", "round")
                 if (value := getattr(e, name)) is not None}
         if site.get("charge") is not None:
-            site["charge"] += 1  # numbered from 1, as the court record and `audit edit --charge` number charges
+            # numbered from 1, as the court record and `audit edit --charge` number charges
+            site["charge"] += 1
         if e.option_probs:
             site["option_probs"] = e.option_probs
         reply = {"id": _id(), "content": e.raw if e.error is None else f"{e.raw}\n[error: {e.error}]",
@@ -66,10 +69,13 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
         config = {"temperature": e.sampling.temperature, "max_tokens": e.sampling.max_new_tokens,
                   **({} if e.sampling.seed is None else {"seed": e.sampling.seed})}
         model_events.append({
-            "uuid": _id(), "timestamp": e.time.isoformat(), "working_start": 0.0, "event": "model", "model": model,
+            "uuid": _id(), "timestamp": e.time.isoformat(), "working_start": 0.0, "event": "model",
+            "model": model,
             "role": e.role, "input": inputs, "tools": [], "tool_choice": "none", "config": config,
-            "output": {"model": model, "choices": [{"message": reply, "stop_reason": "stop" if e.finish_reason == "stop"
-                                                    else "max_tokens" if e.finish_reason == "length" else "unknown"}],
+            "output": {"model": model, "choices": [{"message": reply,
+                                                    "stop_reason": "stop" if e.finish_reason == "stop"
+                                                    else "max_tokens"
+                                                    if e.finish_reason == "length" else "unknown"}],
                        "completion": e.raw, "usage": usage, "time": e.seconds},
             "metadata": site, "error": e.error, "working_time": e.seconds,
         })
@@ -77,9 +83,12 @@ def _calls(events: list[Event], model: str) -> tuple[list[dict[str, Any]], list[
 
 
 def testimony_records(verdict: CaseVerdict, answer: str) -> list[dict[str, Any]]:
-    """What each witness said of the whole answer: heard or not (and why), its values, and what it points at."""
-    return [{"witness": t.witness, "version": t.version, "heard": t.heard, "why_not": t.why_not, "values": t.values,
-             "points": [{**p.model_dump(), "words": answer[p.start:p.end]} for p in t.points]} for t in verdict.testimony]
+    """What each witness said of the whole answer: heard or not (and why), its values, and what it points
+    at."""
+    return [{"witness": t.witness, "version": t.version, "heard": t.heard, "why_not": t.why_not,
+             "values": t.values,
+             "points": [{**p.model_dump(), "words": answer[p.start:p.end]} for p in t.points]}
+            for t in verdict.testimony]
 
 
 def _verdict_metadata(row: ResultRow, verdict: CaseVerdict | None, case: Case | None) -> dict[str, Any]:
@@ -88,12 +97,14 @@ def _verdict_metadata(row: ResultRow, verdict: CaseVerdict | None, case: Case | 
     spans, gold = span_records(row, answer)
     if verdict is not None and spans is not None:
         spans = [s.model_dump() for s in verdict.spans]
-    testimony = testimony_records(verdict, answer or "") if verdict is not None and verdict.testimony else None
+    testimony = (testimony_records(verdict, answer or "") if verdict is not None
+                 and verdict.testimony else None)
     weighing = verdict.weighing.model_dump() if verdict is not None and verdict.weighing is not None else None
     return {"spans": spans, "gold_spans": gold, "testimony": testimony, "weighing": weighing}
 
 
-def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, corrected: str | None) -> dict[str, Any]:
+def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, corrected: str
+            | None) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     model_events: list[dict[str, Any]] = []
     attachments: dict[str, str] = {}
@@ -116,23 +127,27 @@ def _sample(row: ResultRow, audit: Audit, cases: dict[str, Case], model: str, co
         explanation = reason_with_spans(row.reason, verdict.spans) if verdict is not None else row.reason
         scores["courtroom"] = {"value": row.score, "answer": row.label, "explanation": explanation,
                                "metadata": {"gold": row.gold, "correct": row.correct, "charges": charges,
-                                            "corrected_verdict": corrected, **_verdict_metadata(row, verdict, case)}}
+                                            "corrected_verdict": corrected,
+                                            **_verdict_metadata(row, verdict, case)}}
         if row.correct is not None:
             scores["correct"] = {"value": "C" if row.correct else "I", "answer": row.label}
     verdict_text = f"{row.label}: {row.reason}" if row.label is not None else f"error: {row.error}"
     sample: dict[str, Any] = {
         "id": row.case_id, "epoch": 1,
-        "input": case_input(case, audit) if case is not None else f"case {row.case_id} (its text is not in the run)",
+        "input": case_input(case, audit) if case is not None else f"case {row.case_id} (its text is not in "
+                                                                  "the run)",
         "target": row.gold or "",
         "messages": messages,
-        "output": {"model": model, "choices": [{"message": {"id": _id(), "content": verdict_text, "role": "assistant",
+        "output": {"model": model, "choices": [{"message": {"id": _id(), "content": verdict_text,
+                                                            "role": "assistant",
                                                             "model": model}, "stop_reason": "stop"}],
                    "completion": verdict_text},
         "scores": scores,
         "metadata": {"source": row.source, "verdict": row.label, "score": row.score, "gold": row.gold,
                      "correct": row.correct, "n_charges": row.charges, "model_calls": row.model_calls,
                      "transcript": row.transcript},
-        "store": {}, "events": model_events, "model_usage": {model: _usage(row.prompt_tokens, row.completion_tokens)},
+        "store": {}, "events": model_events, "model_usage": {model: _usage(row.prompt_tokens,
+                                                                           row.completion_tokens)},
         "attachments": attachments, "total_time": row.seconds, "working_time": row.seconds,
     }
     if started:
@@ -173,7 +188,8 @@ def inspect_log(audit: Audit) -> dict[str, Any]:
             "metadata": {"judge": judge.name, "config_hash": manifest.config_hash, "run": str(audit.root),
                          "git_sha": manifest.git_sha},
         },
-        "plan": {"name": "plan", "steps": [{"solver": judge.name, "params": {"court": judge.court}}], "config": {}},
+        "plan": {"name": "plan", "steps": [{"solver": judge.name, "params": {"court": judge.court}}],
+                 "config": {}},
         "results": {
             "total_samples": len(rows), "completed_samples": sum(r.label is not None for r in rows),
             "scores": [{"name": "courtroom", "scorer": "courtroom", "params": {},

@@ -1,9 +1,10 @@
-"""The one record of human judgement of a run: `judgements.jsonl` in the run directory, a line a judgement (after
-Phoenix's annotations: the case, the charge where there is one, the label, who, when, a note, and where it was given),
-appended whole under a lock that holds across processes, so no judgement is lost with any number of writers, and never
-rewritten. A label given in `courtroom view` or `courtroom label`, one imported from a label file and a correction
-(`audit edit`) are each a judgement; the latest of a case (or of a charge) stands. The corrections earlier versions
-appended to `edits.jsonl` are read as judgements before it (migrated on read; that file is never written again)."""
+"""The one record of human judgement of a run: `judgements.jsonl` in the run directory, a line a judgement
+(after Phoenix's annotations: the case, the charge where there is one, the label, who, when, a note, and where
+it was given), appended whole under a lock that holds across processes, so no judgement is lost with any
+number of writers, and never rewritten. A label given in `courtroom view` or `courtroom label`, one imported
+from a label file and a correction (`audit edit`) are each a judgement; the latest of a case (or of a charge)
+stands. The corrections earlier versions appended to `edits.jsonl` are read as judgements before it (migrated
+on read; that file is never written again)."""
 
 from __future__ import annotations
 
@@ -56,14 +57,16 @@ class EditEntry(BaseModel):
 
     def judgement(self) -> Judgement:
         e = self.event
-        return Judgement(case_id=self.case_id, charge=e.charge, label="hallucinated" if e.verdict is Verdict.HALLUCINATED
-                         else "faithful", author=e.provenance.author, time=e.provenance.time, note=e.provenance.reason,
-                         source="edit")
+        return Judgement(case_id=self.case_id, charge=e.charge,
+                         label="hallucinated" if e.verdict is Verdict.HALLUCINATED
+                         else "faithful", author=e.provenance.author, time=e.provenance.time,
+                         note=e.provenance.reason, source="edit")
 
 
 def read_judgements(store: RunStore, cases: Container[str]) -> tuple[list[Judgement], list[str]]:
-    """The run's judgements in order (those of `edits.jsonl` first), and what was skipped: a torn last line (a write
-    interrupted). A line that is no judgement, or judges a case the run does not hold, is an `AuditError` naming it."""
+    """The run's judgements in order (those of `edits.jsonl` first), and what was skipped: a torn last line (a
+    write interrupted). A line that is no judgement, or judges a case the run does not hold, is an
+    `AuditError` naming it."""
     refuse_links(store.root, (EDITS, JUDGEMENTS))  # the record is appended to: never another's file
     found: list[Judgement] = []
     notes: list[str] = []
@@ -72,40 +75,41 @@ def read_judgements(store: RunStore, cases: Container[str]) -> tuple[list[Judgem
         path = store.root / name
         for number, line in read_lines(path, AuditError) if path.exists() else ():
             if not line.endswith(b"\n"):
-                notes.append(f"{path}:{number}: a torn line (a judgement interrupted while it was written) is skipped; "
-                             "the next one recorded cuts it")
+                notes.append(f"{path}:{number}: a torn line (a judgement interrupted while it was written) "
+                             "is skipped; the next one recorded cuts it")
                 break
             if not line.strip():
                 continue
             try:
                 judgement = read(line)
             except ValidationError as exc:
-                raise AuditError(f"{path}:{number}: not a judgement ({first_problem(exc)}); fix or remove the line") \
+                raise AuditError(f"{path}:{number}: not a judgement ({first_problem(exc)}); fix or remove "
+                                 "the line") \
                     from exc
             if judgement.case_id not in cases:
-                raise AuditError(f"{path}:{number}: a judgement of case {judgement.case_id!r}, which the run does not "
-                                 "hold (courtroom writes none such); remove the line")
+                raise AuditError(f"{path}:{number}: a judgement of case {judgement.case_id!r}, which the run "
+                                 "does not hold (courtroom writes none such); remove the line")
             found.append(judgement)
     return found, notes
 
 
 def record(store: RunStore, judgements: Sequence[Judgement]) -> None:
-    """Append `judgements` to the run's record as one write, all or none, under its lock (another writer, in this
-    process or another, waits its turn)."""
+    """Append `judgements` to the run's record as one write, all or none, under its lock (another writer, in
+    this process or another, waits its turn)."""
     path = store.root / JUDGEMENTS
     with store.record_lock():
         try:
             append_line(path, "\n".join(j.model_dump_json() for j in judgements))
         except OSError as exc:
-            raise AuditError(f"{path}: cannot record the judgement ({exc.strerror or exc}); the run is unchanged: do "
-                             "the same again once the problem is fixed") from exc
+            raise AuditError(f"{path}: cannot record the judgement ({exc.strerror or exc}); the run is "
+                             "unchanged: do the same again once the problem is fixed") from exc
 
 
 def human_label(judgements: Iterable[Judgement]) -> str | None:
-    """A case's label by its judgements (`FAIL`, `PASS`), or None where they give none: its latest case judgement
-    decides (skip or undone: none); without one, a charge a person found hallucinated makes the answer hallucinated
-    (one false statement is enough), while charges found faithful say nothing of the rest of the answer (the court's
-    aggregation weighs them: `corrected_label`)."""
+    """A case's label by its judgements (`FAIL`, `PASS`), or None where they give none: its latest case
+    judgement decides (skip or undone: none); without one, a charge a person found hallucinated makes the
+    answer hallucinated (one false statement is enough), while charges found faithful say nothing of the rest
+    of the answer (the court's aggregation weighs them: `corrected_label`)."""
     case: Judgement | None = None
     charges: dict[int, Judgement] = {}
     for j in judgements:

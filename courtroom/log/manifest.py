@@ -1,5 +1,6 @@
-"""A run's manifest: what ran (`RunSpec`: cases, judge, model door, runner), the judge's configuration and hash (the
-run's identity), and what produced every number. Version 1 manifests are read through `migrate_v1`."""
+"""A run's manifest: what ran (`RunSpec`: cases, judge, model door, runner), the judge's configuration and
+hash (the run's identity), and what produced every number. Version 1 manifests are read through
+`migrate_v1`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+import courtroom.baselines
+import courtroom.courts  # noqa: F401 (with the baselines: the judges register themselves, `engine.registry`)
 from courtroom.case import Case
 from courtroom.digest import content_hash
 from courtroom.door.backend import Backend, ServerCapabilities
@@ -53,11 +56,13 @@ class RunnerSpec(BaseModel):
 RUN_SETTINGS: dict[str, str] = {
     **dict.fromkeys(("dataset", "field_map", "limit", "balanced", "seed", "sources", "exclude"), "selection"),
     **dict.fromkeys(("model", "api_key_env", "concurrency", "engine", "device", "dtype"), "backend"),
-    **dict.fromkeys(("workers", "gpus_per_worker", "chunk_timeout"), "runner"), "window": "run", "skip_invalid": "run",
+    **dict.fromkeys(("workers", "gpus_per_worker", "chunk_timeout"), "runner"), "window": "run",
+    "skip_invalid": "run",
     "judge": "judge.name", "court": "judge", "judge_options": "judge.options", "model_url": "backend.url",
     "request_timeout": "backend.timeout", "runner": "runner.kind", "ray_address": "runner.address",
     "allow_hosts": "run.hosts"}
-"""Where each flat setting of a run (`courtroom run`, `courtroom.run`) goes: `section[.field]` (`run`: the spec)."""
+"""Where each flat setting of a run (`courtroom run`, `courtroom.run`) goes: `section[.field]` (`run`: the
+spec)."""
 
 
 class RunSpec(BaseModel):
@@ -79,7 +84,8 @@ class RunSpec(BaseModel):
 
     @classmethod
     def build(cls, dataset: str, **settings: Any) -> RunSpec:
-        """A spec from flat settings (`RUN_SETTINGS`); a bad setting is a `ConfigError` naming it (no credentials)."""
+        """A spec from flat settings (`RUN_SETTINGS`); a bad setting is a `ConfigError` naming it (no
+        credentials)."""
         parts: dict[str, dict[str, Any]] = {where.partition(".")[0]: {} for where in RUN_SETTINGS.values()}
         for name, value in {"dataset": dataset, **settings}.items():
             if name not in RUN_SETTINGS:
@@ -116,7 +122,8 @@ class RunOrigin(BaseModel):
 
 
 class CaseDigests(BaseModel):
-    """The cases a run judges, by digest (`Case.digest()`): data changed under a run is noticed on resume and verify."""
+    """The cases a run judges, by digest (`Case.digest()`): data changed under a run is noticed on resume and
+    verify."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
@@ -128,18 +135,22 @@ class CaseDigests(BaseModel):
     @classmethod
     def of(cls, cases: Sequence[Case]) -> CaseDigests:
         digests = {case.id: case.digest() for case in cases}
-        return cls(digest=content_hash("\n".join(sorted(f"{i}\t{d}" for i, d in digests.items()))), cases=digests)
+        return cls(digest=content_hash("\n".join(sorted(f"{i}\t{d}" for i, d in digests.items()))),
+                   cases=digests)
 
     def changes(self, now: CaseDigests) -> str | None:
-        """What differs in `now`, as `N cases changed, M new, K gone (first changed: 'id')`; None if nothing."""
+        """What differs in `now`, as `N cases changed, M new, K gone (first changed: 'id')`; None if
+        nothing."""
         if now.digest == self.digest:
             return None
         changed = [i for i, d in now.cases.items() if i in self.cases and self.cases[i] != d]
         new = [i for i in now.cases if i not in self.cases]
         gone = [i for i in self.cases if i not in now.cases]
-        first = next((f"first {what}: {ids[0]!r}" for what, ids in (("changed", changed), ("new", new), ("gone", gone))
+        first = next((f"first {what}: {ids[0]!r}" for what, ids in (("changed", changed), ("new", new),
+                                                                    ("gone", gone))
                       if ids), "the recorded digest is not its cases'")
-        return f"{len(changed)} {'case' if len(changed) == 1 else 'cases'} changed, {len(new)} new, {len(gone)} gone ({first})"
+        return (f"{len(changed)} {'case' if len(changed) == 1 else 'cases'} changed, {len(new)} new, "
+                f"{len(gone)} gone ({first})")
 
 
 def _git_sha() -> str | None:
@@ -153,8 +164,8 @@ def _git_sha() -> str | None:
 
 def _versions() -> dict[str, str | None]:
     versions: dict[str, str | None] = {"python": platform.python_version()}
-    for package in ("courtroom", "torch", "transformers", "outlines", "outlines_core", "xgrammar", "llguidance",
-                    "pydantic", "networkx", "ray"):
+    for package in ("courtroom", "torch", "transformers", "outlines", "outlines_core", "xgrammar",
+                    "llguidance", "pydantic", "networkx", "ray"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
@@ -180,11 +191,14 @@ class Manifest(BaseModel):
     origin: RunOrigin | None = None
     """For a rejudged run: where its model calls came from."""
     server: ServerCapabilities | None = None
-    """For a model behind a server: what the server was found to support when the run started (`Backend.server`)."""
+    """For a model behind a server: what the server was found to support when the run started
+    (`Backend.server`)."""
     placement: Placement | None = Field(None, exclude_if=lambda v: v is None)
-    """For a model in this process: the device and dtype it computes in, `auto` resolved where the run started."""
+    """For a model in this process: the device and dtype it computes in, `auto` resolved where the run
+    started."""
     cases: CaseDigests | None = Field(None, exclude_if=lambda v: v is None)
-    """The cases the run judges (or a rejudge decides again), by digest; None in manifests before runs kept them."""
+    """The cases the run judges (or a rejudge decides again), by digest; None in manifests before runs kept
+    them."""
     versions: dict[str, str | None] = Field(default_factory=_versions)
     git_sha: str | None = Field(default_factory=_git_sha)
     """The commit of courtroom's repository, when run from one."""
@@ -216,21 +230,22 @@ class Manifest(BaseModel):
 
     @property
     def judge_config(self) -> JudgeConfig:
-        """The recorded judge configuration, up to date (`judge` stays as recorded: its hash is the run's identity)."""
+        """The recorded judge configuration, up to date (`judge` stays as recorded: its hash is the run's
+        identity)."""
         return self.upgraded_judge[0]
 
     def rebuild_judge(self, backend: Backend | BackendSpec | None = None, **options: Any) -> Judge:
-        """The judge this run was made with (the one place it is rebuilt), on `backend`, with `options` (a court's
-        `overrides`, `window`); refused, naming why, when this version of courtroom cannot make it."""
+        """The judge this run was made with (the one place it is rebuilt), on `backend`, with `options` (a
+        court's `overrides`, `window`); refused, naming why, when this version of courtroom cannot make it."""
         if why := retired(self.config_hash):
-            raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and compared, "
-                           "not replayed or resumed")
+            raise RunError(f"run {self.name}: its judge is retired ({why}); its results can be read and "
+                           "compared, not replayed or resumed")
         upgraded = self.judge_config
         judge = judge_from_config(upgraded, backend or self.spec.backend, source=self.source, **options)
         if not options.get("overrides") and judge.config() != upgraded:
             differing = judge_differences([judge.config(), upgraded])
-            raise RunError(f"run {self.name}: this version of courtroom rebuilds its judge with other settings "
-                           f"({', '.join(differing)}); it can be read and compared, not replayed")
+            raise RunError(f"run {self.name}: this version of courtroom rebuilds its judge with other "
+                           f"settings ({', '.join(differing)}); it can be read and compared, not replayed")
         return judge
 
     @model_validator(mode="before")
@@ -246,28 +261,33 @@ def migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
     options = dict(data.get("options", {}))
     backend = data.get("backend", {})
     spec = {
-        "selection": {**data.get("dataset", {}), "exclude": options.get("exclude", data.get("dataset", {}).get("exclude", []))},
+        "selection": {**data.get("dataset", {}),
+                      "exclude": options.get("exclude", data.get("dataset", {}).get("exclude", []))},
         "judge": {"name": options.get("judge", data["judge"].get("judge", "courtroom")),
                   "court": options.get("court", "default"), "options": options.get("judge_options", {})},
         "backend": {"model": backend.get("model", options.get("model", "default")),
                     "engine": backend.get("engine", "xgrammar"), "device": backend.get("device", "auto")},
         "runner": {"kind": options.get("runner", "local"), "workers": options.get("workers", 1),
-                   "gpus_per_worker": options.get("gpus_per_worker", 0.0), "address": options.get("ray_address")},
+                   "gpus_per_worker": options.get("gpus_per_worker", 0.0),
+                   "address": options.get("ray_address")},
         "window": options.get("window", 8), "skip_invalid": options.get("skip_invalid", False),
     }
     origin = None
     if "rejudged_from" in options:
         # version 1 wrote the change over the source's options: a new reading, else a new court
-        changed = {"reading": options["reading"]} if "reading" in options else {"court": options.get("court", "default")}
+        changed = ({"reading": options["reading"]}
+                   if "reading" in options else {"court": options.get("court", "default")})
         origin = {"rejudged_from": options["rejudged_from"], "changed": changed,
                   "calls_from": options.get("calls_from", [])}
-    kept = {key: data[key] for key in ("name", "created", "judge", "config_hash", "versions", "git_sha", "command")
+    kept = {key: data[key] for key in ("name", "created", "judge", "config_hash", "versions", "git_sha",
+                                       "command")
             if key in data}
     return {**kept, "schema_version": MANIFEST_VERSION, "spec": spec, "origin": origin}
 
 
 def judge_differences(configs: list[JudgeConfig]) -> list[str]:
-    """The judge settings (top-level keys, or `key.subkey` one level down) that differ between configurations."""
+    """The judge settings (top-level keys, or `key.subkey` one level down) that differ between
+    configurations."""
     differing = []
     for key in sorted({k for config in configs for k in config}):
         values = [config.get(key) for config in configs]

@@ -27,12 +27,14 @@ class PooledRun:
     def member_cases(self) -> list[list[Case]]:
         """The cases each member run judged (rebuilt from its manifest), for the no-model rules."""
         return [[c for c in run_cases(store) if c.id in judged]
-                for store, rows in zip(self.stores, self.contender.members) for judged in [{r.case_id for r in rows}]]
+                for store, rows in zip(self.stores, self.contender.members)
+                for judged in [{r.case_id for r in rows}]]
 
 
 def split_argument(argument: str) -> list[str]:
-    """The run directories an argument names: `A+B` names A and B. A path that exists is never split, and a split
-    is sought where every part exists; failing that, it is split at every `+` (the caller reports missing parts)."""
+    """The run directories an argument names: `A+B` names A and B. A path that exists is never split, and a
+    split is sought where every part exists; failing that, it is split at every `+` (the caller reports
+    missing parts)."""
     if not argument.strip(SEPARATOR):
         raise RunError(f"{argument!r} names no run directory")
     if SEPARATOR not in argument:
@@ -50,7 +52,8 @@ def _split_existing(argument: str) -> list[str] | None:
     if Path(argument).exists():
         return [argument]
     for i, char in enumerate(argument):
-        if char == SEPARATOR and i and Path(argument[:i]).exists() and (rest := _split_existing(argument[i + 1:])):
+        if (char == SEPARATOR and i and Path(argument[:i]).exists()
+            and (rest := _split_existing(argument[i + 1:]))):
             return [argument[:i], *rest]
     return None
 

@@ -1,6 +1,7 @@
-"""Rejudge: decide a finished run again under another court, from its transcripts alone: each request is served
-from the recorded call with the same prompt, schema and sampling (also of other runs: `calls_from`); a court that
-asks for anything not recorded is refused, naming the cases. The result is an ordinary run directory."""
+"""Rejudge: decide a finished run again under another court, from its transcripts alone: each request is
+served from the recorded call with the same prompt, schema and sampling (also of other runs: `calls_from`); a
+court that asks for anything not recorded is refused, naming the cases. The result is an ordinary run
+directory."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from courtroom.court.migrations import modern_path
+from courtroom.courts.migrations import modern_path
 from courtroom.door.recorded import RecordedCalls
 from courtroom.engine.events import ModelCallEvent
 from courtroom.engine.judge import Judge
@@ -23,29 +24,35 @@ from courtroom.log.store import RunStore
 
 def rejudged_judge(manifest: Manifest, *, court: str | None = None, reading: str | None = None,
                    overrides: dict[str, Any] | None = None) -> JudgeSpec:
-    """The judge a rejudge asks for: another court or settings (the run's splitter kept), or another reading."""
+    """The judge a rejudge asks for: another court or settings (the run's splitter kept), or another
+    reading."""
     recorded = manifest.spec.judge
     if recorded.name == "courtroom" and (court is not None or overrides) and reading is None:
         if court is None:  # the run's own court, as its manifest records it, with the settings changed
-            asked = JudgeSpec(court=str(Path(manifest.source).parent), options={"overrides": dict(overrides or {})})
+            asked = JudgeSpec(court=str(Path(manifest.source).parent),
+                              options={"overrides": dict(overrides or {})})
         else:
             carried = {**carried_overrides(recorded, court), **(overrides or {})}
-            asked = recorded.model_copy(update={"court": court, "options": {**recorded.options, "overrides": carried}})
+            asked = recorded.model_copy(update={"court": court,
+                                                "options": {**recorded.options, "overrides": carried}})
         splitter = manifest.judge_config["court"]["sentences"]
-        if "sentences" in asked.options["overrides"] or make_judge(asked).config()["court"]["sentences"] == splitter:
+        if ("sentences" in asked.options["overrides"]
+            or make_judge(asked).config()["court"]["sentences"] == splitter):
             return asked
         return asked.model_copy(update={"options": {**asked.options,
-                                                    "overrides": {"sentences": splitter, **asked.options["overrides"]}}})
+                                                    "overrides": {"sentences": splitter,
+                                                                  **asked.options["overrides"]}}})
     if recorded.name == "unstructured" and reading is not None and court is None:
         return recorded.model_copy(update={"options": {**recorded.options, "reading": reading}})
-    raise RunError(f"{manifest.name} is a run of the {recorded.name} judge: rejudge takes a courtroom run with "
-                   "--court or --set, or an unstructured run with --reading")
+    raise RunError(f"{manifest.name} is a run of the {recorded.name} judge: rejudge takes a courtroom run "
+                   "with --court or --set, or an unstructured run with --reading")
 
 
 def carried_overrides(recorded: JudgeSpec, court: str) -> dict[str, Any]:
     """The run's own `--set`s that a rejudge under `court` carries: those of a section the court has (a run's
     `trial.*` settings are left out of a court that tries no charge: it has no `trial` section)."""
-    sections = make_judge(recorded.model_copy(update={"court": court, "options": {**recorded.options, "overrides": {}}})
+    sections = make_judge(recorded.model_copy(update={"court": court,
+                                                      "options": {**recorded.options, "overrides": {}}})
                           ).config()["court"]
     return {path: value for path, value in recorded.options.get("overrides", {}).items()
             if "." not in path or isinstance(sections.get(modern_path(path).split(".")[0]), dict)}
@@ -53,8 +60,9 @@ def carried_overrides(recorded: JudgeSpec, court: str) -> dict[str, Any]:
 
 def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
                 calls_from: Sequence[str | Path] = ()) -> list[ResultRow]:
-    """Re-decide every finished case of the run at `source` with `judge` into a new run at `out`. Every case is decided
-    before anything is written, so a refused court leaves no partial run; the same call resumes an interrupted one."""
+    """Re-decide every finished case of the run at `source` with `judge` into a new run at `out`. Every case
+    is decided before anything is written, so a refused court leaves no partial run; the same call resumes an
+    interrupted one."""
     origin, others = _stores(source, calls_from)
     manifest = origin.manifest()
     for store in others:  # recorded answers stand for this run's only if the same model gave them
@@ -68,7 +76,8 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
     new_judge = make_judge(judge, spec.backend, window=1)
     changed = {"court": judge.court} if judge.court != manifest.spec.judge.court else {}
     changed |= {k: str(v) for k, v in judge.options.items() if manifest.spec.judge.options.get(k) != v}
-    planned = Manifest(name=Path(out).name, spec=spec, judge=new_judge.config(), config_hash=new_judge.config_hash(),
+    planned = Manifest(name=Path(out).name, spec=spec, judge=new_judge.config(),
+                       config_hash=new_judge.config_hash(),
                        origin=RunOrigin(rejudged_from=str(source), changed=changed,
                                         calls_from=[str(p) for p in calls_from]))
     if target.exists():
@@ -76,10 +85,11 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
     outcomes, refused = _decide(origin, others, new_judge)
     if refused:
         first, *more = refused.values()
-        also = f"; and {len(more)} more of the {len(outcomes) + len(refused)} cases: {', '.join(list(refused)[1:])}" \
+        also = (f"; and {len(more)} more of the {len(outcomes) + len(refused)} cases: "
+                f"{', '.join(list(refused)[1:])}") \
             if more else ""
-        raise RunError(f"{first}{also} (run {'these cases' if more else 'it'} with `courtroom run` under this court "
-                       "and pass that run with --calls-from)")
+        raise RunError(f"{first}{also} (run {'these cases' if more else 'it'} with `courtroom run` under "
+                       "this court and pass that run with --calls-from)")
     planned = planned.model_copy(update={"cases": CaseDigests.of([outcome.case for outcome in outcomes])})
     with target.lock():
         if target.exists():  # a rejudge interrupted while it wrote: the same call writes the rest
@@ -95,7 +105,8 @@ def rejudge_run(source: str | Path, out: str | Path, *, judge: JudgeSpec,
 
 
 def _check_unfinished(target: RunStore, planned: Manifest) -> None:
-    """A run already at `out` is taken only as this same rejudge, interrupted (same source, calls, judge and cases)."""
+    """A run already at `out` is taken only as this same rejudge, interrupted (same source, calls, judge and
+    cases)."""
     found = target.manifest()
 
     def same_paths(a: Sequence[str], b: Sequence[str]) -> bool:
@@ -103,15 +114,18 @@ def _check_unfinished(target: RunStore, planned: Manifest) -> None:
 
     assert planned.origin is not None
     if found.origin is None or found.config_hash != planned.config_hash or not same_paths(
-            [found.origin.rejudged_from, *found.origin.calls_from], [planned.origin.rejudged_from, *planned.origin.calls_from]):
-        raise RunError(f"{target.root} already holds a run (not this rejudge of {planned.origin.rejudged_from}); "
-                       "choose another --out")
-    if planned.cases is not None and found.cases is not None and (changes := found.cases.changes(planned.cases)):
-        raise RunError(f"{target.root}: this rejudge was started on other cases of {planned.origin.rejudged_from} "
-                       f"({changes}); choose another --out")
+            [found.origin.rejudged_from, *found.origin.calls_from],
+            [planned.origin.rejudged_from, *planned.origin.calls_from]):
+        raise RunError(f"{target.root} already holds a run (not this rejudge of "
+                       f"{planned.origin.rejudged_from}); choose another --out")
+    if (planned.cases is not None and found.cases is not None
+        and (changes := found.cases.changes(planned.cases))):
+        raise RunError(f"{target.root}: this rejudge was started on other cases of "
+                       f"{planned.origin.rejudged_from} ({changes}); choose another --out")
 
 
-def refused_cases(source: str | Path, *, judge: JudgeSpec, calls_from: Sequence[str | Path] = ()) -> list[str]:
+def refused_cases(source: str | Path, *, judge: JudgeSpec,
+                  calls_from: Sequence[str | Path] = ()) -> list[str]:
     """The cases of the run at `source` that `judge` cannot decide from the recorded calls."""
     origin, others = _stores(source, calls_from)
     new_judge = make_judge(judge, origin.manifest().spec.backend, window=1)
@@ -122,8 +136,10 @@ def _stores(source: str | Path, calls_from: Sequence[str | Path]) -> tuple[RunSt
     return RunStore(source).existing(), [RunStore(path).existing() for path in calls_from]
 
 
-def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple[list[CaseOutcome], dict[str, str]]:
-    """Every finished case of `origin` decided again from the recorded calls, and why each refused case was."""
+def _decide(origin: RunStore, others: Sequence[RunStore],
+            judge: Judge) -> tuple[list[CaseOutcome], dict[str, str]]:
+    """Every finished case of `origin` decided again from the recorded calls, and why each refused case
+    was."""
     outcomes, refused = [], {}
     for row in origin.rows():
         if row.error is None and origin.transcript_path(row.case_id).is_file():
@@ -135,7 +151,8 @@ def _decide(origin: RunStore, others: Sequence[RunStore], judge: Judge) -> tuple
 
 
 class _Refused(RunError):
-    """A case the judge would ask the model something no transcript recorded (any other failure stops the rejudge)."""
+    """A case the judge would ask the model something no transcript recorded (any other failure stops the
+    rejudge)."""
 
 
 def _rejudge_case(origin: RunStore, others: Sequence[RunStore], case_id: str, judge: Judge) -> CaseOutcome:

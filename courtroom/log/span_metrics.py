@@ -1,4 +1,5 @@
-"""A run's span metrics: the spans its court named against the gold spans, on the finished cases whose gold is known."""
+"""A run's span metrics: the spans its court named against the gold spans, on the finished cases whose gold is
+known."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ def span_cases(store: RunStore, rows: Sequence[ResultRow]) -> list[SpanCase]:
     return cases
 
 
-def run_span_scores(store: RunStore, rows: Sequence[ResultRow], resamples: int = 1000) -> dict[str, Any] | None:
-    """The run's span metrics (`span_scores`), or None when its data has no gold spans or its judge names none."""
+def run_span_scores(store: RunStore, rows: Sequence[ResultRow],
+                    resamples: int = 1000) -> dict[str, Any] | None:
+    """The run's span metrics (`span_scores`), or None when its data has no gold spans or its judge names
+    none."""
     cases = span_cases(store, rows)
     return span_scores(cases, resamples=resamples) if cases else None

@@ -1,7 +1,7 @@
-"""Run directories: `manifest.json`, `transcripts/<case>.jsonl`, `results.jsonl` (a line per finished case, written
-after its transcript, so a killed run resumes cleanly), `metrics.json` and `judgements.jsonl` (the record of human
-judgement: `log.judgements`; earlier versions' `edits.jsonl` is read into it). A command writes only into a new, empty
-or run directory none of whose files is a symbolic link (`RunStore.lock`)."""
+"""Run directories: `manifest.json`, `transcripts/<case>.jsonl`, `results.jsonl` (a line per finished case,
+written after its transcript, so a killed run resumes cleanly), `metrics.json` and `judgements.jsonl` (the
+record of human judgement: `log.judgements`; earlier versions' `edits.jsonl` is read into it). A command
+writes only into a new, empty or run directory none of whose files is a symbolic link (`RunStore.lock`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,16 @@ from courtroom.engine.lockstep import CaseOutcome
 from courtroom.errors import RunError, TranscriptError
 from courtroom.evaluate.metrics import Metrics
 from courtroom.evaluate.results import TRANSCRIPTS, ResultRow, summarize
-from courtroom.log.files import MAX_LINE_BYTES, RunLock, append_line, atomic_write, cut_torn_line, read_lines, refuse_links, run_file
+from courtroom.log.files import (
+    MAX_LINE_BYTES,
+    RunLock,
+    append_line,
+    atomic_write,
+    cut_torn_line,
+    read_lines,
+    refuse_links,
+    run_file,
+)
 from courtroom.log.manifest import Manifest
 
 MANIFEST = "manifest.json"
@@ -42,14 +51,16 @@ WRITTEN_TRANSCRIPT = re.compile(r".+\.jsonl(\.tmp\d+(-\d+)?)?")
 
 
 def transcript_name(case_id: str) -> str:
-    """A file name for a case id that no other id shares (also case-insensitively): safe, then 12 hex of its SHA-256."""
+    """A file name for a case id that no other id shares (also case-insensitively): safe, then 12 hex of its
+    SHA-256."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", case_id)[:80]
     return f"{safe}-{hashlib.sha256(case_id.encode()).hexdigest()[:12]}.jsonl"
 
 
 def legacy_transcript_name(case_id: str) -> str:
     """The file name runs recorded before 0.2 gave a case (two ids could share it: `a/b` and `a_b-3ec69c85`,
-    or `Case` and `case` on a case-insensitive file system); such runs keep their files, named in their rows."""
+    or `Case` and `case` on a case-insensitive file system); such runs keep their files, named in their
+    rows."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", case_id)[:80]
     if safe != case_id:
         safe += "-" + hashlib.sha1(case_id.encode()).hexdigest()[:8]
@@ -81,32 +92,37 @@ class RunStore:
         return self
 
     def lock(self) -> RunLock:
-        """Claim the run directory for this process (until `close()`); a second writer is refused (`check_writable`)."""
+        """Claim the run directory for this process (until `close()`); a second writer is refused
+        (`check_writable`)."""
         self.check_writable()
         self.root.mkdir(parents=True, exist_ok=True)
-        return RunLock(self.root / LOCK, busy=f"{self.root} is being written by another run right now; wait for it "
-                                              "to end or use another --out")
+        return RunLock(self.root / LOCK, busy=f"{self.root} is being written by another run right now; wait "
+                                              "for it to end or use another --out")
 
     def record_lock(self) -> RunLock:
-        """Claim the run's record of judgements while one is written; another writer waits its turn (up to a minute)."""
+        """Claim the run's record of judgements while one is written; another writer waits its turn (up to a
+        minute)."""
         refuse_links(self.root, (JUDGEMENTS, EDITS_LOCK))
-        return RunLock(self.root / EDITS_LOCK, wait=60, busy=f"{self.root}: another judgement has been recording for "
-                                                             "a minute; try again when it ends")
+        return RunLock(self.root / EDITS_LOCK, wait=60, busy=f"{self.root}: another judgement has been "
+                                                             "recording for a minute; try again when it ends")
 
     def check_writable(self) -> None:
-        """Refuse (`RunError`) a directory whose run files are symbolic links, or that holds files but no run."""
+        """Refuse (`RunError`) a directory whose run files are symbolic links, or that holds files but no
+        run."""
         refuse_links(self.root, (*RUN_FILES, TRANSCRIPTS, *LOCKS))
         if self.root.is_dir() and not self.exists():
             self._refuse_foreign("--out")
 
     def _refuse_foreign(self, option: str) -> None:
         """Refuse a directory that holds more than a run that never started leaves, naming what it holds."""
-        entries = [p for p in self.root.iterdir() if p.name not in LOCKS and not re.fullmatch(r"manifest\.json\.tmp\d+(-\d+)?", p.name)
+        entries = [p for p in self.root.iterdir() if p.name not in LOCKS
+                   and not re.fullmatch(r"manifest\.json\.tmp\d+(-\d+)?", p.name)
                    and not (p.name == TRANSCRIPTS and p.is_dir() and not any(p.iterdir()))]
         if entries:
             listed = ", ".join(sorted(p.name for p in entries)[:5]) + (" ..." if len(entries) > 5 else "")
-            raise RunError(f"{option} {self.root}: not a run directory (no {MANIFEST}) and not empty ({listed}); "
-                           "a run writes only into a new, an empty or a run directory: give another")
+            raise RunError(f"{option} {self.root}: not a run directory (no {MANIFEST}) and not empty "
+                           f"({listed}); a run writes only into a new, an empty or a run directory: give "
+                           "another")
 
     def clear(self) -> None:
         """Delete the run recorded here (`--fresh`): the files a run writes, nothing else."""
@@ -138,7 +154,8 @@ class RunStore:
         atomic_write(self.root / METRICS, text)
 
     def manifest(self) -> Manifest:
-        """The run's manifest; one that cannot be read or does not validate is a `RunError` naming the file."""
+        """The run's manifest; one that cannot be read or does not validate is a `RunError` naming the
+        file."""
         try:
             with run_file(self.manifest_path, limit=MAX_LINE_BYTES) as handle:
                 text = handle.read().decode("utf-8")
@@ -152,7 +169,8 @@ class RunStore:
         except ValidationError as exc:
             raise RunError(f"{self.manifest_path}: not a valid run manifest ({first_problem(exc)})") from exc
         except (ValueError, TypeError, KeyError) as exc:  # a migration of an older manifest that is not one
-            raise RunError(f"{self.manifest_path}: not a valid run manifest ({type(exc).__name__}: {exc})") from exc
+            raise RunError(f"{self.manifest_path}: not a valid run manifest ({type(exc).__name__}: "
+                           f"{exc})") from exc
 
     def write(self, outcome: CaseOutcome, variants: dict[str, VariantVerdict] | None = None) -> ResultRow:
         """Store a finished case: its transcript first, then its result line (with the variants' verdicts)."""
@@ -174,12 +192,13 @@ class RunStore:
         return list(latest.values())
 
     def iter_rows(self) -> Iterator[ResultRow]:
-        """Every result line, in order (a torn last line skipped; another bad line a `RunError` naming its line)."""
+        """Every result line, in order (a torn last line skipped; another bad line a `RunError` naming its
+        line)."""
         return (row for row, _ in self.rows_from((0, 0)))
 
     def rows_from(self, at: tuple[int, int]) -> Iterator[tuple[ResultRow, tuple[int, int]]]:
-        """The result lines after `at` (a byte offset and the lines before it), each with where the next one starts:
-        a run being written is read by what was appended since."""
+        """The result lines after `at` (a byte offset and the lines before it), each with where the next one
+        starts: a run being written is read by what was appended since."""
         if not (self.results_path.exists() or self.results_path.is_symlink()):
             return
         offset = at[0]
@@ -198,7 +217,8 @@ class RunStore:
             try:
                 yield ResultRow.model_validate_json(line), (offset, number)
             except ValidationError as exc:
-                raise RunError(f"{where}: not a result row ({first_problem(exc)}); fix or remove the line") from exc
+                raise RunError(f"{where}: not a result row ({first_problem(exc)}); fix or remove the "
+                               "line") from exc
 
     def finished_ids(self) -> set[str]:
         """The cases a resumed run skips: those whose latest row holds a verdict."""
@@ -209,7 +229,8 @@ class RunStore:
         cut_torn_line(self.results_path)
 
     def transcript_path(self, case_id: str) -> Path:
-        """Where a case's transcript is: as its result row names it (runs before 0.2), else by `transcript_name`."""
+        """Where a case's transcript is: as its result row names it (runs before 0.2), else by
+        `transcript_name`."""
         if self._transcripts is None:
             self._transcripts = {row.case_id: row.transcript for row in self.iter_rows() if row.transcript}
         return self.root / self._transcripts.get(case_id, f"{TRANSCRIPTS}/{transcript_name(case_id)}")
@@ -219,7 +240,8 @@ class RunStore:
         return read_transcript(self.transcript_path(case_id))
 
     def case(self, case_id: str) -> Case:
-        """The case as its transcript's first event records it, read alone (a transcript runs to megabytes)."""
+        """The case as its transcript's first event records it, read alone (a transcript runs to
+        megabytes)."""
         return read_case(self.transcript_path(case_id))
 
 
@@ -235,8 +257,8 @@ def first_problem(exc: ValidationError) -> str:
 
 
 def _transcript(path: Path) -> Iterator[tuple[int, str]]:
-    """A transcript's lines, numbered, that are not blank; a file missing or unreadable (not a file of the run's own,
-    a line too long, not UTF-8) is a `TranscriptError` naming it."""
+    """A transcript's lines, numbered, that are not blank; a file missing or unreadable (not a file of the
+    run's own, a line too long, not UTF-8) is a `TranscriptError` naming it."""
     try:
         for number, raw in read_lines(path, TranscriptError):
             if raw.strip():
@@ -248,7 +270,8 @@ def _transcript(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def read_transcript(path: str | Path) -> list[Event]:
-    """Every line of a transcript file as an event; a bad transcript is a `TranscriptError` naming file and line."""
+    """Every line of a transcript file as an event; a bad transcript is a `TranscriptError` naming file and
+    line."""
     path = Path(path)
     events = []
     for number, line in _transcript(path):
@@ -273,7 +296,8 @@ def read_case(path: str | Path) -> Case:
     try:
         event = parse_event(line)
     except ValidationError as exc:
-        raise TranscriptError(f"{path}: its first event is not a transcript event ({first_problem(exc)})") from exc
+        raise TranscriptError(f"{path}: its first event is not a transcript event "
+                              f"({first_problem(exc)})") from exc
     if event.event != "case_start":
         raise TranscriptError(f"{path}: the transcript does not begin with case_start")
     return event.case

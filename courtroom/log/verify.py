@@ -1,5 +1,5 @@
-"""Verify a run directory: replay every transcript, and check every verdict, score, event and metric (from content,
-with no secret: edits consistent across transcript, row and metrics go unseen, docs/SECURITY.md)."""
+"""Verify a run directory: replay every transcript, and check every verdict, score, event and metric (from
+content, with no secret: edits consistent across transcript, row and metrics go unseen, docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ def verify(audit: Audit) -> list[Problem]:
         try:
             row = ResultRow.model_validate_json(line)
         except ValidationError as exc:
-            problems.append(Problem(str(results), number, f"not a valid result row: {exc.errors()[0]['msg']}"))
+            problems.append(Problem(str(results), number, "not a valid result row: "
+                                                          f"{exc.errors()[0]['msg']}"))
             continue
         latest.pop(row.case_id, None)
         latest[row.case_id] = row
@@ -64,8 +65,8 @@ def verify(audit: Audit) -> list[Problem]:
         path = audit.root / row.transcript
         listed.add(path.name)
         if path.name not in (transcript_name(row.case_id), legacy_transcript_name(row.case_id)):
-            problems.append(Problem(str(results), None, f"case {row.case_id}: transcript name {row.transcript} "
-                                                        "does not match the case id"))
+            problems.append(Problem(str(results), None, f"case {row.case_id}: transcript name "
+                                                        f"{row.transcript} does not match the case id"))
         events, bad = _read_checked(path)
         problems.extend(bad)
         if not events and not bad:
@@ -83,9 +84,12 @@ def verify(audit: Audit) -> list[Problem]:
             continue
         problems.extend(Problem(str(path), None, d) for d in result.differences)
         verdict = result.verdict
-        if result.differences and verdict and (was := next((e.verdict for e in events if e.event == "verdict"), None)):
-            now = {t.witness: t.version for t in verdict.testimony}  # a witness's version changed since the run
-            versions.update((t.witness, t.version, now[t.witness]) for t in was.testimony if now.get(t.witness, t.version) != t.version)
+        if (result.differences and verdict
+            and (was := next((e.verdict for e in events if e.event == "verdict"), None))):
+            # a witness's version changed since the run
+            now = {t.witness: t.version for t in verdict.testimony}
+            versions.update((t.witness, t.version, now[t.witness]) for t in was.testimony
+                            if now.get(t.witness, t.version) != t.version)
         if (verdict is None) != (row.label is None) or (
                 verdict is not None and (verdict.label != row.label or verdict.score != row.score)):
             problems.append(Problem(str(results), None, f"case {row.case_id}: the results say "
@@ -94,24 +98,30 @@ def verify(audit: Audit) -> list[Problem]:
         problems.extend(_check_derived(row, events, verdict, judge, results))
     if manifest.origin is not None and manifest.cases is not None and (
             missing := [case for case in manifest.cases.cases if case not in latest]):
-        problems.append(Problem(str(results), None, f"unfinished rejudge: {len(missing)} of {len(manifest.cases.cases)} "
-                                                    f"cases it decided have no result row (first: {missing[0]!r}); run "
-                                                    "the same command to finish it"))
+        problems.append(Problem(str(results), None, f"unfinished rejudge: {len(missing)} of "
+                                                    f"{len(manifest.cases.cases)} cases it decided have no "
+                                                    f"result row (first: {missing[0]!r}); run the same "
+                                                    "command to finish it"))
     transcripts = audit.root / "transcripts"
     problems.extend(Problem(str(path), None, "transcript of a case that has no result row")
-                    for path in (sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else []) if path.name not in listed)
+                    for path in (sorted(transcripts.glob("*.jsonl")) if transcripts.is_dir() else [])
+                    if path.name not in listed)
     problems.extend(_check_metrics(audit, rows))
-    problems.extend(Problem(str(audit.root), None, f"{n} transcripts hold the {name} witness's testimony at version {then}, "
-                            f"which this courtroom computes at version {now}: its values differ by design; verify the "
-                            f"run with the courtroom that recorded it (commit {(manifest.git_sha or '?')[:7]})")
+    problems.extend(Problem(str(audit.root), None, f"{n} transcripts hold the {name} witness's testimony at "
+                                                   f"version {then}, which this courtroom computes at "
+                                                   f"version {now}: its values differ by design; verify the "
+                                                   "run with the courtroom that recorded it (commit "
+                                                   f"{(manifest.git_sha or '?')[:7]})")
                     for (name, then, now), n in sorted(versions.items()))
     return problems
 
 
 CHECKED_APART = {"case_id", "label", "score", "gold", "case_digest", "transcript"}
-"""Row fields `verify` checks on their own (the verdict, the gold label, the case), not as `_check_derived`."""
+"""Row fields `verify` checks on their own (the verdict, the gold label, the case), not as
+`_check_derived`."""
 LATER = {"variants", "computed_prompt_tokens", "trial"}
-"""Row fields that rows of runs recorded before the fields existed leave empty: checked when a row holds them."""
+"""Row fields that rows of runs recorded before the fields existed leave empty: checked when a row holds
+them."""
 
 
 def _check_derived(row: ResultRow, events: Sequence[Event], verdict: CaseVerdict | None, judge: Judge,
@@ -120,10 +130,12 @@ def _check_derived(row: ResultRow, events: Sequence[Event], verdict: CaseVerdict
     recorded = [e for e in events if e.event != "edit"]
     start = recorded[0]
     failure = next((e for e in recorded if e.event == "error"), None)
-    outcome = CaseOutcome(start.case, verdict, recorded, failure and failure.message, failure and failure.error_type)
+    outcome = CaseOutcome(start.case, verdict, recorded, failure and failure.message,
+                          failure and failure.error_type)
     expected = summarize(outcome, row.transcript, judge.variants(start.case, recorded) if verdict else {})
     names = [name for name in ResultRow.model_fields if name not in CHECKED_APART
-             and getattr(row, name) != getattr(expected, name) and not (name in LATER and not getattr(row, name))]
+             and getattr(row, name) != getattr(expected, name)
+             and not (name in LATER and not getattr(row, name))]
     return [Problem(str(results), None, f"case {row.case_id}: the results row's {name} is "
                                         f"{_short(getattr(row, name))} but its transcript gives "
                                         f"{_short(getattr(expected, name))}") for name in names]
@@ -184,8 +196,8 @@ def _check_prompts(path: Path, events: Sequence[Event]) -> list[Problem]:
 
 
 def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_id: str) -> list[Problem]:
-    problems = [Problem(str(path), number, f"event numbered {event.seq}, expected {number - 1} (events missing, "
-                                           "reordered or inserted)")
+    problems = [Problem(str(path), number, f"event numbered {event.seq}, expected {number - 1} (events "
+                                           "missing, reordered or inserted)")
                 for number, event in enumerate(events, start=1) if event.seq != number - 1][:1]
     start = events[0]
     if start.event != "case_start":
@@ -202,26 +214,30 @@ def _check_sequence(path: Path, events: Sequence[Event], config_hash: str, case_
 
 
 def _check_case(row: ResultRow, start: Event, recorded: CaseDigests | None, results: Path) -> list[Problem]:
-    """The case a row was judged on is its transcript's (gold label, digest) and the one the manifest records."""
+    """The case a row was judged on is its transcript's (gold label, digest) and the one the manifest
+    records."""
     if start.event != "case_start":
         return []
     problems, digest = [], start.case.digest()
     if row.gold != start.case.label:
-        problems.append(Problem(str(results), None, f"case {row.case_id}: the results say gold {row.gold} but its "
-                                                    f"transcript's case is labelled {start.case.label}"))
+        problems.append(Problem(str(results), None, f"case {row.case_id}: the results say gold {row.gold} "
+                                                    "but its transcript's case is labelled "
+                                                    f"{start.case.label}"))
     if row.case_digest is not None and row.case_digest != digest:
-        problems.append(Problem(str(results), None, f"case {row.case_id}: the results row records case digest "
-                                                    f"{row.case_digest}, its transcript's case is {digest}"))
+        problems.append(Problem(str(results), None, f"case {row.case_id}: the results row records case "
+                                                    f"digest {row.case_digest}, its transcript's case is "
+                                                    f"{digest}"))
     if recorded is not None and recorded.cases.get(row.case_id) != digest:
         known = recorded.cases.get(row.case_id)
         problems.append(Problem(str(results), None, f"case {row.case_id}: " + (
-            f"judged on other content than the run recorded (digest {digest}, the manifest records {known}): the data "
-            "changed under the run" if known else "not among the cases the manifest records")))
+            f"judged on other content than the run recorded (digest {digest}, the manifest records {known}): "
+            "the data changed under the run" if known else "not among the cases the manifest records")))
     return problems
 
 
 def _check_edits(path: Path, events: Sequence[Event], judged: list[Judgement]) -> list[Problem]:
-    """The edit events earlier versions wrote into a transcript are the first corrections `edits.jsonl` records."""
+    """The edit events earlier versions wrote into a transcript are the first corrections `edits.jsonl`
+    records."""
     in_transcript = [(e.charge, e.verdict, e.provenance.author, e.provenance.reason) for e in events
                      if isinstance(e, EditEvent)]
     recorded = [(j.charge, j.verdict, j.author, j.note) for j in judged if j.source == "edit"]

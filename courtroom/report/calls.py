@@ -23,7 +23,8 @@ class CallView:
     round: int | None
     constraint: str
     messages: tuple[tuple[str, str, int], ...]
-    """(role, text, shared) of each message: `shared` leading characters are the case's opening, for a view to fold."""
+    """(role, text, shared) of each message: `shared` leading characters are the case's opening, for a view to
+    fold."""
     raw: str
     option_probs: dict[str, float] | None
     prompt_tokens: int
@@ -51,12 +52,14 @@ def call_views(events: Sequence[Event]) -> list[CallView]:
             shared = _common_prefix(opening, prompt.content) if prompt.role == "user" and number > 1 else 0
             messages.append((prompt.role, prompt.content, shared if shared > 200 else 0))
         kind = ("scoring (the text's likelihood, nothing generated)" if call.purpose in ("ground", "read")
-                else f"{call.output_type} (constraint {call.schema_key})" if call.constrained else "free text")
+                else f"{call.output_type} (constraint {call.schema_key})"
+                if call.constrained else "free text")
         where = ", ".join(part for part in (f"charge {call.charge + 1}" if call.charge is not None else "",
                                             f"round {call.round}" if call.round else "") if part)
-        speaker = " ".join(part for part in (call.role or "", f"({call.persona})" if call.persona else "") if part)
-        views.append(CallView(number, call.purpose, speaker or "-", where, call.role, call.charge, call.round, kind,
-                              tuple(messages), call.raw,
+        speaker = " ".join(part for part in (call.role or "", f"({call.persona})" if call.persona else "")
+                           if part)
+        views.append(CallView(number, call.purpose, speaker or "-", where, call.role, call.charge, call.round,
+                              kind, tuple(messages), call.raw,
                               call.option_probs, call.prompt_tokens, call.cached_prompt_tokens,
                               call.completion_tokens, call.seconds, call.error))
     return views
@@ -66,4 +69,5 @@ def folded(text: str, shared: int) -> str:
     """A message with its shared opening replaced by a note of its length."""
     if not shared:
         return text
-    return f"[... {shared:,} characters shared by every prompt of the case ...]\n" + text[shared:].lstrip("\n")
+    return (f"[... {shared:,} characters shared by every prompt of the case ...]\n"
+            + text[shared:].lstrip("\n"))

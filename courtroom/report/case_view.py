@@ -1,4 +1,5 @@
-"""What the HTML report holds of a case: its line in the case list and its whole record, as JSON-able dicts."""
+"""What the HTML report holds of a case: its line in the case list and its whole record, as JSON-able
+dicts."""
 
 from __future__ import annotations
 
@@ -18,14 +19,17 @@ from courtroom.report.testimony import testimony_data, utf16_offsets
 def _call(view: CallView) -> dict[str, Any]:
     return {"n": view.number, "purpose": view.purpose, "speaker": view.speaker, "where": view.where,
             "role": view.role, "charge": view.charge, "round": view.round, "constraint": view.constraint,
-            "messages": [[role, text[shared:], shared] for role, text, shared in view.messages], "raw": view.raw,
+            "messages": [[role, text[shared:], shared] for role, text, shared in view.messages],
+            "raw": view.raw,
             "options": view.option_probs, "prompt_tokens": view.prompt_tokens, "reused": view.reused_tokens,
-            "completion_tokens": view.completion_tokens, "seconds": round(view.seconds, 3), "error": view.error}
+            "completion_tokens": view.completion_tokens, "seconds": round(view.seconds, 3),
+            "error": view.error}
 
 
 def _row_only(row: ResultRow, note: str) -> dict[str, Any]:
     """A case whose transcript cannot be read: what its result row holds, and why the rest is missing."""
-    return {"note": note, "question": "", "answer": "", "sentences": [], "charges": [], "dropped": [], "trials": [],
+    return {"note": note, "question": "", "answer": "", "sentences": [], "charges": [], "dropped": [],
+            "trials": [],
             "edits": [], "heat": [], "weak": [], "calls": None, "opening": "", "reason": row.reason,
             "weighing": None, "witnesses": [], "spans": [], "gold_spans": [],
             "error": row.error, "label": row.label, "gold": row.gold, "score": row.score,
@@ -47,7 +51,8 @@ def _trials(record: CaseRecord, sentences: tuple[str, ...]) -> list[dict[str, An
 
 
 def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | None = None) -> dict[str, Any]:
-    """Everything the report shows when the case is opened (the results row's, when the transcript is broken)."""
+    """Everything the report shows when the case is opened (the results row's, when the transcript is
+    broken)."""
     try:
         record = audit.record(row.case_id)
     except TranscriptError as exc:
@@ -63,13 +68,15 @@ def case_record(audit: Audit, row: ResultRow, with_calls: bool, clip: float | No
         "note": None, "question": case.question, "answer": case.answer, "sentences": list(sentences),
         **testimony_data(record.verdict, case.answer, sentences, case.spans),
         "charges": [{"quote": c.quote, "reason": c.reason, "measured": measured(c)} for c in record.charges],
-        "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)} for d in record.dropped],
+        "dropped": [{"quote": d.quote, "why": d.why_dropped, "measured": measured(d)}
+                    for d in record.dropped],
         "trials": _trials(record, sentences),
         "edits": [{"charge": e.charge, "verdict": e.verdict.value, "author": e.provenance.author,
                    "reason": e.provenance.reason} for e in record.edits],
         # offsets into the answer as the court scored it (stripped), in UTF-16 units as the page slices it:
         # [start, end, gain, uncapped gain, band]
-        "heat": [[at(t.start), at(t.end), round(t.gain, 3), round(t.uncapped, 3), band(t.gain)] for t in gains],
+        "heat": [[at(t.start), at(t.end), round(t.gain, 3), round(t.uncapped, 3), band(t.gain)]
+                 for t in gains],
         "scored_answer": answer,
         "weak": [[at(start), at(end)] for start, end in weakest(gains, answer)] if gains else [],
         "calls": None if calls is None else [_call(v) for v in calls], "opening": opening,

@@ -35,18 +35,20 @@ class Frame:
              y_ticks: Sequence[float] = TICKS) -> list[str]:
         """The SVG's opening: frame, ticks on both axes (the y axis from 0 to `y_top`), axis labels."""
         s, p, n = self.size, self.pad, self.inner
-        parts = [f'<svg id="{chart_id}" xmlns="http://www.w3.org/2000/svg" width="{s}" height="{s}" role="img" '
-                 f'aria-label="{label}">',
+        parts = [f'<svg id="{chart_id}" xmlns="http://www.w3.org/2000/svg" width="{s}" height="{s}" '
+                 f'role="img" aria-label="{label}">',
                  f'<rect x="{p}" y="{p}" width="{n}" height="{n}" fill="#fafafa" stroke="#999"/>']
         for t in TICKS:
-            parts.append(f'<line x1="{self.x(t):.1f}" y1="{p + n}" x2="{self.x(t):.1f}" y2="{p + n + 4}" stroke="#999"/>'
-                         f'<text class="tick" x="{self.x(t):.1f}" y="{p + n + 14}" font-size="9" '
-                         f'text-anchor="middle">{t:g}</text>')
+            parts.append(f'<line x1="{self.x(t):.1f}" y1="{p + n}" x2="{self.x(t):.1f}" y2="{p + n + 4}" '
+                         f'stroke="#999"/><text class="tick" x="{self.x(t):.1f}" y="{p + n + 14}" '
+                         f'font-size="9" text-anchor="middle">{t:g}</text>')
         for tick in y_ticks:
             y = self.y(tick / y_top)
-            parts.append(f'<line x1="{p - 4}" y1="{y:.1f}" x2="{p}" y2="{y:.1f}" stroke="#999"/>'
-                         f'<text class="tick" x="{p - 6}" y="{y + 3:.1f}" font-size="9" text-anchor="end">{tick:g}</text>')
-        parts.append(f'<text x="{p + n / 2}" y="{s - 4}" font-size="11" text-anchor="middle">{x_label}</text>')
+            parts.append(f'<line x1="{p - 4}" y1="{y:.1f}" x2="{p}" y2="{y:.1f}" stroke="#999"/><text '
+                         f'class="tick" x="{p - 6}" y="{y + 3:.1f}" font-size="9" '
+                         f'text-anchor="end">{tick:g}</text>')
+        parts.append(f'<text x="{p + n / 2}" y="{s - 4}" font-size="11" '
+                     f'text-anchor="middle">{x_label}</text>')
         parts.append(f'<text x="10" y="{p + n / 2}" font-size="11" text-anchor="middle" '
                      f'transform="rotate(-90 10 {p + n / 2})">{y_label}</text>')
         return parts
@@ -57,7 +59,8 @@ def _judged(rows: Sequence[ResultRow]) -> list[ResultRow]:
 
 
 def roc_points(rows: Sequence[ResultRow]) -> list[tuple[float, float]]:
-    """(false positive rate, true positive rate) at every threshold on the score; empty when a label is missing."""
+    """(false positive rate, true positive rate) at every threshold on the score; empty when a label is
+    missing."""
     judged = sorted(_judged(rows), key=lambda r: -r.score)
     positives = sum(r.gold == "FAIL" for r in judged)
     negatives = len(judged) - positives
@@ -72,29 +75,35 @@ def roc_points(rows: Sequence[ResultRow]) -> list[tuple[float, float]]:
     return points
 
 
-def roc_svg(rows: Sequence[ResultRow], auroc: float | None, chart_id: str = "roc", frame: Frame = Frame()) -> str:
+def roc_svg(rows: Sequence[ResultRow], auroc: float | None, chart_id: str = "roc",
+            frame: Frame = Frame()) -> str:
     """The ROC curve of the score (FAIL positive), with the chance diagonal and the AUROC."""
     parts = frame.open(chart_id, "ROC curve", "false positive rate", "true positive rate")
-    parts.append(f'<line x1="{frame.x(0)}" y1="{frame.y(0)}" x2="{frame.x(1)}" y2="{frame.y(1)}" stroke="#bbb" '
-                 f'stroke-dasharray="4"/>')
+    parts.append(f'<line x1="{frame.x(0)}" y1="{frame.y(0)}" x2="{frame.x(1)}" y2="{frame.y(1)}" '
+                 'stroke="#bbb" stroke-dasharray="4"/>')
     points = roc_points(rows)
     if points:
         path = " ".join(f"{frame.x(x):.1f},{frame.y(y):.1f}" for x, y in points)
-        parts.append(f'<polyline class="curve" points="{path}" fill="none" stroke="{LINE_COLOUR}" stroke-width="2"/>')
-    caption = "no scores with both labels" if not points else f"AUROC {auroc:.3f}" if auroc is not None else ""
-    parts.append(f'<text x="{frame.x(0.97)}" y="{frame.y(0.05)}" font-size="11" text-anchor="end">{caption}</text>')
+        parts.append(f'<polyline class="curve" points="{path}" fill="none" stroke="{LINE_COLOUR}" '
+                     'stroke-width="2"/>')
+    caption = ("no scores with both labels" if not points else f"AUROC {auroc:.3f}"
+               if auroc is not None else "")
+    parts.append(f'<text x="{frame.x(0.97)}" y="{frame.y(0.05)}" font-size="11" '
+                 f'text-anchor="end">{caption}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def count_axis(most: int, ticks: int = 4) -> tuple[int, list[int]]:
-    """An axis of counts up to at least `most`: its top, and at most `ticks` whole steps of 1, 2, 5, 10, 20 ..."""
+    """An axis of counts up to at least `most`: its top, and at most `ticks` whole steps of 1, 2, 5, 10, 20
+    ..."""
     step = next(s * 10**e for e in range(len(str(most))) for s in (1, 2, 5) if s * 10**e * ticks >= most)
     top = -(-most // step) * step
     return top, list(range(0, top + 1, step))
 
 
-def histogram_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "histogram", frame: Frame = Frame()) -> str:
+def histogram_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "histogram",
+                  frame: Frame = Frame()) -> str:
     """How the score is spread for gold FAIL and gold PASS cases (side by side in each bin), with counts."""
     judged = _judged(rows)
     counts = {label: [0] * bins for label in ("FAIL", "PASS")}
@@ -110,8 +119,8 @@ def histogram_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "hi
             x = frame.x(b / bins) + offset * width
             y = frame.y(count / top)
             parts.append(f'<rect class="bar {label.lower()}" x="{x:.1f}" y="{y:.1f}" width="{width - 1:.1f}" '
-                         f'height="{frame.y(0) - y:.1f}" fill="{colour}" fill-opacity="0.75"><title>gold {label}, score '
-                         f'{b / bins:.1f}-{(b + 1) / bins:.1f}: {count} cases</title></rect>')
+                         f'height="{frame.y(0) - y:.1f}" fill="{colour}" fill-opacity="0.75"><title>gold '
+                         f'{label}, score {b / bins:.1f}-{(b + 1) / bins:.1f}: {count} cases</title></rect>')
     for i, (label, colour) in enumerate((("gold FAIL", FAIL_COLOUR), ("gold PASS", PASS_COLOUR))):
         y = frame.pad + 12 + 14 * i
         parts.append(f'<rect x="{frame.x(0.04)}" y="{y - 8}" width="9" height="9" fill="{colour}"/>'
@@ -120,12 +129,14 @@ def histogram_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "hi
     return "".join(parts)
 
 
-def calibration_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "calibration", frame: Frame = Frame()) -> str:
-    """Reliability diagram: the observed share of gold FAIL per bin of the score, each bin's count beside it."""
+def calibration_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "calibration",
+                    frame: Frame = Frame()) -> str:
+    """Reliability diagram: the observed share of gold FAIL per bin of the score, each bin's count beside
+    it."""
     judged = _judged(rows)
     parts = frame.open(chart_id, "calibration plot", "score", "observed FAIL share")
-    parts.append(f'<line x1="{frame.x(0)}" y1="{frame.y(0)}" x2="{frame.x(1)}" y2="{frame.y(1)}" stroke="#bbb" '
-                 f'stroke-dasharray="4"/>')
+    parts.append(f'<line x1="{frame.x(0)}" y1="{frame.y(0)}" x2="{frame.x(1)}" y2="{frame.y(1)}" '
+                 'stroke="#bbb" stroke-dasharray="4"/>')
     for b in range(bins):
         members = [r for r in judged if min(int(r.score * bins), bins - 1) == b]
         if not members:
@@ -135,8 +146,8 @@ def calibration_svg(rows: Sequence[ResultRow], bins: int = 10, chart_id: str = "
         radius = 3 + min(9, len(members) ** 0.5)
         cx, cy = frame.x(x), frame.y(y)
         parts.append(f'<circle class="bin" cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" fill="{LINE_COLOUR}" '
-                     f'fill-opacity="0.7"><title>{len(members)} cases, mean score {x:.2f}, FAIL share {y:.2f}</title>'
-                     f'</circle><text class="count" x="{cx:.1f}" y="{cy - radius - 2:.1f}" font-size="9" '
-                     f'text-anchor="middle">{len(members)}</text>')
+                     f'fill-opacity="0.7"><title>{len(members)} cases, mean score {x:.2f}, FAIL share '
+                     f'{y:.2f}</title></circle><text class="count" x="{cx:.1f}" y="{cy - radius - 2:.1f}" '
+                     f'font-size="9" text-anchor="middle">{len(members)}</text>')
     parts.append("</svg>")
     return "".join(parts)

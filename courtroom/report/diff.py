@@ -1,4 +1,5 @@
-"""Two runs case by case (`audit diff`, the two-run report): the verdicts changed, fixed or broken; the paired test."""
+"""Two runs case by case (`audit diff`, the two-run report): the verdicts changed, fixed or broken; the paired
+test."""
 
 from __future__ import annotations
 
@@ -62,19 +63,21 @@ def diff_runs(a: Audit, b: Audit) -> RunDiff:
     if not ids_a & set(by_id_b):
         raise AuditError(f"{a.root} and {b.root} share no case id: they are not runs of the same cases")
     if foreign := other_cases(rows_a, rows_b):
-        raise AuditError(f"{len(foreign)} cases of {b.root} have the same id as a case of {a.root} but other content "
-                         f"(their case digests differ: {named(foreign)}): they are not runs of the same cases")
+        raise AuditError(f"{len(foreign)} cases of {b.root} have the same id as a case of {a.root} but other "
+                         f"content (their case digests differ: {named(foreign)}): they are not runs of the "
+                         "same cases")
     if disagreements := gold_disagreements(rows_a, rows_b):
-        raise AuditError(f"{disagreements} cases of {b.root} have the same id as a case of {a.root} but another "
-                         f"gold label: are they runs of the same dataset?")
+        raise AuditError(f"{disagreements} cases of {b.root} have the same id as a case of {a.root} but "
+                         "another gold label: are they runs of the same dataset?")
     cases = [CasePair(r.case_id, r, by_id_b.get(r.case_id)) for r in rows_a]
     cases += [CasePair(r.case_id, None, r) for r in rows_b if r.case_id not in ids_a]
     return RunDiff(cases, pair(b.root.name, rows_a, rows_b))
 
 
 def diff_cells(diff: RunDiff) -> list[str]:
-    """The pairing as the report's and the page's table show it: cases in both, changed, fixed, broken, changed with
-    neither right, only in A, only in B, the balanced accuracy difference with its interval, McNemar's p."""
+    """The pairing as the report's and the page's table show it: cases in both, changed, fixed, broken,
+    changed with neither right, only in A, only in B, the balanced accuracy difference with its interval,
+    McNemar's p."""
     p = diff.pairing
     shared = sum(c.a is not None and c.b is not None for c in diff.cases)
     interval = "-" if p.difference is None else f"{p.difference:+.3f} [{p.low:+.3f}, {p.high:+.3f}]"

@@ -1,5 +1,5 @@
-"""What a move rests on, as every view shows it: each quote in the text it is quoted from (the answer, the cited
-sentence), where the court found it, and the check's result."""
+"""What a move rests on, as every view shows it: each quote in the text it is quoted from (the answer, the
+cited sentence), where the court found it, and the check's result."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from courtroom.engine.events import Grounds, Quote
 
 @dataclass(frozen=True)
 class Piece:
-    """A quote in its text: the text before it, the words, the text after (the words alone, not placed, when the
-    check failed), and the check."""
+    """A quote in its text: the text before it, the words, the text after (the words alone, not placed, when
+    the check failed), and the check."""
 
     source: str
     """Where it is quoted from: `answer`, or `sentence N`."""
@@ -52,8 +52,8 @@ def reading_note(grounds: Grounds) -> str:
         cited = f"cites sentence {grounds.sentence}"
     scores = ", ".join(f"[{n}] {v:+.2f}" for n, v in sorted(grounds.scores.items()))
     checked = [q for q in (grounds.answer, grounds.passage) if q is not None]
-    check = "" if not checked else "; quotes found where they are said to be" if all(q.verified for q in checked) \
-        else "; a quote was NOT found where it is said to be"
+    check = "" if not checked else "; quotes found where they are said to be" \
+        if all(q.verified for q in checked) else "; a quote was NOT found where it is said to be"
     return f"{cited} ({read}{': ' + scores if scores else ''}){check}"
 
 

@@ -1,6 +1,7 @@
-"""A self-contained HTML report of a run, or of two runs of the same cases side by side: one static file (its CSP
-allows only its own script and style), each case's record a JSON block parsed only when opened. The template
-autoescapes, and case data reaches the page only as escaped JSON (`script_json`), set as text by the script."""
+"""A self-contained HTML report of a run, or of two runs of the same cases side by side: one static file (its
+CSP allows only its own script and style), each case's record a JSON block parsed only when opened. The
+template autoescapes, and case data reaches the page only as escaped JSON (`script_json`), set as text by the
+script."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from courtroom.report.measurement import BAND_LABELS
 from courtroom.report.summary import case_line, judged_by, run_summary, with_text
 
 CALLS_UP_TO = 1000
-"""Reports of at most this many cases include every model call unless told otherwise (a prompt is kilobytes)."""
+"""Reports of at most this many cases include every model call unless told otherwise (a prompt is
+kilobytes)."""
 PAGE_SIZE = 100
 
 
@@ -46,8 +48,9 @@ MODULES = ("dom.js", "testimony.js", "record.js", "report.js")
 
 
 def inlined(names: tuple[str, ...]) -> str:
-    """ES modules as one module to set inline (a report opens from file://, where a module cannot load another): the
-    modules in order, their imports of each other dropped and their exports made plain declarations of one scope."""
+    """ES modules as one module to set inline (a report opens from file://, where a module cannot load
+    another): the modules in order, their imports of each other dropped and their exports made plain
+    declarations of one scope."""
     return "".join(re.sub(r"^import .*\n", "", re.sub(r"^export ", "", _asset(name), flags=re.M), flags=re.M)
                    for name in names)
 
@@ -55,7 +58,8 @@ def inlined(names: tuple[str, ...]) -> str:
 def script_json(data: Any) -> Markup:
     """JSON to embed in a `<script type="application/json">`: `<`, `>` and `&` escaped as \\u003c etc., so no
     field can close the script, open a comment or start markup."""
-    text = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    text = json.dumps(data, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return Markup(text)  # noqa: S704 - escaped above, for a script element rather than HTML text
 
 
@@ -76,9 +80,10 @@ class _Run:
         rows = self.audit.rows()
         summary = run_summary(self.audit)
         suffix = "" if self.side == 0 else "-b"
-        return {"label": self.label, "side": self.side, "suffix": suffix, "info": summary.info, "trials": summary.trials,
-                "metrics": [list(m.model_dump().values()) for m in summary.metrics], "confusion": summary.confusion,
-                "gain": summary.gain,  # numbers only reach the charts' markup
+        return {"label": self.label, "side": self.side, "suffix": suffix, "info": summary.info,
+                "trials": summary.trials,
+                "metrics": [list(m.model_dump().values()) for m in summary.metrics],
+                "confusion": summary.confusion, "gain": summary.gain,  # numbers only reach the charts' markup
                 "roc": Markup(roc_svg(rows, compute_metrics(rows, resamples=0).auroc.value, "roc" + suffix)),  # noqa: S704
                 "histogram": Markup(histogram_svg(rows, chart_id="histogram" + suffix)),  # noqa: S704
                 "calibration": Markup(calibration_svg(rows, chart_id="calibration" + suffix))}  # noqa: S704
@@ -89,7 +94,8 @@ class _Run:
         out = {}
         for row in self.audit.rows():
             record = case_record(self.audit, row, with_calls, clip)
-            out[row.case_id] = (with_text(case_line(self.audit, 0, row), record["question"], record["answer"]).model_dump(),
+            out[row.case_id] = (with_text(case_line(self.audit, 0, row), record["question"],
+                                          record["answer"]).model_dump(),
                                 record)
         return out
 
@@ -109,7 +115,8 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
         a, b = per_run[0].get(case_id), per_run[1].get(case_id) if diff else None
         base = dict((a or b)[0], i=i)
         if diff:
-            base["b"] = None if b is None else {k: b[0][k] for k in ("label", "corrected", "score", "outcome")}
+            base["b"] = (None if b is None else {k: b[0][k]
+                                                 for k in ("label", "corrected", "score", "outcome")})
             base["change"] = changes[case_id]
             if a is None:  # a case only B holds: its line shows no A verdict
                 base.update(label=None, corrected=None, score=None, outcome="missing")
@@ -118,14 +125,16 @@ def build_report(run_dir: str | Path, against: str | Path | None = None, calls: 
         if diff:
             records.append((f"b{i}", script_json(b[1] if b else None)))
     clip = runs[0].audit.grounding_clip()
-    calls_note = ("model calls are not included in this report: it holds more than "
-                  f"{CALLS_UP_TO:,} cases (write it with --calls to include them, or see `courtroom audit show RUN CASE "
-                  "--calls`)") if calls is None else "model calls are not included in this report (written with --no-calls)"
-    meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size, "clip": clip,
-            "bands": list(BAND_LABELS), "calls_note": calls_note}
+    calls_note = (f"model calls are not included in this report: it holds more than {CALLS_UP_TO:,} cases "
+                  "(write it with --calls to include them, or see `courtroom audit show RUN CASE "
+                  "--calls`)") if calls is None else ("model calls are not included in this report (written "
+                                                      "with --no-calls)")
+    meta = {"cases": lines, "runs": [run.audit.root.name for run in runs], "page_size": page_size,
+            "clip": clip, "bands": list(BAND_LABELS), "calls_note": calls_note}
     style, script = _asset("report.css"), inlined(MODULES)
     names = [f"{run.audit.root.name} ({judged_by(run.audit.manifest)})" for run in runs]
-    title = f"courtroom report: {names[0]}" if not diff else f"courtroom report: {names[0]} (A) against {names[1]} (B)"
+    title = f"courtroom report: {names[0]}" if not diff else (f"courtroom report: {names[0]} (A) against "
+                                                              f"{names[1]} (B)")
     return _page().render(
         title=title, runs=[run.summary() for run in runs], diff=diff_cells(diff) if diff else None,
         sources=sorted({line["source"] for line in lines}), data=script_json(meta), records=records,

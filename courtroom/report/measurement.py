@@ -1,4 +1,5 @@
-"""The court's measurement token by token: each answer token's grounding gain, from the case's two scoring calls."""
+"""The court's measurement token by token: each answer token's grounding gain, from the case's two scoring
+calls."""
 
 from __future__ import annotations
 
@@ -30,17 +31,21 @@ class TokenGain:
 
 
 def answer_gains(case: Case, events: Sequence[Event], clip: float | None = None) -> list[TokenGain]:
-    """The answer's tokens with their grounding gains; empty when the court did not measure the answer whole."""
+    """The answer's tokens with their grounding gains; empty when the court did not measure the answer
+    whole."""
     answer = case.answer.strip()
     prompts = {e.hash: e.content for e in events if isinstance(e, PromptEvent)}
     scored = [e for e in events if isinstance(e, ModelCallEvent) and e.purpose == "ground" and e.raw == answer
               and e.token_logprobs and e.token_spans]
-    with_context = next((e for e in scored if any("CONTEXT:" in prompts.get(h, "") for h in e.messages)), None)
+    with_context = (next((e for e in scored if any("CONTEXT:" in prompts.get(h, "") for h in e.messages)),
+                         None))
     without = next((e for e in scored if e is not with_context), None)
-    if with_context is None or without is None or len(with_context.token_logprobs) != len(without.token_logprobs):
+    if (with_context is None or without is None
+        or len(with_context.token_logprobs) != len(without.token_logprobs)):
         return []
     return [TokenGain(start, end, min(full - bare, clip) if clip is not None else full - bare, full - bare)
-            for (start, end), full, bare in zip(with_context.token_spans, with_context.token_logprobs, without.token_logprobs)]
+            for (start, end), full, bare in zip(with_context.token_spans, with_context.token_logprobs,
+                                                without.token_logprobs)]
 
 
 def weakest(gains: Sequence[TokenGain], answer: str, k: int = 3) -> list[tuple[int, int]]:

@@ -1,6 +1,7 @@
 """The progress display of `run` and `demo`: a rich bar driven by `runs.progress.RunProgress`.
 
-    judging ━━━━━━━╸━━━━━━━━  3/20  8 running · 5/16 calls in flight (step 2) · 412 tok/s · 0:01:10 · ETA 0:06:40
+    judging ━━━━━━━╸━━━━━━━━  3/20  8 running · 5/16 calls in flight (step 2) · 412 tok/s · 0:01:10 · ETA
+    0:06:40
 
 Where the output is not a terminal, the same line is printed as plain text every `PLAIN_EVERY` seconds."""
 
@@ -26,7 +27,8 @@ def parts(s: Snapshot) -> dict[str, str]:
     """What the progress line says, part by part (the bar's columns; the plain line)."""
     step = f" (step {s.step + 1})" if s.step is not None else ""
     flight = f"{s.in_flight}/{s.batch} calls in flight{step}" if s.batch else "starting"
-    return {"count": f"{s.done}/{s.total}", "work": f"{s.running} running · {flight} · {s.tokens_per_second:,.0f} tok/s",
+    return {"count": f"{s.done}/{s.total}", "work": f"{s.running} running · {flight} · "
+                                                    f"{s.tokens_per_second:,.0f} tok/s",
             "elapsed": str(timedelta(seconds=int(s.elapsed))),
             "eta": f"ETA {'-:--:--' if s.eta is None else timedelta(seconds=int(s.eta))}"}
 
@@ -45,7 +47,8 @@ class _Live(ProgressColumn):
 @contextmanager
 def run_progress(console: Console, total: int, done: int, calls_per_case: float,
                  description: str = "judging") -> Iterator[tuple[RunProgress, Progress, TaskID]]:
-    """A live progress display for a run; yields its `RunProgress` (the runner's observer), `Progress` and task."""
+    """A live progress display for a run; yields its `RunProgress` (the runner's observer), `Progress` and
+    task."""
     holder: dict[str, TaskID] = {}
     printed = [float("-inf")]
 
@@ -56,7 +59,8 @@ def run_progress(console: Console, total: int, done: int, calls_per_case: float,
         progress.update(holder["task"], completed=snapshot.fraction)
         if not console.is_terminal and monitor.clock() - printed[0] >= PLAIN_EVERY:
             printed[0] = monitor.clock()
-            console.print(f"{description} {' · '.join(parts(snapshot).values())}", markup=False, highlight=False)
+            console.print(f"{description} {' · '.join(parts(snapshot).values())}", markup=False,
+                          highlight=False)
 
     monitor = RunProgress(total, done, calls_per_case, on_change=refresh)
     columns = [TextColumn("[progress.description]{task.description}"), BarColumn(), _Live(monitor, "count"),

@@ -1,5 +1,6 @@
-"""A case's transcript as a readable court record (rich), for `courtroom audit show`. Everything the transcript holds
-is someone else's text: it is shown as text (`terminal.shown` in markup, `terminal.visible` in a `Text`)."""
+"""A case's transcript as a readable court record (rich), for `courtroom audit show`. Everything the
+transcript holds is someone else's text: it is shown as text (`terminal.shown` in markup, `terminal.visible`
+in a `Text`)."""
 
 from __future__ import annotations
 
@@ -74,7 +75,8 @@ def weighed(ruling: Any) -> str:
 
 def court_record(record: CaseRecord, gold: str | None = None, clip: float | None = None,
                  splitter: SentenceSplitter = SPLITTER) -> Group:
-    """The case, the charges, each round's moves, the rulings and the verdict (`splitter`: the run's court's)."""
+    """The case, the charges, each round's moves, the rulings and the verdict (`splitter`: the run's
+    court's)."""
     case, verdict = record.case, record.verdict
     sentences = context_sentences(case, splitter)
     cited = set(record.cited())
@@ -87,7 +89,8 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
     head = Table.grid(padding=(0, 1))
     head.add_row("[bold]case[/]", shown(f"{case.id}  ({case.source}, judge {record.judge})"))
     head.add_row("[bold]question[/]", shown(case.question))
-    head.add_row("[bold]answer[/]", highlight(case.answer, [c.quote for c in record.charges], "bold red underline"))
+    head.add_row("[bold]answer[/]", highlight(case.answer, [c.quote for c in record.charges],
+                                              "bold red underline"))
     head.add_row("[bold]gold[/]", shown(gold or case.label or "unlabelled"))
     parts.append(Panel(head, title="the case", border_style="blue"))
     if (heat := measurement_record(case, record.events, clip)) is not None:
@@ -101,7 +104,8 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
             table.add_row(str(c.index + 1), shown(c.quote), shown(c.reason), measured(c))
         for d in record.dropped:
             table.add_row("-", Text(visible(d.quote), style="dim strike"),
-                          Text(visible(f"dropped: {d.why_dropped}"), style="dim"), Text(measured(d), style="dim"))
+                          Text(visible(f"dropped: {d.why_dropped}"), style="dim"),
+                          Text(measured(d), style="dim"))
         parts.append(table)
     for trial in record.trials:
         table = columns(Table(title=f"trial of charge {trial.charge + 1}", expand=True),
@@ -111,41 +115,43 @@ def court_record(record: CaseRecord, gold: str | None = None, clip: float | None
             p = "forced" if m.forced else f"{m.move_probs.get(m.move, 0):.2f}" if m.move_probs else "-"
             if m.polled_probs:  # asked all the same: what the side would have done
                 p += " (polled: " + ", ".join(f"{k} {v:.2f}" for k, v in m.polled_probs.items()) + ")"
-            if m.calibrated_probs and m.move_probs:  # the court chose by calibrated probabilities
-                p = f"{m.calibrated_probs.get(m.move, 0):.2f} calibrated (raw {m.move_probs.get(m.move, 0):.2f})"
-            elif m.rule:
-                p = "court's rule"
             said = [str(value) for key, value in m.payload.items() if key != "evidence"]
-            table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p, shown(" | ".join(said)),
-                          rests_on(m.grounds, case.answer, sentences))
+            table.add_row(str(m.round), shown(f"{m.role} ({m.persona})"), shown(m.move), p,
+                          shown(" | ".join(said)), rests_on(m.grounds, case.answer, sentences))
         if (ruling := trial.ruling) is not None:
             style = "red" if ruling.verdict.value == "hallucinated" else "green"
             table.add_row("", "[bold]ruling[/]", Text(ruling.verdict.value, style=f"bold {style}"),
                           f"{ruling.confidence:.2f}", shown(f"({ruling.source}) {ruling.reason}"))
             if how := weighed(ruling):
-                table.add_row("", "[dim]weighed[/]", "", f"{ruling.p_hallucinated:.2f}", Text(how, style="dim"))
+                table.add_row("", "[dim]weighed[/]", "", f"{ruling.p_hallucinated:.2f}",
+                              Text(how, style="dim"))
         parts.append(table)
 
     if verdict is not None:
         parts.extend(panel for panel in (witnesses_record(verdict, case.answer, sentences),
-                                         spans_record(verdict, case.answer, case.spans, sentences)) if panel is not None)
+                                         spans_record(verdict, case.answer, case.spans, sentences))
+                     if panel is not None)
     summary = Table.grid(padding=(0, 1))
     if verdict is not None:
         style = "red" if verdict.label == "FAIL" else "green"
-        mark = "" if not (gold or case.label) else (" (correct)" if verdict.label == (gold or case.label) else " (wrong)")
-        summary.add_row("[bold]verdict[/]", Text(f"{verdict.label}{mark}, score {verdict.score:.3f}", style=f"bold {style}"))
+        mark = "" if not (gold or case.label) else (" (correct)"
+                                                    if verdict.label == (gold or case.label) else " (wrong)")
+        summary.add_row("[bold]verdict[/]", Text(f"{verdict.label}{mark}, score {verdict.score:.3f}",
+                                                 style=f"bold {style}"))
         summary.add_row("[bold]reason[/]", shown(verdict.reason))
     if (error := record.error) is not None:
         summary.add_row("[bold red]error[/]", shown(f"{error.error_type}: {error.message}"))
     for e in record.edits:
         target = "case" if e.charge is None else f"charge {e.charge + 1}"
-        summary.add_row("[bold magenta]edit[/]", shown(f"{target} -> {e.verdict.value} by {e.provenance.author} "
-                                                       f"({e.provenance.time:%Y-%m-%d %H:%M}): {e.provenance.reason}"))
+        summary.add_row("[bold magenta]edit[/]", shown(f"{target} -> {e.verdict.value} by "
+                                                       f"{e.provenance.author} "
+                                                       f"({e.provenance.time:%Y-%m-%d %H:%M}): "
+                                                       f"{e.provenance.reason}"))
     calls = record.calls
     prompt = sum(c.prompt_tokens for c in calls)
     cached = sum(c.cached_prompt_tokens for c in calls)
-    summary.add_row("[bold]cost[/]", f"{len(calls)} model calls, {prompt} prompt tokens ({cached} reused from cache), "
-                                     f"{sum(c.completion_tokens for c in calls)} generated, "
+    summary.add_row("[bold]cost[/]", f"{len(calls)} model calls, {prompt} prompt tokens ({cached} reused "
+                                     f"from cache), {sum(c.completion_tokens for c in calls)} generated, "
                                      f"{sum(c.seconds / max(c.batch_size, 1) for c in calls):.1f} s")
     parts.append(Panel(summary, title="verdict", border_style="magenta"))
     return Group(*parts)
@@ -169,12 +175,15 @@ def row_record(row: ResultRow) -> Panel:
     return Panel(grid, title="the results row (no transcript)", border_style="yellow")
 
 
-BAND_STYLES = ("white on red3", "black on orange1", "black on khaki1", "black on pale_green1", "black on green3")
-"""Token shading by grounding band (`measurement.band`): what the context accounts for least is red, most green."""
+BAND_STYLES = ("white on red3", "black on orange1", "black on khaki1", "black on pale_green1",
+               "black on green3")
+"""Token shading by grounding band (`measurement.band`): what the context accounts for least is red, most
+green."""
 
 
 def measurement_record(case: Case, events: Sequence[Any], clip: float | None) -> Panel | None:
-    """The answer shaded token by token by its grounding gain, the weakest words underlined; None if not measured."""
+    """The answer shaded token by token by its grounding gain, the weakest words underlined; None if not
+    measured."""
     gains = answer_gains(case, events, clip)
     if not gains:
         return None
@@ -193,7 +202,8 @@ def measurement_record(case: Case, events: Sequence[Any], clip: float | None) ->
 
 
 def calls_record(events: Sequence[Any]) -> Group:
-    """Every model call of the case: prompt (shared opening folded), constraint, raw output, probabilities, cost."""
+    """Every model call of the case: prompt (shared opening folded), constraint, raw output, probabilities,
+    cost."""
     panels = []
     for call in call_views(events):
         body = Table.grid(padding=(0, 1))
@@ -202,7 +212,8 @@ def calls_record(events: Sequence[Any]) -> Group:
             body.add_row(f"[bold]{shown(role)}[/]", shown(folded(content, shared)))
         body.add_row("[bold]output[/]", shown(call.raw) if call.raw else "[dim](empty)[/]")
         if call.option_probs:
-            body.add_row("[bold]options[/]", shown(", ".join(f"{o} {p:.3f}" for o, p in call.option_probs.items())))
+            body.add_row("[bold]options[/]",
+                         shown(", ".join(f"{o} {p:.3f}" for o, p in call.option_probs.items())))
         if call.error:
             body.add_row("[bold red]error[/]", shown(call.error))
         body.add_row("[bold]cost[/]", f"{call.prompt_tokens} prompt tokens ({call.reused_tokens} reused), "

@@ -1,6 +1,6 @@
-"""What the HTML report and `courtroom view` both show of a run, typed and made once: its summary (`RunSummary`), its
-case list (`CaseLine`) and the one filter of that list (`CaseQuery`, `select`; the report's script applies the same
-fields in the page)."""
+"""What the HTML report and `courtroom view` both show of a run, typed and made once: its summary
+(`RunSummary`), its case list (`CaseLine`) and the one filter of that list (`CaseQuery`, `select`; the
+report's script applies the same fields in the page)."""
 
 from __future__ import annotations
 
@@ -36,13 +36,15 @@ class MetricsLine(BaseModel):
 
     @classmethod
     def of(cls, verdicts: str, m: Metrics) -> MetricsLine:
-        return cls(verdicts=verdicts, cases=str(m.cases), errors=str(m.errors), balanced_accuracy=str(m.balanced_accuracy),
+        return cls(verdicts=verdicts, cases=str(m.cases), errors=str(m.errors),
+                   balanced_accuracy=str(m.balanced_accuracy),
                    accuracy=_v(m.accuracy.value), precision=_v(m.precision.value), recall=_v(m.recall.value),
                    f1=_v(m.f1.value), auroc=_v(m.auroc.value))
 
 
 class RunSummary(BaseModel):
-    """A run's summary: who judged it, its metrics (and after human judgements), its trials and the debate's gain."""
+    """A run's summary: who judged it, its metrics (and after human judgements), its trials and the debate's
+    gain."""
 
     name: str
     by: str
@@ -59,8 +61,9 @@ def judged_by(manifest: Manifest) -> str:
     """Who judged the run: `court NAME` for a court, else `judge NAME`."""
     court = manifest.judge.get("court") if manifest.spec.judge.name == "courtroom" else None
     name = court.get("name") if isinstance(court, dict) else None
-    return f"court {name or manifest.spec.judge.court or 'default'}" if manifest.spec.judge.name == "courtroom" else \
-        f"judge {manifest.spec.judge.name}"
+    if manifest.spec.judge.name == "courtroom":
+        return f"court {name or manifest.spec.judge.court or 'default'}"
+    return f"judge {manifest.spec.judge.name}"
 
 
 def run_summary(audit: Audit) -> RunSummary:
@@ -71,9 +74,11 @@ def run_summary(audit: Audit) -> RunSummary:
     if audit.judged():
         lines.append(MetricsLine.of("corrected by humans", compute_metrics(audit.corrected_rows())))
     return RunSummary(
-        name=audit.root.name, by=judged_by(manifest), model=manifest.model, created=f"{manifest.created:%Y-%m-%d %H:%M}",
-        info=f"{audit.root.name}: {judged_by(manifest)}, model {manifest.model}, created {manifest.created:%Y-%m-%d %H:%M} "
-             f"UTC, git {manifest.git_sha or 'unknown'}" + (f". {note}" if (note := audit.ruling_note()) else ""),
+        name=audit.root.name, by=judged_by(manifest), model=manifest.model,
+        created=f"{manifest.created:%Y-%m-%d %H:%M}",
+        info=f"{audit.root.name}: {judged_by(manifest)}, model {manifest.model}, created "
+             f"{manifest.created:%Y-%m-%d %H:%M} UTC, git "
+             f"{manifest.git_sha or 'unknown'}" + (f". {note}" if (note := audit.ruling_note()) else ""),
         metrics=lines, confusion=metrics.confusion, trials=_trials(rows), gain=_gain(rows, manifest))
 
 
@@ -130,10 +135,12 @@ def case_line(audit: Audit, index: int, row: ResultRow) -> CaseLine:
     corrected = audit.corrected(row)
     outcome = "error" if row.error else "unlabelled" if row.gold is None else \
         "correct" if corrected.label == row.gold else "wrong"
-    return CaseLine(i=index, id=row.case_id, source=row.source, gold=row.gold, label=row.label, corrected=corrected.label,
+    return CaseLine(i=index, id=row.case_id, source=row.source, gold=row.gold, label=row.label,
+                    corrected=corrected.label,
                     score=row.score, outcome=outcome, edited=any(j.verdict is not None for j in judged),
                     labelled=human_label(judged) or "", reason=elide(row.reason or row.error or "", 240),
-                    charges=row.charges, ended=sorted({k.split("@")[0] for k in row.trial.endings}) if row.trial else [])
+                    charges=row.charges,
+                    ended=sorted({k.split("@")[0] for k in row.trial.endings}) if row.trial else [])
 
 
 def with_text(line: CaseLine, question: str, answer: str) -> CaseLine:
@@ -162,18 +169,21 @@ class CaseQuery(BaseModel):
 
 
 def select(lines: Sequence[CaseLine], query: CaseQuery) -> list[CaseLine]:
-    """The lines that pass the query's filters, in the order it asks for (those without the sorted value last)."""
+    """The lines that pass the query's filters, in the order it asks for (those without the sorted value
+    last)."""
     needle = query.q.lower().strip()
     ranged = query.pmin > 0 or query.pmax < 1
 
     def keep(c: CaseLine) -> bool:
-        return ((query.outcome == "all" or (c.edited if query.outcome == "edited" else c.outcome == query.outcome))
+        return ((query.outcome == "all"
+                 or (c.edited if query.outcome == "edited" else c.outcome == query.outcome))
                 and (not query.verdict or c.corrected == query.verdict)
                 and (not query.source or c.source == query.source)
                 and (not ranged or (c.score is not None and query.pmin <= c.score <= query.pmax))
                 and (not query.labelled or bool(c.labelled) == (query.labelled == "yes"))
                 and (not query.ended or (query.ended in c.ended if query.ended != "none" else not c.ended))
-                and (not needle or any(needle in text.lower() for text in (c.id, c.reason, c.question, c.answer))))
+                and (not needle or any(needle in text.lower() for text in (c.id, c.reason, c.question,
+                                                                           c.answer))))
 
     chosen = [c for c in lines if keep(c)]
     if query.sort != "i" or query.desc:

@@ -1,4 +1,5 @@
-"""Rich tables of metrics for `courtroom run`, `compare` and `audit`; every string given goes through `shown`."""
+"""Rich tables of metrics for `courtroom run`, `compare` and `audit`; every string given goes through
+`shown`."""
 
 from __future__ import annotations
 
@@ -22,18 +23,21 @@ def columns(table: Table, names: Iterable[str], left: int | None = 1, **options:
 
 def metrics_table(title: str, overall: Metrics, by_source: dict[str, Metrics] | None = None) -> Table:
     """One row for all cases, then one per source."""
-    table = columns(Table(title=shown(title)), ("source", "cases", "errors", "bal. accuracy [95% CI]", "accuracy",
+    table = columns(Table(title=shown(title)), ("source", "cases", "errors", "bal. accuracy [95% CI]",
+                                                "accuracy",
                                                 "F1 (FAIL)", "AUROC", "parse fail.", "tokens/case", "s/case"))
     rows = [("all", overall)] + (sorted(by_source.items()) if by_source and len(by_source) > 1 else [])
     for name, m in rows:
-        table.add_row(shown(name), str(m.cases), str(m.errors), str(m.balanced_accuracy), _v(m.accuracy.value),
+        table.add_row(shown(name), str(m.cases), str(m.errors), str(m.balanced_accuracy),
+                      _v(m.accuracy.value),
                       _v(m.f1.value), _v(m.auroc.value), str(m.parse_failures), f"{m.tokens_per_case:.0f}",
                       f"{m.seconds_per_case:.1f}")
     return table
 
 
 def confusion_table(m: Metrics) -> Table:
-    table = columns(Table(title="confusion (positive = FAIL, hallucinated)"), ("", "predicted FAIL", "predicted PASS"))
+    table = columns(Table(title="confusion (positive = FAIL, hallucinated)"),
+                    ("", "predicted FAIL", "predicted PASS"))
     table.add_row("gold FAIL", str(m.confusion["tp"]), str(m.confusion["fn"]))
     table.add_row("gold PASS", str(m.confusion["fp"]), str(m.confusion["tn"]))
     return table
@@ -45,7 +49,8 @@ SPAN_ROWS = (("token", "hallucinated answers"), ("char", "hallucinated answers")
 
 
 def span_table(scores: dict[str, Any]) -> Table:
-    """Precision, recall and F1 of the spans named, by tokens and characters; hit@1 and recall by type beneath."""
+    """Precision, recall and F1 of the spans named, by tokens and characters; hit@1 and recall by type
+    beneath."""
     hit = scores.get("hit@1")
     low_high = scores.get("hit@1_95")
     caption = [f"hit@1 {hit:.3f}" + (f" [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high else "")
@@ -85,11 +90,12 @@ def pairing_table(comparison: Comparison) -> Table:
     table = Table(title=shown(f"paired against {reference}: Δ = {reference} − run"),
                   caption="Δ > 0: the reference is ahead; on the cases both judged")
     _name_column(table, [p.name for p in comparison.pairings])
-    columns(table, ("shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right", "only run right",
-                    "McNemar p"), left=0, overflow="fold")
+    columns(table, ("shared", "left out (errors)", "Δ bal. accuracy [95% CI]", "only ref right",
+                    "only run right", "McNemar p"), left=0, overflow="fold")
     for p in comparison.pairings:
         ci = f" [{p.low:+.3f}, {p.high:+.3f}]" if p.low is not None and p.high is not None else ""
-        table.add_row(shown(p.name), str(p.shared), str(p.left_out), "-" if p.difference is None else f"{p.difference:+.3f}{ci}",
+        table.add_row(shown(p.name), str(p.shared), str(p.left_out),
+                      "-" if p.difference is None else f"{p.difference:+.3f}{ci}",
                       str(p.reference_only), str(p.contender_only), p_value(p.p_value))
     return table
 
@@ -120,9 +126,12 @@ def trial_columns(summary: TrialSummary) -> dict[str, str]:
     """One run's trials as cells (`courtroom compare` and the HTML report)."""
     t, by = summary.total, summary.ended_by()
     return {"trials": str(t.tried), "bench rules": _share(by.get("judge", 0) + by.get("jury", 0), t.tried),
-            "withdrawn": _share(by.get("withdrawn", 0), t.tried), "conceded": _share(by.get("conceded", 0), t.tried),
-            "both spoke": _share(t.exchanged, t.tried), "chars/text": f"{t.text_chars / t.texts:.0f}" if t.texts else "-",
-            "empty or unfinished": str(t.empty + t.unfinished), "bench with clerk": _share(t.with_clerk, t.measured)}
+            "withdrawn": _share(by.get("withdrawn", 0), t.tried),
+            "conceded": _share(by.get("conceded", 0), t.tried),
+            "both spoke": _share(t.exchanged, t.tried),
+            "chars/text": f"{t.text_chars / t.texts:.0f}" if t.texts else "-",
+            "empty or unfinished": str(t.empty + t.unfinished),
+            "bench with clerk": _share(t.with_clerk, t.measured)}
 
 
 def endings_rows(summary: TrialSummary) -> tuple[list[str], list[list[str]]]:

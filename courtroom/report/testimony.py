@@ -1,4 +1,5 @@
-"""What a verdict's witnesses said and which spans it names, as views for the court record and the HTML report."""
+"""What a verdict's witnesses said and which spans it names, as views for the court record and the HTML
+report."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from courtroom.case import AnnotatedSpan, CaseVerdict, Pointer, Testimony, Weigh
 from courtroom.witness.registry import WITNESSES
 
 PROBE = "probe"
-"""The value name of a witness's fitted probe in a ruling's contributions (`lookback.probe`, `hidden.probe`)."""
+"""The value name of a witness's fitted probe in a ruling's contributions (`lookback.probe`,
+`hidden.probe`)."""
 
 
 @dataclass(frozen=True)
@@ -19,7 +21,8 @@ class ValueView:
 
     name: str
     value: float | None
-    """None for a probe's score (it is not a value of the testimony) and for a value the witness did not give."""
+    """None for a probe's score (it is not a value of the testimony) and for a value the witness did not
+    give."""
     contribution: float | None
     """Its part of the log-odds, when a ruling weighed it; None otherwise."""
     missing: bool = False
@@ -76,7 +79,8 @@ def sentence_text(sentences: Sequence[str], number: int | None) -> str | None:
 
 
 def pointer_view(pointer: Pointer, answer: str, sentences: Sequence[str]) -> PointerView:
-    """The pointer with the answer's words it points at (trimmed, unless they are only blanks) and its sentence."""
+    """The pointer with the answer's words it points at (trimmed, unless they are only blanks) and its
+    sentence."""
     words = answer[pointer.start:pointer.end]
     return PointerView(pointer.start, pointer.end, words.strip() or words, pointer.note, pointer.weight,
                        pointer.context_sentence, sentence_text(sentences, pointer.context_sentence))
@@ -99,17 +103,19 @@ def _values(testimony: Testimony, weighing: Weighing | None) -> list[ValueView]:
 
 def witness_views(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> list[WitnessView]:
     """Every witness of the verdict, in the court's order; pointers strongest first."""
-    return [WitnessView(t.witness, t.version, witness.about if (witness := WITNESSES.get(t.witness)) else "", t.heard,
-                        t.why_not, _values(t, verdict.weighing),
-                        [pointer_view(p, answer, sentences) for p in sorted(t.points, key=lambda p: (-p.weight, p.start))])
+    return [WitnessView(t.witness, t.version, witness.about if (witness := WITNESSES.get(t.witness)) else "",
+                        t.heard, t.why_not, _values(t, verdict.weighing),
+                        [pointer_view(p, answer, sentences)
+                         for p in sorted(t.points, key=lambda p: (-p.weight, p.start))])
             for t in verdict.testimony]
 
 
 def span_views(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> list[SpanView]:
     """The verdict's spans, strongest first, each with the pointers that fall on it."""
-    return [SpanView(number, span.start, span.end, span.text, span.score, list(span.named_by), span.context_sentence,
-                     sentence_text(sentences, span.context_sentence), span.verified,
-                     [(t.witness, pointer_view(p, answer, sentences)) for t in verdict.testimony for p in t.points
+    return [SpanView(number, span.start, span.end, span.text, span.score, list(span.named_by),
+                     span.context_sentence, sentence_text(sentences, span.context_sentence), span.verified,
+                     [(t.witness, pointer_view(p, answer, sentences)) for t in verdict.testimony
+                      for p in t.points
                       if p.start < span.end and p.end > span.start])
             for number, span in enumerate(verdict.spans, start=1)]
 
@@ -117,7 +123,8 @@ def span_views(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> l
 def weighing_line(weighing: Weighing | None) -> str:
     """How the fitted ruling weighed the testimony, in one line (or that none did)."""
     if weighing is None:
-        return "no fitted ruling weighed this testimony: it is recorded, and the court decided by its own rule"
+        return ("no fitted ruling weighed this testimony: it is recorded, and the court decided by its own "
+                "rule")
     intercept = weighing.contributions.get("intercept")
     line = (f"ruling {weighing.ruling} ({weighing.family}): log-odds {weighing.log_odds:+.2f}"
             + (f" (intercept {intercept:+.2f})" if intercept is not None else "")
@@ -129,7 +136,8 @@ def weighing_line(weighing: Weighing | None) -> str:
 
 def value_text(view: ValueView) -> str:
     """`name value (contribution)`, as the tables show a value."""
-    shown = "not given" if view.value is None and view.name != PROBE else "" if view.value is None else f"{view.value:.3g}"
+    shown = ("not given" if view.value is None and view.name != PROBE else ""
+             if view.value is None else f"{view.value:.3g}")
     text = f"{view.name} {shown}".rstrip()
     if view.missing:
         return f"{text} (not heard: not weighed)"
@@ -139,8 +147,9 @@ def value_text(view: ValueView) -> str:
 
 
 def utf16_offsets(text: str) -> Callable[[int], int]:
-    """Offsets into `text` (Python's, in characters) as the page's JavaScript counts them, in UTF-16 code units: a
-    character outside the BMP (an emoji) is two. An offset past the text (a forged record) stays past it."""
+    """Offsets into `text` (Python's, in characters) as the page's JavaScript counts them, in UTF-16 code
+    units: a character outside the BMP (an emoji) is two. An offset past the text (a forged record) stays past
+    it."""
     units = [0]
     for character in text:
         units.append(units[-1] + (2 if ord(character) > 0xFFFF else 1))
@@ -148,24 +157,28 @@ def utf16_offsets(text: str) -> Callable[[int], int]:
 
 
 def _pointer_data(view: PointerView, at: Callable[[int], int]) -> dict[str, Any]:
-    return {"start": at(view.start), "end": at(view.end), "words": view.words, "note": view.note, "weight": view.weight,
-            "sentence": view.context_sentence, "sentence_text": view.context_text}
+    return {"start": at(view.start), "end": at(view.end), "words": view.words, "note": view.note,
+            "weight": view.weight, "sentence": view.context_sentence, "sentence_text": view.context_text}
 
 
 def testimony_data(verdict: CaseVerdict | None, answer: str, sentences: Sequence[str],
                    gold: Sequence[AnnotatedSpan]) -> dict[str, Any]:
-    """What the HTML report shows of the testimony and the spans, as JSON-able data (offsets: `utf16_offsets`)."""
+    """What the HTML report shows of the testimony and the spans, as JSON-able data (offsets:
+    `utf16_offsets`)."""
     at = utf16_offsets(answer)
     gold_spans = [[at(g.start), at(g.end), g.type] for g in gold]
     if verdict is None:
         return {"weighing": None, "witnesses": [], "spans": [], "gold_spans": gold_spans}
-    witnesses = [{"name": w.name, "version": w.version, "about": w.about, "heard": w.heard, "why_not": w.why_not,
-                  "values": [{"name": v.name, "value": v.value, "contribution": v.contribution, "missing": v.missing,
-                              "text": value_text(v)} for v in w.values],
-                  "points": [_pointer_data(p, at) for p in w.points]} for w in witness_views(verdict, answer, sentences)]
+    witnesses = [{"name": w.name, "version": w.version, "about": w.about, "heard": w.heard,
+                  "why_not": w.why_not,
+                  "values": [{"name": v.name, "value": v.value, "contribution": v.contribution,
+                              "missing": v.missing, "text": value_text(v)} for v in w.values],
+                  "points": [_pointer_data(p, at) for p in w.points]}
+                 for w in witness_views(verdict, answer, sentences)]
     spans = [{"n": s.number, "start": at(s.start), "end": at(s.end), "text": s.text, "score": s.score,
               "named_by": s.named_by, "sentence": s.context_sentence, "sentence_text": s.context_text,
-              "verified": s.verified, "evidence": [{"witness": w, **_pointer_data(p, at)} for w, p in s.evidence]}
+              "verified": s.verified,
+              "evidence": [{"witness": w, **_pointer_data(p, at)} for w, p in s.evidence]}
              for s in span_views(verdict, answer, sentences)]
-    return {"weighing": weighing_line(verdict.weighing) if verdict.testimony else None, "witnesses": witnesses,
-            "spans": spans, "gold_spans": gold_spans}
+    return {"weighing": weighing_line(verdict.weighing) if verdict.testimony else None,
+            "witnesses": witnesses, "spans": spans, "gold_spans": gold_spans}

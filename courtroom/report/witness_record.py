@@ -1,5 +1,6 @@
-"""The witnesses and hallucinated spans of a verdict in the court record (`courtroom audit show`), beside the gold
-spans. Every text from the run is a `Text` of its `visible` characters, never markup or raw control characters."""
+"""The witnesses and hallucinated spans of a verdict in the court record (`courtroom audit show`), beside the
+gold spans. Every text from the run is a `Text` of its `visible` characters, never markup or raw control
+characters."""
 
 from __future__ import annotations
 
@@ -29,12 +30,14 @@ SENTENCE_WIDTH = 200
 def quoted(pointer: PointerView, sentence: bool = True) -> str:
     """`'words' (note)`, with the context sentence it names."""
     number = pointer.context_sentence
-    where = f"; context sentence [{number}]" if sentence and number and f"[{number}]" not in pointer.note else ""
+    where = (f"; context sentence [{number}]" if sentence and number
+             and f"[{number}]" not in pointer.note else "")
     return f"'{pointer.words}' ({pointer.note}{where})"
 
 
 def witnesses_record(verdict: CaseVerdict, answer: str, sentences: Sequence[str]) -> Panel | None:
-    """Every witness the court heard (or could not, and why), with the ruling's weighing; None without testimony."""
+    """Every witness the court heard (or could not, and why), with the ruling's weighing; None without
+    testimony."""
     views = witness_views(verdict, answer, sentences)
     if not views:
         return None
@@ -57,11 +60,12 @@ def witnesses_record(verdict: CaseVerdict, answer: str, sentences: Sequence[str]
             points.append(f"\n... and {len(view.points) - POINTS_SHOWN} more", style="dim")
         table.add_row(name, Text(visible("\n".join(value_text(v) for v in view.values) or "no values")),
                       points if view.points else Text("nothing", style="dim"))
-    return Panel(Group(Text(visible(weighing_line(verdict.weighing)), style="italic"), table), title="witnesses",
-                 border_style="cyan")
+    return Panel(Group(Text(visible(weighing_line(verdict.weighing)), style="italic"), table),
+                 title="witnesses", border_style="cyan")
 
 
-def answer_with_spans(answer: str, predicted: Sequence[HallucinatedSpan], gold: Sequence[AnnotatedSpan]) -> Text:
+def answer_with_spans(answer: str, predicted: Sequence[HallucinatedSpan],
+                      gold: Sequence[AnnotatedSpan]) -> Text:
     """The answer with the gold spans underlined, the predicted spans on red, each followed by its number."""
     styled = Text(visible(answer))  # one character for one: the spans' offsets stay right
     for span in gold:
@@ -93,24 +97,28 @@ def spans_legend(gold: bool) -> Text:
 
 def spans_record(verdict: CaseVerdict, answer: str, gold: Sequence[AnnotatedSpan],
                  sentences: Sequence[str]) -> Panel | None:
-    """The answer with its predicted (and gold) spans, each predicted one with its evidence; None without any."""
+    """The answer with its predicted (and gold) spans, each predicted one with its evidence; None without
+    any."""
     if not verdict.spans and not gold:
         return None
-    parts: list[Text | Table] = [answer_with_spans(answer, verdict.spans, gold), Text(""), spans_legend(bool(gold))]
+    parts: list[Text | Table] = [answer_with_spans(answer, verdict.spans, gold), Text(""),
+                                 spans_legend(bool(gold))]
     views = span_views(verdict, answer, sentences)
     if views:
         table = Table(expand=True, show_lines=True)
-        for column, ratio in (("#", None), ("span", 4), ("score", None), ("named by", 2), ("context sentence", 5),
-                              ("the witnesses on it", 6)):
+        for column, ratio in (("#", None), ("span", 4), ("score", None), ("named by", 2),
+                              ("context sentence", 5), ("the witnesses on it", 6)):
             table.add_column(column, overflow="fold", ratio=ratio, no_wrap=ratio is None)
         for view in views:
             sentence = ("-" if view.context_sentence is None else
-                        f"[{view.context_sentence}] {elide(view.context_text or '(no such sentence)', SENTENCE_WIDTH)}")
+                        f"[{view.context_sentence}] "
+                        f"{elide(view.context_text or '(no such sentence)', SENTENCE_WIDTH)}")
             quote = f"'{view.text}'" + ("" if view.verified is None else
                                         " (quote found)" if view.verified else " (quote not found)")
             evidence = "\n".join(f"{w}: {quoted(p, False)}" for w, p in view.evidence) or "-"
             table.add_row(str(view.number), Text(visible(quote), style="bold"), f"{view.score:.2f}",
-                          Text(visible(", ".join(view.named_by))), Text(visible(sentence)), Text(visible(evidence)))
+                          Text(visible(", ".join(view.named_by))), Text(visible(sentence)),
+                          Text(visible(evidence)))
         parts.append(table)
     else:
         why = ("it finds the answer faithful" if not verdict.hallucinated else

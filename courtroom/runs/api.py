@@ -1,5 +1,6 @@
-"""The library's entry point: `courtroom.run(dataset, court=..., model=..., out=...)` judges a dataset into a run
-directory exactly as `courtroom run` does, resumes an interrupted one, and returns its rows and metrics."""
+"""The library's entry point: `courtroom.run(dataset, court=..., model=..., out=...)` judges a dataset into a
+run directory exactly as `courtroom run` does, resumes an interrupted one, and returns its rows and
+metrics."""
 
 from __future__ import annotations
 
@@ -44,29 +45,33 @@ class RunResult:
         return [r for r in self.rows if r.error is not None]
 
     def _repr_html_(self) -> str:
-        """The run in a notebook: its metrics overall and by source (every value escaped), and how to review it in
-        the browser."""
+        """The run in a notebook: its metrics overall and by source (every value escaped), and how to review
+        it in the browser."""
         def cells(values: Sequence[Any], tag: str = "td") -> str:
             return "".join(f"<{tag}>{html.escape(str(v))}</{tag}>" for v in values)
 
         rows = [("all", self.metrics), *(self.by_source.items() if len(self.by_source) > 1 else ())]
         who = f"court {self.court}" if self.court else f"judge {self.judge}"
-        return (f"<p><b>{html.escape(str(self.run_dir))}</b>: {html.escape(who)}, model {html.escape(self.model)}, "
-                f"{len(self.rows)} cases, {len(self.errors)} errors</p><table><tr>" +
-                cells(("cases", "judged", "balanced accuracy [95% CI]", "accuracy", "precision", "recall", "F1", "AUROC"),
+        return (f"<p><b>{html.escape(str(self.run_dir))}</b>: {html.escape(who)}, model "
+                f"{html.escape(self.model)}, {len(self.rows)} cases, {len(self.errors)} "
+                "errors</p><table><tr>" +
+                cells(("cases", "judged", "balanced accuracy [95% CI]", "accuracy", "precision", "recall",
+                       "F1", "AUROC"),
                       "th") + "</tr>" +
-                "".join(f"<tr>{cells((name, m.cases, m.balanced_accuracy, m.accuracy, m.precision, m.recall, m.f1, m.auroc))}"
-                        "</tr>" for name, m in rows) +
-                f"</table><p>review it in the browser: <code>courtroom view {html.escape(shlex.quote(str(self.run_dir)))}"
-                "</code></p>")
+                "".join("<tr>" + cells((name, m.cases, m.balanced_accuracy, m.accuracy, m.precision, m.recall,
+                                        m.f1, m.auroc)) + "</tr>" for name, m in rows) +
+                "</table><p>review it in the browser: <code>courtroom view "
+                f"{html.escape(shlex.quote(str(self.run_dir)))}</code></p>")
 
     def to_pandas(self) -> Any:
-        """The rows as a pandas DataFrame, one row per case (the fields of `ResultRow`; pandas must be installed)."""
+        """The rows as a pandas DataFrame, one row per case (the fields of `ResultRow`; pandas must be
+        installed)."""
         try:
             import pandas as pd
         except ImportError:
             raise ImportError("RunResult.to_pandas needs pandas: pip install pandas") from None
-        return pd.DataFrame([row.model_dump(mode="json") for row in self.rows], columns=list(ResultRow.model_fields))
+        return pd.DataFrame([row.model_dump(mode="json") for row in self.rows],
+                            columns=list(ResultRow.model_fields))
 
 
 Rows = Sequence[Mapping[str, Any]]
@@ -74,13 +79,14 @@ Rows = Sequence[Mapping[str, Any]]
 
 
 def rows_file(rows: Rows | Any) -> str:
-    """Data rows (dicts, or anything with `to_dict("records")`) written once as JSON Lines under the cache, named by
-    their content (`rows-<hash>.jsonl`), so the run resumes on the same rows as with any file; NaN cells left out."""
+    """Data rows (dicts, or anything with `to_dict("records")`) written once as JSON Lines under the cache,
+    named by their content (`rows-<hash>.jsonl`), so the run resumes on the same rows as with any file; NaN
+    cells left out."""
     records = rows.to_dict("records") if hasattr(rows, "to_dict") else rows
     if isinstance(records, (str, bytes)) or not isinstance(records, Sequence) or \
             not all(isinstance(r, Mapping) for r in records):
-        raise DatasetError(f"a dataset is a file name, `examples`, `hf:org/name`, a list of dicts or a DataFrame, "
-                           f"not {type(rows).__name__}")
+        raise DatasetError("a dataset is a file name, `examples`, `hf:org/name`, a list of dicts or a "
+                           f"DataFrame, not {type(rows).__name__}")
     try:
         text = "".join(json.dumps({k: v for k, v in record.items() if not _missing(v)}, default=_plain,
                                   ensure_ascii=False) + "\n" for record in records)
@@ -108,29 +114,34 @@ def _plain(value: Any) -> Any:
 
 
 def _name_part(name: str) -> str:
-    """A model's (or court's) part of a run directory's name: a file's name without its extension, or a Hub id with
-    its slash kept apart (`Qwen/Qwen2.5-7B-Instruct` -> `Qwen_Qwen2.5-7B-Instruct`)."""
+    """A model's (or court's) part of a run directory's name: a file's name without its extension, or a Hub id
+    with its slash kept apart (`Qwen/Qwen2.5-7B-Instruct` -> `Qwen_Qwen2.5-7B-Instruct`)."""
     path = Path(name)
     name = path.stem if path.suffix in {".gguf", ".safetensors", ".bin"} else name.strip("/")
     return name.replace(":", "_").replace("/", "_").replace("\\", "_")
 
 
 def default_run_dir(dataset: str, judge: str, court: str, model: str) -> Path:
-    """`runs/<dataset>-<court or judge>-<model>` (a court file by its stem, a run directory by its name), where
-    `courtroom run` and `courtroom.run` both write: runs of two courts on the same data do not collide."""
+    """`runs/<dataset>-<court or judge>-<model>` (a court file by its stem, a run directory by its name),
+    where `courtroom run` and `courtroom.run` both write: runs of two courts on the same data do not
+    collide."""
     place = Path(court)
     who = (place.stem if place.suffix in (".yaml", ".yml") else place.name) if judge == "courtroom" else judge
     return Path("runs") / f"{Path(dataset).stem}-{_name_part(who)}-{_name_part(model)}"
 
 
-def run(dataset: str | Path | Rows | Any, *, judge: str = "courtroom", court: str = "default", model: str = "default",
+def run(dataset: str | Path | Rows | Any, *, judge: str = "courtroom", court: str = "default",
+        model: str = "default",
         out: str | Path | None = None, fresh: bool = False, runner: Runner | None = None,
-        on_row: Callable[[ResultRow], None] | None = None, observer: Any = None, **settings: Any) -> RunResult:
-    """Judge `dataset` into a run directory and return its results (`RunResult.to_pandas()`: the rows as a DataFrame).
+        on_row: Callable[[ResultRow], None] | None = None, observer: Any = None,
+        **settings: Any) -> RunResult:
+    """Judge `dataset` into a run directory and return its results (`RunResult.to_pandas()`: the rows as a
+    DataFrame).
 
-    `dataset` is a file, `examples`, `hf:org/name[:split]`, or the data itself (a list of dicts or a DataFrame,
-    `rows_file`). `settings` are those of `courtroom run` (`limit`, `seed`, `field_map`, `judge_options`,
-    `runner="ray"`, ...; `log.manifest.RUN_SETTINGS`). An interrupted run resumes; `fresh=True` starts over."""
+    `dataset` is a file, `examples`, `hf:org/name[:split]`, or the data itself (a list of dicts or a
+    DataFrame, `rows_file`). `settings` are those of `courtroom run` (`limit`, `seed`, `field_map`,
+    `judge_options`, `runner="ray"`, ...; `log.manifest.RUN_SETTINGS`). An interrupted run resumes;
+    `fresh=True` starts over."""
     dataset = str(dataset) if isinstance(dataset, (str, Path)) else rows_file(dataset)
     spec = RunSpec.build(dataset, judge=judge, court=court, model=model, **settings)
     target = Path(out) if out is not None else default_run_dir(dataset, judge, court, model)
@@ -143,14 +154,16 @@ def run(dataset: str | Path | Rows | Any, *, judge: str = "courtroom", court: st
 
 
 def finish(started: Run) -> RunResult:
-    """The results of a started run as they stand, its metrics (and span metrics, when the data has gold spans)
-    written to `metrics.json` (an `OSError` when they cannot be: the cases are saved, the same command writes them)."""
+    """The results of a started run as they stand, its metrics (and span metrics, when the data has gold
+    spans) written to `metrics.json` (an `OSError` when they cannot be: the cases are saved, the same command
+    writes them)."""
     wanted = {c.id for c in started.cases}
     rows = [r for r in started.store.rows() if r.case_id in wanted]
     metrics = compute_metrics(rows)
     spans = run_span_scores(started.store, rows)
     spec = started.spec
     result = RunResult(started.store.root, rows, metrics, metrics_by_source(rows), spec.judge.name,
-                       spec.judge.court if spec.judge.name == "courtroom" else None, spec.backend.model, spans)
+                       spec.judge.court if spec.judge.name == "courtroom" else None, spec.backend.model,
+                       spans)
     started.store.write_metrics(metrics, spans)
     return result

@@ -1,7 +1,8 @@
-"""The hosts a run calls, and the user's consent to each. A court file is untrusted input (docs/SECURITY.md): a seat
-of its `trial.models` may name a served model's URL and the environment variable of its key, so a court file could
-send the cases, and any variable's value, to any host. A run calls only the hosts the user named on the command line
-(`--model-url`, and `--allow-host` for a seat's), and sends a key only to the host it was named for."""
+"""The hosts a run calls, and the user's consent to each. A court file is untrusted input (docs/SECURITY.md):
+a seat of its `trial.models` may name a served model's URL and the environment variable of its key, so a court
+file could send the cases, and any variable's value, to any host. A run calls only the hosts the user named on
+the command line (`--model-url`, and `--allow-host` for a seat's), and sends a key only to the host it was
+named for."""
 
 from __future__ import annotations
 
@@ -34,22 +35,24 @@ def callees(run: BackendSpec, seats: Mapping[str, BackendSpec]) -> list[Callee]:
                     for key, spec in seats.items() if spec.url]
 
 
-def consented(run: BackendSpec, seats: Mapping[str, BackendSpec], grants: Sequence[HostGrant]) -> list[Callee]:
-    """The hosts the run calls, each checked against the user's word: a seat's host is `--model-url`'s or granted,
-    and its key is `--api-key-env`'s at `--model-url`'s host or the variable granted for its host; else a
-    `ConfigError` saying what to add, before any request."""
+def consented(run: BackendSpec, seats: Mapping[str, BackendSpec],
+              grants: Sequence[HostGrant]) -> list[Callee]:
+    """The hosts the run calls, each checked against the user's word: a seat's host is `--model-url`'s or
+    granted, and its key is `--api-key-env`'s at `--model-url`'s host or the variable granted for its host;
+    else a `ConfigError` saying what to add, before any request."""
     mine = origin(run.url) if run.url else None
     granted = {grant.origin: grant for grant in grants}
     found = callees(run, seats)
     for callee in found[1 if mine else 0:]:
         grant = granted.get(callee.origin)
         if callee.origin != mine and grant is None:
-            raise ConfigError(f"the court seats {callee.who} on {callee.origin}, a host you did not name: its requests "
-                              f"would carry your cases; to consent, add --allow-host {callee.origin}"
+            raise ConfigError(f"the court seats {callee.who} on {callee.origin}, a host you did not name: "
+                              "its requests would carry your cases; to consent, add --allow-host "
+                              f"{callee.origin}"
                               + (f"={callee.key_env}" if callee.key_env else ""))
         if callee.key_env and not (callee.origin == mine and callee.key_env == run.api_key_env) and \
                 (grant is None or grant.key_env != callee.key_env):
-            raise ConfigError(f"the court sends the value of ${callee.key_env} to {callee.origin} as the key of "
-                              f"{callee.who}, which you did not consent to; to consent, add --allow-host "
+            raise ConfigError(f"the court sends the value of ${callee.key_env} to {callee.origin} as the key "
+                              f"of {callee.who}, which you did not consent to; to consent, add --allow-host "
                               f"{callee.origin}={callee.key_env}")
     return found

@@ -1,8 +1,9 @@
 """Progress you can trust: a run watched from inside its lockstep batches.
 
 `RunProgress` listens to the batches (a `LockstepObserver`) and to the backend's work in them (`Tick`s), and
-reports cases done and running, calls in flight, tokens per second and an ETA that credits each running case with
-its share of a case's calls (up to 90%). The pace is taken from the first work answered (not the model's loading)."""
+reports cases done and running, calls in flight, tokens per second and an ETA that credits each running case
+with its share of a case's calls (up to 90%). The pace is taken from the first work answered (not the model's
+loading)."""
 
 from __future__ import annotations
 
@@ -16,17 +17,18 @@ from courtroom.engine.judge import Judge
 from courtroom.evaluate.results import ResultRow
 
 COURT_CALLS_PER_CASE = 5.0
-"""Model calls a court case takes before any has finished (the default court on HaluBench and RAGTruth dev cases:
-4.6 to 6.9 per case; replaced by the run's own mean as soon as a case ends)."""
+"""Model calls a court case takes before any has finished (the default court on HaluBench and RAGTruth dev
+cases: 4.6 to 6.9 per case; replaced by the run's own mean as soon as a case ends)."""
 MEASUREMENT_CALLS_PER_CASE = 2.0
-"""Model calls of a court that tries no charge (`escalation: {tries: nothing}`): the answer scored with its context
-and without it."""
+"""Model calls of a court that tries no charge (`escalation: {tries: nothing}`): the answer scored with its
+context and without it."""
 
 
 PRIOR_WEIGHT = 2.0
 """How many finished cases the usual number of calls counts as, against the run's own."""
 RUNNING_CAP = 0.9
-"""At most this share of a running case is counted done before it ends (a trial may take more calls than usual)."""
+"""At most this share of a running case is counted done before it ends (a trial may take more calls than
+usual)."""
 
 
 def usual_calls(judge: Judge) -> float:
@@ -71,7 +73,8 @@ class RunProgress:
     def __init__(self, total: int, done: int = 0, calls_per_case: float = 1.0,
                  on_change: Callable[[RunProgress], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.total, self.done, self.prior, self.on_change, self.clock = total, done, calls_per_case, on_change, clock
+        self.total, self.done, self.prior, self.on_change, self.clock = (total, done, calls_per_case,
+                                                                         on_change, clock)
         self.started, self.lock = clock(), threading.Lock()
         self.calls = self.tokens = self.running = self.in_flight = self.batch = 0
         self.calls_finished = 0
@@ -82,7 +85,7 @@ class RunProgress:
         self._paced_from: tuple[float, float] | None = None
         """When the first work was answered, and the fraction done then: the pace is measured from there."""
 
-    # -- a LockstepObserver ------------------------------------------------------------------------------------
+    # -- a LockstepObserver ----------------------------------------------------------------------------------
     def batch_started(self, step: int, cases: int, calls: int) -> None:
         with self.lock:
             self.step, self.running, self.in_flight, self.batch = step, cases, calls, calls
@@ -109,7 +112,7 @@ class RunProgress:
         if self._paced_from is None:
             self._paced_from = (self.clock(), self._fraction())
 
-    # -- cases ---------------------------------------------------------------------------------------------------
+    # -- cases -----------------------------------------------------------------------------------------------
     def case_finished(self, row: ResultRow) -> None:
         with self.lock:
             self.done += 1
@@ -121,7 +124,8 @@ class RunProgress:
     def calls_per_case(self) -> float:
         """The calls a case takes: the mean of the cases finished this session, with the prior counted as
         `PRIOR_WEIGHT` cases (the cases that finish first are often the short ones: no charge, no trial)."""
-        return max((PRIOR_WEIGHT * self.prior + sum(self.measured)) / (PRIOR_WEIGHT + len(self.measured)), 1.0)
+        return (max((PRIOR_WEIGHT * self.prior + sum(self.measured)) / (PRIOR_WEIGHT + len(self.measured)),
+                    1.0))
 
     def _fraction(self) -> float:
         """Cases done, counting the running ones' share of their calls (under the lock)."""
@@ -139,8 +143,8 @@ class RunProgress:
             elif self._paced_from is not None and fraction - self._paced_from[1] > 1e-6:
                 since, then = self._paced_from
                 eta = (self.total - fraction) * (now - since) / (fraction - then)
-            return Snapshot(self.total, self.done, self.running, self.in_flight, self.batch, self.step, self.calls,
-                            self.tokens / elapsed, fraction, eta, elapsed)
+            return Snapshot(self.total, self.done, self.running, self.in_flight, self.batch, self.step,
+                            self.calls, self.tokens / elapsed, fraction, eta, elapsed)
 
     def _changed(self) -> None:
         if self.on_change is not None:

@@ -2,7 +2,8 @@
 
 Each worker loads the model once and judges chunks of cases in lockstep. Every case ends exactly once: when an
 actor dies or hangs past `chunk_timeout`, it is replaced and its chunk's cases retried one by one, at most
-`max_retries` times each; a case that keeps killing its worker is recorded as an error with the last traceback."""
+`max_retries` times each; a case that keeps killing its worker is recorded as an error with the last
+traceback."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from typing import Any
 import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, RayActorError, WorkerCrashedError
 
+import courtroom.baselines
+import courtroom.courts  # noqa: F401 (with the baselines: the judges a worker rebuilds register themselves)
 from courtroom.case import Case
 from courtroom.door.backend import Backend, prepare_backend
 from courtroom.door.devices import cuda_available, set_threads
@@ -35,8 +38,8 @@ SeatFactory = Callable[[BackendSpec, str], Backend]
 
 
 def seat_devices(device: str, visible: int, main_gpus: float, seat_gpus: dict[str, float]) -> dict[str, str]:
-    """Where each further model runs in a worker: the CPU on a CPU worker; on a GPU worker, seats that declare GPUs take
-    the worker's GPUs after the run's model's share, in order, and the others share its GPU."""
+    """Where each further model runs in a worker: the CPU on a CPU worker; on a GPU worker, seats that declare
+    GPUs take the worker's GPUs after the run's model's share, in order, and the others share its GPU."""
     if device != "cuda":
         return {key: "cpu" for key in seat_gpus}
     places, offset = {}, main_gpus
@@ -70,7 +73,8 @@ class CourtWorker:
         self.chunks = 0
 
     def info(self) -> dict[str, Any]:
-        """Where this worker runs: process, Ray GPU ids, CUDA_VISIBLE_DEVICES, device (and each further model's)."""
+        """Where this worker runs: process, Ray GPU ids, CUDA_VISIBLE_DEVICES, device (and each further
+        model's)."""
         return {"pid": os.getpid(), "gpu_ids": [str(g) for g in ray.get_gpu_ids()],
                 "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"), "device": self.device,
                 "seats": self.seats, "chunks": self.chunks}
@@ -95,9 +99,10 @@ class RayRunner:
                  cpus_per_worker: float = 1.0, backend_factory: BackendFactory | None = None,
                  init_options: dict[str, Any] | None = None, chunk_timeout: float | None = None,
                  seat_factory: SeatFactory | None = None) -> None:
-        """Workers build their door from `backend` (or `backend_factory`) and the court's further seats from their specs
-        (or `seat_factory`); a chunk over `chunk_timeout` seconds counts as its worker's death."""
-        self.backend_spec, self.backend_factory, self.seat_factory = backend or BackendSpec(), backend_factory, seat_factory
+        """Workers build their door from `backend` (or `backend_factory`) and the court's further seats from
+        their specs (or `seat_factory`); a chunk over `chunk_timeout` seconds counts as its worker's death."""
+        self.backend_spec, self.backend_factory, self.seat_factory = (backend or BackendSpec(),
+                                                                      backend_factory, seat_factory)
         self.workers, self.gpus_per_worker, self.cpus_per_worker = workers, gpus_per_worker, cpus_per_worker
         self.address, self.init_options = address, init_options or {}
         self.chunk_size, self.chunk_timeout, self.max_retries = chunk_size, chunk_timeout, max_retries
@@ -110,19 +115,22 @@ class RayRunner:
         if not ray.is_initialized():
             # Ray runs workers at niceness 15 by default, so on a busy machine the model replicas (all of
             # our work) starve behind anything else; a cluster we start runs them at normal priority.
-            options = {"address": self.address} if self.address else {"_system_config": {"worker_niceness": 0}}
+            options = ({"address": self.address}
+                       if self.address else {"_system_config": {"worker_niceness": 0}})
             ray.init(**options, **self.init_options, log_to_driver=False, include_dashboard=False,
                      ignore_reinit_error=True)
 
     def worker_gpus(self, judge: Judge) -> float:
-        """The GPUs a worker asks Ray for: the run's model's share and every further model's the court seats."""
+        """The GPUs a worker asks Ray for: the run's model's share and every further model's the court
+        seats."""
         return self.gpus_per_worker + sum(judge.seat_gpus().values())
 
     def _new_actor(self, judge: Judge, factory: BackendFactory) -> Any:
-        remote = ray.remote(CourtWorker).options(num_gpus=self.worker_gpus(judge), num_cpus=self.cpus_per_worker,
-                                                 max_restarts=0)
+        remote = ray.remote(CourtWorker).options(num_gpus=self.worker_gpus(judge),
+                                                 num_cpus=self.cpus_per_worker, max_restarts=0)
         # a light client (a served model) computes nothing with torch: no threads to set
-        threads = max(1, int(self.cpus_per_worker)) if self.cpus_per_worker and not self.backend_spec.light else None
+        threads = (max(1, int(self.cpus_per_worker)) if self.cpus_per_worker
+                   and not self.backend_spec.light else None)
         return remote.remote(judge.config(), factory, threads, self.gpus_per_worker, self.seat_factory)
 
     def worker_info(self) -> list[dict[str, Any]]:
@@ -130,8 +138,8 @@ class RayRunner:
         return ray.get([a.info.remote() for a in self.actors])
 
     def run(self, judge: Judge, cases: list[Case], observer: Any = None) -> Iterator[CaseOutcome]:  # noqa: ARG002
-        """Judge the cases on the workers; yield each outcome once, as its chunk finishes (an `observer` is not told
-        of the batches inside the actors: a Ray run's progress moves case by case)."""
+        """Judge the cases on the workers; yield each outcome once, as its chunk finishes (an `observer` is
+        not told of the batches inside the actors: a Ray run's progress moves case by case)."""
         self._ensure_ray()
         factory = self.backend_factory or self.backend_spec.build
         size = self.chunk_size or judge.window
@@ -148,7 +156,8 @@ class RayRunner:
                         task = queue.popleft()
                         task.attempts += 1
                         running[actor.judge_chunk.remote(task.cases)] = (slot, task, time.monotonic())
-                ready, _ = ray.wait([*running, *self._starting], num_returns=1, timeout=self._wait_seconds(running))
+                ready, _ = ray.wait([*running, *self._starting], num_returns=1,
+                                    timeout=self._wait_seconds(running))
                 if ready and ready[0] in self._starting:  # a replacement worker is up: its chunks may start
                     self._started(ready[0])
                     continue
@@ -186,15 +195,16 @@ class RayRunner:
             self._starting = {}
 
     def _wait_seconds(self, running: dict[Any, tuple[int, _Task, float]]) -> float | None:
-        """How long to wait for a chunk before the oldest is over its time (None: no limit), counted from when it was
-        handed to a worker that is up (a replacement's start-up is not a hang)."""
+        """How long to wait for a chunk before the oldest is over its time (None: no limit), counted from when
+        it was handed to a worker that is up (a replacement's start-up is not a hang)."""
         if self.chunk_timeout is None or not running:
             return None
         oldest = min(started for _, _, started in running.values())
         return max(0.0, self.chunk_timeout - (time.monotonic() - oldest))
 
     def _check_started(self, model: str) -> None:
-        """Wait for every worker to load its model; a worker that cannot start stops the run with its error."""
+        """Wait for every worker to load its model; a worker that cannot start stops the run with its
+        error."""
         try:
             ray.get([actor.info.remote() for actor in self.actors])
         except DEATH as exc:

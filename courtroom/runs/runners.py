@@ -15,9 +15,11 @@ from courtroom.log.manifest import RunnerSpec
 
 
 class Runner(Protocol):
-    """Judges cases somewhere and yields each outcome once, as it ends (an `observer` watches in-process batches)."""
+    """Judges cases somewhere and yields each outcome once, as it ends (an `observer` watches in-process
+    batches)."""
 
-    def run(self, judge: Judge, cases: list[Case], observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]: ...
+    def run(self, judge: Judge, cases: list[Case], observer: LockstepObserver
+            | None = None) -> Iterator[CaseOutcome]: ...
 
 
 class LocalRunner:
@@ -26,7 +28,8 @@ class LocalRunner:
     def __init__(self, backend: Backend | None = None) -> None:
         self.backend = backend
 
-    def run(self, judge: Judge, cases: list[Case], observer: LockstepObserver | None = None) -> Iterator[CaseOutcome]:
+    def run(self, judge: Judge, cases: list[Case], observer: LockstepObserver
+            | None = None) -> Iterator[CaseOutcome]:
         yield from judge.run_many(cases, self.backend, observer)
 
 

@@ -1,1 +1,2 @@
-"""The ground floor: how courtroom reads text, each meaning written once; nothing here imports the rest of courtroom."""
+"""The ground floor: how courtroom reads text, each meaning written once; nothing here imports the rest of
+courtroom."""

@@ -1,7 +1,8 @@
-"""Negation: ONE meaning for every reader of words. A cue (`CUES`) negates the words after it to the end of its clause
-(`_CLAUSE_END`; not a comma: "no fever, cough, or fatigue" negates all three); a cue right after another ("did not fail
-to", "not unlikely") undoes it; a word is negated where some cue reaches it ("no fever and no cough" negates both).
-Cues are read in any Unicode spelling: NFKC, every apostrophe as "'" ("wasn’t" is "wasn't")."""
+"""Negation: ONE meaning for every reader of words. A cue (`CUES`) negates the words after it to the end of
+its clause (`_CLAUSE_END`; not a comma: "no fever, cough, or fatigue" negates all three); a cue right after
+another ("did not fail to", "not unlikely") undoes it; a word is negated where some cue reaches it ("no fever
+and no cough" negates both). Cues are read in any Unicode spelling: NFKC, every apostrophe as "'" ("wasn’t" is
+"wasn't")."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ CUES = re.compile(
     r"\b(?:not|no|never|neither|nor|none|nothing|without|cannot|fail(?:s|ed)?\s+to|lack(?:s|ed)?|unable|absence|"
     r"insignificant|non-?significant|unlikely|\w+n't)\b", re.IGNORECASE)
 """The words that negate what follows them."""
-_CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|\s[-–—]+\s|[–—]|\b(?:but|however|although|though|whereas|while|yet)\b",
-                         re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|\s[-–—]+\s|[–—]|"
+                         r"\b(?:but|however|although|though|whereas|while|yet)\b", re.IGNORECASE)
 APOSTROPHES = "’ʼ＇‘`´′"
 """The characters written for an apostrophe ("wasn’t")."""
 
@@ -31,12 +32,14 @@ def _plain(char: str) -> str:
 
 
 def plain(text: str) -> str:
-    """`text` with each character in its plain spelling: as long as `text`, so a position in one is one in the other."""
+    """`text` with each character in its plain spelling: as long as `text`, so a position in one is one in the
+    other."""
     return text.replace("`", "'") if text.isascii() else "".join(map(_plain, text))
 
 
 def negated_spans(text: str) -> list[tuple[int, int]]:
-    """The characters of `text` each negation cue not undone reaches: from after it to the end of its clause."""
+    """The characters of `text` each negation cue not undone reaches: from after it to the end of its
+    clause."""
     text = plain(text)
     cues = list(CUES.finditer(text))
     undone: set[int] = set()
@@ -55,9 +58,11 @@ def negated_spans(text: str) -> list[tuple[int, int]]:
 
 
 def word_scope(text: str) -> dict[str, bool]:
-    """The keys of the content words of `text`, each with whether a cue reaches it every time it stands there."""
+    """The keys of the content words of `text`, each with whether a cue reaches it every time it stands
+    there."""
     spans = negated_spans(text)
-    starts, reach = [s for s, _ in spans], list(accumulate((e for _, e in spans), max))  # the furthest end so far
+    # the furthest end so far
+    starts, reach = [s for s, _ in spans], list(accumulate((e for _, e in spans), max))
     scope: dict[str, bool] = {}
     for word in content_words(text):
         before = bisect_right(starts, word.start)  # the scopes that start at or before the word

@@ -1,6 +1,6 @@
-"""Numbers as written: ONE grammar for every reader of figures: digits with separators and decimals, a currency sign
-before and a percent or a scale (`SCALES`) after ("1,200", "$1,200" and "1.2 thousand" are one value), at its written
-precision ("21.1%" stands for anything that rounds to it)."""
+"""Numbers as written: ONE grammar for every reader of figures: digits with separators and decimals, a
+currency sign before and a percent or a scale (`SCALES`) after ("1,200", "$1,200" and "1.2 thousand" are one
+value), at its written precision ("21.1%" stands for anything that rounds to it)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from dataclasses import dataclass
 _NUMBER = re.compile(
     r"(?<![\w.,])([$€£]\s?)?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:(%)|\s?(thousand|million|billion|trillion|percent)\b|(k|m|mn|bn)\b)?(?!\w)", re.IGNORECASE)
-SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12}
+SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
+          "trillion": 1e12}
 """What a scale word or suffix multiplies by."""
 
 
@@ -31,15 +32,16 @@ class Number:
 
     @property
     def tolerance(self) -> float:
-        """Half a unit of the last written digit, in the number's own scale ("$1.2 billion" is written to the hundred
-        million), at least 0.05% of its value: a number is as precise as it is written."""
+        """Half a unit of the last written digit, in the number's own scale ("$1.2 billion" is written to the
+        hundred million), at least 0.05% of its value: a number is as precise as it is written."""
         unit = abs(self.value) / self.digits if self.digits else 1.0
         return max(0.5 * 10 ** -self.decimals * unit, abs(self.value) * 5e-4)
 
     @property
     def is_year(self) -> bool:
         """Four digits from 1900 to 2100, written alone."""
-        return self.value.is_integer() and 1900 <= self.value <= 2100 and re.fullmatch(r"\d{4}", self.text) is not None
+        return (self.value.is_integer() and 1900 <= self.value <= 2100
+                and re.fullmatch(r"\d{4}", self.text) is not None)
 
 
 def _number(match: re.Match[str], offset: int = 0) -> Number:
@@ -58,6 +60,7 @@ def numbers(text: str) -> list[Number]:
 
 
 def number_value(text: str) -> float | None:
-    """The value a written number stands for ("1,200", "$1.2 thousand", "1.2k", "12%"), or None if not one number."""
+    """The value a written number stands for ("1,200", "$1.2 thousand", "1.2k", "12%"), or None if not one
+    number."""
     match = _NUMBER.fullmatch(text.strip())
     return None if match is None else _number(match).value

@@ -25,14 +25,15 @@ _CLAUSE_END = re.compile(r"[,;:]\s+|\s+[—–-]\s+|\s*[()]\s*")
 
 
 def found_at(quote: str, text: str, start: int, end: int) -> bool:
-    """Whether `text` holds exactly `quote` at characters [start, end): a quote checked where it is said to be."""
+    """Whether `text` holds exactly `quote` at characters [start, end): a quote checked where it is said to
+    be."""
     return bool(quote.strip()) and 0 <= start <= end <= len(text) and text[start:end] == quote
 
 
 def passage(text: str, keys: Collection[str], longest: int = 25, shortest: int = 8) -> tuple[int, int]:
-    """Where in `text` (a sentence) the words matching `keys` are said: the fewest clauses holding the most of them,
-    widened by neighbouring clauses to at least `shortest` words and cut to at most `longest` (the whole sentence
-    when no word matches)."""
+    """Where in `text` (a sentence) the words matching `keys` are said: the fewest clauses holding the most of
+    them, widened by neighbouring clauses to at least `shortest` words and cut to at most `longest` (the whole
+    sentence when no word matches)."""
     cuts = [0, *(m.end() for m in _CLAUSE_END.finditer(text)), len(text)]
     clauses = [(a, b) for a, b in zip(cuts, cuts[1:]) if text[a:b].strip()] or [(0, len(text))]
     held = [sum(w.key in keys for w in content_words(text[a:b])) for a, b in clauses]

@@ -1,6 +1,7 @@
-"""Sentences: how a context or an answer is cut into the numbered statements the court cites and charges, by `regex`
-(kept for runs recorded with it) or `structured` (records, tables, list items and lines first, then prose past
-abbreviations, initials and decimals). A context's are rendered; an answer's cut verbatim (`render=False`)."""
+"""Sentences: how a context or an answer is cut into the numbered statements the court cites and charges, by
+`regex` (kept for runs recorded with it) or `structured` (records, tables, list items and lines first, then
+prose past abbreviations, initials and decimals). A context's are rendered; an answer's cut verbatim
+(`render=False`)."""
 
 from __future__ import annotations
 
@@ -53,9 +54,10 @@ TITLES = frozenset("""mr mrs ms mx dr prof sr jr st mt ft gen col lt sgt capt cm
 BEFORE_NUMBERS = frozenset("""no nos vol vols p pp fig figs eq eqs art sec ch pt ref tel tab para
     jan feb mar apr jun jul aug sep sept oct nov dec""".split())
 """Abbreviations a sentence does not end at when a number follows ("Fig. 2", "No. 5", "Dec. 31")."""
-INITIALISMS = frozenset({"e.g", "i.e", "u.s", "u.k", "u.n", "e.u", "ph.d", "m.d", "b.a", "m.a", "b.sc", "m.sc",
-                         "d.c", "u.s.a", "n.b", "a.k.a", "et.al"})
-"""Dotted abbreviations a sentence does not end at ("e.g.", "U.S."); other dotted letters ("p.m.") may end one."""
+INITIALISMS = frozenset({"e.g", "i.e", "u.s", "u.k", "u.n", "e.u", "ph.d", "m.d", "b.a", "m.a", "b.sc",
+                         "m.sc", "d.c", "u.s.a", "n.b", "a.k.a", "et.al"})
+"""Dotted abbreviations a sentence does not end at ("e.g.", "U.S."); other dotted letters ("p.m.") may end
+one."""
 
 _OPENERS = "\"'“‘(["
 _CLOSERS = "\"'”’)]"
@@ -111,7 +113,8 @@ def _ends_sentence(text: str, start: int, punct: int, end: int) -> bool:
 
 # -- structure -----------------------------------------------------------------------------------------
 _CELLS = re.compile(r"[\s$€£¥%()\[\]\-–—+.,:;/*0-9]+")
-"""A line of figures only ("$", "4,835", "(765.2)", "12%"): the cells of a row whose label is the line above."""
+"""A line of figures only ("$", "4,835", "(765.2)", "12%"): the cells of a row whose label is the line
+above."""
 _LONE_MARKER = re.compile(r"(?:\d{1,3}|[A-Za-z])[.)]")
 """A numbered item's marker alone on its line, before the item's text (a lone "-" is a cell: nil)."""
 _BORDER = re.compile(r"[\s|+\-=:_]+")
@@ -120,8 +123,10 @@ _BORDER = re.compile(r"[\s|+\-=:_]+")
 
 def structured_sentences(text: str, render: bool = True,
                          prose: Callable[[str], list[str]] = prose_sentences) -> list[str]:
-    """The sentences of a text, structure first (literals, tables, lists, lines), then its prose cut by `prose`."""
-    return [s for kind, piece in _pieces(text, render) for s in (prose(piece) if kind == "prose" else [piece])]
+    """The sentences of a text, structure first (literals, tables, lists, lines), then its prose cut by
+    `prose`."""
+    return ([s for kind, piece in _pieces(text, render)
+             for s in (prose(piece) if kind == "prose" else [piece])])
 
 
 def _pieces(text: str, render: bool) -> Iterator[tuple[str, str]]:
@@ -194,7 +199,8 @@ def _is_rule(line: str) -> bool:
 
 
 def _literal(text: str, start: int) -> tuple[Any, int] | None:
-    """The JSON (or Python literal) object or array that starts at `start` and ends its line, and its end; or None."""
+    """The JSON (or Python literal) object or array that starts at `start` and ends its line, and its end; or
+    None."""
     end = _closing(text, start)
     if end is None or text[end:].split("\n", 1)[0].strip():
         return None

@@ -1,5 +1,5 @@
-"""Words: the content words of a text, the key they are matched by, and the vocabulary of a case's sources, which
-tells the words of a statement the sources never use (lexical evidence, not proof)."""
+"""Words: the content words of a text, the key they are matched by, and the vocabulary of a case's sources,
+which tells the words of a statement the sources never use (lexical evidence, not proof)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import snowballstemmer
 _WORD = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:'[^\W\d_]+)?")
 
 STOP_WORDS = frozenset(
-    "a an the of in on at to for from by with and or but nor is are was were be been being am it its it's this that "
-    "these those as which who whom whose what when where why how not no yes do does did done has have had having "
-    "can could will would shall should may might must there their theirs they them he she his her hers him we our "
-    "ours us you your yours i me my mine than then so such also into about over under after before between "
-    "through during up down out off again further once here all any both each few more most other some own same "
-    "only very just too s t if because while until against above below".split()
+    "a an the of in on at to for from by with and or but nor is are was were be been being am it its it's "
+    "this that these those as which who whom whose what when where why how not no yes do does did done has "
+    "have had having can could will would shall should may might must there their theirs they them he she "
+    "his her hers him we our ours us you your yours i me my mine than then so such also into about over "
+    "under after before between through during up down out off again further once here all any both each few "
+    "more most other some own same only very just too s t if because while until against above below".split()
 )
 """Function words: they carry no claim, so they are never exhibits."""
 
@@ -40,7 +40,8 @@ class Word:
 
 
 def word_key(word: str) -> str:
-    """The form words are matched by: numbers without thousands separators, other words lower-cased and stemmed."""
+    """The form words are matched by: numbers without thousands separators, other words lower-cased and
+    stemmed."""
     if word[0].isdigit():
         return re.sub(r",(?=\d{3}\b)", "", word)
     return _stemmer().stemWord(word.lower().replace("'s", ""))

@@ -1,1 +1,2 @@
-"""`courtroom view`: a local web app over a folder of runs, behind a token made at each start (docs/view.md)."""
+"""`courtroom view`: a local web app over a folder of runs, behind a token made at each start
+(docs/view.md)."""

@@ -1,8 +1,9 @@
-"""The web app of `courtroom view` (Starlette, served by uvicorn): one page, its script and styles, and a JSON API over
-the runs under one folder. Every request needs the token made at this start, in its URL or in the `X-Courtroom-Token`
-header the page's script sends (never in a cookie: a browser sends cookies to every port of a host, so an old start's
-or another server's would be sent or checked); a change (a POST) needs it in the header; a run is named by its key
-among those found under the folder and a static file by its name, so no other path is opened (docs/SECURITY.md)."""
+"""The web app of `courtroom view` (Starlette, served by uvicorn): one page, its script and styles, and a JSON
+API over the runs under one folder. Every request needs the token made at this start, in its URL or in the
+`X-Courtroom-Token` header the page's script sends (never in a cookie: a browser sends cookies to every port
+of a host, so an old start's or another server's would be sent or checked); a change (a POST) needs it in the
+header; a run is named by its key among those found under the folder and a static file by its name, so no
+other path is opened (docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -36,19 +37,23 @@ from courtroom.view.labelling import Labelling
 from courtroom.view.runs import Finder, RunView, diff, shown_path
 
 HEADER = "x-courtroom-token"
-POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-HEADERS = {"content-security-policy": POLICY, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
-           "cache-control": "no-store", "x-frame-options": "DENY"}
+POLICY = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src "
+          "'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+HEADERS = {"content-security-policy": POLICY, "x-content-type-options": "nosniff",
+           "referrer-policy": "no-referrer", "cache-control": "no-store", "x-frame-options": "DENY"}
 STATIC = {**dict.fromkeys(("view.js", "page.js", "labelling.js", "view.css"), "courtroom.view/static"),
-          **dict.fromkeys(("dom.js", "record.js", "testimony.js", "report.css"), "courtroom.report/templates")}
-"""The files the page loads, by name: the view's own and the report's case record (drawn the same way). A script is an
-ES module at `/static/TOKEN/NAME`, so the modules it imports by a relative name carry the token too."""
+          **dict.fromkeys(("dom.js", "record.js", "testimony.js", "report.css"),
+                          "courtroom.report/templates")}
+"""The files the page loads, by name: the view's own and the report's case record (drawn the same way). A
+script is an ES module at `/static/TOKEN/NAME`, so the modules it imports by a relative name carry the token
+too."""
 PAGE = """<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="courtroom-token" content="{token}"><title>courtroom view</title>
+<html lang="en"><head><meta charset="utf-8"><meta name="courtroom-token" content="{token}">
+<title>courtroom view</title>
 <link rel="icon" href="data:,"><link rel="stylesheet" href="/static/{token}/report.css">
 <link rel="stylesheet" href="/static/{token}/view.css"></head>
-<body><nav><a href="#/">runs</a><span id="where"></span><span id="status" class="muted"></span></nav><main id="main"></main>
+<body><nav><a href="#/">runs</a><span id="where"></span><span id="status" class="muted"></span></nav>
+<main id="main"></main>
 <script type="module" src="/static/{token}/view.js"></script>
 </body></html>
 """
@@ -83,7 +88,8 @@ class Runs:
     def all(self) -> list[RunView]:
         with self.lock:
             found = self.find()
-            self.views = {key: view if (view := self.views.get(key)) and view.path == path else self._open(key, path)
+            self.views = {key: view if (view := self.views.get(key))
+                          and view.path == path else self._open(key, path)
                           for key, path in found.items()}
             return [v for v in self.views.values() if isinstance(v, RunView)]
 
@@ -112,8 +118,8 @@ class Runs:
 
 def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 30, seed: int = 0,
                author: str | None = None) -> Starlette:
-    """The app over the runs under `root`, answering only requests that carry `token`; labels are given as `author`
-    (default: the login name)."""
+    """The app over the runs under `root`, answering only requests that carry `token`; labels are given as
+    `author` (default: the login name)."""
     runs = Runs(root, prior, n, seed, author or getpass.getuser())
 
     async def guard(request: Request, call_next: Callable) -> Response:
@@ -123,9 +129,11 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         parts = request.url.path.split("/")  # a script's path carries it: /static/TOKEN/NAME
         given = request.headers.get(HEADER) or request.query_params.get("token") or \
             (parts[2] if len(parts) == 4 and parts[1] == "static" else None)  # the URL's token opens the page
-        if not carries(given) or (request.method not in ("GET", "HEAD") and not carries(request.headers.get(HEADER))):
-            response: Response = JSONResponse({"error": "this courtroom view needs its token: open the URL it printed "
-                                               "(a change also needs the page's X-Courtroom-Token header)"}, 403)
+        if not carries(given) or (request.method not in ("GET", "HEAD")
+                                  and not carries(request.headers.get(HEADER))):
+            response: Response = JSONResponse({"error": "this courtroom view needs its token: open the URL "
+                                                        "it printed (a change also needs the page's "
+                                                        "X-Courtroom-Token header)"}, 403)
         else:
             response = await call_next(request)
         response.headers.update(HEADERS)
@@ -163,14 +171,17 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
             return JSONResponse(case_record(run.audit, row, calls, run.audit.grounding_clip()))
 
     def api_diff(request: Request) -> Response:
-        return JSONResponse(diff(runs.get(request.query_params.get("a")), runs.get(request.query_params.get("b"))))
+        return JSONResponse(diff(runs.get(request.query_params.get("a")),
+                                 runs.get(request.query_params.get("b"))))
 
     def api_label(request: Request) -> Response:
         return JSONResponse(runs.labelling(request.query_params.get("run")).state())
 
     async def give_label(request: Request) -> Response:
         body, key = LabelBody.model_validate_json(await request.body()), request.query_params.get("run")
-        return JSONResponse(await run_in_threadpool(lambda: runs.labelling(key).give(body.case, body.key, body.note)))
+        def give() -> object:
+            return runs.labelling(key).give(body.case, body.key, body.note)
+        return JSONResponse(await run_in_threadpool(give))
 
     def api_estimate(request: Request) -> Response:
         return JSONResponse(runs.labelling(request.query_params.get("run")).estimate())
@@ -186,7 +197,8 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
         if isinstance(exc, HTTPException):
             return JSONResponse({"error": exc.detail}, exc.status_code)
         text = f"not a valid request ({first_problem(exc)})" if isinstance(exc, ValidationError) else str(exc)
-        return JSONResponse({"error": text}, 500 if isinstance(exc, OSError) else 400)  # OSError: a label not written
+        # OSError: a label not written
+        return JSONResponse({"error": text}, 500 if isinstance(exc, OSError) else 400)
 
     routes = [Route("/", page), Route("/static/{name}", static), Route("/static/{token}/{name}", static),
               Route("/api/runs", api_runs), Route("/api/run", api_run), Route("/api/cases", api_cases),
@@ -194,7 +206,8 @@ def create_app(root: str | Path, token: str, prior: str | None = None, n: int = 
               Route("/api/label", give_label, methods=["POST"]), Route("/api/estimate", api_estimate),
               Route("/api/refit", api_refit), Route("/api/refit", start_refit, methods=["POST"])]
     return Starlette(routes=routes, middleware=[Middleware(BaseHTTPMiddleware, dispatch=guard)],
-                     exception_handlers=dict.fromkeys((HTTPException, CourtroomError, ValidationError, OSError), refused))
+                     exception_handlers=dict.fromkeys((HTTPException, CourtroomError, ValidationError,
+                                                       OSError), refused))
 
 
 def listen(host: str, port: int) -> socket.socket:

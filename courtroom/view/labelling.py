@@ -1,6 +1,6 @@
-"""Labelling in `courtroom view`: the page's face on `calibrate.label_session` (the workflow `courtroom label` drives
-too), and the refit: its table at once from the recorded testimony (`calibrate.refit`), then its court and the run
-decided again by it (`rejudge`, no model call) in the background, into the refit's folder."""
+"""Labelling in `courtroom view`: the page's face on `calibrate.label_session` (the workflow `courtroom label`
+drives too), and the refit: its table at once from the recorded testimony (`calibrate.refit`), then its court
+and the run decided again by it (`rejudge`, no model call) in the background, into the refit's folder."""
 
 from __future__ import annotations
 
@@ -25,18 +25,23 @@ class Labelling:
         self.job: dict[str, Any] = {"state": "idle"}
 
     def state(self) -> dict[str, Any]:
-        """The drawn cases (those not judged yet waiting in their place), the labels, and whether a refit can run."""
+        """The drawn cases (those not judged yet waiting in their place), the labels, and whether a refit can
+        run."""
         s = self.session
         with self.view.lock:
             s.sync()
             words, labels = s.words(), s.labels()
-            order = [{"id": c, "p": round(f.p, 3), "threshold": round(f.threshold, 3)} if (f := s.found.get(c)) else
+            order = [{"id": c, "p": round(f.p, 3), "threshold": round(f.threshold, 3)}
+                     if (f := s.found.get(c)) else
                      {"id": c, "waiting": True} for c in s.order()]
             given = sum(labels.values())
-            return {"n": s.n, "seed": s.seed, "record": shown_path(s.run.root / JUDGEMENTS), "weighed_by": s.weighed_by,
+            return {"n": s.n, "seed": s.seed, "record": shown_path(s.run.root / JUDGEMENTS),
+                    "weighed_by": s.weighed_by,
                     "order": order, "labels": {c["id"]: words[c["id"]] for c in order if c["id"] in words},
-                    "given": len(labels), "hallucinated": given, "faithful": len(labels) - given, "note": s.note,
-                    "prior": s.prior and shown_path(s.prior.path), "refit": s.why_not(labels), "job": self.job}
+                    "given": len(labels), "hallucinated": given, "faithful": len(labels) - given,
+                    "note": s.note,
+                    "prior": s.prior and shown_path(s.prior.path), "refit": s.why_not(labels),
+                    "job": self.job}
 
     def give(self, case_id: str, key: str, note: str) -> dict[str, Any]:
         """Record a label (`h`, `f`, `s`) or take one back (`u`)."""
@@ -56,8 +61,8 @@ class Labelling:
             return {"why": self.session.why_not()} if done is None else done.summary()
 
     def start_refit(self) -> dict[str, Any]:
-        """Refit on the labels, write its ruling beside the run and answer its table; write its court and decide the
-        run again by it in the background."""
+        """Refit on the labels, write its ruling beside the run and answer its table; write its court and
+        decide the run again by it in the background."""
         with self.view.lock:
             if self.job.get("rejudged") == "writing":
                 raise ConfigError("the run is being decided again by the last refit: wait for it")
@@ -67,9 +72,10 @@ class Labelling:
                 raise ConfigError(self.session.why_not() or "nothing to refit")
             assert self.session.prior is not None
             folder = refit_folder(self.view.path)
-            self.job = {"state": "done", **refit_table(self.session.run, done, str(self.session.prior.path), folder,
-                                                       shown_path), "rejudged": "writing"}
-        threading.Thread(target=self._rejudge, args=(folder,), name=f"rejudge {self.view.key}", daemon=True).start()
+            self.job = {"state": "done", **refit_table(self.session.run, done, str(self.session.prior.path),
+                                                       folder, shown_path), "rejudged": "writing"}
+        threading.Thread(target=self._rejudge, args=(folder,), name=f"rejudge {self.view.key}",
+                         daemon=True).start()
         return self.job
 
     def _rejudge(self, folder: Path) -> None:

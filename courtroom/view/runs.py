@@ -1,7 +1,7 @@
-"""The runs under a folder as `courtroom view` serves them: found once, and looked for again only when a folder under
-it changes (never through a link); each run opened once (`log.audit.Audit`) and read by what it appends while it is
-written; its case lines (`report.summary`, as the report makes them) made once a case and when a person judges it,
-filtered, sorted and paged on the server; two runs paired (`report.diff`)."""
+"""The runs under a folder as `courtroom view` serves them: found once, and looked for again only when a
+folder under it changes (never through a link); each run opened once (`log.audit.Audit`) and read by what it
+appends while it is written; its case lines (`report.summary`, as the report makes them) made once a case and
+when a person judges it, filtered, sorted and paged on the server; two runs paired (`report.diff`)."""
 
 from __future__ import annotations
 
@@ -15,18 +15,27 @@ from courtroom.errors import CourtroomError
 from courtroom.log.audit import Audit
 from courtroom.log.store import MANIFEST
 from courtroom.report.diff import diff_cells, diff_runs
-from courtroom.report.summary import CaseLine, CaseQuery, RunSummary, case_line, run_summary, select, with_text
+from courtroom.report.summary import (
+    CaseLine,
+    CaseQuery,
+    RunSummary,
+    case_line,
+    run_summary,
+    select,
+    with_text,
+)
 
 DEPTH = 4
 """How many folders deep runs are looked for under the folder given."""
 SUMMARY_EVERY = 5.0
-"""Seconds between two summaries of a run that is being written (the metrics' bootstrap is the costly part); never
-more often than one twentieth of the time: a summary that takes 1 s is made at most every 20 s."""
+"""Seconds between two summaries of a run that is being written (the metrics' bootstrap is the costly part);
+never more often than one twentieth of the time: a summary that takes 1 s is made at most every 20 s."""
 
 
 class Finder:
-    """The run directories under `root` (or `root`), keyed by their relative path; links and hidden folders skipped.
-    The folders it looked in are stat'ed at each call, and walked again only when one of them changed."""
+    """The run directories under `root` (or `root`), keyed by their relative path; links and hidden folders
+    skipped. The folders it looked in are stat'ed at each call, and walked again only when one of them
+    changed."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -44,7 +53,8 @@ class Finder:
                 dirs.clear()
             else:
                 looked[path] = _changed_at(path)
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".")) if len(path.relative_to(self.root).parts) < DEPTH \
+                dirs[:] = sorted(d for d in dirs
+                                 if not d.startswith(".")) if len(path.relative_to(self.root).parts) < DEPTH \
                     else []
         self.found, self.looked = found, looked
         return found
@@ -58,12 +68,14 @@ def _changed_at(path: Path) -> int:
 
 
 def shown_path(path: str | Path) -> str:
-    """A path as the page shows it: relative to the working directory when it is under it (as one types it there)."""
+    """A path as the page shows it: relative to the working directory when it is under it (as one types it
+    there)."""
     return os.path.relpath(path) if Path(path).resolve().is_relative_to(Path.cwd().resolve()) else str(path)
 
 
 class RunView:
-    """One run as the page reads it: opened once, its case lines made once a case (again when a person judges it)."""
+    """One run as the page reads it: opened once, its case lines made once a case (again when a person judges
+    it)."""
 
     def __init__(self, key: str, path: Path) -> None:
         self.key, self.path = key, path
@@ -81,7 +93,8 @@ class RunView:
             changed = self.audit.refresh()
             rows = self.audit.rows()
             if changed is None or len(rows) < len(self.lines) or any(
-                    case in self.index and rows[self.index[case]].case_id != case for case in changed):  # judged again
+                    # judged again
+                    case in self.index and rows[self.index[case]].case_id != case for case in changed):
                 self.lines, self.index, self.searchable = [], {}, False
             for case in changed or ():
                 if case in self.index:
@@ -101,12 +114,14 @@ class RunView:
 
     @property
     def live(self) -> bool:
-        """Whether the run has judged fewer cases than its manifest lists (it is being written, or was stopped)."""
+        """Whether the run has judged fewer cases than its manifest lists (it is being written, or was
+        stopped)."""
         cases = self.audit.manifest.cases
         return cases is not None and len(self.lines) < len(cases.cases)
 
     def summary(self) -> RunSummary:
-        """The run's summary (`report.summary`), made again when it changed, at most every `SUMMARY_EVERY` seconds."""
+        """The run's summary (`report.summary`), made again when it changed, at most every `SUMMARY_EVERY`
+        seconds."""
         with self.fresh().lock:
             stamp, wait, made = self._summary
             if made is None or (stamp != self.audit.stamps and time.monotonic() >= wait):
@@ -124,13 +139,15 @@ class RunView:
             return {"key": self.key, "name": self.path.name, "error": str(exc)}
         cases = self.audit.manifest.cases
         return {"key": self.key, "name": self.path.name, "by": summary.by, "model": summary.model,
-                "created": summary.created, "judged": len(self.lines), "total": len(cases.cases) if cases else None,
+                "created": summary.created, "judged": len(self.lines),
+                "total": len(cases.cases) if cases else None,
                 "live": self.live, "metrics": summary.metrics[0].model_dump(), "gain": summary.gain}
 
     def cases(self, query: CaseQuery) -> dict[str, Any]:
         """A page of the run's cases that pass the filters, in the order asked for."""
         with self.fresh().lock:
-            if query.q.strip() and not self.searchable:  # the question and answer are read on the first search
+            # the question and answer are read on the first search
+            if query.q.strip() and not self.searchable:
                 self.searchable = True
                 self.lines = [self._line(i) for i in range(len(self.lines))]
             chosen = select(self.lines, query)
@@ -138,7 +155,8 @@ class RunView:
                     "lines": [c.model_dump(exclude={"question", "answer"}) for c in
                               chosen[query.offset:query.offset + query.limit]],
                     "sources": sorted({c.source for c in self.lines}), "live": self.live,
-                    "endings": sorted({e for c in self.lines for e in c.ended}), "clip": self.audit.grounding_clip()}
+                    "endings": sorted({e for c in self.lines for e in c.ended}),
+                    "clip": self.audit.grounding_clip()}
 
 
 def diff(a: RunView, b: RunView) -> dict[str, Any]:

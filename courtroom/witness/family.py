@@ -1,5 +1,5 @@
-"""The task family of a case, by which a fitted ruling picks its weights: given by the dataset (a `task` field) or
-read off the question and the context (docs/witnesses.md)."""
+"""The task family of a case, by which a fitted ruling picks its weights: given by the dataset (a `task`
+field) or read off the question and the context (docs/witnesses.md)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,22 @@ import re
 from courtroom.case import Case
 
 _SUMMARY = re.compile(
-    r"(?:^|[.!?:;,]\s)\s*(?:(?:please|kindly|(?:can|could|would) you)\s+)?(?:summari[sz]e\b|(?:write|give|provide|"
-    r"produce|create|generate|what is|what's)(?:\s+me)?\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}?summary\b"
-    r"(?=\s*(?:(?:of|for|about|in)\b|[:.,!?]|$)))|\A\s*(?:summary|tl;?\s*dr)\s*:?\s*\Z", re.IGNORECASE | re.MULTILINE)
-"""A request to summarise: "Summarize ...", "Please summarise ...", "Write a short summary of ...", "What is the
-summary of ...", at the start of the question, a line, a sentence or a clause; or "Summary:" (or "TL;DR") as the whole of it.
-The word elsewhere ("the motion for summary judgment") asks for none."""
+    r"(?:^|[.!?:;,]\s)\s*(?:(?:please|kindly|(?:can|could|would) "
+    r"you)\s+)?(?:summari[sz]e\b|(?:write|give|provide|produce|create|generate|what "
+    r"is|what's)(?:\s+me)?\s+(?:a|an|the)\s+(?:[\w-]+\s+){0,2}?summary\b"
+    r"(?=\s*(?:(?:of|for|about|in)\b|[:.,!?]|$)))|\A\s*(?:summary|tl;?\s*dr)\s*:?\s*\Z",
+    re.IGNORECASE | re.MULTILINE)
+"""A request to summarise: "Summarize ...", "Please summarise ...", "Write a short summary of ...", "What is
+the summary of ...", at the start of the question, a line, a sentence or a clause; or "Summary:" (or "TL;DR")
+as the whole of it. The word elsewhere ("the motion for summary judgment") asks for none."""
 _DESCRIBE = re.compile(r"\b(?:overview|describe|description|write|structured data|json)\b", re.IGNORECASE)
 _ALIASES = {"qa": "qa", "question answering": "qa", "summary": "summary", "summarization": "summary",
-            "summarisation": "summary", "data2text": "data2text", "data2txt": "data2text", "data-to-text": "data2text",
-            "dialogue": "dialogue", "dialog": "dialogue", "chat": "dialogue"}
+            "summarisation": "summary", "data2text": "data2text", "data2txt": "data2text",
+            "data-to-text": "data2text", "dialogue": "dialogue", "dialog": "dialogue", "chat": "dialogue"}
 _TURN = re.compile(r"(?:^[ \t]*\[?|\[)(human|user|assistant)\]?:", re.IGNORECASE | re.MULTILINE)
-"""A speaker's turn in a dialogue written into the question: at the start of a line ("User: ..."), or bracketed
-anywhere, as HaluEval writes a dialogue on one line ("[Human]: ... [Assistant]: ..."). A dialogue has turns of both
-sides, the person's and the assistant's; a system prompt is no turn."""
+"""A speaker's turn in a dialogue written into the question: at the start of a line ("User: ..."), or
+bracketed anywhere, as HaluEval writes a dialogue on one line ("[Human]: ... [Assistant]: ..."). A dialogue
+has turns of both sides, the person's and the assistant's; a system prompt is no turn."""
 
 
 def task_family(case: Case) -> str:

@@ -1,5 +1,6 @@
-"""The figures witness: every number of the answer, looked up in the sources by value at its own precision: given,
-stated (as written or rescaled), computed (one step of arithmetic from numbers near the question's words) or absent."""
+"""The figures witness: every number of the answer, looked up in the sources by value at its own precision:
+given, stated (as written or rescaled), computed (one step of arithmetic from numbers near the question's
+words) or absent."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ SCALES = (1.0, 1e3, 1e-3, 1e6, 1e-6, 1e9, 1e-9, 100.0, 0.01)
 NEAR_WORDS = 12
 """How many numbers after a word of the question are taken to belong to it (a row of a financial table)."""
 MAX_OPERANDS = 80
-"""At most this many numbers take part in the search for a computation (the nearest to the question's words)."""
+"""At most this many numbers take part in the search for a computation (the nearest to the question's
+words)."""
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,8 @@ class FigureCheck:
 
 
 def _operands(sources: Sequence[str], question: str) -> list[float]:
-    """The sources' numbers within `NEAR_WORDS` numbers after a word of the question (else all), nearest first."""
+    """The sources' numbers within `NEAR_WORDS` numbers after a word of the question (else all), nearest
+    first."""
     wanted = {w.key for w in content_words(question) if not w.text[0].isdigit() and len(w.text) > 2}
     near: dict[float, int] = {}
     every: list[float] = []
@@ -59,7 +62,8 @@ def _operands(sources: Sequence[str], question: str) -> list[float]:
 
 
 def _matches(candidates: np.ndarray, value: float, tolerance: float) -> np.ndarray:
-    """Which candidates lie within `tolerance` of `value` at some scale (signs ignored: losses in parentheses)."""
+    """Which candidates lie within `tolerance` of `value` at some scale (signs ignored: losses in
+    parentheses)."""
     target = abs(value)
     hits = np.zeros(candidates.shape, dtype=bool)
     with np.errstate(all="ignore"):
@@ -107,7 +111,8 @@ def check_figures(answer: str, context: Sequence[str], question: str) -> list[Fi
         if number.is_year or (value.is_integer() and abs(value) <= 10 and "%" not in text):
             continue
         tolerance = number.tolerance
-        if _matches(asked, value, tolerance).any():  # as the context's figures: in any form, at the answer's precision
+        # as the context's figures: in any form, at the answer's precision
+        if _matches(asked, value, tolerance).any():
             status, how = "given", "the question states it"
         elif (hits := _matches(stated, value, tolerance)).any():
             status, how = "stated", f"the context states {stated[hits][0]:g}"
@@ -124,7 +129,8 @@ STATUSES: tuple[FigureStatus, ...] = ("absent", "computed", "stated", "given")
 
 
 def testify(reading: Reading) -> Testimony:
-    """How many figures of the answer (and of each sentence) have each status; it points at each absent or computed."""
+    """How many figures of the answer (and of each sentence) have each status; it points at each absent or
+    computed."""
     case = reading.case
     checks = check_figures(reading.answer, case.context, case.question)
     counts = [dict.fromkeys(STATUSES, 0.0) for _ in reading.sentences]

@@ -1,5 +1,6 @@
-"""The grounding witness: how much likelier the context makes each token of the answer (its gain, capped at `clip`
-nats), aggregated per sentence (`VARIANTS`) and per case (the worst sentence's, the length-weighted mean, `share`)."""
+"""The grounding witness: how much likelier the context makes each token of the answer (its gain, capped at
+`clip` nats), aggregated per sentence (`VARIANTS`) and per case (the worst sentence's, the length-weighted
+mean, `share`)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ VARIANTS = ("mean", "q10", "min", "rare", "surprise", "unsupported")
 
 
 def sentence_values(full: Sequence[float], bare: Sequence[float], clip: float | None) -> dict[str, float]:
-    """The grounding values of one sentence from its tokens' log-probabilities with and without the context."""
+    """The grounding values of one sentence from its tokens' log-probabilities with and without the
+    context."""
     if len(full) == 0:
         return dict.fromkeys(VARIANTS, 0.0)
     f, b = np.asarray(full, dtype=np.float64), np.asarray(bare, dtype=np.float64)
@@ -35,14 +37,16 @@ def sentence_values(full: Sequence[float], bare: Sequence[float], clip: float | 
 
 
 def p_suspect(value: float, center: float, scale: float, lexical: float = 0.0) -> float:
-    """P(hallucinated) of a sentence of mean gain `value`, as the court's measure maps it (plus a lexical term)."""
+    """P(hallucinated) of a sentence of mean gain `value`, as the court's measure maps it (plus a lexical
+    term)."""
     z = (center - value) / scale + lexical
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
 
 
 def case_values(sentences: Sequence[dict[str, float]], lengths: Sequence[int], center: float,
                 scale: float) -> dict[str, float]:
-    """The case's grounding values from its sentences' (each weighted by its length in characters for means)."""
+    """The case's grounding values from its sentences' (each weighted by its length in characters for
+    means)."""
     if not sentences:
         return {}
     weights = np.asarray(lengths, dtype=np.float64)
@@ -61,7 +65,8 @@ VERSION = 1
 
 
 def testify(reading: Reading, clip: float | None, center: float, scale: float) -> Testimony:
-    """The values of the whole answer and of each sentence; it points at each sentence's three least supported words."""
+    """The values of the whole answer and of each sentence; it points at each sentence's three least supported
+    words."""
     assert reading.full is not None and reading.bare is not None
     per_sentence, sentences, points = [], [], []
     for start, end in reading.sentences:
@@ -73,7 +78,8 @@ def testify(reading: Reading, clip: float | None, center: float, scale: float) -
         for gain, i in gains[:3]:
             if gain < 0:
                 a, b = (reading.token_spans or ())[i]
-                points.append(reading.pointer(a, b, f"the context makes it {-gain:.1f} nats less likely", -gain))
+                points.append(reading.pointer(a, b, f"the context makes it {-gain:.1f} nats less "
+                                                    "likely", -gain))
     values = case_values(per_sentence, [b - a for a, b in reading.sentences], center, scale)
     return Testimony(witness="grounding", version=VERSION, values=_rounded(values),
                      sentences=[_rounded(s) for s in sentences], points=points)

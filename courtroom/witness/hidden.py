@@ -1,5 +1,5 @@
-"""The hidden-state witness: the model's residual stream, weighed by a fitted ruling's probe; it reports only that it
-was heard (the vectors stay in the call's record)."""
+"""The hidden-state witness: the model's residual stream, weighed by a fitted ruling's probe; it reports only
+that it was heard (the vectors stay in the call's record)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The lookback witness (Lookback Lens, Chuang et al. 2024): the share of attention the answer's tokens pay to the
-prompt, per layer and head (weighed by a ruling's probe); it reports the mean and points where it falls lowest."""
+"""The lookback witness (Lookback Lens, Chuang et al. 2024): the share of attention the answer's tokens pay to
+the prompt, per layer and head (weighed by a ruling's probe); it reports the mean and points where it falls
+lowest."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ POINTED = 3
 
 
 def testify(reading: Reading) -> Testimony:
-    """The mean share of attention to the context, of the answer and of each sentence; the tokens where it is lowest."""
+    """The mean share of attention to the context, of the answer and of each sentence; the tokens where it is
+    lowest."""
     assert reading.lookback is not None and reading.token_lookback is not None
     means = [statistics.fmean(v) for v in reading.lookback]
     spans = reading.token_spans or ()

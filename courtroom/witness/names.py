@@ -1,5 +1,5 @@
-"""The names witness: the names of the answer (runs of capitalised words, or a capitalised word not opening its
-sentence), looked up in the sources ignoring case, spacing and a possessive 's (or each of its words)."""
+"""The names witness: the names of the answer (runs of capitalised words, or a capitalised word not opening
+its sentence), looked up in the sources ignoring case, spacing and a possessive 's (or each of its words)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from courtroom.witness.reading import Reading
 _TOKEN = re.compile(r"[A-Za-z][\w'&.-]*|\S")
 _JOINERS = frozenset({"of", "the", "and", "de", "la", "du", "von", "van", "for", "&"})
 _OPENERS = frozenset(".!?:;\n\"'(")
-_ABBREVIATIONS = frozenset("mr mrs ms dr prof st mt jr sr gen sen rep gov lt col capt rev fr inc co corp ltd bros "
-                           "univ dept".split())
-"""Words whose full stop abbreviates them rather than ending a sentence ("Dr. Jane Doe", "Acme Co. Ltd"), as do
-single letters ("J. P. Morgan")."""
+_ABBREVIATIONS = frozenset("mr mrs ms dr prof st mt jr sr gen sen rep gov lt col capt rev fr inc co corp ltd "
+                           "bros univ dept".split())
+"""Words whose full stop abbreviates them rather than ending a sentence ("Dr. Jane Doe", "Acme Co. Ltd"), as
+do single letters ("J. P. Morgan")."""
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,8 @@ def names(text: str) -> list[tuple[int, int]]:
             run.pop()
         if run:
             capitals = [t for t in run if _capitalised(text[t[0]:t[1]])]
-            if len(capitals) >= 2 or ((before := text[:run[0][0]].rstrip(" \t")) and before[-1] not in _OPENERS):
+            if len(capitals) >= 2 or ((before := text[:run[0][0]].rstrip(" \t"))
+                                      and before[-1] not in _OPENERS):
                 spans.append((run[0][0], run[-1][1]))
         run.clear()
 
@@ -55,7 +56,8 @@ def names(text: str) -> list[tuple[int, int]]:
         if word and _capitalised(word):
             run.append((a, a + len(word)))
             if len(word) < b - a and len(word) > 1 and word.lower() not in _ABBREVIATIONS:
-                close()  # a full stop ends the name with its sentence ("on Sundays. Zorba runs it": two names)
+                # a full stop ends the name with its sentence ("on Sundays. Zorba runs it": two names)
+                close()
         elif run and word.lower() in _JOINERS:
             run.append((a, b))
         else:
@@ -65,8 +67,9 @@ def names(text: str) -> list[tuple[int, int]]:
 
 
 def _norm(text: str) -> str:
-    """Lower case, without a possessive 's, with punctuation as blanks (a name that ends a sentence or stands in
-    brackets or quotes is the name); apostrophes, hyphens and ampersands inside a word stay ("O'Neil", "AT&T")."""
+    """Lower case, without a possessive 's, with punctuation as blanks (a name that ends a sentence or stands
+    in brackets or quotes is the name); apostrophes, hyphens and ampersands inside a word stay ("O'Neil",
+    "AT&T")."""
     text = re.sub(r"['’]s\b", "", text.lower())
     text = re.sub(r"[^\w'’&-]+|(?<!\w)['’&-]+|['’&-]+(?!\w)", " ", text)
     return " ".join(text.split())
@@ -91,7 +94,8 @@ VERSION = 1
 
 
 def testify(reading: Reading) -> Testimony:
-    """How many names of the answer (and of each sentence) the sources lack, and their share; it points at each."""
+    """How many names of the answer (and of each sentence) the sources lack, and their share; it points at
+    each."""
     case = reading.case
     checks = check_names(reading.answer, [*case.context, case.question])
     per = [[0.0, 0.0] for _ in reading.sentences]
@@ -106,5 +110,6 @@ def testify(reading: Reading) -> Testimony:
     def values(absent: float, named: float) -> dict[str, float]:
         return {"absent": absent, "absent_share": absent / named if named else 0.0}
 
-    return Testimony(witness="names", version=VERSION, values=values(sum(c[0] for c in per), sum(c[1] for c in per)),
+    return Testimony(witness="names", version=VERSION,
+                     values=values(sum(c[0] for c in per), sum(c[1] for c in per)),
                      sentences=[values(*c) for c in per], points=points)

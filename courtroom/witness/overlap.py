@@ -1,4 +1,5 @@
-"""The overlap witness: the answer's content words (stemmed) that neither the context nor the question uses."""
+"""The overlap witness: the answer's content words (stemmed) that neither the context nor the question
+uses."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ VERSION = 1
 
 
 def testify(reading: Reading) -> Testimony:
-    """The share of the answer's (and each sentence's) content words the sources never use; it points at each."""
+    """The share of the answer's (and each sentence's) content words the sources never use; it points at
+    each."""
     case = reading.case
     vocabulary = Vocabulary([*case.context, case.question])
     sentences, points = [], []
@@ -20,6 +22,6 @@ def testify(reading: Reading) -> Testimony:
     for word in vocabulary.unsupported(content_words(reading.answer)):
         points.append(reading.pointer(word.start, word.end, "the context never uses this word", 0.5))
     whole = vocabulary.evidence(reading.answer).unsupported
-    return Testimony(witness="overlap", version=VERSION, values={"unsupported": round(whole, 6)}, sentences=sentences,
-                     points=points)
+    return Testimony(witness="overlap", version=VERSION, values={"unsupported": round(whole, 6)},
+                     sentences=sentences, points=points)
 

@@ -1,5 +1,5 @@
-"""The polarity witness: the answer's yes or no (+1, -1) to a yes/no question, and each answer sentence whose negation
-disagrees with the context sentence that shares most of its content words."""
+"""The polarity witness: the answer's yes or no (+1, -1) to a yes/no question, and each answer sentence whose
+negation disagrees with the context sentence that shares most of its content words."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from courtroom.case import Testimony
 from courtroom.text.negation import plain, word_scope
 from courtroom.witness.reading import Reading
 
-AUXILIARIES = frozenset("do does did is are was were can could will would should shall has have had may might must "
-                        "am".split())
+AUXILIARIES = frozenset("do does did is are was were can could will would should shall has have had may "
+                        "might must am".split())
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,8 @@ _CONTRACTED = {"can't": "can", "won't": "will", "shan't": "shall"}
 
 
 def is_yes_no_question(question: str) -> bool:
-    """The question asks for yes or no (it opens with an auxiliary verb, also a negative one: "Isn't", "Can't")."""
+    """The question asks for yes or no (it opens with an auxiliary verb, also a negative one: "Isn't",
+    "Can't")."""
     first = re.match(r"\s*([A-Za-z]+(?:'t)?)", plain(question))  # "Isn’t" as "Isn't"
     if not first:
         return False
@@ -43,7 +44,8 @@ def is_yes_no_question(question: str) -> bool:
 
 
 def answer_polarity(question: str, answer: str) -> int:
-    """+1 for an answer that opens with yes, -1 with no, 0 otherwise or when the question is not a yes/no one."""
+    """+1 for an answer that opens with yes, -1 with no, 0 otherwise or when the question is not a yes/no
+    one."""
     if not is_yes_no_question(question):
         return 0
     first = re.match(r"\s*\W*([A-Za-z]+)", answer)
@@ -57,7 +59,8 @@ _SAYS = re.compile(r"\W*(?:yes|no)\b\s*[,.;:!—–-]", re.IGNORECASE)
 
 def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
                    context_sentences: Sequence[str]) -> list[PolarityCheck]:
-    """Each answer sentence (by its span in `answer`) against the context sentence that shares most of its words."""
+    """Each answer sentence (by its span in `answer`) against the context sentence that shares most of its
+    words."""
     scopes = [word_scope(s) for s in context_sentences]  # each read once, however long the answer
     keyed = [set(scope) for scope in scopes]
     checks = []
@@ -79,17 +82,20 @@ def check_polarity(sentences: Sequence[tuple[int, int]], answer: str,
 
 
 VERSION = 3
-"""3: a cue in any Unicode spelling (a typographic or fullwidth apostrophe: "wasn’t"); 2: negation by scope over the
-shared words (1 counted the cues' parity: "no fever and no cough" read as asserted)."""
+"""3: a cue in any Unicode spelling (a typographic or fullwidth apostrophe: "wasn’t"); 2: negation by scope
+over the shared words (1 counted the cues' parity: "no fever and no cough" read as asserted)."""
 
 
 def testify(reading: Reading) -> Testimony:
-    """The answer's yes or no (+1, -1, 0) and the share of its sentences whose negation disagrees; it points at each."""
+    """The answer's yes or no (+1, -1, 0) and the share of its sentences whose negation disagrees; it points
+    at each."""
     case = reading.case
     polarity = float(answer_polarity(case.question, reading.answer))
     checks = check_polarity(reading.sentences, reading.answer, reading.context_sentences)
-    points = [reading.pointer(c.start, c.end, f"its negation disagrees with context sentence [{c.context_sentence + 1}]",
-                              c.overlap, context_sentence=c.context_sentence + 1) for c in checks if c.flipped]
+    points = [reading.pointer(c.start, c.end, "its negation disagrees with context sentence "
+                                              f"[{c.context_sentence + 1}]",
+                              c.overlap, context_sentence=c.context_sentence + 1) for c in checks
+              if c.flipped]
     flipped = [float(c.flipped) for c in checks]
     return Testimony(witness="polarity", version=VERSION,
                      values={"answer": polarity, "flipped": sum(flipped) / len(flipped) if flipped else 0.0},

@@ -1,4 +1,5 @@
-"""What the court read of a case for its witnesses: the answer's sentences and what the model's passes gave."""
+"""What the court read of a case for its witnesses: the answer's sentences and what the model's passes
+gave."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from courtroom.witness.spans import Word, sentence_locator, words
 
 @dataclass(frozen=True)
 class Reading:
-    """A case as the witnesses see it. Character positions are in `answer` (the case's answer without its leading
-    and trailing blanks); a pointer adds `offset` to stand in the case's own answer."""
+    """A case as the witnesses see it. Character positions are in `answer` (the case's answer without its
+    leading and trailing blanks); a pointer adds `offset` to stand in the case's own answer."""
 
     case: Case
     answer: str
@@ -34,8 +35,8 @@ class Reading:
     hidden: tuple[tuple[float, ...], ...] | None = None
     """Per sentence, then the whole answer (last): the mean hidden state at the court's depth."""
     word_hidden: tuple[tuple[float, ...], ...] | None = None
-    """Per word of the answer (`witness.spans.words`), the mean hidden state at the court's depth, when the court asked
-    for them (`witnesses.word_states`)."""
+    """Per word of the answer (`witness.spans.words`), the mean hidden state at the court's depth, when the
+    court asked for them (`witnesses.word_states`)."""
     word_projection: tuple[str, tuple[float, ...]] | None = None
     """Instead of the words' states, when the court's word probe asked the door to project them
     (`Observation.project_words`): the direction's fingerprint, and per word its state projected onto it."""
@@ -47,9 +48,11 @@ class Reading:
     @classmethod
     def of(cls, case: Case, sentences: Sequence[tuple[int, int]], context_sentences: Sequence[str],
            **passes: object) -> Reading:
-        """A reading of `case` whose stripped answer is cut into `sentences` (`text.sentences.sentence_spans`)."""
+        """A reading of `case` whose stripped answer is cut into `sentences`
+        (`text.sentences.sentence_spans`)."""
         answer = case.answer.strip()
-        return cls(case, answer, case.answer.find(answer), tuple(sentences), tuple(context_sentences), **passes)
+        return cls(case, answer, case.answer.find(answer), tuple(sentences), tuple(context_sentences),
+                   **passes)
 
     def tokens(self, start: int, end: int) -> list[int]:
         """The answer tokens over characters [start, end)."""
@@ -62,7 +65,8 @@ class Reading:
 
     @cached_property
     def words(self) -> list[Word]:
-        """The answer's words (`witness.spans.words`), each in its sentence: what `word_hidden` gives a state for."""
+        """The answer's words (`witness.spans.words`), each in its sentence: what `word_hidden` gives a state
+        for."""
         return words(self.answer, self.sentences)
 
     def pointer(self, start: int, end: int, note: str, weight: float = 0.0,

@@ -32,7 +32,8 @@ class Witness:
     testify: Callable[[Reading, GroundingSettings], Testimony]
     about: str
     values: tuple[str, ...]
-    """The names of the values it gives (of the whole answer and of each sentence): what a ruling may weigh."""
+    """The names of the values it gives (of the whole answer and of each sentence): what a ruling may
+    weigh."""
 
 
 WITNESSES: dict[str, Witness] = {w.name: w for w in (
@@ -40,16 +41,19 @@ WITNESSES: dict[str, Witness] = {w.name: w for w in (
             lambda r, g: grounding.testify(r, g.clip, g.center, g.scale),
             "how much likelier the context makes the answer's tokens (mean, low tail, rare words, surprise)",
             (*grounding.VARIANTS, *(f"worst_{v}" for v in grounding.VARIANTS), "share")),
-    Witness("lookback", lookback.VERSION, frozenset({"logprobs", "attention"}), lambda r, g: lookback.testify(r),
+    Witness("lookback", lookback.VERSION, frozenset({"logprobs", "attention"}), lambda r,
+            g: lookback.testify(r),
             "the share of attention the answer's tokens pay to the context, per layer and head", ("mean",)),
-    Witness("hidden", hidden.VERSION, frozenset({"logprobs", "hidden_states"}), lambda r, g: hidden.testify(r),
+    Witness("hidden", hidden.VERSION, frozenset({"logprobs", "hidden_states"}), lambda r,
+            g: hidden.testify(r),
             "the model's hidden state while reading the answer, for a fitted probe", ()),
     Witness("figures", figures.VERSION, frozenset(), lambda r, g: figures.testify(r),
             "every number of the answer looked up in the context, or computed from it", figures.STATUSES),
     Witness("names", names.VERSION, frozenset(), lambda r, g: names.testify(r),
             "every name of the answer looked up in the context", ("absent", "absent_share")),
     Witness("polarity", polarity.VERSION, frozenset(), lambda r, g: polarity.testify(r),
-            "the answer's yes or no, and negations that disagree with the closest context sentence", ("answer", "flipped")),
+            "the answer's yes or no, and negations that disagree with the closest context sentence",
+            ("answer", "flipped")),
     Witness("overlap", overlap.VERSION, frozenset(), lambda r, g: overlap.testify(r),
             "the share of the answer's content words the context never uses", ("unsupported",)),
     Witness("verdict", verdict.VERSION, frozenset({"logprobs"}), lambda r, g: verdict.testify(r),
@@ -67,7 +71,8 @@ READING_NEEDS: dict[Need, Callable[[Reading], bool]] = {
 
 
 def hear(reading: Reading, heard: Sequence[str], settings: GroundingSettings) -> list[Testimony]:
-    """The testimony of each witness named, in order; one whose needs are not met is recorded as not heard, with why."""
+    """The testimony of each witness named, in order; one whose needs are not met is recorded as not heard,
+    with why."""
     out = []
     for name in heard:
         witness = WITNESSES[name]

@@ -1,5 +1,5 @@
-"""A fitted ruling: how a court weighs its witnesses' testimony for one model, a logistic model per task family over
-the testimony's values and probe scores (docs/witnesses.md); applying it needs no scikit-learn."""
+"""A fitted ruling: how a court weighs its witnesses' testimony for one model, a logistic model per task
+family over the testimony's values and probe scores (docs/witnesses.md); applying it needs no scikit-learn."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from courtroom.errors import ConfigError
 FORMAT = 1
 """The ruling file format this version reads and writes."""
 REACH = 1e6
-"""A linear part must weigh values this many scales from its means (and values of 0) without leaving the floats."""
+"""A linear part must weigh values this many scales from its means (and values of 0) without leaving the
+floats."""
 Family = Literal["qa", "summary", "data2text", "dialogue", "any"]
 
 
@@ -35,7 +36,8 @@ class Linear(BaseModel):
 
     @model_validator(mode="after")
     def _same_lengths(self) -> Linear:
-        sizes = {len(self.mean), len(self.scale), len(self.weights)} | ({len(self.features)} if self.features else set())
+        sizes = {len(self.mean), len(self.scale), len(self.weights)} | ({len(self.features)}
+                                                                        if self.features else set())
         if len(sizes) != 1:
             raise ValueError(f"features, mean, scale and weights differ in length ({sorted(sizes)})")
         if any(s <= 0 for s in self.scale):
@@ -44,17 +46,19 @@ class Linear(BaseModel):
             slopes = np.abs(np.array(self.weights) / np.array(self.scale, dtype=np.float64))
             bound = abs(self.intercept) + slopes @ np.abs(self.mean) + REACH * np.abs(self.weights).sum()
         if not np.isfinite(bound):
-            raise ValueError(f"weights, means and scales whose log-odds overflow a float (weighing values of 0, or "
-                             f"{REACH:g} scales from the means): not a ruling a court can apply")
+            raise ValueError("weights, means and scales whose log-odds overflow a float (weighing values of "
+                             f"0, or {REACH:g} scales from the means): not a ruling a court can apply")
         return self
 
     def log_odds(self, values: Sequence[float]) -> float:
-        """`intercept` plus each value's part, in order (inf or NaN when it leaves the floats: see `exact_sum`)."""
+        """`intercept` plus each value's part, in order (inf or NaN when it leaves the floats: see
+        `exact_sum`)."""
         return self.intercept + exact_sum([w * (v - m) / s for v, m, s, w in
                                            zip(values, self.mean, self.scale, self.weights)])
 
     def contributions(self, values: Mapping[str, float]) -> tuple[dict[str, float], list[str]]:
-        """Each feature's part of the log-odds (and `intercept`), and the features `values` lacks (weighing nothing)."""
+        """Each feature's part of the log-odds (and `intercept`), and the features `values` lacks (weighing
+        nothing)."""
         parts = {"intercept": self.intercept}
         missing = []
         for name, mean, scale, weight in zip(self.features, self.mean, self.scale, self.weights):
@@ -66,7 +70,8 @@ class Linear(BaseModel):
 
 
 class Probe(BaseModel):
-    """A linear probe over a vector of the model's pass (attention pattern or hidden state): its score is a log-odds."""
+    """A linear probe over a vector of the model's pass (attention pattern or hidden state): its score is a
+    log-odds."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -76,14 +81,14 @@ class Probe(BaseModel):
 
     def score(self, vector: Sequence[float]) -> float:
         if len(vector) != len(self.linear.weights):
-            raise ConfigError(f"the ruling's {self.source} probe weighs {len(self.linear.weights)} values, the model's "
-                              f"pass gave {len(vector)}: the ruling was fitted for another model")
+            raise ConfigError(f"the ruling's {self.source} probe weighs {len(self.linear.weights)} values, "
+                              f"the model's pass gave {len(vector)}: the ruling was fitted for another model")
         return self.linear.log_odds(vector)
 
     @property
     def direction(self) -> tuple[float, ...]:
-        """Its weight per raw coordinate (weight over scale): `score(v)` is `offset` plus `v` dotted with it, so a door
-        can project a vector onto it and report one number (`Observation.project_words`)."""
+        """Its weight per raw coordinate (weight over scale): `score(v)` is `offset` plus `v` dotted with it,
+        so a door can project a vector onto it and report one number (`Observation.project_words`)."""
         return tuple(w / s for w, s in zip(self.linear.weights, self.linear.scale))
 
     @property
@@ -99,15 +104,16 @@ class Probe(BaseModel):
         X = np.asarray(vectors, dtype=np.float64)
         lin = self.linear
         if X.ndim != 2 or X.shape[1] != len(lin.weights):
-            raise ConfigError(f"the ruling's {self.source} probe weighs {len(lin.weights)} values, the model's pass "
-                              f"gave {X.shape[-1]}: the ruling was fitted for another model")
-        return (lin.intercept + ((X - np.array(lin.mean)) / np.array(lin.scale)) @ np.array(lin.weights)).tolist()
+            raise ConfigError(f"the ruling's {self.source} probe weighs {len(lin.weights)} values, the "
+                              f"model's pass gave {X.shape[-1]}: the ruling was fitted for another model")
+        return (lin.intercept + ((X - np.array(lin.mean)) / np.array(lin.scale))
+                @ np.array(lin.weights)).tolist()
 
 
 class SpanModel(BaseModel):
-    """How the court points at hallucinated words (`courtroom.witness.spans`): a logistic model over each word's values
-    (`spans.FEATURES`), the word threshold, the gap of words a span may bridge, and the window its scores are smoothed
-    over."""
+    """How the court points at hallucinated words (`courtroom.witness.spans`): a logistic model over each
+    word's values (`spans.FEATURES`), the word threshold, the gap of words a span may bridge, and the window
+    its scores are smoothed over."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
@@ -117,8 +123,8 @@ class SpanModel(BaseModel):
     window: int = Field(0, ge=0, le=5, exclude_if=lambda v: v == 0)
     """Words on each side a word's score is averaged with before the threshold (`spans.smoothed`)."""
     probe: Probe | None = Field(None, exclude_if=lambda v: v is None)
-    """A linear probe over each word's hidden state (`witnesses.word_states`), whose score the linear part weighs
-    as its last value (`word_probe`)."""
+    """A linear probe over each word's hidden state (`witnesses.word_states`), whose score the linear part
+    weighs as its last value (`word_probe`)."""
 
 
 class FamilyRuling(BaseModel):
@@ -134,8 +140,10 @@ class FamilyRuling(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_retired(cls, data: Any) -> Any:
-        """A region (#53) or trial weights (#51), retired (`court.migrations.RETIRED_SETTINGS`): read and left out."""
-        return {k: v for k, v in data.items() if k not in ("region", "trial")} if isinstance(data, dict) else data
+        """A region (#53) or trial weights (#51), retired (`courts.migrations.RETIRED_SETTINGS`): read and
+        left out."""
+        return ({k: v for k, v in data.items() if k not in ("region", "trial")}
+                if isinstance(data, dict) else data)
 
 
 class FittedRuling(BaseModel):
@@ -164,7 +172,8 @@ class FittedRuling(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _no_trial_witness(cls, data: Any) -> Any:
-        """The `trial` witness, named by rulings fitted on trial runs before trial weights were retired: left out."""
+        """The `trial` witness, named by rulings fitted on trial runs before trial weights were retired: left
+        out."""
         if isinstance(data, dict) and isinstance(heard := data.get("witnesses"), dict) and "trial" in heard:
             return {**data, "witnesses": {k: v for k, v in heard.items() if k != "trial"}}
         return data
@@ -196,12 +205,14 @@ class FittedRuling(BaseModel):
 
     def features(self, testimony: Sequence[Testimony], vectors: Mapping[str, Sequence[float]],
                  sentence: int | None = None, word_scores: Sequence[float] | None = None) -> dict[str, float]:
-        """The values this ruling weighs of the whole answer (or a sentence): testimony, probe scores, word values."""
+        """The values this ruling weighs of the whole answer (or a sentence): testimony, probe scores, word
+        values."""
         return self.with_probes(testimony_values(testimony, sentence), vectors, word_scores)
 
     def with_probes(self, values: Mapping[str, float], vectors: Mapping[str, Sequence[float]],
                     word_scores: Sequence[float] | None = None) -> dict[str, float]:
-        """`values`, the probes' scores over `vectors`, and `word_values` of the word probe's `word_scores`."""
+        """`values`, the probes' scores over `vectors`, and `word_values` of the word probe's
+        `word_scores`."""
         values = dict(values)
         for name, probe in self.probes.items():
             if name in vectors:
@@ -222,16 +233,18 @@ class FittedRuling(BaseModel):
         z = exact_sum(list(parts.values()))
         if not math.isfinite(z):  # a value the ruling cannot weigh: never a verdict at P = 0 or 1 by default
             bad = sorted(k for k, v in parts.items() if not math.isfinite(v))
-            raise ConfigError(f"the ruling {self.court}/{self.model} cannot weigh this testimony: the log-odds is {z} "
-                              f"(from {', '.join(f'{k} = {values.get(k, parts[k])}' for k in bad) or 'the sum'})")
+            raise ConfigError(f"the ruling {self.court}/{self.model} cannot weigh this testimony: the "
+                              f"log-odds is {z} (from "
+                              f"{', '.join(f'{k} = {values.get(k, parts[k])}' for k in bad) or 'the sum'})")
         p = 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
-        return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used, log_odds=round(z, 6),
-                        p_hallucinated=round(p, 6), threshold=weights.threshold,
+        return Weighing(ruling=f"{self.court}/{self.model}/{self.fingerprint}", family=used,
+                        log_odds=round(z, 6), p_hallucinated=round(p, 6), threshold=weights.threshold,
                         contributions={k: round(v, 6) for k, v in parts.items()}, missing=missing)
 
 
 def exact_sum(terms: Sequence[float]) -> float:
-    """`math.fsum`, or the plain sum (inf or NaN) where the terms leave the floats, for the caller to refuse."""
+    """`math.fsum`, or the plain sum (inf or NaN) where the terms leave the floats, for the caller to
+    refuse."""
     try:
         return math.fsum(terms)
     except (OverflowError, ValueError):  # an intermediate sum beyond a float, or inf - inf
@@ -239,8 +252,8 @@ def exact_sum(terms: Sequence[float]) -> float:
 
 
 WORD_VALUES = ("hidden.words_max", "hidden.words_top3", "hidden.words_share")
-"""What a word probe (`SpanModel.probe`) says of a text's words, as values a ruling may weigh: the highest word's
-log-odds, the mean of the three highest, and the share of words it finds more likely false than not."""
+"""What a word probe (`SpanModel.probe`) says of a text's words, as values a ruling may weigh: the highest
+word's log-odds, the mean of the three highest, and the share of words it finds more likely false than not."""
 
 
 def word_values(scores: Sequence[float]) -> dict[str, float]:
@@ -258,6 +271,7 @@ def testimony_values(testimony: Sequence[Testimony], sentence: int | None = None
     for t in testimony:
         if not t.heard:
             continue
-        source = t.values if sentence is None else (t.sentences[sentence] if sentence < len(t.sentences) else {})
+        source = t.values if sentence is None else (t.sentences[sentence]
+                                                    if sentence < len(t.sentences) else {})
         values.update({f"{t.witness}.{k}": v for k, v in source.items()})
     return values

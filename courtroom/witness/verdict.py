@@ -1,4 +1,5 @@
-"""The verdict witness: for a yes/no question, the model's own yes after the context, as log-odds of agreeing."""
+"""The verdict witness: for a yes/no question, the model's own yes after the context, as log-odds of
+agreeing."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def testify(reading: Reading) -> Testimony:
         agrees = polarity * math.log(p / (1 - p))
         first = reading.answer.split()[0] if reading.answer.split() else ""
         if agrees < 0:
-            points.append(reading.pointer(0, len(first), f"the model reads the context the other way (P(yes) = "
-                                                         f"{p:.2f})", -agrees))
+            points.append(reading.pointer(0, len(first), "the model reads the context the other way (P(yes) "
+                                                         f"= {p:.2f})", -agrees))
     return Testimony(witness="verdict", version=VERSION, values={"agrees": round(agrees, 6)},
                      sentences=[{"agrees": round(agrees, 6)} for _ in reading.sentences], points=points)

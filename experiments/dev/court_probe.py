@@ -12,7 +12,7 @@ from pathlib import Path
 from probe_sample import probe_cases, probe_parser
 
 from courtroom.baselines import RailsJudge
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door.transformers import TransformersBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.store import summarize

@@ -18,7 +18,7 @@ from courtroom.log.manifest import RunSpec
 from courtroom.log.store import RunStore
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.attacks.killed import killed_at, sigkill_after_writes
+from tests.helpers.killed import killed_at, sigkill_after_writes
 
 runner = CliRunner()
 

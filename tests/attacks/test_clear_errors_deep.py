@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import load_court
 from courtroom.court.personas import Persona
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.errors import CourtError, DatasetError, MetricArgumentError, PersonaError
 from courtroom.evaluate.datasets import LoadReport, load_file

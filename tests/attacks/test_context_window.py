@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from courtroom.case import Case
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner

@@ -26,7 +26,7 @@ from courtroom.log.manifest import RunSpec
 from courtroom.log.verify import verify
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.attacks.killed import ROOT, disk_full_at, killed_at
+from tests.helpers.killed import ROOT, disk_full_at, killed_at
 
 runner = CliRunner()
 RECORD = "judgements.jsonl"

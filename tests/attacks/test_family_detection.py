@@ -11,7 +11,7 @@ import pytest
 from courtroom.case import Case
 from courtroom.witness.family import task_family
 from courtroom.witness.ruling import FittedRuling
-from tests.attacks.test_ruling_numbers import _ruling
+from tests.helpers.rulings import shipped_ruling
 
 
 def family(question: str, context: str = "The court granted the motion.", **metadata: object) -> str:
@@ -71,6 +71,6 @@ def test_the_datasets_task_decides_when_given() -> None:
 
 
 def test_the_shipped_ruling_weighs_a_summary_judgment_question_by_its_qa_weights() -> None:
-    ruling = FittedRuling.model_validate(_ruling())
+    ruling = FittedRuling.model_validate(shipped_ruling())
     used, _ = ruling.family_for(family("Did the court grant the motion for summary judgment?"))
     assert used != "summary" and used == ruling.family_for("qa")[0]

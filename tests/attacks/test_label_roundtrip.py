@@ -15,8 +15,8 @@ import pytest
 from courtroom.calibrate.label_file import read_labels
 from courtroom.log.audit import Audit
 from courtroom.log.export import FORMULA_STARTS, spreadsheet_safe
-from tests.cli.test_calibrate_ruling import judged
-from tests.cli.test_label import invoke, rows
+from tests.helpers.labels import invoke, rows
+from tests.helpers.runs import judged
 
 IDS = [" spaced ", "spaced", "=x", "'=x", "''=x", "'plain", "+1", "@a", "-b", "\tc", " =d"]
 

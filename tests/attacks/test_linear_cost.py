@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from courtroom.case import Case
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from tests.helpers.cases import long_case
 

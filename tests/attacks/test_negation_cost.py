@@ -17,7 +17,7 @@ from courtroom.text.words import content_words
 from courtroom.witness import polarity
 from courtroom.witness.polarity import check_polarity
 from tests.helpers.cases import SYMPTOMS, negated_list, negated_list_case
-from tests.witness.helpers import reading
+from tests.helpers.witness import reading
 
 
 def test_each_context_sentence_is_read_for_negation_once_a_case_however_long_the_answer(

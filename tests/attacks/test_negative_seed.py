@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_label import invoke, world  # noqa: F401  # world: the module's fixture
+from tests.helpers.labels import invoke, world  # noqa: F401 (world: a fixture)
 
 
 @pytest.mark.parametrize("mode", [("label", "--write", "l.csv"), ("calibrate",), ("calibrate", "--ruling", "r.yaml"),

@@ -15,11 +15,11 @@ from typer.testing import CliRunner
 
 from courtroom.calibrate.prior_runs import read_prior
 from courtroom.cli import app
-from courtroom.court import load_court
-from courtroom.court.files import MAX_RULING_BYTES
 from courtroom.court.personas import Persona
+from courtroom.courts import load_court
+from courtroom.courts.files import MAX_RULING_BYTES
 from courtroom.errors import ConfigError, CourtError, PersonaError
-from tests.attacks.test_ruling_numbers import SHIPPED, _court_with, _ruling
+from tests.helpers.rulings import SHIPPED, court_with, shipped_ruling
 
 BIG = "1" * 5000
 """An integer Python does not read from text (over `sys.get_int_max_str_digits()`, 4,300)."""
@@ -44,10 +44,10 @@ def test_an_integer_of_thousands_of_digits_is_one_line_naming_file_and_line(tmp_
     assert code == 2 and f"{court}:{line}: {said}" in output, output
     ruling = tmp_path / "rulings" / "ruling.yaml"
     ruling.parent.mkdir()
-    ruling.write_text(f"{yaml.safe_dump(_ruling())}depth: {BIG}\n")
+    ruling.write_text(f"{yaml.safe_dump(shipped_ruling())}depth: {BIG}\n")
     line = len(ruling.read_text().splitlines())
     with pytest.raises(CourtError, match=f"{ruling}:{line}: {said}"):
-        load_court(_court_with(tmp_path / "rulings", str(ruling)))
+        load_court(court_with(tmp_path / "rulings", str(ruling)))
     with pytest.raises(ConfigError, match=f"{ruling}:{line}: {said}"):
         read_prior(ruling)
     code, output = invoke("run", "examples", "--limit", "1", "--set", f"max_charges={BIG}", "--out", str(tmp_path / "r"))
@@ -56,7 +56,7 @@ def test_an_integer_of_thousands_of_digits_is_one_line_naming_file_and_line(tmp_
 
 def test_a_ruling_is_composed_once_and_names_twenty_of_its_thousand_errors(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    ruling = _ruling()
+    ruling = shipped_ruling()
     ruling["families"]["any"]["linear"]["weights"] = ["heavy"] * 1000
     path = tmp_path / "ruling.yaml"
     path.write_text(yaml.safe_dump(ruling))

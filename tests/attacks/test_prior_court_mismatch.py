@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from tests.cli.test_label import fill, invoke, world  # noqa: F401  # world: the module's fixture
 from tests.helpers.cases import NO_RULING_MODEL
+from tests.helpers.labels import fill, invoke, world  # noqa: F401 (world: a fixture)
 
 
 def test_a_prior_of_another_court_is_refused_naming_both_courts(world, tmp_path: Path) -> None:  # noqa: ANN001, F811

@@ -13,16 +13,16 @@ from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.cli.test_calibrate_ruling import labelled
-from tests.cli.test_label import TOWNS, fill, invoke, world  # noqa: F401  # world: the module's fixture
 from tests.helpers.cases import NO_RULING_MODEL
+from tests.helpers.labels import USER_TOWNS, fill, invoke, world  # noqa: F401 (world: a fixture)
+from tests.helpers.runs import labelled
 
 
 @pytest.fixture(scope="module")
 def fewer_witnesses(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The user's run by a court that hears the grounding witness alone."""
     tmp = tmp_path_factory.mktemp("fewer")
-    spec = RunSpec.build(str(labelled(tmp / "mine.jsonl", TOWNS)), judge="courtroom", court="default",
+    spec = RunSpec.build(str(labelled(tmp / "mine.jsonl", USER_TOWNS)), judge="courtroom", court="default",
                          model=NO_RULING_MODEL, judge_options={"overrides": {"witnesses.heard": ["grounding"]}})
     run = start_run(spec, tmp / "run")
     run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.cli.test_label import fill, invoke, world  # noqa: F401  # world: the module's fixture
+from tests.helpers.labels import fill, invoke, world  # noqa: F401 (world: a fixture)
 
 DOCS = Path(__file__).parents[2] / "docs" / "witnesses.md"
 

@@ -14,8 +14,8 @@ import pytest
 
 from courtroom.log.audit import Audit
 from courtroom.report.html import build_report
-from tests.attacks import pseudo_run
 from tests.helpers.browser import chromium as chromium_or_skip
+from tests.helpers.runs import pseudo_run
 
 PAYLOADS = ["{{data}}", "<input><img src=data:, onerror=document.title='pwned'>", "<!--<script>",
             "</script><script>document.title='pwned'</script>", "{{title}} & {% raw %}"]

@@ -11,39 +11,19 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from courtroom.case import Testimony
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.errors import ConfigError, CourtError
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear
-
-SHIPPED = Path(__file__).resolve().parents[2] / "personas" / "courts"
-
-
-def _ruling(**changes: object) -> dict:
-    ruling = yaml.safe_load((SHIPPED / "rulings" / "default.smollm2-135m.yaml").read_text())
-    ruling.update(changes)
-    return ruling
-
-
-def _court_with(tmp_path: Path, ruling: str | dict) -> Path:
-    """A copy of the default court whose SmolLM2 ruling is `ruling` (a path, or a ruling written beside it)."""
-    court = yaml.safe_load((SHIPPED / "default.yaml").read_text())
-    if isinstance(ruling, dict):
-        (tmp_path / "ruling.yaml").write_text(yaml.safe_dump(ruling))
-        ruling = "ruling.yaml"
-    court["witnesses"]["rulings"] = {"smollm2-135m": ruling}
-    path = tmp_path / "court.yaml"
-    path.write_text(yaml.safe_dump(court))
-    return path
+from tests.helpers.rulings import court_with, shipped_ruling
 
 
 @pytest.mark.parametrize("text", [".nan", ".inf", "-.inf"])
 def test_a_ruling_file_with_a_non_finite_weight_is_refused_when_the_court_loads(tmp_path: Path, text: str) -> None:
-    ruling = _ruling()
+    ruling = shipped_ruling()
     ruling["families"]["any"]["linear"]["weights"][0] = "PLACEHOLDER"
-    path = _court_with(tmp_path, ruling)
+    path = court_with(tmp_path, ruling)
     ruling_file = tmp_path / "ruling.yaml"
     ruling_file.write_text(ruling_file.read_text().replace("PLACEHOLDER", text))
     with pytest.raises(CourtError, match=r"ruling\.yaml.*finite"):
@@ -73,7 +53,7 @@ def test_a_testimony_value_the_ruling_cannot_weigh_is_an_error_not_a_verdict_at_
 def _refused_in_time(path: Path) -> str:
     """Load the court in a child process held to 1 GB and 60 s, so that a loader that opens what it must not (reads
     /dev/zero to the end, or waits on a FIFO) fails the test instead of the machine; the child's error message."""
-    code = ("import sys; from courtroom.court import load_court\n"
+    code = ("import sys; from courtroom.courts import load_court\n"
             "try:\n    load_court(sys.argv[1], model='smollm2-135m')\n"
             "except Exception as exc:\n    print(type(exc).__name__, exc)")
     def limited() -> None:
@@ -88,26 +68,26 @@ def _refused_in_time(path: Path) -> str:
 
 
 def test_a_ruling_path_that_is_a_device_is_refused_without_reading_it(tmp_path: Path) -> None:
-    assert "not a regular file" in _refused_in_time(_court_with(tmp_path, "/dev/zero"))
+    assert "not a regular file" in _refused_in_time(court_with(tmp_path, "/dev/zero"))
 
 
 def test_a_ruling_path_that_is_a_fifo_is_refused_without_opening_it(tmp_path: Path) -> None:
     fifo = tmp_path / "ruling.fifo"
     os.mkfifo(fifo)
-    assert "not a regular file" in _refused_in_time(_court_with(tmp_path, str(fifo)))
+    assert "not a regular file" in _refused_in_time(court_with(tmp_path, str(fifo)))
 
 
 def test_a_ruling_whose_values_no_witness_gives_is_refused_naming_them(tmp_path: Path) -> None:
-    ruling = _ruling()
+    ruling = shipped_ruling()
     for family in ruling["families"].values():
         family["linear"]["features"] = [f.replace("grounding.", "grounding.typo_") for f in family["linear"]["features"]]
     with pytest.raises(CourtError, match=r"grounding\.typo_mean"):
-        load_court(_court_with(tmp_path, ruling), model="smollm2-135m")
+        load_court(court_with(tmp_path, ruling), model="smollm2-135m")
 
 
 def test_a_span_model_whose_values_are_out_of_order_is_refused(tmp_path: Path) -> None:
-    ruling = _ruling()
+    ruling = shipped_ruling()
     features = ruling["spans"]["linear"]["features"]
     features[0], features[1] = features[1], features[0]
     with pytest.raises(CourtError, match=r"spans: gain_min, sentence_p"):
-        load_court(_court_with(tmp_path, ruling), model="smollm2-135m")
+        load_court(court_with(tmp_path, ruling), model="smollm2-135m")

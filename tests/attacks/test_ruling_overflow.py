@@ -13,15 +13,15 @@ import yaml
 
 from courtroom.calibrate.prior_runs import read_prior
 from courtroom.case import Testimony
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.errors import ConfigError, CourtError
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear, Probe, SpanModel
 from courtroom.witness.spans import FEATURES, model_scores
-from tests.attacks.test_ruling_numbers import _court_with, _ruling
+from tests.helpers.rulings import court_with, shipped_ruling
 
 
 def _huge() -> dict:
-    ruling = _ruling()
+    ruling = shipped_ruling()
     linear = ruling["families"]["any"]["linear"]
     linear["mean"] = [1e308] * len(linear["mean"])
     linear["weights"] = [1e308] * len(linear["weights"])
@@ -30,7 +30,7 @@ def _huge() -> dict:
 
 def test_a_ruling_whose_log_odds_overflow_is_refused_when_the_court_reads_it(tmp_path: Path) -> None:
     with pytest.raises(CourtError, match=r"ruling\.yaml:\d+: field families\.any\.linear: .*overflow"):
-        load_court(_court_with(tmp_path, _huge()), model="smollm2-135m")
+        load_court(court_with(tmp_path, _huge()), model="smollm2-135m")
 
 
 def test_a_prior_whose_log_odds_overflow_is_refused_when_read(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import yaml
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import AuditError, DatasetError
 from courtroom.evaluate.datasets import load_file

@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from courtroom.cli import app
 from courtroom.log.audit import Audit
 from courtroom.report.html import build_report
-from tests.attacks import pseudo_run
 from tests.helpers.browser import chromium as chromium_or_skip
+from tests.helpers.runs import pseudo_run
 from tests.helpers.span_run import GOLD, span_rows
 
 ESCAPES = "\x1b[31m\u202eby the keeper\x1b]0;pwned\x07\x9b2J"

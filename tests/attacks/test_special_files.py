@@ -21,8 +21,8 @@ from courtroom.cli import app
 from courtroom.errors import TranscriptError
 from courtroom.log.store import RunStore
 from courtroom.view.app import HEADER
-from tests.cli.test_calibrate_ruling import judged, labelled
-from tests.view.conftest import serving
+from tests.helpers.runs import judged, labelled
+from tests.helpers.view import serving
 
 runner = CliRunner()
 

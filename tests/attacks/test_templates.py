@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from courtroom.court import load_court
 from courtroom.court.personas import Persona
 from courtroom.court.templates import OUTPUT_CHARS, render_template
+from courtroom.courts import load_court
 from courtroom.door.requests import Sampling
 from courtroom.errors import CourtError, PersonaError
 from tests.helpers.courts import settings

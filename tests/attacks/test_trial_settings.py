@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.court import Court, load_court
+from courtroom.court import Court
+from courtroom.courts import load_court
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import CourtError
 

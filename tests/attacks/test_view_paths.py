@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from courtroom.log.audit import Audit
 from courtroom.view.app import HEADER, create_app
-from tests.view.conftest import made, world  # noqa: F401 (fixtures)
+from tests.helpers.view import made, world  # noqa: F401 (fixtures)
 
 TOKEN = "the-token-of-this-start"
 

@@ -19,7 +19,7 @@ from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from courtroom.view.app import HEADER, create_app
 from tests.helpers.court_script import CourtScript
-from tests.view.conftest import browser, made, open_page, serving, world  # noqa: F401 (fixtures)
+from tests.helpers.view import browser, made, open_page, serving, world  # noqa: F401 (fixtures)
 
 TOKEN = "the-token-of-this-start"
 ID = "<img src=x onerror=document.title='pwned'>"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.view.conftest import browser, made, serving  # noqa: F401 (fixtures)
+from tests.helpers.view import browser, made, serving  # noqa: F401 (fixtures)
 
 
 def free_port() -> int:

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import courts_dir, load_court
 from courtroom.court.personas import Persona
+from courtroom.courts import courts_dir, load_court
 from courtroom.errors import CourtError, PersonaError
 
 runner = CliRunner()

@@ -14,7 +14,7 @@ import yaml
 from courtroom.calibrate.label_session import STABLE_AFTER, LabelSession
 from courtroom.errors import ConfigError
 from courtroom.log.audit import Audit
-from tests.cli.test_label import invoke, world  # noqa: F401  # world: the module's fixture
+from tests.helpers.labels import invoke, world  # noqa: F401 (world: a fixture)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import yaml
 
 from courtroom.case import Case, CaseVerdict
 from courtroom.clerk.rulings import check_ruling
-from courtroom.court import courts_dir, load_court
+from courtroom.courts import courts_dir, load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.spec import BackendSpec
 from courtroom.errors import CaseFailedError, CourtError

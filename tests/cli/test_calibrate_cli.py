@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from courtroom.calibrate.threshold_runs import calibrate
 from courtroom.cli import app
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door.spec import BackendSpec
 from courtroom.log.audit import Audit
 from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)

@@ -23,38 +23,10 @@ from courtroom.runs.start import start_run
 from courtroom.witness.ruling import WORD_VALUES, FittedRuling, Probe
 from tests.helpers.cases import NO_RULING_MODEL
 from tests.helpers.court_script import CourtScript
+from tests.helpers.runs import TOWNS, judged, labelled
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "200"}
-TOWNS = ["Arden", "Brill", "Corve", "Dunmore", "Elsby", "Fenwick", "Garth", "Hollin", "Ivel", "Jessop", "Kelby",
-         "Lorne"]
-
-
-def labelled(path: Path, towns: list[str] = TOWNS, fails: int | None = None) -> Path:
-    """A labelled file: every town's population; the faithful answer gives the context's figure, the hallucinated
-    one a figure the context never states (and no step of arithmetic gives)."""
-    rows = []
-    for i, town in enumerate(towns):
-        population = 1000 + 137 * (i + 3)
-        context = f"The town of {town} had a population of {population:,} in the last census. Its market is on Tuesdays."
-        question = f"What was the population of {town}?"
-        rows.append({"id": f"{town}-pass", "source": "towns", "question": question, "context": [context],
-                     "answer": f"The population of {town} was {population:,}.", "label": "PASS"})
-        if fails is None or i < fails:
-            rows.append({"id": f"{town}-fail", "source": "towns", "question": question, "context": [context],
-                         "answer": f"The population of {town} was {population + 4321:,}.", "label": "FAIL"})
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-def judged(data: Path, out: Path) -> Path:
-    """The default court's run of the file on the pseudo-model (no ruling fitted for it: the measure decides)."""
-    run = start_run(RunSpec.build(str(data), judge="courtroom", court="default", model=NO_RULING_MODEL), out)
-    run.execute(runner=LocalRunner(ScriptedBackend(PseudoModel(), model="default")))
-    run.close()
-    return out
-
-
 def labels(run: Path) -> dict[str, str]:
     return {r.case_id: r.label for r in Audit(run).rows()}
 

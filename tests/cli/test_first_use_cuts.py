@@ -28,8 +28,8 @@ def cli(*args: str) -> tuple[int, str]:
     (("--device", "cdua"), "BackendSpec.device: 'cdua' is not a device: auto, cpu, cuda, cuda:N, mps, xpu or xpu:N; "
                            "did you mean 'cuda'?"),
     (("--device", "cuda:1"), "--device cuda:1: torch sees no cuda device on this machine"),
-    (("--judge", "singel"), "unknown judge 'singel'; choose one of ['courtroom', 'single', 'two-step', 'rails', "
-                            "'per-context', 'vote', 'unstructured']; did you mean 'single'?"),
+    (("--judge", "singel"), "unknown judge 'singel'; choose one of ['courtroom', 'per-context', 'rails', 'single', "
+                            "'two-step', 'unstructured', 'vote']; did you mean 'single'?"),
     (("--model", "qwen2.5-coder-0.5"), "Hugging Face id: not of the form 'org/name'; did you mean 'qwen2.5-coder-0.5b'?"),
     (("--model", "defualt"), "did you mean 'default'?")])
 def test_an_option_typo_is_refused_before_anything_is_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

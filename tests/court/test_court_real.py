@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.court import Court, load_court
-from courtroom.court.load import court_from_config
+from courtroom.court import Court
+from courtroom.courts import court_from_config, load_court
 from courtroom.door.panel import Panel
 from courtroom.door.spec import BackendSpec
 from courtroom.engine.events import parse_event
@@ -83,7 +83,7 @@ def test_a_judge_seated_on_another_model_speaks_through_it_on_the_real_model(rea
     judged = [e for e in calls if e.role == "judge"]
     assert judged and {e.seat for e in judged} == {"smollm2-135m"}
     assert {e.seat for e in calls if e.role != "judge"} == {None}
-    result = replay(outcome.events, Court.from_config(court.config(), BackendSpec(model="default")))
+    result = replay(outcome.events, court_from_config(court.config(), BackendSpec(model="default")))
     assert result.matches, result.differences
 
 

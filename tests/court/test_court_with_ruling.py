@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from courtroom.case import Case
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.witness.registry import WITNESSES
 from courtroom.witness.ruling import FamilyRuling, FittedRuling, Linear

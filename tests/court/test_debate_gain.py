@@ -9,7 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import load_court, parse_override, with_overrides
+from courtroom.court import with_overrides
+from courtroom.courts import load_court, parse_override
 from courtroom.door import ScriptedBackend
 from courtroom.engine.registry import JudgeSpec
 from courtroom.errors import CourtError
@@ -63,7 +64,7 @@ def test_court_settings_can_be_changed_from_the_command_line(tmp_path: Path) -> 
     assert parse_override("trial.judge_weight=0.3") == ("trial.judge_weight", 0.3)
     spec = load_court("full").spec
     assert with_overrides(spec, {"aggregation.method": "any"}).aggregation.method == "any"
-    assert with_overrides(spec, {"ruling.judge_weight": 0.3}).trial.judge_weight == 0.3  # as courts wrote it before
+    assert load_court("full", overrides={"ruling.judge_weight": 0.3}).spec.trial.judge_weight == 0.3  # as courts wrote it
     with pytest.raises(CourtError, match="no setting 'weight' there"):
         with_overrides(spec, {"trial.weight": 1})
     with pytest.raises(CourtError, match="--set trial.judge_weight: Input should be less than or equal to 1"):

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.requests import GenerationRequest, GenerationResponse
 from courtroom.engine.registry import JudgeSpec
@@ -200,7 +200,7 @@ def test_the_default_court_tries_nothing_and_decides_as_a_full_trial_run_rejudge
 
 
 def test_a_court_that_tries_nothing_has_no_trial_setting_to_change() -> None:
-    with pytest.raises(CourtError, match="--set on_no_charges: the court has no section 'trial'"):
+    with pytest.raises(CourtError, match="--set trial.on_no_charges: the court has no section 'trial'"):  # (its path now)
         load_court("default", overrides={"on_no_charges": "try_whole_answer"})
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from courtroom.case import Case
 from courtroom.clerk.reading import Reading
-from courtroom.court import Court, load_court
+from courtroom.court import Court
 from courtroom.court.grounds import prosecution
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.engine.events import Grounds, Quote
 from courtroom.errors import CourtError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from courtroom.casefile import answer_fence
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from tests.helpers.cases import BENIGN, INJECTED
 from tests.helpers.court_script import CourtScript

@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from courtroom.court import Court, load_court
+from courtroom.court import Court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.engine.metric import NAME, Score, case_from_arguments
 from courtroom.errors import BackendError, CaseFailedError, MetricArgumentError

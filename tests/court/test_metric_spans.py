@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from courtroom.case import CaseVerdict, HallucinatedSpan
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.engine.metric import Score, spans_phrase
 from courtroom.integrations.common import metadata, reason

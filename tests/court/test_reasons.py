@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from courtroom.court import Court, courts_dir, load_court
+from courtroom.court import Court
+from courtroom.courts import courts_dir, load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.evaluate.datasets import example_cases
 from tests.helpers.courts import tuned

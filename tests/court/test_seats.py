@@ -9,7 +9,8 @@ from typing import Literal
 import pytest
 
 from courtroom.case import Case
-from courtroom.court import Court, load_court
+from courtroom.court import Court
+from courtroom.courts import court_from_config, load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.panel import Panel
 from courtroom.door.requests import ChatMessage, GenerationRequest, message_hash
@@ -62,7 +63,7 @@ def test_a_seated_transcript_replays_and_a_replay_against_other_seats_is_refused
     c = court(judge="judge-model")
     debaters, judges = doors()
     [outcome] = list(c.run_many([CASE], Panel(debaters, {"judge-model": judges})))
-    again = replay(outcome.events, Court.from_config(c.config(), BackendSpec(model="debaters")))
+    again = replay(outcome.events, court_from_config(c.config(), BackendSpec(model="debaters")))
     assert again.matches and again.verdict.score == outcome.verdict.score
     same_model = court()  # the same court with the judge on the debaters' model: its calls go elsewhere
     other = replay(outcome.events, same_model, config_hash=c.config_hash())

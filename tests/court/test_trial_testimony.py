@@ -10,8 +10,8 @@ import math
 import pytest
 
 from courtroom.case import Case
-from courtroom.court import load_court
 from courtroom.court.testimony import TRIAL, log_odds
+from courtroom.courts import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.engine.registry import judge_from_config, upgrade_config
 from courtroom.evaluate.datasets import example_cases

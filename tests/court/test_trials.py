@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from courtroom.case import Case
-from courtroom.court import Court, load_court
+from courtroom.court import Court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from tests.helpers.court_script import CourtScript
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from courtroom.clerk import Clerk
-from courtroom.court import Court, court_json_schema, courts_dir, load_court
+from courtroom.court import Court
 from courtroom.court.personas import Persona, persona_json_schema, shipped_personas
+from courtroom.courts import court_json_schema, courts_dir, load_court
 from courtroom.errors import CourtError, PersonaError
 from tests.helpers.courts import court_file, write
 

@@ -138,7 +138,7 @@ def test_a_recorded_call_keeps_its_observations_through_json() -> None:
 
 
 def test_an_older_run_rejudged_by_a_court_with_more_witnesses_records_them_not_heard(tmp_path: Path) -> None:
-    from courtroom.court import courts_dir
+    from courtroom.courts import courts_dir
     from courtroom.engine.events import VerdictEvent
     from courtroom.engine.registry import JudgeSpec
     from courtroom.log.audit import Audit

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from courtroom.engine.registry import upgrade_config
-from tests.golden.variants import VARIANTS, golden_lines
+from tests.helpers.golden import VARIANTS, golden_lines
 
 DATA = Path(__file__).parent / "data"
 
@@ -55,7 +55,7 @@ FORMAT_1 = Path(__file__).parent / "format1"
 def test_a_judge_of_prompt_format_1_still_writes_the_transcripts_of_0_1(name: str) -> None:
     """Runs recorded before the per-case fence replay: a judge rebuilt at prompt format 1 asks exactly what they
     asked, prompt for prompt and call for call (these goldens were recorded by 0.1; its trials are retired, their
-    payload texts cut at a character count: `courtroom.court.migrations`)."""
+    payload texts cut at a character count: `courtroom.courts.migrations`)."""
 
     def at_format_1(backend):  # noqa: ANN001, ANN202
         judge = VARIANTS[name](backend)

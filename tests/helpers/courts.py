@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from courtroom.court import load_court, with_overrides
+from courtroom.court import with_overrides
+from courtroom.courts import load_court
 from courtroom.engine.judge import Judge
 
 

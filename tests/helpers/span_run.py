@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.attacks import pseudo_run
+from tests.helpers.runs import pseudo_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "courtroom" / "data" / "examples.jsonl"
 

@@ -17,14 +17,11 @@ import importlib
 import importlib.util
 import os
 import socket
-from types import ModuleType
 
 import pytest
 
-from courtroom.court import Court, load_court
-from courtroom.door import ScriptedBackend
-from tests.helpers.cases import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION  # noqa: F401 (the host tests import them from here)
-from tests.helpers.court_script import CourtScript
+from courtroom.court import Court
+from tests.helpers.hosts import scripted_court
 
 OFFLINE = {
     "OPIK_TRACK_DISABLE": "true", "OPIK_ANALYTICS_ENABLE": "false", "OPIK_SENTRY_ENABLE": "false",
@@ -39,24 +36,6 @@ os.environ.update(OFFLINE)
 HOSTS = ("opik", "deepeval", "ragas")
 collect_ignore = [f"test_{name}.py" for name in HOSTS
                   if importlib.util.find_spec(name) is None and os.environ.get("COURTROOM_HOST") != name]
-
-
-
-def host(name: str) -> ModuleType:
-    """Import a host tool, or skip its tests (fail instead when `COURTROOM_HOST` names it: `make test`)."""
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        if os.environ.get("COURTROOM_HOST") == name:
-            pytest.fail(f"COURTROOM_HOST={name} but {name} does not import ({exc}): build .venv-{name} with "
-                        "`make integrations`", pytrace=False)
-        pytest.skip(f"{name} is not installed here (`make integrations` builds .venv-{name})", allow_module_level=True)
-
-
-def scripted_court() -> Court:
-    """The default court, judging on the scripted backend: the statement naming 1926 is ungrounded and conceded."""
-    script = CourtScript(grounding={"1926": -1.0}, moves={"prosecutor": ["argue"], "defender": ["concede"]})
-    return load_court("full", ScriptedBackend(script, model="scripted"))
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import asyncio
 import pytest
 
 from courtroom.engine.metric import NAME
-from tests.integrations.conftest import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION, host, scripted_court
+from tests.helpers.cases import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION
+from tests.helpers.hosts import host, scripted_court
 
 pytestmark = pytest.mark.integrations
 

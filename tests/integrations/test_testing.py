@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from courtroom.court import Court, load_court
+from courtroom.court import Court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.testing import assert_faithful
 from tests.helpers.cases import CONTEXT, FAITHFUL, HALLUCINATED, QUESTION

@@ -12,7 +12,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.evaluate.metrics import compute_metrics
 from courtroom.log.audit import Audit

@@ -23,7 +23,7 @@ from courtroom.log.judgements import Judgement
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.attacks.killed import ROOT
+from tests.helpers.killed import ROOT
 
 WRITER = """
 import sys

@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import courts_dir, load_court
+from courtroom.courts import courts_dir, load_court
 from courtroom.door import ScriptedBackend, Unparseable
 from courtroom.door.requests import GenerationRequest
 from courtroom.engine.registry import JudgeSpec

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from courtroom.door import ScriptedBackend
 from courtroom.log.manifest import RunSpec
 from courtroom.report.html import build_report
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from courtroom.door import ScriptedBackend
 from tests.helpers.browser import chromium as chromium_or_skip
 from tests.helpers.court_script import CourtScript
 

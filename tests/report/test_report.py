@@ -20,19 +20,9 @@ from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
 from tests.helpers.browser import chromium as chromium_or_skip
 from tests.helpers.court_script import CourtScript
+from tests.helpers.runs import court_run
 
 runner = CliRunner()
-
-
-def _court_run(out: Path, p_hallucinated: float, grounding: float) -> Path:
-    script = CourtScript(suspect={str(d): 0.8 for d in range(10)}, grounding={str(d): grounding for d in range(10)},
-                         word_grounding={str(d): grounding - 1 for d in range(10)},
-                         moves={"prosecutor": ["argue"], "defender": ["rebut"], "judge": ["rule"]},
-                         p_hallucinated=p_hallucinated)
-    options = {"overrides": {"trial.exchange_rounds": 0}}  # the prosecutor chooses its first move: a move call to show
-    start_run(RunSpec.build("examples", judge="courtroom", court="full", window=4, judge_options=options), out).execute(
-        runner=LocalRunner(ScriptedBackend(script)))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +30,7 @@ def runs(tmp_path_factory) -> tuple[Path, Path]:
     """Two court runs of the examples that differ: A's measurement finds the charged statements poorly
     grounded and its judge convicts; B's finds them grounded and its judge acquits."""
     root = tmp_path_factory.mktemp("report")
-    return _court_run(root / "strict", 0.7, -0.5), _court_run(root / "lenient", 0.0, 0.8)
+    return court_run(root / "strict", 0.7, -0.5), court_run(root / "lenient", 0.0, 0.8)
 
 
 @pytest.fixture(scope="module")

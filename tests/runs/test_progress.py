@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.door.backend import Tick
 from courtroom.evaluate.datasets import example_cases

@@ -12,7 +12,7 @@ ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
 
 from courtroom.baselines import RailsJudge  # noqa: E402
-from courtroom.court import load_court  # noqa: E402
+from courtroom.courts import load_court  # noqa: E402
 from courtroom.door import ScriptedBackend  # noqa: E402
 from courtroom.door.spec import BackendSpec  # noqa: E402
 from courtroom.evaluate.datasets import example_cases  # noqa: E402

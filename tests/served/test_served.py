@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from courtroom.baselines import BASELINES
 from courtroom.case import Case
 from courtroom.clerk import grounding
 from courtroom.cli import app
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import BackendSpec
 from courtroom.door.requests import ChatMessage, GenerationRequest
 from courtroom.door.served import ServedBackend
-from courtroom.engine.registry import BASELINES
 from courtroom.errors import BackendError, ConfigError
 from courtroom.evaluate.datasets import example_cases
 from courtroom.log.audit import Audit
@@ -31,8 +31,8 @@ from courtroom.log.verify import verify
 from courtroom.report.calls import call_views
 from courtroom.report.measurement import answer_gains
 from courtroom.runs.start import start_run
-from tests.served import vllm_server
-from tests.served.conftest import KEY, KEY_ENV, NAME, serve
+from tests.helpers import vllm_server
+from tests.helpers.served import KEY, KEY_ENV, NAME, serve
 
 pytestmark = pytest.mark.served
 
@@ -150,7 +150,7 @@ def test_court_verdicts_over_http_agree_with_the_in_process_court(server: str, r
 
 
 def test_a_wrong_url_a_wrong_model_and_a_missing_key_each_say_so(server: str, monkeypatch) -> None:
-    from tests.served.conftest import free_port
+    from tests.helpers.served import free_port
 
     with pytest.raises(BackendError, match="cannot reach the model server at http://127.0.0.1:.*is it running"):
         ServedBackend(f"http://127.0.0.1:{free_port()}/v1", NAME, api_key_env=KEY_ENV).prepare()

@@ -16,7 +16,8 @@ from rich.console import Console
 from courtroom.case import Case
 from courtroom.casefile import context_sentences, render_numbered_context
 from courtroom.clerk import ClerkSpec
-from courtroom.court import Court, courts_dir, load_court, with_overrides
+from courtroom.court import with_overrides
+from courtroom.courts import court_from_config, courts_dir, load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.engine.registry import upgrade_config
@@ -152,7 +153,7 @@ def test_new_courts_cut_structured_and_record_it() -> None:
     assert court.spec.sentences == "structured"
     config = court.config()
     assert config["court"]["sentences"] == "structured"  # recorded even at its default: absent means regex
-    assert Court.from_config(config).spec.sentences == "structured"
+    assert court_from_config(config).spec.sentences == "structured"
     assert upgrade_config(config) == (config, [])
 
 
@@ -266,7 +267,7 @@ def test_every_prompt_and_citation_of_a_case_uses_the_courts_splitter() -> None:
         moves = [e for e in outcome.events if e.event == "move" and isinstance(e.payload.get("evidence"), int)]
         for move in moves:
             cited = move.payload["evidence"]
-            assert move.evidence_found == (1 <= cited <= len(sentences)) or cited == 0
+            assert move.grounds is not None and move.grounds.found == (1 <= cited <= len(sentences)) or cited == 0
         charges = next(e for e in outcome.events if e.event == "charges")
         statements = [c.quote for c in charges.charges] + [d.quote for d in charges.dropped]
         assert statements == list(split(case.answer, splitter, render=False))

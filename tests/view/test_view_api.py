@@ -23,8 +23,8 @@ from courtroom.log.audit import Audit
 from courtroom.runs.runners import LocalRunner
 from courtroom.view.app import HEADER, create_app
 from courtroom.witness.ruling import FittedRuling
-from tests.cli.test_label import fill
 from tests.helpers.cases import NO_RULING_MODEL
+from tests.helpers.labels import fill
 
 TOKEN = "t"
 

@@ -20,9 +20,9 @@ from courtroom.log.manifest import RunSpec
 from courtroom.report.diff import diff_runs
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
-from tests.cli.test_calibrate_ruling import labelled
 from tests.helpers.cases import NO_RULING_MODEL
-from tests.view.conftest import open_page, serving
+from tests.helpers.runs import labelled
+from tests.helpers.view import open_page, serving
 
 
 def _wait_text(page, selector: str, pattern: str, seconds: float = 10) -> str:  # noqa: ANN001

@@ -6,7 +6,7 @@ import pytest
 
 from courtroom.witness import figures
 from courtroom.witness.figures import STATUSES, check_figures
-from tests.witness.helpers import reading
+from tests.helpers.witness import reading
 
 Q = "What was the revenue?"
 

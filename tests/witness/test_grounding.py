@@ -8,7 +8,7 @@ import pytest
 
 from courtroom.witness import grounding as witness
 from courtroom.witness.grounding import VARIANTS, case_values, p_suspect, sentence_values
-from tests.witness.helpers import reading
+from tests.helpers.witness import reading
 
 
 def test_sentence_values_by_hand() -> None:

@@ -10,7 +10,7 @@ import pytest
 from courtroom.case import Case
 from courtroom.witness import hidden, lookback, overlap, verdict
 from courtroom.witness.family import task_family
-from tests.witness.helpers import reading
+from tests.helpers.witness import reading
 
 
 def test_lookback_reports_the_mean_share_per_sentence_and_points_at_the_tokens_below_the_answers_mean() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from courtroom.witness import names as witness
 from courtroom.witness.names import check_names, names
-from tests.witness.helpers import reading
+from tests.helpers.witness import reading
 
 
 def found(text: str) -> list[str]:

@@ -7,7 +7,7 @@ import pytest
 from courtroom.text.negation import negated_keys
 from courtroom.witness import polarity as witness
 from courtroom.witness.polarity import answer_polarity, check_polarity, is_yes_no_question
-from tests.witness.helpers import reading
+from tests.helpers.witness import reading
 
 
 @pytest.mark.parametrize(("question", "yes_no"), [

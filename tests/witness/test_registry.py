@@ -7,7 +7,7 @@ import pytest
 
 from courtroom.witness import ruling
 from courtroom.witness.registry import READING_NEEDS, WITNESSES, GroundingSettings, hear
-from tests.witness.helpers import reading
+from tests.helpers.witness import reading
 
 ALL = ["grounding", "lookback", "hidden", "figures", "names", "polarity", "overlap", "verdict"]
 ANSWER = "Revenue was 512 million."

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from courtroom.court import courts_dir
-from courtroom.court.migrations import LAST_BEFORE_REGIONS
+from courtroom.courts import courts_dir
+from courtroom.courts.migrations import LAST_BEFORE_REGIONS
 from courtroom.engine.registry import judge_from_config, upgrade_config
 from courtroom.errors import CourtError
 from courtroom.witness.ruling import FittedRuling

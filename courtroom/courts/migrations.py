@@ -1,6 +1,6 @@
-"""Court configurations of earlier versions brought up to date (`MIGRATIONS`, applied by `Manifest.judge_config`;
-court files before the trial section through `nest_trial`), and the settings retired since (`RETIRED_SETTINGS`: a
-court that uses one is refused, naming the last version that replays it)."""
+"""Court configurations of earlier versions brought up to date (`MIGRATIONS`, applied by
+`Manifest.judge_config`; court files before the trial section through `nest_trial`), and the settings retired
+since (`RETIRED_SETTINGS`: a court that uses one is refused, naming the last version that replays it)."""
 
 from __future__ import annotations
 
@@ -29,15 +29,15 @@ class RetiredSetting:
     last: str = LAST_BEFORE_RETIREMENT
     """The last version that can replay a run made with it."""
     flat_only: bool = True
-    """Whether `used` reads only the flat format (before the trial section); else also a court's settings with its
-    trial section's merged in."""
+    """Whether `used` reads only the flat format (before the trial section); else also a court's settings with
+    its trial section's merged in."""
     recorded_only: bool = False
-    """Retired for recorded runs alone: a court file that writes it still loads (what it asks for is made another way
-    now, so a run recorded with it no longer replays)."""
+    """Retired for recorded runs alone: a court file that writes it still loads (what it asks for is made
+    another way now, so a run recorded with it no longer replays)."""
 
     def message(self, where: str) -> str:
-        return (f"{where}: `{self.name}` is retired ({self.why}); {self.last} is the last version that can replay a "
-                f"run made with it")
+        return (f"{where}: `{self.name}` is retired ({self.why}); {self.last} is the last version that can "
+                "replay a run made with it")
 
 
 def _section(court: dict[str, Any], name: str) -> dict[str, Any]:
@@ -59,7 +59,8 @@ def _moves(court: dict[str, Any]) -> tuple[list[Any], list[Any]]:
     """A court's graph's edges and nodes (of a trial's settings, or a flat court's)."""
     graph = _section(court, "graph")
     edges, nodes = graph.get("edges"), graph.get("nodes")
-    return (edges if isinstance(edges, list) else []), (list(nodes.values()) if isinstance(nodes, dict) else [])
+    return (edges if isinstance(edges, list) else []), (list(nodes.values())
+                                                        if isinstance(nodes, dict) else [])
 
 
 def _evidence_moves(court: dict[str, Any]) -> bool:
@@ -93,41 +94,52 @@ def _statements(court: dict[str, Any]) -> bool:
 
 RETIRED_SETTINGS: tuple[RetiredSetting, ...] = (
     RetiredSetting("indictment.mode: score", lambda c: _section(c, "indictment").get("mode") == "score",
-                   "the clerk's yes/no per sentence charged no better than the grounding measure; no court shipped it"),
+                   "the clerk's yes/no per sentence charged no better than the grounding measure; no court "
+                   "shipped it"),
     RetiredSetting("move_priors", lambda c: c.get("move_priors") is not None,
                    "calibrating a small model's moves by its priors did not make its trials better than the "
                    "measurement; one experiment court used it"),
-    RetiredSetting("ruling.first_reading_weight", lambda c: bool(_section(c, "ruling").get("first_reading_weight")),
-                   "the judge's first reading of the whole answer added nothing on HaluBench dev (0.655 vs 0.650)"),
+    RetiredSetting("ruling.first_reading_weight",
+                   lambda c: bool(_section(c, "ruling").get("first_reading_weight")),
+                   "the judge's first reading of the whole answer added nothing on HaluBench dev (0.655 vs "
+                   "0.650)"),
     RetiredSetting("witnesses.trial", lambda c: bool(_section(c, "witnesses").get("trial")),
-                   "the span trial (with its `trial_charges` and `quote_check`) did not point at the false words "
-                   "better than the witnesses' own spans: -0.002 at 0.5B, -0.047 at 135M, no change at 1.5B served"),
+                   "the span trial (with its `trial_charges` and `quote_check`) did not point at the false "
+                   "words better than the witnesses' own spans: -0.002 at 0.5B, -0.047 at 135M, no change at "
+                   "1.5B served"),
     RetiredSetting("a trial's payload texts cut at a character count",
                    lambda c: "graph" in c and _section(c, "escalation").get("tries") != "nothing",
-                   "arguments were cut mid-word and could be empty; every text of a move is whole sentences since the "
-                   "trial section (#44)", recorded_only=True),
-    RetiredSetting("the evidence court's moves (payloads `citation` and `exhibit`, a node of `choice: evidence`, "
-                   "`trial.exhibit_check`)", _evidence_moves,
-                   "at 1.5B the evidence court was 4.0 points worse than `full` on the same 200 HaluBench cases "
-                   "(p = 0.008) and 2.5 below the clerk alone (p = 0.06); no run of it beat its measurement",
+                   "arguments were cut mid-word and could be empty; every text of a move is whole sentences "
+                   "since the trial section (#44)", recorded_only=True),
+    RetiredSetting("the evidence court's moves (payloads `citation` and `exhibit`, a node of `choice: "
+                   "evidence`, `trial.exhibit_check`)", _evidence_moves,
+                   "at 1.5B the evidence court was 4.0 points worse than `full` on the same 200 HaluBench "
+                   "cases (p = 0.008) and 2.5 below the clerk alone (p = 0.06); no run of it beat its "
+                   "measurement",
                    last=LAST_BEFORE_EVIDENCE, flat_only=False),
     RetiredSetting("trial.turns: statement-first", _statements,
-                   "at 135M 34 of 50 cases errored and 5 of 8 moves took the side opposite their own statement; no "
-                   "court shipped it", last=LAST_BEFORE_EVIDENCE, flat_only=False),
-    RetiredSetting("a ruling's region (`families.*.region`: the measure decided the cases beyond it)", _regions,
-                   "built to tell a new domain, it did not (a held-out source's cases lay inside the other sources' "
-                   "region: 2 of 130 FinanceBench, 9 of 117 HaluEval rows beyond it), and as a guard it moved balanced "
-                   "accuracy by -0.01 to +0.04; a ruling file that holds one still reads, without it",
+                   "at 135M 34 of 50 cases errored and 5 of 8 moves took the side opposite their own "
+                   "statement; no court shipped it", last=LAST_BEFORE_EVIDENCE, flat_only=False),
+    RetiredSetting("a ruling's region (`families.*.region`: the measure decided the cases beyond "
+                   "it)", _regions,
+                   "built to tell a new domain, it did not (a held-out source's cases lay inside the other "
+                   "sources' region: 2 of 130 FinanceBench, 9 of 117 HaluEval rows beyond it), and as a "
+                   "guard it moved balanced accuracy by -0.01 to +0.04; a ruling file that holds one still "
+                   "reads, without it",
                    last=LAST_BEFORE_REGIONS, flat_only=False, recorded_only=True),
-    RetiredSetting("a ruling's trial weights (`families.*.trial`: a tried case decided by the trial's testimony)",
-                   _trial_weights, "on 847 HaluBench and RAGTruth dev cases at 135M, every charge tried, the clerk and "
-                   "trial ruling was 0.720 against the clerk's 0.717 out of fold (p = 0.91), +7/-6 on 239 held out; a "
-                   "ruling file that holds them still reads, without them",
+    RetiredSetting("a ruling's trial weights (`families.*.trial`: a tried case decided by the trial's "
+                   "testimony)",
+                   _trial_weights, "on 847 HaluBench and RAGTruth dev cases at 135M, every charge tried, the "
+                                   "clerk and trial ruling was 0.720 against the clerk's 0.717 out of fold "
+                                   "(p = 0.91), +7/-6 on 239 held out; a ruling file that holds them still "
+                                   "reads, without them",
                    last=LAST_BEFORE_TRIAL_WEIGHTS, flat_only=False, recorded_only=True),
-    RetiredSetting("a trial's generated texts and numbered citations (before `trial.texts` and `trial.reading`)",
-                   _unread_trial, "at 0.5B every role of four held-out trials wrote one same sentence and cited "
-                   "sentence 0; texts and citations are now read off the case and checked (#59: docs/experiments.md, "
-                   "'A trial a person can check'); a court file that does not set them gets the defaults",
+    RetiredSetting("a trial's generated texts and numbered citations (before `trial.texts` and "
+                   "`trial.reading`)",
+                   _unread_trial, "at 0.5B every role of four held-out trials wrote one same sentence and "
+                                  "cited sentence 0; texts and citations are now read off the case and "
+                                  "checked (#59: docs/experiments.md, 'A trial a person can check'); a court "
+                                  "file that does not set them gets the defaults",
                    last=LAST_BEFORE_READINGS, flat_only=False, recorded_only=True),
 )
 """Every retired court setting."""
@@ -138,16 +150,18 @@ def _retired_by(used: Callable[[dict[str, Any]], bool]) -> str:
 
 
 def retired_in(court: dict[str, Any], recorded: bool = False) -> list[RetiredSetting]:
-    """The retired settings a flat court configuration uses (a `recorded` one: a run's, also those retired for runs)."""
-    return [setting for setting in RETIRED_SETTINGS if setting.used(court) and (recorded or not setting.recorded_only)]
+    """The retired settings a flat court configuration uses (a `recorded` one: a run's, also those retired for
+    runs)."""
+    return [setting for setting in RETIRED_SETTINGS if setting.used(court)
+            and (recorded or not setting.recorded_only)]
 
 
 FLAT_TRIAL_KEYS = ("rules", "personas", "clerk", "ruling", "ruling_evidence_roles", "max_rounds", "jury_rule",
                    "on_no_charges", "graph", "escalation", "move_priors", "exhibit_check")
 """Settings a court file held at its top level before the trial section."""
 MOVED = {"ruling.judge_weight": "trial.judge_weight", "ruling_evidence_roles": "trial.evidence_roles",
-         **{key: f"trial.{key}" for key in ("rules", "personas", "max_rounds", "jury_rule", "on_no_charges", "graph",
-                                            "escalation", "exhibit_check")}}
+         **{key: f"trial.{key}" for key in ("rules", "personas", "max_rounds", "jury_rule", "on_no_charges",
+                                            "graph", "escalation", "exhibit_check")}}
 """Where the settings of the flat format are now."""
 
 
@@ -165,8 +179,9 @@ def flat_court(court: dict[str, Any]) -> bool:
 
 
 def nest_trial(flat: dict[str, Any], where: str = "the court") -> dict[str, Any]:
-    """A flat court configuration as the clerk's settings and a `trial` section (none for a court that tried no charge).
-    Only the settings written are moved; a retired setting is a `CourtError` naming the last version that replays it."""
+    """A flat court configuration as the clerk's settings and a `trial` section (none for a court that tried
+    no charge). Only the settings written are moved; a retired setting is a `CourtError` naming the last
+    version that replays it."""
     if retired := retired_in(flat):
         raise CourtError(retired[0].message(where))
     if "trial" in flat:
@@ -209,7 +224,8 @@ SINCE_DEFAULTS: dict[str, Any] = {
 }
 """The settings a flat configuration left out at their default (added after the first court files)."""
 TRIAL_DEFAULTS: dict[str, Any] = {"charges": "measured", "judge_weight": 1.0, "evidence_roles": ["defender"],
-                                  "max_rounds": 3, "exchange_rounds": 0, "turns": "move-first", "blind_judge": False,
+                                  "max_rounds": 3, "exchange_rounds": 0, "turns": "move-first",
+                                  "blind_judge": False,
                                   "jury_rule": "mean", "on_no_charges": "acquit", "escalation": None,
                                   "exhibit_check": None}
 """The trial settings of court 11 (`turns` and `exhibit_check` left again by court 12)."""
@@ -240,11 +256,13 @@ def _trial_section(config: JudgeConfig) -> None:
 
 
 RETIRED_DEFAULTS = {"turns": "move-first", "exhibit_check": None}
-"""Trial settings every court recorded before they were retired with their alternatives (#53), at these values."""
+"""Trial settings every court recorded before they were retired with their alternatives (#53), at these
+values."""
 
 
 def without_retired_defaults(trial: dict[str, Any]) -> dict[str, Any]:
-    """A trial section without the settings retired with their alternatives, where they hold the one value kept."""
+    """A trial section without the settings retired with their alternatives, where they hold the one value
+    kept."""
     return {k: v for k, v in trial.items() if not (k in RETIRED_DEFAULTS and v == RETIRED_DEFAULTS[k])}
 
 
@@ -253,8 +271,8 @@ def _recorded_trial(court: dict[str, Any]) -> bool:
 
 
 def _retire_trial_settings(config: JudgeConfig) -> None:
-    """Court 12: the evidence court's moves and statement-first turns retired; a recorded court that used them is
-    refused, the others lose the settings they held at their one value kept."""
+    """Court 12: the evidence court's moves and statement-first turns retired; a recorded court that used them
+    is refused, the others lose the settings they held at their one value kept."""
     court = config["court"]
     if retired := [s for s in retired_in({**court, **court["trial"]}, recorded=True) if not s.flat_only]:
         config["retired"] = [setting.name for setting in retired]
@@ -267,34 +285,39 @@ MIGRATIONS: tuple[Migration, ...] = (
               lambda c: (court := _courtroom(c)) is not None and "rules" in court
               and "by_model" not in court.get("aggregation", {}),
               lambda c: c["court"]["aggregation"].__setitem__("by_model", {})),
-    Migration("court 3: sentences (how the context and the answer are cut into sentences; new courts cut JSON, "
-              "tables and lists by their structure) added; absent means regex, the first splitter",
+    Migration("court 3: sentences (how the context and the answer are cut into sentences; new courts cut "
+              "JSON, tables and lists by their structure) added; absent means regex, the first splitter",
               lambda c: (court := _courtroom(c)) is not None and "sentences" not in court,
               lambda c: c["court"].__setitem__("sentences", "regex")),
-    Migration("court 11: the trial's settings in a section of their own (none for a court that tries no charge), "
-              "every setting recorded; retired settings named", lambda c: (court := _courtroom(c)) is not None
+    Migration("court 11: the trial's settings in a section of their own (none for a court that tries no "
+              "charge), every setting recorded; retired settings "
+              "named", lambda c: (court := _courtroom(c)) is not None
               and flat_court(court), _trial_section),
     Migration("court 12: the evidence court's moves and statement-first turns retired (trial.turns, "
-              "trial.exhibit_check and the payloads citation, exhibit and statement); a court that used them is "
-              "refused", lambda c: (court := _courtroom(c)) is not None and _recorded_trial(court),
+              "trial.exhibit_check and the payloads citation, exhibit and statement); a court that used them "
+              "is refused", lambda c: (court := _courtroom(c)) is not None and _recorded_trial(court),
               _retire_trial_settings),
-    Migration("court 13: a clerk recorded as a court without a trial (`trial: null`: rebuilt through the court's class "
-              "by rejudge or --court RUN before #53) is the clerk; the empty section leaves",
+    Migration("court 13: a clerk recorded as a court without a trial (`trial: null`: rebuilt through the "
+              "court's class by rejudge or --court RUN before #53) is the clerk; the empty section leaves",
               lambda c: (court := _courtroom(c)) is not None and "trial" in court and court["trial"] is None,
               lambda c: c["court"].pop("trial")),
-    Migration("court 14: trial.poll_moves and trial.testify (the trial's testimony, #51) recorded at every value; "
-              "absent means false: no side polled, no testimony in the verdict",
+    Migration("court 14: trial.poll_moves and trial.testify (the trial's testimony, #51) recorded at every "
+              "value; absent means false: no side polled, no testimony in the verdict",
               lambda c: (court := _courtroom(c)) is not None and isinstance(court.get("trial"), dict)
               and not {"poll_moves", "testify"} <= set(court["trial"]),
-              lambda c: c["court"].__setitem__("trial", {"poll_moves": False, "testify": False, **c["court"]["trial"]})),
+              lambda c: c["court"].__setitem__("trial",
+                                               {"poll_moves": False, "testify": False,
+                                                **c["court"]["trial"]})),
     Migration("court 15: rulings' regions retired (#53); a recorded court whose ruling has one is refused",
               lambda c: (court := _courtroom(c)) is not None and not c.get("retired") and _regions(court),
               lambda c: c.__setitem__("retired", [_retired_by(_regions)])),
-    Migration("court 16: rulings' trial weights retired (#51); a recorded court whose ruling has them is refused",
-              lambda c: (court := _courtroom(c)) is not None and not c.get("retired") and _trial_weights(court),
-              lambda c: c.__setitem__("retired", [_retired_by(_trial_weights)])),
-    Migration("court 17: a trial's texts and citations read off the case (trial.texts, trial.reading, #59); a "
-              "recorded trial whose model wrote them is refused", lambda c: (court := _courtroom(c)) is not None
+    Migration("court 16: rulings' trial weights retired (#51); a recorded court whose ruling has them is "
+              "refused",
+              lambda c: (court := _courtroom(c)) is not None and not c.get("retired")
+              and _trial_weights(court), lambda c: c.__setitem__("retired", [_retired_by(_trial_weights)])),
+    Migration("court 17: a trial's texts and citations read off the case (trial.texts, trial.reading, #59); "
+              "a recorded trial whose model wrote them is "
+              "refused", lambda c: (court := _courtroom(c)) is not None
               and not c.get("retired") and _unread_trial(court),
               lambda c: c.__setitem__("retired", [_retired_by(_unread_trial)])),
 )

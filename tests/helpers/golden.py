@@ -14,7 +14,7 @@ from courtroom.baselines import (
     UnstructuredJudge,
     VoteJudge,
 )
-from courtroom.court import load_court
+from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
 from courtroom.door.pseudo import PseudoModel
 from courtroom.evaluate.datasets import example_cases

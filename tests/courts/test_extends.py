@@ -11,7 +11,8 @@ import yaml
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court, load_court, read_court
+from courtroom.court import Court
+from courtroom.courts import load_court, read_court
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import CourtError
 from courtroom.evaluate.datasets import example_cases

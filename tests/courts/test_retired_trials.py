@@ -11,8 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from courtroom.cli import app
-from courtroom.court import Court, courts_dir, load_court
-from courtroom.court.migrations import LAST_BEFORE_EVIDENCE
+from courtroom.court import Court
+from courtroom.courts import courts_dir, load_court
+from courtroom.courts.migrations import LAST_BEFORE_EVIDENCE
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.engine.registry import judge_from_config, upgrade_config
 from courtroom.errors import CourtError

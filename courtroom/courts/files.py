@@ -1,5 +1,6 @@
-"""Court files: found by name or path, resolved through `extends`, brought up to date and changed by `--set`, into
-one mapping of settings with where each came from (`CourtFile`); and the ruling files a court names (`load_rulings`)."""
+"""Court files: found by name or path, resolved through `extends` and brought up to date, into one mapping of
+settings with where each came from (`CourtFile`); a `--set` read; the ruling files a court names
+(`load_rulings`); the schema of the files."""
 
 from __future__ import annotations
 
@@ -7,29 +8,22 @@ import copy
 import stat
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from courtroom.clerk.rulings import check_ruling
 from courtroom.clerk.spec import SpecT
-from courtroom.court.migrations import flat_court, modern_path, nest_trial, retired_in, without_retired_defaults
+from courtroom.court.personas import shipped_dir
+from courtroom.court.spec import CourtSpec
+from courtroom.courts.migrations import flat_court, nest_trial, retired_in, without_retired_defaults
 from courtroom.errors import CourtError, did_you_mean
 from courtroom.witness.ruling import FittedRuling
 from courtroom.yamlio import Locator, describe_errors, read_yaml
 
 MAX_EXTENDS = 8
 """The longest chain of courts extending one another."""
-OPEN_MAPPINGS = ("personas", "models", "by_model", "rulings")
-"""Settings whose keys are the user's (a role, a model): `--set` may add one."""
-
-
-def shipped_dir() -> Path:
-    """The directory of the personas and courts shipped with courtroom (`personas/` of the repository)."""
-    return Path(str(resources.files("courtroom.shipped")))
-
 
 def courts_dir() -> Path:
     """The directory of the shipped courts."""
@@ -42,7 +36,8 @@ def shipped_courts() -> list[str]:
 
 
 def find_court_file(name: str, near: Path | None = None) -> Path:
-    """A court by path (first relative to `near`, the folder of the court naming it), or by a shipped court's name."""
+    """A court by path (first relative to `near`, the folder of the court naming it), or by a shipped court's
+    name."""
     path = Path(name)
     if path.suffix in (".yaml", ".yml"):
         for candidate in ([near / path] if near is not None and not path.is_absolute() else []) + [path]:
@@ -52,13 +47,15 @@ def find_court_file(name: str, near: Path | None = None) -> Path:
     candidate = courts_dir() / f"{name}.yaml"
     if candidate.is_file():
         return candidate
-    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts {shipped_courts()}"
+    raise CourtError(f"unknown court {name!r}: not a file, and not one of the shipped courts "
+                     f"{shipped_courts()}"
                      + did_you_mean(name, shipped_courts()))
 
 
 @dataclass
 class CourtFile:
-    """A court file resolved: its settings as one mapping, the file and its lines, and where each setting came from."""
+    """A court file resolved: its settings as one mapping, the file and its lines, and where each setting came
+    from."""
 
     path: Path
     data: dict[str, Any]
@@ -66,7 +63,8 @@ class CourtFile:
     origin: dict[tuple[str, ...], str] = field(default_factory=dict)
     """The path of every setting written in a file of the chain, and the file that set it last."""
     lineage: tuple[str, ...] = ()
-    """The names of the courts it extends, nearest first (their rulings decide here too: the same measurement)."""
+    """The names of the courts it extends, nearest first (their rulings decide here too: the same
+    measurement)."""
 
     @property
     def trial(self) -> dict[str, Any] | None:
@@ -99,9 +97,11 @@ def _resolve(path: Path, chain: list[Path]) -> CourtFile:
     if parent_name is None:
         return CourtFile(path, data, locator, own)
     if not isinstance(parent_name, str) or not parent_name:
-        raise CourtError(f"{path}:{locator.line(['extends'])}: field extends: expected a court's name or file")
+        raise CourtError(f"{path}:{locator.line(['extends'])}: field extends: expected a court's name or "
+                         "file")
     if "name" not in data:
-        raise CourtError(f"{path}: field name: a court that extends another names itself (its runs are named by it)")
+        raise CourtError(f"{path}: field name: a court that extends another names itself (its runs are named "
+                         "by it)")
     try:
         parent = _resolve(find_court_file(parent_name, path.parent), [*chain, path.resolve()])
     except CourtError as exc:
@@ -111,8 +111,8 @@ def _resolve(path: Path, chain: list[Path]) -> CourtFile:
 
 
 def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """`over` on top of `base`: mappings merged key by key, everything else (lists, text, numbers) replaced whole; a
-    mapping set to null is removed (the setting's default applies: `witnesses: null` hears none)."""
+    """`over` on top of `base`: mappings merged key by key, everything else (lists, text, numbers) replaced
+    whole; a mapping set to null is removed (the setting's default applies: `witnesses: null` hears none)."""
     out = copy.deepcopy(base)
     for key, value in over.items():
         if value is None and isinstance(out.get(key), dict):
@@ -144,63 +144,31 @@ def parse_override(item: str) -> tuple[str, Any]:
     return path.strip(), value
 
 
-def with_overrides(spec: SpecT, overrides: Mapping[str, Any]) -> SpecT:
-    """The settings with some changed (`{"aggregation.threshold": 0.4}`; `personas.judge` is found where it is now);
-    an unknown path or a value it does not take is a `CourtError` naming it."""
-    data = spec.model_dump(mode="json", by_alias=True)
-    for path, value in overrides.items():
-        node = data
-        *parents, last = modern_path(path).split(".")
-        for part in parents:
-            if part in OPEN_MAPPINGS and part not in node:  # an open mapping left out while empty (trial.models)
-                node[part] = {}
-            if not isinstance(node.get(part), dict):
-                raise CourtError(f"--set {path}: the court has no section {part!r}")
-            node = node[part]
-        if last not in node and last not in OPEN_MAPPINGS and (not parents or parents[-1] not in OPEN_MAPPINGS) \
-                and last not in _declared(type(spec), parents):
-            # (an open mapping, left out of the dump while empty, is given whole: `trial.models={judge: x}`)
-            raise CourtError(f"--set {path}: the court has no setting {last!r} there (it has {sorted(node)})")
-        node[last] = value
-    try:
-        return type(spec).model_validate(data)
-    except ValidationError as exc:
-        raise CourtError("; ".join(f"--set {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())) from exc
-
-
-def _declared(model: type, parents: list[str]) -> set[str]:
-    """The settings the section at `parents` declares, also those a dump leaves out at their default."""
-    for part in parents:
-        field = getattr(model, "model_fields", {}).get(part)
-        kinds = [a for a in get_args(field.annotation) or (field.annotation,)
-                 if isinstance(a, type) and issubclass(a, BaseModel)] if field is not None else []
-        if not kinds:
-            return set()
-        model = kinds[0]
-    return set(getattr(model, "model_fields", {}))
-
-
 def resolved_settings(court: CourtFile, settings: dict[str, Any]) -> list[tuple[tuple[str, ...], Any, str]]:
-    """Every setting a court resolves to (`settings`: its spec dumped), with the file that set it last or `default`."""
+    """Every setting a court resolves to (`settings`: its spec dumped), with the file that set it last or
+    `default`."""
     out = []
     for path in _leaves(settings):
         value: Any = settings
         for key in path:
             value = value[key]
-        origin = next((court.origin[path[:n]] for n in range(len(path), 0, -1) if path[:n] in court.origin), "default")
+        origin = next((court.origin[path[:n]] for n in range(len(path), 0, -1) if path[:n] in court.origin),
+                      "default")
         out.append((path, value, origin))
     return out
 
 
 def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[str] | None = (),
                  origin: Mapping[tuple[str, ...], str] | None = None) -> SpecT:
-    """The court with every ruling it names read and checked, each found beside the court file naming it (`origin`)."""
+    """The court with every ruling it names read and checked, each found beside the court file naming it
+    (`origin`)."""
     witnesses = spec.witnesses
     if witnesses is None or not witnesses.rulings:
         return spec
     loaded: dict[str, FittedRuling | str] = {}
     for model, ruling in witnesses.rulings.items():
-        where = f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field witnesses.rulings.{model}"
+        where = (f"{path}:{locator.line(['witnesses', 'rulings', model]) or ''}: field "
+                 f"witnesses.rulings.{model}")
         if isinstance(ruling, str):
             file = ruling_file(ruling, Path((origin or {}).get(("witnesses", "rulings", model), path)))
             check_ruling_file(file, where)
@@ -208,7 +176,8 @@ def load_rulings(spec: SpecT, path: Path, locator: Locator, courts: Collection[s
             try:
                 ruling = FittedRuling.model_validate(data)
             except ValidationError as exc:
-                raise CourtError(f"{where}: {file} is not a ruling file:\n{describe_errors(file, exc, file_locator)}") \
+                raise CourtError(f"{where}: {file} is not a ruling "
+                                 f"file:\n{describe_errors(file, exc, file_locator)}") \
                     from exc
         check_ruling(ruling, spec, model, where, courts)
         loaded[model] = ruling
@@ -220,8 +189,8 @@ MAX_RULING_BYTES = 32 * 2**20
 
 
 def check_ruling_file(file: Path, where: str) -> None:
-    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a directory
-    is refused before it is opened (reading one would exhaust memory or hang)."""
+    """A ruling file is a regular file of at most `MAX_RULING_BYTES`: a device (`/dev/zero`), a FIFO or a
+    directory is refused before it is opened (reading one would exhaust memory or hang)."""
     try:
         info = file.stat()
     except OSError as exc:
@@ -229,7 +198,8 @@ def check_ruling_file(file: Path, where: str) -> None:
     if not stat.S_ISREG(info.st_mode):
         raise CourtError(f"{where}: {file} is not a regular file: a ruling is a YAML file")
     if info.st_size > MAX_RULING_BYTES:
-        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling file may be")
+        raise CourtError(f"{where}: {file} is {info.st_size} bytes, over the {MAX_RULING_BYTES} a ruling "
+                         "file may be")
 
 
 def ruling_file(name: str, court_file: Path) -> Path:
@@ -240,3 +210,13 @@ def ruling_file(name: str, court_file: Path) -> Path:
     beside = court_file.parent / path
     shipped = courts_dir() / path
     return beside if beside.is_file() or not shipped.is_file() else shipped
+
+
+def court_json_schema() -> dict[str, Any]:
+    """JSON Schema of court files, for editors."""
+    schema = CourtSpec.model_json_schema(by_alias=True)
+    schema["title"] = "courtroom court"
+    schema["properties"]["extends"] = {"type": "string", "title": "Extends", "description": (
+        "Another court (a shipped court's name, or a file relative to this one) whose settings this court "
+        "takes, changing only those it writes (a section's settings one by one; a list or a text whole)")}
+    return schema
