@@ -62,9 +62,11 @@ def main() -> None:
             page.goto(url + f"#/run?run={args.trial_run}")
             page.wait_for_selector("body[data-ready='1'] #case-body tr")
             page.fill("#search", case)
-            page.wait_for_selector(f"#case-body tr.case-row[data-id='{case}']")
-            page.locator("#case-body tr.case-row").first.click()
-            record = page.locator(".case-detail").first
+            while page.locator("#case-body tr.case-row").count() != 1:  # the search's answer drawn
+                page.wait_for_timeout(200)
+            page.wait_for_timeout(1000)  # and nothing left to draw it again
+            page.locator(f"#case-body tr.case-row[data-id='{case}']").click()
+            record = page.locator("#case-body .case-detail").first
             record.wait_for()
             page.evaluate("() => { document.querySelector('.controls').style.display = 'none'; }")  # it is sticky
             record.screenshot(path=str(out / "view-case.png"))
