@@ -8,11 +8,12 @@ keyboard by the data's gold labels, the gold as the oracle, then the refit and i
 records the labels in RUN's record (RUN/judgements.jsonl) and the refit writes RUN.refit-1/ into RUNS_DIR. Run it from a folder named as a user's, with RUNS_DIR
 under it (the page shows paths under the folder it was started in as typed there, others whole). The committed ones
 were made in ~/projects/rag-eval, as `python docs/view_screenshot.py runs --run halueval-qa-smollm2 --trial-run
-halubench-full`: runs/ held a run of the default court with the embedded model (SmolLM2-135M) on 80 HaluEval QA cases
-of the dev data copied into data/ (`courtroom run data/halueval-dev.jsonl --limit 80 --balanced --out
-runs/halueval-qa-smollm2`), labelled 30 and refit with the shipped rulings/default.smollm2-135m.yaml (fitted on dev
-data that holds these cases: the refit's numbers here show the page, not what labels buy), and a copy of a run of
-the full court on HaluBench dev while it was being written.
+halubench-full --case halubench-x-b7c78a49697a --prior rulings/default.smollm2-135m.yaml`: runs/ held a run of the
+default court with the embedded model (SmolLM2-135M) on 80 HaluEval QA cases of the dev data copied into data/
+(`courtroom run data/halueval-dev.jsonl --limit 80 --balanced --out runs/halueval-qa-smollm2`), labelled 30 and
+refit with the shipped ruling copied into rulings/ (fitted on dev data that holds these cases: the refit's numbers
+here show the page, not what labels buy), and a copy of the run of the composed full court on 200 HaluBench dev
+cases (#59, `experiments/results/default/halubench-full-composed`, transcripts kept).
 """
 
 from __future__ import annotations
