@@ -34,6 +34,7 @@ COMMANDS = {
     "witnesses": ["bench_witnesses.py", "--model", "qwen2.5-coder-0.5b", "--cases", "30"],
     "long_answers": ["bench_long_answers.py"],
     "negation": ["bench_negation.py"],
+    "trial_texts": ["bench_trial_texts.py", "--model", "qwen2.5-coder-0.5b", "--cases", "12", "--reps", "1"],
     "dtype": ["bench_dtype.py", "--model", "default", "--dev", "30", "--out", "benchmarks/results/dtype-default.json"],
 }
 

@@ -199,13 +199,30 @@ def negation_table(results: dict[str, Any]) -> list[str]:
                         f"{results['per_kb_spread']:.2f}."]
 
 
+def trial_texts_table(r: dict[str, Any]) -> list[str]:
+    lines = [f"**A trial's texts** (`python benchmarks/bench_trial_texts.py --model {r['model']} --cases {r['cases']}"
+             f"{' --before CHECKOUT' if 'before' in r else ''}`, HaluBench dev, `full` with every statement charged "
+             f"and tried, {r['dtype']}; {r['cpu']}, nothing else running; the model's seconds a case, as the rows "
+             "record them)", "", _row("court", "s/case", "model calls/case", "s/case against composed", "target"),
+             _row(*["---"] * 5)]
+    names = {"composed": "composed texts (pieces read off the case, nothing decoded)",
+             "generated": "generated texts (the same pieces, then a decoded sentence a move)",
+             "before": "795874c's full (texts and citations decoded)"}
+    for key, name in names.items():
+        if key in r:
+            ratio = "-" if key == "composed" else f"{r['composed']['model'] / r[key]['model']:.2f}×"
+            lines.append(_row(name, f"{r[key]['model']:.1f}", f"{r[key]['calls']:.1f}", ratio,
+                              "≤ 0.6× (#59)" if key == "before" else ""))
+    return lines
+
+
 def render_tables(root: Path) -> str:
     parts = []
     for name, table in (("door", door_table), ("court", court_table), ("served-qwen2.5-coder-0.5b", served_table),
                         ("ray", ray_table), ("audit", audit_table), ("report", report_table), ("view", view_table),
                         ("refit", refit_table),
                         ("sentences", sentences_table), ("long_answers", long_answers_table),
-                        ("negation", negation_table)):
+                        ("negation", negation_table), ("trial_texts", trial_texts_table)):
         data = _load(root, name)
         if data is not None:
             parts.append("\n".join(table(data)))
