@@ -21,12 +21,13 @@ every=(--court full --set indictment.threshold=0)
 q=(--model qwen2.5-coder-0.5b --dtype float32)
 hb=("$D/halubench-dev.jsonl" --limit 200 --balanced)
 rt=("$D/ragtruth-spans-dev.jsonl" --limit 120 --balanced)
-# the court of this version first (cheap), then the pairs of 795874c (each about four times the seconds)
+# the court of this version at both models on HaluBench and at 135M on RAGTruth, then the pairs of 795874c (each
+# about twice the seconds), then the rest; a pair is read on however many cases both runs finished
 run "$NEW" "${hb[@]}" "${every[@]}" --out "$R/default/halubench-full-composed"
 run "$NEW" "${hb[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/halubench-full-composed"
 run "$NEW" "${rt[@]}" "${every[@]}" --out "$R/default/ragtruth-full-composed"
-run "$NEW" "${rt[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/ragtruth-full-composed"
-run "$OLD" "${hb[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/halubench-full-795874c"
 run "$OLD" "${hb[@]}" "${every[@]}" --out "$R/default/halubench-full-795874c"
-run "$OLD" "${rt[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/ragtruth-full-795874c"
+run "$OLD" "${hb[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/halubench-full-795874c"
+run "$NEW" "${rt[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/ragtruth-full-composed"
 run "$OLD" "${rt[@]}" "${every[@]}" --out "$R/default/ragtruth-full-795874c"
+run "$OLD" "${rt[@]}" "${every[@]}" "${q[@]}" --out "$R/qwen2.5-coder-0.5b/ragtruth-full-795874c"

@@ -7,7 +7,7 @@ where gold spans exist, hit@1 and token F1 of the prosecution's quotes beside th
 court's witnesses on the same cases, `--spans RUN`); model calls and seconds a case; balanced accuracy, and McNemar
 against the paired run.
 
-    PYTHONPATH=. python experiments/trial_texts.py NEW=OLD [NEW=OLD ...] [--spans RAGTRUTH_WITNESS_RUN ...] \
+    PYTHONPATH=. python experiments/trial_texts.py NEW[=OLD] [NEW[=OLD] ...] [--spans RAGTRUTH_WITNESS_RUN ...] \
         [--out experiments/results/trial-texts.md]
 
 A run's transcripts are needed (git keeps none: they hold the data's text); its committed rows give the verdicts."""
@@ -104,29 +104,40 @@ def span_cell(cases: Sequence[SpanCase]) -> str:
     return f"{s['hit@1']:.3f} / {s['token hallucinated answers']['f1']:.3f}"  # type: ignore[index]
 
 
-def pair_lines(new_dir: Path, old_dir: Path, clerk_spans: dict[str, list[tuple[int, int, float]]]) -> list[str]:
-    new, old = Audit(new_dir), Audit(old_dir)
+def run_line(audit: Audit, rows: dict[str, ResultRow], ids: Sequence[str], label: str) -> tuple[str, list[SpanCase]]:
+    """One row of the table: the run's trials over `ids`, and its prosecution quotes as span predictions."""
+    t, quotes = texts(audit, ids)
+    at = sorted(t.cited.items(), key=lambda kv: -kv[1])
+    top = f"[{at[0][0]}] {pct(at[0][1], sum(t.cited.values()))}" if at else "-"
+    chance = sum(count / n for n, count in t.sentences.items())  # citations of [1] were each sentence as likely
+    first = f"{pct(t.cited[1], sum(t.cited.values()))} / {pct(chance, sum(t.sentences.values()))}"
+    calls = sum(rows[i].model_calls for i in ids) / len(ids)
+    seconds = sum(rows[i].seconds for i in ids) / len(ids)
+    spans = [SpanCase(audit.store.case(i).answer, rows[i].gold_spans or [], quotes.get(i, []))
+             for i in ids if rows[i].gold_spans]
+    line = (f"| {audit.root.parent.name}/{audit.root.name} {label} | {len(ids)} | {t.trials} | "
+            f"{pct(t.grounded, t.arguing)} of {t.arguing} | {pct(t.none, t.arguing)} | {pct(t.shared, t.trials)} | "
+            f"{t.distinct} of {t.texts} | {top} | {first} | {span_cell(spans)} | {calls:.1f} | {seconds:.1f} | "
+            f"{cell([rows[i] for i in ids])} |")
+    return line, spans
+
+
+def pair_lines(new_dir: Path, old_dir: Path | None, clerk_spans: dict[str, list[tuple[int, int, float]]]) -> list[str]:
+    """The run of this version on every case it judged; then, beside a run of 795874c, both on the cases both judged
+    (the clerk's spans and McNemar on that pair)."""
+    new = Audit(new_dir)
     a = {r.case_id: r for r in new.rows()}
+    judged = [i for i in a if not a[i].error]
+    lines = [run_line(new, a, judged, "(all)")[0]]
+    if old_dir is None:
+        return lines
+    old = Audit(old_dir)
     b = {r.case_id: r for r in old.rows()}
-    ids = [i for i in a if i in b and not a[i].error and not b[i].error]
-    lines = []
-    spans = {}
-    for name, audit, rows in (("new", new, a), ("old", old, b)):
-        t, quotes = texts(audit, ids)
-        at = sorted(t.cited.items(), key=lambda kv: -kv[1])
-        top = f"[{at[0][0]}] {pct(at[0][1], sum(t.cited.values()))}" if at else "-"
-        chance = sum(count / n for n, count in t.sentences.items())  # citations of [1] were each sentence as likely
-        first = f"{pct(t.cited[1], sum(t.cited.values()))} / {pct(chance, sum(t.sentences.values()))}"
-        calls = sum(rows[i].model_calls for i in ids) / len(ids)
-        seconds = sum(rows[i].seconds for i in ids) / len(ids)
-        gold = {i: rows[i] for i in ids if rows[i].gold_spans}
-        spans[name] = [SpanCase(audit.store.case(i).answer, rows[i].gold_spans or [], quotes.get(i, [])) for i in gold]
-        lines.append(f"| {audit.root.name} | {len(ids)} | {t.trials} | {pct(t.grounded, t.arguing)} of "
-                     f"{t.arguing} | {pct(t.none, t.arguing)} | {pct(t.shared, t.trials)} | {t.distinct} of {t.texts} "
-                     f"| {top} | {first} | {span_cell(spans[name])} | {calls:.1f} | {seconds:.1f} | "
-                     f"{cell([rows[i] for i in ids])} |")
+    ids = [i for i in judged if i in b and not b[i].error]
+    line, spans = run_line(new, a, ids, "(paired)")
+    lines += [line, run_line(old, b, ids, "(paired)")[0]]
     clerk = [SpanCase(c.answer, c.gold, clerk_spans.get(i, [])) for i, c in
-             zip([i for i in ids if a[i].gold_spans], spans["new"])] if clerk_spans else []
+             zip([i for i in ids if a[i].gold_spans], spans)] if clerk_spans else []
     test = mcnemar([a[i] for i in ids], [b[i] for i in ids])
     lines.append(f"| (pair) | | | | | | | | | clerk's spans: {span_cell(clerk)} | | | McNemar +{test.a_only_correct}/-"
                  f"{test.b_only_correct}, p = {test.p_value:.3f} |")
@@ -135,14 +146,15 @@ def pair_lines(new_dir: Path, old_dir: Path, clerk_spans: dict[str, list[tuple[i
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pairs", nargs="+", help="NEW=OLD run directories")
+    parser.add_argument("pairs", nargs="+", help="NEW=OLD run directories (NEW alone: no pair)")
     parser.add_argument("--spans", nargs="*", default=[], help="runs of the default court whose spans are the clerk's")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     clerk = {r.case_id: list(r.spans or []) for run in args.spans for r in Audit(run).rows()}
     lines = ["# A trial a person can check (#59)", "",
              f"`PYTHONPATH=. python experiments/trial_texts.py {shlex.join(sys.argv[1:] if argv is None else argv)}`",
-             "", "Every statement of every case charged and tried; each pair on the cases both runs judged. Arguing "
+             "", "Every statement of every case charged and tried. Each run of this version on every case it judged (all), then "
+             "beside its run of 795874c on the cases both judged (paired; McNemar on those). Arguing "
              "moves: the prosecutor's and the defender's. Grounded: a verified quote and citation, or a read none. "
              "Top citation: the sentence position cited most, and its share of all citations; [1] cited / by chance: the share "
              "of citations that name the first sentence, and the share it would have were every sentence of a cited "
@@ -153,8 +165,8 @@ def main(argv: Sequence[str] | None = None) -> None:
              "| [1] cited / by chance | spans hit@1 / F1 | calls/case | s/case | balanced accuracy |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for pair in args.pairs:
-        new, old = pair.split("=")
-        lines += pair_lines(Path(new), Path(old), clerk)
+        new, _, old = pair.partition("=")
+        lines += pair_lines(Path(new), Path(old) if old else None, clerk)
     text = "\n".join(lines) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
