@@ -12,9 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from courtroom.cli import app
 from courtroom.court.personas import Persona
 from courtroom.courts import load_court
 from courtroom.door import ScriptedBackend
@@ -26,18 +24,10 @@ from courtroom.log.manifest import RunSpec
 from courtroom.log.recorded_court import recorded_court
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
+from tests.helpers.cli import invoke
 from tests.helpers.court_script import CourtScript
 
-runner = CliRunner()
 ROW = {"id": "a", "question": "Q?", "context": ["The sky is blue."], "answer": "It is blue.", "label": "PASS"}
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args), env={"COLUMNS": "1000"})
-    output = " ".join(result.output.split())
-    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit), \
-        (repr(result.exception), output[-2000:])
-    return result.exit_code, output
 
 
 def dataset(tmp_path: Path, *lines: str) -> Path:

@@ -15,9 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from courtroom.cli import app
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.errors import RunError
 from courtroom.evaluate.metrics import compute_metrics
@@ -26,18 +24,12 @@ from courtroom.log.manifest import RunSpec
 from courtroom.log.verify import verify
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
+from tests.helpers.cli import invoke
 from tests.helpers.killed import ROOT, disk_full_at, killed_at
 
-runner = CliRunner()
 RECORD = "judgements.jsonl"
 REASON = "checked against the context by hand " * 30
 """A long reason: the edit's line is long enough to be cut in the middle."""
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args), env={"COLUMNS": "1000"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, " ".join(result.output.split())
 
 
 @pytest.fixture

@@ -11,24 +11,17 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from courtroom.calibrate.prior_runs import read_prior
-from courtroom.cli import app
 from courtroom.court.personas import Persona
 from courtroom.courts import load_court
 from courtroom.courts.files import MAX_RULING_BYTES
 from courtroom.errors import ConfigError, CourtError, PersonaError
+from tests.helpers.cli import invoke
 from tests.helpers.rulings import SHIPPED, court_with, shipped_ruling
 
 BIG = "1" * 5000
 """An integer Python does not read from text (over `sys.get_int_max_str_digits()`, 4,300)."""
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "1000"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, " ".join(result.output.split())
 
 
 def test_an_integer_of_thousands_of_digits_is_one_line_naming_file_and_line(tmp_path: Path) -> None:

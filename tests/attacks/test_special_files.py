@@ -15,23 +15,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from typer.testing import CliRunner
 
-from courtroom.cli import app
 from courtroom.errors import TranscriptError
 from courtroom.log.store import RunStore
 from courtroom.view.app import HEADER
+from tests.helpers.cli import invoke
 from tests.helpers.runs import judged, labelled
 from tests.helpers.view import serving
-
-runner = CliRunner()
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    """Exit code and output (on one line) of a command that must not end in a traceback."""
-    result = runner.invoke(app, list(args), env={"COLUMNS": "1000"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, " ".join(result.output.split())
 
 
 @pytest.fixture(scope="module")

@@ -12,25 +12,16 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from courtroom.cli import app
 from courtroom.door import PseudoModel, ScriptedBackend
 from courtroom.log.manifest import RunSpec
 from courtroom.runs.runners import LocalRunner
 from courtroom.runs.start import start_run
+from tests.helpers.cli import invoke
 from tests.helpers.pseudo_cli import pseudo_runs  # noqa: F401 (fixture)
 
-runner = CliRunner()
 RUN = ["run", "examples", "--judge", "rails", "--limit", "4"]
 """The command that made the handed run: run again, it resumes it."""
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    """Exit code and output (on one line) of a command that must not end in a traceback."""
-    result = runner.invoke(app, list(args), env={"COLUMNS": "1000"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, " ".join(result.output.split())
 
 
 def judged(out: Path, judge: str = "rails", limit: int = 4) -> Path:

@@ -7,19 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from courtroom.cli import app
 from courtroom.door.http_client import origin
+from tests.helpers.cli import invoke
 
 PORTS = ["+9", "99999", "\uff18\uff10", "0", "-1", "8 0"]
 """Ports that are not: signed, past 65535, fullwidth "80", zero, negative, with a space."""
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "1000"})
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    return result.exit_code, " ".join(result.output.split())
 
 
 @pytest.mark.parametrize("port", PORTS)
