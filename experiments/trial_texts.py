@@ -122,13 +122,22 @@ def run_line(audit: Audit, rows: dict[str, ResultRow], ids: Sequence[str], label
     return line, spans
 
 
+def clerk_line(rows: dict[str, ResultRow], ids: Sequence[str], spans: Sequence[SpanCase],
+               clerk_spans: dict[str, list[tuple[int, int, float]]]) -> str:
+    """The clerk's own spans (the default court's witnesses) on the cases whose quotes `spans` scored."""
+    gold = [i for i in ids if rows[i].gold_spans]
+    clerk = [SpanCase(c.answer, c.gold, clerk_spans.get(i, [])) for i, c in zip(gold, spans)]
+    return f"| (the clerk's spans, same cases) | | | | | | | | | {span_cell(clerk)} | | | |"
+
+
 def pair_lines(new_dir: Path, old_dir: Path | None, clerk_spans: dict[str, list[tuple[int, int, float]]]) -> list[str]:
     """The run of this version on every case it judged; then, beside a run of 795874c, both on the cases both judged
-    (the clerk's spans and McNemar on that pair)."""
+    (McNemar on that pair). The clerk's spans under each run of this version, where gold spans exist."""
     new = Audit(new_dir)
     a = {r.case_id: r for r in new.rows()}
     judged = [i for i in a if not a[i].error]
-    lines = [run_line(new, a, judged, "(all)")[0]]
+    line, spans = run_line(new, a, judged, "(all)")
+    lines = [line] + ([clerk_line(a, judged, spans, clerk_spans)] if clerk_spans and spans else [])
     if old_dir is None:
         return lines
     old = Audit(old_dir)
@@ -136,10 +145,9 @@ def pair_lines(new_dir: Path, old_dir: Path | None, clerk_spans: dict[str, list[
     ids = [i for i in judged if i in b and not b[i].error]
     line, spans = run_line(new, a, ids, "(paired)")
     lines += [line, run_line(old, b, ids, "(paired)")[0]]
-    clerk = [SpanCase(c.answer, c.gold, clerk_spans.get(i, [])) for i, c in
-             zip([i for i in ids if a[i].gold_spans], spans)] if clerk_spans else []
+    lines += [clerk_line(a, ids, spans, clerk_spans)] if clerk_spans and spans else []
     test = mcnemar([a[i] for i in ids], [b[i] for i in ids])
-    lines.append(f"| (pair) | | | | | | | | | clerk's spans: {span_cell(clerk)} | | | McNemar +{test.a_only_correct}/-"
+    lines.append(f"| (pair: this version against 795874c) | | | | | | | | | | | | McNemar +{test.a_only_correct}/-"
                  f"{test.b_only_correct}, p = {test.p_value:.3f} |")
     return lines
 
@@ -147,10 +155,14 @@ def pair_lines(new_dir: Path, old_dir: Path | None, clerk_spans: dict[str, list[
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pairs", nargs="+", help="NEW=OLD run directories (NEW alone: no pair)")
-    parser.add_argument("--spans", nargs="*", default=[], help="runs of the default court whose spans are the clerk's")
+    parser.add_argument("--spans", nargs="*", default=[], help="runs of the default court whose spans are the clerk's "
+                        "(each for the runs in its model's folder)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
-    clerk = {r.case_id: list(r.spans or []) for run in args.spans for r in Audit(run).rows()}
+    clerk: dict[str, dict[str, list[tuple[int, int, float]]]] = {}  # the model's folder -> its witnesses' spans
+    for run in args.spans:
+        clerk.setdefault(Path(run).resolve().parent.name, {}).update(
+            {r.case_id: list(r.spans or []) for r in Audit(run).rows()})
     lines = ["# A trial a person can check (#59)", "",
              f"`PYTHONPATH=. python experiments/trial_texts.py {shlex.join(sys.argv[1:] if argv is None else argv)}`",
              "", "Every statement of every case charged and tried. Each run of this version on every case it judged (all), then "
@@ -166,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> None:
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for pair in args.pairs:
         new, _, old = pair.partition("=")
-        lines += pair_lines(Path(new), Path(old) if old else None, clerk)
+        lines += pair_lines(Path(new), Path(old) if old else None, clerk.get(Path(new).resolve().parent.name, {}))
     text = "\n".join(lines) + "\n"
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
